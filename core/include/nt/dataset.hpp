@@ -1,0 +1,84 @@
+// The data model: a stack of P x P delay matrices indexed by message length.
+//
+// A Dataset may be backed by a file and read lazily: matrix(k) reads one matrix, row()/column()
+// read one rank over a window of lengths, value() one cell. Nothing reads the whole file unless
+// asked to. Orientation is always ours (x = sender, y = receiver) whatever the file stores.
+// Datasets are not thread-safe; calls into NetCDF are serialised globally (nt/netcdf.hpp), so
+// different Datasets may be used from different threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nt/matrix.hpp"
+#include "nt/params.hpp"
+
+namespace nt {
+
+class Dataset {
+ public:
+  virtual ~Dataset() = default;
+  Dataset(const Dataset&) = delete;
+  Dataset& operator=(const Dataset&) = delete;
+
+  const FileInfo& info() const noexcept { return info_; }
+  const TestParameters& params() const noexcept { return info_.params; }
+  const Metadata& meta() const noexcept { return info_.meta; }
+  int ranks() const noexcept { return info_.params.proc_num; }
+  // Message length in bytes of every stored matrix, in file order.
+  const std::vector<std::int64_t>& lengths() const noexcept { return lengths_; }
+  std::size_t count() const noexcept { return lengths_.size(); }
+  // Index of the matrix with exactly this length, or -1.
+  std::ptrdiff_t index_of_length(std::int64_t length) const;
+  // "raw", "legacy", "text", "clustered", "netcdf4", "memory": what the data came from.
+  const std::string& format() const noexcept { return format_; }
+  const std::filesystem::path& source() const noexcept { return source_; }
+
+  virtual Matrix matrix(std::size_t k) const = 0;
+  // Row `sender` for matrices [k0, k1): (k1-k0) x P values, [(k-k0)*P + receiver].
+  virtual std::vector<double> row(int sender, std::size_t k0, std::size_t k1) const;
+  // Column `receiver` for matrices [k0, k1): (k1-k0) x P values, [(k-k0)*P + sender].
+  virtual std::vector<double> column(int receiver, std::size_t k0, std::size_t k1) const;
+  // Value of (sender, receiver) for every length.
+  virtual std::vector<double> pair(int sender, int receiver) const;
+  virtual double value(int sender, int receiver, std::size_t k) const;
+
+ protected:
+  Dataset() = default;
+  void check_index(std::size_t k) const;
+  void check_rank(int r) const;
+  void check_window(std::size_t k0, std::size_t k1) const;
+  FileInfo info_;
+  std::vector<std::int64_t> lengths_;
+  std::string format_;
+  std::filesystem::path source_;
+};
+
+// A Dataset held in memory: synthetic data, text files, test fixtures.
+class MemoryDataset final : public Dataset {
+ public:
+  MemoryDataset(FileInfo info, std::string format = "memory", std::filesystem::path source = {});
+  void append(std::int64_t length, Matrix m);  // m.ranks() must equal proc_num
+  Matrix matrix(std::size_t k) const override;
+  double value(int sender, int receiver, std::size_t k) const override;
+  const Matrix& at(std::size_t k) const;
+  Matrix& at(std::size_t k);
+  FileInfo& mutable_info() noexcept { return info_; }
+
+ private:
+  std::vector<Matrix> matrices_;
+};
+
+// Opens any file the suite knows by content, not by name: raw CDF files (ours or legacy
+// network_test2), NetCDF-4 copies, clustered files, and the text format. Hosts are read from the
+// file, or else from the `<prefix>_hosts.txt` beside it. Throws FileError with a clear message.
+std::unique_ptr<Dataset> open_dataset(const std::filesystem::path& path);
+
+// Reads the whole dataset into memory (for small data and conversions).
+std::unique_ptr<MemoryDataset> load_into_memory(const Dataset& d);
+
+}  // namespace nt

@@ -1,0 +1,23 @@
+// The hosts file: one hostname per line, in rank order.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nt {
+
+std::vector<std::string> read_hosts(const std::filesystem::path& path);
+void write_hosts(const std::filesystem::path& path, const std::vector<std::string>& hosts, bool overwrite);
+// "<prefix>_hosts.txt".
+std::filesystem::path hosts_path(const std::filesystem::path& prefix);
+// For ".../run_median.nc" (any statistic suffix) returns ".../run_hosts.txt" when it exists.
+std::optional<std::filesystem::path> find_hosts_beside(const std::filesystem::path& data_file);
+// The prefix of a result file: ".../run_median.nc" -> ".../run".
+std::filesystem::path prefix_of(const std::filesystem::path& data_file);
+
+// Refuses to overwrite an existing file unless `overwrite` (message suggests --force).
+void check_writable(const std::filesystem::path& path, bool overwrite);
+
+}  // namespace nt

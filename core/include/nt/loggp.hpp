@@ -1,0 +1,36 @@
+// The loggp result file `<prefix>_loggp.nc` (written by network_test's loggp mode, read by
+// network_analyze). CDF-2 like the raw files, with the same parameter scalars and attributes
+// (test_type = 10), and per pair (x = sender, y = receiver; diagonal NaN):
+//   double L(x, y), o_s(x, y), o_r(x, y), g(x, y), G(x, y)   // seconds; G in seconds per byte
+//   double residual(x, y)                                   // relative RMS residual of the g+G*s fit
+//   int fit_break(x, y)                                     // first size (bytes) where the fit breaks, -1 none
+//   int size(s)                                             // the message sizes of the sweep
+//   double prtt1(x, y, s), prttn(x, y, s), prttd(x, y, s)   // PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s)
+// global attributes: prtt_n (n), prtt_delay (d, seconds), method description.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "nt/params.hpp"
+
+namespace nt {
+
+struct LoggpData {
+  FileInfo info;                       // params.mode == Mode::loggp
+  int ranks = 0;
+  std::vector<std::int64_t> sizes;     // bytes
+  int prtt_n = 0;                      // messages per PRTT(n, ., s) train
+  double prtt_delay = 0.0;             // d in seconds
+  // Per pair, P*P values at [x*P + y].
+  std::vector<double> L, o_s, o_r, g, G, residual;
+  std::vector<int> fit_break;
+  // Per pair and size, P*P*S values at [(x*P + y)*S + s].
+  std::vector<double> prtt1, prttn, prttd;
+};
+
+void write_loggp(const std::filesystem::path& path, const LoggpData& d, bool overwrite);
+LoggpData read_loggp(const std::filesystem::path& path);
+
+}  // namespace nt

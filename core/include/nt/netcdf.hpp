@@ -1,0 +1,128 @@
+// The one checked wrapper over the NetCDF C API.
+//
+// Every call into libnetcdf in the project goes through here (HighFive style): failures become
+// nt::nc::Error (a FileError) carrying nc_strerror's message, the operation and the file name;
+// handles are RAII. All calls take one process-wide lock, because libnetcdf is not thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "nt/error.hpp"
+
+namespace nt::nc {
+
+class Error : public FileError {
+ public:
+  Error(const std::filesystem::path& file, const std::string& what, int status)
+      : FileError(file, what), status_(status) {}
+  int status() const noexcept { return status_; }
+
+ private:
+  int status_;
+};
+
+// The global lock every wrapper call holds.
+std::recursive_mutex& library_mutex();
+
+// Throws Error when status != NC_NOERR: "<file>: <op>: <nc_strerror(status)>".
+void check(int status, const std::filesystem::path& file, const std::string& op);
+
+enum class Kind { classic, cdf2, cdf5, netcdf4, netcdf4_classic };
+
+struct DimInfo {
+  int id = -1;
+  std::string name;
+  std::size_t length = 0;
+  bool unlimited = false;
+};
+
+struct VarInfo {
+  int id = -1;
+  std::string name;
+  int type = 0;              // nc_type
+  std::vector<int> dims;     // dimension ids
+};
+
+class File {
+ public:
+  File() = default;
+  ~File();
+  File(File&& o) noexcept;
+  File& operator=(File&& o) noexcept;
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+
+  // Opens read-only (write=false) or for writing. Throws on failure (missing file, not NetCDF).
+  static File open(const std::filesystem::path& path, bool write = false);
+  // Creates a new file of the given kind; with overwrite=false an existing file is an error.
+  static File create(const std::filesystem::path& path, Kind kind, bool overwrite);
+
+  bool is_open() const noexcept { return id_ >= 0; }
+  int id() const noexcept { return id_; }
+  const std::filesystem::path& path() const noexcept { return path_; }
+  Kind kind() const;
+  void close();  // explicit close reports errors; the destructor swallows them
+  void sync();
+  void redef();
+  void enddef();
+  void set_fill(bool fill);
+
+  // Dimensions
+  int def_dim(const std::string& name, std::optional<std::size_t> length /* nullopt: unlimited */);
+  std::optional<DimInfo> find_dim(const std::string& name) const;
+  DimInfo dim(const std::string& name) const;  // throws when missing
+  std::size_t dim_length(int dimid) const;
+
+  // Variables
+  int def_var(const std::string& name, int nc_type, const std::vector<int>& dimids);
+  void def_chunking(int varid, const std::vector<std::size_t>& chunks);
+  void def_deflate(int varid, int level, bool shuffle);
+  std::optional<VarInfo> find_var(const std::string& name) const;
+  VarInfo var(const std::string& name) const;  // throws when missing
+  std::vector<VarInfo> vars() const;
+
+  // Whole or partial variable I/O (start/count in dimension order; empty = scalar).
+  void put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+           const double* values);
+  void put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+           const int* values);
+  void get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+           double* values) const;
+  void get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+           int* values) const;
+  void get_strided(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+                   const std::vector<std::ptrdiff_t>& stride, double* values) const;
+  void put_scalar(const std::string& name, int value);  // defines if needed (define mode only)
+  int get_scalar_int(const std::string& name) const;
+  std::optional<int> try_scalar_int(const std::string& name) const;
+
+  // Attributes; varid NC_GLOBAL (-1) for global ones.
+  void put_att(int varid, const std::string& name, const std::string& text);
+  void put_att(int varid, const std::string& name, double value);
+  void put_att(int varid, const std::string& name, int value);
+  void put_att(int varid, const std::string& name, const std::vector<int>& values);
+  std::optional<std::string> get_att_text(int varid, const std::string& name) const;
+  std::optional<double> get_att_double(int varid, const std::string& name) const;
+  std::optional<int> get_att_int(int varid, const std::string& name) const;
+  std::optional<std::vector<int>> get_att_ints(int varid, const std::string& name) const;
+  std::vector<std::string> att_names(int varid) const;
+
+ private:
+  File(int id, std::filesystem::path path) : id_(id), path_(std::move(path)) {}
+  void check(int status, const std::string& op) const;
+  int id_ = -1;
+  std::filesystem::path path_;
+};
+
+// What is in a file, by its first bytes: "CDF\1", "CDF\2", "CDF\5", HDF5 signature, or nothing.
+enum class Magic { none, cdf1, cdf2, cdf5, hdf5 };
+Magic sniff(const std::filesystem::path& path);
+
+}  // namespace nt::nc

@@ -1,0 +1,85 @@
+// Raw result files (DESIGN.md section 4): CDF-2, one record per message length, synced after
+// every record so that a file cut off by a killed batch job holds every completed length.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "nt/dataset.hpp"
+#include "nt/netcdf.hpp"
+#include "nt/params.hpp"
+
+namespace nt {
+
+// "<prefix>_average.nc" etc.; "<prefix>_all.nc" for Statistic::all.
+std::filesystem::path result_path(const std::filesystem::path& prefix, Statistic s);
+
+class RawWriter {
+ public:
+  // Creates the file (CDF-2), writes parameters and metadata. `samples` > 0 makes an _all file
+  // with data(n, x, y, s). An existing file is an error unless overwrite is set.
+  RawWriter(const std::filesystem::path& path, const FileInfo& info, bool overwrite, int samples = 0);
+  // Reopens an existing file to append more records (--resume). Throws UsageError naming the
+  // first parameter that differs from `expected` (mode, statistic, ranks, sweep, repeats...).
+  static RawWriter resume(const std::filesystem::path& path, const FileInfo& expected, int samples = 0);
+
+  RawWriter(RawWriter&&) noexcept = default;
+  RawWriter& operator=(RawWriter&&) noexcept = default;
+  ~RawWriter() = default;
+
+  // Appends one record (matrix of P*P values in our orientation, or P*P*samples for _all
+  // files, [(x*P + y)*samples + s]) and syncs it to disk.
+  void append(std::int64_t message_length, std::span<const double> values);
+  void append(std::int64_t message_length, const Matrix& m) { append(message_length, m.values()); }
+  std::size_t records() const noexcept { return lengths_.size(); }
+  const std::vector<std::int64_t>& lengths() const noexcept { return lengths_; }
+  const std::filesystem::path& path() const noexcept { return file_.path(); }
+  void close() { file_.close(); }
+
+ private:
+  RawWriter() = default;
+  nc::File file_;
+  int data_var_ = -1, length_var_ = -1, ranks_ = 0, samples_ = 0;
+  std::vector<std::int64_t> lengths_;
+};
+
+// Reader for raw CDF files, ours and legacy network_test2 ones (format_version 0: no
+// message_length, row = measuring rank). Reads lazily with hyperslabs.
+class RawReader final : public Dataset {
+ public:
+  explicit RawReader(const std::filesystem::path& path);
+  Matrix matrix(std::size_t k) const override;
+  std::vector<double> row(int sender, std::size_t k0, std::size_t k1) const override;
+  std::vector<double> column(int receiver, std::size_t k0, std::size_t k1) const override;
+  std::vector<double> pair(int sender, int receiver) const override;
+  double value(int sender, int receiver, std::size_t k) const override;
+  bool legacy() const noexcept { return info_.meta.format_version == 0; }
+  // Samples per cell in an _all file (0 for statistic files).
+  int samples() const noexcept { return samples_; }
+  // Every sample of (sender, receiver) at matrix k (only for _all files).
+  std::vector<double> samples_of(int sender, int receiver, std::size_t k) const;
+
+ private:
+  // Reads the hyperslab of the file variable (file orientation) into `out`.
+  void read_slab(std::size_t n0, std::size_t nn, std::size_t x0, std::size_t nx, std::size_t y0,
+                 std::size_t ny, double* out) const;
+  nc::File file_;
+  int data_var_ = -1;
+  int samples_ = 0;
+  bool transposed_ = false;  // legacy files whose rows are receivers
+};
+
+// Reads the test parameters and metadata of any of the suite's NetCDF files (raw, NetCDF-4
+// copy, clustered), refusing a format_version newer than ours with a message naming both.
+FileInfo read_file_info(const nc::File& f);
+// Writes them into a file in define mode (dimension-free scalars and global attributes).
+void write_file_info(nc::File& f, const FileInfo& info);
+
+// Writes any Dataset as a complete raw file (conversions, synthetic data).
+void write_raw(const std::filesystem::path& path, const Dataset& d, bool overwrite);
+
+}  // namespace nt

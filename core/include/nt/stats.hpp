@@ -1,0 +1,29 @@
+// Statistics over samples.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace nt {
+
+struct Summary {
+  std::size_t count = 0;
+  double mean = 0, median = 0, min = 0, max = 0;
+  double stddev = 0;  // sample standard deviation (n-1); 0 for fewer than 2 samples
+};
+
+double mean(std::span<const double> x);
+// True median: the middle value, or the mean of the two middle values for even counts.
+double median(std::span<const double> x);
+// Sample standard deviation (divides by n-1), computed with a two-pass algorithm.
+double sample_stddev(std::span<const double> x);
+// Percentile p in [0, 100] by linear interpolation between closest ranks (p=50 is the median).
+double percentile(std::span<const double> x, double p);
+Summary summarize(std::span<const double> x);
+// Empty input throws std::invalid_argument in all of the above.
+
+// Median absolute deviation (unscaled); robust spread for anomaly detection.
+double mad(std::span<const double> x);
+
+}  // namespace nt
