@@ -99,7 +99,7 @@ class File {
            int* values) const;
   void get_strided(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
                    const std::vector<std::ptrdiff_t>& stride, double* values) const;
-  void put_scalar(const std::string& name, int value);  // defines if needed (define mode only)
+  void put_scalar(const std::string& name, int value);  // the variable must be defined (data mode)
   int get_scalar_int(const std::string& name) const;
   std::optional<int> try_scalar_int(const std::string& name) const;
 

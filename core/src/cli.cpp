@@ -1,0 +1,47 @@
+#include "nt/cli.hpp"
+
+#include <exception>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "nt/error.hpp"
+#include "nt/version.hpp"
+
+namespace nt {
+
+int guarded_main(const char* program, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const Error& e) {
+    std::cerr << program << ": error: " << e.what() << '\n';
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    std::cerr << program << ": error: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": internal error: " << e.what() << '\n';
+    return 1;
+  }
+}
+
+int parse_cli(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << app.get_name() << ": error: " << e.what() << "\n"
+              << "Run with --help for more information.\n";
+    return kExitUsage;
+  }
+  return -1;
+}
+
+const char* version_string() { return NT_VERSION; }
+
+}  // namespace nt

@@ -1,0 +1,112 @@
+#include "nt/dataset.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "nt/error.hpp"
+
+namespace nt {
+
+std::ptrdiff_t Dataset::index_of_length(std::int64_t length) const {
+  const auto it = std::find(lengths_.begin(), lengths_.end(), length);
+  return it == lengths_.end() ? -1 : it - lengths_.begin();
+}
+
+void Dataset::check_index(std::size_t k) const {
+  if (k >= lengths_.size())
+    throw Error("matrix index " + std::to_string(k) + " out of range: " + source_.string() + " holds " +
+                std::to_string(lengths_.size()) + " message lengths");
+}
+
+void Dataset::check_rank(int r) const {
+  if (r < 0 || r >= ranks())
+    throw Error("rank " + std::to_string(r) + " out of range: " + source_.string() + " holds ranks 0.." +
+                std::to_string(ranks() - 1));
+}
+
+void Dataset::check_window(std::size_t k0, std::size_t k1) const {
+  if (k0 > k1 || k1 > lengths_.size())
+    throw Error("length window [" + std::to_string(k0) + ", " + std::to_string(k1) + ") out of range: " +
+                source_.string() + " holds " + std::to_string(lengths_.size()) + " message lengths");
+}
+
+std::vector<double> Dataset::row(int sender, std::size_t k0, std::size_t k1) const {
+  check_rank(sender);
+  check_window(k0, k1);
+  const auto P = static_cast<std::size_t>(ranks());
+  std::vector<double> out;
+  out.reserve((k1 - k0) * P);
+  for (std::size_t k = k0; k < k1; ++k) {
+    const Matrix m = matrix(k);
+    const auto r = m.row(sender);
+    out.insert(out.end(), r.begin(), r.end());
+  }
+  return out;
+}
+
+std::vector<double> Dataset::column(int receiver, std::size_t k0, std::size_t k1) const {
+  check_rank(receiver);
+  check_window(k0, k1);
+  std::vector<double> out;
+  out.reserve((k1 - k0) * static_cast<std::size_t>(ranks()));
+  for (std::size_t k = k0; k < k1; ++k) {
+    const Matrix m = matrix(k);
+    for (int i = 0; i < ranks(); ++i) out.push_back(m.at(i, receiver));
+  }
+  return out;
+}
+
+std::vector<double> Dataset::pair(int sender, int receiver) const {
+  check_rank(sender);
+  check_rank(receiver);
+  std::vector<double> out;
+  out.reserve(count());
+  for (std::size_t k = 0; k < count(); ++k) out.push_back(value(sender, receiver, k));
+  return out;
+}
+
+double Dataset::value(int sender, int receiver, std::size_t k) const {
+  check_rank(sender);
+  check_rank(receiver);
+  return matrix(k).at(sender, receiver);
+}
+
+MemoryDataset::MemoryDataset(FileInfo info, std::string format, std::filesystem::path source) {
+  info_ = std::move(info);
+  format_ = std::move(format);
+  source_ = std::move(source);
+}
+
+void MemoryDataset::append(std::int64_t length, Matrix m) {
+  if (m.ranks() != ranks())
+    throw Error("matrix of " + std::to_string(m.ranks()) + " ranks appended to a dataset of " +
+                std::to_string(ranks()));
+  lengths_.push_back(length);
+  matrices_.push_back(std::move(m));
+}
+
+Matrix MemoryDataset::matrix(std::size_t k) const { return at(k); }
+
+double MemoryDataset::value(int sender, int receiver, std::size_t k) const {
+  check_rank(sender);
+  check_rank(receiver);
+  return at(k).at(sender, receiver);
+}
+
+const Matrix& MemoryDataset::at(std::size_t k) const {
+  check_index(k);
+  return matrices_[k];
+}
+
+Matrix& MemoryDataset::at(std::size_t k) {
+  check_index(k);
+  return matrices_[k];
+}
+
+std::unique_ptr<MemoryDataset> load_into_memory(const Dataset& d) {
+  auto m = std::make_unique<MemoryDataset>(d.info(), d.format(), d.source());
+  for (std::size_t k = 0; k < d.count(); ++k) m->append(d.lengths()[k], d.matrix(k));
+  return m;
+}
+
+}  // namespace nt

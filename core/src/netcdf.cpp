@@ -1,0 +1,368 @@
+#include "nt/netcdf.hpp"
+
+#include <netcdf.h>
+
+#include <array>
+#include <cstring>
+#include <fstream>
+#include <utility>
+
+namespace fs = std::filesystem;
+
+namespace nt::nc {
+
+std::recursive_mutex& library_mutex() {
+  static std::recursive_mutex m;
+  return m;
+}
+
+namespace {
+using Lock = std::lock_guard<std::recursive_mutex>;
+}
+
+void check(int status, const fs::path& file, const std::string& op) {
+  if (status == NC_NOERR) return;
+  throw Error(file, op + ": " + nc_strerror(status), status);
+}
+
+void File::check(int status, const std::string& op) const { nc::check(status, path_, op); }
+
+File::~File() {
+  if (id_ >= 0) {
+    Lock lock(library_mutex());
+    nc_close(id_);
+  }
+}
+
+File::File(File&& o) noexcept : id_(std::exchange(o.id_, -1)), path_(std::move(o.path_)) {}
+
+File& File::operator=(File&& o) noexcept {
+  if (this != &o) {
+    if (id_ >= 0) {
+      Lock lock(library_mutex());
+      nc_close(id_);
+    }
+    id_ = std::exchange(o.id_, -1);
+    path_ = std::move(o.path_);
+  }
+  return *this;
+}
+
+File File::open(const fs::path& path, bool write) {
+  Lock lock(library_mutex());
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw FileError(path, "no such file");
+  if (fs::is_directory(path, ec)) throw FileError(path, "is a directory, not a file");
+  int id = -1;
+  const int st = nc_open(path.c_str(), write ? NC_WRITE : NC_NOWRITE, &id);
+  if (st != NC_NOERR) {
+    if (st == NC_ENOTNC || st == NC_EHDFERR || st == NC_ENOTBUILT)
+      throw Error(path, std::string("not a readable NetCDF file (") + nc_strerror(st) + ")", st);
+    nc::check(st, path, "open");
+  }
+  return File(id, path);
+}
+
+File File::create(const fs::path& path, Kind kind, bool overwrite) {
+  Lock lock(library_mutex());
+  std::error_code ec;
+  if (!overwrite && fs::exists(path, ec)) throw FileError(path, "exists already; use --force to overwrite it");
+  int mode = overwrite ? NC_CLOBBER : NC_NOCLOBBER;
+  switch (kind) {
+    case Kind::classic: break;
+    case Kind::cdf2: mode |= NC_64BIT_OFFSET; break;
+    case Kind::cdf5: mode |= NC_64BIT_DATA; break;
+    case Kind::netcdf4: mode |= NC_NETCDF4; break;
+    case Kind::netcdf4_classic: mode |= NC_NETCDF4 | NC_CLASSIC_MODEL; break;
+  }
+  int id = -1;
+  nc::check(nc_create(path.c_str(), mode, &id), path, "create");
+  return File(id, path);
+}
+
+Kind File::kind() const {
+  Lock lock(library_mutex());
+  int fmt = 0;
+  check(nc_inq_format(id_, &fmt), "inquire format");
+  switch (fmt) {
+    case NC_FORMAT_64BIT_OFFSET: return Kind::cdf2;
+    case NC_FORMAT_64BIT_DATA: return Kind::cdf5;
+    case NC_FORMAT_NETCDF4: return Kind::netcdf4;
+    case NC_FORMAT_NETCDF4_CLASSIC: return Kind::netcdf4_classic;
+    default: return Kind::classic;
+  }
+}
+
+void File::close() {
+  if (id_ < 0) return;
+  Lock lock(library_mutex());
+  const int id = std::exchange(id_, -1);
+  check(nc_close(id), "close");
+}
+
+void File::sync() {
+  Lock lock(library_mutex());
+  check(nc_sync(id_), "sync");
+}
+
+void File::redef() {
+  Lock lock(library_mutex());
+  check(nc_redef(id_), "enter define mode");
+}
+
+void File::enddef() {
+  Lock lock(library_mutex());
+  check(nc_enddef(id_), "leave define mode");
+}
+
+void File::set_fill(bool fill) {
+  Lock lock(library_mutex());
+  int old = 0;
+  check(nc_set_fill(id_, fill ? NC_FILL : NC_NOFILL, &old), "set fill mode");
+}
+
+int File::def_dim(const std::string& name, std::optional<std::size_t> length) {
+  Lock lock(library_mutex());
+  int id = -1;
+  check(nc_def_dim(id_, name.c_str(), length ? *length : NC_UNLIMITED, &id), "define dimension " + name);
+  return id;
+}
+
+std::optional<DimInfo> File::find_dim(const std::string& name) const {
+  Lock lock(library_mutex());
+  int id = -1;
+  if (nc_inq_dimid(id_, name.c_str(), &id) != NC_NOERR) return std::nullopt;
+  DimInfo d;
+  d.id = id;
+  d.name = name;
+  check(nc_inq_dimlen(id_, id, &d.length), "inquire dimension " + name);
+  int nunlim = 0;
+  check(nc_inq_unlimdims(id_, &nunlim, nullptr), "inquire unlimited dimensions");
+  if (nunlim > 0) {
+    std::vector<int> ids(static_cast<std::size_t>(nunlim));
+    check(nc_inq_unlimdims(id_, &nunlim, ids.data()), "inquire unlimited dimensions");
+    for (int u : ids) d.unlimited = d.unlimited || u == id;
+  }
+  return d;
+}
+
+DimInfo File::dim(const std::string& name) const {
+  auto d = find_dim(name);
+  if (!d) throw FileError(path_, "dimension '" + name + "' is missing");
+  return *d;
+}
+
+std::size_t File::dim_length(int dimid) const {
+  Lock lock(library_mutex());
+  std::size_t len = 0;
+  check(nc_inq_dimlen(id_, dimid, &len), "inquire dimension length");
+  return len;
+}
+
+int File::def_var(const std::string& name, int nc_type, const std::vector<int>& dimids) {
+  Lock lock(library_mutex());
+  int id = -1;
+  check(nc_def_var(id_, name.c_str(), nc_type, static_cast<int>(dimids.size()),
+                   dimids.empty() ? nullptr : dimids.data(), &id),
+        "define variable " + name);
+  return id;
+}
+
+void File::def_chunking(int varid, const std::vector<std::size_t>& chunks) {
+  Lock lock(library_mutex());
+  check(nc_def_var_chunking(id_, varid, NC_CHUNKED, chunks.data()), "define chunking");
+}
+
+void File::def_deflate(int varid, int level, bool shuffle) {
+  Lock lock(library_mutex());
+  check(nc_def_var_deflate(id_, varid, shuffle ? 1 : 0, 1, level), "define deflate");
+}
+
+std::optional<VarInfo> File::find_var(const std::string& name) const {
+  Lock lock(library_mutex());
+  int id = -1;
+  if (nc_inq_varid(id_, name.c_str(), &id) != NC_NOERR) return std::nullopt;
+  VarInfo v;
+  v.id = id;
+  v.name = name;
+  int ndims = 0;
+  nc_type type = 0;
+  check(nc_inq_var(id_, id, nullptr, &type, &ndims, nullptr, nullptr), "inquire variable " + name);
+  v.type = type;
+  v.dims.resize(static_cast<std::size_t>(ndims));
+  if (ndims > 0) check(nc_inq_vardimid(id_, id, v.dims.data()), "inquire variable dimensions " + name);
+  return v;
+}
+
+VarInfo File::var(const std::string& name) const {
+  auto v = find_var(name);
+  if (!v) throw FileError(path_, "variable '" + name + "' is missing");
+  return *v;
+}
+
+std::vector<VarInfo> File::vars() const {
+  Lock lock(library_mutex());
+  int n = 0;
+  check(nc_inq_nvars(id_, &n), "count variables");
+  std::vector<VarInfo> out;
+  for (int i = 0; i < n; ++i) {
+    std::array<char, NC_MAX_NAME + 1> name{};
+    check(nc_inq_varname(id_, i, name.data()), "inquire variable name");
+    out.push_back(var(name.data()));
+  }
+  return out;
+}
+
+void File::put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+               const double* values) {
+  Lock lock(library_mutex());
+  check(nc_put_vara_double(id_, varid, start.data(), count.data(), values), "write data");
+}
+
+void File::put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+               const int* values) {
+  Lock lock(library_mutex());
+  check(nc_put_vara_int(id_, varid, start.data(), count.data(), values), "write data");
+}
+
+void File::get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+               double* values) const {
+  Lock lock(library_mutex());
+  check(nc_get_vara_double(id_, varid, start.data(), count.data(), values), "read data");
+}
+
+void File::get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+               int* values) const {
+  Lock lock(library_mutex());
+  check(nc_get_vara_int(id_, varid, start.data(), count.data(), values), "read data");
+}
+
+void File::get_strided(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+                       const std::vector<std::ptrdiff_t>& stride, double* values) const {
+  Lock lock(library_mutex());
+  check(nc_get_vars_double(id_, varid, start.data(), count.data(), stride.data(), values), "read data");
+}
+
+void File::put_scalar(const std::string& name, int value) {
+  Lock lock(library_mutex());
+  const VarInfo v = var(name);
+  check(nc_put_var_int(id_, v.id, &value), "write " + name);
+}
+
+std::optional<int> File::try_scalar_int(const std::string& name) const {
+  Lock lock(library_mutex());
+  int id = -1;
+  if (nc_inq_varid(id_, name.c_str(), &id) != NC_NOERR) return std::nullopt;
+  int ndims = 0;
+  check(nc_inq_varndims(id_, id, &ndims), "inquire " + name);
+  if (ndims != 0) throw FileError(path_, "variable '" + name + "' is not a scalar");
+  int v = 0;
+  check(nc_get_var_int(id_, id, &v), "read " + name);
+  return v;
+}
+
+int File::get_scalar_int(const std::string& name) const {
+  auto v = try_scalar_int(name);
+  if (!v) throw FileError(path_, "variable '" + name + "' is missing");
+  return *v;
+}
+
+void File::put_att(int varid, const std::string& name, const std::string& text) {
+  Lock lock(library_mutex());
+  check(nc_put_att_text(id_, varid, name.c_str(), text.size(), text.data()), "write attribute " + name);
+}
+
+void File::put_att(int varid, const std::string& name, double value) {
+  Lock lock(library_mutex());
+  check(nc_put_att_double(id_, varid, name.c_str(), NC_DOUBLE, 1, &value), "write attribute " + name);
+}
+
+void File::put_att(int varid, const std::string& name, int value) {
+  Lock lock(library_mutex());
+  check(nc_put_att_int(id_, varid, name.c_str(), NC_INT, 1, &value), "write attribute " + name);
+}
+
+void File::put_att(int varid, const std::string& name, const std::vector<int>& values) {
+  Lock lock(library_mutex());
+  check(nc_put_att_int(id_, varid, name.c_str(), NC_INT, values.size(), values.data()),
+        "write attribute " + name);
+}
+
+std::optional<std::string> File::get_att_text(int varid, const std::string& name) const {
+  Lock lock(library_mutex());
+  nc_type type = 0;
+  std::size_t len = 0;
+  if (nc_inq_att(id_, varid, name.c_str(), &type, &len) != NC_NOERR) return std::nullopt;
+  if (type != NC_CHAR) return std::nullopt;
+  std::string s(len, '\0');
+  if (len) check(nc_get_att_text(id_, varid, name.c_str(), s.data()), "read attribute " + name);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+std::optional<double> File::get_att_double(int varid, const std::string& name) const {
+  Lock lock(library_mutex());
+  nc_type type = 0;
+  std::size_t len = 0;
+  if (nc_inq_att(id_, varid, name.c_str(), &type, &len) != NC_NOERR || len != 1 || type == NC_CHAR)
+    return std::nullopt;
+  double v = 0;
+  check(nc_get_att_double(id_, varid, name.c_str(), &v), "read attribute " + name);
+  return v;
+}
+
+std::optional<int> File::get_att_int(int varid, const std::string& name) const {
+  Lock lock(library_mutex());
+  nc_type type = 0;
+  std::size_t len = 0;
+  if (nc_inq_att(id_, varid, name.c_str(), &type, &len) != NC_NOERR || len != 1 || type == NC_CHAR)
+    return std::nullopt;
+  int v = 0;
+  check(nc_get_att_int(id_, varid, name.c_str(), &v), "read attribute " + name);
+  return v;
+}
+
+std::optional<std::vector<int>> File::get_att_ints(int varid, const std::string& name) const {
+  Lock lock(library_mutex());
+  nc_type type = 0;
+  std::size_t len = 0;
+  if (nc_inq_att(id_, varid, name.c_str(), &type, &len) != NC_NOERR || type == NC_CHAR) return std::nullopt;
+  std::vector<int> v(len);
+  if (len) check(nc_get_att_int(id_, varid, name.c_str(), v.data()), "read attribute " + name);
+  return v;
+}
+
+std::vector<std::string> File::att_names(int varid) const {
+  Lock lock(library_mutex());
+  int natts = 0;
+  if (varid == NC_GLOBAL)
+    check(nc_inq_natts(id_, &natts), "count attributes");
+  else
+    check(nc_inq_varnatts(id_, varid, &natts), "count attributes");
+  std::vector<std::string> out;
+  for (int i = 0; i < natts; ++i) {
+    std::array<char, NC_MAX_NAME + 1> name{};
+    check(nc_inq_attname(id_, varid, i, name.data()), "inquire attribute name");
+    out.emplace_back(name.data());
+  }
+  return out;
+}
+
+Magic sniff(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::array<char, 8> b{};
+  if (!in.read(b.data(), b.size())) {
+    // Files shorter than 8 bytes can still carry a CDF magic of 4 bytes.
+    if (in.gcount() < 4) return Magic::none;
+  }
+  if (b[0] == 'C' && b[1] == 'D' && b[2] == 'F') {
+    if (b[3] == 1) return Magic::cdf1;
+    if (b[3] == 2) return Magic::cdf2;
+    if (b[3] == 5) return Magic::cdf5;
+  }
+  static constexpr std::array<unsigned char, 8> hdf5{0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  if (std::memcmp(b.data(), hdf5.data(), 8) == 0) return Magic::hdf5;
+  return Magic::none;
+}
+
+}  // namespace nt::nc

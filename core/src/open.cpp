@@ -1,0 +1,40 @@
+#include <system_error>
+
+#include "nt/clustered.hpp"
+#include "nt/dataset.hpp"
+#include "nt/error.hpp"
+#include "nt/netcdf.hpp"
+#include "nt/raw_file.hpp"
+#include "nt/text_format.hpp"
+
+namespace fs = std::filesystem;
+
+namespace nt {
+
+std::unique_ptr<Dataset> open_dataset(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw FileError(path, "no such file");
+  if (fs::is_directory(path, ec)) throw FileError(path, "is a directory, not a result file");
+  if (fs::file_size(path, ec) == 0) throw FileError(path, "is empty");
+  switch (nc::sniff(path)) {
+    case nc::Magic::cdf1:
+    case nc::Magic::cdf2:
+    case nc::Magic::cdf5:
+      return std::make_unique<RawReader>(path);
+    case nc::Magic::hdf5: {
+      bool clustered = false;
+      {
+        const nc::File f = nc::File::open(path);
+        clustered = f.find_var("info").has_value() && f.find_var("length").has_value();
+      }
+      if (clustered) return open_clustered(path);
+      return std::make_unique<RawReader>(path);
+    }
+    case nc::Magic::none:
+      break;
+  }
+  if (looks_like_text(path)) return read_text(path);
+  throw FileError(path, "not a result file of this suite (neither NetCDF nor the text format)");
+}
+
+}  // namespace nt

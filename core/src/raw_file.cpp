@@ -1,0 +1,380 @@
+#include "nt/raw_file.hpp"
+
+#include <netcdf.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "nt/hosts.hpp"
+#include "nt/stats.hpp"
+#include "nt/version.hpp"
+
+namespace fs = std::filesystem;
+
+namespace nt {
+namespace {
+
+// The legacy scalar variables, in the original's order.
+struct Scalar {
+  const char* name;
+  int TestParameters::*field;
+};
+constexpr Scalar kIntScalars[] = {
+    {"proc_num", &TestParameters::proc_num},
+    {"begin_mes_length", &TestParameters::begin_length},
+    {"end_mes_length", &TestParameters::end_length},
+    {"step_length", &TestParameters::step_length},
+    {"noise_mes_length", &TestParameters::noise_message_length},
+    {"num_noise_mes", &TestParameters::num_noise_messages},
+    {"num_noise_proc", &TestParameters::num_noise_procs},
+    {"num_repeates", &TestParameters::num_repeats},
+};
+
+// Global attributes this file layer owns; anything else textual goes to Metadata::extra.
+const char* const kKnownAtts[] = {"format_version", "program", "program_version", "mode", "statistic",
+                                  "orientation", "mpi_version", "timer", "timer_resolution",
+                                  "command_line", "start_time", "warmup", "seed", "sync_method", "sweep",
+                                  "hostnames", "rank_cpu", "rank_numa_node", "units"};
+
+bool is_known_att(const std::string& n) {
+  return std::any_of(std::begin(kKnownAtts), std::end(kKnownAtts), [&](const char* k) { return n == k; });
+}
+
+std::string join_lines(const std::vector<std::string>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += '\n';
+    s += v[i];
+  }
+  return s;
+}
+
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(line);
+  return out;
+}
+
+int checked_int(std::int64_t v, const fs::path& p, const char* what) {
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    throw FileError(p, std::string(what) + " " + std::to_string(v) + " does not fit the file's 32-bit integers");
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+fs::path result_path(const fs::path& prefix, Statistic s) {
+  return fs::path(prefix.string() + "_" + std::string(statistic_name(s)) + ".nc");
+}
+
+void write_file_info(nc::File& f, const FileInfo& info) {
+  const TestParameters& p = info.params;
+  const Metadata& m = info.meta;
+  std::vector<std::pair<int, int>> values;  // varid, value
+  for (const auto& s : kIntScalars) values.emplace_back(f.def_var(s.name, NC_INT, {}), p.*(s.field));
+  values.emplace_back(f.def_var("test_type", NC_INT, {}), static_cast<int>(p.mode));
+  values.emplace_back(f.def_var("data_type", NC_INT, {}), static_cast<int>(p.statistic));
+
+  f.put_att(NC_GLOBAL, "format_version", m.format_version > 0 ? m.format_version : kFormatVersion);
+  f.put_att(NC_GLOBAL, "program", std::string("network_tests"));
+  f.put_att(NC_GLOBAL, "program_version", m.program_version.empty() ? std::string(NT_VERSION) : m.program_version);
+  f.put_att(NC_GLOBAL, "mode", std::string(mode_name(p.mode)));
+  f.put_att(NC_GLOBAL, "statistic", std::string(statistic_name(p.statistic)));
+  f.put_att(NC_GLOBAL, "orientation", std::string(kOrientation));
+  f.put_att(NC_GLOBAL, "units", std::string("s"));
+  if (!m.mpi_version.empty()) f.put_att(NC_GLOBAL, "mpi_version", m.mpi_version);
+  if (!m.timer.empty()) f.put_att(NC_GLOBAL, "timer", m.timer);
+  if (m.timer_resolution > 0) f.put_att(NC_GLOBAL, "timer_resolution", m.timer_resolution);
+  if (!m.command_line.empty()) f.put_att(NC_GLOBAL, "command_line", m.command_line);
+  if (!m.start_time.empty()) f.put_att(NC_GLOBAL, "start_time", m.start_time);
+  f.put_att(NC_GLOBAL, "warmup", m.warmup);
+  f.put_att(NC_GLOBAL, "seed", std::to_string(m.seed));
+  if (!m.sync_method.empty()) f.put_att(NC_GLOBAL, "sync_method", m.sync_method);
+  if (!m.sweep.empty()) f.put_att(NC_GLOBAL, "sweep", m.sweep);
+  if (!m.hosts.empty()) f.put_att(NC_GLOBAL, "hostnames", join_lines(m.hosts));
+  if (!m.cpus.empty()) f.put_att(NC_GLOBAL, "rank_cpu", m.cpus);
+  if (!m.numa_nodes.empty()) f.put_att(NC_GLOBAL, "rank_numa_node", m.numa_nodes);
+  for (const auto& [k, v] : m.extra)
+    if (!is_known_att(k)) f.put_att(NC_GLOBAL, k, v);
+
+  f.enddef();
+  for (const auto& [id, v] : values) {
+    const int val = v;
+    f.put(id, {}, {}, &val);
+  }
+  f.redef();
+}
+
+FileInfo read_file_info(const nc::File& f) {
+  FileInfo info;
+  TestParameters& p = info.params;
+  Metadata& m = info.meta;
+  for (const auto& s : kIntScalars) p.*(s.field) = f.get_scalar_int(s.name);
+  const int tt = f.get_scalar_int("test_type");
+  const auto mode = mode_from_code(tt);
+  if (!mode) throw FileError(f.path(), "unknown test_type " + std::to_string(tt));
+  p.mode = *mode;
+  const int dt = f.get_scalar_int("data_type");
+  const auto stat = statistic_from_code(dt);
+  if (!stat) throw FileError(f.path(), "unknown data_type " + std::to_string(dt));
+  p.statistic = *stat;
+  if (p.proc_num <= 0) throw FileError(f.path(), "proc_num " + std::to_string(p.proc_num) + " is not positive");
+
+  const auto version = f.get_att_int(NC_GLOBAL, "format_version");
+  m.format_version = version.value_or(0);
+  if (m.format_version > kFormatVersion)
+    throw FileError(f.path(), "file format version " + std::to_string(m.format_version) +
+                                  " is newer than this program reads (version " + std::to_string(kFormatVersion) +
+                                  "); use a newer network_tests");
+  if (m.format_version < 0) throw FileError(f.path(), "invalid format_version " + std::to_string(m.format_version));
+  m.program_version = f.get_att_text(NC_GLOBAL, "program_version").value_or("");
+  m.mpi_version = f.get_att_text(NC_GLOBAL, "mpi_version").value_or("");
+  m.timer = f.get_att_text(NC_GLOBAL, "timer").value_or("");
+  m.timer_resolution = f.get_att_double(NC_GLOBAL, "timer_resolution").value_or(0.0);
+  m.command_line = f.get_att_text(NC_GLOBAL, "command_line").value_or("");
+  m.start_time = f.get_att_text(NC_GLOBAL, "start_time").value_or("");
+  m.warmup = f.get_att_int(NC_GLOBAL, "warmup").value_or(0);
+  if (auto seed = f.get_att_text(NC_GLOBAL, "seed")) {
+    try {
+      m.seed = std::stoull(*seed);
+    } catch (const std::exception&) {
+      throw FileError(f.path(), "attribute seed '" + *seed + "' is not a number");
+    }
+  }
+  m.sync_method = f.get_att_text(NC_GLOBAL, "sync_method").value_or("");
+  m.sweep = f.get_att_text(NC_GLOBAL, "sweep").value_or("");
+  if (auto h = f.get_att_text(NC_GLOBAL, "hostnames")) m.hosts = split_lines(*h);
+  m.cpus = f.get_att_ints(NC_GLOBAL, "rank_cpu").value_or(std::vector<int>{});
+  m.numa_nodes = f.get_att_ints(NC_GLOBAL, "rank_numa_node").value_or(std::vector<int>{});
+  for (const auto& name : f.att_names(NC_GLOBAL)) {
+    if (is_known_att(name)) continue;
+    if (auto t = f.get_att_text(NC_GLOBAL, name)) m.extra[name] = *t;
+  }
+  return info;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writer
+
+RawWriter::RawWriter(const fs::path& path, const FileInfo& info, bool overwrite, int samples)
+    : ranks_(info.params.proc_num), samples_(samples) {
+  if (ranks_ <= 0) throw UsageError("cannot write " + path.string() + ": no ranks");
+  check_writable(path, overwrite);
+  file_ = nc::File::create(path, nc::Kind::cdf2, overwrite);
+  file_.set_fill(false);
+  const int n = file_.def_dim("n", std::nullopt);
+  const int x = file_.def_dim("x", static_cast<std::size_t>(ranks_));
+  const int y = file_.def_dim("y", static_cast<std::size_t>(ranks_));
+  std::vector<int> dims{n, x, y};
+  if (samples_ > 0) dims.push_back(file_.def_dim("s", static_cast<std::size_t>(samples_)));
+  FileInfo fi = info;
+  if (samples_ > 0) fi.params.statistic = Statistic::all;
+  write_file_info(file_, fi);
+  length_var_ = file_.def_var("message_length", NC_INT, {n});
+  file_.put_att(length_var_, "units", std::string("bytes"));
+  file_.put_att(length_var_, "long_name", std::string("message length of each matrix"));
+  data_var_ = file_.def_var("data", NC_DOUBLE, dims);
+  file_.put_att(data_var_, "units", std::string("s"));
+  file_.put_att(data_var_, "long_name",
+                std::string(statistic_name(fi.params.statistic)) + " " + std::string(mode_name(fi.params.mode)) +
+                    " delay from rank x to rank y");
+  file_.put_att(data_var_, "coordinates", std::string("message_length"));
+  file_.enddef();
+  file_.sync();
+}
+
+RawWriter RawWriter::resume(const fs::path& path, const FileInfo& expected, int samples) {
+  RawWriter w;
+  w.file_ = nc::File::open(path, true);
+  const FileInfo have = read_file_info(w.file_);
+  TestParameters want = expected.params;
+  if (samples > 0) want.statistic = Statistic::all;
+  const TestParameters& h = have.params;
+  auto differ = [&](const char* what, long long a, long long b) {
+    if (a != b)
+      throw UsageError("cannot resume " + path.string() + ": " + what + " is " + std::to_string(a) +
+                       " in the file but " + std::to_string(b) + " now");
+  };
+  differ("proc_num", h.proc_num, want.proc_num);
+  differ("test_type", static_cast<int>(h.mode), static_cast<int>(want.mode));
+  differ("data_type", static_cast<int>(h.statistic), static_cast<int>(want.statistic));
+  differ("begin_mes_length", h.begin_length, want.begin_length);
+  differ("end_mes_length", h.end_length, want.end_length);
+  differ("step_length", h.step_length, want.step_length);
+  differ("noise_mes_length", h.noise_message_length, want.noise_message_length);
+  differ("num_noise_mes", h.num_noise_messages, want.num_noise_messages);
+  differ("num_noise_proc", h.num_noise_procs, want.num_noise_procs);
+  differ("num_repeates", h.num_repeats, want.num_repeats);
+  if (have.meta.sweep != expected.meta.sweep && !expected.meta.sweep.empty())
+    throw UsageError("cannot resume " + path.string() + ": sweep is '" + have.meta.sweep + "' in the file but '" +
+                     expected.meta.sweep + "' now");
+  w.ranks_ = h.proc_num;
+  w.samples_ = samples;
+  w.data_var_ = w.file_.var("data").id;
+  w.length_var_ = w.file_.var("message_length").id;
+  const std::size_t n = w.file_.dim("n").length;
+  std::vector<int> lens(n);
+  if (n) w.file_.get(w.length_var_, {0}, {n}, lens.data());
+  w.lengths_.assign(lens.begin(), lens.end());
+  return w;
+}
+
+void RawWriter::append(std::int64_t message_length, std::span<const double> values) {
+  const auto P = static_cast<std::size_t>(ranks_);
+  const std::size_t expect = P * P * static_cast<std::size_t>(std::max(samples_, 1));
+  if (values.size() != expect)
+    throw Error("internal: record of " + std::to_string(values.size()) + " values, expected " +
+                std::to_string(expect));
+  const std::size_t k = lengths_.size();
+  std::vector<std::size_t> start{k, 0, 0}, count{1, P, P};
+  if (samples_ > 0) {
+    start.push_back(0);
+    count.push_back(static_cast<std::size_t>(samples_));
+  }
+  // Data first, then the length: a reader never sees a length without its matrix.
+  file_.put(data_var_, start, count, values.data());
+  const int len = checked_int(message_length, file_.path(), "message length");
+  file_.put(length_var_, {k}, {1}, &len);
+  file_.sync();
+  lengths_.push_back(message_length);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader
+
+RawReader::RawReader(const fs::path& path) {
+  file_ = nc::File::open(path);
+  source_ = path;
+  info_ = read_file_info(file_);
+  const auto data = file_.var("data");
+  if (data.dims.size() != 3 && data.dims.size() != 4)
+    throw FileError(path, "variable 'data' has " + std::to_string(data.dims.size()) +
+                              " dimensions; expected data(n, x, y)");
+  data_var_ = data.id;
+  const std::size_t n = file_.dim_length(data.dims[0]);
+  const std::size_t nx = file_.dim_length(data.dims[1]);
+  const std::size_t ny = file_.dim_length(data.dims[2]);
+  const auto P = static_cast<std::size_t>(info_.params.proc_num);
+  if (nx != P || ny != P)
+    throw FileError(path, "data is " + std::to_string(nx) + " x " + std::to_string(ny) + " but proc_num is " +
+                              std::to_string(P));
+  if (data.dims.size() == 4) samples_ = static_cast<int>(file_.dim_length(data.dims[3]));
+  if (auto lv = file_.find_var("message_length")) {
+    const std::size_t nl = file_.dim_length(lv->dims.at(0));
+    // A job killed between the two writes of a record can leave one length more than matrices.
+    const std::size_t count = std::min(n, nl);
+    std::vector<int> lens(count);
+    if (count) file_.get(lv->id, {0}, {count}, lens.data());
+    lengths_.assign(lens.begin(), lens.end());
+  } else {
+    if (info_.meta.format_version > 0) throw FileError(path, "variable 'message_length' is missing");
+    for (std::size_t k = 0; k < n; ++k)
+      lengths_.push_back(static_cast<std::int64_t>(info_.params.begin_length) +
+                         static_cast<std::int64_t>(k) * info_.params.step_length);
+  }
+  format_ = legacy() ? "legacy" : (file_.kind() == nc::Kind::netcdf4 ? "netcdf4" : "raw");
+  transposed_ = legacy() && legacy_is_transposed(info_.params.mode);
+  if (info_.meta.hosts.empty())
+    if (auto h = find_hosts_beside(path)) {
+      auto hosts = read_hosts(*h);
+      if (hosts.size() == P) info_.meta.hosts = std::move(hosts);
+    }
+}
+
+void RawReader::read_slab(std::size_t n0, std::size_t nn, std::size_t x0, std::size_t nx, std::size_t y0,
+                          std::size_t ny, double* out) const {
+  if (samples_ == 0) {
+    file_.get(data_var_, {n0, x0, y0}, {nn, nx, ny}, out);
+    return;
+  }
+  // _all files: the median over the samples of each cell.
+  const auto S = static_cast<std::size_t>(samples_);
+  std::vector<double> buf(nn * nx * ny * S);
+  file_.get(data_var_, {n0, x0, y0, 0}, {nn, nx, ny, S}, buf.data());
+  for (std::size_t c = 0; c < nn * nx * ny; ++c)
+    out[c] = median(std::span<const double>(buf.data() + c * S, S));
+}
+
+Matrix RawReader::matrix(std::size_t k) const {
+  check_index(k);
+  const auto P = static_cast<std::size_t>(ranks());
+  Matrix m(ranks());
+  read_slab(k, 1, 0, P, 0, P, m.data());
+  return transposed_ ? m.transposed() : m;
+}
+
+std::vector<double> RawReader::row(int sender, std::size_t k0, std::size_t k1) const {
+  check_rank(sender);
+  check_window(k0, k1);
+  const auto P = static_cast<std::size_t>(ranks());
+  const auto s = static_cast<std::size_t>(sender);
+  std::vector<double> out((k1 - k0) * P);
+  if (out.empty()) return out;
+  if (transposed_)
+    read_slab(k0, k1 - k0, 0, P, s, 1, out.data());
+  else
+    read_slab(k0, k1 - k0, s, 1, 0, P, out.data());
+  return out;
+}
+
+std::vector<double> RawReader::column(int receiver, std::size_t k0, std::size_t k1) const {
+  check_rank(receiver);
+  check_window(k0, k1);
+  const auto P = static_cast<std::size_t>(ranks());
+  const auto r = static_cast<std::size_t>(receiver);
+  std::vector<double> out((k1 - k0) * P);
+  if (out.empty()) return out;
+  if (transposed_)
+    read_slab(k0, k1 - k0, r, 1, 0, P, out.data());
+  else
+    read_slab(k0, k1 - k0, 0, P, r, 1, out.data());
+  return out;
+}
+
+std::vector<double> RawReader::pair(int sender, int receiver) const {
+  check_rank(sender);
+  check_rank(receiver);
+  std::vector<double> out(count());
+  if (out.empty()) return out;
+  auto x = static_cast<std::size_t>(sender), y = static_cast<std::size_t>(receiver);
+  if (transposed_) std::swap(x, y);
+  read_slab(0, count(), x, 1, y, 1, out.data());
+  return out;
+}
+
+double RawReader::value(int sender, int receiver, std::size_t k) const {
+  check_rank(sender);
+  check_rank(receiver);
+  check_index(k);
+  auto x = static_cast<std::size_t>(sender), y = static_cast<std::size_t>(receiver);
+  if (transposed_) std::swap(x, y);
+  double v = 0;
+  read_slab(k, 1, x, 1, y, 1, &v);
+  return v;
+}
+
+std::vector<double> RawReader::samples_of(int sender, int receiver, std::size_t k) const {
+  if (samples_ == 0) throw Error(source_.string() + " holds statistics, not every sample");
+  check_rank(sender);
+  check_rank(receiver);
+  check_index(k);
+  std::vector<double> out(static_cast<std::size_t>(samples_));
+  file_.get(data_var_, {k, static_cast<std::size_t>(sender), static_cast<std::size_t>(receiver), 0},
+            {1, 1, 1, out.size()}, out.data());
+  return out;
+}
+
+void write_raw(const fs::path& path, const Dataset& d, bool overwrite) {
+  FileInfo info = d.info();
+  if (info.meta.format_version == 0) info.meta.format_version = kFormatVersion;  // upgraded on write
+  RawWriter w(path, info, overwrite);
+  for (std::size_t k = 0; k < d.count(); ++k) w.append(d.lengths()[k], d.matrix(k));
+  w.close();
+}
+
+}  // namespace nt

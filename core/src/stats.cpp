@@ -1,0 +1,87 @@
+#include "nt/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace nt {
+namespace {
+
+void require(std::span<const double> x, const char* what) {
+  if (x.empty()) throw std::invalid_argument(std::string(what) + " of no samples");
+}
+
+// Value at fractional rank h (0-based) of sorted data.
+double interpolate(const std::vector<double>& s, double h) {
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  const auto hi = std::min(lo + 1, s.size() - 1);
+  const double frac = h - static_cast<double>(lo);
+  return s[lo] + frac * (s[hi] - s[lo]);
+}
+
+}  // namespace
+
+double mean(std::span<const double> x) {
+  require(x, "mean");
+  // Kahan-compensated sum: thousands of nearly equal delays lose digits otherwise.
+  double sum = 0.0, c = 0.0;
+  for (double v : x) {
+    const double y = v - c;
+    const double t = sum + y;
+    c = (t - sum) - y;
+    sum = t;
+  }
+  return sum / static_cast<double>(x.size());
+}
+
+double median(std::span<const double> x) {
+  require(x, "median");
+  std::vector<double> s(x.begin(), x.end());
+  const std::size_t n = s.size();
+  const auto mid = s.begin() + static_cast<std::ptrdiff_t>(n / 2);
+  std::nth_element(s.begin(), mid, s.end());
+  const double upper = *mid;
+  if (n % 2 == 1) return upper;
+  const double lower = *std::max_element(s.begin(), mid);
+  return lower + (upper - lower) / 2.0;
+}
+
+double sample_stddev(std::span<const double> x) {
+  require(x, "standard deviation");
+  if (x.size() < 2) return 0.0;
+  const double m = mean(x);
+  double ss = 0.0;
+  for (double v : x) ss += (v - m) * (v - m);
+  return std::sqrt(ss / static_cast<double>(x.size() - 1));
+}
+
+double percentile(std::span<const double> x, double p) {
+  require(x, "percentile");
+  if (!(p >= 0.0 && p <= 100.0)) throw std::invalid_argument("percentile outside [0, 100]");
+  std::vector<double> s(x.begin(), x.end());
+  std::sort(s.begin(), s.end());
+  return interpolate(s, p / 100.0 * static_cast<double>(s.size() - 1));
+}
+
+Summary summarize(std::span<const double> x) {
+  require(x, "summary");
+  Summary r;
+  r.count = x.size();
+  r.mean = mean(x);
+  r.median = median(x);
+  const auto [mn, mx] = std::minmax_element(x.begin(), x.end());
+  r.min = *mn;
+  r.max = *mx;
+  r.stddev = sample_stddev(x);
+  return r;
+}
+
+double mad(std::span<const double> x) {
+  const double m = median(x);
+  std::vector<double> d;
+  d.reserve(x.size());
+  for (double v : x) d.push_back(std::fabs(v - m));
+  return median(d);
+}
+
+}  // namespace nt

@@ -1,0 +1,140 @@
+#include "nt/synth.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "nt/error.hpp"
+#include "nt/hosts.hpp"
+#include "nt/raw_file.hpp"
+#include "nt/stats.hpp"
+#include "nt/version.hpp"
+
+namespace nt {
+namespace {
+
+void validate(const SynthParams& p) {
+  auto bad = [](const std::string& what) { throw UsageError("synthetic data: " + what); };
+  if (p.nodes < 1) bad("--nodes must be at least 1");
+  if (p.ranks_per_node < 1) bad("--ranks-per-node must be at least 1");
+  if (static_cast<long long>(p.nodes) * p.ranks_per_node < 2) bad("at least 2 ranks are needed");
+  if (static_cast<long long>(p.nodes) * p.ranks_per_node > 65536) bad("more than 65536 ranks");
+  if (p.nodes_per_switch < 0) bad("--nodes-per-switch must not be negative");
+  for (double v : {p.intra_latency, p.inter_latency, p.switch_latency, p.protocol_extra})
+    if (!(v >= 0) || !std::isfinite(v)) bad("latencies must be finite and not negative");
+  for (double v : {p.intra_bandwidth, p.inter_bandwidth})
+    if (!(v > 0) || !std::isfinite(v)) bad("bandwidths must be positive");
+  if (!(p.switch_bandwidth >= 0)) bad("--switch-bandwidth must not be negative");
+  if (p.slow_node < -1 || p.slow_node >= p.nodes)
+    bad(fmt::format("--slow-node {} is not a node (0..{})", p.slow_node, p.nodes - 1));
+  if (!(p.slow_factor > 0)) bad("--slow-factor must be positive");
+  if (!(p.noise >= 0) || !std::isfinite(p.noise)) bad("--noise must be finite and not negative");
+  if (p.repeats < 1) bad("--repeats must be at least 1");
+  if (p.lengths.empty()) bad("no message lengths");
+  for (auto l : p.lengths)
+    if (l < 0 || l > 0x7fffffff) bad(fmt::format("message length {} outside 0..2^31-1", l));
+}
+
+}  // namespace
+
+SynthResult synthesize(const SynthParams& p) {
+  validate(p);
+  const int P = p.nodes * p.ranks_per_node;
+  SynthResult r;
+  std::mt19937_64 rng(p.seed);
+
+  // Placement: block (rank r on node r / M) or a random permutation of it.
+  std::vector<int> slot(static_cast<std::size_t>(P));
+  std::iota(slot.begin(), slot.end(), 0);
+  if (p.shuffle) std::shuffle(slot.begin(), slot.end(), rng);
+  r.node_of_rank.resize(static_cast<std::size_t>(P));
+  for (int rank = 0; rank < P; ++rank) r.node_of_rank[static_cast<std::size_t>(rank)] = slot[static_cast<std::size_t>(rank)] / p.ranks_per_node;
+  r.switch_of_node.resize(static_cast<std::size_t>(p.nodes));
+  for (int n = 0; n < p.nodes; ++n)
+    r.switch_of_node[static_cast<std::size_t>(n)] = p.nodes_per_switch > 0 ? n / p.nodes_per_switch : 0;
+  const int width = static_cast<int>(std::to_string(std::max(p.nodes - 1, 1)).size());
+  for (int rank = 0; rank < P; ++rank)
+    r.hosts.push_back(fmt::format("node{:0{}}", r.node_of_rank[static_cast<std::size_t>(rank)], width));
+
+  FileInfo info;
+  TestParameters& tp = info.params;
+  tp.proc_num = P;
+  tp.mode = p.mode;
+  tp.begin_length = static_cast<int>(p.lengths.front());
+  tp.end_length = static_cast<int>(p.lengths.back());
+  tp.num_repeats = p.repeats;
+  bool linear = p.lengths.size() > 1;
+  const std::int64_t step = p.lengths.size() > 1 ? p.lengths[1] - p.lengths[0] : 0;
+  for (std::size_t k = 1; k < p.lengths.size(); ++k) linear = linear && p.lengths[k] - p.lengths[k - 1] == step;
+  linear = linear && step > 0;
+  tp.step_length = linear ? static_cast<int>(step) : 0;
+  info.meta.sweep = linear ? "linear" : "list";
+  info.meta.program_version = NT_VERSION;
+  info.meta.timer = "synthetic";
+  info.meta.seed = p.seed;
+  info.meta.hosts = r.hosts;
+  info.meta.sync_method = "none (synthetic data)";
+  info.meta.extra["synthetic"] = fmt::format(
+      "nodes={} ranks_per_node={} nodes_per_switch={} intra=({} s, {} B/s) inter=({} s, {} B/s) switch_latency={} "
+      "protocol_step={} protocol_extra={} slow_node={} slow_factor={} shuffle={} noise={}",
+      p.nodes, p.ranks_per_node, p.nodes_per_switch, p.intra_latency, p.intra_bandwidth, p.inter_latency,
+      p.inter_bandwidth, p.switch_latency, p.protocol_step, p.protocol_extra, p.slow_node, p.slow_factor,
+      p.shuffle, p.noise);
+
+  for (Statistic s : standard_statistics()) {
+    FileInfo fi = info;
+    fi.params.statistic = s;
+    r.stats[s] = std::make_unique<MemoryDataset>(fi, "memory");
+  }
+
+  const double switch_bw = p.switch_bandwidth > 0 ? p.switch_bandwidth : p.inter_bandwidth;
+  const bool zero_diag = diagonal_is_zero(p.mode);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> samples(static_cast<std::size_t>(p.repeats));
+  for (const std::int64_t len : p.lengths) {
+    const auto m = static_cast<double>(len);
+    const double step_extra = (p.protocol_step >= 0 && len >= p.protocol_step) ? p.protocol_extra : 0.0;
+    std::map<Statistic, Matrix> mats;
+    for (Statistic s : standard_statistics()) mats.emplace(s, Matrix(P));
+    for (int i = 0; i < P; ++i) {
+      const int ni = r.node_of_rank[static_cast<std::size_t>(i)];
+      for (int j = 0; j < P; ++j) {
+        const int nj = r.node_of_rank[static_cast<std::size_t>(j)];
+        double base;
+        if (i == j) {
+          if (zero_diag) continue;  // all statistics stay 0
+          base = 0.25 * p.intra_latency + m / (4.0 * p.intra_bandwidth);
+        } else if (ni == nj) {
+          base = p.intra_latency + m / p.intra_bandwidth + step_extra;
+        } else if (r.switch_of_node[static_cast<std::size_t>(ni)] == r.switch_of_node[static_cast<std::size_t>(nj)]) {
+          base = p.inter_latency + m / p.inter_bandwidth + step_extra;
+        } else {
+          base = p.inter_latency + p.switch_latency + m / switch_bw + step_extra;
+        }
+        if (p.slow_node >= 0 && (ni == p.slow_node || nj == p.slow_node)) base *= p.slow_factor;
+        for (auto& v : samples) v = base * (1.0 + p.noise * std::fabs(normal(rng)));
+        const Summary sm = summarize(samples);
+        mats[Statistic::average].at(i, j) = sm.mean;
+        mats[Statistic::median].at(i, j) = sm.median;
+        mats[Statistic::min].at(i, j) = sm.min;
+        mats[Statistic::max].at(i, j) = sm.max;
+        mats[Statistic::deviation].at(i, j) = sm.stddev;
+      }
+    }
+    for (auto& [s, mat] : mats) r.stats[s]->append(len, std::move(mat));
+  }
+  return r;
+}
+
+void write_synth(const std::string& prefix, const SynthResult& r, bool overwrite) {
+  // Check every target first so that a refusal leaves nothing half written.
+  for (const auto& [s, ds] : r.stats) check_writable(result_path(prefix, s), overwrite);
+  check_writable(hosts_path(prefix), overwrite);
+  for (const auto& [s, ds] : r.stats) write_raw(result_path(prefix, s), *ds, overwrite);
+  write_hosts(hosts_path(prefix), r.hosts, overwrite);
+}
+
+}  // namespace nt

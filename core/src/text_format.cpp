@@ -1,0 +1,226 @@
+#include "nt/text_format.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "nt/error.hpp"
+#include "nt/hosts.hpp"
+
+namespace fs = std::filesystem;
+
+namespace nt {
+namespace {
+
+// Our files carry this line (the original's do not): their rows are senders. Files without it
+// are the original's, whose rows are the measuring rank, and are mapped like legacy NetCDF files.
+constexpr std::string_view kOrientationLine = "orientation \"x=sender\"";
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
+  std::size_t b = 0;
+  while (b < s.size() && (s[b] == ' ' || s[b] == '\t')) ++b;
+  return s.substr(b);
+}
+
+bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+
+std::string quoted(const std::string& rest) {
+  const auto a = rest.find('"'), b = rest.rfind('"');
+  if (a == std::string::npos || b == a) return trim(rest);
+  return rest.substr(a + 1, b - a - 1);
+}
+
+class Parser {
+ public:
+  Parser(std::istream& in, fs::path name) : in_(in), name_(std::move(name)) {}
+
+  bool next(std::string& line) {
+    while (std::getline(in_, line)) {
+      ++lineno_;
+      line = trim(line);
+      if (!line.empty()) return true;
+    }
+    return false;
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw FileError(name_, "line " + std::to_string(lineno_) + ": " + what);
+  }
+  long long integer(const std::string& s, const char* what) const {
+    long long v = 0;
+    const auto* b = s.data();
+    const auto* e = s.data() + s.size();
+    auto [p, ec] = std::from_chars(b, e, v);
+    if (ec != std::errc() || p != e) fail(std::string("expected an integer for ") + what + ", got '" + s + "'");
+    return v;
+  }
+  double real(std::string_view s) const {
+    // strtod reads the 17-digit or shortest representation back to the same double, nan and inf too.
+    std::string tmp(s);
+    char* end = nullptr;
+    const double v = std::strtod(tmp.c_str(), &end);
+    if (end == tmp.c_str() || *end != '\0') fail("expected a number, got '" + tmp + "'");
+    return v;
+  }
+  int lineno() const { return lineno_; }
+
+ private:
+  std::istream& in_;
+  fs::path name_;
+  int lineno_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<MemoryDataset> read_text(std::istream& in, const fs::path& name) {
+  Parser ps(in, name);
+  FileInfo info;
+  TestParameters& p = info.params;
+  info.meta.format_version = 0;
+  bool ours = false, have_procs = false;
+  std::string line;
+  struct IntField {
+    std::string_view key;
+    int TestParameters::*field;
+  };
+  const IntField fields[] = {
+      {"processors", &TestParameters::proc_num},
+      {"begin message length", &TestParameters::begin_length},
+      {"end message length", &TestParameters::end_length},
+      {"step length", &TestParameters::step_length},
+      {"noise message length", &TestParameters::noise_message_length},
+      {"number of noise messages", &TestParameters::num_noise_messages},
+      {"number of noise processes", &TestParameters::num_noise_procs},
+      {"number of repeates", &TestParameters::num_repeats},
+  };
+  // Header, up to the first "Message length".
+  bool more = ps.next(line);
+  if (!more) throw FileError(name, "empty file");
+  while (more && !starts_with(line, "Message length")) {
+    bool matched = false;
+    for (const auto& f : fields) {
+      if (starts_with(line, f.key)) {
+        p.*(f.field) = static_cast<int>(ps.integer(trim(line.substr(f.key.size())), std::string(f.key).c_str()));
+        if (f.field == &TestParameters::proc_num) have_procs = true;
+        matched = true;
+        break;
+      }
+    }
+    if (matched) {
+    } else if (starts_with(line, "test type")) {
+      const auto m = mode_from_name(quoted(line.substr(9)));
+      if (!m) ps.fail("unknown test type in '" + line + "'");
+      p.mode = *m;
+    } else if (starts_with(line, "data type")) {
+      const auto s = statistic_from_name(quoted(line.substr(9)));
+      if (!s) ps.fail("unknown data type in '" + line + "'");
+      p.statistic = *s;
+    } else if (line == kOrientationLine) {
+      ours = true;
+      info.meta.format_version = kFormatVersion;
+    } else if (line == "hosts:") {
+      while ((more = ps.next(line)) && !starts_with(line, "Message length")) info.meta.hosts.push_back(line);
+      continue;
+    } else {
+      ps.fail("unexpected header line '" + line + "'");
+    }
+    more = ps.next(line);
+  }
+  if (!have_procs || p.proc_num <= 0) throw FileError(name, "no valid 'processors N' header line: not a text result file");
+  if (!info.meta.hosts.empty() && info.meta.hosts.size() != static_cast<std::size_t>(p.proc_num))
+    throw FileError(name, std::to_string(info.meta.hosts.size()) + " hosts listed for " + std::to_string(p.proc_num) +
+                              " processors");
+  const bool transpose = !ours && legacy_is_transposed(p.mode);
+  auto ds = std::make_unique<MemoryDataset>(info, "text", name);
+  const int P = p.proc_num;
+  while (more) {
+    if (!starts_with(line, "Message length")) ps.fail("expected 'Message length', got '" + line + "'");
+    const long long len = ps.integer(trim(line.substr(14)), "message length");
+    Matrix m(P);
+    for (int i = 0; i < P; ++i) {
+      if (!ps.next(line)) ps.fail("file ends inside the matrix of length " + std::to_string(len));
+      int j = 0;
+      std::size_t pos = 0;
+      while (pos < line.size()) {
+        std::size_t end = line.find_first_of("\t ", pos);
+        if (end == std::string::npos) end = line.size();
+        if (end > pos) {
+          if (j >= P) ps.fail("more than " + std::to_string(P) + " values in a row");
+          m.at(i, j++) = ps.real(std::string_view(line).substr(pos, end - pos));
+        }
+        pos = end + 1;
+      }
+      if (j != P) ps.fail(std::to_string(j) + " values in a row of a " + std::to_string(P) + "-rank matrix");
+    }
+    ds->append(len, transpose ? m.transposed() : std::move(m));
+    more = ps.next(line);
+  }
+  if (!info.meta.hosts.empty()) {
+  } else if (auto h = find_hosts_beside(name)) {
+    auto hosts = read_hosts(*h);
+    if (hosts.size() == static_cast<std::size_t>(P)) ds->mutable_info().meta.hosts = std::move(hosts);
+  }
+  return ds;
+}
+
+std::unique_ptr<MemoryDataset> read_text(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw FileError(path, "cannot open");
+  return read_text(in, path);
+}
+
+void write_text(std::ostream& out, const Dataset& d) {
+  const TestParameters& p = d.params();
+  out << "processors " << p.proc_num << '\n'
+      << "test type \"" << mode_name(p.mode) << "\"\n"
+      << "data type \"" << statistic_name(p.statistic) << "\"\n"
+      << "begin message length " << p.begin_length << '\n'
+      << "end message length " << p.end_length << '\n'
+      << "step length " << p.step_length << '\n'
+      << "noise message length " << p.noise_message_length << '\n'
+      << "number of noise messages " << p.num_noise_messages << '\n'
+      << "number of noise processes " << p.num_noise_procs << '\n'
+      << "number of repeates " << p.num_repeats << '\n'
+      << kOrientationLine << '\n'
+      << "hosts:\n";
+  for (const auto& h : d.meta().hosts) out << h << '\n';
+  std::string buf;
+  for (std::size_t k = 0; k < d.count(); ++k) {
+    out << "Message length " << d.lengths()[k] << '\n';
+    const Matrix m = d.matrix(k);
+    for (int i = 0; i < m.ranks(); ++i) {
+      buf.clear();
+      for (int j = 0; j < m.ranks(); ++j) {
+        if (j) buf += '\t';
+        // Shortest representation that reads back to the same double.
+        fmt::format_to(std::back_inserter(buf), "{}", m.at(i, j));
+      }
+      buf += '\n';
+      out << buf;
+    }
+  }
+}
+
+void write_text(const fs::path& path, const Dataset& d, bool overwrite) {
+  check_writable(path, overwrite);
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) throw FileError(path, "cannot write");
+  write_text(out, d);
+  out.flush();
+  if (!out) throw FileError(path, "write failed");
+}
+
+bool looks_like_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    line = trim(line);
+    if (line.empty()) continue;
+    return starts_with(line, "processors ");
+  }
+  return false;
+}
+
+}  // namespace nt
