@@ -1,0 +1,246 @@
+// to-text, from-text, to-csv, to-json, upgrade, pair.
+#include <cmath>
+#include <iostream>
+#include <iterator>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common.hpp"
+#include "nt/error.hpp"
+#include "nt/hosts.hpp"
+#include "nt/raw_file.hpp"
+#include "nt/text_format.hpp"
+#include "nt/types.hpp"
+#include "nt_convert/convert.hpp"
+#include "output.hpp"
+
+namespace nt::convert {
+
+using detail::PendingFile;
+using detail::TextOutput;
+
+std::string format_double(double v) {
+  if (std::isnan(v)) return "nan";
+  return fmt::format("{}", v);  // shortest representation that reads back bit-exactly
+}
+
+namespace detail {
+
+void write_raw_stream(const fs::path& out, const Dataset& d, const FileInfo& info, bool force) {
+  PendingFile pending(out, force);
+  {
+    RawWriter w(pending.temp(), info, /*overwrite=*/true);
+    for (std::size_t k = 0; k < d.count(); ++k) w.append(d.lengths()[k], d.matrix(k));
+    w.close();
+  }
+  pending.commit();
+}
+
+std::string describe_format(const Dataset& d) {
+  const auto& f = d.format();
+  if (f == "legacy") return "legacy network_test2 NetCDF file";
+  if (f == "raw") return fmt::format("raw NetCDF file (format version {})", d.meta().format_version);
+  if (f == "text") return "text result file";
+  if (f == "clustered") return "clustered NetCDF-4 file";
+  if (f == "netcdf4") return "NetCDF-4 copy";
+  return f + " data";
+}
+
+}  // namespace detail
+
+std::vector<fs::path> prefix_outputs(const fs::path& prefix, const Dataset& d) {
+  std::vector<fs::path> out{result_path(prefix, d.params().statistic)};
+  if (!d.meta().hosts.empty()) out.push_back(hosts_path(prefix));
+  return out;
+}
+
+namespace {
+
+// Writes the data file and the hosts file of `d` under `prefix`, checking both first.
+std::vector<fs::path> write_prefix(const Dataset& d, const FileInfo& info, const fs::path& prefix, bool force) {
+  if (prefix.empty()) throw UsageError("empty output prefix");
+  auto outputs = prefix_outputs(prefix, d);
+  detail::check_all_writable(outputs, force);
+  detail::write_raw_stream(outputs[0], d, info, force);
+  if (outputs.size() > 1) write_hosts(outputs[1], d.meta().hosts, force);
+  return outputs;
+}
+
+}  // namespace
+
+// ---- text ---------------------------------------------------------------------------------
+
+void to_text(const fs::path& in, const fs::path& out, bool force) {
+  auto d = open_dataset(in);
+  TextOutput o(out, force);
+  write_text(o.stream(), *d);
+  o.commit();
+}
+
+std::vector<fs::path> from_text(const fs::path& in, const fs::path& prefix, bool force) {
+  auto d = open_dataset(in);
+  if (d->format() != "text")
+    throw UsageError(fmt::format("{}: is a {}, not a text result file (from-text converts text files; "
+                                 "use upgrade for legacy files, to-text for the other direction)",
+                                 in.string(), detail::describe_format(*d)));
+  FileInfo info = d->info();
+  info.meta.format_version = kFormatVersion;
+  info.meta.extra["converted_from"] = in.filename().string();
+  return write_prefix(*d, info, prefix, force);
+}
+
+// ---- CSV ----------------------------------------------------------------------------------
+
+void write_csv(std::ostream& out, const Dataset& d) {
+  out << "message_length,sender,receiver,value\n";
+  const int p = d.ranks();
+  fmt::memory_buffer buf;
+  for (std::size_t k = 0; k < d.count(); ++k) {
+    const Matrix m = d.matrix(k);
+    const auto len = d.lengths()[k];
+    buf.clear();
+    for (int i = 0; i < p; ++i) {
+      const auto row = m.row(i);
+      for (int j = 0; j < p; ++j) {
+        const double v = row[static_cast<std::size_t>(j)];
+        if (std::isnan(v))
+          fmt::format_to(std::back_inserter(buf), "{},{},{},nan\n", len, i, j);
+        else
+          fmt::format_to(std::back_inserter(buf), "{},{},{},{}\n", len, i, j, v);
+      }
+    }
+    out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  }
+}
+
+void to_csv(const fs::path& in, const fs::path& out, bool force) {
+  auto d = open_dataset(in);
+  TextOutput o(out, force);
+  write_csv(o.stream(), *d);
+  o.commit();
+}
+
+// ---- JSON ---------------------------------------------------------------------------------
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson number_or_null(double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); }
+
+ojson params_json(const TestParameters& p) {
+  ojson j;
+  j["proc_num"] = p.proc_num;
+  j["mode"] = std::string(mode_name(p.mode));
+  j["test_type"] = static_cast<int>(p.mode);
+  j["statistic"] = std::string(statistic_name(p.statistic));
+  j["data_type"] = static_cast<int>(p.statistic);
+  j["begin_mes_length"] = p.begin_length;
+  j["end_mes_length"] = p.end_length;
+  j["step_length"] = p.step_length;
+  j["noise_mes_length"] = p.noise_message_length;
+  j["num_noise_mes"] = p.num_noise_messages;
+  j["num_noise_proc"] = p.num_noise_procs;
+  j["num_repeates"] = p.num_repeats;
+  return j;
+}
+
+ojson meta_json(const Metadata& m) {
+  ojson j;
+  j["format_version"] = m.format_version;
+  j["program_version"] = m.program_version;
+  j["mpi_version"] = m.mpi_version;
+  j["timer"] = m.timer;
+  j["timer_resolution"] = m.timer_resolution;
+  j["command_line"] = m.command_line;
+  j["start_time"] = m.start_time;
+  j["warmup"] = m.warmup;
+  j["seed"] = m.seed;
+  j["sync_method"] = m.sync_method;
+  j["sweep"] = m.sweep;
+  ojson extra = ojson::object();
+  for (const auto& [k, v] : m.extra) extra[k] = v;
+  j["extra"] = extra;
+  return j;
+}
+
+}  // namespace
+
+void write_json(std::ostream& out, const Dataset& d) {
+  const auto& meta = d.meta();
+  ojson head;
+  head["source"] = d.source().string();
+  head["source_format"] = d.format();
+  head["orientation"] = kOrientation;
+  head["units"] = "s";
+  head["parameters"] = params_json(d.params());
+  head["metadata"] = meta_json(meta);
+  head["hosts"] = meta.hosts;
+  head["cpus"] = meta.cpus;
+  head["numa_nodes"] = meta.numa_nodes;
+  head["message_lengths"] = d.lengths();
+
+  // Everything but the matrices in one indented block, then one matrix per line, streamed.
+  std::string text = head.dump(1);
+  text.pop_back();  // the closing brace
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  out << text << ",\n \"matrices\": [";
+  const int p = d.ranks();
+  for (std::size_t k = 0; k < d.count(); ++k) {
+    const Matrix m = d.matrix(k);
+    ojson mj = ojson::array();
+    for (int i = 0; i < p; ++i) {
+      ojson row = ojson::array();
+      for (double v : m.row(i)) row.push_back(number_or_null(v));
+      mj.push_back(std::move(row));
+    }
+    out << (k == 0 ? "\n  " : ",\n  ") << mj.dump();
+  }
+  out << (d.count() ? "\n ]\n}\n" : "]\n}\n");
+}
+
+void to_json(const fs::path& in, const fs::path& out, bool force) {
+  auto d = open_dataset(in);
+  if (out.empty() || out == "-") {
+    write_json(std::cout, *d);
+    std::cout.flush();
+    if (!std::cout) throw Error("writing to standard output failed");
+    return;
+  }
+  TextOutput o(out, force);
+  write_json(o.stream(), *d);
+  o.commit();
+}
+
+// ---- legacy -------------------------------------------------------------------------------
+
+std::vector<fs::path> upgrade(const fs::path& in, const fs::path& prefix, bool force) {
+  auto d = open_dataset(in);
+  if (d->format() != "legacy")
+    throw UsageError(fmt::format("{}: is a {}, not a legacy network_test2 file; nothing to upgrade",
+                                 in.string(), detail::describe_format(*d)));
+  FileInfo info = d->info();
+  info.meta.format_version = kFormatVersion;
+  if (info.meta.sweep.empty()) info.meta.sweep = "linear";
+  info.meta.extra["upgraded_from"] = in.filename().string();
+  info.meta.extra["upgrade_note"] =
+      fmt::format("legacy rows were the measuring rank; {} to x=sender, y=receiver",
+                  legacy_is_transposed(info.params.mode) ? "transposed" : "kept as is");
+  return write_prefix(*d, info, prefix, force);
+}
+
+// ---- pair ---------------------------------------------------------------------------------
+
+void write_pair(std::ostream& out, const Dataset& d, int sender, int receiver) {
+  const int p = d.ranks();
+  for (int r : {sender, receiver})
+    if (r < 0 || r >= p)
+      throw UsageError(fmt::format("rank {} out of range: {} has {} ranks (0..{})", r, d.source().string(), p, p - 1));
+  const auto values = d.pair(sender, receiver);
+  out << fmt::format("message_length\tdelay_{}_to_{}_s\n", sender, receiver);
+  for (std::size_t k = 0; k < values.size(); ++k)
+    out << d.lengths()[k] << '\t' << format_double(values[k]) << '\n';
+}
+
+}  // namespace nt::convert

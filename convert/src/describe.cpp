@@ -1,0 +1,108 @@
+// info: a human-readable summary of any result file.
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common.hpp"
+#include "nt/stats.hpp"
+#include "nt/types.hpp"
+#include "nt/units.hpp"
+#include "nt_convert/convert.hpp"
+
+namespace nt::convert {
+
+namespace {
+
+void line(std::ostream& out, std::string_view key, const std::string& value) {
+  out << fmt::format("{:<{}}{}\n", key, std::max<std::size_t>(18, key.size() + 1), value);
+}
+
+std::string or_unknown(const std::string& s) { return s.empty() ? "(not recorded)" : s; }
+
+}  // namespace
+
+void write_info(std::ostream& out, const Dataset& d) {
+  const auto& p = d.params();
+  const auto& m = d.meta();
+  const std::size_t n = d.count();
+
+  line(out, "file", d.source().string());
+  line(out, "format", detail::describe_format(d));
+  line(out, "ranks", std::to_string(d.ranks()));
+  line(out, "mode", fmt::format("{} (test_type {})", mode_name(p.mode), static_cast<int>(p.mode)));
+  line(out, "statistic", fmt::format("{} (data_type {})", statistic_name(p.statistic), static_cast<int>(p.statistic)));
+  line(out, "orientation", kOrientation);
+  std::string sweep = fmt::format("begin {} B, end {} B, step {} B", p.begin_length, p.end_length, p.step_length);
+  if (!m.sweep.empty()) sweep += " (" + m.sweep + ")";
+  line(out, "sweep", sweep);
+  std::string stored = std::to_string(n);
+  if (p.step_length > 0 && p.end_length >= p.begin_length) {
+    const long long expected = (static_cast<long long>(p.end_length) - p.begin_length) / p.step_length + 1;
+    if (static_cast<long long>(n) < expected)
+      stored += fmt::format(" of {} (cut short: the run stopped early)", expected);
+    else
+      stored += " (complete)";
+  }
+  line(out, "lengths stored", stored);
+  line(out, "noise", fmt::format("message length {} B, {} messages, {} processes", p.noise_message_length,
+                                 p.num_noise_messages, p.num_noise_procs));
+  line(out, "repeats", std::to_string(p.num_repeats));
+
+  out << "metadata:\n";
+  line(out, "  format version", std::to_string(m.format_version));
+  line(out, "  program", or_unknown(m.program_version));
+  line(out, "  MPI library", or_unknown(m.mpi_version));
+  line(out, "  timer", m.timer.empty() ? "(not recorded)"
+                                      : m.timer_resolution > 0
+                                          ? fmt::format("{} (resolution {})", m.timer, format_seconds(m.timer_resolution))
+                                          : m.timer);
+  line(out, "  command line", or_unknown(m.command_line));
+  line(out, "  start time", or_unknown(m.start_time));
+  line(out, "  warm-up", std::to_string(m.warmup));
+  line(out, "  seed", std::to_string(m.seed));
+  line(out, "  synchronisation", or_unknown(m.sync_method));
+  for (const auto& [k, v] : m.extra) line(out, "  " + k, v);
+
+  if (m.hosts.empty()) {
+    out << "hosts: (not recorded)\n";
+  } else {
+    const std::set<std::string> distinct(m.hosts.begin(), m.hosts.end());
+    out << fmt::format("hosts: {} ranks on {} hosts\n", m.hosts.size(), distinct.size());
+    out << fmt::format("  {:>6}  {:<24} {:>5} {:>5}\n", "rank", "host", "cpu", "numa");
+    for (std::size_t r = 0; r < m.hosts.size(); ++r) {
+      auto opt = [](const std::vector<int>& v, std::size_t i) {
+        return i < v.size() && v[i] >= 0 ? std::to_string(v[i]) : std::string("-");
+      };
+      out << fmt::format("  {:>6}  {:<24} {:>5} {:>5}\n", r, m.hosts[r], opt(m.cpus, r), opt(m.numa_nodes, r));
+    }
+  }
+
+  const bool skip_diag = diagonal_is_zero(p.mode);
+  out << fmt::format("delay per message length ({}; NaN cells skipped):\n",
+                     skip_diag ? "off-diagonal cells, the diagonal is 0 by definition" : "all cells");
+  out << fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}\n", "message_length", "min", "median", "max");
+  const int P = d.ranks();
+  std::vector<double> cells;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Matrix mat = d.matrix(k);
+    cells.clear();
+    for (int i = 0; i < P; ++i)
+      for (int j = 0; j < P; ++j) {
+        if (skip_diag && i == j) continue;
+        const double v = mat.at(i, j);
+        if (!std::isnan(v)) cells.push_back(v);
+      }
+    if (cells.empty()) {
+      out << fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}\n", d.lengths()[k], "-", "-", "-");
+      continue;
+    }
+    const auto s = summarize(cells);
+    out << fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}\n", d.lengths()[k], format_seconds(s.min),
+                       format_seconds(s.median), format_seconds(s.max));
+  }
+}
+
+}  // namespace nt::convert

@@ -1,0 +1,139 @@
+// merge: several runs of the same shape -> cell-wise median and min across runs.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "common.hpp"
+#include "nt/error.hpp"
+#include "nt/hosts.hpp"
+#include "nt/raw_file.hpp"
+#include "nt/stats.hpp"
+#include "nt/types.hpp"
+#include "nt_convert/convert.hpp"
+#include "output.hpp"
+
+namespace nt::convert {
+
+namespace {
+
+[[noreturn]] void refuse(const Dataset& a, const Dataset& b, std::string_view what, const std::string& va,
+                         const std::string& vb) {
+  throw UsageError(fmt::format("cannot merge {} and {}: {} differs ({} vs {})", a.source().string(),
+                               b.source().string(), what, va, vb));
+}
+
+template <class T>
+void same(const Dataset& a, const Dataset& b, std::string_view what, const T& va, const T& vb) {
+  if (!(va == vb)) refuse(a, b, what, fmt::format("{}", va), fmt::format("{}", vb));
+}
+
+std::string lengths_text(const std::vector<std::int64_t>& v) {
+  if (v.size() <= 6) return fmt::format("[{}]", fmt::join(v, ","));
+  return fmt::format("{} lengths {}..{}", v.size(), v.front(), v.back());
+}
+
+// A Dataset view over merged matrices produced on demand.
+class MergedView final : public Dataset {
+ public:
+  MergedView(const std::vector<std::unique_ptr<Dataset>>& runs, FileInfo info, bool take_min)
+      : runs_(runs), take_min_(take_min) {
+    info_ = std::move(info);
+    lengths_ = runs.front()->lengths();
+    format_ = "memory";
+    source_ = "merged";
+  }
+  Matrix matrix(std::size_t k) const override {
+    check_index(k);
+    const int p = ranks();
+    std::vector<Matrix> ms;
+    ms.reserve(runs_.size());
+    for (const auto& r : runs_) ms.push_back(r->matrix(k));
+    Matrix out(p);
+    std::vector<double> cell;
+    cell.reserve(runs_.size());
+    for (std::size_t c = 0; c < out.values().size(); ++c) {
+      cell.clear();
+      for (const auto& m : ms)
+        if (!std::isnan(m.values()[c])) cell.push_back(m.values()[c]);
+      out.values()[c] = cell.empty() ? std::numeric_limits<double>::quiet_NaN()
+                        : take_min_  ? *std::min_element(cell.begin(), cell.end())
+                                     : median(cell);
+    }
+    return out;
+  }
+
+ private:
+  const std::vector<std::unique_ptr<Dataset>>& runs_;
+  bool take_min_;
+};
+
+}  // namespace
+
+void check_mergeable(const Dataset& a, const Dataset& b) {
+  const auto &pa = a.params(), &pb = b.params();
+  same(a, b, "number of ranks (proc_num)", pa.proc_num, pb.proc_num);
+  if (pa.mode != pb.mode)
+    refuse(a, b, "mode (test_type)", std::string(mode_name(pa.mode)), std::string(mode_name(pb.mode)));
+  if (pa.statistic != pb.statistic)
+    refuse(a, b, "statistic (data_type)", std::string(statistic_name(pa.statistic)),
+           std::string(statistic_name(pb.statistic)));
+  same(a, b, "begin message length", pa.begin_length, pb.begin_length);
+  same(a, b, "end message length", pa.end_length, pb.end_length);
+  same(a, b, "step length", pa.step_length, pb.step_length);
+  same(a, b, "noise message length", pa.noise_message_length, pb.noise_message_length);
+  same(a, b, "number of noise messages", pa.num_noise_messages, pb.num_noise_messages);
+  same(a, b, "number of noise processes", pa.num_noise_procs, pb.num_noise_procs);
+  same(a, b, "number of repeats", pa.num_repeats, pb.num_repeats);
+  if (a.lengths() != b.lengths()) refuse(a, b, "message lengths", lengths_text(a.lengths()), lengths_text(b.lengths()));
+}
+
+std::vector<fs::path> merge(const std::vector<fs::path>& in, const fs::path& prefix, bool force, const MergeOptions& o) {
+  if (in.size() < 2) throw UsageError("merge needs at least two runs");
+  if (prefix.empty()) throw UsageError("empty output prefix");
+  std::vector<std::unique_ptr<Dataset>> runs;
+  for (const auto& f : in) runs.push_back(open_dataset(f));
+  const Dataset& first = *runs.front();
+  for (std::size_t r = 1; r < runs.size(); ++r) {
+    check_mergeable(first, *runs[r]);
+    const auto &ha = first.meta().hosts, &hb = runs[r]->meta().hosts;
+    if (!o.ignore_hosts && !ha.empty() && !hb.empty() && ha != hb) {
+      std::size_t i = 0;
+      while (i < ha.size() && i < hb.size() && ha[i] == hb[i]) ++i;
+      throw UsageError(fmt::format(
+          "cannot merge {} and {}: the runs placed ranks on different hosts (rank {}: {} vs {}); "
+          "use --ignore-hosts to merge anyway",
+          first.source().string(), runs[r]->source().string(), i, i < ha.size() ? ha[i] : "-",
+          i < hb.size() ? hb[i] : "-"));
+    }
+  }
+
+  std::vector<std::string> names;
+  for (const auto& f : in) names.push_back(f.filename().string());
+  std::vector<std::string> hosts = first.meta().hosts;
+  for (const auto& r : runs)
+    if (hosts.empty()) hosts = r->meta().hosts;
+
+  std::vector<fs::path> outputs{result_path(prefix, Statistic::median), result_path(prefix, Statistic::min)};
+  if (!hosts.empty()) outputs.push_back(hosts_path(prefix));
+  detail::check_all_writable(outputs, force);
+
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool take_min = pass == 1;
+    FileInfo info = first.info();
+    info.meta.format_version = kFormatVersion;
+    info.meta.hosts = hosts;
+    info.params.statistic = take_min ? Statistic::min : Statistic::median;
+    info.meta.extra["merged_runs"] = fmt::format("{}", fmt::join(names, " "));
+    info.meta.extra["merged_statistic"] =
+        fmt::format("cell-wise {} across {} runs of {} values", take_min ? "minimum" : "median", runs.size(),
+                    statistic_name(first.params().statistic));
+    MergedView view(runs, info, take_min);
+    detail::write_raw_stream(outputs[static_cast<std::size_t>(pass)], view, info, force);
+  }
+  if (!hosts.empty()) write_hosts(outputs[2], hosts, force);
+  return outputs;
+}
+
+}  // namespace nt::convert
