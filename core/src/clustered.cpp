@@ -1,12 +1,352 @@
-// Placeholder until network_cluster's reader lands (owned by the cluster component).
+// Clustered files: writer (write_clustered) and lazy random-access reader (open_clustered).
+// Layout and lookup rule: nt/clustered_writer.hpp and DESIGN.md section 5.
 #include "nt/clustered.hpp"
 
+#include <netcdf.h>
+
+#include <algorithm>
+#include <limits>
+#include <list>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "nt/clustered_writer.hpp"
 #include "nt/error.hpp"
+#include "nt/netcdf.hpp"
+#include "nt/raw_file.hpp"
+
+namespace fs = std::filesystem;
 
 namespace nt {
 
-std::unique_ptr<Dataset> open_clustered(const std::filesystem::path& path) {
-  throw FileError(path, "clustered files are not supported by this build yet");
+// ---------------------------------------------------------------------------------------------
+// Writer
+
+void write_clustered(const fs::path& path, const ClusteredContent& c, bool overwrite) {
+  const int P = c.info.params.proc_num;
+  if (P <= 0) throw Error("internal: clustered content without ranks");
+  const auto PP = static_cast<std::size_t>(P) * static_cast<std::size_t>(P);
+  const std::size_t N = c.lengths.size();
+  const std::size_t R = c.region_start.size();
+  const std::size_t D = c.data.size();
+  if (c.offsets.size() != R * PP)
+    throw Error("internal: clustered content has " + std::to_string(c.offsets.size()) + " offsets, expected " +
+                std::to_string(R * PP));
+  if (D > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw Error("clustered data of " + std::to_string(D) + " values does not fit int offsets");
+  if ((N == 0) != (R == 0) || (R > 0 && c.region_start[0] != 0))
+    throw Error("internal: regions must start at matrix 0 and cover every matrix");
+  for (std::size_t r = 0; r < R; ++r) {
+    const int s = c.region_start[r];
+    const int e = r + 1 < R ? c.region_start[r + 1] : static_cast<int>(N);
+    if (s < 0 || s >= e || e > static_cast<int>(N)) throw Error("internal: region starts not strictly increasing");
+    const auto len = static_cast<std::size_t>(e - s);
+    for (std::size_t p = 0; p < PP; ++p) {
+      const int off = c.offsets[r * PP + p];
+      if (off < 0 || static_cast<std::size_t>(off) + len > D)
+        throw Error("internal: clustered offset " + std::to_string(off) + " outside data");
+    }
+  }
+  for (const auto l : c.lengths)
+    if (l < 0 || l > std::numeric_limits<int>::max())
+      throw Error("message length " + std::to_string(l) + " does not fit the file's int variable");
+
+  FileInfo info = c.info;
+  for (auto it = info.meta.extra.begin(); it != info.meta.extra.end();)
+    it = it->first.starts_with(kClusterAttributePrefix) ? info.meta.extra.erase(it) : std::next(it);
+  if (info.meta.format_version == 0) info.meta.format_version = kFormatVersion;
+
+  nc::File f = nc::File::create(path, nc::Kind::netcdf4, overwrite);
+  try {
+    write_file_info(f, info);  // leaves define mode on
+    const int dx = f.def_dim("x", static_cast<std::size_t>(P));
+    const int di = f.def_dim("i", N);
+    const int dn = f.def_dim("n", std::nullopt);
+    const int dd = f.def_dim("d", std::nullopt);
+
+    const int vml = f.def_var("message_length", NC_INT, {di});
+    f.put_att(vml, "units", std::string("bytes"));
+    f.put_att(vml, "long_name", std::string("message length of each matrix before clustering"));
+
+    const int vinfo = f.def_var("info", NC_INT, {dn, dx, dx});
+    // Chunks of whole rows, about 64 KiB each: a random access decompresses one small chunk.
+    const std::size_t rows = std::clamp<std::size_t>(16384 / static_cast<std::size_t>(P), 1, static_cast<std::size_t>(P));
+    f.def_chunking(vinfo, {1, rows, static_cast<std::size_t>(P)});
+    f.def_deflate(vinfo, 4, true);
+    f.put_att(vinfo, "long_name",
+              std::string("offset in data of the cluster instance of pair (x = sender, y = receiver) in region n"));
+
+    const int vlen = f.def_var("length", NC_INT, {dn});
+    f.def_chunking(vlen, {std::max<std::size_t>(R, 1)});
+    f.put_att(vlen, "long_name", std::string("index of the first matrix (into message_length) of each region"));
+
+    const int vdata = f.def_var("data", NC_DOUBLE, {dd});
+    f.def_chunking(vdata, {std::clamp<std::size_t>(D, 1, 8192)});
+    // Below ~1000 values the filter's fixed overhead eats what deflate saves.
+    if (D >= 1024) f.def_deflate(vdata, 4, true);
+    f.put_att(vdata, "units", std::string("s"));
+    f.put_att(vdata, "long_name", std::string("per region and cluster: the cluster's mean value for each matrix"));
+
+    f.put_att(NC_GLOBAL, "file_kind", std::string("clustered"));
+    for (const auto& [k, v] : c.text_attributes) f.put_att(NC_GLOBAL, k, v);
+    for (const auto& [k, v] : c.number_attributes) f.put_att(NC_GLOBAL, k, v);
+    f.enddef();
+
+    if (N) {
+      std::vector<int> ml(c.lengths.begin(), c.lengths.end());
+      f.put(vml, {0}, {N}, ml.data());
+    }
+    if (R) {
+      f.put(vlen, {0}, {R}, c.region_start.data());
+      for (std::size_t r = 0; r < R; ++r)
+        f.put(vinfo, {r, 0, 0}, {1, static_cast<std::size_t>(P), static_cast<std::size_t>(P)}, c.offsets.data() + r * PP);
+    }
+    if (D) f.put(vdata, {0}, {D}, c.data.data());
+    f.close();
+  } catch (...) {
+    f = nc::File();
+    std::error_code ec;
+    fs::remove(path, ec);  // never leave a half-written file behind
+    throw;
+  }
 }
+
+void set_clustered_attribute(const fs::path& path, const std::string& name, double value) {
+  nc::File f = nc::File::open(path, true);
+  f.redef();
+  f.put_att(NC_GLOBAL, name, value);
+  f.enddef();
+  f.close();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader
+
+namespace {
+
+class ClusteredReader final : public Dataset {
+ public:
+  explicit ClusteredReader(const fs::path& path);
+  Matrix matrix(std::size_t k) const override;
+  std::vector<double> row(int sender, std::size_t k0, std::size_t k1) const override;
+  std::vector<double> column(int receiver, std::size_t k0, std::size_t k1) const override;
+  std::vector<double> pair(int sender, int receiver) const override;
+  double value(int sender, int receiver, std::size_t k) const override;
+
+ private:
+  std::size_t P() const { return static_cast<std::size_t>(ranks()); }
+  std::size_t region_of(std::size_t k) const {
+    return static_cast<std::size_t>(std::upper_bound(starts_.begin(), starts_.end(), k) - starts_.begin()) - 1;
+  }
+  std::size_t region_end(std::size_t r) const { return r + 1 < starts_.size() ? starts_[r + 1] : count(); }
+  // The region's info matrix from the cache, loading it when `load`; nullptr otherwise.
+  const std::vector<int>* region_info(std::size_t r, bool load) const;
+  int info_one(std::size_t r, int x, int y) const;
+  std::vector<int> info_row(std::size_t r, int x) const;
+  std::vector<int> info_column(std::size_t r, int y) const;
+  void check_offset(std::size_t r, int off) const;
+  // For elements with cluster offsets `offs` in region r, the values of matrices
+  // [start_r + rel0, start_r + rel0 + cnt): out[e * cnt + t].
+  std::vector<double> gather(std::size_t r, const std::vector<int>& offs, std::size_t rel0, std::size_t cnt) const;
+
+  nc::File file_;
+  int info_var_ = -1, data_var_ = -1;
+  std::size_t d_ = 0;
+  std::vector<std::size_t> starts_;
+  // Small LRU cache of whole region info matrices (bounded in bytes).
+  std::size_t cache_capacity_ = 1;
+  mutable std::list<std::pair<std::size_t, std::vector<int>>> cache_;
+  mutable std::unordered_map<std::size_t, unsigned> single_reads_;
+};
+
+constexpr std::size_t kInfoCacheBytes = 64u << 20;
+
+ClusteredReader::ClusteredReader(const fs::path& path) : file_(nc::File::open(path)) {
+  source_ = path;
+  format_ = "clustered";
+  info_ = read_file_info(file_);
+  for (auto it = info_.meta.extra.begin(); it != info_.meta.extra.end();)
+    it = it->first.starts_with(kClusterAttributePrefix) || it->first == "file_kind" ? info_.meta.extra.erase(it)
+                                                                                    : std::next(it);
+  const auto corrupt = [&](const std::string& what) { return FileError(path, "corrupt clustered file: " + what); };
+  const auto dim_len = [&](const char* name) {
+    const auto d = file_.find_dim(name);
+    if (!d) throw corrupt(std::string("dimension '") + name + "' is missing");
+    return d->length;
+  };
+  const std::size_t nx = dim_len("x"), ni = dim_len("i"), nn = dim_len("n");
+  d_ = dim_len("d");
+  if (nx != P()) throw corrupt("dimension x = " + std::to_string(nx) + " but proc_num = " + std::to_string(P()));
+
+  const auto var_with = [&](const char* name, int type, std::vector<std::size_t> lens) {
+    const auto v = file_.find_var(name);
+    if (!v) throw corrupt(std::string("variable '") + name + "' is missing");
+    if (v->type != type) throw corrupt(std::string("variable '") + name + "' has the wrong type");
+    if (v->dims.size() != lens.size()) throw corrupt(std::string("variable '") + name + "' has the wrong shape");
+    for (std::size_t q = 0; q < lens.size(); ++q)
+      if (file_.dim_length(v->dims[q]) != lens[q]) throw corrupt(std::string("variable '") + name + "' has the wrong shape");
+    return v->id;
+  };
+  const int vml = var_with("message_length", NC_INT, {ni});
+  const int vlen = var_with("length", NC_INT, {nn});
+  info_var_ = var_with("info", NC_INT, {nn, nx, nx});
+  data_var_ = var_with("data", NC_DOUBLE, {d_});
+
+  std::vector<int> ml(ni), st(nn);
+  if (ni) file_.get(vml, {0}, {ni}, ml.data());
+  if (nn) file_.get(vlen, {0}, {nn}, st.data());
+  lengths_.assign(ml.begin(), ml.end());
+  if ((ni == 0) != (nn == 0)) throw corrupt("regions do not cover the matrices");
+  for (std::size_t r = 0; r < nn; ++r) {
+    if (st[r] < 0 || static_cast<std::size_t>(st[r]) >= ni || (r == 0 && st[r] != 0) || (r > 0 && st[r] <= st[r - 1]))
+      throw corrupt("region starts (variable 'length') are not increasing indices from 0 below " + std::to_string(ni));
+    starts_.push_back(static_cast<std::size_t>(st[r]));
+  }
+  cache_capacity_ = std::max<std::size_t>(1, kInfoCacheBytes / (P() * P() * sizeof(int)));
+}
+
+const std::vector<int>* ClusteredReader::region_info(std::size_t r, bool load) const {
+  for (auto it = cache_.begin(); it != cache_.end(); ++it)
+    if (it->first == r) {
+      cache_.splice(cache_.begin(), cache_, it);
+      return &cache_.front().second;
+    }
+  if (!load) return nullptr;
+  std::vector<int> v(P() * P());
+  file_.get(info_var_, {r, 0, 0}, {1, P(), P()}, v.data());
+  if (cache_.size() >= cache_capacity_) cache_.pop_back();
+  cache_.emplace_front(r, std::move(v));
+  return &cache_.front().second;
+}
+
+int ClusteredReader::info_one(std::size_t r, int x, int y) const {
+  // Random access: a few single reads per region, then the region's info is worth caching.
+  const bool load = ++single_reads_[r] > 8;
+  if (const auto* c = region_info(r, load)) return (*c)[static_cast<std::size_t>(x) * P() + static_cast<std::size_t>(y)];
+  int v = 0;
+  file_.get(info_var_, {r, static_cast<std::size_t>(x), static_cast<std::size_t>(y)}, {1, 1, 1}, &v);
+  return v;
+}
+
+std::vector<int> ClusteredReader::info_row(std::size_t r, int x) const {
+  std::vector<int> v(P());
+  if (const auto* c = region_info(r, false)) {
+    std::copy_n(c->begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(x) * P()), P(), v.begin());
+  } else {
+    file_.get(info_var_, {r, static_cast<std::size_t>(x), 0}, {1, 1, P()}, v.data());
+  }
+  return v;
+}
+
+std::vector<int> ClusteredReader::info_column(std::size_t r, int y) const {
+  std::vector<int> v(P());
+  const auto* c = region_info(r, true);
+  for (std::size_t x = 0; x < P(); ++x) v[x] = (*c)[x * P() + static_cast<std::size_t>(y)];
+  return v;
+}
+
+void ClusteredReader::check_offset(std::size_t r, int off) const {
+  const std::size_t len = region_end(r) - starts_[r];
+  if (off < 0 || static_cast<std::size_t>(off) + len > d_)
+    throw FileError(source_, "corrupt clustered file: info offset " + std::to_string(off) + " in region " +
+                                 std::to_string(r) + " points outside data (" + std::to_string(d_) + " values)");
+}
+
+std::vector<double> ClusteredReader::gather(std::size_t r, const std::vector<int>& offs, std::size_t rel0,
+                                            std::size_t cnt) const {
+  std::vector<int> u(offs);
+  std::sort(u.begin(), u.end());
+  u.erase(std::unique(u.begin(), u.end()), u.end());
+  for (const int o : u) check_offset(r, o);
+  std::vector<double> out(offs.size() * cnt);
+  if (u.empty() || cnt == 0) return out;
+  const auto lo = static_cast<std::size_t>(u.front()) + rel0;
+  const auto hi = static_cast<std::size_t>(u.back()) + rel0 + cnt;  // exclusive
+  const std::size_t needed = u.size() * cnt;
+  std::unordered_map<int, std::size_t> where;  // offset -> position of its first value in buf
+  std::vector<double> buf;
+  if (hi - lo <= std::max<std::size_t>(65536, 4 * needed)) {
+    buf.resize(hi - lo);
+    file_.get(data_var_, {lo}, {hi - lo}, buf.data());
+    for (const int o : u) where[o] = static_cast<std::size_t>(o) + rel0 - lo;
+  } else {
+    buf.resize(needed);
+    for (std::size_t q = 0; q < u.size(); ++q) {
+      file_.get(data_var_, {static_cast<std::size_t>(u[q]) + rel0}, {cnt}, buf.data() + q * cnt);
+      where[u[q]] = q * cnt;
+    }
+  }
+  for (std::size_t e = 0; e < offs.size(); ++e) std::copy_n(buf.begin() + static_cast<std::ptrdiff_t>(where[offs[e]]), cnt, out.begin() + static_cast<std::ptrdiff_t>(e * cnt));
+  return out;
+}
+
+Matrix ClusteredReader::matrix(std::size_t k) const {
+  check_index(k);
+  const std::size_t r = region_of(k);
+  const auto& info = *region_info(r, true);
+  return Matrix(ranks(), gather(r, info, k - starts_[r], 1));
+}
+
+std::vector<double> ClusteredReader::row(int sender, std::size_t k0, std::size_t k1) const {
+  check_rank(sender);
+  check_window(k0, k1);
+  std::vector<double> out((k1 - k0) * P());
+  for (std::size_t k = k0; k < k1;) {
+    const std::size_t r = region_of(k);
+    const std::size_t e = std::min(k1, region_end(r));
+    const std::size_t cnt = e - k;
+    const auto vals = gather(r, info_row(r, sender), k - starts_[r], cnt);
+    for (std::size_t y = 0; y < P(); ++y)
+      for (std::size_t t = 0; t < cnt; ++t) out[(k - k0 + t) * P() + y] = vals[y * cnt + t];
+    k = e;
+  }
+  return out;
+}
+
+std::vector<double> ClusteredReader::column(int receiver, std::size_t k0, std::size_t k1) const {
+  check_rank(receiver);
+  check_window(k0, k1);
+  std::vector<double> out((k1 - k0) * P());
+  for (std::size_t k = k0; k < k1;) {
+    const std::size_t r = region_of(k);
+    const std::size_t e = std::min(k1, region_end(r));
+    const std::size_t cnt = e - k;
+    const auto vals = gather(r, info_column(r, receiver), k - starts_[r], cnt);
+    for (std::size_t x = 0; x < P(); ++x)
+      for (std::size_t t = 0; t < cnt; ++t) out[(k - k0 + t) * P() + x] = vals[x * cnt + t];
+    k = e;
+  }
+  return out;
+}
+
+std::vector<double> ClusteredReader::pair(int sender, int receiver) const {
+  check_rank(sender);
+  check_rank(receiver);
+  std::vector<double> out;
+  out.reserve(count());
+  for (std::size_t r = 0; r < starts_.size(); ++r) {
+    const auto vals = gather(r, {info_one(r, sender, receiver)}, 0, region_end(r) - starts_[r]);
+    out.insert(out.end(), vals.begin(), vals.end());
+  }
+  return out;
+}
+
+double ClusteredReader::value(int sender, int receiver, std::size_t k) const {
+  check_rank(sender);
+  check_rank(receiver);
+  check_index(k);
+  const std::size_t r = region_of(k);
+  const int off = info_one(r, sender, receiver);
+  check_offset(r, off);
+  double v = 0;
+  file_.get(data_var_, {static_cast<std::size_t>(off) + (k - starts_[r])}, {1}, &v);
+  return v;
+}
+
+}  // namespace
+
+std::unique_ptr<Dataset> open_clustered(const fs::path& path) { return std::make_unique<ClusteredReader>(path); }
 
 }  // namespace nt

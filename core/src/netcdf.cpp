@@ -366,3 +366,128 @@ Magic sniff(const fs::path& path) {
 }
 
 }  // namespace nt::nc
+
+// ---------------------------------------------------------------------------------------------
+// Classic header walk (NetCDF classic format specification, CDF-1 and CDF-2).
+
+namespace nt::nc {
+namespace {
+
+class HeaderReader {
+ public:
+  HeaderReader(const fs::path& path, bool cdf2) : in_(path, std::ios::binary), path_(path), cdf2_(cdf2) {}
+  std::uint32_t u32() {
+    unsigned char b[4];
+    if (!in_.read(reinterpret_cast<char*>(b), 4)) fail();
+    return (std::uint32_t{b[0]} << 24) | (std::uint32_t{b[1]} << 16) | (std::uint32_t{b[2]} << 8) | b[3];
+  }
+  std::uint64_t offset() {
+    if (!cdf2_) return u32();
+    const std::uint64_t hi = u32();
+    return (hi << 32) | u32();
+  }
+  void skip(std::uint64_t n) {
+    if (n > (1ull << 40)) fail();
+    in_.seekg(static_cast<std::streamoff>(n), std::ios::cur);
+    if (!in_) fail();
+  }
+  void skip_name() { skip(pad4(count())); }
+  std::uint64_t count() {
+    const std::uint32_t n = u32();
+    if (n > (1u << 28)) fail();
+    return n;
+  }
+  static std::uint64_t pad4(std::uint64_t n) { return (n + 3) & ~std::uint64_t{3}; }
+  [[noreturn]] void fail() const { throw FileError(path_, "corrupt or truncated NetCDF header"); }
+  void skip_attributes() {
+    const std::uint32_t tag = u32();
+    const std::uint64_t n = count();
+    if (tag == 0 && n == 0) return;
+    if (tag != 0x0C) fail();
+    for (std::uint64_t a = 0; a < n; ++a) {
+      skip_name();
+      const std::uint32_t type = u32();
+      const std::uint64_t nelems = count();
+      static const int sizes[] = {0, 1, 1, 2, 4, 4, 8};  // byte char short int float double
+      if (type < 1 || type > 6) fail();
+      skip(pad4(nelems * static_cast<std::uint64_t>(sizes[type])));
+    }
+  }
+
+ private:
+  std::ifstream in_;
+  fs::path path_;
+  bool cdf2_;
+};
+
+}  // namespace
+
+std::uint64_t ClassicLayout::complete_records(std::uint64_t file_size) const {
+  if (record_size == 0 || numrecs == 0) return numrecs;
+  if (file_size < records_begin) return 0;
+  return std::min<std::uint64_t>(numrecs, (file_size - records_begin) / record_size);
+}
+
+std::optional<ClassicLayout> classic_layout(const fs::path& path) {
+  const Magic m = sniff(path);
+  if (m != Magic::cdf1 && m != Magic::cdf2) return std::nullopt;
+  HeaderReader h(path, m == Magic::cdf2);
+  ClassicLayout L;
+  (void)h.u32();  // magic
+  L.numrecs = h.u32();
+  if (L.numrecs == 0xFFFFFFFFu) L.numrecs = 0;  // streaming: unknown
+  // Dimensions: remember which one is unlimited (length 0).
+  std::vector<std::uint64_t> dim_len;
+  int unlimited = -1;
+  {
+    const std::uint32_t tag = h.u32();
+    const std::uint64_t n = h.count();
+    if (!(tag == 0 && n == 0)) {
+      if (tag != 0x0A) h.fail();
+      for (std::uint64_t d = 0; d < n; ++d) {
+        h.skip_name();
+        const std::uint64_t len = h.u32();
+        if (len == 0) unlimited = static_cast<int>(d);
+        dim_len.push_back(len);
+      }
+    }
+  }
+  h.skip_attributes();
+  const std::uint32_t tag = h.u32();
+  const std::uint64_t nvars = h.count();
+  if (tag == 0 && nvars == 0) return L;
+  if (tag != 0x0B) h.fail();
+  std::uint64_t first_record_begin = UINT64_MAX;
+  std::uint64_t record_vars = 0, last_record_vsize = 0;
+  for (std::uint64_t v = 0; v < nvars; ++v) {
+    h.skip_name();
+    const std::uint64_t ndims = h.count();
+    bool is_record = false;
+    for (std::uint64_t d = 0; d < ndims; ++d) {
+      const std::uint32_t id = h.u32();
+      if (id >= dim_len.size()) h.fail();
+      if (d == 0 && static_cast<int>(id) == unlimited) is_record = true;
+    }
+    h.skip_attributes();
+    (void)h.u32();  // type
+    const std::uint64_t vsize = h.u32();
+    const std::uint64_t begin = h.offset();
+    if (is_record) {
+      first_record_begin = std::min(first_record_begin, begin);
+      L.record_size += vsize;
+      last_record_vsize = vsize;
+      ++record_vars;
+    } else {
+      L.fixed_end = std::max(L.fixed_end, begin + vsize);
+    }
+  }
+  if (record_vars > 0) {
+    L.records_begin = first_record_begin;
+    // A single record variable is not padded to 4 bytes (the spec's special case); the vsize
+    // stored in the header is already the padded size otherwise.
+    if (record_vars == 1) L.record_size = last_record_vsize;
+  }
+  return L;
+}
+
+}  // namespace nt::nc

@@ -264,16 +264,30 @@ RawReader::RawReader(const fs::path& path) {
     throw FileError(path, "data is " + std::to_string(nx) + " x " + std::to_string(ny) + " but proc_num is " +
                               std::to_string(P));
   if (data.dims.size() == 4) samples_ = static_cast<int>(file_.dim_length(data.dims[3]));
+  std::size_t n_complete = n;
+  if (const auto layout = nc::classic_layout(path)) {
+    // libnetcdf reads bytes missing past the end of a cut file as zeros; check the size instead.
+    // Only the last record may be incomplete (a job killed while writing it): it is dropped.
+    const std::uint64_t size = fs::file_size(path);
+    if (size < layout->fixed_end)
+      throw FileError(path, "truncated: " + std::to_string(size) + " bytes, its header needs " +
+                                std::to_string(layout->fixed_end));
+    const std::uint64_t whole = layout->complete_records(size);
+    if (whole + 1 < layout->numrecs)
+      throw FileError(path, "truncated: holds " + std::to_string(whole) + " complete records of the " +
+                                std::to_string(layout->numrecs) + " its header lists");
+    n_complete = std::min<std::size_t>(n, whole);
+  }
   if (auto lv = file_.find_var("message_length")) {
     const std::size_t nl = file_.dim_length(lv->dims.at(0));
     // A job killed between the two writes of a record can leave one length more than matrices.
-    const std::size_t count = std::min(n, nl);
+    const std::size_t count = std::min(n_complete, nl);
     std::vector<int> lens(count);
     if (count) file_.get(lv->id, {0}, {count}, lens.data());
     lengths_.assign(lens.begin(), lens.end());
   } else {
     if (info_.meta.format_version > 0) throw FileError(path, "variable 'message_length' is missing");
-    for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t k = 0; k < n_complete; ++k)
       lengths_.push_back(static_cast<std::int64_t>(info_.params.begin_length) +
                          static_cast<std::int64_t>(k) * info_.params.step_length);
   }

@@ -28,6 +28,11 @@ struct LoggpData {
   std::vector<int> fit_break;
   // Per pair and size, P*P*S values at [(x*P + y)*S + s].
   std::vector<double> prtt1, prttn, prttd;
+  // Added (optional, empty when a file lacks them), per pair and size like prtt1:
+  //   double delay(x, y, s)   d used for PRTT(n, d, s) at that size (seconds)
+  //   double o_r_s(x, y, s)   measured receive overhead o_r(s)
+  //   double o_s_s(x, y, s)   derived send overhead o_s(s) = (PRTT(n,d,s) - PRTT(1,0,s))/(n-1) - d
+  std::vector<double> delay, orecv, osend;
 };
 
 void write_loggp(const std::filesystem::path& path, const LoggpData& d, bool overwrite);

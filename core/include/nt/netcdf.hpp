@@ -125,4 +125,17 @@ class File {
 enum class Magic { none, cdf1, cdf2, cdf5, hdf5 };
 Magic sniff(const std::filesystem::path& path);
 
+// Layout of a classic (CDF-1/CDF-2) file read from its header, to tell a complete file from one
+// cut short: libnetcdf reads missing bytes past the end of file as zeros without an error.
+struct ClassicLayout {
+  std::uint64_t numrecs = 0;
+  std::uint64_t record_size = 0;     // bytes of one record (all record variables)
+  std::uint64_t records_begin = 0;   // offset of the first record (0 when there are no record vars)
+  std::uint64_t fixed_end = 0;       // end of the last non-record variable
+  // Records wholly present in a file of `file_size` bytes.
+  std::uint64_t complete_records(std::uint64_t file_size) const;
+};
+// nullopt for files that are not CDF-1/CDF-2; throws FileError when the header is corrupt.
+std::optional<ClassicLayout> classic_layout(const std::filesystem::path& path);
+
 }  // namespace nt::nc

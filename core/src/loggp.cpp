@@ -1,0 +1,141 @@
+// The loggp result file (see nt/loggp.hpp): CDF-2, parameters and metadata like the raw files.
+#include "nt/loggp.hpp"
+
+#include <netcdf.h>
+
+#include <limits>
+
+#include "nt/error.hpp"
+#include "nt/netcdf.hpp"
+#include "nt/raw_file.hpp"
+
+namespace nt {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr const char* kMethod =
+    "Hoefler's parametrised round trip PRTT(n,d,s) per pair (netgauge loggp pattern): "
+    "g+G*s = (PRTT(n,0,s)-PRTT(1,0,s))/(n-1) fitted by least squares over s (G >= 0) up to fit_break; "
+    "o_s = (PRTT(n,d,s)-PRTT(1,0,s))/(n-1)-d and o_r (time of a receive whose message has arrived) at the "
+    "smallest size; L = PRTT(1,0,s0)/2 - o_s - o_r - G*s0";
+
+void check_size(const fs::path& path, const char* what, std::size_t have, std::size_t want) {
+  if (have != want)
+    throw Error("internal: write_loggp " + path.string() + ": " + what + " has " + std::to_string(have) +
+                " values, expected " + std::to_string(want));
+}
+}  // namespace
+
+void write_loggp(const fs::path& path, const LoggpData& d, bool overwrite) {
+  const auto P = static_cast<std::size_t>(d.ranks);
+  const std::size_t S = d.sizes.size();
+  if (d.ranks <= 0) throw UsageError("cannot write " + path.string() + ": no ranks");
+  const std::size_t pairs = P * P;
+  for (auto [name, v] : {std::pair{"L", &d.L}, {"o_s", &d.o_s}, {"o_r", &d.o_r}, {"g", &d.g}, {"G", &d.G},
+                         {"residual", &d.residual}})
+    check_size(path, name, v->size(), pairs);
+  check_size(path, "fit_break", d.fit_break.size(), pairs);
+  for (auto [name, v] : {std::pair{"prtt1", &d.prtt1}, {"prttn", &d.prttn}, {"prttd", &d.prttd}})
+    check_size(path, name, v->size(), pairs * S);
+  for (auto [name, v] : {std::pair{"delay", &d.delay}, {"orecv", &d.orecv}, {"osend", &d.osend}})
+    if (!v->empty()) check_size(path, name, v->size(), pairs * S);
+
+  auto f = nc::File::create(path, nc::Kind::cdf2, overwrite);
+  f.set_fill(false);
+  const int x = f.def_dim("x", P), y = f.def_dim("y", P), s = f.def_dim("s", S);
+  FileInfo fi = d.info;
+  fi.params.mode = Mode::loggp;
+  fi.params.proc_num = d.ranks;
+  write_file_info(f, fi);
+  f.put_att(NC_GLOBAL, "prtt_n", d.prtt_n);
+  f.put_att(NC_GLOBAL, "prtt_delay", d.prtt_delay);
+  f.put_att(NC_GLOBAL, "method", std::string(kMethod));
+  struct V {
+    const char* name;
+    const std::vector<double>* v;
+    const char* units;
+    bool per_size;
+  };
+  const std::vector<V> vars = {
+      {"L", &d.L, "s", false},         {"o_s", &d.o_s, "s", false},       {"o_r", &d.o_r, "s", false},
+      {"g", &d.g, "s", false},         {"G", &d.G, "s/byte", false},      {"residual", &d.residual, "1", false},
+      {"prtt1", &d.prtt1, "s", true},  {"prttn", &d.prttn, "s", true},    {"prttd", &d.prttd, "s", true},
+      {"delay", &d.delay, "s", true},  {"o_r_s", &d.orecv, "s", true},    {"o_s_s", &d.osend, "s", true},
+  };
+  std::vector<int> ids;
+  for (const auto& v : vars) {
+    if (v.v->empty() && v.per_size && std::string(v.name) != "prtt1" && std::string(v.name) != "prttn" &&
+        std::string(v.name) != "prttd") {
+      ids.push_back(-1);
+      continue;
+    }
+    const int id = f.def_var(v.name, NC_DOUBLE, v.per_size ? std::vector<int>{x, y, s} : std::vector<int>{x, y});
+    f.put_att(id, "units", std::string(v.units));
+    ids.push_back(id);
+  }
+  const int fb = f.def_var("fit_break", NC_INT, {x, y});
+  f.put_att(fb, "units", std::string("bytes"));
+  f.put_att(fb, "long_name", std::string("first size where the g+G*s fit breaks, -1 none"));
+  const int sz = f.def_var("size", NC_INT, {s});
+  f.put_att(sz, "units", std::string("bytes"));
+  f.enddef();
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    if (ids[i] < 0) continue;
+    if (vars[i].per_size) {
+      if (S) f.put(ids[i], {0, 0, 0}, {P, P, S}, vars[i].v->data());
+    } else {
+      f.put(ids[i], {0, 0}, {P, P}, vars[i].v->data());
+    }
+  }
+  f.put(fb, {0, 0}, {P, P}, d.fit_break.data());
+  std::vector<int> sizes;
+  for (auto v : d.sizes) {
+    if (v < 0 || v > std::numeric_limits<int>::max()) throw Error("loggp size out of range: " + std::to_string(v));
+    sizes.push_back(static_cast<int>(v));
+  }
+  if (S) f.put(sz, {0}, {S}, sizes.data());
+  f.sync();
+  f.close();
+}
+
+LoggpData read_loggp(const fs::path& path) {
+  auto f = nc::File::open(path);
+  LoggpData d;
+  d.info = read_file_info(f);
+  if (d.info.params.mode != Mode::loggp) throw FileError(path, "not a loggp file (test_type is not 10)");
+  const auto P = f.dim("x").length;
+  const auto S = f.dim("s").length;
+  d.ranks = static_cast<int>(P);
+  d.prtt_n = f.get_att_int(NC_GLOBAL, "prtt_n").value_or(0);
+  d.prtt_delay = f.get_att_double(NC_GLOBAL, "prtt_delay").value_or(0.0);
+  auto read2 = [&](const char* name, std::vector<double>& out) {
+    out.resize(P * P);
+    f.get(f.var(name).id, {0, 0}, {P, P}, out.data());
+  };
+  auto read3 = [&](const char* name, std::vector<double>& out, bool optional) {
+    if (optional && !f.find_var(name)) return;
+    out.resize(P * P * S);
+    if (S) f.get(f.var(name).id, {0, 0, 0}, {P, P, S}, out.data());
+  };
+  read2("L", d.L);
+  read2("o_s", d.o_s);
+  read2("o_r", d.o_r);
+  read2("g", d.g);
+  read2("G", d.G);
+  read2("residual", d.residual);
+  d.fit_break.resize(P * P);
+  f.get(f.var("fit_break").id, {0, 0}, {P, P}, d.fit_break.data());
+  std::vector<int> sizes(S);
+  if (S) f.get(f.var("size").id, {0}, {S}, sizes.data());
+  d.sizes.assign(sizes.begin(), sizes.end());
+  read3("prtt1", d.prtt1, false);
+  read3("prttn", d.prttn, false);
+  read3("prttd", d.prttd, false);
+  read3("delay", d.delay, true);
+  read3("o_r_s", d.orecv, true);
+  read3("o_s_s", d.osend, true);
+  return d;
+}
+
+}  // namespace nt

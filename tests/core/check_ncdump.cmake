@@ -1,0 +1,17 @@
+# ncdump -h shows the layout of DESIGN.md section 4.
+execute_process(COMMAND ncdump -h ${FILE} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "ncdump failed (${rc})")
+endif()
+foreach(needle "n = UNLIMITED" "x = 8" "y = 8" "double data(n, x, y)" "int message_length(n)"
+        "int proc_num" "int num_repeates" ":format_version = 1" ":orientation = ")
+  string(FIND "${out}" "${needle}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "ncdump -h output lacks '${needle}':\n${out}")
+  endif()
+endforeach()
+execute_process(COMMAND ncdump -k ${FILE} OUTPUT_VARIABLE kind)
+string(STRIP "${kind}" kind)
+if(NOT kind STREQUAL "64-bit offset")
+  message(FATAL_ERROR "expected a CDF-2 (64-bit offset) file, ncdump -k says '${kind}'")
+endif()

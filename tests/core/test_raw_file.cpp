@@ -1,0 +1,178 @@
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nt/error.hpp"
+#include "nt/hosts.hpp"
+#include "nt/raw_file.hpp"
+#include "test_util.hpp"
+
+using namespace nt;
+
+TEST(RawFile, WriteThenReadRoundTrip) {
+  const auto dir = test::scratch_dir();
+  auto d = test::make_dataset(5, {0, 64, 128});
+  d->mutable_info().meta.command_line = "network_test -t one_to_one";
+  d->mutable_info().meta.seed = 18446744073709551615ull;  // survives as text
+  d->mutable_info().meta.cpus = {0, 1, 0, 1, 0};
+  d->mutable_info().meta.extra["site_note"] = "rack 4";
+  const auto path = dir / "run_median.nc";
+  write_raw(path, *d, false);
+
+  RawReader r(path);
+  EXPECT_EQ(r.format(), "raw");
+  EXPECT_EQ(r.ranks(), 5);
+  EXPECT_EQ(r.lengths(), (std::vector<std::int64_t>{0, 64, 128}));
+  EXPECT_EQ(r.params(), d->params());
+  EXPECT_EQ(r.meta().format_version, kFormatVersion);
+  EXPECT_EQ(r.meta().hosts, d->meta().hosts);
+  EXPECT_EQ(r.meta().command_line, "network_test -t one_to_one");
+  EXPECT_EQ(r.meta().seed, 18446744073709551615ull);
+  EXPECT_EQ(r.meta().cpus, (std::vector<int>{0, 1, 0, 1, 0}));
+  EXPECT_EQ(r.meta().extra.at("site_note"), "rack 4");
+  for (std::size_t k = 0; k < 3; ++k) EXPECT_EQ(r.matrix(k), d->at(k)) << "matrix " << k;
+}
+
+TEST(RawFile, LazyAccessorsAgreeWithMatrices) {
+  const auto dir = test::scratch_dir();
+  auto d = test::make_dataset(4, {0, 10, 20, 30});
+  write_raw(dir / "a_median.nc", *d, false);
+  RawReader r(dir / "a_median.nc");
+  const auto row = r.row(2, 1, 3);
+  const auto col = r.column(3, 0, 4);
+  ASSERT_EQ(row.size(), 8u);
+  ASSERT_EQ(col.size(), 16u);
+  for (std::size_t k = 1; k < 3; ++k)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(row[(k - 1) * 4 + j], d->at(k).at(2, j));
+  for (std::size_t k = 0; k < 4; ++k)
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(col[k * 4 + i], d->at(k).at(i, 3));
+  const auto pr = r.pair(1, 2);
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(pr[k], d->at(k).at(1, 2));
+    EXPECT_EQ(r.value(1, 2, k), d->at(k).at(1, 2));
+  }
+  EXPECT_EQ(r.index_of_length(20), 2);
+  EXPECT_EQ(r.index_of_length(25), -1);
+  EXPECT_THROW(r.matrix(4), Error);
+  EXPECT_THROW(r.row(4, 0, 1), Error);
+  EXPECT_THROW(r.row(0, 2, 5), Error);
+}
+
+TEST(RawFile, RefusesToOverwriteWithoutForce) {
+  const auto dir = test::scratch_dir();
+  auto d = test::make_dataset(2, {0});
+  write_raw(dir / "x_median.nc", *d, false);
+  try {
+    write_raw(dir / "x_median.nc", *d, false);
+    FAIL() << "overwrote without force";
+  } catch (const FileError& e) {
+    EXPECT_NE(std::string(e.what()).find("--force"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(write_raw(dir / "x_median.nc", *d, true));
+}
+
+TEST(RawFile, FileCutShortReadsTheRecordsItHas) {
+  // A sweep of 5 lengths of which the job completed 2 before being killed with SIGKILL.
+  const auto dir = test::scratch_dir();
+  const auto path = dir / "killed_average.nc";
+  auto d = test::make_dataset(3, {0, 100, 200, 300, 400});
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    RawWriter w(path, d->info(), false);
+    w.append(0, d->at(0));
+    w.append(100, d->at(1));
+    raise(SIGKILL);  // no close, no destructor: as a batch system would do it
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  RawReader r(path);
+  EXPECT_EQ(r.params().end_length, 400);  // the sweep asked for more...
+  ASSERT_EQ(r.count(), 2u);               // ...the file holds what completed
+  EXPECT_EQ(r.lengths(), (std::vector<std::int64_t>{0, 100}));
+  EXPECT_EQ(r.matrix(1), d->at(1));
+}
+
+TEST(RawFile, ResumeAppendsAfterLastRecordAndChecksParameters) {
+  const auto dir = test::scratch_dir();
+  const auto path = dir / "r_median.nc";
+  auto d = test::make_dataset(3, {0, 100, 200});
+  {
+    RawWriter w(path, d->info(), false);
+    w.append(0, d->at(0));
+  }
+  {
+    auto w = RawWriter::resume(path, d->info());
+    EXPECT_EQ(w.records(), 1u);
+    w.append(100, d->at(1));
+    w.append(200, d->at(2));
+  }
+  RawReader r(path);
+  ASSERT_EQ(r.count(), 3u);
+  EXPECT_EQ(r.matrix(2), d->at(2));
+  FileInfo other = d->info();
+  other.params.num_repeats = 99;
+  try {
+    RawWriter::resume(path, other);
+    FAIL() << "resumed with different parameters";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("num_repeates"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RawFile, AllSamplesFile) {
+  const auto dir = test::scratch_dir();
+  auto d = test::make_dataset(2, {8});
+  RawWriter w(dir / "s_all.nc", d->info(), false, 3);
+  // (x*P + y)*S + s
+  std::vector<double> v{0, 0, 0, 1, 5, 3, 2, 9, 4, 0, 0, 0};
+  w.append(8, v);
+  w.close();
+  RawReader r(dir / "s_all.nc");
+  EXPECT_EQ(r.samples(), 3);
+  EXPECT_EQ(r.params().statistic, Statistic::all);
+  EXPECT_EQ(r.samples_of(0, 1, 0), (std::vector<double>{1, 5, 3}));
+  EXPECT_DOUBLE_EQ(r.value(0, 1, 0), 3.0);  // the median of the samples
+  EXPECT_DOUBLE_EQ(r.value(1, 0, 0), 4.0);
+}
+
+TEST(RawFile, HostsFromFileBesideWhenNotInside) {
+  const auto dir = test::scratch_dir();
+  auto d = test::make_dataset(2, {0});
+  d->mutable_info().meta.hosts.clear();
+  write_raw(dir / "h_min.nc", *d, false);
+  write_hosts(hosts_path(dir / "h"), {"alpha", "beta"}, false);
+  RawReader r(dir / "h_min.nc");
+  EXPECT_EQ(r.meta().hosts, (std::vector<std::string>{"alpha", "beta"}));
+}
+
+TEST(RawFile, NewerFormatVersionIsRefusedNamingBothVersions) {
+  const auto dir = test::scratch_dir();
+  auto d = test::make_dataset(2, {0});
+  d->mutable_info().meta.format_version = kFormatVersion + 1;
+  write_raw(dir / "future_median.nc", *d, false);
+  try {
+    open_dataset(dir / "future_median.nc");
+    FAIL() << "opened a file from the future";
+  } catch (const FileError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("version " + std::to_string(kFormatVersion + 1)), std::string::npos) << msg;
+    EXPECT_NE(msg.find("version " + std::to_string(kFormatVersion) + ")"), std::string::npos) << msg;
+  }
+}
+
+TEST(RawFile, PartlyWrittenLastRecordIsDropped) {
+  // A job killed while the OS was still writing its last record: the earlier records stay readable.
+  const auto dir = test::scratch_dir();
+  auto d = test::make_dataset(8, {0, 100, 200});
+  write_raw(dir / "p_median.nc", *d, false);
+  const auto size = std::filesystem::file_size(dir / "p_median.nc");
+  std::filesystem::resize_file(dir / "p_median.nc", size - 100);
+  RawReader r(dir / "p_median.nc");
+  ASSERT_EQ(r.count(), 2u);
+  EXPECT_EQ(r.matrix(1), d->at(1));
+}

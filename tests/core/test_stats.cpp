@@ -1,0 +1,75 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "nt/stats.hpp"
+
+using nt::median;
+
+TEST(Stats, MedianOddCount) {
+  const std::vector<double> x{5, 1, 4, 2, 3};
+  EXPECT_DOUBLE_EQ(median(x), 3.0);
+}
+
+TEST(Stats, MedianEvenCountIsMeanOfMiddleTwo) {
+  const std::vector<double> x{4, 1, 3, 2};
+  EXPECT_DOUBLE_EQ(median(x), 2.5);
+  const std::vector<double> y{10, 20};
+  EXPECT_DOUBLE_EQ(median(y), 15.0);
+}
+
+TEST(Stats, MedianSingleAndDuplicates) {
+  EXPECT_DOUBLE_EQ(median(std::vector<double>{7}), 7.0);
+  EXPECT_DOUBLE_EQ(median(std::vector<double>{2, 2, 9, 2}), 2.0);
+}
+
+TEST(Stats, MeanAndSampleStddevByHand) {
+  // 2,4,4,4,5,5,7,9: mean 5, sum of squares 32, sample variance 32/7.
+  const std::vector<double> x{2, 4, 4, 4, 5, 5, 7, 9};
+  EXPECT_DOUBLE_EQ(nt::mean(x), 5.0);
+  EXPECT_NEAR(nt::sample_stddev(x), std::sqrt(32.0 / 7.0), 1e-15);
+  EXPECT_DOUBLE_EQ(nt::sample_stddev(std::vector<double>{3.0}), 0.0);
+}
+
+TEST(Stats, SummaryOdd) {
+  const std::vector<double> x{3e-6, 1e-6, 2e-6};
+  const auto s = nt::summarize(x);
+  EXPECT_EQ(s.count, 3u);
+  EXPECT_DOUBLE_EQ(s.mean, 2e-6);
+  EXPECT_DOUBLE_EQ(s.median, 2e-6);
+  EXPECT_DOUBLE_EQ(s.min, 1e-6);
+  EXPECT_DOUBLE_EQ(s.max, 3e-6);
+  EXPECT_NEAR(s.stddev, 1e-6, 1e-21);  // sqrt((1+0+1)/2) us
+}
+
+TEST(Stats, PercentileInterpolates) {
+  const std::vector<double> x{10, 20, 30, 40, 50};
+  EXPECT_DOUBLE_EQ(nt::percentile(x, 0), 10);
+  EXPECT_DOUBLE_EQ(nt::percentile(x, 100), 50);
+  EXPECT_DOUBLE_EQ(nt::percentile(x, 50), 30);
+  EXPECT_DOUBLE_EQ(nt::percentile(x, 25), 20);
+  EXPECT_DOUBLE_EQ(nt::percentile(x, 90), 46);  // rank 3.6: 40 + 0.6*10
+  const std::vector<double> even{1, 2, 3, 4};
+  EXPECT_DOUBLE_EQ(nt::percentile(even, 50), nt::median(even));
+  EXPECT_THROW(nt::percentile(x, 101), std::invalid_argument);
+}
+
+TEST(Stats, MadIsRobust) {
+  const std::vector<double> x{1, 1, 2, 2, 4, 6, 9};  // median 2, deviations 1,1,0,0,2,4,7
+  EXPECT_DOUBLE_EQ(nt::mad(x), 1.0);
+}
+
+TEST(Stats, EmptyInputThrows) {
+  const std::vector<double> e;
+  EXPECT_THROW(nt::mean(e), std::invalid_argument);
+  EXPECT_THROW(nt::median(e), std::invalid_argument);
+  EXPECT_THROW(nt::summarize(e), std::invalid_argument);
+}
+
+TEST(Stats, MeanKeepsDigitsOfManyNearlyEqualValues) {
+  std::vector<double> x(100000, 1.0 + 1e-12);
+  x.push_back(1.0);
+  EXPECT_NEAR(nt::mean(x), 1.0 + 1e-12 * 100000.0 / 100001.0, 1e-15);
+}
