@@ -1,0 +1,174 @@
+#include "app.hpp"
+
+#include <QApplication>
+#include <QGuiApplication>
+#include <QScreen>
+#include <QTimer>
+#include <QWindow>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "document.hpp"
+#include "main_window.hpp"
+#include "render.hpp"
+#include "nt/cli.hpp"
+#include "nt/error.hpp"
+#include "nt/hosts.hpp"
+
+namespace ntv {
+
+QImage render_image(const RenderOptions& o) {
+  const auto view = view_from_name(o.view);
+  if (!view) throw nt::UsageError(fmt::format("--view: unknown view '{}'", o.view));
+  const auto norm = normalize_from_name(o.normalize);
+  if (!norm) throw nt::UsageError(fmt::format("--normalize: unknown mode '{}'", o.normalize));
+  if (*view == ViewKind::difference && o.compare.empty())
+    throw nt::UsageError("--view difference needs --compare FILE");
+  if (o.size < 0 || o.size > 32768) throw nt::UsageError(fmt::format("--size {} is outside 1..32768", o.size));
+  auto doc = Document::open(o.file);
+  if (!o.compare.empty()) doc->set_compare(o.compare);
+  if (!o.groups.empty()) doc->set_groups(o.groups);
+  ViewSpec s;
+  s.view = *view;
+  s.normalize = *norm;
+  s.k = o.length ? doc->index_of_length(*o.length) : 0;
+  s.rank = o.rank;
+  if (!o.pair.empty()) {
+    s.sender = o.pair[0];
+    s.receiver = o.pair[1];
+  } else {
+    s.sender = 0;
+    s.receiver = doc->ranks() > 1 ? 1 : 0;
+  }
+  if (!o.window.empty()) {
+    const auto [k0, k1] = doc->window_of_lengths(o.window[0], o.window[1]);
+    s.k0 = k0;
+    s.k1 = k1;
+  }
+  s.white = o.white;
+  s.black = o.black;
+  s.log = o.log;
+  if (s.white && s.black && *s.white == *s.black && !o.white.has_value())
+    throw nt::UsageError("--white and --black must differ");
+  if (*view == ViewKind::pair) {
+    const int w = o.size > 0 ? o.size : 800;
+    doc->set_plot_size(w, std::max(120, w * 5 / 8));
+  }
+  const ViewResult r = doc->render(s);
+  ComposeOptions c;
+  c.size = o.size;
+  c.decorate = o.decorate;
+  if (!doc->groups().empty()) c.groups = &doc->groups();
+  return compose(r, c);
+}
+
+namespace {
+
+// Opens the GUI with the files, takes a screenshot of the main window once the first view is
+// drawn (used by the Xvfb test), and quits.
+int run_gui(int argc, char** argv, const std::vector<std::string>& files, const RenderOptions& o,
+            const std::string& screenshot) {
+  QApplication app(argc, argv);
+  QApplication::setApplicationName(QStringLiteral("network_viewer"));
+  QApplication::setDesktopFileName(QStringLiteral("network_viewer"));
+  std::vector<std::unique_ptr<MainWindow>> windows;
+  if (files.empty()) windows.push_back(std::make_unique<MainWindow>());
+  for (const auto& f : files) {
+    auto w = std::make_unique<MainWindow>();
+    w->openFile(QString::fromStdString(f));
+    if (!o.compare.empty()) w->openCompare(QString::fromStdString(o.compare));
+    if (!o.groups.empty()) w->loadGroups(QString::fromStdString(o.groups));
+    windows.push_back(std::move(w));
+  }
+  for (auto& w : windows) w->show();
+  int rc = 0;
+  if (!screenshot.empty()) {
+    MainWindow* w = windows.front().get();
+    auto shoot = [w, &screenshot, &rc] {
+      QTimer::singleShot(400, w, [w, &screenshot, &rc] {
+        QApplication::processEvents();
+        QPixmap pm;
+        if (QScreen* scr = w->screen(); scr && QGuiApplication::platformName() != QLatin1String("offscreen"))
+          pm = scr->grabWindow(w->winId());
+        if (pm.isNull()) pm = w->grab();
+        if (!pm.save(QString::fromStdString(screenshot), "PNG")) {
+          std::fprintf(stderr, "network_viewer: error: cannot write %s\n", screenshot.c_str());
+          rc = 2;
+        }
+        QApplication::quit();
+      });
+    };
+    QObject::connect(w, &MainWindow::viewRendered, w, shoot, Qt::SingleShotConnection);
+    QObject::connect(w, &MainWindow::errorShown, w, [&rc](const QString& m) {
+      std::fprintf(stderr, "network_viewer: error: %s\n", qPrintable(m));
+      rc = 2;
+      QApplication::quit();
+    });
+    QTimer::singleShot(60000, w, [&rc] {
+      std::fprintf(stderr, "network_viewer: error: no view was drawn within 60 s\n");
+      rc = 2;
+      QApplication::quit();
+    });
+  }
+  const int r = app.exec();
+  windows.clear();
+  return rc ? rc : r;
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  return nt::guarded_main("network_viewer", [&]() -> int {
+    CLI::App cli{"network_viewer: grayscale delay matrices, row/column slices, pair plots, deviation maps and "
+                 "differences of network_test result files. Without --render it opens the Qt GUI."};
+    cli.set_version_flag("--version", std::string(nt::version_string()));
+    std::vector<std::string> files;
+    RenderOptions o;
+    std::string out, screenshot;
+    bool force = false;
+    long long length = -1;
+    cli.add_option("files", files, "result files (raw, legacy network_test2, text, clustered)");
+    cli.add_option("--render", out, "write the view to this PNG file without opening a window");
+    cli.add_option("--view", o.view, "matrix|row|column|pair|deviation|difference")
+        ->check(CLI::IsMember({"matrix", "row", "column", "pair", "deviation", "difference"}));
+    auto* lopt = cli.add_option("--length", length, "message length in bytes (a stored one; default: the first)");
+    cli.add_option("--rank", o.rank, "rank of the row/column view");
+    cli.add_option("--pair", o.pair, "sender,receiver of the pair view")->delimiter(',')->expected(2);
+    cli.add_option("--size", o.size, "longest side in pixels (default: one pixel per cell)");
+    cli.add_option("--normalize", o.normalize, "matrix|file|window: where the white/black levels come from")
+        ->check(CLI::IsMember({"matrix", "file", "window"}));
+    cli.add_option("--window", o.window, "A,B: message lengths (bytes) of the window")->delimiter(',')->expected(2);
+    cli.add_option("--white", o.white, "value (seconds) drawn white");
+    cli.add_option("--black", o.black, "value (seconds) drawn black");
+    cli.add_flag("--log", o.log, "logarithmic grey scale (and delay axis of pair plots)");
+    cli.add_flag("--decorate", o.decorate, "add title, axes and legend to the PNG");
+    cli.add_option("--compare", o.compare, "second file of the same shape, for --view difference");
+    cli.add_option("--groups", o.groups, "topology JSON ({\"groups\": [[ranks...], ...]}) drawn as overlays");
+    cli.add_flag("--force", force, "overwrite an existing PNG");
+    cli.add_option("--screenshot", screenshot, "GUI: save a screenshot of the window once drawn, then quit")
+        ->group("");
+    if (const int rc = nt::parse_cli(cli, argc, argv); rc >= 0) return rc;
+    if (lopt->count()) o.length = length;
+    if (!out.empty()) {
+      if (files.size() != 1) throw nt::UsageError("--render needs exactly one input file");
+      if (!o.window.empty() && o.window[0] > o.window[1]) std::swap(o.window[0], o.window[1]);
+      o.file = files.front();
+      nt::check_writable(out, force);
+      // Headless: no display needed, whatever the environment says.
+      qputenv("QT_QPA_PLATFORM", "offscreen");
+      int qargc = 1;
+      char* qargv[] = {argv[0], nullptr};
+      QGuiApplication app(qargc, qargv);
+      const QImage img = render_image(o);
+      if (!img.save(QString::fromStdString(out), "PNG")) throw nt::FileError(out, "cannot write the PNG file");
+      return 0;
+    }
+    return run_gui(argc, argv, files, o, screenshot);
+  });
+}
+
+}  // namespace ntv

@@ -1,0 +1,36 @@
+// The network_viewer program: command line, headless --render, and the GUI start-up.
+#pragma once
+
+#include <QImage>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "view_spec.hpp"
+
+namespace ntv {
+
+struct RenderOptions {
+  std::string file;
+  std::string compare;                 // --compare
+  std::string groups;                  // --groups
+  std::string view = "matrix";
+  std::optional<long long> length;     // bytes; default: the first stored length
+  int rank = 0;
+  std::vector<int> pair;               // {sender, receiver}; default 0,1
+  int size = 0;                        // 0: one pixel per cell (plots: 800 wide)
+  std::string normalize = "matrix";
+  std::vector<long long> window;       // {a, b} bytes
+  std::optional<double> white, black;  // seconds
+  bool log = false;
+  bool decorate = false;
+};
+
+// Renders the image --render writes (throws nt::Error for every user error).
+QImage render_image(const RenderOptions& o);
+
+// main(): parses the command line, renders headless or starts the GUI.
+int run(int argc, char** argv);
+
+}  // namespace ntv

@@ -1,0 +1,84 @@
+// A document: one opened result file, plus what the views need beside it (the `_deviation.nc`
+// file next to it, a file to compare with, topology groups). Everything is read lazily through
+// nt::Dataset; per-matrix value ranges are cached so that file- and window-wide normalisation
+// read each matrix once. Not thread-safe: the GUI uses it from its worker thread only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "nt/dataset.hpp"
+#include "render.hpp"
+#include "view_spec.hpp"
+
+namespace ntv {
+
+// Thrown by Document::render when Progress::cancelled() returned true.
+struct Cancelled {};
+
+struct Progress {
+  std::function<void(std::size_t done, std::size_t total)> report;
+  std::function<bool()> cancelled;
+};
+
+// Reads {"groups": [[ranks...], ...]} (network_analyze report --json). Throws nt::FileError.
+std::vector<std::vector<int>> read_groups(const std::filesystem::path& path, int ranks);
+
+class Document {
+ public:
+  // Opens any file nt::open_dataset knows; throws nt::Error with a clear message.
+  static std::unique_ptr<Document> open(const std::filesystem::path& path);
+
+  const nt::Dataset& data() const { return *data_; }
+  int ranks() const { return data_->ranks(); }
+  std::size_t count() const { return data_->count(); }
+  const std::vector<std::int64_t>& lengths() const { return data_->lengths(); }
+  DocumentInfo info() const;
+
+  // The deviation dataset: the file itself when it is a deviation file, else the
+  // `<prefix>_deviation.nc` beside it; nullptr when there is none.
+  const nt::Dataset* deviation();
+  const nt::Dataset* compare() const { return cmp_.get(); }
+  // Opens a file of the same shape (ranks and lengths) for the difference view.
+  void set_compare(const std::filesystem::path& path);
+  void set_groups(const std::filesystem::path& json);
+  void set_groups(std::vector<std::vector<int>> g) { groups_ = std::move(g); }
+  const std::vector<std::vector<int>>& groups() const { return groups_; }
+
+  // Matrix index of a stored length; UsageError listing the stored lengths otherwise.
+  std::size_t index_of_length(std::int64_t bytes) const;
+  // Matrix indices [k0, k1) of the stored lengths within [a, b]; UsageError when none.
+  std::pair<std::size_t, std::size_t> window_of_lengths(std::int64_t a, std::int64_t b) const;
+
+  // Renders a view (throws nt::UsageError for impossible specs, nt::Error for read failures,
+  // Cancelled when progress.cancelled() turns true during a file/window scan).
+  ViewResult render(const ViewSpec& spec, const Progress& progress = {});
+  // Plot size used for pair views.
+  void set_plot_size(int w, int h) { plot_w_ = w; plot_h_ = h; }
+
+ private:
+  enum class Source { primary, deviation, difference };
+  Document() = default;
+  std::vector<double> matrix_values(Source s, std::size_t k);
+  Range matrix_range(Source s, std::size_t k);
+  Range scan(Source s, std::size_t k0, std::size_t k1, const Progress& progress);
+  QString title_for(const ViewSpec& spec) const;
+
+  std::unique_ptr<nt::Dataset> data_;
+  std::unique_ptr<nt::Dataset> dev_;
+  std::unique_ptr<nt::Dataset> cmp_;
+  std::filesystem::path path_, dev_path_, cmp_path_;
+  bool dev_is_self_ = false, dev_tried_ = false;
+  std::vector<std::vector<int>> groups_;
+  std::map<Source, std::vector<std::optional<Range>>> cache_;
+  int plot_w_ = 800, plot_h_ = 500;
+};
+
+}  // namespace ntv

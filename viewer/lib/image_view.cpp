@@ -1,0 +1,133 @@
+#include "image_view.hpp"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+#include "render.hpp"
+
+namespace ntv {
+
+ImageView::ImageView(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+  setMinimumSize(200, 200);
+}
+
+void ImageView::setResult(const ViewResult& r, bool keepZoom) {
+  const bool same = hasResult() && r.cells.size() == result_.cells.size() && r.plot == result_.plot;
+  result_ = r;
+  pixmap_ = QPixmap::fromImage(r.cells);
+  if (!(keepZoom && same) || fitted_) fit();
+  update();
+}
+
+void ImageView::setGroups(const std::vector<std::vector<int>>& groups) {
+  groups_ = groups;
+  update();
+}
+
+void ImageView::setShowGroups(bool on) {
+  showGroups_ = on;
+  update();
+}
+
+QRectF ImageView::imageRect() const {
+  return {offset_, QSizeF(pixmap_.width() * zoom_, pixmap_.height() * zoom_)};
+}
+
+void ImageView::fit() {
+  if (pixmap_.isNull()) return;
+  const double m = 8;
+  const double z = std::min((width() - 2 * m) / pixmap_.width(), (height() - 2 * m) / pixmap_.height());
+  // Whole screen pixels per cell when cells are larger than a pixel, so that cells stay even;
+  // plots are never enlarged.
+  zoom_ = result_.plot ? std::min(1.0, z) : (z >= 1.0 ? std::floor(z) : z);
+  if (zoom_ <= 0) zoom_ = 1e-3;
+  offset_ = QPointF((width() - pixmap_.width() * zoom_) / 2, (height() - pixmap_.height() * zoom_) / 2);
+  fitted_ = true;
+  emit zoomChanged(zoom_);
+  update();
+}
+
+void ImageView::zoomBy(double factor, const QPointF& anchor) {
+  if (pixmap_.isNull()) return;
+  const double nz = std::clamp(zoom_ * factor, 1e-3, 256.0);
+  // Keep the image point under `anchor` where it is.
+  const QPointF img = (anchor - offset_) / zoom_;
+  zoom_ = nz;
+  offset_ = anchor - img * zoom_;
+  fitted_ = false;
+  emit zoomChanged(zoom_);
+  update();
+}
+
+void ImageView::zoomIn() { zoomBy(1.5, rect().center()); }
+void ImageView::zoomOut() { zoomBy(1 / 1.5, rect().center()); }
+
+QPoint ImageView::cellAt(const QPointF& pos) const {
+  if (!hasResult() || result_.plot) return {-1, -1};
+  const QPointF p = (pos - offset_) / zoom_;
+  const int col = static_cast<int>(std::floor(p.x() * result_.cols / pixmap_.width()));
+  const int row = static_cast<int>(std::floor(p.y() * result_.rows / pixmap_.height()));
+  if (col < 0 || row < 0 || col >= result_.cols || row >= result_.rows) return {-1, -1};
+  return {col, row};
+}
+
+void ImageView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.fillRect(rect(), palette().color(QPalette::Mid));
+  if (pixmap_.isNull()) {
+    p.setPen(palette().color(QPalette::Text));
+    p.drawText(rect(), Qt::AlignCenter, tr("Open a result file (File > Open)"));
+    return;
+  }
+  p.setRenderHint(QPainter::SmoothPixmapTransform, result_.plot && zoom_ < 1.0);
+  const QRectF target = imageRect();
+  p.drawPixmap(target, pixmap_, QRectF(pixmap_.rect()));
+  if (showGroups_ && !groups_.empty() && !result_.plot && result_.diag_col == ViewResult::kDiagIsRow)
+    paint_groups(p, target, result_.rows, result_.cols, groups_);
+}
+
+void ImageView::wheelEvent(QWheelEvent* e) {
+  const double steps = e->angleDelta().y() / 120.0;
+  if (steps != 0) zoomBy(std::pow(1.25, steps), e->position());
+  e->accept();
+}
+
+void ImageView::mousePressEvent(QMouseEvent* e) {
+  if (e->button() == Qt::LeftButton || e->button() == Qt::MiddleButton) {
+    dragging_ = true;
+    dragStart_ = e->position();
+    offsetStart_ = offset_;
+    setCursor(Qt::ClosedHandCursor);
+  }
+}
+
+void ImageView::mouseMoveEvent(QMouseEvent* e) {
+  if (dragging_) {
+    offset_ = offsetStart_ + (e->position() - dragStart_);
+    fitted_ = false;
+    update();
+  }
+  const QPoint c = cellAt(e->position());
+  if (c.x() >= 0) emit cellHovered(c.y(), c.x());
+  else emit hoverLeft();
+}
+
+void ImageView::mouseReleaseEvent(QMouseEvent*) {
+  dragging_ = false;
+  unsetCursor();
+}
+
+void ImageView::leaveEvent(QEvent*) { emit hoverLeft(); }
+
+void ImageView::resizeEvent(QResizeEvent*) {
+  if (fitted_) fit();
+}
+
+}  // namespace ntv

@@ -1,0 +1,63 @@
+// Shows a ViewResult: the cell image scaled without smoothing, with zoom (wheel, keys), pan
+// (drag) and hover (cellHovered). It only draws and emits signals; it never reads files.
+#pragma once
+
+#include <QPixmap>
+#include <QPointF>
+#include <QWidget>
+
+#include <vector>
+
+#include "view_spec.hpp"
+
+namespace ntv {
+
+class ImageView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ImageView(QWidget* parent = nullptr);
+  // keepZoom: keep zoom and pan when the new result has the same grid (moving the slider).
+  void setResult(const ViewResult& r, bool keepZoom);
+  void setGroups(const std::vector<std::vector<int>>& groups);
+  void setShowGroups(bool on);
+  const ViewResult& result() const { return result_; }
+  bool hasResult() const { return !result_.cells.isNull(); }
+  double zoom() const { return zoom_; }
+  // Cell under a widget position, or (-1, -1).
+  QPoint cellAt(const QPointF& pos) const;
+
+ public slots:
+  void zoomIn();
+  void zoomOut();
+  void fit();
+  void zoomBy(double factor, const QPointF& anchor);
+
+ signals:
+  void cellHovered(int row, int col);
+  void hoverLeft();
+  void zoomChanged(double zoom);
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+  void wheelEvent(QWheelEvent*) override;
+  void mousePressEvent(QMouseEvent*) override;
+  void mouseMoveEvent(QMouseEvent*) override;
+  void mouseReleaseEvent(QMouseEvent*) override;
+  void leaveEvent(QEvent*) override;
+  void resizeEvent(QResizeEvent*) override;
+  QSize sizeHint() const override { return {640, 640}; }
+
+ private:
+  QRectF imageRect() const;
+  ViewResult result_;
+  QPixmap pixmap_;
+  std::vector<std::vector<int>> groups_;
+  bool showGroups_ = true;
+  double zoom_ = 1.0;       // screen pixels per image pixel
+  QPointF offset_;          // widget position of the image's top-left corner
+  bool fitted_ = false;     // zoom follows the widget size until the user zooms or pans
+  bool dragging_ = false;
+  QPointF dragStart_, offsetStart_;
+};
+
+}  // namespace ntv

@@ -1,0 +1,432 @@
+#include "main_window.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenuBar>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "image_view.hpp"
+#include "models.hpp"
+#include "render.hpp"
+#include "session.hpp"
+#include "nt/units.hpp"
+
+namespace ntv {
+
+// ---- LengthSpinBox ----
+void LengthSpinBox::setLengths(const std::vector<std::int64_t>& lengths) {
+  lengths_ = lengths;
+  setRange(0, std::max(0, static_cast<int>(lengths_.size()) - 1));
+  setSuffix(QStringLiteral(" B"));
+}
+
+QString LengthSpinBox::textFromValue(int value) const {
+  if (value >= 0 && static_cast<std::size_t>(value) < lengths_.size())
+    return QString::number(lengths_[static_cast<std::size_t>(value)]);
+  return QString::number(value);
+}
+
+int LengthSpinBox::valueFromText(const QString& text) const {
+  bool ok = false;
+  const qint64 v = text.trimmed().toLongLong(&ok);
+  if (!ok || lengths_.empty()) return value();
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < lengths_.size(); ++k)
+    if (std::llabs(lengths_[k] - v) < std::llabs(lengths_[best] - v)) best = k;
+  return static_cast<int>(best);
+}
+
+QValidator::State LengthSpinBox::validate(QString& text, int&) const {
+  QString t = text;
+  if (t.endsWith(suffix())) t.chop(suffix().size());
+  t = t.trimmed();
+  if (t.isEmpty()) return QValidator::Intermediate;
+  for (QChar c : t)
+    if (!c.isDigit()) return QValidator::Invalid;
+  return QValidator::Acceptable;
+}
+
+// ---- MainWindow ----
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  session_ = new Session(this);
+  info_ = new InfoModel(this);
+  hosts_ = new HostsModel(this);
+  buildUi();
+  connect(session_, &Session::opened, this, &MainWindow::onOpened);
+  connect(session_, &Session::changed, this, &MainWindow::onChanged);
+  connect(session_, &Session::rendered, this, &MainWindow::onRendered);
+  connect(session_, &Session::failed, this, &MainWindow::onFailed);
+  connect(session_, &Session::busyChanged, this, &MainWindow::onBusy);
+  connect(session_, &Session::progress, this, &MainWindow::onProgress);
+  connect(session_, &Session::cancelled, this, [this] { statusBar()->showMessage(tr("Cancelled"), 3000); });
+  updateEnabled();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildUi() {
+  setWindowTitle(QStringLiteral("network_viewer"));
+  setWindowIcon(QIcon::fromTheme(QStringLiteral("network_viewer")));
+  view_ = new ImageView;
+  errorLabel_ = new QLabel;
+  errorLabel_->setObjectName(QStringLiteral("errorLabel"));
+  errorLabel_->setStyleSheet(QStringLiteral("QLabel { background: #fbe3e4; color: #8a1f11; padding: 4px; }"));
+  errorLabel_->setWordWrap(true);
+  errorLabel_->hide();
+  auto* central = new QWidget;
+  auto* cl = new QVBoxLayout(central);
+  cl->setContentsMargins(0, 0, 0, 0);
+  cl->addWidget(errorLabel_);
+  cl->addWidget(view_, 1);
+  setCentralWidget(central);
+
+  // Menus and toolbar.
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::openDialog);
+  file->addAction(tr("&Compare with..."), this, &MainWindow::compareDialog);
+  file->addAction(tr("Load topology &groups..."), this, &MainWindow::groupsDialog);
+  file->addAction(tr("&Export view as PNG..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportDialog);
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+  QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+  viewMenu->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, view_, &ImageView::zoomIn);
+  viewMenu->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, view_, &ImageView::zoomOut);
+  viewMenu->addAction(tr("&Fit"), QKeySequence(tr("Ctrl+0")), view_, &ImageView::fit);
+
+  // Controls.
+  auto* controls = new QWidget;
+  auto* form = new QFormLayout(controls);
+  viewBox_ = new QComboBox;
+  viewBox_->setObjectName(QStringLiteral("viewBox"));
+  for (ViewKind v : {ViewKind::matrix, ViewKind::row, ViewKind::column, ViewKind::pair, ViewKind::deviation,
+                     ViewKind::difference})
+    viewBox_->addItem(QString::fromLatin1(view_name(v).data()), static_cast<int>(v));
+  form->addRow(tr("View"), viewBox_);
+  lengthSlider_ = new QSlider(Qt::Horizontal);
+  lengthSlider_->setObjectName(QStringLiteral("lengthSlider"));
+  lengthSpin_ = new LengthSpinBox;
+  lengthSpin_->setObjectName(QStringLiteral("lengthSpin"));
+  auto* lrow = new QHBoxLayout;
+  lrow->addWidget(lengthSlider_, 1);
+  lrow->addWidget(lengthSpin_);
+  form->addRow(tr("Length"), lrow);
+  rankSpin_ = new QSpinBox;
+  rankSpin_->setObjectName(QStringLiteral("rankSpin"));
+  form->addRow(tr("Rank"), rankSpin_);
+  senderSpin_ = new QSpinBox;
+  receiverSpin_ = new QSpinBox;
+  auto* prow = new QHBoxLayout;
+  prow->addWidget(senderSpin_);
+  prow->addWidget(new QLabel(QStringLiteral("->")));
+  prow->addWidget(receiverSpin_);
+  form->addRow(tr("Pair"), prow);
+  normBox_ = new QComboBox;
+  normBox_->setObjectName(QStringLiteral("normBox"));
+  for (Normalize n : {Normalize::matrix, Normalize::file, Normalize::window})
+    normBox_->addItem(QString::fromLatin1(normalize_name(n).data()), static_cast<int>(n));
+  form->addRow(tr("Normalise"), normBox_);
+  winFrom_ = new LengthSpinBox;
+  winTo_ = new LengthSpinBox;
+  auto* wrow = new QHBoxLayout;
+  wrow->addWidget(winFrom_);
+  wrow->addWidget(new QLabel(QStringLiteral("..")));
+  wrow->addWidget(winTo_);
+  form->addRow(tr("Window"), wrow);
+  auto levelRow = [&](QCheckBox*& set, QDoubleSpinBox*& spin, const QString& name) {
+    set = new QCheckBox(tr("fix"));
+    spin = new QDoubleSpinBox;
+    spin->setDecimals(4);
+    spin->setRange(-1e9, 1e9);
+    spin->setSuffix(QStringLiteral(" µs"));
+    spin->setEnabled(false);
+    auto* row = new QHBoxLayout;
+    row->addWidget(set);
+    row->addWidget(spin, 1);
+    form->addRow(name, row);
+    connect(set, &QCheckBox::toggled, spin, &QWidget::setEnabled);
+    connect(set, &QCheckBox::toggled, this, &MainWindow::requestView);
+    connect(spin, &QDoubleSpinBox::valueChanged, this, [this, set] {
+      if (set->isChecked()) requestView();
+    });
+  };
+  levelRow(whiteSet_, whiteSpin_, tr("White"));
+  levelRow(blackSet_, blackSpin_, tr("Black"));
+  logBox_ = new QCheckBox(tr("log scale"));
+  groupsBox_ = new QCheckBox(tr("group overlay"));
+  groupsBox_->setChecked(true);
+  form->addRow(QString(), logBox_);
+  form->addRow(QString(), groupsBox_);
+
+  auto* controlsDock = new QDockWidget(tr("Controls"), this);
+  controlsDock->setObjectName(QStringLiteral("controlsDock"));
+  controlsDock->setWidget(controls);
+  addDockWidget(Qt::LeftDockWidgetArea, controlsDock);
+
+  auto* tabs = new QTabWidget;
+  auto makeTable = [](QAbstractItemModel* m) {
+    auto* t = new QTableView;
+    t->setModel(m);
+    t->verticalHeader()->hide();
+    t->horizontalHeader()->setStretchLastSection(true);
+    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    t->setAlternatingRowColors(true);
+    return t;
+  };
+  auto* infoTable = makeTable(info_);
+  infoTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  tabs->addTab(infoTable, tr("Parameters"));
+  tabs->addTab(makeTable(hosts_), tr("Hosts"));
+  auto* infoDock = new QDockWidget(tr("File"), this);
+  infoDock->setObjectName(QStringLiteral("infoDock"));
+  infoDock->setWidget(tabs);
+  addDockWidget(Qt::LeftDockWidgetArea, infoDock);
+
+  hoverLabel_ = new QLabel;
+  hoverLabel_->setObjectName(QStringLiteral("hoverLabel"));
+  progress_ = new QProgressBar;
+  progress_->setMaximumWidth(180);
+  progress_->hide();
+  cancel_ = new QPushButton(tr("Cancel"));
+  cancel_->hide();
+  statusBar()->addWidget(hoverLabel_, 1);
+  statusBar()->addPermanentWidget(progress_);
+  statusBar()->addPermanentWidget(cancel_);
+  connect(cancel_, &QPushButton::clicked, session_, &Session::cancel);
+
+  // Every control change asks the worker for a new view.
+  connect(viewBox_, &QComboBox::currentIndexChanged, this, [this] {
+    updateEnabled();
+    requestView();
+  });
+  connect(lengthSlider_, &QSlider::valueChanged, lengthSpin_, &QSpinBox::setValue);
+  connect(lengthSpin_, &QSpinBox::valueChanged, lengthSlider_, &QSlider::setValue);
+  connect(lengthSpin_, &QSpinBox::valueChanged, this, &MainWindow::requestView);
+  for (QSpinBox* s : {static_cast<QSpinBox*>(rankSpin_), senderSpin_, receiverSpin_,
+                      static_cast<QSpinBox*>(winFrom_), static_cast<QSpinBox*>(winTo_)})
+    connect(s, &QSpinBox::valueChanged, this, &MainWindow::requestView);
+  connect(normBox_, &QComboBox::currentIndexChanged, this, [this] {
+    updateEnabled();
+    requestView();
+  });
+  connect(logBox_, &QCheckBox::toggled, this, &MainWindow::requestView);
+  connect(groupsBox_, &QCheckBox::toggled, view_, &ImageView::setShowGroups);
+  connect(view_, &ImageView::cellHovered, this, [this](int r, int c) { hoverLabel_->setText(hoverText(r, c)); });
+  connect(view_, &ImageView::hoverLeft, hoverLabel_, &QLabel::clear);
+  resize(1200, 800);
+}
+
+void MainWindow::updateEnabled() {
+  const auto v = static_cast<ViewKind>(viewBox_->currentData().toInt());
+  const bool atLength = v == ViewKind::matrix || v == ViewKind::deviation || v == ViewKind::difference;
+  const bool slice = v == ViewKind::row || v == ViewKind::column;
+  lengthSlider_->setEnabled(haveDoc_ && atLength);
+  lengthSpin_->setEnabled(haveDoc_ && atLength);
+  rankSpin_->setEnabled(haveDoc_ && slice);
+  senderSpin_->setEnabled(haveDoc_ && v == ViewKind::pair);
+  receiverSpin_->setEnabled(haveDoc_ && v == ViewKind::pair);
+  const bool window = slice || v == ViewKind::pair ||
+                      static_cast<Normalize>(normBox_->currentData().toInt()) == Normalize::window;
+  winFrom_->setEnabled(haveDoc_ && window);
+  winTo_->setEnabled(haveDoc_ && window);
+}
+
+ViewSpec MainWindow::currentSpec() const {
+  ViewSpec s;
+  s.view = static_cast<ViewKind>(viewBox_->currentData().toInt());
+  s.k = static_cast<std::size_t>(std::max(0, lengthSpin_->value()));
+  s.rank = rankSpin_->value();
+  s.sender = senderSpin_->value();
+  s.receiver = receiverSpin_->value();
+  s.normalize = static_cast<Normalize>(normBox_->currentData().toInt());
+  const int a = std::min(winFrom_->value(), winTo_->value()), b = std::max(winFrom_->value(), winTo_->value());
+  s.k0 = static_cast<std::size_t>(std::max(0, a));
+  s.k1 = static_cast<std::size_t>(std::max(0, b) + 1);
+  if (whiteSet_->isChecked()) s.white = whiteSpin_->value() * 1e-6;
+  if (blackSet_->isChecked()) s.black = blackSpin_->value() * 1e-6;
+  s.log = logBox_->isChecked();
+  return s;
+}
+
+void MainWindow::requestView() {
+  if (!haveDoc_ || rebuilding_) return;
+  session_->request(currentSpec());
+}
+
+void MainWindow::setView(ViewKind v) { viewBox_->setCurrentIndex(viewBox_->findData(static_cast<int>(v))); }
+void MainWindow::setLengthIndex(int k) { lengthSpin_->setValue(k); }
+void MainWindow::setNormalize(Normalize n) { normBox_->setCurrentIndex(normBox_->findData(static_cast<int>(n))); }
+void MainWindow::setRank(int r) { rankSpin_->setValue(r); }
+void MainWindow::setPair(int s, int r) {
+  rebuilding_ = true;
+  senderSpin_->setValue(s);
+  rebuilding_ = false;
+  receiverSpin_->setValue(r);
+}
+void MainWindow::setLog(bool on) { logBox_->setChecked(on); }
+
+void MainWindow::openFile(const QString& path) {
+  statusBar()->showMessage(tr("Opening %1 ...").arg(path));
+  session_->open(path);
+}
+void MainWindow::openCompare(const QString& path) { session_->openCompare(path); }
+void MainWindow::loadGroups(const QString& path) { session_->loadGroups(path); }
+
+void MainWindow::onOpened(const DocumentInfo& info) {
+  doc_ = info;
+  haveDoc_ = true;
+  lastError_.clear();
+  errorLabel_->hide();
+  info_->setDocument(info);
+  hosts_->setDocument(info);
+  view_->setGroups(info.groups);
+  rebuilding_ = true;
+  const int P = info.info.params.proc_num;
+  const int n = static_cast<int>(info.lengths.size());
+  lengthSpin_->setLengths(info.lengths);
+  winFrom_->setLengths(info.lengths);
+  winTo_->setLengths(info.lengths);
+  lengthSlider_->setRange(0, std::max(0, n - 1));
+  lengthSlider_->setValue(0);
+  lengthSpin_->setValue(0);
+  winFrom_->setValue(0);
+  winTo_->setValue(std::max(0, n - 1));
+  for (QSpinBox* s : {rankSpin_, senderSpin_, receiverSpin_}) s->setRange(0, std::max(0, P - 1));
+  senderSpin_->setValue(0);
+  receiverSpin_->setValue(P > 1 ? 1 : 0);
+  rankSpin_->setValue(0);
+  rebuilding_ = false;
+  setWindowTitle(QStringLiteral("%1 - network_viewer").arg(QFileInfo(info.path).fileName()));
+  statusBar()->showMessage(tr("%1: %2 ranks, %3 message lengths (%4)").arg(info.path).arg(P).arg(n).arg(info.format), 5000);
+  updateEnabled();
+  emit documentOpened();
+  requestView();
+}
+
+void MainWindow::onChanged(const DocumentInfo& info) {
+  doc_ = info;
+  info_->setDocument(info);
+  view_->setGroups(info.groups);
+  requestView();
+}
+
+void MainWindow::onRendered(const ViewResult& r) {
+  view_->setResult(r, true);
+  // Show the levels in use unless the user fixed them.
+  for (auto [set, spin, v] : {std::tuple{whiteSet_, whiteSpin_, r.levels.white},
+                              std::tuple{blackSet_, blackSpin_, r.levels.black}}) {
+    if (!set->isChecked() && !r.plot) {
+      const QSignalBlocker b(spin);
+      spin->setValue(v * 1e6);
+    }
+  }
+  emit viewRendered();
+}
+
+void MainWindow::onFailed(const QString& message) {
+  lastError_ = message;
+  errorLabel_->setText(message);
+  errorLabel_->show();
+  statusBar()->showMessage(message, 10000);
+  emit errorShown(message);
+}
+
+void MainWindow::onBusy(bool busy) {
+  progress_->setVisible(busy);
+  cancel_->setVisible(busy);
+  if (busy) {
+    progress_->setRange(0, 0);
+  }
+}
+
+void MainWindow::onProgress(int done, int total) {
+  progress_->setRange(0, total);
+  progress_->setValue(done);
+}
+
+QString MainWindow::rankName(int r) const {
+  const QString h = hosts_->host(r);
+  return h.isEmpty() ? QString::number(r) : QStringLiteral("%1 (%2)").arg(r).arg(h);
+}
+
+QString MainWindow::hoverText(int row, int col) const {
+  const ViewResult& r = view_->result();
+  if (!r.values || r.plot || row < 0 || col < 0 || row >= r.rows || col >= r.cols) return {};
+  const double v = (*r.values)[static_cast<std::size_t>(row) * static_cast<std::size_t>(r.cols) +
+                               static_cast<std::size_t>(col)];
+  int sender = row, receiver = col;
+  std::int64_t len = 0;
+  if (r.spec.view == ViewKind::row || r.spec.view == ViewKind::column) {
+    len = r.row_lengths[static_cast<std::size_t>(row)];
+    sender = r.spec.view == ViewKind::row ? r.spec.rank : col;
+    receiver = r.spec.view == ViewKind::row ? col : r.spec.rank;
+  } else if (r.spec.k < doc_.lengths.size()) {
+    len = doc_.lengths[r.spec.k];
+  }
+  QString value = std::isnan(v) ? QStringLiteral("no value")
+                  : v < 0 ? QStringLiteral("-") + QString::fromStdString(nt::format_seconds(-v))
+                          : QString::fromStdString(nt::format_seconds(v));
+  if (r.spec.view == ViewKind::deviation) value = QStringLiteral("deviation ") + value;
+  if (r.spec.view == ViewKind::difference) value = QStringLiteral("difference ") + value;
+  return QStringLiteral("sender %1 -> receiver %2 at %3: %4")
+      .arg(rankName(sender), rankName(receiver), QString::fromStdString(nt::format_bytes(len)), value);
+}
+
+bool MainWindow::exportPng(const QString& path) {
+  if (!view_->hasResult()) return false;
+  ComposeOptions o;
+  o.decorate = true;
+  if (groupsBox_->isChecked()) o.groups = &doc_.groups;
+  const QImage img = compose(view_->result(), o);
+  if (!img.save(path, "PNG")) {
+    onFailed(tr("%1: cannot write the PNG file").arg(path));
+    return false;
+  }
+  statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+  return true;
+}
+
+void MainWindow::openDialog() {
+  const QString f = QFileDialog::getOpenFileName(this, tr("Open result file"), QString(),
+                                                 tr("Results (*.nc *.txt *.dat);;All files (*)"));
+  if (!f.isEmpty()) openFile(f);
+}
+void MainWindow::compareDialog() {
+  const QString f = QFileDialog::getOpenFileName(this, tr("Compare with"), QString(),
+                                                 tr("Results (*.nc *.txt *.dat);;All files (*)"));
+  if (!f.isEmpty()) {
+    openCompare(f);
+    setView(ViewKind::difference);
+  }
+}
+void MainWindow::groupsDialog() {
+  const QString f = QFileDialog::getOpenFileName(this, tr("Topology groups"), QString(), tr("JSON (*.json)"));
+  if (!f.isEmpty()) loadGroups(f);
+}
+void MainWindow::exportDialog() {
+  const QString f = QFileDialog::getSaveFileName(this, tr("Export view"), QStringLiteral("view.png"), tr("PNG (*.png)"));
+  if (!f.isEmpty()) exportPng(f);
+}
+
+}  // namespace ntv

@@ -1,0 +1,129 @@
+// The main window: controls that build a ViewSpec, an ImageView that shows the worker's result,
+// dock widgets with the file's parameters and hosts. It connects signals and nothing more: all
+// reading and rendering happens in the Session's worker thread.
+#pragma once
+
+#include <QMainWindow>
+#include <QSpinBox>
+
+#include <cstdint>
+#include <vector>
+
+#include "view_spec.hpp"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+class QTableView;
+
+namespace ntv {
+
+class HostsModel;
+class ImageView;
+class InfoModel;
+class Session;
+
+// A spin box over the stored message lengths: its value is the matrix index, its text the
+// length in bytes; typing a length selects the nearest stored one.
+class LengthSpinBox : public QSpinBox {
+  Q_OBJECT
+ public:
+  using QSpinBox::QSpinBox;
+  void setLengths(const std::vector<std::int64_t>& lengths);
+
+ protected:
+  QString textFromValue(int value) const override;
+  int valueFromText(const QString& text) const override;
+  QValidator::State validate(QString& text, int& pos) const override;
+
+ private:
+  std::vector<std::int64_t> lengths_;
+};
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  void openFile(const QString& path);
+  void openCompare(const QString& path);
+  void loadGroups(const QString& path);
+  // Saves the current view, decorated (title, axes, legend, overlays), as PNG.
+  bool exportPng(const QString& path);
+
+  ViewSpec currentSpec() const;
+  void setView(ViewKind v);
+  void setLengthIndex(int k);
+  void setNormalize(Normalize n);
+  void setRank(int r);
+  void setPair(int sender, int receiver);
+  void setLog(bool on);
+
+  ImageView* view() const { return view_; }
+  InfoModel* infoModel() const { return info_; }
+  HostsModel* hostsModel() const { return hosts_; }
+  Session* session() const { return session_; }
+  QString lastError() const { return lastError_; }
+  const DocumentInfo& document() const { return doc_; }
+  // The status-bar text for a hovered cell of the current result.
+  QString hoverText(int row, int col) const;
+
+ signals:
+  void documentOpened();
+  void viewRendered();
+  void errorShown(const QString& message);
+
+ private slots:
+  void onOpened(const ntv::DocumentInfo& info);
+  void onChanged(const ntv::DocumentInfo& info);
+  void onRendered(const ntv::ViewResult& r);
+  void onFailed(const QString& message);
+  void onBusy(bool busy);
+  void onProgress(int done, int total);
+  void requestView();
+  void openDialog();
+  void compareDialog();
+  void groupsDialog();
+  void exportDialog();
+
+ private:
+  void buildUi();
+  void updateEnabled();
+  QString rankName(int r) const;
+
+  Session* session_ = nullptr;
+  ImageView* view_ = nullptr;
+  InfoModel* info_ = nullptr;
+  HostsModel* hosts_ = nullptr;
+  DocumentInfo doc_;
+  bool haveDoc_ = false;
+  bool rebuilding_ = false;
+  QString lastError_;
+
+  QComboBox* viewBox_ = nullptr;
+  QSlider* lengthSlider_ = nullptr;
+  LengthSpinBox* lengthSpin_ = nullptr;
+  QSpinBox* rankSpin_ = nullptr;
+  QSpinBox* senderSpin_ = nullptr;
+  QSpinBox* receiverSpin_ = nullptr;
+  QComboBox* normBox_ = nullptr;
+  LengthSpinBox* winFrom_ = nullptr;
+  LengthSpinBox* winTo_ = nullptr;
+  QCheckBox* whiteSet_ = nullptr;
+  QCheckBox* blackSet_ = nullptr;
+  QDoubleSpinBox* whiteSpin_ = nullptr;
+  QDoubleSpinBox* blackSpin_ = nullptr;
+  QCheckBox* logBox_ = nullptr;
+  QCheckBox* groupsBox_ = nullptr;
+  QLabel* hoverLabel_ = nullptr;
+  QLabel* errorLabel_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QPushButton* cancel_ = nullptr;
+};
+
+}  // namespace ntv

@@ -1,0 +1,326 @@
+#include "render.hpp"
+
+#include <QFont>
+#include <QFontMetrics>
+#include <QLinearGradient>
+#include <QPainterPath>
+#include <QPolygonF>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "nt/units.hpp"
+
+namespace ntv {
+
+Range range_of(std::span<const double> values, int rows, int cols, int diag_col) {
+  Range r;
+  for (int i = 0; i < rows; ++i) {
+    const double* row = values.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(cols);
+    for (int j = 0; j < cols; ++j) {
+      const bool diag = diag_col == ViewResult::kDiagIsRow ? i == j : j == diag_col;
+      if (!diag) r.add(row[j]);
+    }
+  }
+  return r;
+}
+
+Levels levels_from(const Range& r, bool log, bool symmetric) {
+  Levels lv;
+  lv.log = log && !symmetric;
+  if (r.empty()) {
+    lv.white = 0.0;
+    lv.black = 1.0;
+    return lv;
+  }
+  if (symmetric) {
+    const double m = std::max(std::abs(r.lo), std::abs(r.hi));
+    lv.white = -m;
+    lv.black = m;
+  } else if (lv.log && r.lo_pos <= r.hi) {
+    lv.white = r.lo_pos;
+    lv.black = r.hi;
+  } else {
+    lv.white = r.lo;
+    lv.black = r.hi;
+  }
+  return lv;
+}
+
+QImage cells_image(std::span<const double> values, int rows, int cols, const Levels& lv) {
+  QImage img(cols, rows, QImage::Format_Grayscale8);
+  for (int i = 0; i < rows; ++i) {
+    uchar* line = img.scanLine(i);
+    const double* row = values.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(cols);
+    for (int j = 0; j < cols; ++j) line[j] = lv.gray(row[j]);
+  }
+  return img;
+}
+
+namespace {
+
+QString signed_seconds(double v) {
+  if (v < 0) return QStringLiteral("-") + QString::fromStdString(nt::format_seconds(-v));
+  return QString::fromStdString(nt::format_seconds(v));
+}
+
+// About n "nice" tick positions over [lo, hi] (linear).
+std::vector<double> nice_ticks(double lo, double hi, int n) {
+  std::vector<double> t;
+  if (!(hi > lo)) {
+    t.push_back(lo);
+    return t;
+  }
+  const double raw = (hi - lo) / n;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    step = m * mag;
+    if (step >= raw) break;
+  }
+  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) t.push_back(v);
+  return t;
+}
+
+std::vector<double> log_ticks(double lo, double hi) {
+  std::vector<double> t;
+  if (!(lo > 0) || !(hi > lo)) return nice_ticks(lo, hi, 5);
+  for (double e = std::floor(std::log10(lo)); e <= std::ceil(std::log10(hi)); e += 1.0) {
+    const double v = std::pow(10.0, e);
+    if (v >= lo * 0.999 && v <= hi * 1.001) t.push_back(v);
+  }
+  if (t.size() < 2) return nice_ticks(lo, hi, 5);
+  return t;
+}
+
+std::vector<double> pow2_ticks(double lo, double hi) {
+  std::vector<double> t;
+  const double a = std::max(lo, 1.0);
+  const int e0 = static_cast<int>(std::ceil(std::log2(a))), e1 = static_cast<int>(std::floor(std::log2(hi)));
+  const int step = std::max(1, (e1 - e0 + 1) / 7);
+  for (int e = e0; e <= e1; e += step) t.push_back(std::ldexp(1.0, e));
+  return t;
+}
+
+}  // namespace
+
+QImage plot_image(const PlotSeries& s, int width, int height, bool y_log, const QString& title,
+                  PlotGeometry* geometry) {
+  QImage img(width, height, QImage::Format_RGB32);
+  img.fill(Qt::white);
+  PlotGeometry g;
+  const double left = 86, right = 24, top = 34, bottom = 52;
+  g.area = QRectF(left, top, std::max(10.0, width - left - right), std::max(10.0, height - top - bottom));
+  g.x_log = s.x_log;
+  g.y_log = y_log;
+  // Ranges.
+  Range xr, yr;
+  for (double x : s.x) xr.add(x);
+  for (std::size_t i = 0; i < s.y.size(); ++i) {
+    const double b = i < s.band.size() && std::isfinite(s.band[i]) ? s.band[i] : 0.0;
+    yr.add(s.y[i] + b);
+    yr.add(s.y[i] - b);
+    yr.add(s.y[i]);
+  }
+  g.x_min = xr.empty() ? 0 : (s.x_log ? std::max(1.0, xr.lo) : xr.lo);
+  g.x_max = xr.empty() ? 1 : xr.hi;
+  if (!(g.x_max > g.x_min)) g.x_max = g.x_min + 1;
+  if (y_log) {
+    g.y_min = yr.lo_pos <= yr.hi ? yr.lo_pos / 1.25 : 1e-9;
+    g.y_max = yr.hi > 0 ? yr.hi * 1.25 : 1e-6;
+  } else {
+    const double lo = yr.empty() ? 0 : std::min(0.0, yr.lo), hi = yr.empty() ? 1 : yr.hi;
+    g.y_min = lo;
+    g.y_max = hi > lo ? hi + 0.05 * (hi - lo) : lo + 1e-6;
+  }
+
+  QPainter p(&img);
+  p.setRenderHint(QPainter::Antialiasing, true);
+  QFont f = p.font();
+  f.setPixelSize(12);
+  p.setFont(f);
+  const QFontMetrics fm(f);
+
+  // Grid and ticks.
+  p.setPen(QColor(225, 225, 225));
+  const auto yt = y_log ? log_ticks(g.y_min, g.y_max) : nice_ticks(g.y_min, g.y_max, 6);
+  const auto xt = s.x_log ? pow2_ticks(g.x_min, g.x_max) : nice_ticks(g.x_min, g.x_max, 6);
+  for (double v : yt) p.drawLine(QPointF(g.area.left(), g.y_to_px(v)), QPointF(g.area.right(), g.y_to_px(v)));
+  for (double v : xt) p.drawLine(QPointF(g.x_to_px(v), g.area.top()), QPointF(g.x_to_px(v), g.area.bottom()));
+  p.setPen(Qt::black);
+  for (double v : yt) {
+    const QString t = signed_seconds(v);
+    p.drawText(QRectF(0, g.y_to_px(v) - 8, left - 6, 16), Qt::AlignRight | Qt::AlignVCenter, t);
+  }
+  for (double v : xt) {
+    const QString t = QString::fromStdString(nt::format_bytes(static_cast<std::int64_t>(std::llround(v))));
+    p.drawText(QRectF(g.x_to_px(v) - 40, g.area.bottom() + 4, 80, 16), Qt::AlignHCenter | Qt::AlignTop, t);
+  }
+  p.drawText(QRectF(g.area.left(), height - 20, g.area.width(), 18), Qt::AlignHCenter,
+             QStringLiteral("message length") + (s.x_log ? QStringLiteral(" (log scale)") : QString()));
+  p.drawText(QRectF(0, 4, width, 22), Qt::AlignHCenter | Qt::AlignVCenter, title);
+
+  // Deviation band.
+  if (!s.band.empty() && s.band.size() == s.y.size()) {
+    QPolygonF poly;
+    for (std::size_t i = 0; i < s.x.size(); ++i)
+      if (std::isfinite(s.y[i])) {
+        double v = s.y[i] + s.band[i];
+        poly << QPointF(g.x_to_px(s.x[i]), g.y_to_px(v));
+      }
+    for (std::size_t i = s.x.size(); i-- > 0;)
+      if (std::isfinite(s.y[i])) {
+        double v = s.y[i] - s.band[i];
+        if (y_log && !(v > 0)) v = g.y_min;
+        poly << QPointF(g.x_to_px(s.x[i]), g.y_to_px(v));
+      }
+    p.setPen(Qt::NoPen);
+    p.setBrush(QColor(150, 180, 230, 140));
+    p.drawPolygon(poly);
+  }
+  // The curve and its points.
+  p.setClipRect(g.area.adjusted(-4, -4, 4, 4));
+  QPainterPath path;
+  bool started = false;
+  for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+    if (!std::isfinite(s.y[i]) || (y_log && !(s.y[i] > 0))) {
+      started = false;
+      continue;
+    }
+    const QPointF pt(g.x_to_px(s.x[i]), g.y_to_px(s.y[i]));
+    if (started) path.lineTo(pt); else path.moveTo(pt);
+    started = true;
+  }
+  p.setBrush(Qt::NoBrush);
+  p.setPen(QPen(QColor(20, 40, 120), 2));
+  p.drawPath(path);
+  p.setBrush(QColor(20, 40, 120));
+  for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
+    if (std::isfinite(s.y[i]) && (!y_log || s.y[i] > 0))
+      p.drawEllipse(QPointF(g.x_to_px(s.x[i]), g.y_to_px(s.y[i])), 2.5, 2.5);
+  p.setClipping(false);
+  p.setPen(Qt::black);
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(g.area);
+  p.end();
+  if (geometry) *geometry = g;
+  return img;
+}
+
+QColor group_color(std::size_t index) {
+  const double h = std::fmod(0.05 + 0.618033988749895 * static_cast<double>(index), 1.0);
+  return QColor::fromHsvF(static_cast<float>(h), 0.9f, 0.95f);
+}
+
+void paint_groups(QPainter& p, const QRectF& area, int rows, int cols,
+                  const std::vector<std::vector<int>>& groups) {
+  if (rows <= 0 || cols <= 0) return;
+  const double cw = area.width() / cols, ch = area.height() / rows;
+  p.save();
+  p.setBrush(Qt::NoBrush);
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    std::vector<int> g = groups[gi];
+    std::sort(g.begin(), g.end());
+    std::vector<std::pair<int, int>> runs;  // [a, b] inclusive
+    for (int r : g) {
+      if (!runs.empty() && runs.back().second + 1 == r) runs.back().second = r;
+      else if (runs.empty() || runs.back().second != r) runs.emplace_back(r, r);
+    }
+    QPen pen(group_color(gi));
+    pen.setWidthF(std::clamp(std::min(cw, ch) * 0.25, 1.0, 2.5));
+    pen.setJoinStyle(Qt::MiterJoin);
+    p.setPen(pen);
+    for (const auto& ra : runs)
+      for (const auto& rb : runs) {
+        if (ra.first >= rows || rb.first >= cols) continue;
+        const QRectF rc(area.left() + rb.first * cw, area.top() + ra.first * ch,
+                        (std::min(rb.second, cols - 1) - rb.first + 1) * cw,
+                        (std::min(ra.second, rows - 1) - ra.first + 1) * ch);
+        const double inset = pen.widthF() / 2;
+        p.drawRect(rc.adjusted(inset, inset, -inset, -inset));
+      }
+  }
+  p.restore();
+}
+
+QImage compose(const ViewResult& r, const ComposeOptions& o) {
+  if (r.plot) {
+    return r.cells;
+  }
+  // Scale the cells (nearest neighbour, so that every cell stays a flat block).
+  int w = r.cols, h = r.rows;
+  const int longest = std::max(w, h);
+  if (o.size > 0 && longest > 0) {
+    w = std::max(1, static_cast<int>(std::lround(double(r.cols) * o.size / longest)));
+    h = std::max(1, static_cast<int>(std::lround(double(r.rows) * o.size / longest)));
+  } else if (o.decorate && longest > 0 && longest < 512) {
+    const int f = std::max(1, 512 / longest);
+    w = r.cols * f;
+    h = r.rows * f;
+  }
+  QImage cells = (w == r.cols && h == r.rows) ? r.cells : r.cells.scaled(w, h, Qt::IgnoreAspectRatio, Qt::FastTransformation);
+  const bool overlay = o.groups && !o.groups->empty() && r.diag_col == ViewResult::kDiagIsRow;
+  if (!o.decorate && !overlay) return cells;
+  if (!o.decorate) {
+    QImage out = cells.convertToFormat(QImage::Format_RGB32);
+    QPainter p(&out);
+    paint_groups(p, QRectF(0, 0, w, h), r.rows, r.cols, *o.groups);
+    return out;
+  }
+
+  const int left = 80, top = 40, bottom = 56, right = 130;
+  QImage out(left + w + right, top + h + bottom, QImage::Format_RGB32);
+  out.fill(Qt::white);
+  QPainter p(&out);
+  QFont f = p.font();
+  f.setPixelSize(12);
+  p.setFont(f);
+  p.drawImage(QPoint(left, top), cells);
+  const QRectF area(left, top, w, h);
+  if (overlay) paint_groups(p, area, r.rows, r.cols, *o.groups);
+  p.setPen(Qt::black);
+  p.drawRect(area.adjusted(-0.5, -0.5, 0.5, 0.5));
+  p.drawText(QRectF(0, 6, out.width(), 24), Qt::AlignHCenter | Qt::AlignVCenter, r.title);
+  // Ticks: ranks, or message lengths for rows of row/column views.
+  auto ticks = [](int n) {
+    std::vector<int> t;
+    const int step = std::max(1, static_cast<int>(std::ceil(n / 8.0)));
+    for (int i = 0; i < n; i += step) t.push_back(i);
+    return t;
+  };
+  for (int c : ticks(r.cols)) {
+    const double x = left + (c + 0.5) * w / r.cols;
+    p.drawLine(QPointF(x, top + h), QPointF(x, top + h + 4));
+    p.drawText(QRectF(x - 30, top + h + 5, 60, 16), Qt::AlignHCenter, QString::number(c));
+  }
+  for (int rr : ticks(r.rows)) {
+    const double y = top + (rr + 0.5) * h / r.rows;
+    p.drawLine(QPointF(left - 4, y), QPointF(left, y));
+    const QString t = rr < static_cast<int>(r.row_lengths.size())
+                          ? QString::fromStdString(nt::format_bytes(r.row_lengths[static_cast<std::size_t>(rr)]))
+                          : QString::number(rr);
+    p.drawText(QRectF(0, y - 8, left - 6, 16), Qt::AlignRight | Qt::AlignVCenter, t);
+  }
+  p.drawText(QRectF(left, top + h + 24, w, 18), Qt::AlignHCenter, r.col_label);
+  p.save();
+  p.translate(14, top + h / 2.0);
+  p.rotate(-90);
+  p.drawText(QRectF(-h / 2.0, -10, h, 20), Qt::AlignHCenter | Qt::AlignVCenter, r.row_label);
+  p.restore();
+  // Legend: black level at the top, white at the bottom.
+  const QRectF bar(left + w + 20, top, 18, std::max(60, h));
+  QLinearGradient grad(bar.topLeft(), bar.bottomLeft());
+  grad.setColorAt(0, Qt::black);
+  grad.setColorAt(1, Qt::white);
+  p.fillRect(bar, grad);
+  p.drawRect(bar);
+  p.drawText(QRectF(bar.right() + 4, bar.top() - 2, right - 40, 16), Qt::AlignLeft, signed_seconds(r.levels.black));
+  p.drawText(QRectF(bar.right() + 4, bar.bottom() - 14, right - 40, 16), Qt::AlignLeft, signed_seconds(r.levels.white));
+  if (r.levels.log)
+    p.drawText(QRectF(bar.right() + 4, bar.center().y() - 8, right - 40, 16), Qt::AlignLeft, QStringLiteral("log scale"));
+  p.end();
+  return out;
+}
+
+}  // namespace ntv

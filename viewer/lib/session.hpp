@@ -1,0 +1,63 @@
+// The viewer's worker: owns the Document in its own thread, opens files and renders views
+// there, and hands value-type results (DocumentInfo, ViewResult) back through signals.
+// Requests coalesce: while a view is being computed, newer requests replace older pending ones,
+// and a running file/window scan stops early when a newer request arrives (the per-matrix cache
+// keeps what was read). cancel() stops the current work.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QThread>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "view_spec.hpp"
+
+namespace ntv {
+
+class Document;
+
+class Session : public QObject {
+  Q_OBJECT
+ public:
+  // Starts its own worker thread; the destructor stops and joins it.
+  explicit Session(QObject* parent = nullptr);
+  ~Session() override;
+
+  // All thread-safe: they queue work on the worker thread.
+  void open(const QString& path);
+  void openCompare(const QString& path);
+  void loadGroups(const QString& path);
+  void request(const ViewSpec& spec);
+  void setPlotSize(int w, int h);
+  void cancel();
+
+ signals:
+  void opened(const ntv::DocumentInfo& info);
+  void changed(const ntv::DocumentInfo& info);  // compare file or groups added
+  void rendered(const ntv::ViewResult& result);
+  void failed(const QString& message);
+  void cancelled();
+  void progress(int done, int total);
+  void busyChanged(bool busy);
+
+ private:
+  void doOpen(const QString& path);
+  void doCompare(const QString& path);
+  void doGroups(const QString& path);
+  void processPending();
+  QThread thread_;
+  QObject* worker_ = nullptr;           // lives in thread_; context for queued calls
+  std::unique_ptr<Document> doc_;       // used only in thread_
+  std::mutex mutex_;
+  std::optional<ViewSpec> pending_;
+  bool scheduled_ = false;
+  std::atomic<unsigned> generation_{0};
+  std::atomic<bool> cancel_{false};
+  int plot_w_ = 900, plot_h_ = 560;
+};
+
+}  // namespace ntv

@@ -1,0 +1,83 @@
+#include "view_spec.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <utility>
+
+namespace ntv {
+namespace {
+constexpr std::array<std::pair<ViewKind, std::string_view>, 6> kViews{{
+    {ViewKind::matrix, "matrix"},
+    {ViewKind::row, "row"},
+    {ViewKind::column, "column"},
+    {ViewKind::pair, "pair"},
+    {ViewKind::deviation, "deviation"},
+    {ViewKind::difference, "difference"},
+}};
+constexpr std::array<std::pair<Normalize, std::string_view>, 3> kNorms{{
+    {Normalize::matrix, "matrix"},
+    {Normalize::file, "file"},
+    {Normalize::window, "window"},
+}};
+}  // namespace
+
+std::string_view view_name(ViewKind v) {
+  for (const auto& [k, n] : kViews)
+    if (k == v) return n;
+  return "?";
+}
+std::optional<ViewKind> view_from_name(std::string_view s) {
+  for (const auto& [k, n] : kViews)
+    if (n == s) return k;
+  return std::nullopt;
+}
+std::string_view normalize_name(Normalize v) {
+  for (const auto& [k, n] : kNorms)
+    if (k == v) return n;
+  return "?";
+}
+std::optional<Normalize> normalize_from_name(std::string_view s) {
+  for (const auto& [k, n] : kNorms)
+    if (n == s) return k;
+  return std::nullopt;
+}
+
+double Levels::darkness(double v) const {
+  if (std::isnan(v)) return 0.0;
+  double t;
+  if (log && white > 0 && black > 0) {
+    if (!(v > 0)) return 0.0;
+    if (black == white) {
+      t = v > white ? 1.0 : (v < white ? 0.0 : 0.5);
+    } else {
+      t = (std::log(v) - std::log(white)) / (std::log(black) - std::log(white));
+    }
+  } else if (black == white) {
+    t = v > white ? 1.0 : (v < white ? 0.0 : 0.5);
+  } else {
+    t = (v - white) / (black - white);
+  }
+  return std::clamp(t, 0.0, 1.0);
+}
+
+unsigned char Levels::gray(double v) const {
+  return static_cast<unsigned char>(std::lround(255.0 * (1.0 - darkness(v))));
+}
+
+namespace {
+double tr(double v, bool lg) { return lg ? std::log10(std::max(v, 1e-300)) : v; }
+}  // namespace
+
+double PlotGeometry::x_to_px(double x) const {
+  const double a = tr(x_log ? std::max(x, 1.0) : x, x_log), lo = tr(x_min, x_log), hi = tr(x_max, x_log);
+  const double t = hi > lo ? (a - lo) / (hi - lo) : 0.5;
+  return area.left() + t * area.width();
+}
+double PlotGeometry::y_to_px(double y) const {
+  const double a = tr(y, y_log), lo = tr(y_min, y_log), hi = tr(y_max, y_log);
+  const double t = hi > lo ? (a - lo) / (hi - lo) : 0.5;
+  return area.bottom() - t * area.height();
+}
+
+}  // namespace ntv
