@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian machine, builds the suite and runs a small local measurement end to end:
+# network_test on 4 local ranks, then analysis, clustering, conversion and a rendered picture.
+#   scripts/demo.sh [OUTDIR]        (default: ./demo-output)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+OUT=${1:-$ROOT/demo-output}
+if [ "${SKIP_INSTALL:-0}" != "1" ]; then scripts/install-deps.sh; fi
+cmake --preset dev -DNT_BUILD_TESTS=OFF -DNT_BUILD_BENCH=OFF
+cmake --build --preset dev -j "$(nproc)"
+BIN=$ROOT/build/bin
+mkdir -p "$OUT"
+run() { echo "+ $*"; "$@"; }
+if [ -x "$BIN/network_test" ]; then
+  run mpiexec -n 4 "$BIN/network_test" -t one_to_one -b 0 -e 65536 -s 8192 -n 50 -f "$OUT/local" --force
+  DATA=$OUT/local
+else
+  echo "network_test is not built; using synthetic data"
+  run "$BIN/network_convert" synth -o "$OUT/local" --nodes 4 --ranks-per-node 2 --slow-node 2 --force
+  DATA=$OUT/local
+fi
+[ -x "$BIN/network_convert" ] && run "$BIN/network_convert" info "${DATA}_median.nc"
+[ -x "$BIN/network_analyze" ] && run "$BIN/network_analyze" report "${DATA}_median.nc" --json "$OUT/report.json"
+[ -x "$BIN/network_cluster" ] && run "$BIN/network_cluster" compress "${DATA}_median.nc" -o "$OUT/clustered.nc" \
+  --threshold 0.05 --relative --force
+if [ -x "$BIN/network_viewer" ]; then
+  QT_QPA_PLATFORM=offscreen run "$BIN/network_viewer" "${DATA}_median.nc" --render "$OUT/matrix.png" --decorate --size 512
+fi
+echo
+echo "Results in $OUT:"
+ls -l "$OUT"

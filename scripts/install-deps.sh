@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the suite builds, runs and tests with (Debian 12 "bookworm").
+# Needs root (or sudo). Safe to run again.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+PACKAGES=(
+  # toolchain
+  g++ cmake ninja-build pkg-config git
+  # MPI, NetCDF, HDF5
+  mpich libmpich-dev libnetcdf-dev netcdf-bin libhdf5-dev hdf5-tools
+  # libraries
+  libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev
+  # viewer
+  qt6-base-dev qt6-charts-dev libgl-dev libxkbcommon-dev xvfb xauth
+  # interoperability checks and the emulated cluster
+  python3 python3-xarray python3-netcdf4 iproute2 util-linux procps time
+)
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}"

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian machine, builds everything and runs every test.
+#   scripts/run-tests.sh            # install packages, configure (preset dev), build, ctest
+#   SKIP_INSTALL=1 scripts/run-tests.sh   # on a machine that has the packages already
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "${SKIP_INSTALL:-0}" != "1" ]; then scripts/install-deps.sh; fi
+cmake --preset dev
+cmake --build --preset dev -j "$(nproc)"
+# MPI tests are RUN_SERIAL; the rest run two at a time.
+ctest --preset dev -j 2 --timeout 600 "$@"
