@@ -1,0 +1,111 @@
+// network_cluster: compresses a stack of delay matrices into regions of message lengths with
+// stable clusters of rank pairs (DESIGN.md section 5; algorithm in share/doc/cluster.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "nt/clustered_writer.hpp"
+#include "nt/dataset.hpp"
+
+namespace nt::cluster {
+
+struct Options {
+  double threshold = 0.05;  // seconds (absolute) or a fraction of the value (relative)
+  bool relative = true;
+  int exceptions = 0;       // per cluster and per matrix after the region's first one
+  int min_region = 2;       // fewest matrices in a region
+  void validate() const;    // throws UsageError
+};
+
+// The tolerance rule. allowed(v): how far a reconstructed value may be from v (T, or T*|v|).
+// fits(lo, hi): a set of values in [lo, hi] may be one cluster at one length: its mean is then
+// within allowed(v) of every value v of the set. fits is monotone (a sub-interval of a fitting
+// interval fits), which makes every rule below hereditary under splitting. It keeps a 1e-9
+// relative margin so that rounding of the mean can never push a value beyond the threshold.
+class Tolerance {
+ public:
+  Tolerance(double threshold, bool relative);
+  double allowed(double v) const;
+  bool within(double v, double reconstructed) const;
+  bool fits(double lo, double hi) const;
+
+ private:
+  double t_, tm_;
+  bool rel_;
+};
+
+// The inlier window of one cluster at one length: the values in [lo, hi] are kept (their mean is
+// the stored value), `excluded` values lie outside (the exceptions). ok = false when no window
+// fits with at most `max_excluded` exclusions.
+struct Window {
+  bool ok = false;
+  double lo = 0, hi = 0;
+  int excluded = 0;
+};
+// `vals` is scratch (reordered). Prefers the fewest exclusions, then the narrowest window.
+Window select_inliers(std::span<double> vals, int max_excluded, const Tolerance& tol);
+
+struct Region {
+  std::size_t start = 0, end = 0;  // matrices [start, end)
+  std::vector<int> cluster_of;     // P*P cluster number per pair (row-major, x = sender)
+  int clusters = 0;
+};
+
+struct ErrorStats {
+  std::uint64_t cells = 0;            // every value of the input
+  std::uint64_t nonzero_cells = 0;    // values != 0 (the relative errors are over these)
+  std::uint64_t beyond = 0;           // reconstructed values beyond the threshold
+  std::uint64_t exceptions = 0;       // values outside their cluster's inlier window
+  double max_relative = 0, mean_relative = 0;
+  double max_absolute = 0, mean_absolute = 0;
+};
+
+struct Result {
+  ClusteredContent content;  // ready for write_clustered (no attributes yet)
+  std::vector<Region> regions;
+  ErrorStats errors;
+  std::size_t cluster_instances = 0;
+};
+
+// Runs the algorithm over any Dataset (reads each matrix twice, holds O(P^2) memory).
+// Throws UsageError for data it cannot take: fewer matrices than min_region, NaN/Inf values.
+Result compress(const Dataset& in, const Options& o);
+
+struct CompressReport {
+  Result result;
+  std::uintmax_t raw_bytes = 0, clustered_bytes = 0;
+  double compression_ratio = 0, values_ratio = 0;
+};
+// compress() + write_clustered() with the attributes (parameters, errors, ratios).
+CompressReport compress_file(const std::filesystem::path& in, const std::filesystem::path& out, const Options& o,
+                             bool overwrite);
+
+// What `network_cluster info` shows.
+struct FileSummary {
+  std::filesystem::path path;
+  int ranks = 0;
+  std::vector<std::int64_t> lengths;
+  std::vector<int> region_start;
+  std::vector<int> clusters_per_region;
+  std::size_t data_values = 0;
+  std::uintmax_t file_bytes = 0;
+  std::string mode, statistic;
+  // Attributes written by compress (NaN / empty when absent, e.g. files from other tools).
+  std::string threshold_mode;
+  double threshold = 0, max_relative = 0, mean_relative = 0, max_absolute = 0, mean_absolute = 0;
+  double beyond = 0, fraction_beyond = 0, raw_bytes = 0, compression_ratio = 0, values_ratio = 0;
+  int exceptions = -1, min_region = -1;
+};
+FileSummary summarize_file(const std::filesystem::path& path);
+std::string format_summary(const FileSummary& s);
+std::string summary_json(const FileSummary& s);
+
+// The whole command line (subcommands compress, decompress, info); returns the exit code.
+int run(int argc, char** argv);
+
+}  // namespace nt::cluster

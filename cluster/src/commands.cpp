@@ -1,0 +1,104 @@
+// The command line of network_cluster: compress, decompress, info.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "nt/cli.hpp"
+#include "nt/cluster/cluster.hpp"
+#include "nt/error.hpp"
+#include "nt/hosts.hpp"
+#include "nt/raw_file.hpp"
+
+namespace fs = std::filesystem;
+
+namespace nt::cluster {
+
+namespace {
+
+fs::path decompressed_path(const fs::path& prefix, Statistic s) {
+  if (prefix.extension() == ".nc") return prefix;
+  return result_path(prefix, s);
+}
+
+int do_decompress(const fs::path& in, const fs::path& prefix, bool force) {
+  const auto ds = open_dataset(in);
+  if (ds->format() != "clustered")
+    throw UsageError(in.string() + " is not a clustered file (it is " + ds->format() + "); nothing to decompress");
+  const fs::path out = decompressed_path(prefix, ds->params().statistic);
+  std::error_code ec;
+  if (fs::exists(out, ec) && fs::equivalent(in, out, ec)) throw UsageError("the output " + out.string() + " is the input file");
+  check_writable(out, force);
+  const bool hosts = !ds->meta().hosts.empty() && prefix.extension() != ".nc";
+  if (hosts) check_writable(hosts_path(prefix), force);
+  write_raw(out, *ds, force);
+  if (hosts) write_hosts(hosts_path(prefix), ds->meta().hosts, force);
+  std::cout << fmt::format("{}: {} ranks, {} message lengths{}\n", out.string(), ds->ranks(), ds->count(),
+                           hosts ? ", hosts in " + hosts_path(prefix).string() : std::string());
+  return 0;
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  CLI::App app{"network_cluster: compresses delay matrices into regions of message lengths with stable clusters "
+               "of rank pairs (clustered NetCDF-4), decompresses them, and reports the error",
+               "network_cluster"};
+  app.set_version_flag("--version", version_string());
+  app.require_subcommand(1);
+
+  std::string in, out;
+  bool force = false, json = false;
+  Options o;
+  bool absolute = false;
+
+  auto* comp = app.add_subcommand("compress", "cluster a result file into a clustered NetCDF-4 file");
+  comp->add_option("input", in, "raw result file (or any file the suite reads)")->required();
+  comp->add_option("-o,--output", out, "clustered output file")->required();
+  comp->add_option("--threshold", o.threshold,
+                   "largest error of a stored value: seconds, or with --relative a fraction of the value (0.05 = 5%)")
+      ->required();
+  comp->add_flag("--relative", o.relative, "the threshold is relative to each value");
+  comp->add_flag("--absolute", absolute, "the threshold is in seconds (the default)");
+  comp->add_option("--exceptions", o.exceptions,
+                   "values per cluster and message length allowed beyond the threshold (not at a region's first length)")
+      ->capture_default_str();
+  comp->add_option("--min-region", o.min_region, "fewest message lengths in a region")->capture_default_str();
+  comp->add_flag("--force", force, "overwrite an existing output");
+
+  auto* dec = app.add_subcommand("decompress", "write the raw CDF-2 file a clustered file stands for");
+  dec->add_option("input", in, "clustered file")->required();
+  dec->add_option("-o,--output", out,
+                  "output prefix (writes PREFIX_<statistic>.nc and PREFIX_hosts.txt), or a file name ending in .nc")
+      ->required();
+  dec->add_flag("--force", force, "overwrite existing outputs");
+
+  auto* inf = app.add_subcommand("info", "regions, clusters per region, compression ratio and error of a clustered file");
+  inf->add_option("file", in, "clustered file")->required();
+  inf->add_flag("--json", json, "print JSON");
+
+  o.relative = false;
+  if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
+
+  if (comp->parsed()) {
+    if (absolute && o.relative) throw UsageError("--absolute and --relative exclude each other");
+    const CompressReport rep = compress_file(in, out, o, force);
+    const auto& e = rep.result.errors;
+    std::cout << fmt::format(
+        "{}: {} regions, {} cluster instances, {} values stored; {} bytes (raw {} bytes): ratio {:.1f}x on disk, "
+        "{:.1f}x in values; max relative error {:.3g}%, mean {:.3g}%; {} values beyond the threshold ({:.3g}%)\n",
+        out, rep.result.regions.size(), rep.result.cluster_instances, rep.result.content.data.size(),
+        rep.clustered_bytes, rep.raw_bytes, rep.compression_ratio, rep.values_ratio, e.max_relative * 100,
+        e.mean_relative * 100, e.beyond, e.cells ? 100.0 * static_cast<double>(e.beyond) / static_cast<double>(e.cells) : 0.0);
+    return 0;
+  }
+  if (dec->parsed()) return do_decompress(in, out, force);
+  if (inf->parsed()) {
+    const FileSummary s = summarize_file(in);
+    std::cout << (json ? summary_json(s) + "\n" : format_summary(s));
+    return 0;
+  }
+  return 0;
+}
+
+}  // namespace nt::cluster

@@ -1,0 +1,207 @@
+// compress_file (algorithm + writer + attributes) and the summary behind `network_cluster info`.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "nt/cluster/cluster.hpp"
+#include "nt/clustered.hpp"
+#include "nt/error.hpp"
+#include "nt/hosts.hpp"
+#include "nt/netcdf.hpp"
+#include "nt/types.hpp"
+
+namespace fs = std::filesystem;
+
+namespace nt::cluster {
+
+namespace {
+constexpr int kGlobal = -1;  // NC_GLOBAL
+constexpr const char* kRatioDefinition =
+    "cluster_compression_ratio = cluster_raw_bytes / size of this file in bytes, where cluster_raw_bytes is the "
+    "size of the input raw CDF file (or 8*P*P*N+4*N bytes of payload for other inputs); cluster_values_ratio = "
+    "P*P*N input values / number of values in data(d)";
+
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  return fs::exists(b, ec) && fs::equivalent(a, b, ec);
+}
+}  // namespace
+
+CompressReport compress_file(const fs::path& in, const fs::path& out, const Options& o, bool overwrite) {
+  o.validate();
+  if (same_file(in, out)) throw UsageError("the output " + out.string() + " is the input file");
+  check_writable(out, overwrite);
+  const auto ds = open_dataset(in);
+  CompressReport rep;
+  rep.result = compress(*ds, o);
+  Result& r = rep.result;
+  const auto P = static_cast<double>(ds->ranks());
+  const auto N = static_cast<double>(ds->count());
+  std::error_code ec;
+  if (ds->format() == "raw" || ds->format() == "legacy") rep.raw_bytes = fs::file_size(in, ec);
+  if (rep.raw_bytes == 0) rep.raw_bytes = static_cast<std::uintmax_t>(8.0 * P * P * N + 4.0 * N);
+  rep.values_ratio = P * P * N / static_cast<double>(std::max<std::size_t>(r.content.data.size(), 1));
+
+  const ErrorStats& e = r.errors;
+  auto& ta = r.content.text_attributes;
+  auto& na = r.content.number_attributes;
+  ta = {{"cluster_algorithm", "network_cluster greedy regions with cluster splitting, version 1 "
+                              "(share/doc/cluster.md)"},
+        {"cluster_threshold_mode", o.relative ? "relative" : "absolute"},
+        {"cluster_source", in.filename().string()},
+        {"cluster_source_format", ds->format()},
+        {"cluster_ratio_definition", kRatioDefinition},
+        {"cluster_error_definition",
+         "errors of the reconstructed value r against the input value v: absolute |r-v| over every value, "
+         "relative |r-v|/|v| over values v != 0; beyond threshold: |r-v| > threshold (absolute) or "
+         "threshold*|v| (relative)"}};
+  na = {{"cluster_threshold", o.threshold},
+        {"cluster_exceptions", o.exceptions},
+        {"cluster_min_region", o.min_region},
+        {"cluster_regions", static_cast<double>(r.regions.size())},
+        {"cluster_instances", static_cast<double>(r.cluster_instances)},
+        {"cluster_max_relative_error", e.max_relative},
+        {"cluster_mean_relative_error", e.mean_relative},
+        {"cluster_max_absolute_error", e.max_absolute},
+        {"cluster_mean_absolute_error", e.mean_absolute},
+        {"cluster_values_beyond_threshold", static_cast<double>(e.beyond)},
+        {"cluster_fraction_beyond_threshold", e.cells ? static_cast<double>(e.beyond) / static_cast<double>(e.cells) : 0.0},
+        {"cluster_exception_values", static_cast<double>(e.exceptions)},
+        {"cluster_raw_bytes", static_cast<double>(rep.raw_bytes)},
+        {"cluster_values_ratio", rep.values_ratio},
+        {"cluster_compression_ratio", 0.0}};
+  write_clustered(out, r.content, overwrite);
+  // The ratio needs the final size: set it, and again if setting it changed the size.
+  for (int round = 0; round < 4; ++round) {
+    rep.clustered_bytes = fs::file_size(out);
+    rep.compression_ratio = static_cast<double>(rep.raw_bytes) / static_cast<double>(rep.clustered_bytes);
+    set_clustered_attribute(out, "cluster_compression_ratio", rep.compression_ratio);
+    if (fs::file_size(out) == rep.clustered_bytes) break;
+  }
+  return rep;
+}
+
+FileSummary summarize_file(const fs::path& path) {
+  FileSummary s;
+  s.path = path;
+  if (nc::sniff(path) != nc::Magic::hdf5) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) throw FileError(path, "no such file");
+    throw FileError(path, "not a clustered file (clustered files are NetCDF-4; compress a raw file first)");
+  }
+  {
+    const nc::File probe = nc::File::open(path);
+    if (!probe.find_var("info") || !probe.find_var("length"))
+      throw FileError(path, "not a clustered file (no 'info' and 'length' variables)");
+  }
+  const auto ds = open_clustered(path);  // validates the layout
+  const nc::File f = nc::File::open(path);
+  s.ranks = ds->ranks();
+  s.lengths = ds->lengths();
+  s.mode = std::string(mode_name(ds->params().mode));
+  s.statistic = std::string(statistic_name(ds->params().statistic));
+  s.file_bytes = fs::file_size(path);
+  const std::size_t nn = f.dim("n").length;
+  s.data_values = f.dim("d").length;
+  s.region_start.resize(nn);
+  if (nn) f.get(f.var("length").id, {0}, {nn}, s.region_start.data());
+  const auto P = static_cast<std::size_t>(s.ranks);
+  std::vector<int> info(P * P);
+  const int vinfo = f.var("info").id;
+  for (std::size_t r = 0; r < nn; ++r) {
+    f.get(vinfo, {r, 0, 0}, {1, P, P}, info.data());
+    std::sort(info.begin(), info.end());
+    s.clusters_per_region.push_back(static_cast<int>(std::unique(info.begin(), info.end()) - info.begin()));
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto num = [&](const char* name) { return f.get_att_double(kGlobal, name).value_or(nan); };
+  s.threshold_mode = f.get_att_text(kGlobal, "cluster_threshold_mode").value_or("");
+  s.threshold = num("cluster_threshold");
+  s.max_relative = num("cluster_max_relative_error");
+  s.mean_relative = num("cluster_mean_relative_error");
+  s.max_absolute = num("cluster_max_absolute_error");
+  s.mean_absolute = num("cluster_mean_absolute_error");
+  s.beyond = num("cluster_values_beyond_threshold");
+  s.fraction_beyond = num("cluster_fraction_beyond_threshold");
+  s.raw_bytes = num("cluster_raw_bytes");
+  s.compression_ratio = num("cluster_compression_ratio");
+  s.values_ratio = num("cluster_values_ratio");
+  const double ex = num("cluster_exceptions"), mr = num("cluster_min_region");
+  s.exceptions = std::isnan(ex) ? -1 : static_cast<int>(ex);
+  s.min_region = std::isnan(mr) ? -1 : static_cast<int>(mr);
+  return s;
+}
+
+std::string format_summary(const FileSummary& s) {
+  std::string o;
+  const auto len_range = [&](std::size_t a, std::size_t b) {  // matrices [a, b)
+    return fmt::format("matrices {}..{} (lengths {}..{} bytes)", a, b - 1, s.lengths[a], s.lengths[b - 1]);
+  };
+  o += fmt::format("{}: clustered file, {} ranks, {} message lengths, mode {}, statistic {}\n", s.path.string(),
+                   s.ranks, s.lengths.size(), s.mode, s.statistic);
+  if (!s.threshold_mode.empty()) {
+    const std::string thr = s.threshold_mode == "relative" ? fmt::format("{:g}% of the value", s.threshold * 100)
+                                                          : fmt::format("{:g} s", s.threshold);
+    o += fmt::format("parameters: threshold {} ({}), exceptions {} per cluster and length, min region {}\n", thr,
+                     s.threshold_mode, s.exceptions, s.min_region);
+  }
+  std::size_t total = 0;
+  for (const int c : s.clusters_per_region) total += static_cast<std::size_t>(c);
+  o += fmt::format("regions: {}, cluster instances: {}\n", s.region_start.size(), total);
+  for (std::size_t r = 0; r < s.region_start.size(); ++r) {
+    const auto a = static_cast<std::size_t>(s.region_start[r]);
+    const std::size_t b = r + 1 < s.region_start.size() ? static_cast<std::size_t>(s.region_start[r + 1]) : s.lengths.size();
+    o += fmt::format("  region {}: {}, {} clusters\n", r, len_range(a, b), s.clusters_per_region[r]);
+  }
+  const double values = static_cast<double>(s.ranks) * s.ranks * static_cast<double>(s.lengths.size());
+  o += fmt::format("values: {} stored for {} input values ({:.1f}x fewer)\n", s.data_values, values,
+                   values / static_cast<double>(std::max<std::size_t>(s.data_values, 1)));
+  if (!std::isnan(s.compression_ratio))
+    o += fmt::format("size: {} bytes on disk, raw {} bytes, compression ratio {:.1f}x\n", s.file_bytes, s.raw_bytes,
+                     s.compression_ratio);
+  else
+    o += fmt::format("size: {} bytes on disk\n", s.file_bytes);
+  if (!std::isnan(s.max_relative))
+    o += fmt::format("error: max relative {:.3g}%, mean relative {:.3g}%, max absolute {:.3g} s; "
+                     "values beyond the threshold: {} ({:.3g}%)\n",
+                     s.max_relative * 100, s.mean_relative * 100, s.max_absolute, s.beyond, s.fraction_beyond * 100);
+  return o;
+}
+
+std::string summary_json(const FileSummary& s) {
+  using nlohmann::json;
+  const auto num = [](double v) { return std::isnan(v) ? json(nullptr) : json(v); };
+  json j;
+  j["file"] = s.path.string();
+  j["ranks"] = s.ranks;
+  j["message_lengths"] = s.lengths;
+  j["mode"] = s.mode;
+  j["statistic"] = s.statistic;
+  j["regions"] = json::array();
+  for (std::size_t r = 0; r < s.region_start.size(); ++r) {
+    const int b = r + 1 < s.region_start.size() ? s.region_start[r + 1] : static_cast<int>(s.lengths.size());
+    j["regions"].push_back({{"first_matrix", s.region_start[r]}, {"end_matrix", b}, {"clusters", s.clusters_per_region[r]}});
+  }
+  j["data_values"] = s.data_values;
+  j["file_bytes"] = s.file_bytes;
+  j["threshold_mode"] = s.threshold_mode;
+  j["threshold"] = num(s.threshold);
+  j["exceptions"] = s.exceptions;
+  j["min_region"] = s.min_region;
+  j["raw_bytes"] = num(s.raw_bytes);
+  j["compression_ratio"] = num(s.compression_ratio);
+  j["values_ratio"] = num(s.values_ratio);
+  j["max_relative_error"] = num(s.max_relative);
+  j["mean_relative_error"] = num(s.mean_relative);
+  j["max_absolute_error"] = num(s.max_absolute);
+  j["mean_absolute_error"] = num(s.mean_absolute);
+  j["values_beyond_threshold"] = num(s.beyond);
+  j["fraction_beyond_threshold"] = num(s.fraction_beyond);
+  return j.dump(2);
+}
+
+}  // namespace nt::cluster

@@ -1,0 +1,458 @@
+// Tests of network_cluster's algorithm, clustered files and the core reader.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "nt/cluster/cluster.hpp"
+#include "nt/clustered.hpp"
+#include "nt/error.hpp"
+#include "nt/netcdf.hpp"
+#include "nt/raw_file.hpp"
+#include "nt/synth.hpp"
+
+namespace fs = std::filesystem;
+using namespace nt;
+using nt::cluster::Options;
+using nt::cluster::Tolerance;
+
+namespace {
+
+fs::path temp_dir(const std::string& name) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  fs::path d = fs::temp_directory_path() / ("nt_cluster_test_" + std::to_string(::getpid())) /
+               (std::string(info->test_suite_name()) + "_" + info->name() + "_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+FileInfo make_info(int P, const std::vector<std::int64_t>& lengths) {
+  FileInfo fi;
+  fi.params.proc_num = P;
+  fi.params.mode = Mode::one_to_one;
+  fi.params.statistic = Statistic::median;
+  fi.params.begin_length = static_cast<int>(lengths.front());
+  fi.params.end_length = static_cast<int>(lengths.back());
+  fi.params.num_repeats = 4;
+  fi.meta.sweep = "list";
+  return fi;
+}
+
+// Random block-structured data: ranks in groups, one base delay per pair of groups growing with
+// the length, relative noise, occasional spikes, regime changes for some blocks at some lengths.
+std::unique_ptr<MemoryDataset> block_data(std::mt19937_64& rng, int P, int N, bool zero_diagonal) {
+  std::uniform_real_distribution<double> U(0, 1);
+  std::vector<std::int64_t> lengths;
+  for (int k = 0; k < N; ++k) lengths.push_back(k * 512);
+  auto ds = std::make_unique<MemoryDataset>(make_info(P, lengths), "memory", "block");
+  const int G = 1 + static_cast<int>(rng() % 4);
+  std::vector<int> group(static_cast<std::size_t>(P));
+  for (auto& g : group) g = static_cast<int>(rng() % static_cast<unsigned>(G));
+  std::vector<double> base(static_cast<std::size_t>(G * G)), slope(base.size());
+  for (std::size_t q = 0; q < base.size(); ++q) {
+    base[q] = 1e-6 * (1 + 9 * U(rng));
+    slope[q] = 1e-9 * (1 + 4 * U(rng));
+  }
+  const double noise = 0.03 * U(rng);
+  const double spike_p = U(rng) < 0.5 ? 0.0 : 0.02 * U(rng);
+  for (int k = 0; k < N; ++k) {
+    if (k > 0 && U(rng) < 0.2) {  // regime change of one block
+      const std::size_t q = rng() % base.size();
+      base[q] *= 1.5 + U(rng);
+    }
+    Matrix m(P);
+    for (int i = 0; i < P; ++i)
+      for (int j = 0; j < P; ++j) {
+        if (i == j && zero_diagonal) continue;
+        const std::size_t q = static_cast<std::size_t>(group[static_cast<std::size_t>(i)] * G + group[static_cast<std::size_t>(j)]);
+        double v = (base[q] + slope[q] * static_cast<double>(lengths[static_cast<std::size_t>(k)])) * (1 + noise * U(rng));
+        if (U(rng) < spike_p) v *= 2 + 3 * U(rng);
+        m.at(i, j) = v;
+      }
+    ds->append(lengths[static_cast<std::size_t>(k)], m);
+  }
+  return ds;
+}
+
+struct Layout {
+  std::vector<int> starts;
+  std::vector<std::vector<int>> info;  // per region, P*P offsets
+  std::size_t d = 0;
+};
+
+Layout read_layout(const fs::path& p) {
+  const nc::File f = nc::File::open(p);
+  Layout l;
+  const std::size_t n = f.dim("n").length;
+  const auto P = f.dim("x").length;
+  l.d = f.dim("d").length;
+  l.starts.resize(n);
+  if (n) f.get(f.var("length").id, {0}, {n}, l.starts.data());
+  for (std::size_t r = 0; r < n; ++r) {
+    l.info.emplace_back(P * P);
+    f.get(f.var("info").id, {r, 0, 0}, {1, P, P}, l.info.back().data());
+  }
+  return l;
+}
+
+double att(const fs::path& p, const char* name) {
+  const nc::File f = nc::File::open(p);
+  const auto v = f.get_att_double(-1, name);
+  EXPECT_TRUE(v.has_value()) << name;
+  return v.value_or(std::numeric_limits<double>::quiet_NaN());
+}
+
+// Checks every rule of the clustered result against the original data.
+void check_rules(const Dataset& orig, const fs::path& clustered, const Options& o) {
+  const auto ds = open_dataset(clustered);
+  ASSERT_EQ(ds->format(), "clustered");
+  ASSERT_EQ(ds->ranks(), orig.ranks());
+  ASSERT_EQ(ds->lengths(), orig.lengths());
+  EXPECT_EQ(ds->params(), orig.params());
+  const Layout lay = read_layout(clustered);
+  const Tolerance tol(o.threshold, o.relative);
+  const int P = orig.ranks();
+  const std::size_t N = orig.count();
+  ASSERT_FALSE(lay.starts.empty());
+  EXPECT_EQ(lay.starts[0], 0);
+  double max_rel = 0, sum_rel = 0, max_abs = 0, sum_abs = 0;
+  std::uint64_t nonzero = 0, beyond = 0, cells = 0;
+  for (std::size_t r = 0; r < lay.starts.size(); ++r) {
+    const auto s = static_cast<std::size_t>(lay.starts[r]);
+    const std::size_t e = r + 1 < lay.starts.size() ? static_cast<std::size_t>(lay.starts[r + 1]) : N;
+    EXPECT_GE(e - s, static_cast<std::size_t>(o.min_region)) << "region " << r << " shorter than min-region";
+    for (std::size_t k = s; k < e; ++k) {
+      const Matrix a = orig.matrix(k), b = ds->matrix(k);
+      std::map<int, int> bad_per_cluster;
+      std::map<int, double> value_of_cluster;
+      for (int i = 0; i < P; ++i)
+        for (int j = 0; j < P; ++j) {
+          const int off = lay.info[r][static_cast<std::size_t>(i * P + j)];
+          const double v = a.at(i, j), rec = b.at(i, j);
+          // one value per cluster and length
+          auto [it, fresh] = value_of_cluster.emplace(off, rec);
+          if (!fresh) {
+            ASSERT_EQ(it->second, rec);
+          }
+          const double err = std::fabs(rec - v);
+          ++cells;
+          sum_abs += err;
+          max_abs = std::max(max_abs, err);
+          if (v != 0) {
+            ++nonzero;
+            sum_rel += err / std::fabs(v);
+            max_rel = std::max(max_rel, err / std::fabs(v));
+          }
+          if (!tol.within(v, rec)) {
+            ++beyond;
+            ++bad_per_cluster[off];
+          }
+        }
+      for (const auto& [off, bad] : bad_per_cluster) {
+        if (k == s) {
+          EXPECT_EQ(bad, 0) << "value beyond threshold at the first length of region " << r;
+        } else {
+          EXPECT_LE(bad, o.exceptions) << "cluster " << off << " at matrix " << k;
+        }
+      }
+    }
+  }
+  // The reported errors are the real ones.
+  EXPECT_DOUBLE_EQ(att(clustered, "cluster_max_relative_error"), max_rel);
+  EXPECT_DOUBLE_EQ(att(clustered, "cluster_max_absolute_error"), max_abs);
+  EXPECT_NEAR(att(clustered, "cluster_mean_relative_error"), nonzero ? sum_rel / static_cast<double>(nonzero) : 0.0,
+              1e-9 * (1 + max_rel));
+  EXPECT_NEAR(att(clustered, "cluster_mean_absolute_error"), sum_abs / static_cast<double>(cells), 1e-9 * (1e-9 + max_abs));
+  EXPECT_EQ(att(clustered, "cluster_values_beyond_threshold"), static_cast<double>(beyond));
+}
+
+}  // namespace
+
+TEST(Tolerance, FitsIsMonotoneAndSafe) {
+  const Tolerance rel(0.05, true), abs(1e-6, false);
+  EXPECT_TRUE(rel.fits(1.0, 1.04));
+  EXPECT_FALSE(rel.fits(1.0, 1.06));
+  EXPECT_TRUE(rel.fits(0.0, 0.0));
+  EXPECT_FALSE(rel.fits(0.0, 1e-9));
+  EXPECT_FALSE(rel.fits(-1.0, 1.0));
+  EXPECT_TRUE(rel.fits(-1.04, -1.0));
+  EXPECT_FALSE(rel.fits(-1.06, -1.0));
+  EXPECT_TRUE(abs.fits(5e-6, 5.9e-6));
+  EXPECT_FALSE(abs.fits(5e-6, 6.1e-6));
+  // A fitting interval: its mean is within the tolerance of every point.
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> U(1e-7, 1e-4);
+  for (int t = 0; t < 2000; ++t) {
+    const double lo = U(rng);
+    const double hi = lo * (1 + 0.05 * (1 - 1e-8));
+    if (!rel.fits(lo, hi)) continue;
+    std::vector<double> v{lo, hi, hi, hi, hi};
+    double m = 0;
+    for (double x : v) m += x;
+    m /= 5;
+    for (double x : v) EXPECT_TRUE(rel.within(x, m));
+  }
+}
+
+TEST(SelectInliers, FewestExclusions) {
+  const Tolerance rel(0.05, true);
+  std::vector<double> v{1.0, 1.01, 1.02, 5.0, 0.1};
+  auto w = cluster::select_inliers(v, 2, rel);
+  EXPECT_TRUE(w.ok);
+  EXPECT_EQ(w.excluded, 2);
+  EXPECT_DOUBLE_EQ(w.lo, 1.0);
+  EXPECT_DOUBLE_EQ(w.hi, 1.02);
+  std::vector<double> v2{1.0, 1.01, 1.02, 5.0, 0.1};
+  EXPECT_FALSE(cluster::select_inliers(v2, 1, rel).ok);
+  std::vector<double> v3{1.0, 1.0, 2.0};
+  w = cluster::select_inliers(v3, 1, rel);
+  EXPECT_TRUE(w.ok);
+  EXPECT_EQ(w.excluded, 1);
+  std::vector<double> v4{1.0, 1.01};
+  w = cluster::select_inliers(v4, 0, rel);
+  EXPECT_TRUE(w.ok);
+  EXPECT_EQ(w.excluded, 0);
+  // Many values: only the extremes are examined.
+  std::vector<double> big(1000, 2.0);
+  big[10] = 100;
+  big[20] = 0.5;
+  big[30] = 50;
+  w = cluster::select_inliers(big, 3, rel);
+  EXPECT_TRUE(w.ok);
+  EXPECT_EQ(w.excluded, 3);
+  EXPECT_DOUBLE_EQ(w.lo, 2.0);
+}
+
+// The property test: random block-structured inputs, every rule checked on the file.
+TEST(Property, RandomBlockInputsObeyTheRules) {
+  const fs::path dir = temp_dir("prop");
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    const int P = 2 + static_cast<int>(rng() % 19);
+    const int N = 1 + static_cast<int>(rng() % 12);
+    const auto in = block_data(rng, P, N, rng() % 2 == 0);
+    Options o;
+    o.relative = rng() % 3 != 0;
+    o.threshold = o.relative ? std::vector<double>{0.01, 0.05, 0.1, 0.3}[rng() % 4] : 1e-7 * static_cast<double>(1 + rng() % 20);
+    o.exceptions = static_cast<int>(rng() % 4);
+    o.min_region = 1 + static_cast<int>(rng() % static_cast<unsigned>(std::min(N, 4)));
+    const fs::path raw = dir / ("in" + std::to_string(seed) + ".nc");
+    const fs::path out = dir / ("out" + std::to_string(seed) + ".nc");
+    write_raw(raw, *in, true);
+    const auto rep = cluster::compress_file(raw, out, o, true);
+    check_rules(*in, out, o);
+    EXPECT_NEAR(rep.compression_ratio, static_cast<double>(fs::file_size(raw)) / static_cast<double>(fs::file_size(out)),
+                1e-9 * rep.compression_ratio);
+    EXPECT_DOUBLE_EQ(att(out, "cluster_compression_ratio"), rep.compression_ratio);
+    if (::testing::Test::HasFailure()) break;
+  }
+}
+
+// Zero threshold: lossless.
+TEST(Property, ZeroThresholdIsLossless) {
+  const fs::path dir = temp_dir("zero");
+  std::mt19937_64 rng(77);
+  const auto in = block_data(rng, 9, 6, true);
+  Options o;
+  o.relative = false;
+  o.threshold = 0;
+  o.min_region = 1;
+  write_raw(dir / "in.nc", *in, true);
+  cluster::compress_file(dir / "in.nc", dir / "out.nc", o, true);
+  const auto ds = open_dataset(dir / "out.nc");
+  for (std::size_t k = 0; k < in->count(); ++k) EXPECT_EQ(ds->matrix(k), in->matrix(k));
+}
+
+// The acceptance scenario of issue 5.
+TEST(Acceptance, SyntheticClusterAtFivePercent) {
+  const fs::path dir = temp_dir("accept");
+  SynthParams sp;
+  sp.nodes = 8;
+  sp.ranks_per_node = 8;
+  sp.noise = 0.01;
+  sp.slow_node = 5;
+  sp.lengths.clear();
+  for (int k = 0; k < 32; ++k) sp.lengths.push_back(k * 2048);
+  sp.protocol_step = 16 * 2048;
+  sp.seed = 11;
+  const SynthResult syn = synthesize(sp);
+  write_synth((dir / "run").string(), syn, true);
+  for (const Statistic st : {Statistic::median, Statistic::average}) {
+    SCOPED_TRACE(std::string(statistic_name(st)));
+    const fs::path raw = result_path(dir / "run", st);
+    const fs::path out = dir / ("clustered_" + std::string(statistic_name(st)) + ".nc");
+    Options o;
+    o.relative = true;
+    o.threshold = 0.05;
+    o.exceptions = 2;
+    o.min_region = 2;
+    const auto rep = cluster::compress_file(raw, out, o, true);
+    const double ratio = static_cast<double>(fs::file_size(raw)) / static_cast<double>(fs::file_size(out));
+    std::printf("acceptance %s: raw %ju bytes, clustered %ju bytes, ratio %.1f, regions %zu, clusters %zu, "
+                "beyond %ju of %ju, max rel err %.4f\n",
+                std::string(statistic_name(st)).c_str(), static_cast<std::uintmax_t>(fs::file_size(raw)),
+                static_cast<std::uintmax_t>(fs::file_size(out)), ratio, rep.result.regions.size(),
+                rep.result.cluster_instances, static_cast<std::uintmax_t>(rep.result.errors.beyond),
+                static_cast<std::uintmax_t>(rep.result.errors.cells), rep.result.errors.max_relative);
+    EXPECT_GE(ratio, 20.0);
+    // Values beyond the threshold, recomputed from the decompressed data.
+    const auto orig = open_dataset(raw);
+    const auto ds = open_dataset(out);
+    const Tolerance tol(0.05, true);
+    std::size_t beyond = 0, cells = 0;
+    for (std::size_t k = 0; k < orig->count(); ++k) {
+      const Matrix a = orig->matrix(k), b = ds->matrix(k);
+      for (std::size_t q = 0; q < a.values().size(); ++q) {
+        ++cells;
+        beyond += !tol.within(a.values()[q], b.values()[q]);
+      }
+    }
+    EXPECT_LE(static_cast<double>(beyond), 0.01 * static_cast<double>(cells));
+    check_rules(*orig, out, o);
+  }
+}
+
+// Every random-access path of the reader agrees with the whole matrices, and a decompressed raw
+// file holds exactly the reconstructed values.
+TEST(Reader, RandomAccessEqualsDecompressed) {
+  const fs::path dir = temp_dir("reader");
+  // Two regimes: ranks grouped by i%3 for the first lengths, by i%2 afterwards.
+  const int P0 = 13;
+  std::vector<std::int64_t> lens;
+  for (int k = 0; k < 11; ++k) lens.push_back(100 * k);
+  auto in = std::make_unique<MemoryDataset>(make_info(P0, lens));
+  for (int k = 0; k < 11; ++k) {
+    Matrix m(P0);
+    for (int i = 0; i < P0; ++i)
+      for (int j = 0; j < P0; ++j)
+        m.at(i, j) = k < 5 ? 1e-6 * (1 + (i % 3) + 3 * (j % 3)) * (1 + 0.01 * k) : 2e-6 * (1 + (i % 2) * 2 + (j % 2)) + 1e-9 * (i * P0 + j) * k;
+    in->append(lens[static_cast<std::size_t>(k)], m);
+  }
+  write_raw(dir / "in.nc", *in, true);
+  Options o;
+  o.threshold = 0.02;
+  o.relative = true;
+  o.exceptions = 1;
+  o.min_region = 2;
+  cluster::compress_file(dir / "in.nc", dir / "c.nc", o, true);
+  const auto ds = open_dataset(dir / "c.nc");
+  EXPECT_GE(read_layout(dir / "c.nc").starts.size(), 2u) << "want several regions for this test";
+  write_raw(dir / "dec.nc", *ds, true);
+  const auto dec = open_dataset(dir / "dec.nc");
+  ASSERT_EQ(dec->format(), "raw");
+  EXPECT_EQ(dec->meta().extra.count("cluster_threshold_mode"), 0u);
+  const int P = ds->ranks();
+  const std::size_t N = ds->count();
+  std::vector<Matrix> full;
+  for (std::size_t k = 0; k < N; ++k) {
+    full.push_back(ds->matrix(k));
+    EXPECT_EQ(dec->matrix(k), full.back());
+  }
+  for (int i = 0; i < P; ++i) {
+    const auto row = ds->row(i, 1, N);
+    const auto col = ds->column(i, 0, N - 1);
+    for (std::size_t k = 1; k < N; ++k)
+      for (int j = 0; j < P; ++j) ASSERT_EQ(row[(k - 1) * static_cast<std::size_t>(P) + static_cast<std::size_t>(j)], full[k].at(i, j));
+    for (std::size_t k = 0; k + 1 < N; ++k)
+      for (int j = 0; j < P; ++j) ASSERT_EQ(col[k * static_cast<std::size_t>(P) + static_cast<std::size_t>(j)], full[k].at(j, i));
+    for (int j = 0; j < P; ++j) {
+      const auto pr = ds->pair(i, j);
+      ASSERT_EQ(pr.size(), N);
+      for (std::size_t k = 0; k < N; ++k) {
+        ASSERT_EQ(pr[k], full[k].at(i, j));
+        ASSERT_EQ(ds->value(i, j, k), full[k].at(i, j));
+      }
+    }
+  }
+  EXPECT_THROW(ds->value(P, 0, 0), Error);
+  EXPECT_THROW((void)ds->matrix(N), Error);
+}
+
+TEST(BadInput, NanOneLengthAndOptions) {
+  const fs::path dir = temp_dir("bad");
+  std::mt19937_64 rng(9);
+  auto in = block_data(rng, 4, 3, true);
+  in->at(1).at(2, 3) = std::numeric_limits<double>::quiet_NaN();
+  write_raw(dir / "nan.nc", *in, true);
+  Options o;
+  EXPECT_THROW(cluster::compress_file(dir / "nan.nc", dir / "o.nc", o, true), Error);
+  EXPECT_FALSE(fs::exists(dir / "o.nc"));
+
+  auto one = block_data(rng, 4, 1, true);
+  write_raw(dir / "one.nc", *one, true);
+  o.min_region = 2;
+  EXPECT_THROW(cluster::compress_file(dir / "one.nc", dir / "o.nc", o, true), UsageError);
+  o.min_region = 1;  // documented: one length is one region with --min-region 1
+  EXPECT_NO_THROW(cluster::compress_file(dir / "one.nc", dir / "o.nc", o, true));
+  EXPECT_EQ(open_dataset(dir / "o.nc")->count(), 1u);
+  EXPECT_THROW(cluster::compress_file(dir / "one.nc", dir / "o.nc", o, false), FileError);  // exists
+
+  Options bad;
+  bad.relative = true;
+  bad.threshold = 1.5;
+  EXPECT_THROW(bad.validate(), UsageError);
+  bad.threshold = -1;
+  EXPECT_THROW(bad.validate(), UsageError);
+  bad.threshold = 0.1;
+  bad.exceptions = -1;
+  EXPECT_THROW(bad.validate(), UsageError);
+
+  std::ofstream(dir / "garbage.nc") << "this is not a result file\n";
+  EXPECT_THROW(cluster::compress_file(dir / "garbage.nc", dir / "o2.nc", Options{}, true), Error);
+  EXPECT_THROW(cluster::summarize_file(dir / "in_missing.nc"), Error);
+  EXPECT_THROW(cluster::summarize_file(dir / "one.nc"), FileError);  // raw, not clustered
+}
+
+// Corrupt clustered files: clear errors, never a crash.
+TEST(BadInput, CorruptClusteredFiles) {
+  const fs::path dir = temp_dir("corrupt");
+  std::mt19937_64 rng(21);
+  const auto in = block_data(rng, 6, 5, true);
+  write_raw(dir / "in.nc", *in, true);
+  Options o;
+  o.min_region = 1;
+  cluster::compress_file(dir / "in.nc", dir / "good.nc", o, true);
+  // An offset pointing outside data.
+  fs::copy_file(dir / "good.nc", dir / "off.nc");
+  {
+    nc::File f = nc::File::open(dir / "off.nc", true);
+    const int big = 1 << 30;
+    f.put(f.var("info").id, {0, 1, 2}, {1, 1, 1}, &big);
+    f.close();
+  }
+  const auto ds = open_dataset(dir / "off.nc");
+  EXPECT_THROW((void)ds->matrix(0), FileError);
+  EXPECT_THROW(ds->value(1, 2, 0), FileError);
+  EXPECT_NO_THROW(ds->value(0, 0, 0));
+  // Region starts not increasing.
+  fs::copy_file(dir / "good.nc", dir / "len.nc");
+  {
+    nc::File f = nc::File::open(dir / "len.nc", true);
+    const int bad = 99;
+    f.put(f.var("length").id, {0}, {1}, &bad);
+    f.close();
+  }
+  EXPECT_THROW(open_dataset(dir / "len.nc"), FileError);
+  // Truncated file.
+  {
+    const auto size = fs::file_size(dir / "good.nc");
+    fs::copy_file(dir / "good.nc", dir / "trunc.nc");
+    fs::resize_file(dir / "trunc.nc", size / 2);
+  }
+  EXPECT_THROW(
+      {
+        const auto t = open_dataset(dir / "trunc.nc");
+        for (std::size_t k = 0; k < t->count(); ++k) (void)t->matrix(k);
+      },
+      Error);
+}
