@@ -159,6 +159,20 @@ class ClusteredReader final : public Dataset {
   std::size_t cache_capacity_ = 1;
   mutable std::list<std::pair<std::size_t, std::vector<int>>> cache_;
   mutable std::unordered_map<std::size_t, unsigned> single_reads_;
+  // Blocks of data(d) aligned to its chunks: one read decompresses a chunk anyway.
+  const double* data_block(std::size_t b) const;
+  double data_at(std::size_t idx) const {
+    const std::size_t b = idx / kBlock;
+    if (b != last_block_) {
+      last_ptr_ = data_block(b);
+      last_block_ = b;
+    }
+    return last_ptr_[idx % kBlock];
+  }
+  static constexpr std::size_t kBlock = 8192;
+  mutable std::unordered_map<std::size_t, std::vector<double>> blocks_;
+  mutable std::size_t last_block_ = static_cast<std::size_t>(-1);
+  mutable const double* last_ptr_ = nullptr;
 };
 
 constexpr std::size_t kInfoCacheBytes = 64u << 20;
@@ -254,31 +268,33 @@ void ClusteredReader::check_offset(std::size_t r, int off) const {
                                  std::to_string(r) + " points outside data (" + std::to_string(d_) + " values)");
 }
 
+const double* ClusteredReader::data_block(std::size_t b) const {
+  const auto it = blocks_.find(b);
+  if (it != blocks_.end()) return it->second.data();
+  if (blocks_.size() >= 512) {  // at most 32 MiB of data blocks
+    blocks_.clear();
+    last_block_ = static_cast<std::size_t>(-1);
+  }
+  const std::size_t lo = b * kBlock, n = std::min(kBlock, d_ - lo);
+  std::vector<double> v(kBlock);
+  file_.get(data_var_, {lo}, {n}, v.data());
+  return blocks_.emplace(b, std::move(v)).first->second.data();
+}
+
 std::vector<double> ClusteredReader::gather(std::size_t r, const std::vector<int>& offs, std::size_t rel0,
                                             std::size_t cnt) const {
-  std::vector<int> u(offs);
-  std::sort(u.begin(), u.end());
-  u.erase(std::unique(u.begin(), u.end()), u.end());
-  for (const int o : u) check_offset(r, o);
   std::vector<double> out(offs.size() * cnt);
-  if (u.empty() || cnt == 0) return out;
-  const auto lo = static_cast<std::size_t>(u.front()) + rel0;
-  const auto hi = static_cast<std::size_t>(u.back()) + rel0 + cnt;  // exclusive
-  const std::size_t needed = u.size() * cnt;
-  std::unordered_map<int, std::size_t> where;  // offset -> position of its first value in buf
-  std::vector<double> buf;
-  if (hi - lo <= std::max<std::size_t>(65536, 4 * needed)) {
-    buf.resize(hi - lo);
-    file_.get(data_var_, {lo}, {hi - lo}, buf.data());
-    for (const int o : u) where[o] = static_cast<std::size_t>(o) + rel0 - lo;
-  } else {
-    buf.resize(needed);
-    for (std::size_t q = 0; q < u.size(); ++q) {
-      file_.get(data_var_, {static_cast<std::size_t>(u[q]) + rel0}, {cnt}, buf.data() + q * cnt);
-      where[u[q]] = q * cnt;
+  int last = -1;
+  for (std::size_t e = 0; e < offs.size(); ++e) {
+    const int o = offs[e];
+    if (e > 0 && o == last) {  // runs of equal offsets are the rule in info
+      std::copy_n(out.begin() + static_cast<std::ptrdiff_t>((e - 1) * cnt), cnt, out.begin() + static_cast<std::ptrdiff_t>(e * cnt));
+      continue;
     }
+    check_offset(r, o);
+    last = o;
+    for (std::size_t t = 0; t < cnt; ++t) out[e * cnt + t] = data_at(static_cast<std::size_t>(o) + rel0 + t);
   }
-  for (std::size_t e = 0; e < offs.size(); ++e) std::copy_n(buf.begin() + static_cast<std::ptrdiff_t>(where[offs[e]]), cnt, out.begin() + static_cast<std::ptrdiff_t>(e * cnt));
   return out;
 }
 
@@ -340,9 +356,7 @@ double ClusteredReader::value(int sender, int receiver, std::size_t k) const {
   const std::size_t r = region_of(k);
   const int off = info_one(r, sender, receiver);
   check_offset(r, off);
-  double v = 0;
-  file_.get(data_var_, {static_cast<std::size_t>(off) + (k - starts_[r])}, {1}, &v);
-  return v;
+  return data_at(static_cast<std::size_t>(off) + (k - starts_[r]));
 }
 
 }  // namespace

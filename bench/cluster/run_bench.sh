@@ -1,0 +1,20 @@
+#!/bin/bash
+# Benchmark of network_cluster: compress RANKS x LENGTHS on one core (time and peak memory via
+# /usr/bin/time -v), then random-access reads per second on the clustered and the raw file.
+# usage: bench/cluster/run_bench.sh BUILD_DIR [RANKS] [LENGTHS] [WORKDIR]
+set -eu
+B=${1:?build dir}; P=${2:-1024}; N=${3:-64}; W=${4:-/tmp/nt_cluster_bench}
+mkdir -p "$W"
+raw=$W/bench_${P}x${N}_median.nc
+[ -f "$raw" ] || "$B/bin/bench_cluster" gen "$raw" "$P" "$N"
+echo "raw file: $(stat -c %s "$raw") bytes ($P ranks x $N lengths)"
+for run in 1 2 3; do
+  taskset -c 0 /usr/bin/time -v "$B/bin/network_cluster" compress "$raw" -o "$W/c.nc" --threshold 0.05 --relative \
+      --exceptions 2 --min-region 2 --force 2> "$W/time.$run" | sed 's/^/  /'
+  grep -E "Elapsed|Maximum resident" "$W/time.$run" | sed "s/^/  run $run: /"
+done
+"$B/bin/network_cluster" info "$W/c.nc"
+echo "random access, clustered file:"
+"$B/bin/bench_cluster" reads "$W/c.nc" 200000
+echo "random access, raw CDF-2 file (for comparison):"
+"$B/bin/bench_cluster" reads "$raw" 200000
