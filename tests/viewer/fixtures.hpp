@@ -1,0 +1,103 @@
+// Small result files for the viewer tests, written with the core library.
+#pragma once
+
+#include <QImage>
+#include <QTemporaryDir>
+
+#include <netcdf.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "nt/dataset.hpp"
+#include "nt/netcdf.hpp"
+#include "nt/raw_file.hpp"
+#include "nt/synth.hpp"
+#include "nt/text_format.hpp"
+
+namespace fixtures {
+
+// 4 nodes x 2 ranks, node 2 (ranks 4 and 5) three times slower; lengths 0..16 KiB; small noise.
+// Writes <dir>/run_{average,median,min,max,deviation}.nc and run_hosts.txt; returns the prefix.
+inline std::string synth_run(const std::filesystem::path& dir, int slow_node = 2, double noise = 0.02) {
+  nt::SynthParams p;
+  p.nodes = 4;
+  p.ranks_per_node = 2;
+  p.slow_node = slow_node;
+  p.slow_factor = 3.0;
+  p.noise = noise;
+  p.repeats = 6;
+  p.lengths = {0, 1024, 4096, 16384};
+  const auto r = nt::synthesize(p);
+  const std::string prefix = (dir / "run").string();
+  nt::write_synth(prefix, r, true);
+  return prefix;
+}
+
+// A raw file with exact values: value(i, j, k) = f(i, j, k) in seconds; lengths as given.
+template <class F>
+std::filesystem::path exact_raw(const std::filesystem::path& path, int P, const std::vector<std::int64_t>& lengths,
+                                F f, nt::Statistic stat = nt::Statistic::average) {
+  nt::FileInfo info;
+  info.params.proc_num = P;
+  info.params.statistic = stat;
+  info.params.begin_length = static_cast<int>(lengths.front());
+  info.params.end_length = static_cast<int>(lengths.back());
+  info.params.num_repeats = 10;
+  info.meta.sweep = "list";
+  for (int i = 0; i < P; ++i) info.meta.hosts.push_back("node" + std::to_string(i / 2));
+  nt::MemoryDataset d(info);
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    nt::Matrix m(P);
+    for (int i = 0; i < P; ++i)
+      for (int j = 0; j < P; ++j) m.at(i, j) = f(i, j, k);
+    d.append(lengths[k], std::move(m));
+  }
+  nt::write_raw(path, d, true);
+  return path;
+}
+
+// A legacy network_test2 one_to_one file: stored rows are receivers. Our orientation is
+// value(sender i, receiver j, k) = f(i, j, k).
+template <class F>
+std::filesystem::path legacy_raw(const std::filesystem::path& path, int P, int begin, int step, int records, F f) {
+  auto file = nt::nc::File::create(path, nt::nc::Kind::classic, true);
+  const int n = file.def_dim("n", std::nullopt);
+  const int x = file.def_dim("x", static_cast<std::size_t>(P));
+  const int y = file.def_dim("y", static_cast<std::size_t>(P));
+  const std::pair<const char*, int> scalars[] = {
+      {"proc_num", P}, {"test_type", 1}, {"data_type", 1}, {"begin_mes_length", begin},
+      {"end_mes_length", begin + step * (records - 1)}, {"step_length", step}, {"noise_mes_length", 0},
+      {"num_noise_mes", 0}, {"num_noise_proc", 0}, {"num_repeates", 100}};
+  std::vector<int> ids;
+  for (const auto& s : scalars) ids.push_back(file.def_var(s.first, NC_INT, {}));
+  const int data = file.def_var("data", NC_DOUBLE, {n, x, y});
+  file.enddef();
+  for (std::size_t i = 0; i < ids.size(); ++i) file.put(ids[i], {}, {}, &scalars[i].second);
+  for (int k = 0; k < records; ++k) {
+    std::vector<double> m(static_cast<std::size_t>(P * P));
+    for (int row = 0; row < P; ++row)      // row = receiver (the rank that measured)
+      for (int col = 0; col < P; ++col)    // col = sender
+        m[static_cast<std::size_t>(row * P + col)] = f(col, row, static_cast<std::size_t>(k));
+    file.put(data, {static_cast<std::size_t>(k), 0, 0},
+             {1, static_cast<std::size_t>(P), static_cast<std::size_t>(P)}, m.data());
+  }
+  file.close();
+  return path;
+}
+
+// Mean grey (0 black .. 255 white) of one row of an 8-bit image, skipping column `skip`.
+inline double row_gray(const QImage& img, int row, int skip = -1) {
+  double s = 0;
+  int n = 0;
+  for (int c = 0; c < img.width(); ++c) {
+    if (c == skip) continue;
+    s += qGray(img.pixel(c, row));
+    ++n;
+  }
+  return n ? s / n : 0;
+}
+
+}  // namespace fixtures

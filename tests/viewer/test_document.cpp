@@ -1,0 +1,373 @@
+// Document and renderer on real files: every view's pixels follow the data.
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "document.hpp"
+#include "fixtures.hpp"
+#include "render.hpp"
+#include "nt/error.hpp"
+
+using namespace ntv;
+namespace fs = std::filesystem;
+
+namespace {
+// Off-diagonal values 1e-6*(k+1)*(1 + 0.1*(i+j)); diagonal 0.
+double smooth(int i, int j, std::size_t k) {
+  return i == j ? 0.0 : 1e-6 * static_cast<double>(k + 1) * (1.0 + 0.1 * (i + j));
+}
+int gray(const ViewResult& r, int row, int col) { return qGray(r.cells.pixel(col, row)); }
+}  // namespace
+
+class TestDocument : public QObject {
+  Q_OBJECT
+  QTemporaryDir tmp_;
+  fs::path dir_;
+  std::string prefix_;
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(tmp_.isValid());
+    dir_ = tmp_.path().toStdString();
+    prefix_ = fixtures::synth_run(dir_);
+  }
+
+  void matrixSlowNodeRowsAndColumnsDarker() {
+    auto doc = Document::open(prefix_ + "_median.nc");
+    QCOMPARE(doc->ranks(), 8);
+    QCOMPARE(doc->data().meta().hosts.size(), std::size_t(8));
+    for (std::size_t k = 0; k < doc->count(); ++k) {
+      ViewSpec s;
+      s.k = k;
+      const ViewResult r = doc->render(s);
+      QCOMPARE(r.cells.width(), 8);
+      QCOMPARE(r.cells.height(), 8);
+      QCOMPARE(r.cells.format(), QImage::Format_Grayscale8);
+      double slowMax = 0, fastMin = 255;
+      for (int row = 0; row < 8; ++row) {
+        const double g = fixtures::row_gray(r.cells, row, row);
+        if (row == 4 || row == 5) slowMax = std::max(slowMax, g);
+        else fastMin = std::min(fastMin, g);
+      }
+      QVERIFY2(slowMax + 30 < fastMin, qPrintable(QStringLiteral("k=%1 slow %2 fast %3").arg(k).arg(slowMax).arg(fastMin)));
+      // Columns too: the slow node also receives slowly.
+      const QImage t = r.cells.transformed(QTransform().rotate(90)).mirrored(true, false);
+      QVERIFY(fixtures::row_gray(t, 4, 4) + 30 < fixtures::row_gray(t, 0, 0));
+      // Values behind the pixels are the file's.
+      QCOMPARE((*r.values)[3 * 8 + 5], doc->data().value(3, 5, k));
+    }
+  }
+
+  void normalisationModesChangeLevels() {
+    const auto path = fixtures::exact_raw(dir_ / "exact.nc", 4, {8, 16, 32}, smooth);
+    auto doc = Document::open(path);
+    ViewSpec s;
+    s.k = 0;
+    s.normalize = Normalize::matrix;
+    const ViewResult m = doc->render(s);
+    QCOMPARE(m.levels.white, smooth(0, 1, 0));
+    QCOMPARE(m.levels.black, smooth(2, 3, 0));
+    QCOMPARE(gray(m, 0, 1), 255);
+    QCOMPARE(gray(m, 2, 3), 0);
+    s.normalize = Normalize::file;
+    const ViewResult f = doc->render(s);
+    QCOMPARE(f.levels.white, smooth(0, 1, 0));
+    QCOMPARE(f.levels.black, smooth(2, 3, 2));
+    // The same cell is much lighter against the whole file: (1.5-1.1)/(4.5-1.1) dark.
+    QCOMPARE(gray(f, 2, 3), static_cast<int>(std::lround(255 * (1 - 0.4 / 3.4))));
+    s.normalize = Normalize::window;
+    s.k0 = 0;
+    s.k1 = 2;
+    const ViewResult w = doc->render(s);
+    QCOMPARE(w.levels.black, smooth(2, 3, 1));
+    QVERIFY(gray(m, 2, 3) < gray(w, 2, 3));
+    QVERIFY(gray(w, 2, 3) < gray(f, 2, 3));
+    // The last matrix against the file is the darkest; against itself it spans 0..255 too.
+    s.k = 2;
+    s.normalize = Normalize::file;
+    QCOMPARE(gray(doc->render(s), 2, 3), 0);
+    // window_of_lengths maps bytes to indices.
+    QCOMPARE(doc->window_of_lengths(8, 16), (std::pair<std::size_t, std::size_t>(0, 2)));
+    QVERIFY_THROWS_EXCEPTION(nt::UsageError, doc->window_of_lengths(100, 200));
+    QCOMPARE(doc->index_of_length(32), std::size_t(2));
+    QVERIFY_THROWS_EXCEPTION(nt::UsageError, doc->index_of_length(33));
+  }
+
+  void diagonalExcludedFromNormalisation() {
+    const auto path = fixtures::exact_raw(dir_ / "diag.nc", 4, {8, 16}, [](int i, int j, std::size_t k) {
+      return i == j ? 1.0 : smooth(i, j, k);  // a huge self-message time
+    });
+    auto doc = Document::open(path);
+    for (Normalize n : {Normalize::matrix, Normalize::file}) {
+      ViewSpec s;
+      s.normalize = n;
+      const ViewResult r = doc->render(s);
+      QVERIFY(r.levels.black < 1e-5);
+      QCOMPARE(gray(r, 0, 1), 255);
+      if (n == Normalize::matrix) QCOMPARE(gray(r, 3, 2), 0);
+      QCOMPARE(gray(r, 1, 1), 0);  // the diagonal itself is drawn, clamped
+    }
+    // Row view: the diagonal cell (k, rank) is excluded as well.
+    ViewSpec s;
+    s.view = ViewKind::row;
+    s.rank = 1;
+    const ViewResult r = doc->render(s);
+    QCOMPARE(r.levels.black, smooth(1, 3, 1));
+  }
+
+  void logScaleAndUserLevels() {
+    const auto path = fixtures::exact_raw(dir_ / "log.nc", 3, {8}, [](int i, int j, std::size_t) {
+      if (i == j) return 0.0;
+      return std::pow(10.0, -6.0 + (i + j - 1));  // 1e-6, 1e-5, 1e-4
+    });
+    auto doc = Document::open(path);
+    ViewSpec s;
+    const ViewResult lin = doc->render(s);
+    s.log = true;
+    const ViewResult lg = doc->render(s);
+    QVERIFY(lg.levels.log);
+    // (0,2) holds 1e-5: nearly white on a linear scale, mid grey on a log scale.
+    QVERIFY(gray(lin, 0, 2) > 220);
+    QVERIFY(std::abs(gray(lg, 0, 2) - 128) <= 1);
+    QCOMPARE(gray(lg, 0, 1), 255);
+    QCOMPARE(gray(lg, 1, 2), 0);
+    s.log = false;
+    s.white = 5e-6;
+    s.black = 2e-5;
+    const ViewResult u = doc->render(s);
+    QCOMPARE(gray(u, 0, 1), 255);  // 1e-6 below white
+    QCOMPARE(gray(u, 1, 2), 0);    // 1e-4 beyond black
+    QCOMPARE(gray(u, 0, 2), static_cast<int>(std::lround(255 * (1 - 5.0 / 15.0))));
+  }
+
+  void rowAndColumnViews() {
+    const auto path = fixtures::exact_raw(dir_ / "exact.nc", 4, {8, 16, 32}, smooth);
+    auto doc = Document::open(path);
+    ViewSpec s;
+    s.view = ViewKind::row;
+    s.rank = 1;
+    ViewResult r = doc->render(s);
+    QCOMPARE(r.rows, 3);
+    QCOMPARE(r.cols, 4);
+    QCOMPARE(r.cells.size(), QSize(4, 3));
+    QCOMPARE(r.row_lengths, (std::vector<std::int64_t>{8, 16, 32}));
+    for (int k = 0; k < 3; ++k)
+      for (int j = 0; j < 4; ++j) QCOMPARE((*r.values)[static_cast<std::size_t>(k * 4 + j)], smooth(1, j, static_cast<std::size_t>(k)));
+    // Longer messages are slower: lower rows darker; within a row, larger receivers darker.
+    QVERIFY(fixtures::row_gray(r.cells, 2, 1) < fixtures::row_gray(r.cells, 0, 1));
+    QVERIFY(gray(r, 2, 3) < gray(r, 2, 0));
+    s.view = ViewKind::column;
+    s.rank = 2;
+    s.k0 = 1;
+    s.k1 = 3;
+    r = doc->render(s);
+    QCOMPARE(r.rows, 2);
+    QCOMPARE((*r.values)[1 * 4 + 3], smooth(3, 2, 2));
+    QCOMPARE(r.diag_col, 2);
+
+    // On the synthetic run, the slow rank's row is darker than a fast rank's, file-normalised.
+    auto run = Document::open(prefix_ + "_average.nc");
+    ViewSpec a;
+    a.view = ViewKind::row;
+    a.normalize = Normalize::file;
+    a.rank = 4;
+    const ViewResult slow = run->render(a);
+    a.rank = 0;
+    const ViewResult fast = run->render(a);
+    for (int k = 1; k < slow.rows; ++k)
+      QVERIFY(fixtures::row_gray(slow.cells, k, 4) + 10 < fixtures::row_gray(fast.cells, k, 0));
+  }
+
+  void pairViewWithAndWithoutBand() {
+    auto countBand = [](const QImage& img) {
+      int n = 0;
+      for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) {
+          // The band's translucent blue over white; the curve's anti-aliased edges differ.
+          const QColor c = img.pixelColor(x, y);
+          if (std::abs(c.red() - 197) <= 6 && std::abs(c.green() - 213) <= 6 && std::abs(c.blue() - 240) <= 6) ++n;
+        }
+      return n;
+    };
+    fs::create_directories(dir_ / "noisy");
+    auto run = Document::open(fixtures::synth_run(dir_ / "noisy", 2, 0.3) + "_median.nc");
+    run->set_plot_size(640, 400);
+    QVERIFY(run->deviation() != nullptr);
+    ViewSpec s;
+    s.view = ViewKind::pair;
+    s.sender = 4;
+    s.receiver = 0;
+    const ViewResult r = run->render(s);
+    QVERIFY(r.plot);
+    QCOMPARE(r.cells.size(), QSize(640, 400));
+    QVERIFY(countBand(r.cells) > 50);
+    // The curve passes through the mapped points: longer messages plot higher.
+    const auto v = run->data().pair(4, 0);
+    const double y0 = r.geometry.y_to_px(v.front()), y3 = r.geometry.y_to_px(v.back());
+    QVERIFY(y3 < y0 - 20);
+    const QPoint p(static_cast<int>(std::lround(r.geometry.x_to_px(16384))), static_cast<int>(std::lround(y3)));
+    QVERIFY(qGray(r.cells.pixel(p)) < 120);
+
+    const auto path = fixtures::exact_raw(dir_ / "alone_average.nc", 4, {8, 16, 32}, smooth);
+    auto doc = Document::open(path);
+    QVERIFY(doc->deviation() == nullptr);
+    s.sender = 1;
+    s.receiver = 2;
+    const ViewResult nb = doc->render(s);
+    QCOMPARE(countBand(nb.cells), 0);
+    QVERIFY(nb.geometry.y_to_px(smooth(1, 2, 2)) < nb.geometry.y_to_px(smooth(1, 2, 0)));
+  }
+
+  void deviationView() {
+    auto run = Document::open(prefix_ + "_average.nc");
+    ViewSpec s;
+    s.view = ViewKind::deviation;
+    s.k = 3;
+    const ViewResult r = run->render(s);
+    QVERIFY(r.title.contains(QStringLiteral("deviation")));
+    QCOMPARE((*r.values)[1], run->deviation()->value(0, 1, 3));
+    const auto path = fixtures::exact_raw(dir_ / "solo_average.nc", 4, {8}, smooth);
+    auto solo = Document::open(path);
+    s.k = 0;
+    QVERIFY_THROWS_EXCEPTION(nt::UsageError, solo->render(s));
+    // A deviation file opened directly is its own deviation map.
+    auto dv = Document::open(prefix_ + "_deviation.nc");
+    s.k = 3;
+    QCOMPARE(*dv->render(s).values, run->deviation()->matrix(3).values());
+  }
+
+  void differenceView() {
+    const auto a = fixtures::exact_raw(dir_ / "a.nc", 4, {8, 16}, smooth);
+    const auto b = fixtures::exact_raw(dir_ / "b.nc", 4, {8, 16}, [](int i, int j, std::size_t k) {
+      return (i == 1 && j == 2) ? 3 * smooth(i, j, k) : smooth(i, j, k);
+    });
+    auto doc = Document::open(a);
+    ViewSpec s;
+    s.view = ViewKind::difference;
+    QVERIFY_THROWS_EXCEPTION(nt::UsageError, doc->render(s));
+    doc->set_compare(b);
+    const ViewResult r = doc->render(s);
+    QCOMPARE(gray(r, 1, 2), 255);               // a - b most negative: white
+    QVERIFY(std::abs(gray(r, 0, 1) - 128) <= 1); // equal: middle grey
+    QVERIFY(r.levels.white < 0 && r.levels.black > 0);
+    QCOMPARE((*r.values)[1 * 4 + 2], smooth(1, 2, 0) - 3 * smooth(1, 2, 0));
+    const auto c = fixtures::exact_raw(dir_ / "c.nc", 3, {8, 16}, smooth);
+    QVERIFY_THROWS_EXCEPTION(nt::UsageError, doc->set_compare(c));
+  }
+
+  void textAndLegacyFiles() {
+    const auto raw = fixtures::exact_raw(dir_ / "t.nc", 4, {8, 16}, smooth);
+    auto rd = nt::open_dataset(raw);
+    nt::write_text(dir_ / "t.txt", *rd, true);
+    auto doc = Document::open(dir_ / "t.txt");
+    QCOMPARE(doc->data().format(), std::string("text"));
+    ViewSpec s;
+    s.k = 1;
+    QCOMPARE(*doc->render(s).values, rd->matrix(1).values());
+
+    // Legacy file: stored row = receiver; the slow SENDER 2 must still come out as a dark row.
+    const auto lp = fixtures::legacy_raw(dir_ / "old.nc", 4, 100, 50, 3, [](int i, int j, std::size_t k) {
+      return i == j ? 0.0 : 1e-6 * static_cast<double>(k + 1) * (i == 2 ? 5.0 : 1.0);
+    });
+    auto old = Document::open(lp);
+    QCOMPARE(old->lengths(), (std::vector<std::int64_t>{100, 150, 200}));
+    const ViewResult r = old->render(s);
+    QVERIFY(fixtures::row_gray(r.cells, 2, 2) < 10);
+    QVERIFY(fixtures::row_gray(r.cells, 0, 0) > 245);
+    QCOMPARE(old->info().info.meta.format_version, 0);
+  }
+
+  void brokenFilesGiveErrors_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("content");
+    QTest::newRow("missing") << QStringLiteral("missing.nc") << QByteArray();
+    QTest::newRow("empty") << QStringLiteral("empty.nc") << QByteArray("");
+    QTest::newRow("garbage") << QStringLiteral("garbage.nc") << QByteArray("this is not a result file\n\x01\x02", 28);
+    QTest::newRow("fake cdf") << QStringLiteral("fake.nc") << QByteArray("CDF\x02garbagegarbagegarbage", 26);
+    QTest::newRow("text header only") << QStringLiteral("t.txt") << QByteArray("processors 4\nMessage length 8\n1\t2\n");
+  }
+  void brokenFilesGiveErrors() {
+    QFETCH(QString, name);
+    QFETCH(QByteArray, content);
+    const fs::path p = dir_ / "broken" / name.toStdString();
+    fs::create_directories(p.parent_path());
+    if (name != QLatin1String("missing.nc")) {
+      std::ofstream(p, std::ios::binary).write(content.constData(), content.size());
+    }
+    try {
+      auto d = Document::open(p);
+      ViewSpec s;
+      d->render(s);
+      QFAIL("no error for a broken file");
+    } catch (const nt::Error& e) {
+      QVERIFY2(QString::fromStdString(e.what()).contains(name), e.what());
+    }
+  }
+
+  void truncatedRawFile() {
+    const auto src = fixtures::exact_raw(dir_ / "whole.nc", 16, {8, 16, 32, 64}, smooth);
+    const auto cut = dir_ / "cut.nc";
+    fs::copy_file(src, cut, fs::copy_options::overwrite_existing);
+    fs::resize_file(cut, fs::file_size(src) - 16 * 16 * 8 - 100);  // lose the last record and a bit
+    try {
+      auto d = Document::open(cut);
+      ViewSpec s;
+      for (std::size_t k = 0; k < d->count(); ++k) {
+        s.k = k;
+        d->render(s);
+      }
+      QVERIFY(d->count() < 4);  // only complete records are offered
+    } catch (const nt::Error& e) {
+      QVERIFY(QString::fromStdString(e.what()).contains(QStringLiteral("cut.nc")));
+    }
+  }
+
+  void groupsFile() {
+    const auto g = dir_ / "topo.json";
+    std::ofstream(g) << R"({"groups": [[0, 1], [2, 3, 6], [4, 5], [7]], "other": 1})";
+    auto doc = Document::open(prefix_ + "_median.nc");
+    doc->set_groups(g);
+    QCOMPARE(doc->groups().size(), std::size_t(4));
+    QCOMPARE(doc->groups()[1], (std::vector<int>{2, 3, 6}));
+    std::ofstream(dir_ / "bad1.json") << R"({"groups": [[0, 9]]})";
+    std::ofstream(dir_ / "bad2.json") << R"({"groups": [[0, 1)";
+    std::ofstream(dir_ / "bad3.json") << R"([[0, 1]])";
+    for (const char* f : {"bad1.json", "bad2.json", "bad3.json", "nothere.json"})
+      QVERIFY_THROWS_EXCEPTION(nt::FileError, doc->set_groups(dir_ / f));
+  }
+
+  void fileScanCanBeCancelled() {
+    auto doc = Document::open(prefix_ + "_median.nc");
+    ViewSpec s;
+    s.normalize = Normalize::file;
+    int reports = 0;
+    Progress p;
+    p.report = [&](std::size_t, std::size_t) { ++reports; };
+    p.cancelled = [&] { return reports >= 2; };
+    QVERIFY_THROWS_EXCEPTION(Cancelled, doc->render(s, p));
+    QCOMPARE(reports, 2);
+    p.cancelled = {};
+    reports = 0;
+    doc->render(s, p);  // the first two matrices come from the cache now
+    QCOMPARE(reports, 4);
+  }
+
+  void impossibleSpecs() {
+    auto doc = Document::open(prefix_ + "_median.nc");
+    ViewSpec s;
+    s.k = 4;
+    QVERIFY_THROWS_EXCEPTION(nt::UsageError, doc->render(s));
+    s.k = 0;
+    s.view = ViewKind::row;
+    s.rank = 8;
+    QVERIFY_THROWS_EXCEPTION(nt::UsageError, doc->render(s));
+    s.view = ViewKind::pair;
+    s.sender = -1;
+    QVERIFY_THROWS_EXCEPTION(nt::UsageError, doc->render(s));
+  }
+};
+
+QTEST_MAIN(TestDocument)
+#include "test_document.moc"

@@ -1,0 +1,182 @@
+// The widgets and the worker on the offscreen platform: open, render, hover, errors, export,
+// request coalescing, and QAbstractItemModelTester on every model.
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fixtures.hpp"
+#include "image_view.hpp"
+#include "main_window.hpp"
+#include "models.hpp"
+#include "session.hpp"
+
+using namespace ntv;
+namespace fs = std::filesystem;
+
+class TestGui : public QObject {
+  Q_OBJECT
+  QTemporaryDir tmp_;
+  fs::path dir_;
+  QString median_;
+
+  static bool waitFor(QSignalSpy& spy, int n = 1, int ms = 20000) {
+    QElapsedTimer t;
+    t.start();
+    while (spy.count() < n && t.elapsed() < ms) spy.wait(200);
+    return spy.count() >= n;
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(tmp_.isValid());
+    dir_ = tmp_.path().toStdString();
+    median_ = QString::fromStdString(fixtures::synth_run(dir_) + "_median.nc");
+  }
+
+  void modelsPassTester() {
+    InfoModel info;
+    HostsModel hosts;
+    QAbstractItemModelTester t1(&info, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(&hosts, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    DocumentInfo d;
+    d.path = median_;
+    d.format = QStringLiteral("raw");
+    d.info.params.proc_num = 3;
+    d.info.meta.hosts = {"a", "b", "c"};
+    d.info.meta.cpus = {0, 1};
+    d.info.meta.extra["custom"] = "x";
+    d.lengths = {0, 8};
+    info.setDocument(d);
+    hosts.setDocument(d);
+    QCOMPARE(hosts.rowCount(), 3);
+    QCOMPARE(hosts.data(hosts.index(1, 1)).toString(), QStringLiteral("b"));
+    QCOMPARE(hosts.data(hosts.index(2, 2)).toString(), QStringLiteral("?"));
+    QCOMPARE(info.value(QStringLiteral("ranks")), QStringLiteral("3"));
+    QCOMPARE(info.value(QStringLiteral("custom")), QStringLiteral("x"));
+    QCOMPARE(info.columnCount(), 2);
+    info.clear();
+    hosts.clear();
+    QCOMPARE(info.rowCount(), 0);
+    d.info.params.proc_num = 5;
+    hosts.setDocument(d);
+    QCOMPARE(hosts.rowCount(), 5);
+  }
+
+  void openRenderHover() {
+    MainWindow w;
+    QAbstractItemModelTester t1(w.infoModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(w.hostsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::documentOpened), rendered(&w, &MainWindow::viewRendered);
+    w.openFile(median_);
+    QVERIFY(waitFor(opened));
+    QVERIFY(waitFor(rendered));
+    QCOMPARE(w.infoModel()->value(QStringLiteral("ranks")), QStringLiteral("8"));
+    QCOMPARE(w.infoModel()->value(QStringLiteral("statistic")), QStringLiteral("median"));
+    QCOMPARE(w.hostsModel()->rowCount(), 8);
+    QVERIFY(!w.hostsModel()->host(4).isEmpty());
+    const ViewResult& r = w.view()->result();
+    QCOMPARE(r.cells.size(), QSize(8, 8));
+    QVERIFY(fixtures::row_gray(r.cells, 4, 4) + 30 < fixtures::row_gray(r.cells, 0, 0));
+    // Hover: sender, receiver, hosts, value with units.
+    const QString h = w.hoverText(4, 1);
+    QVERIFY2(h.contains(QStringLiteral("sender 4 (%1)").arg(w.hostsModel()->host(4))), qPrintable(h));
+    QVERIFY2(h.contains(QStringLiteral("receiver 1 (%1)").arg(w.hostsModel()->host(1))), qPrintable(h));
+    QVERIFY2(h.contains(QStringLiteral("s")) && (h.contains(QStringLiteral("µs")) || h.contains(QStringLiteral("ns")) || h.contains(QStringLiteral("ms"))), qPrintable(h));
+    // The view maps widget positions to cells and emits the hover signal.
+    QSignalSpy hover(w.view(), &ImageView::cellHovered);
+    const QRect vr = w.view()->rect();
+    QTest::mouseMove(w.view(), vr.center());
+    QVERIFY(hover.count() >= 1 || w.view()->cellAt(QPointF(vr.center())).x() >= 0);
+    const QPoint cell = w.view()->cellAt(QPointF(vr.center()));
+    QVERIFY(cell.x() >= 3 && cell.x() <= 4 && cell.y() >= 3 && cell.y() <= 4);
+    // Zoom keeps the cell under the anchor.
+    w.view()->zoomBy(3.0, QPointF(vr.center()));
+    QCOMPARE(w.view()->cellAt(QPointF(vr.center())), cell);
+
+    // Switching the length and the normalisation re-renders with the new spec.
+    w.setLengthIndex(3);
+    QVERIFY(waitFor(rendered, 2));
+    QTRY_COMPARE(w.view()->result().spec.k, std::size_t(3));
+    const Levels own = w.view()->result().levels;
+    const int n = rendered.count();
+    w.setNormalize(Normalize::file);
+    QVERIFY(waitFor(rendered, n + 1));
+    QTRY_COMPARE(w.view()->result().spec.normalize, Normalize::file);
+    // The last matrix holds the largest values of the file, so file levels share its black
+    // level, while the white level comes from the shortest messages.
+    QCOMPARE(w.view()->result().levels.black, own.black);
+    QVERIFY(w.view()->result().levels.white < own.white);
+
+    // Every view kind renders through the GUI.
+    for (ViewKind v : {ViewKind::row, ViewKind::column, ViewKind::pair, ViewKind::deviation}) {
+      const int before = rendered.count();
+      w.setView(v);
+      QVERIFY(waitFor(rendered, before + 1));
+      QTRY_COMPARE(w.view()->result().spec.view, v);
+    }
+    QCOMPARE(w.lastError(), QString());
+
+    // Export the current view.
+    const QString png = QString::fromStdString((dir_ / "export.png").string());
+    QVERIFY(w.exportPng(png));
+    QImage img(png);
+    QVERIFY(!img.isNull());
+    QVERIFY(img.width() > 100);
+  }
+
+  void errorsAreShownNotCrashes() {
+    MainWindow w;
+    w.show();
+    QSignalSpy err(&w, &MainWindow::errorShown);
+    w.openFile(QString::fromStdString((dir_ / "nothere.nc").string()));
+    QVERIFY(waitFor(err));
+    QVERIFY(w.lastError().contains(QStringLiteral("nothere.nc")));
+    QVERIFY(w.findChild<QLabel*>(QStringLiteral("errorLabel"))->isVisibleTo(&w));
+    std::ofstream(dir_ / "junk.nc") << "junk junk junk";
+    w.openFile(QString::fromStdString((dir_ / "junk.nc").string()));
+    QVERIFY(waitFor(err, 2));
+    QVERIFY(w.lastError().contains(QStringLiteral("junk.nc")));
+    // A good file afterwards still works, and clears the error.
+    QSignalSpy rendered(&w, &MainWindow::viewRendered);
+    w.openFile(median_);
+    QVERIFY(waitFor(rendered));
+    QVERIFY(w.lastError().isEmpty());
+    // Difference view without a second file: an error message, no crash.
+    w.setView(ViewKind::difference);
+    QVERIFY(waitFor(err, 3));
+    QVERIFY(w.lastError().contains(QStringLiteral("second file")));
+  }
+
+  void sessionCoalescesRequests() {
+    Session s;
+    QSignalSpy opened(&s, &Session::opened), rendered(&s, &Session::rendered);
+    s.open(median_);
+    QVERIFY(waitFor(opened));
+    for (int i = 0; i < 50; ++i) {
+      ViewSpec v;
+      v.k = static_cast<std::size_t>(i % 4);
+      v.normalize = Normalize::file;
+      s.request(v);
+    }
+    ViewSpec last;
+    last.k = 2;
+    last.view = ViewKind::column;
+    last.rank = 5;
+    s.request(last);
+    QVERIFY(waitFor(rendered));
+    QTest::qWait(300);
+    QVERIFY(rendered.count() < 51);
+    const auto r = rendered.last().at(0).value<ViewResult>();
+    QCOMPARE(r.spec.view, ViewKind::column);
+    QCOMPARE(r.spec.rank, 5);
+  }
+};
+
+QTEST_MAIN(TestGui)
+#include "test_gui.moc"

@@ -1,0 +1,94 @@
+// Renderer building blocks: grey mapping, scaling, decorations, group overlays.
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+
+#include "render.hpp"
+
+using namespace ntv;
+
+class TestRender : public QObject {
+  Q_OBJECT
+ private slots:
+  void levelsMapLargerToDarker() {
+    Levels lv{1.0, 3.0, false};
+    QCOMPARE(lv.gray(1.0), static_cast<unsigned char>(255));
+    QCOMPARE(lv.gray(3.0), static_cast<unsigned char>(0));
+    QCOMPARE(lv.gray(2.0), static_cast<unsigned char>(128));
+    QCOMPARE(lv.gray(0.0), static_cast<unsigned char>(255));  // clamped
+    QCOMPARE(lv.gray(9.0), static_cast<unsigned char>(0));
+    QCOMPARE(lv.gray(std::numeric_limits<double>::quiet_NaN()), static_cast<unsigned char>(255));
+    Levels lg{1e-6, 1e-4, true};
+    QCOMPARE(lg.gray(1e-5), static_cast<unsigned char>(128));
+    QCOMPARE(lg.gray(0.0), static_cast<unsigned char>(255));
+    Levels flat{2.0, 2.0, false};
+    QCOMPARE(flat.gray(2.0), static_cast<unsigned char>(128));
+    QCOMPARE(flat.gray(2.5), static_cast<unsigned char>(0));
+  }
+
+  void rangeSkipsDiagonalAndNonFinite() {
+    const std::vector<double> v{100, 1, 2, 3, 100, std::numeric_limits<double>::quiet_NaN(), 4, 5, 100};
+    const Range r = range_of(v, 3, 3, ViewResult::kDiagIsRow);
+    QCOMPARE(r.lo, 1.0);
+    QCOMPARE(r.hi, 5.0);
+    const Range c = range_of(v, 3, 3, 0);  // fixed diagonal column 0
+    QCOMPARE(c.hi, 100.0);
+    QCOMPARE(c.lo, 1.0);
+    const Levels s = levels_from(Range{-1.0, 3.0, 3.0}, false, true);
+    QCOMPARE(s.white, -3.0);
+    QCOMPARE(s.black, 3.0);
+    const Levels e = levels_from(Range{}, false, false);
+    QCOMPARE(e.white, 0.0);
+    QCOMPARE(e.black, 1.0);
+  }
+
+  void composeScalesAndDecorates() {
+    ViewResult r;
+    r.rows = r.cols = 4;
+    std::vector<double> v(16);
+    for (int i = 0; i < 16; ++i) v[static_cast<std::size_t>(i)] = i;
+    r.levels = Levels{0, 15, false};
+    r.cells = cells_image(v, 4, 4, r.levels);
+    r.title = QStringLiteral("title");
+    const QImage plain = compose(r, {});
+    QCOMPARE(plain.size(), QSize(4, 4));
+    QCOMPARE(qGray(plain.pixel(0, 0)), 255);
+    QCOMPARE(qGray(plain.pixel(3, 3)), 0);
+    const QImage big = compose(r, {64, false, nullptr});
+    QCOMPARE(big.size(), QSize(64, 64));
+    // Nearest-neighbour scaling keeps every cell a flat block.
+    QCOMPARE(big.pixel(0, 0), big.pixel(15, 15));
+    QCOMPARE(big.pixel(63, 63), plain.pixel(3, 3));
+    const QImage deco = compose(r, {0, true, nullptr});
+    QVERIFY(deco.width() > 512 && deco.height() > 512);
+    // Non-square grids keep their aspect ratio.
+    ViewResult w = r;
+    w.rows = 2;
+    w.cells = cells_image(v, 2, 8, r.levels);
+    w.cols = 8;
+    QCOMPARE(compose(w, {80, false, nullptr}).size(), QSize(80, 20));
+  }
+
+  void groupOverlayOutlinesBlocks() {
+    ViewResult r;
+    r.rows = r.cols = 8;
+    std::vector<double> v(64, 0.0);
+    r.levels = Levels{0, 1, false};
+    r.cells = cells_image(v, 8, 8, r.levels);  // all white
+    const std::vector<std::vector<int>> groups{{0, 1, 2, 3}, {4, 5, 6, 7}};
+    const QImage img = compose(r, {80, false, &groups});
+    QCOMPARE(img.size(), QSize(80, 80));
+    // Block borders are coloured, block interiors and off-group cells stay white.
+    const QColor edge = img.pixelColor(0, 20);
+    QVERIFY(edge != QColor(Qt::white));
+    QCOMPARE(edge, img.pixelColor(20, 0));
+    QCOMPARE(img.pixelColor(20, 20), QColor(Qt::white));
+    QCOMPARE(img.pixelColor(60, 20), QColor(Qt::white));  // (row 2, col 6): no group spans it
+    QVERIFY(img.pixelColor(79, 60) != QColor(Qt::white));
+    QVERIFY(group_color(0) != group_color(1));
+  }
+};
+
+QTEST_MAIN(TestRender)
+#include "test_render.moc"
