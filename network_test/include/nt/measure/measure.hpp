@@ -1,0 +1,243 @@
+// network_test's measurement library (nt_measure): settings, the mode registry, the per-rank
+// measurement context the modes code against, and the pure helpers (sweeps, schedules, LogGP
+// derivation) that the unit tests exercise without MPI.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include "nt/error.hpp"
+#include "nt/types.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace nt::measure {
+
+// ------------------------------------------------------------------------------------------
+// Settings: everything the command line decides. Identical on every rank after parsing.
+struct Settings {
+  std::string mode_name = "one_to_one";
+  Mode mode = Mode::one_to_one;
+  std::string prefix = "network";
+  int begin = 0, end = 10000, step = 100;
+  std::vector<std::int64_t> length_list;  // --lengths
+  double geometric = 0.0;                 // --geometric FACTOR (> 1)
+  int repeats = 100;
+  int warmup = 10;
+  int noise_length = 1024, noise_messages = 10, noise_procs = 1;
+  bool noise_procs_given = false;
+  std::optional<std::uint64_t> seed;      // resolved on rank 0 when not given
+  bool force = false, resume = false, raw = false, shuffle = false, concurrent = false;
+  bool list = false, quiet = false;
+  double timeout = 0.0;                   // seconds, 0 = none
+  int sync_rounds = 10;                   // ping-pongs for a clock-offset estimate
+  double idle_sleep_max = 100e-6;         // longest back-off sleep of a waiting rank
+  int loggp_n = 8;                        // messages per PRTT(n, ., s) train
+  double loggp_break_tol = 0.25;          // relative deviation that breaks the g + G*s fit
+  std::string command_line;
+  // Derived by finalize():
+  std::vector<std::int64_t> lengths;      // the sweep, in order
+  std::string sweep_kind;                 // "linear", "list", "geometric"
+};
+
+// Builds the sweep from begin/end/step, --lengths or --geometric. Throws UsageError.
+std::vector<std::int64_t> make_sweep(const Settings& s, std::string* kind = nullptr);
+
+// ------------------------------------------------------------------------------------------
+// Modes
+enum class TaskKind {
+  ordered_pairs,    // every (x, y), x != y, one after the other
+  exchange_pairs,   // every {x, y} x < y once (both directions measured at once), plus (i, i)
+  per_root,         // one task per root with every rank (bcast)
+  all_ranks,        // one task with every rank (all_to_all)
+};
+
+struct Task {
+  int x = -1, y = -1;           // sender / receiver (root for per_root), -1 when not used
+  int leader = 0;               // the rank that knows when the task is over and signals the next
+  std::vector<int> members;     // ranks taking part (leader included), ascending
+  std::vector<int> noise;       // noise ranks (noise modes)
+  bool sync = false;            // a clock-offset task (leader 0 with rank y) of the common-start modes
+  bool has(int r) const;
+};
+
+class Ctx;
+
+struct OptionDoc {
+  std::string flags, help;
+};
+
+struct ModeSpec {
+  Mode mode = Mode::one_to_one;
+  std::string name, description;
+  TaskKind kind = TaskKind::ordered_pairs;
+  bool results_in_rows = true;   // samples held by the sender x (rows) or the receiver y (columns)
+  int min_ranks = 2;
+  bool uses_noise = false;
+  bool needs_window = false;
+  bool common_start = false;     // needs clock offsets of every rank to rank 0
+  bool concurrent_ok = false;
+  std::string sync_method;
+  std::vector<OptionDoc> options;                       // mode-specific options, for --list
+  std::function<void(CLI::App&, Settings&)> add_options; // may be empty
+  std::function<void(Ctx&, const Task&)> run;           // executes one task on a member rank
+  // Where the leader reports the pair as stuck: "pair 0->1" etc.
+  std::string describe(const Task& t) const;
+};
+
+class Registry {
+ public:
+  void add(ModeSpec spec);
+  const ModeSpec* find(Mode m) const;
+  const ModeSpec* find(const std::string& name) const;  // canonical names and aliases
+  const std::vector<ModeSpec>& all() const { return modes_; }
+
+ private:
+  std::vector<ModeSpec> modes_;
+};
+
+// The registry with every mode. Filled by an explicit list of registration functions (one per
+// mode file), so that static linking cannot drop a mode.
+const Registry& registry();
+std::string list_modes_text();
+
+// Per-mode registration functions, each defined in network_test/modes/<mode>.cpp.
+void register_one_to_one(Registry&);
+void register_async_one_to_one(Registry&);
+void register_send_recv_and_recv_send(Registry&);
+void register_all_to_all(Registry&);
+void register_noise(Registry&);
+void register_noise_blocking(Registry&);
+void register_put(Registry&);
+void register_get(Registry&);
+void register_bcast(Registry&);
+void register_loggp(Registry&);
+
+// ------------------------------------------------------------------------------------------
+// Schedules (pure)
+std::uint64_t splitmix64(std::uint64_t& state);
+std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0);
+// Deterministic choice of `count` distinct ranks out of [0, P) excluding `exclude`.
+std::vector<int> draw_noise(std::uint64_t seed, int P, const std::vector<int>& exclude, int count,
+                            std::uint64_t salt);
+// Round-robin tournament (circle method): P-1 rounds (P even) or P rounds (P odd) of disjoint
+// pairs {a, b} with a < b; every unordered pair appears exactly once.
+std::vector<std::vector<std::pair<int, int>>> round_robin(int P);
+// Tasks of one length, in execution order (steps of one task each).
+std::vector<Task> make_tasks(const ModeSpec& spec, const Settings& s, int P, std::size_t length_index);
+
+// ------------------------------------------------------------------------------------------
+// LogGP derivation (pure). Inputs per size s_k: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d_k,s), o_r(s).
+struct LoggpFit {
+  double L = 0, o_s = 0, o_r = 0, g = 0, G = 0, residual = 0;
+  int fit_break = -1;             // first size where the fit breaks, -1 none
+  std::size_t fit_points = 0;     // sizes used by the fit
+  std::vector<double> gap;        // (PRTT(n,0,s) - PRTT(1,0,s)) / (n-1)
+  std::vector<double> osend;      // (PRTT(n,d,s) - PRTT(1,0,s)) / (n-1) - d
+};
+LoggpFit derive_loggp(const std::vector<std::int64_t>& sizes, int n, const std::vector<double>& prtt1,
+                      const std::vector<double>& prttn, const std::vector<double>& prttd,
+                      const std::vector<double>& delay, const std::vector<double>& orecv, double break_tol);
+
+// ------------------------------------------------------------------------------------------
+// Timeout: thrown by the waiting helpers; main prints it and aborts the job.
+class TimeoutError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Tags of the measurement protocol.
+enum Tag : int {
+  kTagGo = 100, kTagReady, kTagData, kTagDone, kTagSync, kTagStart, kTagResult, kTagStop, kTagNoise,
+  kTagNoiseFlag, kTagExchange,
+};
+
+// ------------------------------------------------------------------------------------------
+// Per-rank context of a run. Modes use only these helpers for communication, so that every wait
+// honours the deadline of the task and idle ranks never spin.
+class Ctx {
+ public:
+  Ctx(MPI_Comm comm, const Settings& s, const ModeSpec& spec);
+  ~Ctx();
+  Ctx(const Ctx&) = delete;
+  Ctx& operator=(const Ctx&) = delete;
+
+  MPI_Comm comm;
+  int rank = 0, size = 0;
+  const Settings& settings;
+  const ModeSpec& spec;
+  int R = 0, W = 0;               // recorded samples and warm-up iterations
+  std::int64_t length = 0;        // message length of the current matrix
+  std::size_t length_index = 0;
+  std::int64_t max_length = 0;
+  std::vector<char> sbuf, rbuf;   // message buffers, sized for the mode
+  MPI_Win win = MPI_WIN_NULL;
+  char* win_base = nullptr;
+
+  // Samples this rank holds for the current length: [peer * R + k] (its row or its column).
+  std::vector<double> samples;
+  // Clock offsets of every rank to rank 0 (clock(r) - clock(0)) and the fastest round trips,
+  // held by rank 0 for the common-start modes.
+  std::vector<double> offset_to_root, rtt_to_root;
+  long late_starts = 0;           // samples whose scheduled start had passed already
+  double timed_seconds = 0;       // sum of timed intervals on this rank (instrumentation)
+
+  // Deadline handling: the task being run (for messages) and when it must be over.
+  void begin_task(const std::string& what, double seconds_allowed);
+  double deadline = 0;            // MPI_Wtime value, 0 = none
+  std::string what;
+
+  static double now() { return MPI_Wtime(); }
+  void check_deadline() const;
+  // Busy waiting (active ranks of a task).
+  void wait(MPI_Request& req);
+  void waitall(std::vector<MPI_Request>& reqs);
+  void send(const void* buf, int count, MPI_Datatype type, int dest, int tag);
+  void recv(void* buf, int count, MPI_Datatype type, int src, int tag);
+  void send_double(double v, int dest, int tag) { send(&v, 1, MPI_DOUBLE, dest, tag); }
+  double recv_double(int src, int tag) {
+    double v = 0;
+    recv(&v, 1, MPI_DOUBLE, src, tag);
+    return v;
+  }
+  void spin_until(double t) const;
+  // Sleeping wait (idle ranks): MPI_Test + nanosleep with exponential back-off.
+  void idle_wait(MPI_Request& req, double deadline_abs, const std::string& on_timeout);
+
+  // Clock offset by the fastest of sync_rounds ping-pongs. The leader gets
+  // {clock(peer) - clock(self), fastest round trip}; the peer gets {0, 0}.
+  std::pair<double, double> estimate_offset(int peer, bool leader);
+
+  // Noise traffic of the noise ranks of task t, until the leader stops it (noise modes).
+  void run_noise(const Task& t);
+  // Leader side: stop the noise ranks of t and wait until they are done.
+  void stop_noise(const Task& t);
+
+  int count_of(std::int64_t n) const;  // checked int for MPI counts
+  std::vector<char> noise_sbuf, noise_rbuf;
+  // loggp: per peer, 5 blocks of S values (prtt1, prttn, prttd, delay, orecv).
+  std::vector<double> loggp_rows;
+  std::vector<std::int64_t> sizes;  // the whole sweep
+  double* sample_row(int peer) { return samples.data() + static_cast<std::size_t>(peer) * static_cast<std::size_t>(R); }
+};
+
+// Runs network_test with MPI initialised; returns the exit code (every rank returns the same).
+int run_network_test(int argc, char** argv);
+
+// Host information of this rank.
+struct RankInfo {
+  std::string host;
+  int cpu = -1, numa = -1;
+};
+RankInfo this_rank_info();
+std::string mpi_library_version();
+std::string utc_now_iso();
+
+}  // namespace nt::measure

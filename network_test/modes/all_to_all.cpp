@@ -1,0 +1,53 @@
+// all_to_all: every rank Isend/Irecv to every rank at once from a common start.
+#include <algorithm>
+
+#include "common.hpp"
+
+namespace nt::measure {
+namespace {
+void run(Ctx& c, const Task&) {
+  const int len = c.count_of(c.length);
+  const auto P = static_cast<std::size_t>(c.size);
+  const auto stride = static_cast<std::size_t>(std::max(len, 1));
+  std::vector<MPI_Request> recvs(P), sends(P);
+  double worst_local = 0;
+  kernels::group_samples(c, [&](double start, int k) {
+    for (std::size_t i = 0; i < P; ++i)
+      MPI_Irecv(c.rbuf.data() + i * stride, len, MPI_CHAR, static_cast<int>(i), kTagExchange, c.comm, &recvs[i]);
+    for (std::size_t i = 0; i < P; ++i)
+      MPI_Isend(c.sbuf.data(), len, MPI_CHAR, static_cast<int>(i), kTagExchange, c.comm, &sends[i]);
+    std::size_t left = P;
+    unsigned it = 0;
+    worst_local = 0;
+    while (left > 0) {
+      int idx = MPI_UNDEFINED, flag = 0;
+      MPI_Testany(static_cast<int>(P), recvs.data(), &idx, &flag, MPI_STATUS_IGNORE);
+      if (flag && idx != MPI_UNDEFINED) {
+        const double d = Ctx::now() - start;
+        worst_local = std::max(worst_local, d);
+        if (k >= 0) c.sample_row(idx)[k] = d;
+        --left;
+      } else if ((++it & 127U) == 0) {
+        c.check_deadline();
+      }
+    }
+    c.waitall(sends);
+    if (k >= 0 && c.rank == 0) c.timed_seconds += worst_local;
+  });
+}
+}  // namespace
+
+void register_all_to_all(Registry& r) {
+  ModeSpec m;
+  m.mode = Mode::all_to_all;
+  m.name = "all_to_all";
+  m.description = "every rank Isend/Irecv to every rank at once; [x][y] = time at y from the common start until x's message arrived";
+  m.kind = TaskKind::all_ranks;
+  m.results_in_rows = false;
+  m.common_start = true;
+  m.sync_method = kernels::kCommonStartMethod;
+  m.run = run;
+  r.add(std::move(m));
+}
+
+}  // namespace nt::measure

@@ -1,0 +1,34 @@
+// bcast: MPI_Bcast from each root x; [x][y] = time at y from a common start until the call returns.
+#include "common.hpp"
+
+namespace nt::measure {
+namespace {
+void run(Ctx& c, const Task& t) {
+  const int len = c.count_of(c.length);
+  const int root = t.x;
+  double* col = c.sample_row(root);
+  kernels::group_samples(c, [&](double start, int k) {
+    MPI_Bcast(c.rank == root ? c.sbuf.data() : c.rbuf.data(), len, MPI_CHAR, root, c.comm);
+    const double d = Ctx::now() - start;
+    if (k >= 0) {
+      col[k] = d;
+      if (c.rank == root) c.timed_seconds += d;
+    }
+  });
+}
+}  // namespace
+
+void register_bcast(Registry& r) {
+  ModeSpec m;
+  m.mode = Mode::bcast;
+  m.name = "bcast";
+  m.description = "MPI_Bcast from each root x; [x][y] = time at y from a synchronised start until MPI_Bcast returns";
+  m.kind = TaskKind::per_root;
+  m.results_in_rows = false;
+  m.common_start = true;
+  m.sync_method = kernels::kCommonStartMethod;
+  m.run = run;
+  r.add(std::move(m));
+}
+
+}  // namespace nt::measure

@@ -1,0 +1,357 @@
+// network_test's program logic: options, validation on every rank, result files, the run.
+#include <sys/prctl.h>
+
+#include <cstdio>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "internal.hpp"
+#include "nt/hosts.hpp"
+#include "nt/loggp.hpp"
+#include "nt/version.hpp"
+
+namespace nt::measure {
+
+namespace {
+
+constexpr const char* kProgram = "network_test";
+
+void add_options(CLI::App& app, Settings& s) {
+  app.add_option("-t,--type", s.mode_name, "measurement mode (see --list); original names and aliases accepted")
+      ->capture_default_str();
+  app.add_option("-f,--file", s.prefix, "output prefix: <prefix>_{average,median,min,max,deviation}.nc, _hosts.txt")
+      ->capture_default_str();
+  app.add_option("-b,--begin", s.begin, "first message length in bytes")->capture_default_str();
+  app.add_option("-e,--end", s.end, "last message length in bytes (inclusive)")->capture_default_str();
+  app.add_option("-s,--step", s.step, "step between message lengths")->capture_default_str();
+  app.add_option("-n,--repeats", s.repeats, "recorded samples per pair and length")->capture_default_str();
+  app.add_option("-l,--noise-length", s.noise_length, "noise modes: length of each noise message")
+      ->capture_default_str();
+  app.add_option("-m,--noise-messages", s.noise_messages, "noise modes: messages per noise rank and round")
+      ->capture_default_str();
+  app.add_option("-p,--noise-procs", s.noise_procs, "noise modes: noise ranks per pair (1..P-2)")
+      ->capture_default_str();
+  app.add_option("--lengths", s.length_list, "explicit list of message lengths, e.g. 0,8,1024")->delimiter(',');
+  app.add_option("--geometric", s.geometric, "geometric sweep from -b to -e with this factor (> 1)");
+  app.add_option("--warmup", s.warmup, "unrecorded warm-up iterations per pair and length")->capture_default_str();
+  app.add_option("--seed", s.seed, "seed of noise-rank draws and shuffles (default: random, recorded)");
+  app.add_flag("--force", s.force, "overwrite existing result files");
+  app.add_flag("--resume", s.resume, "continue an interrupted run after its last complete length");
+  app.add_flag("--raw", s.raw, "also write every sample to <prefix>_all.nc");
+  app.add_flag("--shuffle", s.shuffle, "randomise the order of pairs (from --seed)");
+  app.add_flag("--concurrent", s.concurrent,
+               "run disjoint pairs together in P-1 rounds (measures a loaded network)");
+  app.add_option("--timeout", s.timeout, "end the run when a pair takes longer than SECONDS (0: never)")
+      ->capture_default_str();
+  app.add_option("--sync-rounds", s.sync_rounds, "ping-pongs per clock-offset estimate")->capture_default_str();
+  app.add_option("--idle-sleep-max", s.idle_sleep_max, "longest sleep (s) of a rank waiting for its turn")
+      ->capture_default_str();
+  app.add_flag("--list", s.list, "list the modes with their descriptions and options");
+  app.add_flag("-q,--quiet", s.quiet, "no progress output");
+  std::vector<std::string> seen;
+  for (const auto& m : registry().all())
+    if (m.add_options && std::find(seen.begin(), seen.end(), m.name) == seen.end()) {
+      m.add_options(app, s);
+      seen.push_back(m.name);
+    }
+}
+
+// Checks everything that depends only on the options and the number of ranks: the same verdict
+// on every rank without any communication.
+const ModeSpec& validate(Settings& s, int P) {
+  const ModeSpec* spec = registry().find(s.mode_name);
+  if (!spec) throw UsageError("unknown mode '" + s.mode_name + "' (see --list)");
+  s.mode = spec->mode;
+  if (P < spec->min_ranks)
+    throw UsageError(fmt::format("mode {} needs at least {} ranks, got {}", spec->name, spec->min_ranks, P));
+  if (s.repeats < 1) throw UsageError("repeats (-n) must be at least 1");
+  if (s.warmup < 0) throw UsageError("--warmup must not be negative");
+  if (s.timeout < 0) throw UsageError("--timeout must not be negative");
+  if (s.sync_rounds < 1) throw UsageError("--sync-rounds must be at least 1");
+  if (!(s.idle_sleep_max > 0 && s.idle_sleep_max <= 1.0)) throw UsageError("--idle-sleep-max must be in (0, 1] s");
+  if (s.prefix.empty()) throw UsageError("the output prefix (-f) must not be empty");
+  s.lengths = make_sweep(s, &s.sweep_kind);
+  if (s.lengths.empty()) throw UsageError("the sweep has no message lengths");
+  if (spec->uses_noise) {
+    if (s.noise_procs < 1 || s.noise_procs > P - 2)
+      throw UsageError(fmt::format("mode {} needs between 1 and P-2 = {} noise ranks (-p), got {}", spec->name,
+                                   P - 2, s.noise_procs));
+    if (s.noise_length < 0) throw UsageError("noise message length (-l) must not be negative");
+    if (s.noise_messages < 1) throw UsageError("noise messages (-m) must be at least 1");
+  }
+  if (s.concurrent && !spec->concurrent_ok)
+    throw UsageError("--concurrent applies to the pairwise modes, not to " + spec->name);
+  if (s.resume && s.force) throw UsageError("--resume and --force exclude each other");
+  if (spec->mode == Mode::loggp) {
+    if (s.resume) throw UsageError("--resume is not available for loggp (it writes its file at the end)");
+    if (s.raw) throw UsageError("--raw does not apply to loggp (the file holds every PRTT median)");
+    if (s.loggp_n < 2) throw UsageError("--loggp-n must be at least 2");
+    if (!(s.loggp_break_tol > 0)) throw UsageError("--loggp-break-tol must be positive");
+  }
+  // Per-rank memory the mode needs, against int counts of MPI.
+  const std::int64_t maxlen = s.lengths.back();
+  if (spec->kind == TaskKind::all_ranks && maxlen * P > std::numeric_limits<int>::max())
+    throw UsageError("all_to_all: P * largest length exceeds the buffer limit");
+  return *spec;
+}
+
+std::string join_args(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) {
+    if (i) out += ' ';
+    std::string a = argv[i];
+    if (a.find_first_of(" \t'\"") != std::string::npos) a = "'" + a + "'";
+    out += a;
+  }
+  return out;
+}
+
+FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::vector<RankInfo>& ranks) {
+  FileInfo fi;
+  auto& p = fi.params;
+  p.proc_num = P;
+  p.mode = spec.mode;
+  p.begin_length = static_cast<int>(s.lengths.front());
+  p.end_length = static_cast<int>(s.lengths.back());
+  p.step_length = s.sweep_kind == "linear" ? s.step : 0;
+  p.noise_message_length = s.noise_length;
+  p.num_noise_messages = s.noise_messages;
+  p.num_noise_procs = spec.uses_noise ? s.noise_procs : 0;
+  p.num_repeats = s.repeats;
+  auto& m = fi.meta;
+  m.program_version = std::string("network_test ") + NT_VERSION;
+  m.mpi_version = mpi_library_version();
+  m.timer = "MPI_Wtime";
+  m.timer_resolution = MPI_Wtick();
+  m.command_line = s.command_line;
+  m.start_time = utc_now_iso();
+  m.warmup = s.warmup;
+  m.seed = s.seed.value_or(0);
+  m.sync_method = spec.sync_method;
+  m.sweep = s.sweep_kind;
+  for (const auto& r : ranks) {
+    m.hosts.push_back(r.host);
+    m.cpus.push_back(r.cpu);
+    m.numa_nodes.push_back(r.numa);
+  }
+  m.extra["pair_order"] = s.concurrent ? "concurrent round-robin rounds (loaded network)"
+                                       : (s.shuffle ? "shuffled per length from the seed" : "sender-major");
+  m.extra["idle_wait"] = fmt::format("MPI_Test + nanosleep back-off up to {} s", s.idle_sleep_max);
+  if (s.timeout > 0) m.extra["timeout"] = fmt::format("{}", s.timeout);
+  if (spec.uses_noise) m.extra["noise_draw"] = "noise ranks drawn per pair and length from the seed (splitmix64)";
+  if (s.sweep_kind != "linear") {
+    std::string l;
+    for (auto v : s.lengths) l += (l.empty() ? "" : ",") + std::to_string(v);
+    m.extra["lengths"] = l;
+  }
+  return fi;
+}
+
+// Everything rank 0 prepares before the measurement: result files created, or reopened for
+// --resume (continuing after the last length complete in ALL of them).
+std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo& info, Output& out) {
+  namespace fs = std::filesystem;
+  const fs::path prefix = s.prefix;
+  out.info = info;
+  const auto& stats = standard_statistics();
+  if (spec.mode == Mode::loggp) {
+    check_writable(fs::path(s.prefix + "_loggp.nc"), s.force);
+    check_writable(hosts_path(prefix), s.force);
+    return 0;
+  }
+  if (!s.resume) {
+    // Check every file first, so that a refusal leaves nothing half-created.
+    for (Statistic st : stats) check_writable(result_path(prefix, st), s.force);
+    if (s.raw) check_writable(result_path(prefix, Statistic::all), s.force);
+    check_writable(hosts_path(prefix), s.force);
+    for (Statistic st : stats) {
+      FileInfo fi = info;
+      fi.params.statistic = st;
+      out.stats.emplace_back(st, RawWriter(result_path(prefix, st), fi, s.force));
+    }
+    if (s.raw) out.all.emplace(result_path(prefix, Statistic::all), info, s.force, s.repeats);
+    return 0;
+  }
+  for (Statistic st : stats) {
+    const fs::path path = result_path(prefix, st);
+    if (!fs::exists(path)) throw FileError(path, "cannot resume: the file does not exist");
+    FileInfo fi = info;
+    fi.params.statistic = st;
+    out.stats.emplace_back(st, RawWriter::resume(path, fi));
+  }
+  if (s.raw) {
+    const fs::path path = result_path(prefix, Statistic::all);
+    if (!fs::exists(path)) throw FileError(path, "cannot resume with --raw: the file does not exist");
+    out.all.emplace(RawWriter::resume(path, info, s.repeats));
+  }
+  std::size_t first = std::numeric_limits<std::size_t>::max(), most = 0;
+  auto consider = [&](const RawWriter& w) {
+    const auto& have = w.lengths();
+    if (have.size() > s.lengths.size())
+      throw UsageError("cannot resume " + w.path().string() + ": it holds more lengths than the sweep");
+    for (std::size_t k = 0; k < have.size(); ++k)
+      if (have[k] != s.lengths[k])
+        throw UsageError(fmt::format("cannot resume {}: length #{} is {} in the file but {} in this sweep",
+                                     w.path().string(), k, have[k], s.lengths[k]));
+    first = std::min(first, have.size());
+    most = std::max(most, have.size());
+  };
+  for (const auto& [st, w] : out.stats) consider(w);
+  if (out.all) consider(*out.all);
+  if (most > first + 1)
+    throw UsageError(fmt::format("cannot resume: the result files hold between {} and {} lengths", first, most));
+  return first;
+}
+
+// Broadcasts rank 0's verdict; every rank returns the same code.
+int share_verdict(MPI_Comm comm, int rank, int code, const std::string& message) {
+  int c = code;
+  MPI_Bcast(&c, 1, MPI_INT, 0, comm);
+  if (rank == 0 && c != 0 && !message.empty()) std::cerr << kProgram << ": error: " << message << '\n';
+  return c;
+}
+
+}  // namespace
+
+int run_network_test(int argc, char** argv) {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0, P = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  // Short sleeps of waiting ranks should really be short.
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+
+  Settings s;
+  CLI::App app{"network_test: delays of every rank pair and message length, written as NetCDF", kProgram};
+  add_options(app, s);
+  app.set_version_flag("--version", std::string("network_test ") + NT_VERSION);
+  app.footer("Modes: one_to_one async_one_to_one send_recv_and_recv_send all_to_all noise noise_blocking put get "
+             "bcast loggp (--list describes them).");
+  // Every rank parses the same command line, so every rank reaches the same verdict; only rank 0 talks.
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    if (rank == 0) app.exit(e);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    if (rank == 0)
+      std::cerr << kProgram << ": error: " << e.what() << "\nRun with --help for more information.\n";
+    return kExitUsage;
+  }
+  if (s.list) {
+    if (rank == 0) std::cout << list_modes_text();
+    return 0;
+  }
+  s.command_line = join_args(argc, argv);
+  const ModeSpec* spec = nullptr;
+  try {
+    spec = &validate(s, P);
+  } catch (const Error& e) {
+    if (rank == 0) std::cerr << kProgram << ": error: " << e.what() << '\n';
+    return kExitUsage;
+  }
+
+  // Seed: given, or drawn on rank 0; recorded in the files either way.
+  std::uint64_t seed = s.seed.value_or(0);
+  if (!s.seed && rank == 0) seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, comm);
+  s.seed = seed;
+
+  // Where every rank runs.
+  const RankInfo me = this_rank_info();
+  std::vector<RankInfo> ranks;
+  {
+    char host[256] = {};
+    std::snprintf(host, sizeof host, "%s", me.host.c_str());
+    int cpu[2] = {me.cpu, me.numa};
+    std::vector<char> hosts(rank == 0 ? 256 * static_cast<std::size_t>(P) : 0);
+    std::vector<int> cpus(rank == 0 ? 2 * static_cast<std::size_t>(P) : 0);
+    MPI_Gather(host, 256, MPI_CHAR, hosts.data(), 256, MPI_CHAR, 0, comm);
+    MPI_Gather(cpu, 2, MPI_INT, cpus.data(), 2, MPI_INT, 0, comm);
+    if (rank == 0)
+      for (int r = 0; r < P; ++r) {
+        RankInfo ri;
+        ri.host = std::string(hosts.data() + 256 * static_cast<std::size_t>(r));
+        ri.cpu = cpus[2 * static_cast<std::size_t>(r)];
+        ri.numa = cpus[2 * static_cast<std::size_t>(r) + 1];
+        ranks.push_back(ri);
+      }
+  }
+
+  // Rank 0 opens the files; its verdict goes to every rank.
+  Output out;
+  std::size_t first = 0;
+  FileInfo info;
+  int code = 0;
+  std::string message;
+  if (rank == 0) {
+    try {
+      info = make_info(s, *spec, P, ranks);
+      first = open_outputs(s, *spec, info, out);
+      std::vector<std::string> hosts;
+      for (const auto& r : ranks) hosts.push_back(r.host);
+      write_hosts(hosts_path(s.prefix), hosts, s.force || s.resume);
+    } catch (const Error& e) {
+      code = kExitUsage;
+      message = e.what();
+    }
+  }
+  if (share_verdict(comm, rank, code, message) != 0) return kExitUsage;
+  std::uint64_t first64 = first;
+  MPI_Bcast(&first64, 1, MPI_UINT64_T, 0, comm);
+  first = static_cast<std::size_t>(first64);
+
+  Ctx c(comm, s, *spec);
+  const std::int64_t maxlen = std::max<std::int64_t>(s.lengths.back(), 1);
+  c.max_length = maxlen;
+  c.sbuf.assign(static_cast<std::size_t>(maxlen), 'x');
+  c.rbuf.assign(static_cast<std::size_t>(maxlen) * (spec->kind == TaskKind::all_ranks ? static_cast<std::size_t>(P) : 1),
+                0);
+  c.offset_to_root.assign(static_cast<std::size_t>(P), 0.0);
+  c.rtt_to_root.assign(static_cast<std::size_t>(P), 0.0);
+  if (spec->needs_window) {
+    void* base = nullptr;
+    MPI_Win_allocate(static_cast<MPI_Aint>(maxlen), 1, MPI_INFO_NULL, comm, &base, &c.win);
+    c.win_base = static_cast<char*>(base);
+  }
+
+  {
+    // Wire up every connection once (MPICH/UCX connect lazily; the first message of a pair can
+    // take milliseconds), so that no measured or synchronising exchange pays for it.
+    std::vector<int> a(static_cast<std::size_t>(P), rank), b(static_cast<std::size_t>(P));
+    MPI_Alltoall(a.data(), 1, MPI_INT, b.data(), 1, MPI_INT, comm);
+    MPI_Barrier(comm);
+  }
+  const bool show = rank == 0 && !s.quiet;
+  if (show && first > 0)
+    std::cerr << kProgram << ": resuming after " << first << " complete lengths of " << s.lengths.size() << '\n';
+  const double t0 = MPI_Wtime();
+  if (spec->mode == Mode::loggp) {
+    if (show) std::cerr << kProgram << ": loggp over " << s.lengths.size() << " sizes and " << P * (P - 1) << " pairs\n";
+    run_loggp(c, info, s.prefix + "_loggp.nc", s.force);
+  } else {
+    Progress progress(show, s.lengths, first);
+    run_sweep(c, rank == 0 ? &out : nullptr, first, rank == 0 ? &progress : nullptr);
+    progress.finish();
+    for (auto& [st, w] : out.stats) w.close();
+    if (out.all) out.all->close();
+  }
+  const double wall = MPI_Wtime() - t0;
+  double timed = 0;
+  long late = 0;
+  MPI_Reduce(&c.timed_seconds, &timed, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+  MPI_Reduce(&c.late_starts, &late, 1, MPI_LONG, MPI_SUM, 0, comm);
+  if (show) {
+    std::cerr << fmt::format("{}: {} done in {:.3f} s; timed communication {:.3f} s ({:.1f}% of the wall time)\n",
+                             kProgram, spec->name, wall, timed, wall > 0 ? 100.0 * timed / wall : 0.0);
+    if (late > 0)
+      std::cerr << fmt::format("{}: note: {} samples started late (their common start had passed)\n", kProgram, late);
+  }
+  return 0;
+}
+
+}  // namespace nt::measure

@@ -1,0 +1,169 @@
+// The per-rank measurement context: waiting helpers with deadlines, sleeping waits for idle
+// ranks, clock-offset estimation and noise traffic.
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "nt/measure/measure.hpp"
+
+namespace nt::measure {
+
+Ctx::Ctx(MPI_Comm c, const Settings& s, const ModeSpec& sp) : comm(c), settings(s), spec(sp) {
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  R = s.repeats;
+  W = s.warmup;
+}
+
+Ctx::~Ctx() {
+  if (win != MPI_WIN_NULL) MPI_Win_free(&win);
+}
+
+int Ctx::count_of(std::int64_t n) const {
+  if (n < 0 || n > std::numeric_limits<int>::max()) throw UsageError("message length " + std::to_string(n) + " too large");
+  return static_cast<int>(n);
+}
+
+void Ctx::begin_task(const std::string& w, double seconds_allowed) {
+  what = w;
+  deadline = seconds_allowed > 0 ? now() + seconds_allowed : 0.0;
+}
+
+void Ctx::check_deadline() const {
+  if (deadline > 0 && now() > deadline)
+    throw TimeoutError(fmt::format("timeout: {} did not finish within {} s (rank {} gave up waiting)", what,
+                                   settings.timeout, rank));
+}
+
+void Ctx::wait(MPI_Request& req) {
+  int flag = 0;
+  unsigned it = 0;
+  for (;;) {
+    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    if (flag) return;
+    if ((++it & 127U) == 0) check_deadline();
+  }
+}
+
+void Ctx::waitall(std::vector<MPI_Request>& reqs) {
+  int flag = 0;
+  unsigned it = 0;
+  for (;;) {
+    MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, MPI_STATUSES_IGNORE);
+    if (flag) return;
+    if ((++it & 127U) == 0) check_deadline();
+  }
+}
+
+void Ctx::send(const void* buf, int count, MPI_Datatype type, int dest, int tag) {
+  MPI_Request r;
+  MPI_Isend(buf, count, type, dest, tag, comm, &r);
+  wait(r);
+}
+
+void Ctx::recv(void* buf, int count, MPI_Datatype type, int src, int tag) {
+  MPI_Request r;
+  MPI_Irecv(buf, count, type, src, tag, comm, &r);
+  wait(r);
+}
+
+void Ctx::spin_until(double t) const {
+  while (now() < t) {
+  }
+}
+
+void Ctx::idle_wait(MPI_Request& req, double deadline_abs, const std::string& on_timeout) {
+  int flag = 0;
+  for (int i = 0; i < 32; ++i) {  // a short spin catches a signal that is already on its way
+    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    if (flag) return;
+  }
+  double pause = 1e-6;
+  for (;;) {
+    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    if (flag) return;
+    if (deadline_abs > 0 && now() > deadline_abs) throw TimeoutError(on_timeout);
+    timespec ts{0, static_cast<long>(pause * 1e9)};
+    nanosleep(&ts, nullptr);
+    pause = std::min(pause * 2.0, settings.idle_sleep_max);
+  }
+}
+
+std::pair<double, double> Ctx::estimate_offset(int peer, bool leader) {
+  const int K = std::max(1, settings.sync_rounds);
+  double best = std::numeric_limits<double>::infinity(), offset = 0;
+  char token = 0;
+  for (int k = 0; k < K; ++k) {
+    if (leader) {
+      const double t0 = now();
+      send(&token, 1, MPI_CHAR, peer, kTagSync);
+      const double tp = recv_double(peer, kTagSync);
+      const double t1 = now();
+      if (t1 - t0 < best) {
+        best = t1 - t0;
+        offset = tp - 0.5 * (t0 + t1);
+      }
+    } else {
+      recv(&token, 1, MPI_CHAR, peer, kTagSync);
+      send_double(now(), peer, kTagSync);
+    }
+  }
+  if (!leader) return {0.0, 0.0};
+  return {offset, best};
+}
+
+void Ctx::run_noise(const Task& t) {
+  const auto& nz = t.noise;
+  const int n0 = nz.front();
+  std::vector<int> peers;
+  for (int r : nz)
+    if (r != rank || nz.size() == 1) peers.push_back(r);
+  const int len = settings.noise_length, m = settings.noise_messages;
+  const std::size_t need = peers.size() * static_cast<std::size_t>(m) * static_cast<std::size_t>(std::max(len, 1));
+  if (noise_rbuf.size() < need) noise_rbuf.resize(need);
+  if (noise_sbuf.size() < static_cast<std::size_t>(std::max(len, 1))) noise_sbuf.resize(static_cast<std::size_t>(std::max(len, 1)));
+  MPI_Request stop_req = MPI_REQUEST_NULL;
+  char stop_token = 0;
+  if (rank == n0) MPI_Irecv(&stop_token, 1, MPI_CHAR, t.leader, kTagStop, comm, &stop_req);
+  std::vector<MPI_Request> reqs;
+  for (;;) {
+    int cont = 1;
+    if (rank == n0) {
+      int flag = 0;
+      MPI_Test(&stop_req, &flag, MPI_STATUS_IGNORE);
+      cont = flag ? 0 : 1;
+      for (int r : nz)
+        if (r != rank) send(&cont, 1, MPI_INT, r, kTagNoiseFlag);
+    } else {
+      recv(&cont, 1, MPI_INT, n0, kTagNoiseFlag);
+    }
+    if (!cont) break;
+    reqs.clear();
+    std::size_t slot = 0;
+    for (int p : peers)
+      for (int k = 0; k < m; ++k, ++slot) {
+        reqs.emplace_back();
+        MPI_Irecv(noise_rbuf.data() + slot * static_cast<std::size_t>(std::max(len, 1)), len, MPI_CHAR, p, kTagNoise,
+                  comm, &reqs.back());
+      }
+    for (int p : peers)
+      for (int k = 0; k < m; ++k) {
+        reqs.emplace_back();
+        MPI_Isend(noise_sbuf.data(), len, MPI_CHAR, p, kTagNoise, comm, &reqs.back());
+      }
+    waitall(reqs);
+  }
+  char done = 0;
+  send(&done, 1, MPI_CHAR, t.leader, kTagDone);
+}
+
+void Ctx::stop_noise(const Task& t) {
+  char token = 1;
+  send(&token, 1, MPI_CHAR, t.noise.front(), kTagStop);
+  for (int r : t.noise) recv(&token, 1, MPI_CHAR, r, kTagDone);
+}
+
+}  // namespace nt::measure

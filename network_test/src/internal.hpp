@@ -1,0 +1,42 @@
+// Internal pieces of network_test's driver (not used by modes).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "nt/measure/measure.hpp"
+#include "nt/params.hpp"
+#include "nt/raw_file.hpp"
+
+namespace nt::measure {
+
+// The result files, open on rank 0 only.
+struct Output {
+  std::vector<std::pair<Statistic, RawWriter>> stats;
+  std::optional<RawWriter> all;
+  FileInfo info;
+};
+
+// Progress on stderr (rank 0): a bar with ETA on a terminal, a plain line every 10 s otherwise.
+class Progress {
+ public:
+  Progress(bool enabled, const std::vector<std::int64_t>& lengths, std::size_t first);
+  void update(std::size_t done_index, std::int64_t length);
+  void finish();
+
+ private:
+  double weight(std::size_t k) const;
+  bool enabled_, tty_;
+  std::vector<std::int64_t> lengths_;
+  std::size_t first_;
+  double total_ = 0, done_ = 0, start_ = 0, last_ = 0;
+};
+
+// Runs lengths [first, end) of the sweep; rank 0 writes every length as soon as it is gathered.
+void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress);
+// Runs the loggp mode; rank 0 writes the loggp file.
+void run_loggp(Ctx& c, const FileInfo& info, const std::filesystem::path& path, bool overwrite);
+
+}  // namespace nt::measure

@@ -1,0 +1,304 @@
+// The measurement driver: task order, turn-taking without spinning, gathering and writing.
+//
+// Turn-taking: every rank knows the task list of a length (it is computed from the settings and
+// the seed alone). The leader of task u-1 (the rank that knows when it is over) sends a "go"
+// message to the members of task u; a rank waits for its go with MPI_Irecv + MPI_Test + nanosleep
+// back-off, so ranks without work sleep instead of spinning in MPICH's progress engine. Rank 0
+// opens every length after it has written the previous one.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "internal.hpp"
+#include "nt/loggp.hpp"
+#include "nt/stats.hpp"
+
+namespace nt::measure {
+
+// ---------------------------------------------------------------------------------------------
+// Progress
+
+Progress::Progress(bool enabled, const std::vector<std::int64_t>& lengths, std::size_t first)
+    : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), lengths_(lengths), first_(first) {
+  for (std::size_t k = first; k < lengths.size(); ++k) total_ += weight(k);
+  start_ = last_ = MPI_Wtime();
+}
+
+double Progress::weight(std::size_t k) const { return static_cast<double>(lengths_[k]) + 512.0; }
+
+namespace {
+std::string clock_text(double s) {
+  if (!std::isfinite(s) || s < 0) return "?";
+  const auto t = static_cast<long>(s + 0.5);
+  return t >= 3600 ? fmt::format("{}:{:02}:{:02}", t / 3600, (t / 60) % 60, t % 60)
+                   : fmt::format("{}:{:02}", t / 60, t % 60);
+}
+}  // namespace
+
+void Progress::update(std::size_t k, std::int64_t length) {
+  if (!enabled_) return;
+  done_ += weight(k);
+  const double now = MPI_Wtime(), elapsed = now - start_;
+  const double frac = total_ > 0 ? done_ / total_ : 1.0;
+  const double eta = frac > 0 ? elapsed * (1.0 - frac) / frac : -1;
+  const std::size_t n = lengths_.size();
+  if (tty_) {
+    if (now - last_ < 0.2 && k + 1 < n) return;
+    const int width = 30, fill = static_cast<int>(frac * width);
+    std::fprintf(stderr, "\r[%s%s] %3d%%  length %lld (%zu/%zu)  elapsed %s  ETA %s   ",
+                 std::string(static_cast<std::size_t>(fill), '#').c_str(),
+                 std::string(static_cast<std::size_t>(width - fill), '.').c_str(), static_cast<int>(frac * 100),
+                 static_cast<long long>(length), k + 1, n, clock_text(elapsed).c_str(), clock_text(eta).c_str());
+  } else {
+    if (now - last_ < 10.0 && k + 1 < n) return;
+    std::fprintf(stderr, "network_test: %3d%% done, length %lld (%zu/%zu), elapsed %s, ETA %s\n",
+                 static_cast<int>(frac * 100), static_cast<long long>(length), k + 1, n, clock_text(elapsed).c_str(),
+                 clock_text(eta).c_str());
+  }
+  std::fflush(stderr);
+  last_ = now;
+}
+
+void Progress::finish() {
+  if (enabled_ && tty_) std::fprintf(stderr, "\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Task execution
+
+namespace {
+
+void run_sync_task(Ctx& c, const Task& t) {
+  if (c.rank == 0) {
+    const auto [off, rtt] = c.estimate_offset(t.y, true);
+    c.offset_to_root[static_cast<std::size_t>(t.y)] = off;
+    c.rtt_to_root[static_cast<std::size_t>(t.y)] = rtt;
+  } else if (c.rank == t.y) {
+    c.estimate_offset(0, false);
+  }
+}
+
+void run_task(Ctx& c, const Task& t) {
+  c.begin_task(c.spec.describe(t) + " at length " + std::to_string(c.length), c.settings.timeout);
+  if (t.sync)
+    run_sync_task(c, t);
+  else
+    c.spec.run(c, t);
+  c.begin_task({}, 0);
+}
+
+double idle_deadline(const Ctx& c, double tasks_ahead) {
+  if (c.settings.timeout <= 0) return 0;
+  return Ctx::now() + c.settings.timeout * std::max(1.0, tasks_ahead) + 30.0;
+}
+
+void run_sequential(Ctx& c, const std::vector<Task>& tasks) {
+  char go = 1;
+  long last = -1;
+  for (std::size_t u = 0; u < tasks.size(); ++u) {
+    const Task& t = tasks[u];
+    const int prev_leader = u == 0 ? 0 : tasks[u - 1].leader;
+    if (c.rank == prev_leader)
+      for (int m : t.members)
+        if (m != c.rank) c.send(&go, 1, MPI_CHAR, m, kTagGo);
+    if (!t.has(c.rank)) continue;
+    if (c.rank != prev_leader) {
+      MPI_Request req;
+      MPI_Irecv(&go, 1, MPI_CHAR, prev_leader, kTagGo, c.comm, &req);
+      const std::string why =
+          u == 0 ? fmt::format("timeout: rank {} got no start signal for length {} from rank 0", c.rank, c.length)
+                 : fmt::format("timeout: rank {} waited for its turn too long: {} at length {} did not finish",
+                               c.rank, c.spec.describe(tasks[u - 1]), c.length);
+      c.idle_wait(req, idle_deadline(c, static_cast<double>(static_cast<long>(u) - last)), why);
+    }
+    run_task(c, t);
+    last = static_cast<long>(u);
+  }
+}
+
+void idle_barrier(Ctx& c, double tasks_ahead) {
+  MPI_Request req;
+  MPI_Ibarrier(c.comm, &req);
+  c.idle_wait(req, idle_deadline(c, tasks_ahead),
+              fmt::format("timeout: rank {} waited too long for the other pairs at length {}", c.rank, c.length));
+}
+
+void run_concurrent(Ctx& c) {
+  auto rounds = round_robin(c.size);
+  if (c.settings.shuffle) {
+    std::uint64_t st = mix_seed(c.settings.seed.value_or(0), c.length_index, 0x636f6e63ULL);
+    for (std::size_t i = rounds.size(); i > 1; --i) std::swap(rounds[i - 1], rounds[splitmix64(st) % i]);
+  }
+  auto pair_task = [&](int x, int y) {
+    Task t;
+    t.x = x;
+    t.y = y;
+    t.leader = c.spec.results_in_rows ? x : y;
+    t.members = {std::min(x, y), std::max(x, y)};
+    return t;
+  };
+  idle_barrier(c, 1);  // rank 0 has written the previous length
+  for (const auto& round : rounds) {
+    for (const auto& [a, b] : round) {
+      if (c.rank != a && c.rank != b) continue;
+      if (c.spec.kind == TaskKind::ordered_pairs) {
+        run_task(c, pair_task(a, b));
+        run_task(c, pair_task(b, a));
+      } else {
+        Task t = pair_task(a, b);
+        t.leader = a;
+        run_task(c, t);
+      }
+    }
+    idle_barrier(c, 2);
+  }
+  if (c.spec.kind == TaskKind::exchange_pairs) {
+    Task t = pair_task(c.rank, c.rank);
+    t.members = {c.rank};
+    t.leader = c.rank;
+    run_task(c, t);
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The sweep
+
+void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress) {
+  const auto& lengths = c.settings.lengths;
+  const int P = c.size;
+  const auto PU = static_cast<std::size_t>(P);
+  const auto RU = static_cast<std::size_t>(c.R);
+  const bool raw = c.settings.raw;
+  std::vector<double> local(5 * PU), gathered(c.rank == 0 ? 5 * PU * PU : 0);
+  std::vector<double> raw_gathered(c.rank == 0 && raw ? PU * PU * RU : 0), raw_record;
+  c.samples.assign(PU * RU, 0.0);
+  for (std::size_t k = first; k < lengths.size(); ++k) {
+    c.length = lengths[k];
+    c.length_index = k;
+    std::fill(c.samples.begin(), c.samples.end(), 0.0);
+    const auto tasks = make_tasks(c.spec, c.settings, P, k);
+    if (c.settings.concurrent)
+      run_concurrent(c);
+    else
+      run_sequential(c, tasks);
+
+    for (std::size_t q = 0; q < PU; ++q) {
+      const Summary s = summarize(std::span<const double>(c.samples.data() + q * RU, RU));
+      double* o = local.data() + q * 5;
+      o[0] = s.mean;
+      o[1] = s.median;
+      o[2] = s.min;
+      o[3] = s.max;
+      o[4] = s.stddev;
+    }
+    const double ahead = static_cast<double>(tasks.size());
+    MPI_Request req;
+    MPI_Igather(local.data(), 5 * P, MPI_DOUBLE, gathered.data(), 5 * P, MPI_DOUBLE, 0, c.comm, &req);
+    c.idle_wait(req, idle_deadline(c, ahead),
+                fmt::format("timeout: rank {} waited too long for the results of length {}", c.rank, c.length));
+    if (raw) {
+      MPI_Igather(c.samples.data(), P * c.R, MPI_DOUBLE, raw_gathered.data(), P * c.R, MPI_DOUBLE, 0, c.comm, &req);
+      c.idle_wait(req, idle_deadline(c, ahead),
+                  fmt::format("timeout: rank {} waited too long for the samples of length {}", c.rank, c.length));
+    }
+    if (c.rank != 0) continue;
+
+    // Assemble in our orientation: rank r held its row (sender) or its column (receiver).
+    auto cell = [&](std::size_t r, std::size_t q) -> std::pair<std::size_t, std::size_t> {
+      return c.spec.results_in_rows ? std::make_pair(r, q) : std::make_pair(q, r);
+    };
+    for (auto& [stat, writer] : out->stats) {
+      if (writer.records() > k) continue;  // already written by the interrupted run (--resume)
+      int idx = 0;
+      switch (stat) {
+        case Statistic::average: idx = 0; break;
+        case Statistic::median: idx = 1; break;
+        case Statistic::min: idx = 2; break;
+        case Statistic::max: idx = 3; break;
+        case Statistic::deviation: idx = 4; break;
+        default: continue;
+      }
+      Matrix m(P);
+      for (std::size_t r = 0; r < PU; ++r)
+        for (std::size_t q = 0; q < PU; ++q) {
+          const auto [x, y] = cell(r, q);
+          m.at(static_cast<int>(x), static_cast<int>(y)) = gathered[r * 5 * PU + q * 5 + static_cast<std::size_t>(idx)];
+        }
+      writer.append(c.length, m);
+    }
+    if (raw && out->all && out->all->records() <= k) {
+      raw_record.assign(PU * PU * RU, 0.0);
+      for (std::size_t r = 0; r < PU; ++r)
+        for (std::size_t q = 0; q < PU; ++q) {
+          const auto [x, y] = cell(r, q);
+          std::copy_n(raw_gathered.data() + (r * PU + q) * RU, RU, raw_record.data() + (x * PU + y) * RU);
+        }
+      out->all->append(c.length, raw_record);
+    }
+    if (progress) progress->update(k, c.length);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// loggp
+
+void run_loggp(Ctx& c, const FileInfo& info, const std::filesystem::path& path, bool overwrite) {
+  const auto& sizes = c.settings.lengths;
+  const auto S = sizes.size();
+  const auto PU = static_cast<std::size_t>(c.size);
+  c.sizes = sizes;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  c.loggp_rows.assign(PU * 5 * S, nan);
+  c.length = sizes.front();
+  c.length_index = 0;
+  run_sequential(c, make_tasks(c.spec, c.settings, c.size, 0));
+  std::vector<double> all(c.rank == 0 ? PU * PU * 5 * S : 0);
+  MPI_Request req;
+  const int block = static_cast<int>(PU * 5 * S);
+  MPI_Igather(c.loggp_rows.data(), block, MPI_DOUBLE, all.data(), block, MPI_DOUBLE, 0, c.comm, &req);
+  c.idle_wait(req, idle_deadline(c, static_cast<double>(PU * PU)), "timeout: waiting for the loggp results");
+  if (c.rank != 0) return;
+
+  LoggpData d;
+  d.info = info;
+  d.ranks = c.size;
+  d.sizes = sizes;
+  d.prtt_n = c.settings.loggp_n;
+  const std::size_t pairs = PU * PU;
+  for (auto* v : {&d.L, &d.o_s, &d.o_r, &d.g, &d.G, &d.residual}) v->assign(pairs, nan);
+  d.fit_break.assign(pairs, -1);
+  for (auto* v : {&d.prtt1, &d.prttn, &d.prttd, &d.delay, &d.orecv, &d.osend}) v->assign(pairs * S, nan);
+  for (std::size_t x = 0; x < PU; ++x)
+    for (std::size_t y = 0; y < PU; ++y) {
+      if (x == y) continue;
+      const double* b = all.data() + (x * PU + y) * 5 * S;
+      std::vector<double> p1(b, b + S), pn(b + S, b + 2 * S), pd(b + 2 * S, b + 3 * S), dl(b + 3 * S, b + 4 * S),
+          orr(b + 4 * S, b + 5 * S);
+      const LoggpFit f = derive_loggp(sizes, d.prtt_n, p1, pn, pd, dl, orr, c.settings.loggp_break_tol);
+      const std::size_t i = x * PU + y;
+      d.L[i] = f.L;
+      d.o_s[i] = f.o_s;
+      d.o_r[i] = f.o_r;
+      d.g[i] = f.g;
+      d.G[i] = f.G;
+      d.residual[i] = f.residual;
+      d.fit_break[i] = f.fit_break;
+      std::copy(p1.begin(), p1.end(), d.prtt1.begin() + static_cast<std::ptrdiff_t>(i * S));
+      std::copy(pn.begin(), pn.end(), d.prttn.begin() + static_cast<std::ptrdiff_t>(i * S));
+      std::copy(pd.begin(), pd.end(), d.prttd.begin() + static_cast<std::ptrdiff_t>(i * S));
+      std::copy(dl.begin(), dl.end(), d.delay.begin() + static_cast<std::ptrdiff_t>(i * S));
+      std::copy(orr.begin(), orr.end(), d.orecv.begin() + static_cast<std::ptrdiff_t>(i * S));
+      std::copy(f.osend.begin(), f.osend.end(), d.osend.begin() + static_cast<std::ptrdiff_t>(i * S));
+      for (double v : dl) d.prtt_delay = std::max(d.prtt_delay, v);
+    }
+  write_loggp(path, d, overwrite);
+}
+
+}  // namespace nt::measure

@@ -1,0 +1,70 @@
+// Where each rank runs: host name, CPU and NUMA node; MPI library version; UTC time.
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+
+#include "nt/measure/measure.hpp"
+
+namespace nt::measure {
+
+namespace {
+int numa_node_of_cpu(int cpu) {
+  if (cpu < 0) return -1;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu);
+  if (!fs::is_directory(dir, ec)) return -1;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("node", 0) == 0 && name.size() > 4 &&
+        std::all_of(name.begin() + 4, name.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+      return std::stoi(name.substr(4));
+  }
+  return -1;
+}
+}  // namespace
+
+RankInfo this_rank_info() {
+  RankInfo info;
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  info.host.assign(name, static_cast<std::size_t>(std::max(len, 0)));
+  info.cpu = sched_getcpu();
+#ifdef SYS_getcpu
+  unsigned cpu = 0, node = 0;
+  if (syscall(SYS_getcpu, &cpu, &node, nullptr) == 0) {
+    info.cpu = static_cast<int>(cpu);
+    info.numa = static_cast<int>(node);
+  }
+#endif
+  if (const int n = numa_node_of_cpu(info.cpu); n >= 0) info.numa = n;
+  return info;
+}
+
+std::string mpi_library_version() {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(buf, &len);
+  std::string s(buf, static_cast<std::size_t>(std::max(len, 0)));
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  // Keep the first line (MPICH appends its whole configure line).
+  if (auto nl = s.find('\n'); nl != std::string::npos) s.resize(nl);
+  return s;
+}
+
+std::string utc_now_iso() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace nt::measure
