@@ -1,0 +1,68 @@
+// Anomalies (DESIGN.md section 7): ranks, nodes and links slower than their own class, asymmetric
+// pairs, half-duplex links, high variance. A healthy cluster reports none: every decision needs a
+// robust outlier score (median/MAD over the peers) AND a minimum effect size.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nt/analysis/cube.hpp"
+#include "nt/analysis/topology.hpp"
+
+namespace nt::analysis {
+
+struct Anomaly {
+  std::string kind;  // slow_rank, slow_node, slow_link, asymmetric_pair, half_duplex, high_variance
+  std::vector<int> ranks;
+  std::vector<std::string> hosts;
+  std::vector<std::int64_t> lengths;  // message lengths where it shows
+  double score = 0.0;                 // ratio to the expected value (>1 means worse)
+  std::string detail;                 // one line for humans
+  std::vector<std::pair<int, int>> pairs;  // (sender, receiver) for link kinds
+};
+
+struct AnomalyOptions {
+  double min_ratio = 1.5;         // minimum effect: 50% slower than expected
+  double mad_factor = 5.0;        // robust z-score needed
+  double min_length_fraction = 0.5;  // must show at this fraction of the lengths
+  double duplex_ratio = 1.5;      // async/one_to_one ratio that counts as half duplex
+  double variance_ratio = 3.0;    // CV this many times the typical one
+  double variance_min_cv = 0.05;  // and at least this coefficient of variation
+  std::size_t max_links = 50;     // slow/asymmetric links listed at most
+};
+
+// Rank effects: per length, log delay = class constant + sender effect + receiver effect + residual,
+// fitted by median polish over the off-diagonal cells.
+struct RankEffects {
+  std::vector<std::vector<double>> send, recv;  // [k][rank], log ratio
+  std::vector<std::vector<double>> resid;       // [k][i*P+j] (NaN on the diagonal)
+};
+RankEffects rank_effects(const Cube& c, const Topology& t);
+
+std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
+                                    const AnomalyOptions& opt = {});
+
+// Coefficient of variation per rank from a deviation cube and a value cube of the same run.
+std::vector<Anomaly> find_variance_anomalies(const Cube& values, const Cube& deviation,
+                                             const std::vector<std::string>& hosts,
+                                             const AnomalyOptions& opt = {});
+
+// Full-duplex check from a one_to_one and an async_one_to_one cube of the same run: on a full-duplex
+// link the simultaneous exchange takes about as long as one message; on a half-duplex one about twice.
+struct DuplexClass {
+  int cls = 0;
+  std::string name;
+  double median_ratio = 0.0;  // async / one_to_one over the long lengths
+  bool half_duplex = false;   // the whole class behaves half duplex
+};
+struct DuplexResult {
+  std::vector<std::int64_t> lengths;  // lengths compared
+  std::vector<DuplexClass> classes;
+  std::vector<Anomaly> anomalies;     // half_duplex pairs (ranks = the pair)
+};
+DuplexResult analyze_duplex(const Cube& one_to_one, const Cube& async, const Topology& t,
+                            const std::vector<std::string>& hosts, const AnomalyOptions& opt = {});
+
+}  // namespace nt::analysis

@@ -1,0 +1,42 @@
+// All delays of a dataset in memory, sorted by message length: the input of every analysis.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nt/dataset.hpp"
+
+namespace nt::analysis {
+
+struct Cube {
+  int P = 0;
+  std::vector<std::int64_t> lengths;  // ascending (stable for duplicates)
+  std::vector<double> v;              // [(k*P + i)*P + j], seconds, x=i sender, y=j receiver
+  Mode mode = Mode::one_to_one;
+  Statistic statistic = Statistic::median;
+  std::vector<std::string> hosts;     // from the file (may be empty)
+  std::string source;
+
+  std::size_t count() const noexcept { return lengths.size(); }
+  double at(std::size_t k, int i, int j) const {
+    return v[(k * static_cast<std::size_t>(P) + static_cast<std::size_t>(i)) * static_cast<std::size_t>(P) +
+             static_cast<std::size_t>(j)];
+  }
+  double& at(std::size_t k, int i, int j) {
+    return v[(k * static_cast<std::size_t>(P) + static_cast<std::size_t>(i)) * static_cast<std::size_t>(P) +
+             static_cast<std::size_t>(j)];
+  }
+  // A usable delay: finite and positive.
+  static bool usable(double x) noexcept { return x > 0 && x < 1e300; }
+};
+
+// Reads every matrix of `d` (one at a time) and sorts them by length. Throws nt::Error when the
+// dataset holds no matrix or fewer than 2 ranks.
+Cube load_cube(const Dataset& d);
+
+// The hosts to compare with: `override_file` when given, else the dataset's own.
+std::vector<std::string> hosts_for(const Cube& c, const std::string& override_file);
+
+}  // namespace nt::analysis

@@ -1,0 +1,26 @@
+// Exports other tools read: LogGOPSim parameters, a SimGrid platform (DTD version 4.1), CSV.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nt/analysis/models.hpp"
+#include "nt/analysis/report.hpp"
+
+namespace nt::analysis {
+
+// "-L <ns> -o <ns> -g <ns> -G <ns/byte> -S <bytes>" (integers, as LogGOPSim's options take them)
+// for the class that carries most traffic (the slowest present), with comment lines (#) above
+// giving every class and the exact values.
+std::string export_loggopsim(const std::vector<ClassParams>& params);
+
+// A SimGrid platform: one host per node group (named after its host when the hosts agree),
+// a private link per host (half the inter-node startup, its bandwidth), a loopback link per host
+// (intra-node), a backbone link per upper-level group, Full routing with one route per host pair
+// and per host (loopback).
+std::string export_simgrid(const Report& r);
+
+// One line per pair: sender,receiver,hosts,class, per range ts/tw/r2.
+std::string export_csv(const Report& r);
+
+}  // namespace nt::analysis

@@ -1,0 +1,54 @@
+// The whole analysis of one delay file, as JSON for tools and as text for people.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nt/analysis/anomalies.hpp"
+#include "nt/analysis/cube.hpp"
+#include "nt/analysis/fits.hpp"
+#include "nt/analysis/models.hpp"
+#include "nt/analysis/topology.hpp"
+
+namespace nt::analysis {
+
+struct ReportOptions {
+  std::string hosts_file;              // compare with these hosts instead of the file's
+  std::string async_file;              // async_one_to_one of the same run: duplex check
+  std::string deviation_file;          // deviation of the same run; "" = look beside the input
+  bool find_deviation_beside = true;
+  bool pairs_in_json = false;          // per-pair Hockney fits in the JSON (always when P <= 16)
+  TopologyOptions topology;
+  AnomalyOptions anomalies;
+  ThresholdOptions thresholds;
+};
+
+struct Report {
+  std::string source;
+  Cube cube;
+  std::vector<std::string> hosts;
+  Topology topology;
+  HostAgreement agreement;
+  std::vector<Anomaly> anomalies;
+  HockneyResult hockney;
+  std::vector<ClassParams> params;
+  std::optional<DuplexResult> duplex;
+  std::vector<std::string> notes;
+};
+
+Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async = nullptr,
+                   const Cube* deviation = nullptr);
+// Opens the files named in opt (and FILE) through nt::open_dataset and analyses them.
+Report make_report(const std::string& file, const ReportOptions& opt);
+
+nlohmann::json to_json(const Report& r, bool with_pairs);
+std::string to_text(const Report& r);
+
+nlohmann::json to_json(const Anomaly& a);
+nlohmann::json to_json(const ClassParams& p);
+
+}  // namespace nt::analysis

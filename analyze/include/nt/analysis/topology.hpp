@@ -1,0 +1,62 @@
+// Topology discovery from delays alone (DESIGN.md section 7).
+//
+// Ranks are grouped when their rows (what they send) AND their columns (what they receive) look
+// alike, the diagonal and the pair's own cells left out. Per band of message lengths (short, middle,
+// long) a profile log(delay / median delay of that length) is taken (median over the band's
+// lengths); the distance of ranks a and b is the second largest |difference| over the cells of
+// their rows and columns after removing the median difference (so a uniformly slow rank still
+// matches its node mates, and one odd cell does not split a node). Distances are scaled by a
+// threshold max(log(min_ratio), noise_factor * noise) per band, and ranks are joined by average
+// linkage while the scaled distance is below 1. The same procedure is applied to the groups
+// (profile = median over the group's cells) to find switch levels above, while it still merges
+// some but not all groups.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nt/analysis/cube.hpp"
+
+namespace nt::analysis {
+
+struct TopologyOptions {
+  double min_ratio = 1.2;      // smallest delay ratio that separates two groups
+  double noise_factor = 6.0;   // ... or this many robust noise sigmas, when larger
+  int bands = 3;               // length bands
+  int max_levels = 4;          // levels above the node level
+};
+
+struct Level {
+  std::string name;                       // "node", "switch", "switch-2", ...
+  std::vector<std::vector<int>> groups;   // ranks, ascending; groups ordered by first rank
+  std::vector<int> group_of;              // per rank
+};
+
+struct Topology {
+  int P = 0;
+  std::vector<Level> levels;              // levels[0]: the finest (node) level
+  std::vector<std::string> notes;
+  // 0: same node; 1: different node, same group at level 1; ...; levels.size(): differ everywhere.
+  int pair_class(int i, int j) const;
+  int class_count() const { return static_cast<int>(levels.size()) + 1; }
+  std::string class_name(int c) const;  // "intra-node", "inter-node", "inter-switch", ...
+};
+
+Topology find_topology(const Cube& c, const TopologyOptions& opt = {});
+
+// Comparison of the finest groups with the partition given by host names.
+struct HostAgreement {
+  bool known = false;
+  bool exact = false;
+  double adjusted_rand = 0.0;
+  std::vector<std::vector<int>> host_groups;        // partition by host name
+  std::vector<std::string> host_names;              // one per host group
+  std::vector<std::string> mismatches;              // human-readable differences
+  std::string summary;
+};
+HostAgreement compare_with_hosts(const std::vector<std::vector<int>>& groups, const std::vector<std::string>& hosts);
+
+// Adjusted Rand index of two partitions given as label per element.
+double adjusted_rand_index(const std::vector<int>& a, const std::vector<int>& b);
+
+}  // namespace nt::analysis

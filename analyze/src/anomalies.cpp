@@ -1,0 +1,429 @@
+#include "nt/analysis/anomalies.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "nt/error.hpp"
+
+#include "nt/units.hpp"
+
+namespace nt::analysis {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double median_of(std::vector<double>& x) {
+  if (x.empty()) return kNaN;
+  auto mid = x.begin() + static_cast<std::ptrdiff_t>(x.size() / 2);
+  std::nth_element(x.begin(), mid, x.end());
+  const double upper = *mid;
+  if (x.size() % 2 == 1) return upper;
+  return 0.5 * (upper + *std::max_element(x.begin(), mid));
+}
+
+// Median and scaled MAD (a robust sigma) of the finite values.
+std::pair<double, double> robust(const std::vector<double>& v) {
+  std::vector<double> x;
+  for (double e : v)
+    if (std::isfinite(e)) x.push_back(e);
+  if (x.empty()) return {kNaN, kNaN};
+  const double m = median_of(x);
+  for (double& e : x) e = std::fabs(e - m);
+  return {m, 1.4826 * median_of(x)};
+}
+
+std::vector<std::string> hosts_of(const std::vector<int>& ranks, const std::vector<std::string>& hosts) {
+  std::vector<std::string> h;
+  if (hosts.empty()) return h;
+  for (int r : ranks)
+    if (r >= 0 && static_cast<std::size_t>(r) < hosts.size()) h.push_back(hosts[static_cast<std::size_t>(r)]);
+  std::sort(h.begin(), h.end());
+  h.erase(std::unique(h.begin(), h.end()), h.end());
+  return h;
+}
+
+std::size_t needed(std::size_t K, double fraction) {
+  return std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(K) - 1e-9)));
+}
+
+// Link anomalies merged per pair of node groups: a bad cable between two nodes shows in every
+// rank pair between them.
+struct LinkHit {
+  int i, j;
+  double score;
+  std::vector<std::int64_t> lengths;
+};
+std::vector<Anomaly> merge_links(const std::string& kind, const std::vector<LinkHit>& hits, const Topology& t,
+                                 const std::vector<std::string>& hosts, std::size_t max_items,
+                                 const std::string& what) {
+  std::map<std::pair<int, int>, std::vector<const LinkHit*>> by;
+  const auto& g = t.levels.front().group_of;
+  for (const auto& h : hits) {
+    int a = g[static_cast<std::size_t>(h.i)], b = g[static_cast<std::size_t>(h.j)];
+    if (a > b) std::swap(a, b);
+    by[{a, b}].push_back(&h);
+  }
+  std::vector<Anomaly> out;
+  for (auto& [key, v] : by) {
+    Anomaly a;
+    a.kind = kind;
+    std::set<int> ranks;
+    std::set<std::int64_t> lens;
+    std::vector<double> scores;
+    for (const auto* h : v) {
+      ranks.insert(h->i);
+      ranks.insert(h->j);
+      lens.insert(h->lengths.begin(), h->lengths.end());
+      scores.push_back(h->score);
+      a.pairs.emplace_back(h->i, h->j);
+    }
+    a.ranks.assign(ranks.begin(), ranks.end());
+    a.lengths.assign(lens.begin(), lens.end());
+    a.score = median_of(scores);
+    a.hosts = hosts_of(a.ranks, hosts);
+    if (v.size() == 1)
+      a.detail = fmt::format("{} {} -> {}: {:.2f}x", what, v.front()->i, v.front()->j, a.score);
+    else
+      a.detail = fmt::format("{} between node groups {} and {} ({} rank pairs): {:.2f}x", what, key.first,
+                             key.second, v.size(), a.score);
+    out.push_back(std::move(a));
+  }
+  std::sort(out.begin(), out.end(), [](const Anomaly& x, const Anomaly& y) { return x.score > y.score; });
+  if (out.size() > max_items) out.resize(max_items);
+  return out;
+}
+
+}  // namespace
+
+RankEffects rank_effects(const Cube& c, const Topology& t) {
+  const int P = c.P;
+  const auto N = static_cast<std::size_t>(P);
+  const std::size_t K = c.count();
+  const int nc = t.class_count();
+  std::vector<int> cls(N * N, -1);
+  for (int i = 0; i < P; ++i)
+    for (int j = 0; j < P; ++j)
+      if (i != j) cls[static_cast<std::size_t>(i) * N + static_cast<std::size_t>(j)] = t.pair_class(i, j);
+  RankEffects e;
+  e.send.assign(K, std::vector<double>(N, 0.0));
+  e.recv.assign(K, std::vector<double>(N, 0.0));
+  e.resid.assign(K, std::vector<double>(N * N, kNaN));
+  std::vector<double> lv(N * N), cc(static_cast<std::size_t>(nc)), tmp;
+  std::vector<std::vector<double>> byclass(static_cast<std::size_t>(nc));
+  for (std::size_t k = 0; k < K; ++k) {
+    auto& s = e.send[k];
+    auto& r = e.recv[k];
+    for (std::size_t x = 0; x < N * N; ++x) {
+      const double v = c.v[k * N * N + x];
+      lv[x] = (cls[x] >= 0 && Cube::usable(v)) ? std::log(v) : kNaN;
+    }
+    auto res = [&](std::size_t i, std::size_t j) {
+      const std::size_t x = i * N + j;
+      return lv[x] - cc[static_cast<std::size_t>(cls[x])] - s[i] - r[j];
+    };
+    std::fill(cc.begin(), cc.end(), 0.0);
+    for (int it = 0; it < 8; ++it) {
+      for (auto& b : byclass) b.clear();
+      for (std::size_t x = 0; x < N * N; ++x)
+        if (std::isfinite(lv[x])) byclass[static_cast<std::size_t>(cls[x])].push_back(res(x / N, x % N));
+      for (int q = 0; q < nc; ++q)
+        if (!byclass[static_cast<std::size_t>(q)].empty()) cc[static_cast<std::size_t>(q)] += median_of(byclass[static_cast<std::size_t>(q)]);
+      for (std::size_t i = 0; i < N; ++i) {
+        tmp.clear();
+        for (std::size_t j = 0; j < N; ++j)
+          if (std::isfinite(lv[i * N + j])) tmp.push_back(res(i, j));
+        if (!tmp.empty()) s[i] += median_of(tmp);
+      }
+      for (std::size_t j = 0; j < N; ++j) {
+        tmp.clear();
+        for (std::size_t i = 0; i < N; ++i)
+          if (std::isfinite(lv[i * N + j])) tmp.push_back(res(i, j));
+        if (!tmp.empty()) r[j] += median_of(tmp);
+      }
+      tmp = s;
+      const double ms = median_of(tmp);
+      tmp = r;
+      const double mr = median_of(tmp);
+      for (auto& x : s) x -= ms;
+      for (auto& x : r) x -= mr;
+      for (auto& x : cc) x += ms + mr;
+    }
+    for (std::size_t x = 0; x < N * N; ++x)
+      if (std::isfinite(lv[x])) e.resid[k][x] = res(x / N, x % N);
+  }
+  return e;
+}
+
+std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
+                                    const AnomalyOptions& opt) {
+  std::vector<Anomaly> out;
+  const int P = c.P;
+  const auto N = static_cast<std::size_t>(P);
+  const std::size_t K = c.count();
+  if (P < 3) return out;  // nothing to compare a rank with
+  const RankEffects e = rank_effects(c, t);
+  const double min_log = std::log(opt.min_ratio);
+  const std::size_t need = needed(K, opt.min_length_fraction);
+
+  // --- slow ranks and nodes
+  struct RankHit {
+    bool slow = false;
+    bool send = false, recv = false;
+    std::vector<std::int64_t> lengths;
+    std::vector<double> score;
+  };
+  std::vector<RankHit> hit(N);
+  for (std::size_t k = 0; k < K; ++k) {
+    const auto [ms, ss] = robust(e.send[k]);
+    const auto [mr, sr] = robust(e.recv[k]);
+    for (std::size_t i = 0; i < N; ++i) {
+      const double ds = e.send[k][i] - ms, dr = e.recv[k][i] - mr;
+      const bool fs = ds >= min_log && ds >= opt.mad_factor * ss;
+      const bool fr = dr >= min_log && dr >= opt.mad_factor * sr;
+      if (fs || fr) {
+        hit[i].send |= fs;
+        hit[i].recv |= fr;
+        hit[i].lengths.push_back(c.lengths[k]);
+        hit[i].score.push_back(std::exp(std::max(fs ? ds : 0.0, fr ? dr : 0.0)));
+      }
+    }
+  }
+  for (auto& h : hit) h.slow = h.lengths.size() >= need;
+  auto direction = [](const RankHit& h) {
+    return h.send && h.recv ? "sends and receives" : (h.send ? "sends" : "receives");
+  };
+  for (const auto& g : t.levels.front().groups) {
+    const bool all = std::all_of(g.begin(), g.end(), [&](int r) { return hit[static_cast<std::size_t>(r)].slow; });
+    if (all && g.size() >= 2) {
+      Anomaly a;
+      a.kind = "slow_node";
+      a.ranks = g;
+      a.hosts = hosts_of(g, hosts);
+      std::set<std::int64_t> lens;
+      std::vector<double> sc;
+      for (int r : g) {
+        const auto& h = hit[static_cast<std::size_t>(r)];
+        lens.insert(h.lengths.begin(), h.lengths.end());
+        sc.insert(sc.end(), h.score.begin(), h.score.end());
+      }
+      a.lengths.assign(lens.begin(), lens.end());
+      a.score = median_of(sc);
+      a.detail = fmt::format("every rank of the group {} ({}x its class)",
+                             direction(hit[static_cast<std::size_t>(g.front())]), fmt::format("{:.2f}", a.score));
+      if (!a.hosts.empty()) a.detail += " on " + fmt::format("{}", fmt::join(a.hosts, ","));
+      out.push_back(std::move(a));
+      continue;
+    }
+    for (int r : g) {
+      auto& h = hit[static_cast<std::size_t>(r)];
+      if (!h.slow) continue;
+      Anomaly a;
+      a.kind = "slow_rank";
+      a.ranks = {r};
+      a.hosts = hosts_of(a.ranks, hosts);
+      a.lengths = h.lengths;
+      a.score = median_of(h.score);
+      a.detail = fmt::format("rank {} {} {:.2f}x slower than its class", r, direction(h), a.score);
+      out.push_back(std::move(a));
+    }
+  }
+
+  // --- slow links and asymmetric pairs, from the residuals of the rank-effect model
+  std::vector<double> thr(K), athr(K);
+  for (std::size_t k = 0; k < K; ++k) {
+    const auto [m, s] = robust(e.resid[k]);
+    thr[k] = std::max(min_log, opt.mad_factor * s) + (std::isfinite(m) ? m : 0.0);
+    std::vector<double> d;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = i + 1; j < N; ++j) {
+        const double a = e.resid[k][i * N + j], b = e.resid[k][j * N + i];
+        if (std::isfinite(a) && std::isfinite(b)) d.push_back(a - b);
+      }
+    const auto [md, sd] = robust(d);
+    athr[k] = std::max(min_log, opt.mad_factor * sd);
+    (void)md;
+  }
+  std::vector<LinkHit> slow, asym;
+  std::vector<char> is_slow(N * N, 0);
+  for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      if (i == j) continue;
+      LinkHit h{static_cast<int>(i), static_cast<int>(j), 0, {}};
+      std::vector<double> sc;
+      for (std::size_t k = 0; k < K; ++k) {
+        const double x = e.resid[k][i * N + j];
+        if (std::isfinite(x) && x > thr[k]) {
+          h.lengths.push_back(c.lengths[k]);
+          sc.push_back(std::exp(x));
+        }
+      }
+      if (h.lengths.size() >= need) {
+        h.score = median_of(sc);
+        slow.push_back(h);
+        is_slow[i * N + j] = 1;
+      }
+    }
+  for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t j = i + 1; j < N; ++j) {
+      if (is_slow[i * N + j] || is_slow[j * N + i]) continue;
+      std::vector<double> sc;
+      std::vector<std::int64_t> lens;
+      int sign = 0;
+      for (std::size_t k = 0; k < K; ++k) {
+        const double a = e.resid[k][i * N + j], b = e.resid[k][j * N + i];
+        if (!std::isfinite(a) || !std::isfinite(b)) continue;
+        if (std::fabs(a - b) > athr[k]) {
+          lens.push_back(c.lengths[k]);
+          sc.push_back(std::exp(std::fabs(a - b)));
+          sign += a > b ? 1 : -1;
+        }
+      }
+      if (lens.size() >= need && static_cast<std::size_t>(std::abs(sign)) == lens.size()) {
+        LinkHit h = sign > 0 ? LinkHit{static_cast<int>(i), static_cast<int>(j), 0, lens}
+                             : LinkHit{static_cast<int>(j), static_cast<int>(i), 0, lens};
+        h.score = median_of(sc);
+        asym.push_back(h);
+      }
+    }
+  auto sl = merge_links("slow_link", slow, t, hosts, opt.max_links, "slow link");
+  auto as = merge_links("asymmetric_pair", asym, t, hosts, opt.max_links, "asymmetric: slower direction");
+  out.insert(out.end(), sl.begin(), sl.end());
+  out.insert(out.end(), as.begin(), as.end());
+  return out;
+}
+
+std::vector<Anomaly> find_variance_anomalies(const Cube& values, const Cube& deviation,
+                                             const std::vector<std::string>& hosts, const AnomalyOptions& opt) {
+  std::vector<Anomaly> out;
+  if (values.P != deviation.P || values.P < 3) return out;
+  const auto N = static_cast<std::size_t>(values.P);
+  // Lengths present in both.
+  std::vector<std::pair<std::size_t, std::size_t>> ks;
+  for (std::size_t a = 0; a < values.count(); ++a)
+    for (std::size_t b = 0; b < deviation.count(); ++b)
+      if (values.lengths[a] == deviation.lengths[b]) {
+        ks.emplace_back(a, b);
+        break;
+      }
+  if (ks.empty()) return out;
+  std::vector<double> cv_rank(N, kNaN);
+  std::vector<double> tmp;
+  for (std::size_t r = 0; r < N; ++r) {
+    tmp.clear();
+    for (auto [a, b] : ks)
+      for (std::size_t o = 0; o < N; ++o) {
+        if (o == r) continue;
+        for (auto [i, j] : {std::pair{r, o}, std::pair{o, r}}) {
+          const double v = values.at(a, static_cast<int>(i), static_cast<int>(j));
+          const double d = deviation.at(b, static_cast<int>(i), static_cast<int>(j));
+          if (Cube::usable(v) && std::isfinite(d) && d >= 0) tmp.push_back(d / v);
+        }
+      }
+    if (!tmp.empty()) cv_rank[r] = median_of(tmp);
+  }
+  const auto [m, s] = robust(cv_rank);
+  for (std::size_t r = 0; r < N; ++r) {
+    const double cv = cv_rank[r];
+    if (!std::isfinite(cv)) continue;
+    if (cv >= opt.variance_min_cv && cv >= opt.variance_ratio * m && cv - m >= opt.mad_factor * s) {
+      Anomaly a;
+      a.kind = "high_variance";
+      a.ranks = {static_cast<int>(r)};
+      a.hosts = hosts_of(a.ranks, hosts);
+      for (auto [ka, kb] : ks) a.lengths.push_back(values.lengths[ka]);
+      a.score = m > 0 ? cv / m : cv;
+      a.detail = fmt::format("rank {}: coefficient of variation {:.3f}, typical {:.3f}", r, cv, m);
+      out.push_back(std::move(a));
+    }
+  }
+  return out;
+}
+
+DuplexResult analyze_duplex(const Cube& one, const Cube& async, const Topology& t,
+                            const std::vector<std::string>& hosts, const AnomalyOptions& opt) {
+  DuplexResult d;
+  if (one.P != async.P)
+    throw Error(fmt::format("duplex check: the one_to_one file has {} ranks, the async file {}", one.P, async.P));
+  const int P = one.P;
+  const auto N = static_cast<std::size_t>(P);
+  std::vector<std::pair<std::size_t, std::size_t>> ks;
+  for (std::size_t a = 0; a < one.count(); ++a)
+    for (std::size_t b = 0; b < async.count(); ++b)
+      if (one.lengths[a] == async.lengths[b]) {
+        ks.emplace_back(a, b);
+        break;
+      }
+  if (ks.empty()) throw Error("duplex check: the two files have no message length in common");
+  // Long messages only: the upper half of the common lengths (bandwidth shows there).
+  ks.erase(ks.begin(), ks.begin() + static_cast<std::ptrdiff_t>(ks.size() / 2));
+  for (auto [a, b] : ks) d.lengths.push_back(one.lengths[a]);
+  std::vector<double> ratio(N * N, kNaN), tmp;
+  for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      if (i == j) continue;
+      tmp.clear();
+      for (auto [a, b] : ks) {
+        const double x = one.at(a, static_cast<int>(i), static_cast<int>(j));
+        const double y = async.at(b, static_cast<int>(i), static_cast<int>(j));
+        if (Cube::usable(x) && Cube::usable(y)) tmp.push_back(y / x);
+      }
+      if (!tmp.empty()) ratio[i * N + j] = median_of(tmp);
+    }
+  const int nc = t.class_count();
+  std::vector<LinkHit> hits;
+  for (int q = 0; q < nc; ++q) {
+    std::vector<double> v;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j)
+        if (i != j && t.pair_class(static_cast<int>(i), static_cast<int>(j)) == q && std::isfinite(ratio[i * N + j]))
+          v.push_back(ratio[i * N + j]);
+    if (v.empty()) continue;
+    std::vector<double> lv;
+    for (double x : v) lv.push_back(std::log(x));
+    const auto [m, s] = robust(lv);
+    DuplexClass dc;
+    dc.cls = q;
+    dc.name = t.class_name(q);
+    dc.median_ratio = std::exp(m);
+    dc.half_duplex = dc.median_ratio >= opt.duplex_ratio;
+    d.classes.push_back(dc);
+    if (dc.half_duplex) {
+      Anomaly a;
+      a.kind = "half_duplex";
+      std::set<int> rs;
+      for (std::size_t i = 0; i < N; ++i)
+        for (std::size_t j = 0; j < N; ++j)
+          if (i != j && t.pair_class(static_cast<int>(i), static_cast<int>(j)) == q) {
+            rs.insert(static_cast<int>(i));
+            rs.insert(static_cast<int>(j));
+          }
+      a.ranks.assign(rs.begin(), rs.end());
+      a.hosts = hosts_of(a.ranks, hosts);
+      a.lengths = d.lengths;
+      a.score = dc.median_ratio;
+      a.detail = fmt::format("every {} link: a simultaneous exchange takes {:.2f}x one message", dc.name, dc.median_ratio);
+      d.anomalies.push_back(std::move(a));
+      continue;
+    }
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j) {
+        if (i == j || t.pair_class(static_cast<int>(i), static_cast<int>(j)) != q) continue;
+        const double x = ratio[i * N + j];
+        if (!std::isfinite(x)) continue;
+        const double z = std::log(x) - m;
+        if (x >= opt.duplex_ratio && z >= opt.mad_factor * s && z >= std::log(opt.duplex_ratio) / 2)
+          hits.push_back({static_cast<int>(i), static_cast<int>(j), x, d.lengths});
+      }
+  }
+  auto links = merge_links("half_duplex", hits, t, hosts, opt.max_links, "half duplex");
+  d.anomalies.insert(d.anomalies.end(), links.begin(), links.end());
+  return d;
+}
+
+}  // namespace nt::analysis

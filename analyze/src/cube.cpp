@@ -1,0 +1,43 @@
+#include "nt/analysis/cube.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "nt/error.hpp"
+#include "nt/hosts.hpp"
+
+namespace nt::analysis {
+
+Cube load_cube(const Dataset& d) {
+  Cube c;
+  c.P = d.ranks();
+  c.mode = d.params().mode;
+  c.statistic = d.params().statistic;
+  c.hosts = d.meta().hosts;
+  c.source = d.source().string();
+  if (c.P < 2) throw Error(c.source + ": at least 2 ranks are needed for an analysis (file has " + std::to_string(c.P) + ")");
+  if (d.count() == 0) throw Error(c.source + ": the file holds no message length (empty run?)");
+  std::vector<std::size_t> order(d.count());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return d.lengths()[a] < d.lengths()[b]; });
+  const auto PP = static_cast<std::size_t>(c.P) * static_cast<std::size_t>(c.P);
+  c.v.resize(PP * order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const Matrix m = d.matrix(order[k]);
+    std::copy(m.values().begin(), m.values().end(), c.v.begin() + static_cast<std::ptrdiff_t>(k * PP));
+    c.lengths.push_back(d.lengths()[order[k]]);
+  }
+  if (!c.hosts.empty() && static_cast<int>(c.hosts.size()) != c.P) c.hosts.clear();
+  return c;
+}
+
+std::vector<std::string> hosts_for(const Cube& c, const std::string& override_file) {
+  if (override_file.empty()) return c.hosts;
+  auto h = read_hosts(override_file);
+  if (static_cast<int>(h.size()) != c.P)
+    throw FileError(override_file, "holds " + std::to_string(h.size()) + " hosts, the data has " +
+                                       std::to_string(c.P) + " ranks");
+  return h;
+}
+
+}  // namespace nt::analysis

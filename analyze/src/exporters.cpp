@@ -1,0 +1,218 @@
+#include "nt/analysis/exporters.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "nt/cli.hpp"
+#include "nt/error.hpp"
+
+namespace nt::analysis {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double median_of(std::vector<double> x) {
+  x.erase(std::remove_if(x.begin(), x.end(), [](double v) { return !std::isfinite(v); }), x.end());
+  if (x.empty()) return kNaN;
+  auto mid = x.begin() + static_cast<std::ptrdiff_t>(x.size() / 2);
+  std::nth_element(x.begin(), mid, x.end());
+  const double upper = *mid;
+  if (x.size() % 2 == 1) return upper;
+  return 0.5 * (upper + *std::max_element(x.begin(), mid));
+}
+
+long long ns(double s) { return std::isfinite(s) ? std::llround(s * 1e9) : 0; }
+
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      case '\'': o += "&apos;"; break;
+      default: o += ch;
+    }
+  }
+  return o;
+}
+
+// SimGrid ids: keep letters, digits, '-', '_', '.'.
+std::string xml_id(const std::string& s) {
+  std::string o;
+  for (char ch : s) o += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.') ? ch : '_';
+  return o.empty() ? "host" : o;
+}
+
+std::string lat(double s) { return fmt::format("{:.4f}us", std::max(0.0, std::isfinite(s) ? s : 0.0) * 1e6); }
+std::string bw(double tw) {
+  // 1/tw bytes per second in MBps (decimal); an unmeasurable tw gives a very fast link.
+  const double b = (std::isfinite(tw) && tw > 0) ? 1.0 / tw : 1e12;
+  return fmt::format("{:.4f}MBps", b / 1e6);
+}
+
+}  // namespace
+
+std::string export_loggopsim(const std::vector<ClassParams>& params) {
+  if (params.empty()) throw Error("no class with data: nothing to export");
+  const ClassParams* pick = &params.front();
+  for (const auto& p : params)
+    if (p.pairs > pick->pairs) pick = &p;
+  std::ostringstream o;
+  o << "# LogGOPSim parameters from network_analyze " << version_string() << "\n";
+  o << "# integer nanoseconds (G in ns per byte, S in bytes); the class with the most pairs is used.\n";
+  for (const auto& p : params) {
+    o << fmt::format("# {:<13} L={:.6g}s o={:.6g}s g={:.6g}s G={:.6g}s/B ({}) pairs={}\n", p.name, p.loggp.L, p.loggp.o,
+                     p.loggp.g, p.have_loggp ? p.loggp.G : p.hockney_for(1e18).tw,
+                     p.have_loggp ? "measured LogGP" : "from delays: o=0, g=L+2o assumed, G=Hockney tw", p.pairs);
+  }
+  const double G = pick->have_loggp ? pick->loggp.G : pick->hockney_for(1e18).tw;
+  std::int64_t S = -1;
+  std::string s_note;
+  if (pick->have_loggp && pick->fit_break >= 0) {
+    S = pick->fit_break;
+    s_note = "where the LogGP fit breaks";
+  } else {
+    for (const auto& r : pick->hockney)
+      if (&r != &pick->hockney.front()) {
+        S = r.from;
+        s_note = "first protocol threshold of the delays";
+        break;
+      }
+  }
+  if (S < 0) {
+    S = 65535;
+    s_note = "no protocol switch seen: LogGOPSim's default";
+  }
+  if (ns(G) == 0 && G > 0) o << fmt::format("# note: G = {:.4g} ns/B rounds to 0 (bandwidth above 2 GB/s)\n", G * 1e9);
+  o << fmt::format("# class {}; S: {}\n", pick->name, s_note);
+  o << fmt::format("-L {} -o {} -g {} -G {} -S {}\n", ns(pick->loggp.L), ns(pick->loggp.o), ns(pick->loggp.g), ns(G), S);
+  return o.str();
+}
+
+std::string export_simgrid(const Report& r) {
+  const Topology& t = r.topology;
+  const auto& nodes = t.levels.front().groups;
+  const std::size_t G = nodes.size();
+  // Host names: the real ones when the groups equal the hosts.
+  std::vector<std::string> name(G);
+  for (std::size_t g = 0; g < G; ++g) {
+    name[g] = (r.agreement.exact && !r.hosts.empty()) ? xml_id(r.hosts[static_cast<std::size_t>(nodes[g].front())])
+                                                      : fmt::format("node{}", g);
+  }
+  // Per class: short-range ts and long-range tw of the median curve.
+  auto class_ts = [&](int c) {
+    const ClassFit* f = r.hockney.find(c);
+    return (f && !f->ranges.empty()) ? f->ranges.front().fit.ts : kNaN;
+  };
+  auto class_tw = [&](int c) {
+    const ClassFit* f = r.hockney.find(c);
+    return (f && !f->ranges.empty()) ? f->ranges.back().fit.tw : kNaN;
+  };
+  const auto& gof = t.levels.front().group_of;
+  // Per pair of node groups: median short ts and long tw of the pair fits.
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<double>> pts, ptw;
+  std::vector<std::vector<double>> lts(G), ltw(G);
+  for (const auto& p : r.hockney.pairs) {
+    if (p.ranges.empty()) continue;
+    const auto a = static_cast<std::size_t>(gof[static_cast<std::size_t>(p.i)]);
+    const auto b = static_cast<std::size_t>(gof[static_cast<std::size_t>(p.j)]);
+    if (p.cls == 0) {
+      lts[a].push_back(p.ranges.front().ts);
+      ltw[a].push_back(p.ranges.back().tw);
+    } else if (p.cls == 1) {
+      pts[{std::min(a, b), std::max(a, b)}].push_back(p.ranges.front().ts);
+      ptw[{std::min(a, b), std::max(a, b)}].push_back(p.ranges.back().tw);
+    }
+  }
+  // NIC latency per node: x_A + x_B ~ ts(A, B) over inter-node pairs, solved by medians.
+  const double ts1 = class_ts(1), tw1 = class_tw(1);
+  std::vector<double> x(G, std::isfinite(ts1) ? ts1 / 2 : 0.0), nic_tw(G, tw1);
+  std::map<std::pair<std::size_t, std::size_t>, double> ts_ab;
+  for (auto& [k, v] : pts) ts_ab[k] = median_of(v);
+  for (int it = 0; it < 10; ++it)
+    for (std::size_t a = 0; a < G; ++a) {
+      std::vector<double> est;
+      for (const auto& [k, v] : ts_ab)
+        if (k.first == a) est.push_back(v - x[k.second]);
+        else if (k.second == a) est.push_back(v - x[k.first]);
+      if (!est.empty()) x[a] = std::max(0.0, median_of(est));
+    }
+  for (std::size_t a = 0; a < G; ++a) {
+    std::vector<double> v;
+    for (auto& [k, w] : ptw)
+      if (k.first == a || k.second == a) v.insert(v.end(), w.begin(), w.end());
+    const double m = median_of(v);
+    if (std::isfinite(m)) nic_tw[a] = m;
+  }
+  std::ostringstream o;
+  o << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n";
+  o << "<!-- SimGrid platform from network_analyze " << version_string() << ", data " << xml_escape(r.source)
+    << ".\n     One host per node group found in the delays; latency and bandwidth from Hockney fits\n"
+       "     (short-range ts, long-range 1/tw). Host speeds are placeholders (not measured). -->\n";
+  o << "<platform version=\"4.1\">\n  <zone id=\"network_analyze\" routing=\"Full\">\n";
+  for (std::size_t g = 0; g < G; ++g) {
+    o << fmt::format("    <host id=\"{}\" speed=\"1Gf\" core=\"{}\">\n", name[g], nodes[g].size());
+    o << fmt::format("      <prop id=\"ranks\" value=\"{}\"/>\n    </host>\n", fmt::join(nodes[g], ","));
+  }
+  const double ts0 = class_ts(0), tw0 = class_tw(0);
+  for (std::size_t g = 0; g < G; ++g) {
+    if (nodes[g].size() > 1) {
+      const double lt = median_of(lts[g]), lw = median_of(ltw[g]);
+      o << fmt::format("    <link id=\"{}_loopback\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"FATPIPE\"/>\n",
+                       name[g], bw(std::isfinite(lw) ? lw : tw0), lat(std::isfinite(lt) ? lt : ts0));
+    }
+    if (G > 1) o << fmt::format("    <link id=\"{}_nic\" bandwidth=\"{}\" latency=\"{}\"/>\n", name[g], bw(nic_tw[g]), lat(x[g]));
+  }
+  // Uplinks of the groups of upper levels.
+  for (std::size_t lv = 1; lv < t.levels.size(); ++lv) {
+    const double up = (class_ts(static_cast<int>(lv) + 1) - class_ts(static_cast<int>(lv))) / 2;
+    const double tw = class_tw(static_cast<int>(lv) + 1);
+    for (std::size_t s = 0; s < t.levels[lv].groups.size(); ++s)
+      o << fmt::format("    <link id=\"{}{}_uplink\" bandwidth=\"{}\" latency=\"{}\"/>\n", t.levels[lv].name, s, bw(tw),
+                       lat(up));
+  }
+  for (std::size_t a = 0; a < G; ++a) {
+    if (nodes[a].size() > 1)
+      o << fmt::format("    <route src=\"{0}\" dst=\"{0}\"><link_ctn id=\"{0}_loopback\"/></route>\n", name[a]);
+    for (std::size_t b = a + 1; b < G; ++b) {
+      const int ra = nodes[a].front(), rb = nodes[b].front();
+      const int cls = t.pair_class(ra, rb);
+      o << fmt::format("    <route src=\"{}\" dst=\"{}\"><link_ctn id=\"{}_nic\"/>", name[a], name[b], name[a]);
+      for (int lv = 1; lv < cls; ++lv)
+        o << fmt::format("<link_ctn id=\"{}{}_uplink\"/>", t.levels[static_cast<std::size_t>(lv)].name,
+                         t.levels[static_cast<std::size_t>(lv)].group_of[static_cast<std::size_t>(ra)]);
+      for (int lv = cls - 1; lv >= 1; --lv)
+        o << fmt::format("<link_ctn id=\"{}{}_uplink\"/>", t.levels[static_cast<std::size_t>(lv)].name,
+                         t.levels[static_cast<std::size_t>(lv)].group_of[static_cast<std::size_t>(rb)]);
+      o << fmt::format("<link_ctn id=\"{}_nic\"/></route>\n", name[b]);
+    }
+  }
+  o << "  </zone>\n</platform>\n";
+  return o.str();
+}
+
+std::string export_csv(const Report& r) {
+  std::ostringstream o;
+  o << "sender,receiver,sender_host,receiver_host,class,range,from_bytes,to_bytes,ts_s,tw_s_per_byte,bandwidth_Bps,r2,rel_rms\n";
+  auto host = [&](int x) { return r.hosts.empty() ? std::string() : r.hosts[static_cast<std::size_t>(x)]; };
+  for (const auto& p : r.hockney.pairs) {
+    const ClassFit* f = r.hockney.find(p.cls);
+    if (!f) continue;
+    for (std::size_t g = 0; g < p.ranges.size() && g < f->ranges.size(); ++g) {
+      const auto& l = p.ranges[g];
+      o << fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6f},{:.6f}\n", p.i, p.j, host(p.i), host(p.j), f->name, g,
+                       f->ranges[g].from, f->ranges[g].to, l.ts, l.tw, l.tw > 0 ? 1.0 / l.tw : kNaN, l.r2, l.rel_rms);
+    }
+  }
+  return o.str();
+}
+
+}  // namespace nt::analysis

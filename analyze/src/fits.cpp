@@ -1,0 +1,246 @@
+#include "nt/analysis/fits.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace nt::analysis {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct Sums {
+  long double S = 0, Sx = 0, Sxx = 0, Sy = 0, Sxy = 0, Syy = 0;
+  int n = 0;
+  void add(double m, double t) {
+    const long double w = 1.0L / (static_cast<long double>(t) * t);
+    S += w;
+    Sx += w * m;
+    Sxx += w * m * m;
+    Sy += w * t;
+    Sxy += w * m * t;
+    Syy += w * t * t;
+    ++n;
+  }
+  Sums operator-(const Sums& o) const {
+    return {S - o.S, Sx - o.Sx, Sxx - o.Sxx, Sy - o.Sy, Sxy - o.Sxy, Syy - o.Syy, n - o.n};
+  }
+  // Weighted least squares line; returns false when all lengths are equal (tw undefined).
+  bool solve(double& ts, double& tw) const {
+    const long double det = S * Sxx - Sx * Sx;
+    if (n < 2 || !(det > 1e-12L * S * Sxx)) {
+      ts = static_cast<double>(Sy / S);
+      tw = kNaN;
+      return false;
+    }
+    tw = static_cast<double>((S * Sxy - Sx * Sy) / det);
+    ts = static_cast<double>((Sy - static_cast<long double>(tw) * Sx) / S);
+    return true;
+  }
+  double sse() const {
+    double ts, tw;
+    long double r;
+    if (solve(ts, tw)) r = Syy - static_cast<long double>(ts) * Sy - static_cast<long double>(tw) * Sxy;
+    else r = Syy - Sy * Sy / S;
+    return std::max(0.0, static_cast<double>(r));
+  }
+};
+
+double median_of(std::vector<double> x) {
+  if (x.empty()) return kNaN;
+  auto mid = x.begin() + static_cast<std::ptrdiff_t>(x.size() / 2);
+  std::nth_element(x.begin(), mid, x.end());
+  const double upper = *mid;
+  if (x.size() % 2 == 1) return upper;
+  return 0.5 * (upper + *std::max_element(x.begin(), mid));
+}
+
+}  // namespace
+
+LineFit fit_hockney(std::span<const double> m, std::span<const double> t) {
+  LineFit f;
+  Sums s;
+  for (std::size_t k = 0; k < m.size() && k < t.size(); ++k)
+    if (Cube::usable(t[k])) s.add(m[k], t[k]);
+  f.points = s.n;
+  if (s.n == 0) {
+    f.ts = f.tw = kNaN;
+    return f;
+  }
+  const bool line = s.solve(f.ts, f.tw);
+  double ss_res = 0, ss_tot = 0, rel = 0, mean = 0;
+  for (std::size_t k = 0; k < m.size() && k < t.size(); ++k)
+    if (Cube::usable(t[k])) mean += t[k];
+  mean /= s.n;
+  for (std::size_t k = 0; k < m.size() && k < t.size(); ++k) {
+    if (!Cube::usable(t[k])) continue;
+    const double pred = f.ts + (line ? m[k] * f.tw : 0.0);
+    ss_res += (t[k] - pred) * (t[k] - pred);
+    ss_tot += (t[k] - mean) * (t[k] - mean);
+    rel += ((t[k] - pred) / t[k]) * ((t[k] - pred) / t[k]);
+  }
+  f.rel_rms = std::sqrt(rel / s.n);
+  f.r2 = ss_tot > 0 ? 1.0 - ss_res / ss_tot : (ss_res <= 1e-30 ? 1.0 : 0.0);
+  return f;
+}
+
+std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, std::span<const double> t,
+                                       const ThresholdOptions& opt) {
+  std::vector<double> m, y;
+  std::vector<std::int64_t> len;
+  for (std::size_t k = 0; k < lengths.size() && k < t.size(); ++k)
+    if (Cube::usable(t[k])) {
+      m.push_back(static_cast<double>(lengths[k]));
+      y.push_back(t[k]);
+      len.push_back(lengths[k]);
+    }
+  const std::size_t K = m.size();
+  std::vector<Threshold> out;
+  if (K < 4) return out;
+  std::vector<Sums> pre(K + 1);
+  for (std::size_t k = 0; k < K; ++k) {
+    pre[k + 1] = pre[k];
+    pre[k + 1].add(m[k], y[k]);
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> best(K + 1, inf);
+  std::vector<std::size_t> from(K + 1, 0);
+  best[0] = 0;
+  for (std::size_t j = 2; j <= K; ++j)
+    for (std::size_t i = 0; i + 2 <= j; ++i) {
+      if (!std::isfinite(best[i])) continue;
+      const double c = best[i] + (pre[j] - pre[i]).sse() + opt.penalty;
+      if (c < best[j]) {
+        best[j] = c;
+        from[j] = i;
+      }
+    }
+  std::vector<std::size_t> starts;
+  for (std::size_t j = K; j > 0; j = from[j]) starts.push_back(from[j]);
+  std::reverse(starts.begin(), starts.end());  // segment start indices, first is 0
+  for (std::size_t s = 1; s < starts.size(); ++s) {
+    const std::size_t a0 = starts[s - 1], b0 = starts[s];
+    const std::size_t b1 = s + 1 < starts.size() ? starts[s + 1] : K;
+    double tsa, twa, tsb, twb;
+    const bool la = (pre[b0] - pre[a0]).solve(tsa, twa);
+    const bool lb = (pre[b1] - pre[b0]).solve(tsb, twb);
+    const double at = m[b0];
+    const double ya = tsa + (la ? twa * at : 0.0);
+    const double yb = tsb + (lb ? twb * at : 0.0);
+    if (!(ya > 0)) continue;
+    const double jump = yb / ya - 1.0;
+    if (std::fabs(jump) >= opt.min_jump) out.push_back({len[b0], len[b0 - 1], jump});
+  }
+  return out;
+}
+
+const ClassFit* HockneyResult::find(int cls) const {
+  for (const auto& c : classes)
+    if (c.cls == cls) return &c;
+  return nullptr;
+}
+
+HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const ThresholdOptions& opt) {
+  HockneyResult r;
+  const int P = c.P;
+  const std::size_t K = c.count();
+  const int nc = t.class_count();
+  std::vector<int> cls(static_cast<std::size_t>(P) * static_cast<std::size_t>(P), -1);
+  std::vector<std::size_t> count(static_cast<std::size_t>(nc), 0);
+  for (int i = 0; i < P; ++i)
+    for (int j = 0; j < P; ++j)
+      if (i != j) {
+        const int k = t.pair_class(i, j);
+        cls[static_cast<std::size_t>(i * P + j)] = k;
+        ++count[static_cast<std::size_t>(k)];
+      }
+  std::vector<double> mlen(K);
+  for (std::size_t k = 0; k < K; ++k) mlen[k] = static_cast<double>(c.lengths[k]);
+  std::vector<std::vector<double>> bucket(static_cast<std::size_t>(nc));
+  std::vector<ClassFit> fits(static_cast<std::size_t>(nc));
+  for (int k = 0; k < nc; ++k) {
+    fits[static_cast<std::size_t>(k)].cls = k;
+    fits[static_cast<std::size_t>(k)].name = t.class_name(k);
+    fits[static_cast<std::size_t>(k)].pairs = count[static_cast<std::size_t>(k)];
+    fits[static_cast<std::size_t>(k)].curve.assign(K, kNaN);
+  }
+  for (std::size_t k = 0; k < K; ++k) {
+    for (auto& b : bucket) b.clear();
+    for (int i = 0; i < P; ++i)
+      for (int j = 0; j < P; ++j) {
+        const int q = cls[static_cast<std::size_t>(i * P + j)];
+        if (q >= 0 && Cube::usable(c.at(k, i, j))) bucket[static_cast<std::size_t>(q)].push_back(c.at(k, i, j));
+      }
+    for (int q = 0; q < nc; ++q)
+      if (!bucket[static_cast<std::size_t>(q)].empty())
+        fits[static_cast<std::size_t>(q)].curve[k] = median_of(bucket[static_cast<std::size_t>(q)]);
+  }
+  for (auto& f : fits) {
+    if (f.pairs == 0) continue;
+    f.thresholds = find_thresholds(c.lengths, f.curve, opt);
+    std::size_t k0 = 0;
+    auto add_range = [&](std::size_t a, std::size_t b) {
+      if (a >= b) return;
+      RangeFit rf;
+      rf.k0 = a;
+      rf.k1 = b;
+      rf.from = c.lengths[a];
+      rf.to = c.lengths[b - 1];
+      rf.fit = fit_hockney(std::span(mlen).subspan(a, b - a), std::span<const double>(f.curve).subspan(a, b - a));
+      f.ranges.push_back(rf);
+    };
+    for (const auto& th : f.thresholds) {
+      std::size_t kb = k0;
+      while (kb < K && c.lengths[kb] < th.length) ++kb;
+      add_range(k0, kb);
+      k0 = kb;
+    }
+    add_range(k0, K);
+  }
+  // Per pair fits over the ranges of its class.
+  std::vector<double> series(K);
+  for (int i = 0; i < P; ++i)
+    for (int j = 0; j < P; ++j) {
+      if (i == j) continue;
+      PairFit pf;
+      pf.i = i;
+      pf.j = j;
+      pf.cls = cls[static_cast<std::size_t>(i * P + j)];
+      for (std::size_t k = 0; k < K; ++k) series[k] = c.at(k, i, j);
+      for (const auto& rg : fits[static_cast<std::size_t>(pf.cls)].ranges)
+        pf.ranges.push_back(fit_hockney(std::span(mlen).subspan(rg.k0, rg.k1 - rg.k0),
+                                        std::span<const double>(series).subspan(rg.k0, rg.k1 - rg.k0)));
+      r.pairs.push_back(std::move(pf));
+    }
+  for (auto& f : fits) {
+    if (f.pairs == 0) continue;
+    for (std::size_t g = 0; g < f.ranges.size(); ++g) {
+      std::vector<double> ts, tw, r2;
+      for (const auto& p : r.pairs)
+        if (p.cls == f.cls && g < p.ranges.size() && p.ranges[g].ok()) {
+          if (std::isfinite(p.ranges[g].ts)) ts.push_back(p.ranges[g].ts);
+          if (std::isfinite(p.ranges[g].tw)) tw.push_back(p.ranges[g].tw);
+          r2.push_back(p.ranges[g].r2);
+        }
+      ClassFit::Spread s;
+      if (!ts.empty()) {
+        s.ts_median = median_of(ts);
+        s.ts_min = *std::min_element(ts.begin(), ts.end());
+        s.ts_max = *std::max_element(ts.begin(), ts.end());
+      }
+      if (!tw.empty()) {
+        s.tw_median = median_of(tw);
+        s.tw_min = *std::min_element(tw.begin(), tw.end());
+        s.tw_max = *std::max_element(tw.begin(), tw.end());
+      } else {
+        s.tw_median = s.tw_min = s.tw_max = kNaN;
+      }
+      if (!r2.empty()) s.r2_median = median_of(r2);
+      f.pair_spread.push_back(s);
+    }
+    r.classes.push_back(std::move(f));
+  }
+  return r;
+}
+
+}  // namespace nt::analysis

@@ -1,0 +1,285 @@
+#include "nt/analysis/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "nt/cli.hpp"
+#include "nt/error.hpp"
+#include "nt/hosts.hpp"
+#include "nt/raw_file.hpp"
+#include "nt/units.hpp"
+
+namespace nt::analysis {
+namespace {
+
+nlohmann::json num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+std::string ranks_text(const std::vector<int>& r, std::size_t max = 16) {
+  if (r.size() <= max) return fmt::format("{}", fmt::join(r, ","));
+  std::vector<int> head(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(max));
+  return fmt::format("{},... ({} ranks)", fmt::join(head, ","), r.size());
+}
+
+std::string lengths_text(const std::vector<std::int64_t>& l) {
+  if (l.empty()) return "-";
+  if (l.size() == 1) return format_bytes(l.front());
+  return fmt::format("{} .. {} ({} lengths)", format_bytes(l.front()), format_bytes(l.back()), l.size());
+}
+
+std::string bw_text(double tw) {
+  if (!std::isfinite(tw)) return "n/a";
+  if (tw <= 0) return "unbounded";
+  return format_bandwidth(1.0 / tw);
+}
+
+}  // namespace
+
+Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, const Cube* deviation) {
+  Report r;
+  r.source = c.source;
+  r.cube = c;
+  r.hosts = hosts_for(c, opt.hosts_file);
+  if (c.mode == Mode::bcast || c.mode == Mode::all_to_all || c.mode == Mode::loggp)
+    r.notes.push_back(fmt::format("mode {} is not a point-to-point delay: groups and fits are to be read with care",
+                                  mode_name(c.mode)));
+  if (c.statistic == Statistic::deviation)
+    r.notes.push_back("this is a deviation file: the analysis describes the spread, not the delays");
+  r.topology = find_topology(c, opt.topology);
+  for (const auto& n : r.topology.notes) r.notes.push_back(n);
+  r.agreement = compare_with_hosts(r.topology.levels.front().groups, r.hosts);
+  r.anomalies = find_anomalies(c, r.topology, r.hosts, opt.anomalies);
+  if (deviation) {
+    auto v = find_variance_anomalies(c, *deviation, r.hosts, opt.anomalies);
+    r.anomalies.insert(r.anomalies.end(), v.begin(), v.end());
+  }
+  r.hockney = fit_classes_and_pairs(c, r.topology, opt.thresholds);
+  r.params = class_params(&r.cube, r.topology, &r.hockney, nullptr, {});
+  if (async) {
+    const Cube* one = &c;
+    const Cube* as = async;
+    if (c.mode == Mode::async_one_to_one && async->mode == Mode::one_to_one) std::swap(one, as);
+    if (one->mode != Mode::one_to_one || as->mode != Mode::async_one_to_one)
+      r.notes.push_back(fmt::format("duplex check expects one_to_one and async_one_to_one files, got {} and {}",
+                                    mode_name(one->mode), mode_name(as->mode)));
+    r.duplex = analyze_duplex(*one, *as, r.topology, r.hosts, opt.anomalies);
+    r.anomalies.insert(r.anomalies.end(), r.duplex->anomalies.begin(), r.duplex->anomalies.end());
+  }
+  return r;
+}
+
+Report make_report(const std::string& file, const ReportOptions& opt) {
+  const auto d = open_dataset(file);
+  Cube c = load_cube(*d);
+  std::optional<Cube> async, dev;
+  if (!opt.async_file.empty()) async = load_cube(*open_dataset(opt.async_file));
+  std::string devfile = opt.deviation_file;
+  if (devfile.empty() && opt.find_deviation_beside && c.statistic != Statistic::deviation) {
+    const auto cand = result_path(prefix_of(file), Statistic::deviation);
+    std::error_code ec;
+    if (cand != std::filesystem::path(file) && std::filesystem::exists(cand, ec)) devfile = cand.string();
+  }
+  if (!devfile.empty()) {
+    dev = load_cube(*open_dataset(devfile));
+    if (dev->P != c.P) throw FileError(devfile, fmt::format("has {} ranks, {} has {}", dev->P, file, c.P));
+  }
+  Report r = make_report(c, opt, async ? &*async : nullptr, dev ? &*dev : nullptr);
+  if (!devfile.empty()) r.notes.push_back("variance from " + devfile);
+  return r;
+}
+
+nlohmann::json to_json(const Anomaly& a) {
+  nlohmann::json j{{"kind", a.kind}, {"ranks", a.ranks}, {"hosts", a.hosts}, {"lengths", a.lengths},
+                   {"score", num(a.score)}, {"detail", a.detail}};
+  if (!a.pairs.empty()) {
+    auto p = nlohmann::json::array();
+    for (auto [x, y] : a.pairs) p.push_back({x, y});
+    j["pairs"] = p;
+  }
+  return j;
+}
+
+nlohmann::json to_json(const ClassParams& p) {
+  nlohmann::json j{{"class", p.name},
+                   {"pairs", p.pairs},
+                   {"L_plus_2o", num(p.t0)},
+                   {"at_length", p.t0_length},
+                   {"loggp_measured", p.have_loggp},
+                   {"L", num(p.loggp.L)},
+                   {"o", num(p.loggp.o)},
+                   {"o_s", num(p.loggp.o)},
+                   {"o_r", num(p.o_r)},
+                   {"g", num(p.loggp.g)},
+                   {"G", num(p.loggp.G)}};
+  if (p.have_loggp) {
+    j["loggp_residual"] = num(p.loggp_residual);
+    j["fit_break"] = p.fit_break;
+  } else {
+    j["assumed"] = "o and g are not identifiable from delays alone: o = 0 and g = L + 2o unless given";
+  }
+  return j;
+}
+
+nlohmann::json to_json(const Report& r, bool with_pairs) {
+  const Cube& c = r.cube;
+  nlohmann::json j;
+  j["program"] = "network_analyze";
+  j["version"] = version_string();
+  j["file"] = r.source;
+  j["mode"] = std::string(mode_name(c.mode));
+  j["statistic"] = std::string(statistic_name(c.statistic));
+  j["ranks"] = c.P;
+  j["lengths"] = c.lengths;
+  j["groups"] = r.topology.levels.front().groups;
+  auto h = nlohmann::json::array();
+  for (const auto& l : r.topology.levels) h.push_back({{"level", l.name}, {"groups", l.groups}});
+  j["hierarchy"] = h;
+  j["hosts"] = {{"known", r.agreement.known},
+                {"names", r.hosts},
+                {"agreement",
+                 {{"exact", r.agreement.exact},
+                  {"adjusted_rand", num(r.agreement.adjusted_rand)},
+                  {"summary", r.agreement.summary},
+                  {"host_groups", r.agreement.host_groups},
+                  {"mismatches", r.agreement.mismatches}}}};
+  auto an = nlohmann::json::array();
+  for (const auto& a : r.anomalies) an.push_back(to_json(a));
+  j["anomalies"] = an;
+  auto th = nlohmann::json::array();
+  auto hc = nlohmann::json::array();
+  for (const auto& f : r.hockney.classes) {
+    auto steps = nlohmann::json::array();
+    std::vector<std::int64_t> lens;
+    for (const auto& t : f.thresholds) {
+      steps.push_back({{"length", t.length}, {"previous_length", t.previous_length}, {"jump", num(t.jump)}});
+      lens.push_back(t.length);
+    }
+    th.push_back({{"class", f.name}, {"lengths", lens}, {"steps", steps}});
+    auto ranges = nlohmann::json::array();
+    for (std::size_t g = 0; g < f.ranges.size(); ++g) {
+      const auto& rg = f.ranges[g];
+      nlohmann::json x{{"name", f.ranges.size() == 1 ? "all" : (g == 0 ? "short" : (g + 1 == f.ranges.size() ? "long" : "middle"))},
+                       {"from", rg.from},
+                       {"to", rg.to},
+                       {"ts", num(rg.fit.ts)},
+                       {"tw", num(rg.fit.tw)},
+                       {"bandwidth", num(rg.fit.tw > 0 ? 1.0 / rg.fit.tw : std::nan(""))},
+                       {"r2", num(rg.fit.r2)},
+                       {"rel_rms", num(rg.fit.rel_rms)},
+                       {"points", rg.fit.points}};
+      if (g < f.pair_spread.size()) {
+        const auto& s = f.pair_spread[g];
+        x["pairs"] = {{"ts_median", num(s.ts_median)}, {"ts_min", num(s.ts_min)}, {"ts_max", num(s.ts_max)},
+                      {"tw_median", num(s.tw_median)}, {"tw_min", num(s.tw_min)}, {"tw_max", num(s.tw_max)},
+                      {"r2_median", num(s.r2_median)}};
+      }
+      ranges.push_back(x);
+    }
+    hc.push_back({{"class", f.name}, {"pairs", f.pairs}, {"ranges", ranges}});
+  }
+  j["thresholds"] = th;
+  j["hockney"] = {{"model", "t = ts + m*tw, least squares on relative errors"}, {"classes", hc}};
+  if (with_pairs || c.P <= 16) {
+    auto ps = nlohmann::json::array();
+    for (const auto& p : r.hockney.pairs) {
+      auto rs = nlohmann::json::array();
+      for (const auto& f : p.ranges) rs.push_back({{"ts", num(f.ts)}, {"tw", num(f.tw)}, {"r2", num(f.r2)}});
+      ps.push_back({{"sender", p.i}, {"receiver", p.j}, {"class", r.topology.class_name(p.cls)}, {"ranges", rs}});
+    }
+    j["hockney"]["pairs"] = ps;
+  }
+  auto lp = nlohmann::json::array();
+  for (const auto& p : r.params) lp.push_back(to_json(p));
+  j["logp"] = lp;
+  if (r.duplex) {
+    auto cl = nlohmann::json::array();
+    for (const auto& d : r.duplex->classes)
+      cl.push_back({{"class", d.name}, {"async_over_one_to_one", num(d.median_ratio)}, {"half_duplex", d.half_duplex}});
+    j["duplex"] = {{"lengths", r.duplex->lengths}, {"classes", cl}};
+  }
+  j["notes"] = r.notes;
+  return j;
+}
+
+std::string to_text(const Report& r) {
+  const Cube& c = r.cube;
+  std::ostringstream o;
+  o << fmt::format("network_analyze report: {}\n  mode {}, statistic {}, {} ranks, lengths {}\n\n", r.source,
+                   mode_name(c.mode), statistic_name(c.statistic), c.P, lengths_text(c.lengths));
+  o << "Topology (from the delays alone)\n";
+  for (const auto& l : r.topology.levels) {
+    o << fmt::format("  {} level: {} group(s)\n", l.name, l.groups.size());
+    std::size_t shown = 0;
+    for (std::size_t g = 0; g < l.groups.size() && shown < 32; ++g, ++shown) {
+      std::string hs;
+      if (!r.hosts.empty()) {
+        std::vector<std::string> names;
+        for (int x : l.groups[g]) names.push_back(r.hosts[static_cast<std::size_t>(x)]);
+        std::sort(names.begin(), names.end());
+        names.erase(std::unique(names.begin(), names.end()), names.end());
+        if (names.size() > 4) names.resize(4), names.push_back("...");
+        hs = fmt::format("  [{}]", fmt::join(names, ","));
+      }
+      o << fmt::format("    {:>4}: ranks {}{}\n", g, ranks_text(l.groups[g]), hs);
+    }
+    if (l.groups.size() > shown) o << fmt::format("    ... {} more\n", l.groups.size() - shown);
+  }
+  o << fmt::format("  host names: {}", r.agreement.summary);
+  if (r.agreement.known) o << fmt::format(" (adjusted Rand index {:.3f})", r.agreement.adjusted_rand);
+  o << "\n";
+  for (std::size_t i = 0; i < r.agreement.mismatches.size() && i < 10; ++i) o << "    " << r.agreement.mismatches[i] << "\n";
+  o << "\nAnomalies";
+  if (r.anomalies.empty()) o << ": none\n";
+  else o << fmt::format(" ({})\n", r.anomalies.size());
+  for (const auto& a : r.anomalies) {
+    o << fmt::format("  {:<16} score {:6.2f}x  ranks {}", a.kind, a.score, ranks_text(a.ranks, 8));
+    if (!a.hosts.empty()) o << fmt::format("  hosts {}", fmt::join(a.hosts, ","));
+    o << fmt::format("\n  {:<16} {}; lengths {}\n", "", a.detail, lengths_text(a.lengths));
+  }
+  o << "\nProtocol thresholds (lengths where the delay curve steps)\n";
+  for (const auto& f : r.hockney.classes) {
+    o << fmt::format("  {:<14}", f.name);
+    if (f.thresholds.empty()) o << "none\n";
+    else {
+      std::vector<std::string> s;
+      for (const auto& t : f.thresholds)
+        s.push_back(fmt::format("{} (after {}, step {:+.0f}%)", format_bytes(t.length), format_bytes(t.previous_length),
+                                100 * t.jump));
+      o << fmt::format("{}\n", fmt::join(s, "; "));
+    }
+  }
+  o << "\nHockney t = ts + m*tw per class (fit of the class median curve; pairs: median [min, max])\n";
+  o << fmt::format("  {:<14} {:<24} {:>10} {:>12} {:>8} {:>8}   {}\n", "class", "range", "ts", "bandwidth", "r2",
+                   "rel.rms", "pairs ts");
+  for (const auto& f : r.hockney.classes)
+    for (std::size_t g = 0; g < f.ranges.size(); ++g) {
+      const auto& rg = f.ranges[g];
+      std::string spread;
+      if (g < f.pair_spread.size()) {
+        const auto& s = f.pair_spread[g];
+        spread = fmt::format("{} [{}, {}]", format_seconds(s.ts_median), format_seconds(s.ts_min), format_seconds(s.ts_max));
+      }
+      o << fmt::format("  {:<14} {:<24} {:>10} {:>12} {:>8.4f} {:>8.4f}   {}\n", g == 0 ? f.name : "",
+                       fmt::format("{} .. {}", format_bytes(rg.from), format_bytes(rg.to)), format_seconds(rg.fit.ts),
+                       bw_text(rg.fit.tw), rg.fit.r2, rg.fit.rel_rms, spread);
+    }
+  o << "\nLogP from the delays: L + 2o = delay of the shortest message\n";
+  for (const auto& p : r.params)
+    o << fmt::format("  {:<14} L + 2o = {} (at {}, {} pairs)\n", p.name, format_seconds(p.t0), format_bytes(p.t0_length), p.pairs);
+  if (r.duplex) {
+    o << fmt::format("\nDuplex check (async_one_to_one / one_to_one at {})\n", lengths_text(r.duplex->lengths));
+    for (const auto& d : r.duplex->classes)
+      o << fmt::format("  {:<14} ratio {:.2f}  {}\n", d.name, d.median_ratio, d.half_duplex ? "HALF DUPLEX" : "full duplex");
+  }
+  if (!r.notes.empty()) {
+    o << "\nNotes\n";
+    for (const auto& n : r.notes) o << "  " << n << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace nt::analysis

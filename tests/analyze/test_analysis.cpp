@@ -1,0 +1,578 @@
+// Unit tests of nt_analysis on synthetic data (nt::synthesize), hand-made loggp files and the
+// worked examples of MODELS.md.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "nt/analysis/anomalies.hpp"
+#include "nt/analysis/cube.hpp"
+#include "nt/analysis/exporters.hpp"
+#include "nt/analysis/fits.hpp"
+#include "nt/analysis/models.hpp"
+#include "nt/analysis/report.hpp"
+#include "nt/analysis/topology.hpp"
+#include "nt/loggp.hpp"
+#include "nt/synth.hpp"
+
+namespace na = nt::analysis;
+
+namespace {
+
+std::vector<std::int64_t> geometric(int max_pow) {
+  std::vector<std::int64_t> l{0};
+  for (int e = 0; e <= max_pow; ++e) l.push_back(std::int64_t{1} << e);
+  return l;
+}
+
+struct Synth {
+  nt::SynthResult r;
+  na::Cube cube;
+};
+
+Synth make(nt::SynthParams p, nt::Statistic s = nt::Statistic::median) {
+  Synth x;
+  x.r = nt::synthesize(p);
+  x.cube = na::load_cube(*x.r.stats.at(s));
+  return x;
+}
+
+// Partition as a set of sorted groups, to compare regardless of order.
+std::set<std::vector<int>> partition(const std::vector<int>& label) {
+  std::map<int, std::vector<int>> m;
+  for (std::size_t i = 0; i < label.size(); ++i) m[label[i]].push_back(static_cast<int>(i));
+  std::set<std::vector<int>> s;
+  for (auto& [k, v] : m) s.insert(v);
+  return s;
+}
+std::set<std::vector<int>> partition(const std::vector<std::vector<int>>& g) { return {g.begin(), g.end()}; }
+
+std::vector<int> ranks_of_node(const nt::SynthResult& r, int node) {
+  std::vector<int> v;
+  for (std::size_t i = 0; i < r.node_of_rank.size(); ++i)
+    if (r.node_of_rank[i] == node) v.push_back(static_cast<int>(i));
+  return v;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- topology
+
+TEST(Topology, GroupsEqualTrueNodesWithShuffledPlacementAndSlowNode) {
+  for (std::uint64_t seed : {1, 2, 3, 4, 5}) {
+    nt::SynthParams p;
+    p.nodes = 8;
+    p.ranks_per_node = 4;
+    p.shuffle = true;
+    p.slow_node = static_cast<int>(seed % 8);
+    p.seed = seed;
+    p.lengths = geometric(12);
+    auto s = make(p);
+    const auto t = na::find_topology(s.cube);
+    ASSERT_FALSE(t.levels.empty());
+    EXPECT_EQ(partition(t.levels[0].groups), partition(s.r.node_of_rank)) << "seed " << seed;
+    EXPECT_EQ(t.levels.size(), 1u) << "one switch: no level above the nodes, seed " << seed;
+    const auto agree = na::compare_with_hosts(t.levels[0].groups, s.r.hosts);
+    EXPECT_TRUE(agree.exact) << agree.summary;
+    EXPECT_NEAR(agree.adjusted_rand, 1.0, 1e-12);
+  }
+}
+
+TEST(Topology, TwoRanksPerNodeAndNoisyData) {
+  nt::SynthParams p;
+  p.nodes = 16;
+  p.ranks_per_node = 2;
+  p.shuffle = true;
+  p.noise = 0.05;
+  p.seed = 11;
+  p.lengths = geometric(10);
+  auto s = make(p);
+  const auto t = na::find_topology(s.cube);
+  EXPECT_EQ(partition(t.levels[0].groups), partition(s.r.node_of_rank));
+}
+
+TEST(Topology, SwitchLevelRecovered) {
+  for (std::uint64_t seed : {1, 7}) {
+    nt::SynthParams p;
+    p.nodes = 8;
+    p.ranks_per_node = 2;
+    p.nodes_per_switch = 4;
+    p.shuffle = true;
+    p.seed = seed;
+    p.lengths = geometric(12);
+    auto s = make(p);
+    const auto t = na::find_topology(s.cube);
+    ASSERT_EQ(t.levels.size(), 2u) << "seed " << seed;
+    EXPECT_EQ(partition(t.levels[0].groups), partition(s.r.node_of_rank));
+    std::vector<int> sw;
+    for (int n : s.r.node_of_rank) sw.push_back(s.r.switch_of_node[static_cast<std::size_t>(n)]);
+    EXPECT_EQ(partition(t.levels[1].groups), partition(sw));
+    EXPECT_EQ(t.levels[1].name, "switch");
+    // Classes: same node, same switch, different switch.
+    const auto& r = s.r.node_of_rank;
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 16; ++j) {
+        if (i == j) continue;
+        const int want = r[static_cast<std::size_t>(i)] == r[static_cast<std::size_t>(j)] ? 0
+                         : sw[static_cast<std::size_t>(i)] == sw[static_cast<std::size_t>(j)] ? 1 : 2;
+        EXPECT_EQ(t.pair_class(i, j), want);
+      }
+  }
+}
+
+TEST(Topology, HostMismatchIsReported) {
+  nt::SynthParams p;
+  p.nodes = 4;
+  p.ranks_per_node = 2;
+  p.lengths = geometric(8);
+  auto s = make(p);
+  const auto t = na::find_topology(s.cube);
+  auto hosts = s.r.hosts;
+  std::swap(hosts[0], hosts[7]);
+  const auto a = na::compare_with_hosts(t.levels[0].groups, hosts);
+  EXPECT_TRUE(a.known);
+  EXPECT_FALSE(a.exact);
+  EXPECT_FALSE(a.mismatches.empty());
+  EXPECT_LT(a.adjusted_rand, 1.0);
+}
+
+TEST(Topology, TwoRanksFormOneGroupWithANote) {
+  nt::SynthParams p;
+  p.nodes = 1;
+  p.ranks_per_node = 2;
+  auto s = make(p);
+  const auto t = na::find_topology(s.cube);
+  ASSERT_EQ(t.levels.size(), 1u);
+  EXPECT_EQ(t.levels[0].groups.size(), 1u);
+  EXPECT_FALSE(t.notes.empty());
+}
+
+// ---------------------------------------------------------------- anomalies
+
+TEST(Anomalies, HealthyClusterReportsNone) {
+  for (std::uint64_t seed : {1, 2, 3, 4, 5, 6}) {
+    nt::SynthParams p;
+    p.nodes = 6;
+    p.ranks_per_node = 4;
+    p.shuffle = true;
+    p.seed = seed;
+    p.noise = seed % 2 ? 0.01 : 0.05;
+    p.nodes_per_switch = seed % 3 == 0 ? 3 : 0;
+    p.lengths = geometric(12);
+    for (auto st : {nt::Statistic::median, nt::Statistic::average, nt::Statistic::min}) {
+      auto s = make(p, st);
+      na::ReportOptions o;
+      const auto rep = na::make_report(s.cube, o);
+      EXPECT_TRUE(rep.anomalies.empty()) << "seed " << seed << " " << nt::statistic_name(st) << ": "
+                                         << (rep.anomalies.empty() ? "" : rep.anomalies.front().detail);
+    }
+  }
+}
+
+TEST(Anomalies, SlowNodeFlaggedAndNothingElse) {
+  for (std::uint64_t seed : {1, 2, 3}) {
+    nt::SynthParams p;
+    p.nodes = 6;
+    p.ranks_per_node = 4;
+    p.shuffle = true;
+    p.seed = seed;
+    p.slow_node = static_cast<int>(seed);
+    p.slow_factor = seed == 3 ? 1.8 : 3.0;
+    p.lengths = geometric(12);
+    auto s = make(p);
+    const auto rep = na::make_report(s.cube, {});
+    ASSERT_EQ(rep.anomalies.size(), 1u) << "seed " << seed;
+    const auto& a = rep.anomalies.front();
+    EXPECT_EQ(a.kind, "slow_node");
+    EXPECT_EQ(a.ranks, ranks_of_node(s.r, p.slow_node));
+    EXPECT_EQ(a.hosts, std::vector<std::string>{s.r.hosts[static_cast<std::size_t>(a.ranks.front())]});
+    EXPECT_NEAR(a.score, p.slow_factor, 0.1 * p.slow_factor);
+    EXPECT_EQ(a.lengths.size(), s.cube.lengths.size());
+  }
+}
+
+TEST(Anomalies, SlowRankSlowLinkAndAsymmetricPair) {
+  nt::SynthParams p;
+  p.nodes = 6;
+  p.ranks_per_node = 3;
+  p.shuffle = true;
+  p.seed = 5;
+  p.lengths = geometric(10);
+  auto s = make(p);
+  auto& c = s.cube;
+  const auto n0 = ranks_of_node(s.r, 0), n1 = ranks_of_node(s.r, 1), n2 = ranks_of_node(s.r, 2),
+             n3 = ranks_of_node(s.r, 3);
+  const int slow_rank = n2[1];
+  for (std::size_t k = 0; k < c.count(); ++k) {
+    for (int j = 0; j < c.P; ++j)
+      if (j != slow_rank) c.at(k, slow_rank, j) *= 2.5;  // a rank that sends slowly
+    for (int a : n0)
+      for (int b : n1) {  // a bad cable between nodes 0 and 1, both directions
+        c.at(k, a, b) *= 3;
+        c.at(k, b, a) *= 3;
+      }
+    for (int a : n3)
+      for (int b : n0) {  // asymmetric between nodes 3 and 0, neither direction much slower than its class
+        c.at(k, a, b) *= 1.3;
+        c.at(k, b, a) /= 1.3;
+      }
+  }
+  const auto t = na::find_topology(c);
+  EXPECT_EQ(partition(t.levels[0].groups), partition(s.r.node_of_rank));
+  const auto an = na::find_anomalies(c, t, s.r.hosts);
+  std::map<std::string, std::vector<na::Anomaly>> by;
+  for (const auto& a : an) by[a.kind].push_back(a);
+  ASSERT_EQ(by["slow_rank"].size(), 1u);
+  EXPECT_EQ(by["slow_rank"][0].ranks, std::vector<int>{slow_rank});
+  EXPECT_NEAR(by["slow_rank"][0].score, 2.5, 0.25);
+  ASSERT_EQ(by["slow_link"].size(), 1u);
+  std::vector<int> link = n0;
+  link.insert(link.end(), n1.begin(), n1.end());
+  std::sort(link.begin(), link.end());
+  EXPECT_EQ(by["slow_link"][0].ranks, link);
+  EXPECT_EQ(by["slow_link"][0].pairs.size(), 18u);
+  ASSERT_EQ(by["asymmetric_pair"].size(), 1u);
+  ASSERT_EQ(by["asymmetric_pair"][0].pairs.size(), 9u);
+  for (auto [x, y] : by["asymmetric_pair"][0].pairs) {  // the slower direction first
+    EXPECT_NE(std::find(n3.begin(), n3.end(), x), n3.end());
+    EXPECT_NE(std::find(n0.begin(), n0.end(), y), n0.end());
+  }
+  EXPECT_EQ(by.count("slow_node"), 0u);
+  EXPECT_EQ(an.size(), 3u);
+}
+
+TEST(Anomalies, HighVarianceRank) {
+  nt::SynthParams p;
+  p.nodes = 4;
+  p.ranks_per_node = 4;
+  p.shuffle = true;
+  p.lengths = geometric(8);
+  auto r = nt::synthesize(p);
+  const auto val = na::load_cube(*r.stats.at(nt::Statistic::average));
+  auto dev = na::load_cube(*r.stats.at(nt::Statistic::deviation));
+  EXPECT_TRUE(na::find_variance_anomalies(val, dev, r.hosts).empty());
+  const int noisy = 6;
+  for (std::size_t k = 0; k < dev.count(); ++k)
+    for (int j = 0; j < dev.P; ++j) {
+      dev.at(k, noisy, j) = 0.3 * val.at(k, noisy, j);
+      dev.at(k, j, noisy) = 0.3 * val.at(k, j, noisy);
+    }
+  const auto an = na::find_variance_anomalies(val, dev, r.hosts);
+  ASSERT_EQ(an.size(), 1u);
+  EXPECT_EQ(an[0].kind, "high_variance");
+  EXPECT_EQ(an[0].ranks, std::vector<int>{noisy});
+}
+
+namespace {
+// An async_one_to_one cube of the same run: full duplex costs ~10% more than one message.
+na::Cube async_of(const na::Cube& one) {
+  na::Cube a = one;
+  a.mode = nt::Mode::async_one_to_one;
+  for (auto& v : a.v) v *= 1.1;
+  return a;
+}
+}  // namespace
+
+TEST(Duplex, HalfDuplexLinkBetweenTwoNodes) {
+  nt::SynthParams p;
+  p.nodes = 5;
+  p.ranks_per_node = 2;
+  p.shuffle = true;
+  p.seed = 9;
+  p.lengths = geometric(14);
+  auto s = make(p);
+  const auto t = na::find_topology(s.cube);
+  auto as = async_of(s.cube);
+  {
+    const auto d = na::analyze_duplex(s.cube, as, t, s.r.hosts);
+    EXPECT_TRUE(d.anomalies.empty());
+    for (const auto& c : d.classes) EXPECT_FALSE(c.half_duplex) << c.name;
+  }
+  const auto a = ranks_of_node(s.r, 1), b = ranks_of_node(s.r, 4);
+  for (std::size_t k = 0; k < as.count(); ++k)
+    for (int i : a)
+      for (int j : b) {
+        as.at(k, i, j) *= 1.9;
+        as.at(k, j, i) *= 1.9;
+      }
+  const auto d = na::analyze_duplex(s.cube, as, t, s.r.hosts);
+  ASSERT_EQ(d.anomalies.size(), 1u);
+  EXPECT_EQ(d.anomalies[0].kind, "half_duplex");
+  std::vector<int> both = a;
+  both.insert(both.end(), b.begin(), b.end());
+  std::sort(both.begin(), both.end());
+  EXPECT_EQ(d.anomalies[0].ranks, both);
+  EXPECT_NEAR(d.anomalies[0].score, 2.09, 0.05);
+  EXPECT_FALSE(d.lengths.empty());
+  EXPECT_GE(d.lengths.front(), 64);  // long messages only
+}
+
+TEST(Duplex, WholeClassHalfDuplex) {
+  nt::SynthParams p;
+  p.nodes = 4;
+  p.ranks_per_node = 2;
+  p.lengths = geometric(12);
+  auto s = make(p);
+  const auto t = na::find_topology(s.cube);
+  auto as = async_of(s.cube);
+  for (std::size_t k = 0; k < as.count(); ++k)
+    for (int i = 0; i < as.P; ++i)
+      for (int j = 0; j < as.P; ++j)
+        if (t.pair_class(i, j) == 1) as.at(k, i, j) *= 1.8;
+  const auto d = na::analyze_duplex(s.cube, as, t, s.r.hosts);
+  ASSERT_EQ(d.classes.size(), 2u);
+  EXPECT_FALSE(d.classes[0].half_duplex);
+  EXPECT_TRUE(d.classes[1].half_duplex);
+  ASSERT_EQ(d.anomalies.size(), 1u);
+  EXPECT_EQ(d.anomalies[0].ranks.size(), 8u);
+}
+
+// ---------------------------------------------------------------- fits
+
+TEST(Hockney, FitRecoversNoiselessLine) {
+  std::vector<double> m, t;
+  for (int e = 0; e <= 20; ++e) {
+    m.push_back(std::ldexp(1.0, e));
+    t.push_back(1.7e-6 + m.back() * 3.1e-10);
+  }
+  const auto f = na::fit_hockney(m, t);
+  EXPECT_NEAR(f.ts, 1.7e-6, 1.7e-6 * 1e-9);
+  EXPECT_NEAR(f.tw, 3.1e-10, 3.1e-10 * 1e-9);
+  EXPECT_NEAR(f.r2, 1.0, 1e-12);
+  EXPECT_LT(f.rel_rms, 1e-9);
+}
+
+TEST(Hockney, ClassFitsRecoverSynthParametersWithinOnePercent) {
+  nt::SynthParams p;
+  p.nodes = 4;
+  p.ranks_per_node = 3;
+  p.shuffle = true;
+  p.noise = 0.0;
+  p.lengths = geometric(16);
+  auto s = make(p);
+  const auto t = na::find_topology(s.cube);
+  const auto h = na::fit_classes_and_pairs(s.cube, t);
+  ASSERT_EQ(h.classes.size(), 2u);
+  for (const auto& c : h.classes) {
+    const double ts = c.cls == 0 ? p.intra_latency : p.inter_latency;
+    const double tw = 1.0 / (c.cls == 0 ? p.intra_bandwidth : p.inter_bandwidth);
+    EXPECT_TRUE(c.thresholds.empty()) << c.name;
+    ASSERT_EQ(c.ranges.size(), 1u);
+    EXPECT_NEAR(c.ranges[0].fit.ts, ts, 0.01 * ts) << c.name;
+    EXPECT_NEAR(c.ranges[0].fit.tw, tw, 0.01 * tw) << c.name;
+  }
+  for (const auto& pf : h.pairs) {
+    const double ts = pf.cls == 0 ? p.intra_latency : p.inter_latency;
+    ASSERT_EQ(pf.ranges.size(), 1u);
+    EXPECT_NEAR(pf.ranges[0].ts, ts, 0.01 * ts);
+  }
+  EXPECT_EQ(h.pairs.size(), 12u * 11u);
+}
+
+TEST(Hockney, ProtocolThresholdSplitsShortAndLongRanges) {
+  nt::SynthParams p;
+  p.nodes = 4;
+  p.ranks_per_node = 2;
+  p.shuffle = true;
+  p.noise = 0.01;
+  p.protocol_step = 8192;
+  p.lengths = geometric(18);
+  auto s = make(p);
+  const auto t = na::find_topology(s.cube);
+  const auto h = na::fit_classes_and_pairs(s.cube, t);
+  ASSERT_EQ(h.classes.size(), 2u);
+  for (const auto& c : h.classes) {
+    ASSERT_EQ(c.thresholds.size(), 1u) << c.name;
+    EXPECT_EQ(c.thresholds[0].length, 8192);
+    EXPECT_EQ(c.thresholds[0].previous_length, 4096);
+    ASSERT_EQ(c.ranges.size(), 2u);
+    const double ts = c.cls == 0 ? p.intra_latency : p.inter_latency;
+    const double tw = 1.0 / (c.cls == 0 ? p.intra_bandwidth : p.inter_bandwidth);
+    // Noise only makes delays grow (by about 0.7% for the median of |N|): 2% bounds.
+    EXPECT_NEAR(c.ranges[0].fit.ts, ts, 0.02 * ts);
+    EXPECT_NEAR(c.ranges[1].fit.ts, ts + p.protocol_extra, 0.02 * (ts + p.protocol_extra));
+    EXPECT_NEAR(c.ranges[1].fit.tw, tw, 0.02 * tw);
+  }
+}
+
+TEST(Hockney, NoThresholdOnPlainLinesWithNoise) {
+  for (std::uint64_t seed : {1, 2, 3}) {
+    nt::SynthParams p;
+    p.nodes = 3;
+    p.ranks_per_node = 2;
+    p.seed = seed;
+    p.noise = 0.05;
+    p.lengths = geometric(20);
+    auto s = make(p);
+    const auto t = na::find_topology(s.cube);
+    const auto h = na::fit_classes_and_pairs(s.cube, t);
+    for (const auto& c : h.classes) EXPECT_TRUE(c.thresholds.empty()) << c.name << " seed " << seed;
+  }
+}
+
+// ---------------------------------------------------------------- models (MODELS.md checks)
+
+TEST(Models, OptimalBroadcastTreeT8_6_2_4) {
+  EXPECT_EQ(na::optimal_broadcast_time(8, 6, 2, 4), 24);
+  const auto tree = na::optimal_broadcast_tree(8, 6, 2, 4);
+  ASSERT_EQ(tree.size(), 8u);
+  const std::vector<std::pair<int, int>> want = {{0, 24}, {1, 14}, {2, 4}, {3, 0}, {4, 10}, {5, 0}, {6, 6}, {7, 2}};
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(tree[i].proc, want[i].first);
+    EXPECT_EQ(tree[i].time, want[i].second);
+  }
+  EXPECT_EQ(tree[0].children, (std::vector<int>{1, 4, 6, 7}));
+  EXPECT_EQ(tree[1].children, (std::vector<int>{2, 3}));
+  EXPECT_EQ(tree[4].children, (std::vector<int>{5}));
+  for (int leaf : {2, 3, 5, 6, 7}) EXPECT_TRUE(tree[static_cast<std::size_t>(leaf)].children.empty());
+  // T*(7; 6, 2, 4) drops node (7, 2).
+  const auto t7 = na::optimal_broadcast_tree(7, 6, 2, 4);
+  ASSERT_EQ(t7.size(), 7u);
+  EXPECT_EQ(t7[0].children, (std::vector<int>{1, 4, 6}));
+  // The real-valued min-heap tree has the same time.
+  EXPECT_DOUBLE_EQ(na::optimal_broadcast_time_real(8, 6, 2, 4), 24.0);
+}
+
+TEST(Models, ReachCountsAndBounds) {
+  const auto f = na::reach_counts(24, 6, 2, 4);
+  EXPECT_EQ(f[9], 1);
+  EXPECT_EQ(f[10], 2);
+  EXPECT_EQ(f[14], 3);
+  EXPECT_EQ(f[20], 5);
+  EXPECT_EQ(f[23], 6);
+  EXPECT_EQ(f[24], 8);
+  // min{g, L+2o} log P <= T < max{g, L+2o} log(4P), and the real tree agrees with the integer one.
+  for (auto [L, o, g] : {std::tuple{6, 2, 4}, std::tuple{1, 1, 5}, std::tuple{10, 0, 1}, std::tuple{3, 2, 2}})
+    for (int P : {2, 3, 5, 8, 13, 64, 100, 1000}) {
+      const int T = na::optimal_broadcast_time(P, L, o, g);
+      const double lo = std::min(g, L + 2 * o) * std::log2(P), hi = std::max(g, L + 2 * o) * std::log2(4.0 * P);
+      EXPECT_LE(lo, T + 1e-9);
+      EXPECT_LT(T, hi);
+      EXPECT_DOUBLE_EQ(na::optimal_broadcast_time_real(P, L, o, g), T) << P << " " << L << " " << o << " " << g;
+    }
+}
+
+TEST(Models, Summation82OperandsOnS7_5_2_4Takes29Cycles) {
+  const auto s = na::optimal_summation(82, 7, 5, 2, 4);
+  EXPECT_EQ(s.T_broadcast, 24);
+  EXPECT_EQ(s.operands_in_T, 47);
+  EXPECT_EQ(s.time, 29);
+}
+
+TEST(Models, KChain) {
+  const int P[] = {100, 200, 300, 400};
+  // MODELS.md's example values are the seed's practical rule k* >= sqrt(P-1) (its Fig. 7 labels).
+  const int rec[] = {10, 15, 18, 20};
+  // The exact optimum of t(k) = ((P-1)/k + 1)a + (k-1)b for a=3, b=2 is near sqrt(a(P-1)/b).
+  const int opt[] = {12, 17, 21, 24};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(na::kchain_recommended_k(P[i]), rec[i]);
+    EXPECT_EQ(na::kchain_optimal_k(P[i], 3, 2), opt[i]);
+    int brute = 1;
+    for (int k = 1; k < P[i]; ++k)
+      if (na::kchain_time(k, P[i], 3, 2) < na::kchain_time(brute, P[i], 3, 2)) brute = k;
+    EXPECT_EQ(brute, opt[i]);
+    const double ks = na::kchain_k_star(P[i], 3, 2);
+    EXPECT_NEAR(na::kchain_time(1, P[i], 3, 2) * 0 + ((P[i] - 1) / ks + 1) * 3 + (ks - 1) * 2, na::kchain_optimal_time(P[i], 3, 2), 1e-9);
+  }
+}
+
+TEST(Models, LogPAndHockneyCollectives) {
+  na::LogGP p{6, 2, 4, 0};
+  EXPECT_DOUBLE_EQ(na::logp_binomial_bcast(8, p, 1), 3 * 10.0);
+  EXPECT_DOUBLE_EQ(na::logp_flat_bcast(8, p, 1), 10 + 6 * 4.0);
+  EXPECT_DOUBLE_EQ(na::logp_optimal_bcast(8, p, 1), 24.0);
+  na::Hockney h{2.0, 0.5};
+  EXPECT_DOUBLE_EQ(na::hockney_bcast_binomial(8, h, 4), 3 * 4.0);
+  EXPECT_DOUBLE_EQ(na::hockney_bcast_flat(8, h, 4), 7 * 4.0);
+  EXPECT_DOUBLE_EQ(na::hockney_allgather_hypercube(16, h, 4), 2 * 4 + 0.5 * 4 * 15);
+  EXPECT_DOUBLE_EQ(na::hockney_allgather_mesh(16, h, 4), 2 * 2 * 3 + 0.5 * 4 * 15);
+  EXPECT_DOUBLE_EQ(na::hockney_alltoall_ring(4, h, 4), (2 + 0.5 * 4 * 2) * 3);
+  // Binomial reduce at the root, P = 8 (commutative): m*lambda + 2(o+L+max(o+m*gamma, g)) + 2o + L + m*gamma.
+  EXPECT_DOUBLE_EQ(na::logp_binomial_reduce_root(8, p, 10, 0.1, 0.2), 1 + 2 * (2 + 6 + 4) + 4 + 6 + 2);
+}
+
+// ---------------------------------------------------------------- LogGP from a loggp file
+
+TEST(LogGP, ClassParametersFromAHandMadeLoggpFile) {
+  const int P = 4;  // ranks 0,2 on one node, 1,3 on another
+  const std::vector<std::int64_t> sizes = {1, 64, 1024, 16384};
+  nt::LoggpData d;
+  d.ranks = P;
+  d.sizes = sizes;
+  d.prtt_n = 8;
+  d.prtt_delay = 1e-5;
+  d.info.params.proc_num = P;
+  d.info.params.mode = nt::Mode::loggp;
+  d.info.meta.hosts = {"a", "b", "a", "b"};
+  const std::size_t PP = P * P, S = sizes.size();
+  for (auto* v : {&d.L, &d.o_s, &d.o_r, &d.g, &d.G, &d.residual}) v->assign(PP, std::nan(""));
+  d.fit_break.assign(PP, -1);
+  for (auto* v : {&d.prtt1, &d.prttn, &d.prttd}) v->assign(PP * S, std::nan(""));
+  for (int i = 0; i < P; ++i)
+    for (int j = 0; j < P; ++j) {
+      if (i == j) continue;
+      const bool intra = (i % 2) == (j % 2);
+      const std::size_t x = static_cast<std::size_t>(i * P + j);
+      d.L[x] = intra ? 0.3e-6 : 1.5e-6;
+      d.o_s[x] = intra ? 0.1e-6 : 0.4e-6;
+      d.o_r[x] = intra ? 0.12e-6 : 0.5e-6;
+      d.g[x] = intra ? 0.2e-6 : 0.8e-6;
+      d.G[x] = intra ? 1e-10 : 1e-9;
+      d.residual[x] = 0.01;
+      d.fit_break[x] = intra ? 16384 : 1024;
+      for (std::size_t s = 0; s < S; ++s) {
+        const double one_way = d.L[x] + d.o_s[x] + d.o_r[x] + static_cast<double>(sizes[s]) * d.G[x];
+        d.prtt1[x * S + s] = 2 * one_way;
+        d.prttn[x * S + s] = 2 * one_way + 7 * d.g[x];
+        d.prttd[x * S + s] = 2 * one_way + 7 * (d.prtt_delay + d.o_s[x]);
+      }
+    }
+  const auto dir = std::filesystem::temp_directory_path() / "nt_analyze_test_loggp";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "hand_loggp.nc";
+  nt::write_loggp(path, d, true);
+  const auto back = nt::read_loggp(path);
+  const auto cube = na::cube_from_loggp(back);
+  const auto t = na::find_topology(cube);
+  ASSERT_EQ(t.levels[0].groups, (std::vector<std::vector<int>>{{0, 2}, {1, 3}}));
+  const auto h = na::fit_classes_and_pairs(cube, t);
+  const auto ps = na::class_params(&cube, t, &h, &back, {});
+  ASSERT_EQ(ps.size(), 2u);
+  EXPECT_EQ(ps[0].name, "intra-node");
+  EXPECT_TRUE(ps[0].have_loggp);
+  EXPECT_DOUBLE_EQ(ps[0].loggp.L, 0.3e-6);
+  EXPECT_DOUBLE_EQ(ps[0].loggp.o, 0.1e-6);
+  EXPECT_DOUBLE_EQ(ps[0].o_r, 0.12e-6);
+  EXPECT_DOUBLE_EQ(ps[0].loggp.g, 0.2e-6);
+  EXPECT_DOUBLE_EQ(ps[0].loggp.G, 1e-10);
+  EXPECT_EQ(ps[0].fit_break, 16384);
+  EXPECT_DOUBLE_EQ(ps[1].loggp.L, 1.5e-6);
+  EXPECT_DOUBLE_EQ(ps[1].loggp.G, 1e-9);
+  EXPECT_EQ(ps[1].fit_break, 1024);
+  EXPECT_EQ(ps[1].pairs, 8u);
+  // LogGOPSim line of the class with most pairs (inter-node: 8 pairs vs 4).
+  const std::string lg = na::export_loggopsim(ps);
+  EXPECT_NE(lg.find("-L 1500 -o 400 -g 800 -G 1 -S 1024"), std::string::npos) << lg;
+  std::filesystem::remove_all(dir);
+}
+
+// ---------------------------------------------------------------- exports
+
+TEST(Export, CsvHasOneLinePerPairAndRange) {
+  nt::SynthParams p;
+  p.nodes = 3;
+  p.ranks_per_node = 2;
+  p.protocol_step = 4096;
+  p.lengths = geometric(14);
+  auto s = make(p);
+  const auto r = na::make_report(s.cube, {});
+  const std::string csv = na::export_csv(r);
+  const auto lines = std::count(csv.begin(), csv.end(), '\n');
+  EXPECT_EQ(lines, 1 + 6 * 5 * 2);
+  EXPECT_EQ(csv.rfind("sender,receiver,", 0), 0u);
+}
