@@ -3,6 +3,7 @@
 #include <iostream>
 #include <iterator>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -96,18 +97,21 @@ void write_csv(std::ostream& out, const Dataset& d) {
   out << "message_length,sender,receiver,value\n";
   const int p = d.ranks();
   fmt::memory_buffer buf;
+  std::string prefix;
   for (std::size_t k = 0; k < d.count(); ++k) {
     const Matrix m = d.matrix(k);
     const auto len = d.lengths()[k];
     buf.clear();
     for (int i = 0; i < p; ++i) {
+      prefix = fmt::format("{},{},", len, i);  // shared by the whole row
       const auto row = m.row(i);
       for (int j = 0; j < p; ++j) {
         const double v = row[static_cast<std::size_t>(j)];
+        buf.append(prefix.data(), prefix.data() + prefix.size());
         if (std::isnan(v))
-          fmt::format_to(std::back_inserter(buf), "{},{},{},nan\n", len, i, j);
+          fmt::format_to(std::back_inserter(buf), FMT_COMPILE("{},nan\n"), j);
         else
-          fmt::format_to(std::back_inserter(buf), "{},{},{},{}\n", len, i, j, v);
+          fmt::format_to(std::back_inserter(buf), FMT_COMPILE("{},{}\n"), j, v);
       }
     }
     out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
