@@ -1,7 +1,7 @@
 // Benchmark helpers for network_cluster (see run_bench.sh and bench/results/cluster.md).
-//   bench_cluster gen FILE RANKS LENGTHS   streams a synthetic raw file matrix by matrix:
+//   bench_cluster gen FILE RANKS LENGTHS [NOISE]   streams a synthetic raw file matrix by matrix:
 //       16 ranks per node, 8 nodes per switch, a slow node, a protocol step at the middle
-//       length, 1% relative noise (fixed seed)
+//       length, relative noise NOISE (default 0.01, uniform in [0, NOISE)), fixed seed
 //   bench_cluster reads FILE [COUNT]       random-access reads per second through open_dataset:
 //       value(i, j, k), row(i, k0, k1) windows of 8 lengths, pair(i, j), matrix(k)
 #include <chrono>
@@ -14,7 +14,7 @@
 
 namespace {
 
-int gen(const std::string& path, int P, int N) {
+int gen(const std::string& path, int P, int N, double noise) {
   nt::FileInfo fi;
   fi.params.proc_num = P;
   fi.params.mode = nt::Mode::one_to_one;
@@ -48,7 +48,7 @@ int gen(const std::string& path, int P, int N) {
         if (k >= N / 2) t += 3e-6;
         if (ni == slow) t *= 3;
         if (nj == slow) t *= 3;
-        m.at(i, j) = t * (1 + 0.01 * U(rng));
+        m.at(i, j) = t * (1 + noise * U(rng));
       }
     w.append(static_cast<std::int64_t>(len), m);
   }
@@ -95,8 +95,9 @@ int reads(const std::string& path, long count) {
 
 int main(int argc, char** argv) {
   const std::string cmd = argc > 1 ? argv[1] : "";
-  if (cmd == "gen" && argc == 5) return gen(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
+  if (cmd == "gen" && (argc == 5 || argc == 6))
+    return gen(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), argc == 6 ? std::atof(argv[5]) : 0.01);
   if (cmd == "reads" && (argc == 3 || argc == 4)) return reads(argv[2], argc == 4 ? std::atol(argv[3]) : 100000);
-  std::fprintf(stderr, "usage: bench_cluster gen FILE RANKS LENGTHS | reads FILE [COUNT]\n");
+  std::fprintf(stderr, "usage: bench_cluster gen FILE RANKS LENGTHS [NOISE] | reads FILE [COUNT]\n");
   return 2;
 }
