@@ -129,21 +129,25 @@ std::pair<std::size_t, std::size_t> Document::window_of_lengths(std::int64_t a, 
 
 std::vector<double> Document::matrix_values(Source s, std::size_t k) {
   switch (s) {
-    case Source::primary:
-      return data_->matrix(k).values();
+    case Source::primary: {
+      nt::Matrix m = data_->matrix(k);
+      return std::move(m.values());
+    }
     case Source::deviation: {
       const nt::Dataset* dv = deviation();
       if (!dv)
         throw nt::UsageError(fmt::format("no deviation file for {} (expected {})", path_.string(),
                                          nt::result_path(nt::prefix_of(path_), nt::Statistic::deviation).string()));
-      return dv->matrix(k).values();
+      nt::Matrix m = dv->matrix(k);
+      return std::move(m.values());
     }
     case Source::difference: {
       if (!cmp_) throw nt::UsageError("the difference view needs a second file (--compare FILE)");
-      auto a = data_->matrix(k).values();
-      const auto b = cmp_->matrix(k).values();
-      for (std::size_t i = 0; i < a.size(); ++i) a[i] -= b[i];
-      return a;
+      nt::Matrix a = data_->matrix(k);
+      const nt::Matrix b = cmp_->matrix(k);
+      auto& av = a.values();
+      for (std::size_t i = 0; i < av.size(); ++i) av[i] -= b.values()[i];
+      return std::move(av);
     }
   }
   return {};

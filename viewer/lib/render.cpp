@@ -15,14 +15,31 @@
 namespace ntv {
 
 Range range_of(std::span<const double> values, int rows, int cols, int diag_col) {
-  Range r;
+  // Tight loops over the off-diagonal parts of each row; NaN and infinities are skipped.
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, lo_pos = lo;
+  auto scan = [&](const double* p, int n) {
+    for (int j = 0; j < n; ++j) {
+      const double v = p[j];
+      if (!(std::abs(v) <= std::numeric_limits<double>::max())) continue;
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+      if (v > 0 && v < lo_pos) lo_pos = v;
+    }
+  };
   for (int i = 0; i < rows; ++i) {
     const double* row = values.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(cols);
-    for (int j = 0; j < cols; ++j) {
-      const bool diag = diag_col == ViewResult::kDiagIsRow ? i == j : j == diag_col;
-      if (!diag) r.add(row[j]);
+    const int d = diag_col == ViewResult::kDiagIsRow ? i : diag_col;
+    if (d >= 0 && d < cols) {
+      scan(row, d);
+      scan(row + d + 1, cols - d - 1);
+    } else {
+      scan(row, cols);
     }
   }
+  Range r;
+  r.lo = lo;
+  r.hi = hi;
+  r.lo_pos = lo_pos;
   return r;
 }
 
@@ -50,10 +67,22 @@ Levels levels_from(const Range& r, bool log, bool symmetric) {
 
 QImage cells_image(std::span<const double> values, int rows, int cols, const Levels& lv) {
   QImage img(cols, rows, QImage::Format_Grayscale8);
+  const bool linear = !(lv.log && lv.white > 0 && lv.black > 0) && lv.black > lv.white;
+  // Fast path (linear scale): one multiply per cell; same result as Levels::gray.
+  const double scale = linear ? 255.0 / (lv.black - lv.white) : 0.0;
   for (int i = 0; i < rows; ++i) {
     uchar* line = img.scanLine(i);
     const double* row = values.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(cols);
-    for (int j = 0; j < cols; ++j) line[j] = lv.gray(row[j]);
+    if (linear) {
+      for (int j = 0; j < cols; ++j) {
+        const double d = (row[j] - lv.white) * scale;  // 0 .. 255 darkness
+        // NaN fails both comparisons and ends up white, like Levels::gray.
+        const double c = d > 0.0 ? (d < 255.0 ? d : 255.0) : 0.0;
+        line[j] = static_cast<uchar>(255 - static_cast<int>(c + 0.5));
+      }
+    } else {
+      for (int j = 0; j < cols; ++j) line[j] = lv.gray(row[j]);
+    }
   }
   return img;
 }

@@ -62,7 +62,8 @@ double Levels::darkness(double v) const {
 }
 
 unsigned char Levels::gray(double v) const {
-  return static_cast<unsigned char>(std::lround(255.0 * (1.0 - darkness(v))));
+  // Same rounding as the fast path of cells_image.
+  return static_cast<unsigned char>(255 - static_cast<int>(255.0 * darkness(v) + 0.5));
 }
 
 namespace {

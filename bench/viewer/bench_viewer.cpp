@@ -1,0 +1,175 @@
+// Viewer benchmark: opening a large raw file and rendering large matrix views.
+//
+//   bench_viewer [--file PATH] [--ranks P] [--lengths N] [--reps R]
+//
+// Writes the file once (RawWriter, a cheap formula: two-level topology plus a slow node) when it
+// does not exist with that shape, then reports the median and min of R repetitions of:
+//   open        Document::open (nt::open_dataset: metadata and lengths only, no matrix)
+//   first view  open + matrix view of the first length (what the user waits for)
+//   read+render matrix view of another length on an open document (slider move)
+//   image only  values -> grey QImage for P x P cells (no I/O)
+//   row view    one rank over every length (lazy hyperslab read of N x P values)
+// and once: the file-wide normalisation scan (reads every matrix). Timings are wall clock with a
+// warm page cache (the file was just written or read).
+#include <QGuiApplication>
+
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "document.hpp"
+#include "render.hpp"
+#include "nt/cli.hpp"
+#include "nt/raw_file.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+double median_of(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  const std::size_t n = t.size();
+  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
+// Wall-clock median and min, and the median CPU time of the process (the benchmark is single
+// threaded, so CPU time is what the work costs when the machine is shared).
+struct Stat {
+  double median, min, cpu;
+};
+
+Stat measure(int reps, const std::function<void(int)>& f) {
+  std::vector<double> t, c;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    const double c0 = cpu_ms();
+    f(r);
+    c.push_back(cpu_ms() - c0);
+    t.push_back(ms_since(t0));
+  }
+  return {median_of(t), *std::min_element(t.begin(), t.end()), median_of(c)};
+}
+
+void write_file(const std::filesystem::path& path, int P, int N) {
+  nt::FileInfo info;
+  info.params.proc_num = P;
+  info.params.begin_length = 0;
+  info.params.step_length = 1024;
+  info.params.end_length = 1024 * (N - 1);
+  info.params.num_repeats = 1;
+  info.meta.sweep = "linear";
+  for (int i = 0; i < P; ++i) info.meta.hosts.push_back("node" + std::to_string(i / 16));
+  nt::RawWriter w(path, info, true);
+  std::vector<double> m(static_cast<std::size_t>(P) * static_cast<std::size_t>(P));
+  for (int k = 0; k < N; ++k) {
+    const double len = 1024.0 * k;
+    for (int i = 0; i < P; ++i)
+      for (int j = 0; j < P; ++j) {
+        const bool same_node = i / 16 == j / 16, same_switch = i / 256 == j / 256;
+        double t = i == j ? 0.0 : same_node ? 0.5e-6 + len / 10e9 : 2e-6 + len / 1e9 + (same_switch ? 0 : 1e-6);
+        if (i / 16 == 5 || j / 16 == 5) t *= 3;
+        m[static_cast<std::size_t>(i) * static_cast<std::size_t>(P) + static_cast<std::size_t>(j)] = t;
+      }
+    w.append(static_cast<std::int64_t>(len), m);
+  }
+  w.close();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return nt::guarded_main("bench_viewer", [&]() -> int {
+    CLI::App app{"network_viewer benchmark"};
+    std::string file = "/tmp/nt_viewer_bench.nc";
+    int P = 2048, N = 64, reps = 9;
+    app.add_option("--file", file, "raw file to use (written when missing or of another shape)");
+    app.add_option("--ranks", P);
+    app.add_option("--lengths", N);
+    app.add_option("--reps", reps);
+    if (const int rc = nt::parse_cli(app, argc, argv); rc >= 0) return rc;
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    int qargc = 1;
+    char* qargv[] = {argv[0], nullptr};
+    QGuiApplication qapp(qargc, qargv);
+
+    bool ok = false;
+    try {
+      auto d = ntv::Document::open(file);
+      ok = d->ranks() == P && static_cast<int>(d->count()) == N;
+    } catch (const nt::Error&) {
+    }
+    if (!ok) {
+      std::printf("writing %s: %d ranks x %d lengths (%.2f GiB) ...\n", file.c_str(), P, N,
+                  8.0 * P * P * N / (1024.0 * 1024 * 1024));
+      const auto t0 = Clock::now();
+      write_file(file, P, N);
+      std::printf("written in %.1f s\n", ms_since(t0) / 1000);
+    }
+    std::printf("file %s: %d ranks, %d lengths, %d repetitions (wall median / wall min / CPU median, ms)\n", file.c_str(), P, N, reps);
+
+    const Stat open = measure(reps, [&](int) { auto d = ntv::Document::open(file); });
+    std::printf("%-24s %9.2f %9.2f %9.2f\n", "open", open.median, open.min, open.cpu);
+
+    const Stat first = measure(reps, [&](int) {
+      auto d = ntv::Document::open(file);
+      ntv::ViewSpec s;
+      (void)d->render(s);
+    });
+    std::printf("%-24s %9.2f %9.2f %9.2f\n", "open + first view", first.median, first.min, first.cpu);
+
+    auto doc = ntv::Document::open(file);
+    const Stat slider = measure(reps, [&](int r) {
+      ntv::ViewSpec s;
+      s.k = static_cast<std::size_t>(1 + r % (N - 1));
+      (void)doc->render(s);
+    });
+    std::printf("%-24s %9.2f %9.2f %9.2f\n", "read + render matrix", slider.median, slider.min, slider.cpu);
+
+    const auto values = doc->data().matrix(static_cast<std::size_t>(N - 1)).values();
+    const Stat image = measure(reps, [&](int) {
+      const auto r = ntv::range_of(values, P, P, ntv::ViewResult::kDiagIsRow);
+      const auto img = ntv::cells_image(values, P, P, ntv::levels_from(r, false, false));
+      if (img.width() != P) std::abort();
+    });
+    std::printf("%-24s %9.2f %9.2f %9.2f\n", "image only (P x P)", image.median, image.min, image.cpu);
+
+    const Stat row = measure(reps, [&](int r) {
+      ntv::ViewSpec s;
+      s.view = ntv::ViewKind::row;
+      s.rank = (r * 97) % P;
+      (void)doc->render(s);
+    });
+    std::printf("%-24s %9.2f %9.2f %9.2f\n", "row view (N x P)", row.median, row.min, row.cpu);
+
+    const auto t0 = Clock::now();
+    const double c0 = cpu_ms();
+    ntv::ViewSpec s;
+    s.normalize = ntv::Normalize::file;
+    (void)doc->render(s);
+    std::printf("file normalisation scan (once, %d matrices): %.0f ms wall, %.0f ms CPU\n", N, ms_since(t0), cpu_ms() - c0);
+
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    std::printf("peak RSS: %.0f MiB\n", static_cast<double>(ru.ru_maxrss) / 1024.0);
+    return 0;
+  });
+}
