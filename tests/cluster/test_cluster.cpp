@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "nt/cluster/cluster.hpp"
 #include "nt/clustered.hpp"
 #include "nt/error.hpp"
@@ -26,10 +28,21 @@ using nt::cluster::Tolerance;
 
 namespace {
 
+fs::path temp_root() { return fs::temp_directory_path() / ("nt_cluster_test_" + std::to_string(::getpid())); }
+
+// Removes this process's scratch files when the tests end.
+class ScratchCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(temp_root(), ec);
+  }
+};
+const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new ScratchCleanup);
+
 fs::path temp_dir(const std::string& name) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  fs::path d = fs::temp_directory_path() / ("nt_cluster_test_" + std::to_string(::getpid())) /
-               (std::string(info->test_suite_name()) + "_" + info->name() + "_" + name);
+  fs::path d = temp_root() / (std::string(info->test_suite_name()) + "_" + info->name() + "_" + name);
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
