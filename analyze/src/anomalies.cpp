@@ -128,7 +128,7 @@ RankEffects rank_effects(const Cube& c, const Topology& t) {
       return lv[x] - cc[static_cast<std::size_t>(cls[x])] - s[i] - r[j];
     };
     std::fill(cc.begin(), cc.end(), 0.0);
-    for (int it = 0; it < 8; ++it) {
+    for (int it = 0; it < 5; ++it) {
       for (auto& b : byclass) b.clear();
       for (std::size_t x = 0; x < N * N; ++x)
         if (std::isfinite(lv[x])) byclass[static_cast<std::size_t>(cls[x])].push_back(res(x / N, x % N));

@@ -33,56 +33,62 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
   if (n <= 2) return label;  // no third item to compare against: one group
   const auto N = static_cast<std::size_t>(n);
   const std::size_t B = prof.size();
-  std::vector<double> dist(B * N * N, 0.0), medabs(B * N * N, kNaN);
-  std::vector<double> x, y, all;
-  for (std::size_t b = 0; b < B; ++b) {
-    const auto& p = prof[b];
+  std::vector<double> dist(B * N * N, 0.0);
+  std::vector<double> x, y, all, scratch;
+  // |differences| of the rows and columns of a and c after removing their median; returns the
+  // second largest (robust to one odd cell), and optionally leaves them in `all`.
+  auto compare = [&](const std::vector<double>& p, int a, int c) {
+    x.clear();
+    y.clear();
+    const double* ra = p.data() + static_cast<std::size_t>(a) * N;
+    const double* rc = p.data() + static_cast<std::size_t>(c) * N;
+    for (int k = 0; k < n; ++k) {
+      if (k == a || k == c) continue;
+      const double d1 = ra[k] - rc[k];
+      if (std::isfinite(d1)) x.push_back(d1);
+      const double d2 = p[static_cast<std::size_t>(k) * N + static_cast<std::size_t>(a)] -
+                        p[static_cast<std::size_t>(k) * N + static_cast<std::size_t>(c)];
+      if (std::isfinite(d2)) y.push_back(d2);
+    }
+    all.clear();
+    for (auto* v : {&x, &y}) {
+      double m = 0.0;
+      if (v->size() >= 2) {
+        scratch.assign(v->begin(), v->end());
+        m = median_inplace(scratch);
+      }
+      for (double e : *v) all.push_back(std::fabs(e - m));
+    }
+    double first = 0.0, second = 0.0;
+    for (double e : all) {
+      if (e > first) {
+        second = first;
+        first = e;
+      } else if (e > second) {
+        second = e;
+      }
+    }
+    return all.size() >= 2 ? second : first;
+  };
+  for (std::size_t b = 0; b < B; ++b)
     for (int a = 0; a < n; ++a)
       for (int c = a + 1; c < n; ++c) {
-        x.clear();
-        y.clear();
-        for (int k = 0; k < n; ++k) {
-          if (k == a || k == c) continue;
-          const double ra = p[static_cast<std::size_t>(a) * N + static_cast<std::size_t>(k)];
-          const double rc = p[static_cast<std::size_t>(c) * N + static_cast<std::size_t>(k)];
-          if (std::isfinite(ra) && std::isfinite(rc)) x.push_back(ra - rc);
-          const double ca = p[static_cast<std::size_t>(k) * N + static_cast<std::size_t>(a)];
-          const double cc = p[static_cast<std::size_t>(k) * N + static_cast<std::size_t>(c)];
-          if (std::isfinite(ca) && std::isfinite(cc)) y.push_back(ca - cc);
-        }
-        all.clear();
-        for (auto* v : {&x, &y}) {
-          if (v->size() >= 2) {
-            std::vector<double> tmp = *v;
-            const double m = median_inplace(tmp);
-            for (double& e : *v) e -= m;
-          }
-          for (double e : *v) all.push_back(std::fabs(e));
-        }
-        double d = 0.0, ma = kNaN;
-        if (!all.empty()) {
-          std::sort(all.begin(), all.end(), std::greater<>());
-          d = all.size() >= 2 ? all[1] : all[0];
-          ma = median_inplace(all);
-        }
-        const std::size_t i1 = b * N * N + static_cast<std::size_t>(a) * N + static_cast<std::size_t>(c);
-        const std::size_t i2 = b * N * N + static_cast<std::size_t>(c) * N + static_cast<std::size_t>(a);
-        dist[i1] = dist[i2] = d;
-        medabs[i1] = medabs[i2] = ma;
+        const double d = compare(prof[b], a, c);
+        dist[b * N * N + static_cast<std::size_t>(a) * N + static_cast<std::size_t>(c)] = d;
+        dist[b * N * N + static_cast<std::size_t>(c) * N + static_cast<std::size_t>(a)] = d;
       }
-  }
-  // Noise per band: typical |difference| between each item and its nearest neighbour.
+  // Noise per band: the typical |difference| between each item and its nearest neighbour.
   std::vector<double> tau(B);
   for (std::size_t b = 0; b < B; ++b) {
     std::vector<double> nn;
     for (int a = 0; a < n; ++a) {
-      double best = std::numeric_limits<double>::infinity();
-      for (int c = 0; c < n; ++c) {
-        if (c == a) continue;
-        const double v = medabs[b * N * N + static_cast<std::size_t>(a) * N + static_cast<std::size_t>(c)];
-        if (std::isfinite(v)) best = std::min(best, v);
-      }
-      if (std::isfinite(best)) nn.push_back(best);
+      int best = -1;
+      for (int c = 0; c < n; ++c)
+        if (c != a && (best < 0 || dist[b * N * N + static_cast<std::size_t>(a) * N + static_cast<std::size_t>(c)] <
+                                       dist[b * N * N + static_cast<std::size_t>(a) * N + static_cast<std::size_t>(best)]))
+          best = c;
+      compare(prof[b], a, best);
+      if (!all.empty()) nn.push_back(median_inplace(all));
     }
     const double sigma = nn.empty() ? 0.0 : 1.4826 * median_inplace(nn);
     tau[b] = std::max(std::log(opt.min_ratio), opt.noise_factor * sigma);

@@ -124,6 +124,57 @@ TEST(Topology, SwitchLevelRecovered) {
   }
 }
 
+namespace {
+// The cube restricted to some ranks (uneven node sizes).
+na::Cube subcube(const na::Cube& c, const std::vector<int>& keep) {
+  na::Cube s = c;
+  s.P = static_cast<int>(keep.size());
+  s.v.assign(c.count() * keep.size() * keep.size(), 0.0);
+  for (std::size_t k = 0; k < c.count(); ++k)
+    for (int i = 0; i < s.P; ++i)
+      for (int j = 0; j < s.P; ++j) s.at(k, i, j) = c.at(k, keep[static_cast<std::size_t>(i)], keep[static_cast<std::size_t>(j)]);
+  s.hosts.clear();
+  return s;
+}
+}  // namespace
+
+TEST(Topology, UnevenNodesIncludingASingleton) {
+  for (std::uint64_t seed : {1, 2}) {
+    nt::SynthParams p;
+    p.nodes = 5;
+    p.ranks_per_node = 3;
+    p.shuffle = true;
+    p.seed = seed;
+    p.noise = 0.02;
+    p.lengths = geometric(12);
+    auto s = make(p);
+    // Keep 1 rank of node 0, 2 of node 1, all of the others: sizes 1, 2, 3, 3, 3.
+    std::map<int, int> left = {{0, 1}, {1, 2}};
+    std::vector<int> keep, truth;
+    for (int r = 0; r < s.cube.P; ++r) {
+      const int n = s.r.node_of_rank[static_cast<std::size_t>(r)];
+      if (left.count(n) && left[n]-- <= 0) continue;
+      keep.push_back(r);
+      truth.push_back(n);
+    }
+    const auto sub = subcube(s.cube, keep);
+    const auto t = na::find_topology(sub);
+    EXPECT_EQ(partition(t.levels[0].groups), partition(truth)) << "seed " << seed;
+    EXPECT_TRUE(na::find_anomalies(sub, t, {}).empty());
+  }
+}
+
+TEST(Topology, ThreeRanks) {
+  nt::SynthParams p;
+  p.nodes = 2;
+  p.ranks_per_node = 2;
+  p.lengths = geometric(6);
+  auto s = make(p);
+  const auto sub = subcube(s.cube, {0, 1, 2});  // ranks 0,1 on node 0, rank 2 on node 1
+  const auto t = na::find_topology(sub);
+  EXPECT_EQ(t.levels[0].groups, (std::vector<std::vector<int>>{{0, 1}, {2}}));
+}
+
 TEST(Topology, HostMismatchIsReported) {
   nt::SynthParams p;
   p.nodes = 4;
