@@ -1,5 +1,6 @@
 #include "image_view.hpp"
 
+#include <QLinearGradient>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QWheelEvent>
@@ -8,6 +9,7 @@
 #include <cmath>
 
 #include "render.hpp"
+#include "nt/units.hpp"
 
 namespace ntv {
 
@@ -42,13 +44,13 @@ QRectF ImageView::imageRect() const {
 
 void ImageView::fit() {
   if (pixmap_.isNull()) return;
-  const double m = 8;
-  const double z = std::min((width() - 2 * m) / pixmap_.width(), (height() - 2 * m) / pixmap_.height());
+  const double m = 8, legend = result_.plot ? 0 : 46;  // keep the legend off the picture
+  const double z = std::min((width() - 2 * m) / pixmap_.width(), (height() - 2 * m - legend) / pixmap_.height());
   // Whole screen pixels per cell when cells are larger than a pixel, so that cells stay even;
   // plots are never enlarged.
   zoom_ = result_.plot ? std::min(1.0, z) : (z >= 1.0 ? std::floor(z) : z);
   if (zoom_ <= 0) zoom_ = 1e-3;
-  offset_ = QPointF((width() - pixmap_.width() * zoom_) / 2, (height() - pixmap_.height() * zoom_) / 2);
+  offset_ = QPointF((width() - pixmap_.width() * zoom_) / 2, (height() - legend - pixmap_.height() * zoom_) / 2);
   fitted_ = true;
   emit zoomChanged(zoom_);
   update();
@@ -91,6 +93,35 @@ void ImageView::paintEvent(QPaintEvent*) {
   p.drawPixmap(target, pixmap_, QRectF(pixmap_.rect()));
   if (showGroups_ && !groups_.empty() && !result_.plot && result_.diag_col == ViewResult::kDiagIsRow)
     paint_groups(p, target, result_.rows, result_.cols, groups_);
+  if (!result_.plot) paintLegend(p);
+}
+
+void ImageView::paintLegend(QPainter& p) {
+  // A horizontal grey ramp from the white to the black level, bottom right.
+  auto text = [](double v) {
+    return v < 0 ? QStringLiteral("-") + QString::fromStdString(nt::format_seconds(-v))
+                 : QString::fromStdString(nt::format_seconds(v));
+  };
+  const QRectF box(width() - 262, height() - 46, 254, 38);
+  p.setRenderHint(QPainter::Antialiasing, false);
+  p.setPen(Qt::NoPen);
+  p.setBrush(QColor(255, 255, 255, 215));
+  p.drawRect(box);
+  const QRectF bar(box.left() + 8, box.top() + 6, box.width() - 16, 10);
+  QLinearGradient g(bar.topLeft(), bar.topRight());
+  g.setColorAt(0, Qt::white);
+  g.setColorAt(1, Qt::black);
+  p.fillRect(bar, g);
+  p.setPen(QColor(60, 60, 60));
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(bar);
+  QFont f = font();
+  f.setPixelSize(11);
+  p.setFont(f);
+  const QRectF labels(bar.left(), bar.bottom() + 2, bar.width(), 14);
+  p.drawText(labels, Qt::AlignLeft | Qt::AlignVCenter, text(result_.levels.white));
+  p.drawText(labels, Qt::AlignRight | Qt::AlignVCenter, text(result_.levels.black));
+  if (result_.levels.log) p.drawText(labels, Qt::AlignHCenter | Qt::AlignVCenter, tr("log scale"));
 }
 
 void ImageView::wheelEvent(QWheelEvent* e) {

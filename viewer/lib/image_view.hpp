@@ -2,6 +2,7 @@
 // (drag) and hover (cellHovered). It only draws and emits signals; it never reads files.
 #pragma once
 
+#include <QPainter>
 #include <QPixmap>
 #include <QPointF>
 #include <QWidget>
@@ -49,6 +50,7 @@ class ImageView : public QWidget {
 
  private:
   QRectF imageRect() const;
+  void paintLegend(QPainter& p);
   ViewResult result_;
   QPixmap pixmap_;
   std::vector<std::vector<int>> groups_;
