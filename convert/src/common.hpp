@@ -13,6 +13,10 @@ namespace nt::convert::detail {
 // metadata (written under a temporary name, renamed when complete).
 void write_raw_stream(const std::filesystem::path& out, const Dataset& d, const FileInfo& info, bool force);
 
+// The parameters and metadata an output written from d carries: current format version, and
+// statistic `median` for an _all input (its readers yield the median over each cell's samples).
+FileInfo output_info(const Dataset& d);
+
 // "raw file", "legacy network_test2 file", ... for messages.
 std::string describe_format(const Dataset& d);
 

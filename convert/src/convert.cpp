@@ -38,6 +38,16 @@ void write_raw_stream(const fs::path& out, const Dataset& d, const FileInfo& inf
   pending.commit();
 }
 
+FileInfo output_info(const Dataset& d) {
+  FileInfo info = d.info();
+  info.meta.format_version = kFormatVersion;
+  if (info.params.statistic == Statistic::all) {
+    info.params.statistic = Statistic::median;
+    info.meta.extra["derived_statistic"] = "median over the samples of each cell of " + d.source().filename().string();
+  }
+  return info;
+}
+
 std::string describe_format(const Dataset& d) {
   const auto& f = d.format();
   if (f == "legacy") return "legacy network_test2 NetCDF file";
@@ -51,7 +61,7 @@ std::string describe_format(const Dataset& d) {
 }  // namespace detail
 
 std::vector<fs::path> prefix_outputs(const fs::path& prefix, const Dataset& d) {
-  std::vector<fs::path> out{result_path(prefix, d.params().statistic)};
+  std::vector<fs::path> out{result_path(prefix, detail::output_info(d).params.statistic)};
   if (!d.meta().hosts.empty()) out.push_back(hosts_path(prefix));
   return out;
 }
@@ -85,8 +95,7 @@ std::vector<fs::path> from_text(const fs::path& in, const fs::path& prefix, bool
     throw UsageError(fmt::format("{}: is a {}, not a text result file (from-text converts text files; "
                                  "use upgrade for legacy files, to-text for the other direction)",
                                  in.string(), detail::describe_format(*d)));
-  FileInfo info = d->info();
-  info.meta.format_version = kFormatVersion;
+  FileInfo info = detail::output_info(*d);
   info.meta.extra["converted_from"] = in.filename().string();
   return write_prefix(*d, info, prefix, force);
 }
@@ -224,8 +233,7 @@ std::vector<fs::path> upgrade(const fs::path& in, const fs::path& prefix, bool f
   if (d->format() != "legacy")
     throw UsageError(fmt::format("{}: is a {}, not a legacy network_test2 file; nothing to upgrade",
                                  in.string(), detail::describe_format(*d)));
-  FileInfo info = d->info();
-  info.meta.format_version = kFormatVersion;
+  FileInfo info = detail::output_info(*d);
   if (info.meta.sweep.empty()) info.meta.sweep = "linear";
   info.meta.extra["upgraded_from"] = in.filename().string();
   info.meta.extra["upgrade_note"] =

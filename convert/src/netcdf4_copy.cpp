@@ -8,6 +8,7 @@
 #include "nt/netcdf.hpp"
 #include "nt/raw_file.hpp"
 #include "nt_convert/convert.hpp"
+#include "common.hpp"
 #include "output.hpp"
 
 namespace nt::convert {
@@ -23,8 +24,7 @@ void write_netcdf4(const fs::path& out, const Dataset& d, bool force, const Netc
   detail::PendingFile pending(out, force);
   {
     auto f = nc::File::create(pending.temp(), nc::Kind::netcdf4, /*overwrite=*/true);
-    FileInfo info = d.info();
-    info.meta.format_version = kFormatVersion;
+    FileInfo info = detail::output_info(d);
     info.meta.extra["archive_copy_of"] = d.source().filename().string();
     // The raw layout (RawWriter): dimensions n, x, y; scalars and attributes; message_length; data.
     const int dn = f.def_dim("n", std::nullopt);

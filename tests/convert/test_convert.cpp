@@ -287,6 +287,26 @@ TEST_F(ConvertTest, Netcdf4CompressesRedundantData) {
   EXPECT_LT(fs::file_size(p("s4.nc")) * 2, fs::file_size(p("s_average.nc")));
 }
 
+TEST_F(ConvertTest, AllSamplesFileConvertsAsMedian) {
+  FileInfo info;
+  info.params.proc_num = 2;
+  info.params.mode = Mode::one_to_one;
+  info.params.num_repeats = 3;
+  {
+    RawWriter w(p("r_all.nc"), info, false, /*samples=*/3);
+    // cell (0,1): samples 3, 1, 2 -> median 2; (1,0): 10, 30, 20 -> 20
+    const std::vector<double> v{0, 0, 0, 3e-6, 1e-6, 2e-6, 10e-6, 30e-6, 20e-6, 0, 0, 0};
+    w.append(64, v);
+    w.close();
+  }
+  convert::to_netcdf4(p("r_all.nc"), p("c.nc"), false);
+  auto c = open_dataset(p("c.nc"));
+  EXPECT_EQ(c->params().statistic, Statistic::median);
+  EXPECT_EQ(c->value(0, 1, 0), 2e-6);
+  EXPECT_EQ(c->value(1, 0, 0), 20e-6);
+  EXPECT_NE(c->meta().extra.at("derived_statistic").find("r_all.nc"), std::string::npos);
+}
+
 // ---- merge ----------------------------------------------------------------------------------
 
 TEST_F(ConvertTest, MergeTakesCellwiseMedianAndMin) {
