@@ -21,6 +21,34 @@ fs::path decompressed_path(const fs::path& prefix, Statistic s) {
   return result_path(prefix, s);
 }
 
+// "0.05", "5%" (relative), "2e-7", "0.2us", "200ns", "0.1ms", "1e-6s".
+void parse_threshold(const std::string& text, Options& o, bool absolute) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw UsageError("--threshold '" + text + "' is not a number");
+  }
+  const std::string unit = text.substr(used);
+  static const std::pair<const char*, double> kUnits[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6},
+                                                           {"\u00b5s", 1e-6}, {"ns", 1e-9}};
+  if (unit == "%") {
+    if (absolute) throw UsageError("--threshold " + text + " is a percentage; it cannot be --absolute");
+    o.relative = true;
+    o.threshold = v / 100;
+    return;
+  }
+  for (const auto& [name, scale] : kUnits)
+    if (unit == name) {
+      if (o.relative && unit != "")
+        throw UsageError("--threshold " + text + " has a time unit; it cannot be --relative");
+      o.threshold = v * scale;
+      return;
+    }
+  throw UsageError("--threshold '" + text + "': unknown unit '" + unit + "' (use s, ms, us, ns or %)");
+}
+
 int do_decompress(const fs::path& in, const fs::path& prefix, bool force) {
   const auto ds = open_dataset(in);
   if (ds->format() != "clustered")
@@ -55,8 +83,10 @@ int run(int argc, char** argv) {
   auto* comp = app.add_subcommand("compress", "cluster a result file into a clustered NetCDF-4 file");
   comp->add_option("input", in, "raw result file (or any file the suite reads)")->required();
   comp->add_option("-o,--output", out, "clustered output file")->required();
-  comp->add_option("--threshold", o.threshold,
-                   "largest error of a stored value: seconds, or with --relative a fraction of the value (0.05 = 5%)")
+  std::string threshold;
+  comp->add_option("--threshold", threshold,
+                   "largest error of a stored value: seconds (units s, ms, us, ns accepted: 0.2us), or with "
+                   "--relative a fraction of the value (0.05); a percentage (5%) implies --relative")
       ->required();
   comp->add_flag("--relative", o.relative, "the threshold is relative to each value");
   comp->add_flag("--absolute", absolute, "the threshold is in seconds (the default)");
@@ -82,6 +112,7 @@ int run(int argc, char** argv) {
 
   if (comp->parsed()) {
     if (absolute && o.relative) throw UsageError("--absolute and --relative exclude each other");
+    parse_threshold(threshold, o, absolute);
     const CompressReport rep = compress_file(in, out, o, force);
     const auto& e = rep.result.errors;
     std::cout << fmt::format(

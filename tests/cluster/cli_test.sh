@@ -54,6 +54,19 @@ check decompress_file 0 "$NC" decompress "$W/c.nc" -o "$W/exact.nc"
 # A decompressed file compresses again (any raw file is an input).
 check recompress 0 "$NC" compress "$W/back_median.nc" -o "$W/c2.nc" --threshold 0.05 --relative
 
+# Threshold spellings: a percentage implies --relative, time units scale to seconds.
+check pct 0 "$NC" compress "$W/run_median.nc" -o "$W/pct.nc" --threshold 5%
+check pct_info 0 "$NC" info "$W/pct.nc"
+expect_in pct_info "$W/pct_info.out" "threshold 5% of the value (relative)"
+check us 0 "$NC" compress "$W/run_median.nc" -o "$W/us.nc" --threshold 0.2us
+check us_info 0 "$NC" info --json "$W/us.nc"
+python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['threshold_mode']=='absolute' and abs(j['threshold']-2e-7)<1e-15, j" \
+    "$W/us_info.out" || { echo "FAIL us: threshold not 2e-7 s absolute"; fail=1; }
+check pct_abs 2 "$NC" compress "$W/run_median.nc" -o "$W/x.nc" --threshold 5% --absolute
+check us_rel 2 "$NC" compress "$W/run_median.nc" -o "$W/x.nc" --threshold 1us --relative
+check badunit 2 "$NC" compress "$W/run_median.nc" -o "$W/x.nc" --threshold 3parsecs
+expect_in badunit "$W/badunit.err" "unknown unit"
+
 # Bad input: exit 2 with one clear message.
 check exists 2 "$NC" compress "$W/run_median.nc" -o "$W/c.nc" --threshold 0.05 --relative
 expect_in exists "$W/exists.err" "force"
