@@ -144,6 +144,35 @@ class TestCli : public QObject {
     QCOMPARE(QImage(png).size(), QSize(100, 100));
   }
 
+  // A clustered NetCDF-4 file (network_cluster) opens through the same reader and looks like
+  // the raw file it came from, within the compression error.
+  void clusteredFile() {
+#ifndef NT_CLUSTER_EXE
+    QSKIP("network_cluster is not part of this build");
+#else
+    QProcess c;
+    c.start(QStringLiteral(NT_CLUSTER_EXE), {QStringLiteral("compress"), in("median"), QStringLiteral("-o"), out("clustered.nc"),
+                                            QStringLiteral("--threshold"), QStringLiteral("0.05"), QStringLiteral("--relative"),
+                                            QStringLiteral("--force")});
+    QVERIFY(c.waitForFinished(60000));
+    QVERIFY2(c.exitCode() == 0, c.readAllStandardError().constData());
+    for (const char* len : {"0", "16384"}) {
+      const Run a = run({in("median"), QStringLiteral("--render"), out("raw.png"), QStringLiteral("--length"), QLatin1String(len),
+                         QStringLiteral("--force")});
+      const Run b = run({out("clustered.nc"), QStringLiteral("--render"), out("cl.png"), QStringLiteral("--length"), QLatin1String(len),
+                         QStringLiteral("--force")});
+      QVERIFY2(a.code == 0 && b.code == 0, qPrintable(a.err + b.err));
+      const QImage ra(out("raw.png")), cb(out("cl.png"));
+      QCOMPARE(cb.size(), QSize(8, 8));
+      int worst = 0;
+      for (int y = 0; y < 8; ++y)
+        for (int x = 0; x < 8; ++x) worst = std::max(worst, std::abs(qGray(ra.pixel(x, y)) - qGray(cb.pixel(x, y))));
+      QVERIFY2(worst <= 40, qPrintable(QStringLiteral("largest grey difference %1").arg(worst)));
+      QVERIFY(fixtures::row_gray(cb, 4, 4) + 30 < fixtures::row_gray(cb, 0, 0));
+    }
+#endif
+  }
+
   void helpAndVersion() {
     QCOMPARE(run({QStringLiteral("--help")}).code, 0);
     QCOMPARE(run({QStringLiteral("--version")}).code, 0);
