@@ -126,6 +126,8 @@ void set_clustered_attribute(const fs::path& path, const std::string& name, doub
 
 namespace {
 
+constexpr std::size_t kInfoCacheBytes = 64u << 20;
+
 class ClusteredReader final : public Dataset {
  public:
   explicit ClusteredReader(const fs::path& path);
@@ -174,8 +176,6 @@ class ClusteredReader final : public Dataset {
   mutable std::size_t last_block_ = static_cast<std::size_t>(-1);
   mutable const double* last_ptr_ = nullptr;
 };
-
-constexpr std::size_t kInfoCacheBytes = 64u << 20;
 
 ClusteredReader::ClusteredReader(const fs::path& path) : file_(nc::File::open(path)) {
   source_ = path;
@@ -237,7 +237,7 @@ const std::vector<int>* ClusteredReader::region_info(std::size_t r, bool load) c
 
 int ClusteredReader::info_one(std::size_t r, int x, int y) const {
   // Random access: a few single reads per region, then the region's info is worth caching.
-  const bool load = ++single_reads_[r] > 8;
+  const bool load = ++single_reads_[r] > 8 && P() * P() * sizeof(int) <= kInfoCacheBytes;
   if (const auto* c = region_info(r, load)) return (*c)[static_cast<std::size_t>(x) * P() + static_cast<std::size_t>(y)];
   int v = 0;
   file_.get(info_var_, {r, static_cast<std::size_t>(x), static_cast<std::size_t>(y)}, {1, 1, 1}, &v);

@@ -28,7 +28,7 @@ expect_in info "$W/info.out" "region 0: matrices 0\.\."
 expect_in info "$W/info.out" "compression ratio"
 expect_in info "$W/info.out" "max relative"
 check info_json 0 "$NC" info --json "$W/c.nc"
-python3 - "$W/info_json.out" "$W/c.nc" <<'PY' || fail=1
+/usr/bin/python3 - "$W/info_json.out" "$W/c.nc" <<'PY' || fail=1
 import json, os, sys
 j = json.load(open(sys.argv[1]))
 assert j["ranks"] == 24 and len(j["message_lengths"]) == 12, j
@@ -51,6 +51,21 @@ check decompress 0 "$NC" decompress "$W/c.nc" -o "$W/back"
 [ -f "$W/back_hosts.txt" ] || { echo "FAIL decompress: no back_hosts.txt"; fail=1; }
 cmp -s "$W/back_hosts.txt" "$W/run_hosts.txt" || { echo "FAIL decompress: hosts differ"; fail=1; }
 check decompress_file 0 "$NC" decompress "$W/c.nc" -o "$W/exact.nc"
+# An independent reader (Python netCDF4) applies the lookup rule of DESIGN.md section 5 and must
+# get exactly the values of the decompressed raw file.
+/usr/bin/python3 - "$W/c.nc" "$W/back_median.nc" <<'PY' || { echo "FAIL python lookup rule"; fail=1; }
+import sys, bisect
+import netCDF4, numpy as np
+c = netCDF4.Dataset(sys.argv[1]); r = netCDF4.Dataset(sys.argv[2])
+info = c["info"][:]; start = list(c["length"][:]); data = c["data"][:]
+raw = r["data"][:]
+assert list(c["message_length"][:]) == list(r["message_length"][:])
+N, P, _ = raw.shape
+for k in range(N):
+    reg = bisect.bisect_right(start, k) - 1
+    rec = data[info[reg] + (k - start[reg])]
+    assert np.array_equal(rec, raw[k]), k
+PY
 # A decompressed file compresses again (any raw file is an input).
 check recompress 0 "$NC" compress "$W/back_median.nc" -o "$W/c2.nc" --threshold 0.05 --relative
 
@@ -60,7 +75,7 @@ check pct_info 0 "$NC" info "$W/pct.nc"
 expect_in pct_info "$W/pct_info.out" "threshold 5% of the value (relative)"
 check us 0 "$NC" compress "$W/run_median.nc" -o "$W/us.nc" --threshold 0.2us
 check us_info 0 "$NC" info --json "$W/us.nc"
-python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['threshold_mode']=='absolute' and abs(j['threshold']-2e-7)<1e-15, j" \
+/usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['threshold_mode']=='absolute' and abs(j['threshold']-2e-7)<1e-15, j" \
     "$W/us_info.out" || { echo "FAIL us: threshold not 2e-7 s absolute"; fail=1; }
 check pct_abs 2 "$NC" compress "$W/run_median.nc" -o "$W/x.nc" --threshold 5% --absolute
 check us_rel 2 "$NC" compress "$W/run_median.nc" -o "$W/x.nc" --threshold 1us --relative
