@@ -9,9 +9,12 @@
 //   read+render matrix view of another length on an open document (slider move)
 //   image only  values -> grey QImage for P x P cells (no I/O)
 //   row view    one rank over every length (lazy hyperslab read of N x P values)
+//   worker      the GUI path: Session (worker thread) opens and renders, signals back
 // and once: the file-wide normalisation scan (reads every matrix). Timings are wall clock with a
 // warm page cache (the file was just written or read).
+#include <QEventLoop>
 #include <QGuiApplication>
+#include <QTimer>
 
 #include <sys/resource.h>
 #include <time.h>
@@ -28,6 +31,7 @@
 
 #include "document.hpp"
 #include "render.hpp"
+#include "session.hpp"
 #include "nt/cli.hpp"
 #include "nt/raw_file.hpp"
 
@@ -135,6 +139,22 @@ int main(int argc, char** argv) {
       (void)d->render(s);
     });
     std::printf("%-24s %9.2f %9.2f %9.2f\n", "open + first view", first.median, first.min, first.cpu);
+
+    // The GUI path: the worker thread opens the file and renders, the results come back as
+    // signals to this (GUI) thread. Wall time from open() to the rendered() signal.
+    const Stat worker = measure(reps, [&](int) {
+      ntv::Session session;
+      QEventLoop loop;
+      QObject::connect(&session, &ntv::Session::opened, &loop, [&] { session.request(ntv::ViewSpec{}); });
+      QObject::connect(&session, &ntv::Session::rendered, &loop, &QEventLoop::quit);
+      QObject::connect(&session, &ntv::Session::failed, &loop, [&](const QString& m) {
+        std::fprintf(stderr, "%s\n", qPrintable(m));
+        std::abort();
+      });
+      session.open(QString::fromStdString(file));
+      loop.exec();
+    });
+    std::printf("%-24s %9.2f %9.2f %9s\n", "worker: open + view", worker.median, worker.min, "-");
 
     auto doc = ntv::Document::open(file);
     const Stat slider = measure(reps, [&](int r) {
