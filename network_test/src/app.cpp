@@ -48,6 +48,10 @@ void add_options(CLI::App& app, Settings& s) {
   app.add_option("--timeout", s.timeout, "end the run when a pair takes longer than SECONDS (0: never)")
       ->capture_default_str();
   app.add_option("--sync-rounds", s.sync_rounds, "ping-pongs per clock-offset estimate")->capture_default_str();
+  app.add_option("--clock-sync", s.clock_sync,
+                 "auto: ranks on one host share the clock (offset 0), else ping-pong estimate; pingpong: always estimate")
+      ->check(CLI::IsMember({"auto", "pingpong"}))
+      ->capture_default_str();
   app.add_option("--idle-sleep-max", s.idle_sleep_max, "longest sleep (s) of a rank waiting for its turn")
       ->capture_default_str();
   app.add_flag("--list", s.list, "list the modes with their descriptions and options");
@@ -132,6 +136,8 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
   m.warmup = s.warmup;
   m.seed = s.seed.value_or(0);
   m.sync_method = spec.sync_method;
+  if (s.clock_sync == "auto")
+    m.sync_method += "; ranks on the same host share the system clock (offset 0, ping-pongs still give the round trip)";
   m.sweep = s.sweep_kind;
   for (const auto& r : ranks) {
     m.hosts.push_back(r.host);
@@ -264,13 +270,15 @@ int run_network_test(int argc, char** argv) {
   // Where every rank runs.
   const RankInfo me = this_rank_info();
   std::vector<RankInfo> ranks;
+  std::vector<std::string> all_hosts;
   {
     char host[256] = {};
     std::snprintf(host, sizeof host, "%s", me.host.c_str());
     int cpu[2] = {me.cpu, me.numa};
-    std::vector<char> hosts(rank == 0 ? 256 * static_cast<std::size_t>(P) : 0);
+    std::vector<char> hosts(256 * static_cast<std::size_t>(P));
     std::vector<int> cpus(rank == 0 ? 2 * static_cast<std::size_t>(P) : 0);
-    MPI_Gather(host, 256, MPI_CHAR, hosts.data(), 256, MPI_CHAR, 0, comm);
+    MPI_Allgather(host, 256, MPI_CHAR, hosts.data(), 256, MPI_CHAR, comm);
+    for (int r = 0; r < P; ++r) all_hosts.emplace_back(hosts.data() + 256 * static_cast<std::size_t>(r));
     MPI_Gather(cpu, 2, MPI_INT, cpus.data(), 2, MPI_INT, 0, comm);
     if (rank == 0)
       for (int r = 0; r < P; ++r) {
@@ -306,6 +314,7 @@ int run_network_test(int argc, char** argv) {
   first = static_cast<std::size_t>(first64);
 
   Ctx c(comm, s, *spec);
+  c.hosts = all_hosts;
   const std::int64_t maxlen = std::max<std::int64_t>(s.lengths.back(), 1);
   c.max_length = maxlen;
   c.sbuf.assign(static_cast<std::size_t>(maxlen), 'x');

@@ -2,6 +2,8 @@
 // ranks, clock-offset estimation and noise traffic.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <limits>
 
@@ -16,6 +18,13 @@ Ctx::Ctx(MPI_Comm c, const Settings& s, const ModeSpec& sp) : comm(c), settings(
   MPI_Comm_size(comm, &size);
   R = s.repeats;
   W = s.warmup;
+  if (const char* e = std::getenv("NT_DEBUG_STALL")) {
+    long long r = -1, l = -1;
+    if (std::sscanf(e, "%lld:%lld", &r, &l) == 2) {
+      stall_rank = static_cast<int>(r);
+      stall_length = l;
+    }
+  }
 }
 
 Ctx::~Ctx() {
@@ -112,6 +121,10 @@ std::pair<double, double> Ctx::estimate_offset(int peer, bool leader) {
     }
   }
   if (!leader) return {0.0, 0.0};
+  // Ranks on one host read the same system clock (MPI_Wtime is clock_gettime): the offset is
+  // exactly 0 there, and an estimate could only add error (e.g. on oversubscribed cores).
+  if (settings.clock_sync == "auto" && !hosts.empty() && hosts[static_cast<std::size_t>(rank)] == hosts[static_cast<std::size_t>(peer)])
+    offset = 0.0;
   return {offset, best};
 }
 

@@ -84,6 +84,9 @@ void run_sync_task(Ctx& c, const Task& t) {
 }
 
 void run_task(Ctx& c, const Task& t) {
+  // Test hook (NT_DEBUG_STALL=rank:length): this rank stops responding, as a hung node would.
+  if (c.rank == c.stall_rank && c.length == c.stall_length)
+    for (;;) sleep(1);
   c.begin_task(c.spec.describe(t) + " at length " + std::to_string(c.length), c.settings.timeout);
   if (t.sync)
     run_sync_task(c, t);

@@ -38,6 +38,7 @@ struct Settings {
   bool list = false, quiet = false;
   double timeout = 0.0;                   // seconds, 0 = none
   int sync_rounds = 10;                   // ping-pongs for a clock-offset estimate
+  std::string clock_sync = "auto";        // "auto": same host = shared clock; "pingpong": always estimate
   double idle_sleep_max = 100e-6;         // longest back-off sleep of a waiting rank
   int loggp_n = 8;                        // messages per PRTT(n, ., s) train
   double loggp_break_tol = 0.25;          // relative deviation that breaks the g + G*s fit
@@ -186,6 +187,9 @@ class Ctx {
   // Clock offsets of every rank to rank 0 (clock(r) - clock(0)) and the fastest round trips,
   // held by rank 0 for the common-start modes.
   std::vector<double> offset_to_root, rtt_to_root;
+  std::vector<std::string> hosts;  // host of every rank
+  int stall_rank = -1;             // test hook NT_DEBUG_STALL=rank:length
+  std::int64_t stall_length = -1;
   long late_starts = 0;           // samples whose scheduled start had passed already
   double timed_seconds = 0;       // sum of timed intervals on this rank (instrumentation)
 

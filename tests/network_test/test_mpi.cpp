@@ -1,0 +1,380 @@
+// MPI tests: the real network_test under mpiexec (MPICH hydra), 2 and 4 ranks oversubscribed on
+// 2 cores, checked through the core readers. Sweeps are tiny so that the suite stays fast.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "nt/hosts.hpp"
+#include "nt/loggp.hpp"
+#include "nt/raw_file.hpp"
+#include "nt/stats.hpp"
+
+namespace fs = std::filesystem;
+using namespace nt;
+
+namespace {
+
+struct RunResult {
+  int code = -1;
+  std::string out;
+};
+
+// Runs `mpiexec -n P network_test ARGS` with a hard limit; returns exit code and stdout+stderr.
+RunResult run_nt(int P, const std::string& args, const std::string& env = {}, int limit_s = 90) {
+  const std::string cmd = env + " timeout -s KILL " + std::to_string(limit_s) + " " NT_MPIEXEC " -n " +
+                          std::to_string(P) + " " NT_NETWORK_TEST " " + args + " 2>&1";
+  RunResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), static_cast<int>(buf.size()), p)) r.out += buf.data();
+  const int st = pclose(p);
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+fs::path dir() {
+  static const fs::path d = [] {
+    fs::path p = fs::current_path() / "nt_mpi_runs";
+    fs::remove_all(p);
+    fs::create_directories(p);
+    return p;
+  }();
+  return d;
+}
+
+std::string prefix(const std::string& name) { return (dir() / name).string(); }
+
+std::size_t count(const std::string& haystack, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto pos = haystack.find(needle); pos != std::string::npos; pos = haystack.find(needle, pos + 1)) ++n;
+  return n;
+}
+
+// Checks the five statistic files and the hosts file of a finished run.
+void check_result(const std::string& pre, Mode mode, int P, const std::vector<std::int64_t>& lengths, int repeats) {
+  SCOPED_TRACE(pre);
+  const auto hosts = read_hosts(hosts_path(pre));
+  EXPECT_EQ(static_cast<int>(hosts.size()), P);
+  const bool zero_diag = diagonal_is_zero(mode);
+  std::map<Statistic, std::unique_ptr<RawReader>> files;
+  for (Statistic st : standard_statistics()) {
+    auto f = std::make_unique<RawReader>(result_path(pre, st));
+    EXPECT_EQ(f->ranks(), P);
+    EXPECT_EQ(f->params().mode, mode);
+    EXPECT_EQ(f->params().statistic, st);
+    EXPECT_EQ(f->params().num_repeats, repeats);
+    EXPECT_EQ(f->lengths(), lengths);
+    EXPECT_EQ(f->meta().format_version, kFormatVersion);
+    EXPECT_FALSE(f->meta().sync_method.empty());
+    EXPECT_FALSE(f->meta().mpi_version.empty());
+    EXPECT_EQ(f->meta().timer, "MPI_Wtime");
+    EXPECT_GT(f->meta().timer_resolution, 0.0);
+    EXPECT_NE(f->meta().command_line.find("network_test"), std::string::npos);
+    EXPECT_EQ(static_cast<int>(f->meta().hosts.size()), P);
+    EXPECT_EQ(static_cast<int>(f->meta().cpus.size()), P);
+    for (std::size_t k = 0; k < f->count(); ++k) {
+      const Matrix m = f->matrix(k);
+      for (int x = 0; x < P; ++x)
+        for (int y = 0; y < P; ++y) {
+          const double v = m.at(x, y);
+          ASSERT_TRUE(std::isfinite(v)) << x << "," << y << " length " << lengths[k];
+          if (x == y && zero_diag) {
+            EXPECT_EQ(v, 0.0) << "diagonal of a pairwise mode";
+          } else if (st == Statistic::deviation) {
+            EXPECT_GE(v, 0.0);
+          } else {
+            EXPECT_GT(v, 0.0) << statistic_name(st) << " " << x << "->" << y << " length " << lengths[k];
+            EXPECT_LT(v, 5.0);
+          }
+        }
+    }
+    files[st] = std::move(f);
+  }
+  // min <= median <= max and min <= average <= max cell by cell.
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    const Matrix mn = files[Statistic::min]->matrix(k), mx = files[Statistic::max]->matrix(k),
+                 md = files[Statistic::median]->matrix(k), av = files[Statistic::average]->matrix(k);
+    for (int x = 0; x < P; ++x)
+      for (int y = 0; y < P; ++y) {
+        EXPECT_LE(mn.at(x, y), md.at(x, y));
+        EXPECT_LE(md.at(x, y), mx.at(x, y));
+        EXPECT_LE(mn.at(x, y), av.at(x, y) * (1 + 1e-12));
+        EXPECT_LE(av.at(x, y), mx.at(x, y) * (1 + 1e-12));
+      }
+  }
+}
+
+const std::vector<std::int64_t> kLengths{0, 1024};
+const std::string kSweep = "--lengths 0,1024 -n 5 --warmup 2 --seed 7 -q --timeout 60";
+
+struct ModeCase {
+  const char* name;
+  Mode mode;
+  int ranks;
+  const char* extra;
+};
+
+void PrintTo(const ModeCase& c, std::ostream* os) { *os << c.name << " -n " << c.ranks << " " << c.extra; }
+
+class EveryMode : public ::testing::TestWithParam<ModeCase> {};
+
+TEST_P(EveryMode, WritesValidFiles) {
+  const auto c = GetParam();
+  const std::string pre = prefix(std::string(c.name) + "_" + std::to_string(c.ranks));
+  const RunResult r = run_nt(c.ranks, std::string("-t ") + c.name + " -f " + pre + " " + kSweep + " " + c.extra);
+  ASSERT_EQ(r.code, 0) << r.out;
+  check_result(pre, c.mode, c.ranks, kLengths, 5);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Modes, EveryMode,
+    ::testing::Values(ModeCase{"one_to_one", Mode::one_to_one, 2, ""}, ModeCase{"one_to_one", Mode::one_to_one, 4, ""},
+                      ModeCase{"async_one_to_one", Mode::async_one_to_one, 2, ""},
+                      ModeCase{"async_one_to_one", Mode::async_one_to_one, 4, ""},
+                      ModeCase{"send_recv_and_recv_send", Mode::send_recv_and_recv_send, 2, ""},
+                      ModeCase{"send_recv_and_recv_send", Mode::send_recv_and_recv_send, 4, ""},
+                      ModeCase{"all_to_all", Mode::all_to_all, 2, ""}, ModeCase{"all_to_all", Mode::all_to_all, 4, ""},
+                      ModeCase{"test_noise", Mode::noise, 4, "-p 2 -l 512 -m 2"},
+                      ModeCase{"noise", Mode::noise, 3, "-p 1 -l 256 -m 2"},
+                      ModeCase{"test_noise_blocking", Mode::noise_blocking, 4, "-p 1 -l 512 -m 2"},
+                      ModeCase{"noise_blocking", Mode::noise_blocking, 3, "-p 1"},
+                      ModeCase{"put", Mode::put, 2, ""}, ModeCase{"put_one_to_one", Mode::put, 4, ""},
+                      ModeCase{"get", Mode::get, 2, ""}, ModeCase{"get_one_to_one", Mode::get, 4, ""},
+                      ModeCase{"bcast", Mode::bcast, 2, ""}, ModeCase{"bcast", Mode::bcast, 4, ""},
+                      ModeCase{"one_to_one", Mode::one_to_one, 4, "--concurrent --shuffle"},
+                      ModeCase{"async_one_to_one", Mode::async_one_to_one, 4, "--concurrent"},
+                      ModeCase{"put", Mode::put, 4, "--concurrent"},
+                      ModeCase{"one_to_one", Mode::one_to_one, 4, "--shuffle"}),
+    [](const auto& info) {
+      std::string n = std::string(info.param.name) + "_" + std::to_string(info.param.ranks) + "_" +
+                      std::to_string(info.index);
+      return n;
+    });
+
+TEST(NetworkTest, NoiseModesNeedThreeRanksOnTwo) {
+  for (const char* m : {"noise", "noise_blocking"}) {
+    const RunResult r = run_nt(2, std::string("-t ") + m + " -f " + prefix(std::string("few_") + m) + " " + kSweep);
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("needs at least 3 ranks"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(result_path(prefix(std::string("few_") + m), Statistic::median)));
+  }
+}
+
+TEST(NetworkTest, ListShowsEveryModeAndItsOptions) {
+  const RunResult r = run_nt(2, "--list");
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const char* m : {"one_to_one", "async_one_to_one", "send_recv_and_recv_send", "all_to_all", "noise",
+                        "noise_blocking", "put", "get", "bcast", "loggp", "put_one_to_one", "get_one_to_one",
+                        "test_noise", "test_noise_blocking", "--loggp-n", "-p,--noise-procs"})
+    EXPECT_NE(r.out.find(m), std::string::npos) << m;
+  // Printed once, by rank 0 only.
+  EXPECT_EQ(count(r.out, "Modes ("), 1u);
+  const RunResult v = run_nt(2, "--version");
+  EXPECT_EQ(v.code, 0);
+  EXPECT_EQ(count(v.out, "network_test 0."), 1u) << v.out;
+}
+
+TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
+  struct Bad {
+    int P;
+    std::string args, says;
+  };
+  const std::vector<Bad> cases = {
+      {2, "-t nonsense", "unknown mode 'nonsense'"},
+      {4, "-t nonsense", "unknown mode"},
+      {2, "-s 0", "step length (-s) must be positive"},
+      {4, "-s -100", "must be positive"},
+      {2, "-b 100 -e 10", "smaller than begin"},
+      {4, "-t noise -p 3", "between 1 and P-2 = 2 noise ranks"},
+      {4, "-t noise_blocking -p 0", "between 1 and P-2"},
+      {2, "--no-such-option", "--no-such-option"},
+      {2, "-n 0", "repeats (-n) must be at least 1"},
+      {2, "--lengths 8,4", "strictly increasing"},
+      {2, "-t bcast --concurrent", "--concurrent applies to the pairwise modes"},
+      {2, "--geometric 0.5", "greater than 1"},
+      {2, "-f /nonexistent_dir/x", "does not exist"},
+      {4, "-f /nonexistent_dir/x", "does not exist"},
+  };
+  for (const auto& c : cases) {
+    const bool own_prefix = c.args.find("-f ") != std::string::npos;
+    const RunResult r = run_nt(c.P, c.args + (own_prefix ? "" : " -f " + prefix("bad")) + " -q", {}, 60);
+    SCOPED_TRACE(c.args);
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
+    EXPECT_EQ(count(r.out, "error:"), 1u) << "one message, not one per rank:\n" << r.out;
+    EXPECT_EQ(r.out.find("Abort"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("BAD TERMINATION"), std::string::npos) << r.out;
+  }
+  EXPECT_FALSE(fs::exists(result_path(prefix("bad"), Statistic::median)));
+}
+
+TEST(NetworkTest, NeverOverwritesWithoutForce) {
+  const std::string pre = prefix("keep");
+  ASSERT_EQ(run_nt(2, "-f " + pre + " " + kSweep).code, 0);
+  const auto before = fs::last_write_time(result_path(pre, Statistic::median));
+  const auto size_before = fs::file_size(result_path(pre, Statistic::average));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const RunResult again = run_nt(2, "-f " + pre + " --lengths 0,8,16 -n 3 -q");
+  EXPECT_EQ(again.code, 2) << again.out;
+  EXPECT_NE(again.out.find("--force"), std::string::npos) << again.out;
+  EXPECT_EQ(fs::last_write_time(result_path(pre, Statistic::median)), before);
+  EXPECT_EQ(fs::file_size(result_path(pre, Statistic::average)), size_before);
+  const RunResult forced = run_nt(2, "-f " + pre + " --lengths 0,8,16 -n 3 -q --force");
+  ASSERT_EQ(forced.code, 0) << forced.out;
+  check_result(pre, Mode::one_to_one, 2, {0, 8, 16}, 3);
+}
+
+TEST(NetworkTest, RawFileHoldsEverySample) {
+  const std::string pre = prefix("raw");
+  ASSERT_EQ(run_nt(2, "-t async_one_to_one -f " + pre + " --raw --lengths 0,64 -n 7 --warmup 1 -q --seed 3").code, 0);
+  RawReader all(result_path(pre, Statistic::all));
+  RawReader med(result_path(pre, Statistic::median)), mn(result_path(pre, Statistic::min));
+  EXPECT_EQ(all.samples(), 7);
+  EXPECT_EQ(all.lengths(), (std::vector<std::int64_t>{0, 64}));
+  for (std::size_t k = 0; k < 2; ++k)
+    for (int x = 0; x < 2; ++x)
+      for (int y = 0; y < 2; ++y) {
+        const auto s = all.samples_of(x, y, k);
+        ASSERT_EQ(s.size(), 7u);
+        EXPECT_DOUBLE_EQ(nt::median(s), med.value(x, y, k));
+        EXPECT_DOUBLE_EQ(*std::min_element(s.begin(), s.end()), mn.value(x, y, k));
+      }
+}
+
+TEST(NetworkTest, GeometricSweepAndMetadata) {
+  const std::string pre = prefix("geo");
+  ASSERT_EQ(run_nt(2, "-t send_recv_and_recv_send -f " + pre + " -b 0 -e 40 --geometric 2 -n 3 --warmup 4 --seed 99 -q").code, 0);
+  RawReader f(result_path(pre, Statistic::median));
+  EXPECT_EQ(f.lengths(), (std::vector<std::int64_t>{0, 1, 2, 4, 8, 16, 32}));
+  EXPECT_EQ(f.meta().sweep, "geometric");
+  EXPECT_EQ(f.meta().seed, 99u);
+  EXPECT_EQ(f.meta().warmup, 4);
+  EXPECT_EQ(f.params().step_length, 0);
+}
+
+// Waits until the median file holds `want` records (the run writes and syncs after each length).
+bool wait_records(const fs::path& p, std::size_t want, int seconds) {
+  for (int i = 0; i < seconds * 20; ++i) {
+    try {
+      if (fs::exists(p) && RawReader(p).count() >= want) return true;
+    } catch (const std::exception&) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+TEST(NetworkTest, KilledRunKeepsCompletedLengthsAndResumeCompletesThem) {
+  const std::string pre = prefix("killed");
+  const std::string args = "-f " + pre + " -b 0 -e 700 -s 100 -n 20 --warmup 1 --seed 5 -q";
+  // Rank 1 hangs at length 300 (NT_DEBUG_STALL), like a node that stopped: lengths 0..200 are
+  // complete, then the whole job gets SIGKILL as a batch system would send it.
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setsid();
+    setenv("NT_DEBUG_STALL", "1:300", 1);
+    const std::string cmd = std::string(NT_MPIEXEC " -n 2 " NT_NETWORK_TEST " ") + args + " > /dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const bool reached = wait_records(result_path(pre, Statistic::median), 3, 60);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(-pid, SIGKILL);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ASSERT_TRUE(reached);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  for (Statistic s : standard_statistics()) {
+    RawReader f(result_path(pre, s));
+    EXPECT_EQ(f.lengths(), (std::vector<std::int64_t>{0, 100, 200})) << statistic_name(s);
+    for (std::size_t k = 0; k < f.count(); ++k) {
+      const Matrix m = f.matrix(k);
+      EXPECT_TRUE(std::isfinite(m.at(0, 1)) && std::isfinite(m.at(1, 0)));
+    }
+  }
+  // Different parameters are refused...
+  const RunResult wrong = run_nt(2, "-f " + pre + " -b 0 -e 700 -s 100 -n 21 --seed 5 -q --resume");
+  EXPECT_EQ(wrong.code, 2) << wrong.out;
+  EXPECT_NE(wrong.out.find("num_repeates"), std::string::npos) << wrong.out;
+  // ...the same ones continue after the last complete length.
+  const RunResult resumed = run_nt(2, args + " --resume");
+  ASSERT_EQ(resumed.code, 0) << resumed.out;
+  check_result(pre, Mode::one_to_one, 2, {0, 100, 200, 300, 400, 500, 600, 700}, 20);
+}
+
+TEST(NetworkTest, TimeoutNamesThePairAndKeepsTheFiles) {
+  const std::string pre = prefix("stuck");
+  const RunResult r = run_nt(2, "-f " + pre + " --lengths 0,8,1024,2048 -n 5 --timeout 2 -q", "NT_DEBUG_STALL=1:1024", 60);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.out.find("timeout: pair 0->1 at length 1024"), std::string::npos) << r.out;
+  for (Statistic s : standard_statistics()) {
+    RawReader f(result_path(pre, s));
+    EXPECT_EQ(f.lengths(), (std::vector<std::int64_t>{0, 8}));
+  }
+}
+
+TEST(NetworkTest, LoggpFileIsSane) {
+  for (int P : {2, 4}) {
+    const std::string pre = prefix("loggp" + std::to_string(P));
+    const RunResult r = run_nt(P, "-t loggp -f " + pre + " --lengths 0,64,256,1024,4096 -n 5 --warmup 2 -q --loggp-n 4");
+    ASSERT_EQ(r.code, 0) << r.out;
+    const LoggpData d = read_loggp(pre + "_loggp.nc");
+    EXPECT_EQ(d.ranks, P);
+    EXPECT_EQ(d.sizes, (std::vector<std::int64_t>{0, 64, 256, 1024, 4096}));
+    EXPECT_EQ(d.prtt_n, 4);
+    EXPECT_EQ(static_cast<int>(read_hosts(hosts_path(pre)).size()), P);
+    const auto S = d.sizes.size();
+    for (int x = 0; x < P; ++x)
+      for (int y = 0; y < P; ++y) {
+        const auto i = static_cast<std::size_t>(x * P + y);
+        if (x == y) {
+          EXPECT_TRUE(std::isnan(d.L[i]));
+          continue;
+        }
+        for (const auto* v : {&d.L, &d.o_s, &d.o_r, &d.g, &d.G, &d.residual}) {
+          EXPECT_TRUE(std::isfinite((*v)[i]));
+          EXPECT_GE((*v)[i], 0.0);
+        }
+        EXPECT_GT(d.o_r[i], 0.0);
+        EXPECT_LT(d.G[i], 1e-3);
+        EXPECT_TRUE(d.fit_break[i] == -1 ||
+                    std::find(d.sizes.begin(), d.sizes.end(), d.fit_break[i]) != d.sizes.end());
+        for (std::size_t s = 0; s < S; ++s) {
+          const double p1 = d.prtt1[i * S + s], pn = d.prttn[i * S + s], pd = d.prttd[i * S + s];
+          // Only what holds on oversubscribed, loaded cores too (where a round trip can be a
+          // scheduler time slice); the derivation itself is checked on model data in test_unit.
+          EXPECT_GT(p1, 0.0);
+          EXPECT_GT(pn, 0.0);
+          EXPECT_GT(pd, 0.0);
+          EXPECT_DOUBLE_EQ(d.delay[i * S + s], p1) << "d = PRTT(1,0,s)";
+          EXPECT_TRUE(std::isfinite(d.osend[i * S + s]));
+          EXPECT_GT(d.orecv[i * S + s], 0.0);
+        }
+      }
+  }
+}
+
+TEST(NetworkTest, PingPongClockOffsetEstimate) {
+  // --clock-sync pingpong estimates the offset even on one host (where "auto" knows it is 0).
+  const std::string pre = prefix("pingpong");
+  const RunResult r = run_nt(2, "-f " + pre + " --lengths 65536 -n 9 --sync-rounds 50 --clock-sync pingpong -q");
+  ASSERT_EQ(r.code, 0) << r.out;
+  RawReader f(result_path(pre, Statistic::median));
+  EXPECT_NE(f.meta().sync_method.find("fastest of K ping-pongs"), std::string::npos);
+  EXPECT_EQ(f.meta().sync_method.find("share the system clock"), std::string::npos);
+  EXPECT_GT(f.value(0, 1, 0), 0.0);
+  EXPECT_GT(f.value(1, 0, 0), 0.0);
+}
+
+}  // namespace

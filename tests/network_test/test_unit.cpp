@@ -1,0 +1,249 @@
+// Unit tests of network_test's pure parts: sweeps, schedules, noise draws, registry, LogGP
+// derivation and the loggp file.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "nt/loggp.hpp"
+#include "nt/measure/measure.hpp"
+
+using namespace nt;
+using namespace nt::measure;
+
+TEST(Sweep, LinearEndIsInclusive) {
+  Settings s;
+  s.begin = 0;
+  s.end = 1000;
+  s.step = 250;
+  std::string kind;
+  EXPECT_EQ(make_sweep(s, &kind), (std::vector<std::int64_t>{0, 250, 500, 750, 1000}));
+  EXPECT_EQ(kind, "linear");
+  s.end = 999;
+  EXPECT_EQ(make_sweep(s).back(), 750);
+}
+
+TEST(Sweep, ListAndGeometric) {
+  Settings s;
+  s.length_list = {0, 8, 1024};
+  std::string kind;
+  EXPECT_EQ(make_sweep(s, &kind), (std::vector<std::int64_t>{0, 8, 1024}));
+  EXPECT_EQ(kind, "list");
+  Settings g;
+  g.begin = 0;
+  g.end = 100;
+  g.geometric = 2;
+  EXPECT_EQ(make_sweep(g, &kind), (std::vector<std::int64_t>{0, 1, 2, 4, 8, 16, 32, 64}));
+  EXPECT_EQ(kind, "geometric");
+  g.begin = 10;
+  g.geometric = 1.5;
+  EXPECT_EQ(make_sweep(g), (std::vector<std::int64_t>{10, 15, 23, 35, 53, 80}));
+}
+
+TEST(Sweep, BadInputIsAUsageError) {
+  Settings s;
+  s.step = 0;
+  EXPECT_THROW(make_sweep(s), UsageError);
+  s.step = -5;
+  EXPECT_THROW(make_sweep(s), UsageError);
+  Settings e;
+  e.begin = 100;
+  e.end = 10;
+  EXPECT_THROW(make_sweep(e), UsageError);
+  Settings l;
+  l.length_list = {8, 4};
+  EXPECT_THROW(make_sweep(l), UsageError);
+  Settings n;
+  n.length_list = {-1};
+  EXPECT_THROW(make_sweep(n), UsageError);
+  Settings g;
+  g.geometric = 1.0;
+  EXPECT_THROW(make_sweep(g), UsageError);
+}
+
+TEST(Schedule, RoundRobinCoversEveryPairOnceInDisjointRounds) {
+  for (int P : {2, 3, 4, 5, 8, 9}) {
+    const auto rounds = round_robin(P);
+    EXPECT_EQ(static_cast<int>(rounds.size()), P % 2 == 0 ? P - 1 : P) << P;
+    std::set<std::pair<int, int>> seen;
+    for (const auto& r : rounds) {
+      std::set<int> busy;
+      for (auto [a, b] : r) {
+        EXPECT_LT(a, b);
+        EXPECT_TRUE(busy.insert(a).second && busy.insert(b).second) << "rank twice in a round, P=" << P;
+        EXPECT_TRUE(seen.insert({a, b}).second);
+      }
+    }
+    EXPECT_EQ(static_cast<int>(seen.size()), P * (P - 1) / 2);
+  }
+}
+
+TEST(Schedule, NoiseDrawIsDeterministicDistinctAndExcludesThePair) {
+  const auto a = draw_noise(42, 10, {2, 5}, 4, 7);
+  EXPECT_EQ(a, draw_noise(42, 10, {2, 5}, 4, 7));
+  EXPECT_EQ(a.size(), 4u);
+  EXPECT_EQ(std::set<int>(a.begin(), a.end()).size(), 4u);
+  for (int r : a) EXPECT_TRUE(r != 2 && r != 5 && r >= 0 && r < 10);
+  // Different seeds give different draws somewhere.
+  bool differ = false;
+  for (std::uint64_t seed = 0; seed < 20 && !differ; ++seed) differ = draw_noise(seed, 10, {2, 5}, 4, 7) != a;
+  EXPECT_TRUE(differ);
+  EXPECT_THROW(draw_noise(1, 4, {0, 1}, 3, 0), UsageError);
+}
+
+TEST(Schedule, TasksPerKind) {
+  Settings s;
+  s.seed = 3;
+  const int P = 5;
+  const auto& reg = registry();
+  const auto one = make_tasks(*reg.find(Mode::one_to_one), s, P, 0);
+  EXPECT_EQ(static_cast<int>(one.size()), P * (P - 1));
+  for (const auto& t : one) {
+    EXPECT_NE(t.x, t.y);
+    EXPECT_EQ(t.leader, t.x);
+    EXPECT_EQ(t.members, (std::vector<int>{std::min(t.x, t.y), std::max(t.x, t.y)}));
+  }
+  const auto get = make_tasks(*reg.find(Mode::get), s, P, 0);
+  for (const auto& t : get) EXPECT_EQ(t.leader, t.y);  // the origin measures
+  const auto ex = make_tasks(*reg.find(Mode::async_one_to_one), s, P, 0);
+  EXPECT_EQ(static_cast<int>(ex.size()), P * (P + 1) / 2);
+  const auto bc = make_tasks(*reg.find(Mode::bcast), s, P, 0);
+  EXPECT_EQ(static_cast<int>(bc.size()), (P - 1) + P);  // clock syncs, then one task per root
+  EXPECT_TRUE(bc.front().sync);
+  s.noise_procs = 2;
+  const auto nz = make_tasks(*reg.find(Mode::noise_blocking), s, P, 3);
+  for (const auto& t : nz) {
+    EXPECT_EQ(t.noise.size(), 2u);
+    EXPECT_EQ(t.members.size(), 4u);
+    for (int r : t.noise) EXPECT_TRUE(r != t.x && r != t.y);
+  }
+  s.shuffle = true;
+  auto sh = make_tasks(*reg.find(Mode::one_to_one), s, P, 0);
+  auto key = [](const Task& t) { return std::make_pair(t.x, t.y); };
+  std::vector<std::pair<int, int>> a, b;
+  for (const auto& t : one) a.push_back(key(t));
+  for (const auto& t : sh) b.push_back(key(t));
+  EXPECT_NE(a, b);
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  EXPECT_EQ(a, b);
+}
+
+TEST(Registry, EveryModeAndAliasIsThere) {
+  const auto& reg = registry();
+  EXPECT_EQ(reg.all().size(), 10u);
+  for (const char* name : {"one_to_one", "async_one_to_one", "send_recv_and_recv_send", "all_to_all", "noise",
+                           "noise_blocking", "put", "get", "bcast", "loggp"}) {
+    const ModeSpec* m = reg.find(std::string(name));
+    ASSERT_NE(m, nullptr) << name;
+    EXPECT_EQ(m->name, name);
+    EXPECT_FALSE(m->description.empty());
+    EXPECT_FALSE(m->sync_method.empty());
+    EXPECT_TRUE(m->run);
+  }
+  EXPECT_EQ(reg.find(std::string("put_one_to_one"))->mode, Mode::put);
+  EXPECT_EQ(reg.find(std::string("get_one_to_one"))->mode, Mode::get);
+  EXPECT_EQ(reg.find(std::string("test_noise"))->mode, Mode::noise);
+  EXPECT_EQ(reg.find(std::string("test_noise_blocking"))->mode, Mode::noise_blocking);
+  EXPECT_EQ(reg.find(std::string("nonsense")), nullptr);
+  // Results live where the diagonal semantics of DESIGN.md section 3 expect them.
+  for (Mode m : {Mode::one_to_one, Mode::send_recv_and_recv_send, Mode::noise_blocking, Mode::put, Mode::get})
+    EXPECT_TRUE(diagonal_is_zero(m));
+}
+
+namespace {
+// PRTTs of the LogGP model: one message costs o_s + L + G*s + o_r each way; trains of n
+// messages add (n-1)*(g + G*s); with a delay d > gap the sender needs (n-1)*(o_s + d).
+struct Model {
+  double L = 1.0e-6, os = 0.3e-6, orr = 0.25e-6, g = 0.4e-6, G = 0.5e-9;
+};
+void simulate(const Model& m, const std::vector<std::int64_t>& sizes, int n, std::vector<double>& p1,
+              std::vector<double>& pn, std::vector<double>& pd, std::vector<double>& d, std::vector<double>& orr,
+              std::int64_t step_at = -1, double step = 0) {
+  for (auto s : sizes) {
+    const double extra = step_at >= 0 && s >= step_at ? step : 0.0;
+    const double gap = m.g + m.G * static_cast<double>(s) + extra;
+    const double one = 2 * (m.os + m.L + m.G * static_cast<double>(s) + m.orr);
+    p1.push_back(one);
+    pn.push_back(one + (n - 1) * gap);
+    d.push_back(one);
+    pd.push_back(one + (n - 1) * (m.os + one));
+    orr.push_back(m.orr);
+  }
+}
+}  // namespace
+
+TEST(Loggp, RecoversTheModelParameters) {
+  const Model m;
+  const std::vector<std::int64_t> sizes{0, 64, 256, 1024, 4096, 16384};
+  std::vector<double> p1, pn, pd, d, orr;
+  simulate(m, sizes, 8, p1, pn, pd, d, orr);
+  const LoggpFit f = derive_loggp(sizes, 8, p1, pn, pd, d, orr, 0.25);
+  EXPECT_NEAR(f.G, m.G, 1e-15);
+  EXPECT_NEAR(f.g, m.g, 1e-12);
+  EXPECT_NEAR(f.o_s, m.os, 1e-12);
+  EXPECT_NEAR(f.o_r, m.orr, 1e-12);
+  EXPECT_NEAR(f.L, m.L, 1e-12);
+  EXPECT_EQ(f.fit_break, -1);
+  EXPECT_LT(f.residual, 1e-9);
+  EXPECT_EQ(f.fit_points, sizes.size());
+}
+
+TEST(Loggp, FindsTheProtocolSwitch) {
+  const Model m;
+  const std::vector<std::int64_t> sizes{0, 1024, 2048, 4096, 8192, 16384, 32768, 65536};
+  std::vector<double> p1, pn, pd, d, orr;
+  simulate(m, sizes, 8, p1, pn, pd, d, orr, 16384, 5e-6);
+  const LoggpFit f = derive_loggp(sizes, 8, p1, pn, pd, d, orr, 0.25);
+  EXPECT_EQ(f.fit_break, 16384);
+  EXPECT_EQ(f.fit_points, 5u);
+  EXPECT_NEAR(f.G, m.G, 1e-15);  // fitted on the eager range only
+}
+
+TEST(Loggp, SlopeIsNeverNegative) {
+  const std::vector<std::int64_t> sizes{0, 8, 16};
+  const std::vector<double> p1{2e-6, 2e-6, 2e-6}, pn{5e-6, 4.9e-6, 4.8e-6}, pd{30e-6, 30e-6, 30e-6},
+      d{2e-6, 2e-6, 2e-6}, orr{0.1e-6, 0.1e-6, 0.1e-6};
+  const LoggpFit f = derive_loggp(sizes, 4, p1, pn, pd, d, orr, 0.25);
+  EXPECT_EQ(f.G, 0.0);
+  EXPECT_NEAR(f.g, (3e-6 + 2.9e-6 + 2.8e-6) / 3 / 3, 1e-12);
+}
+
+TEST(Loggp, FileRoundTrip) {
+  LoggpData d;
+  d.ranks = 2;
+  d.sizes = {0, 100};
+  d.prtt_n = 8;
+  d.prtt_delay = 2e-6;
+  d.info.meta.hosts = {"a", "b"};
+  d.info.params.num_repeats = 5;
+  const double nan = std::nan("");
+  d.L = {nan, 1e-6, 2e-6, nan};
+  d.o_s = {nan, 0.1e-6, 0.2e-6, nan};
+  d.o_r = d.o_s;
+  d.g = d.o_s;
+  d.G = {nan, 1e-9, 2e-9, nan};
+  d.residual = {nan, 0.01, 0.02, nan};
+  d.fit_break = {-1, -1, 100, -1};
+  for (auto* v : {&d.prtt1, &d.prttn, &d.prttd, &d.delay, &d.orecv, &d.osend})
+    for (int i = 0; i < 8; ++i) v->push_back(1e-6 * (i + 1));
+  const auto path = std::filesystem::temp_directory_path() / "nt_unit_loggp.nc";
+  std::filesystem::remove(path);
+  write_loggp(path, d, false);
+  EXPECT_THROW(write_loggp(path, d, false), nt::Error);  // never overwritten without --force
+  const LoggpData r = read_loggp(path);
+  EXPECT_EQ(r.ranks, 2);
+  EXPECT_EQ(r.sizes, d.sizes);
+  EXPECT_EQ(r.prtt_n, 8);
+  EXPECT_DOUBLE_EQ(r.prtt_delay, 2e-6);
+  EXPECT_EQ(r.info.params.mode, Mode::loggp);
+  EXPECT_EQ(r.fit_break, d.fit_break);
+  EXPECT_DOUBLE_EQ(r.L[1], 1e-6);
+  EXPECT_TRUE(std::isnan(r.L[0]));
+  EXPECT_EQ(r.prttd, d.prttd);
+  EXPECT_EQ(r.orecv, d.orecv);
+  EXPECT_EQ(r.osend, d.osend);
+  std::filesystem::remove(path);
+}
