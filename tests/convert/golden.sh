@@ -4,6 +4,8 @@
 # Copies the fixtures of DATA_DIR into WORK_DIR/CASE, runs the case there (relative paths, so the
 # output does not depend on where the build lives), and compares everything it printed with
 # GOLDEN_DIR/CASE.out. UPDATE_GOLDEN=1 rewrites the golden file instead (review the diff!).
+# The fixtures in data/ are checked in (sy*_median.nc were made once with `synth --seed 7/8/9`), so
+# only the `synth` case depends on core's generator; regenerate that one if nt::synthesize changes.
 set -euo pipefail
 P=$1 MAKE_LEGACY=$2 DATA=$3 GOLDEN=$4 WORK=$5 CASE=$6
 dir="$WORK/$CASE"
