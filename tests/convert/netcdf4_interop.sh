@@ -22,6 +22,12 @@ for v in proc_num test_type data_type begin_mes_length end_mes_length step_lengt
   grep -q "DATASET \"$v\"" h5.txt || fail "scalar $v missing"
 done
 
+ncdump -hs run4.nc >cdl.txt || fail "ncdump cannot read the copy"
+grep -q 'double data(n, x, y)' cdl.txt || fail "ncdump: no data(n, x, y)"
+grep -q 'data:_ChunkSizes = 1, 6, 6' cdl.txt || fail "ncdump: wrong chunk sizes"
+grep -q 'data:_DeflateLevel = 4' cdl.txt || fail "ncdump: no deflate"
+grep -q ':_Format = "netCDF-4"' cdl.txt || fail "ncdump: not netCDF-4"
+
 /usr/bin/python3 - <<'PY'
 import numpy as np
 import xarray as xr
