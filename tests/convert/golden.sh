@@ -40,6 +40,9 @@ case "$CASE" in
     run to-text ft_average.nc -o back.txt
     cmp back.txt small.txt || fail "text -> NetCDF -> text is not byte-identical"
     echo "text round trip: identical"
+    # an original network_test2 text file (rows = receivers) lands in our orientation
+    run from-text legacy_text.txt -o lt; ls lt_*
+    run pair 1 0 lt_median.nc
     ;;
   to-csv)
     run to-csv sy_median.nc -o sy.csv; rows sy.csv $((4 * 4 * 3 + 1)); show sy.csv
