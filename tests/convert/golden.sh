@@ -27,6 +27,13 @@ case "$CASE" in
     run info s_median.nc
     run synth -o lin --nodes 1 --ranks-per-node 2 -b 0 -e 300 -s 100 --seed 1 --mode all_to_all
     run info lin_average.nc | grep -E '^(mode|sweep|lengths)'
+    # same seed -> same data; another seed -> other data
+    "$P" synth -o again --nodes 2 --ranks-per-node 2 --lengths 0,4096 --seed 5 --protocol-step 4096
+    "$P" synth -o other --nodes 2 --ranks-per-node 2 --lengths 0,4096 --seed 6 --protocol-step 4096
+    for f in s again other; do "$P" to-text ${f}_median.nc -o $f.txt; done
+    cmp s.txt again.txt || fail "synth with the same seed differs"
+    cmp -s s.txt other.txt && fail "synth with another seed gives the same data"
+    echo "synth: deterministic per seed"
     ;;
   to-text)
     run to-text sy_median.nc -o sy.txt; show sy.txt
