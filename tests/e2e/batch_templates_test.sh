@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# e2e_batch_templates: the Slurm and PBS templates run here, on 2 local ranks, with fake
+# scontrol/qstat/qsub that record what they are asked:
+#  - a sweep of three modes completes: .done markers, the five statistics per mode, clustered
+#    copies, the analysis report; a second start skips every finished mode;
+#  - Slurm: USR1 (time limit near) stops the running measurement and requeues the job; the
+#    next start resumes the interrupted mode with --resume and completes it;
+#  - PBS: a walltime too short for the sweep stops the measurement with `timeout`, resubmits
+#    itself with qsub; the resubmitted job (settings from settings.env) resumes and completes.
+# Usage: batch_templates_test.sh SOURCE_DIR BIN_DIR WORKDIR
+set -uo pipefail
+SRC=$1
+BIN=$2
+WORK=$3
+for p in network_test network_analyze network_cluster; do
+  [[ -x $BIN/$p ]] || { echo "SKIP: $BIN/$p not built"; exit 77; }
+done
+command -v mpiexec >/dev/null || { echo "SKIP: no mpiexec"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+rm -rf "$WORK"
+mkdir -p "$WORK/fake"
+# Fake batch-system commands: they log their arguments.
+for c in scontrol qsub; do
+  printf '#!/bin/sh\necho "%s $*" >> %s/fake/calls.log\n' "$c" "$WORK" >"$WORK/fake/$c"
+done
+chmod +x "$WORK"/fake/*
+export PATH=$WORK/fake:$PATH
+
+check_complete() { # OUT MODES...
+  local out=$1; shift
+  for m in "$@"; do
+    [[ -e $out/$m.done ]] || fail "$m not marked done in $out"
+    for s in average median min max deviation; do
+      [[ -s $out/${m}_$s.nc ]] || fail "$out/${m}_$s.nc missing"
+    done
+    [[ $(wc -l <"$out/${m}_hosts.txt") == 2 ]] || fail "$out/${m}_hosts.txt does not list 2 ranks"
+    [[ -s $out/analysis/${m}_median_clustered.nc ]] || fail "clustered copy of $m missing"
+  done
+  [[ -s $out/analysis/report.json ]] || fail "analysis report missing in $out"
+  grep -q '"groups"' "$out/analysis/report.json" || fail "report.json without groups"
+}
+
+MODES="one_to_one async_one_to_one bcast"
+common=(NT_BIN="$BIN" NT_MODES="$MODES" NT_LENGTHS=0,1024,65536 NT_REPEATS=3 NT_EXTRA="--warmup 1")
+
+echo "== Slurm template: full sweep"
+S=$WORK/slurm
+env "${common[@]}" NT_OUT="$S" NT_LAUNCH=mpiexec SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 \
+  SLURM_JOB_ID=101 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm1.log" 2>&1 ||
+  { cat "$WORK/slurm1.log"; fail "sbatch template exited with $?"; }
+check_complete "$S" $MODES
+env "${common[@]}" NT_OUT="$S" NT_LAUNCH=mpiexec SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 \
+  SLURM_JOB_ID=101 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm2.log" 2>&1
+[[ $(grep -c 'done before, skipped' "$WORK/slurm2.log") == 3 ]] || { cat "$WORK/slurm2.log"; fail "finished modes not skipped"; }
+echo "ok"
+
+echo "== Slurm template: USR1 before the time limit, requeue, resume"
+S2=$WORK/slurm-limit
+# 21 lengths up to 8 MB: a few seconds, long enough to be stopped after the first lengths.
+long=(NT_BIN="$BIN" NT_MODES="one_to_one" NT_BEGIN=0 NT_END=8000000 NT_GEOMETRIC= NT_STEP=400000 NT_REPEATS=20)
+env "${long[@]}" NT_OUT="$S2" NT_LAUNCH=mpiexec SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 SLURM_JOB_ID=102 \
+  bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm3.log" 2>&1 &
+job=$!
+# Wait until the first length is stored, then signal.
+for _ in $(seq 1 600); do
+  ncdump -h "$S2/one_to_one_median.nc" 2>/dev/null | grep -qE 'UNLIMITED ; // \([1-9][0-9]* currently\)' && break
+  sleep 0.05
+done
+kill -USR1 $job
+wait $job
+grep -q "time limit near" "$WORK/slurm3.log" || { cat "$WORK/slurm3.log"; fail "USR1 not handled"; }
+grep -q "scontrol requeue 102" "$WORK/fake/calls.log" || fail "job not requeued"
+[[ -e $S2/one_to_one.done ]] && fail "interrupted mode marked done (make the sweep longer?)"
+/usr/bin/python3 -c "
+from netCDF4 import Dataset; import sys
+n = len(Dataset('$S2/one_to_one_median.nc').dimensions['n'])
+print('lengths stored when stopped:', n); sys.exit(0 if 0 < n < 21 else 1)" || fail "partial file not as expected"
+env "${long[@]}" NT_OUT="$S2" NT_LAUNCH=mpiexec SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 SLURM_JOB_ID=102 \
+  SLURM_RESTART_COUNT=1 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm4.log" 2>&1 ||
+  { cat "$WORK/slurm4.log"; fail "restarted job failed"; }
+grep -q "one_to_one: --resume" "$WORK/slurm4.log" || { cat "$WORK/slurm4.log"; fail "restart did not resume"; }
+[[ -e $S2/one_to_one.done ]] || { cat "$WORK/slurm4.log"; fail "resumed mode not complete"; }
+/usr/bin/python3 -c "
+from netCDF4 import Dataset; import sys
+n = len(Dataset('$S2/one_to_one_median.nc').dimensions['n'])
+print('lengths after resume:', n); sys.exit(0 if n == 21 else 1)" || fail "resumed file incomplete"
+echo "ok"
+
+echo "== PBS template: full sweep"
+P=$WORK/pbs
+printf 'localhost\nlocalhost\n' >"$WORK/nodefile"
+env "${common[@]}" NT_OUT="$P" PBS_NODEFILE="$WORK/nodefile" PBS_JOBID=201 PBS_O_WORKDIR="$WORK" \
+  bash "$SRC/scripts/pbs/network_test.pbs" >"$WORK/pbs1.log" 2>&1 ||
+  { cat "$WORK/pbs1.log"; fail "pbs template exited with $?"; }
+grep -q "1 nodes x 2 ranks (2 ranks)" "$WORK/pbs1.log" || { cat "$WORK/pbs1.log"; fail "node file not read"; }
+check_complete "$P" $MODES
+echo "ok"
+
+echo "== PBS template: walltime too short, resubmit, resume"
+P2=$WORK/pbs-limit
+# qstat reports a walltime that leaves 2 s after the 300 s margin.
+printf '#!/bin/sh\necho "    Resource_List.walltime = 00:05:02"\n' >"$WORK/fake/qstat"
+chmod +x "$WORK/fake/qstat"
+env "${long[@]}" NT_MIN_RUN=1 NT_OUT="$P2" PBS_NODEFILE="$WORK/nodefile" PBS_JOBID=202 \
+  PBS_O_WORKDIR="$WORK" NT_SCRIPT="$SRC/scripts/pbs/network_test.pbs" \
+  bash "$SRC/scripts/pbs/network_test.pbs" >"$WORK/pbs2.log" 2>&1
+grep -q "stopped before the walltime" "$WORK/pbs2.log" || { cat "$WORK/pbs2.log"; fail "walltime stop not seen"; }
+grep -q "qsub -v NT_OUT=$P2,NT_RESUBMIT_COUNT=1 $SRC/scripts/pbs/network_test.pbs" "$WORK/fake/calls.log" ||
+  { cat "$WORK/fake/calls.log"; fail "not resubmitted"; }
+rm "$WORK/fake/qstat"
+# The resubmitted job gets only NT_OUT and the count; the rest comes from settings.env.
+env -u NT_MODES NT_OUT="$P2" NT_RESUBMIT_COUNT=1 PBS_NODEFILE="$WORK/nodefile" PBS_JOBID=203 \
+  PBS_O_WORKDIR="$WORK" bash "$SRC/scripts/pbs/network_test.pbs" >"$WORK/pbs3.log" 2>&1 ||
+  { cat "$WORK/pbs3.log"; fail "resubmitted job failed"; }
+grep -q "one_to_one: --resume" "$WORK/pbs3.log" || { cat "$WORK/pbs3.log"; fail "resubmitted job did not resume"; }
+[[ -e $P2/one_to_one.done ]] || { cat "$WORK/pbs3.log"; fail "resumed mode not complete"; }
+echo "ok"
+echo "PASS"
