@@ -55,7 +55,12 @@ void add_options(CLI::App& app, Settings& s) {
   app.add_option("--idle-sleep-max", s.idle_sleep_max, "longest sleep (s) of a rank waiting for its turn")
       ->capture_default_str();
   app.add_flag("--list", s.list, "list the modes with their descriptions and options");
-  app.add_flag("-q,--quiet", s.quiet, "no progress output");
+  app.add_flag("-q,--quiet", s.quiet, "no progress output and no summary");
+  app.add_option("--progress", s.progress,
+                 "progress on stderr: bar (with ETA), lines (every 10 s, for batch logs), none; auto: bar when "
+                 "interactive")
+      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}))
+      ->capture_default_str();
   std::vector<std::string> seen;
   for (const auto& m : registry().all())
     if (m.add_options && std::find(seen.begin(), seen.end(), m.name) == seen.end()) {
@@ -343,7 +348,7 @@ int run_network_test(int argc, char** argv) {
     if (show) std::cerr << kProgram << ": loggp over " << s.lengths.size() << " sizes and " << P * (P - 1) << " pairs\n";
     run_loggp(c, info, s.prefix + "_loggp.nc", s.force);
   } else {
-    Progress progress(show, s.lengths, first);
+    Progress progress(show ? s.progress : std::string("none"), s.lengths, first);
     run_sweep(c, rank == 0 ? &out : nullptr, first, rank == 0 ? &progress : nullptr);
     progress.finish();
     for (auto& [st, w] : out.stats) w.close();

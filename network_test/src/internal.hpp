@@ -22,7 +22,8 @@ struct Output {
 // Progress on stderr (rank 0): a bar with ETA on a terminal, a plain line every 10 s otherwise.
 class Progress {
  public:
-  Progress(bool enabled, const std::vector<std::int64_t>& lengths, std::size_t first);
+  // style: "bar", "lines", "none" or "auto" (bar on a terminal, lines otherwise).
+  Progress(const std::string& style, const std::vector<std::int64_t>& lengths, std::size_t first);
   void update(std::size_t done_index, std::int64_t length);
   void finish();
 

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <limits>
 
 #include <fmt/format.h>
@@ -23,8 +25,24 @@ namespace nt::measure {
 // ---------------------------------------------------------------------------------------------
 // Progress
 
-Progress::Progress(bool enabled, const std::vector<std::int64_t>& lengths, std::size_t first)
-    : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), lengths_(lengths), first_(first) {
+namespace {
+// Under mpiexec a rank's stderr is a pipe to the launcher even when the user watches a terminal,
+// so "auto" also takes an interactive-looking environment (TERM set, not in a batch job).
+bool looks_interactive() {
+  if (isatty(STDERR_FILENO)) return true;
+  const char* term = std::getenv("TERM");
+  if (!term || std::string(term).empty() || std::string(term) == "dumb") return false;
+  for (const char* batch : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID", "FLUX_JOB_ID"})
+    if (std::getenv(batch)) return false;
+  return true;
+}
+}  // namespace
+
+Progress::Progress(const std::string& style, const std::vector<std::int64_t>& lengths, std::size_t first)
+    : enabled_(style != "none"),
+      tty_(style == "bar" || (style == "auto" && looks_interactive())),
+      lengths_(lengths),
+      first_(first) {
   for (std::size_t k = first; k < lengths.size(); ++k) total_ += weight(k);
   start_ = last_ = MPI_Wtime();
 }

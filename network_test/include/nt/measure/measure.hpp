@@ -36,6 +36,7 @@ struct Settings {
   std::optional<std::uint64_t> seed;      // resolved on rank 0 when not given
   bool force = false, resume = false, raw = false, shuffle = false, concurrent = false;
   bool list = false, quiet = false;
+  std::string progress = "auto";          // auto, bar, lines, none
   double timeout = 0.0;                   // seconds, 0 = none
   int sync_rounds = 10;                   // ping-pongs for a clock-offset estimate
   std::string clock_sync = "auto";        // "auto": same host = shared clock; "pingpong": always estimate
