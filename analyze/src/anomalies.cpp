@@ -114,49 +114,61 @@ RankEffects rank_effects(const Cube& c, const Topology& t) {
   e.send.assign(K, std::vector<double>(N, 0.0));
   e.recv.assign(K, std::vector<double>(N, 0.0));
   e.resid.assign(K, std::vector<double>(N * N, kNaN));
-  std::vector<double> lv(N * N), cc(static_cast<std::size_t>(nc)), tmp;
-  std::vector<std::vector<double>> byclass(static_cast<std::size_t>(nc));
-  for (std::size_t k = 0; k < K; ++k) {
-    auto& s = e.send[k];
-    auto& r = e.recv[k];
-    for (std::size_t x = 0; x < N * N; ++x) {
-      const double v = c.v[k * N * N + x];
-      lv[x] = (cls[x] >= 0 && Cube::usable(v)) ? std::log(v) : kNaN;
-    }
-    auto res = [&](std::size_t i, std::size_t j) {
-      const std::size_t x = i * N + j;
-      return lv[x] - cc[static_cast<std::size_t>(cls[x])] - s[i] - r[j];
-    };
-    std::fill(cc.begin(), cc.end(), 0.0);
-    for (int it = 0; it < 5; ++it) {
-      for (auto& b : byclass) b.clear();
-      for (std::size_t x = 0; x < N * N; ++x)
-        if (std::isfinite(lv[x])) byclass[static_cast<std::size_t>(cls[x])].push_back(res(x / N, x % N));
-      for (int q = 0; q < nc; ++q)
-        if (!byclass[static_cast<std::size_t>(q)].empty()) cc[static_cast<std::size_t>(q)] += median_of(byclass[static_cast<std::size_t>(q)]);
-      for (std::size_t i = 0; i < N; ++i) {
-        tmp.clear();
-        for (std::size_t j = 0; j < N; ++j)
-          if (std::isfinite(lv[i * N + j])) tmp.push_back(res(i, j));
-        if (!tmp.empty()) s[i] += median_of(tmp);
+  parallel_for(K, [&](std::size_t k0, std::size_t k1) {
+    std::vector<double> R(N * N), cc(static_cast<std::size_t>(nc)), tmp;
+    std::vector<std::vector<double>> byclass(static_cast<std::size_t>(nc));
+    for (std::size_t k = k0; k < k1; ++k) {
+      auto& s = e.send[k];
+      auto& r = e.recv[k];
+      // R holds the residual log(delay) - class - send - recv; NaN where unknown.
+      for (std::size_t x = 0; x < N * N; ++x) {
+        const double v = c.v[k * N * N + x];
+        R[x] = (cls[x] >= 0 && Cube::usable(v)) ? std::log(v) : kNaN;
       }
-      for (std::size_t j = 0; j < N; ++j) {
-        tmp.clear();
+      std::fill(cc.begin(), cc.end(), 0.0);
+      for (int it = 0; it < 5; ++it) {
+        for (auto& b : byclass) b.clear();
+        for (std::size_t x = 0; x < N * N; ++x)
+          if (std::isfinite(R[x])) byclass[static_cast<std::size_t>(cls[x])].push_back(R[x]);
+        std::vector<double> dc(static_cast<std::size_t>(nc), 0.0);
+        for (int q = 0; q < nc; ++q)
+          if (!byclass[static_cast<std::size_t>(q)].empty()) dc[static_cast<std::size_t>(q)] = median_of(byclass[static_cast<std::size_t>(q)]);
+        for (std::size_t x = 0; x < N * N; ++x)
+          if (cls[x] >= 0) R[x] -= dc[static_cast<std::size_t>(cls[x])];
+        for (int q = 0; q < nc; ++q) cc[static_cast<std::size_t>(q)] += dc[static_cast<std::size_t>(q)];
+        for (std::size_t i = 0; i < N; ++i) {
+          tmp.clear();
+          for (std::size_t j = 0; j < N; ++j)
+            if (std::isfinite(R[i * N + j])) tmp.push_back(R[i * N + j]);
+          if (tmp.empty()) continue;
+          const double m = median_of(tmp);
+          s[i] += m;
+          for (std::size_t j = 0; j < N; ++j) R[i * N + j] -= m;
+        }
+        std::vector<double> colm(N, 0.0);
+        std::vector<std::vector<double>> cols(N);
         for (std::size_t i = 0; i < N; ++i)
-          if (std::isfinite(lv[i * N + j])) tmp.push_back(res(i, j));
-        if (!tmp.empty()) r[j] += median_of(tmp);
+          for (std::size_t j = 0; j < N; ++j)
+            if (std::isfinite(R[i * N + j])) cols[j].push_back(R[i * N + j]);
+        for (std::size_t j = 0; j < N; ++j)
+          if (!cols[j].empty()) colm[j] = median_of(cols[j]);
+        for (std::size_t i = 0; i < N; ++i)
+          for (std::size_t j = 0; j < N; ++j) R[i * N + j] -= colm[j];
+        for (std::size_t j = 0; j < N; ++j) r[j] += colm[j];
+        // Keep the rank effects centred (their median is 0): the class constants take the level.
+        tmp = s;
+        const double ms = median_of(tmp);
+        tmp = r;
+        const double mr = median_of(tmp);
+        for (auto& x : s) x -= ms;
+        for (auto& x : r) x -= mr;
+        // (the residual is unchanged: s and r moved down by what the class constants moved up)
+        for (auto& x : cc) x += ms + mr;
       }
-      tmp = s;
-      const double ms = median_of(tmp);
-      tmp = r;
-      const double mr = median_of(tmp);
-      for (auto& x : s) x -= ms;
-      for (auto& x : r) x -= mr;
-      for (auto& x : cc) x += ms + mr;
+      for (std::size_t x = 0; x < N * N; ++x)
+        if (std::isfinite(R[x])) e.resid[k][x] = R[x];
     }
-    for (std::size_t x = 0; x < N * N; ++x)
-      if (std::isfinite(lv[x])) e.resid[k][x] = res(x / N, x % N);
-  }
+  });
   return e;
 }
 

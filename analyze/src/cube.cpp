@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <thread>
 
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
@@ -29,6 +30,19 @@ Cube load_cube(const Dataset& d) {
   }
   if (!c.hosts.empty() && static_cast<int>(c.hosts.size()) != c.P) c.hosts.clear();
   return c;
+}
+
+void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+  const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t T = std::min<std::size_t>(hw, n);
+  if (T <= 1) {
+    if (n > 0) body(0, n);
+    return;
+  }
+  std::vector<std::thread> th;
+  for (std::size_t t = 1; t < T; ++t) th.emplace_back([&, t] { body(t * n / T, (t + 1) * n / T); });
+  body(0, n / T);
+  for (auto& x : th) x.join();
 }
 
 std::vector<std::string> hosts_for(const Cube& c, const std::string& override_file) {

@@ -34,33 +34,41 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
   const auto N = static_cast<std::size_t>(n);
   const std::size_t B = prof.size();
   std::vector<double> dist(B * N * N, 0.0);
-  std::vector<double> x, y, all, scratch;
+  // Transposed profiles: columns become contiguous.
+  Profiles tr(B, std::vector<double>(N * N));
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j) tr[b][j * N + i] = prof[b][i * N + j];
+  struct Scratch {
+    std::vector<double> x, y, all, tmp;
+  };
   // |differences| of the rows and columns of a and c after removing their median; returns the
-  // second largest (robust to one odd cell), and optionally leaves them in `all`.
-  auto compare = [&](const std::vector<double>& p, int a, int c) {
-    x.clear();
-    y.clear();
-    const double* ra = p.data() + static_cast<std::size_t>(a) * N;
-    const double* rc = p.data() + static_cast<std::size_t>(c) * N;
+  // second largest (robust to one odd cell) and leaves the |differences| in s.all.
+  auto compare = [&](std::size_t b, int a, int c, Scratch& s) {
+    s.x.clear();
+    s.y.clear();
+    const double* ra = prof[b].data() + static_cast<std::size_t>(a) * N;
+    const double* rc = prof[b].data() + static_cast<std::size_t>(c) * N;
+    const double* ca = tr[b].data() + static_cast<std::size_t>(a) * N;
+    const double* cc = tr[b].data() + static_cast<std::size_t>(c) * N;
     for (int k = 0; k < n; ++k) {
       if (k == a || k == c) continue;
       const double d1 = ra[k] - rc[k];
-      if (std::isfinite(d1)) x.push_back(d1);
-      const double d2 = p[static_cast<std::size_t>(k) * N + static_cast<std::size_t>(a)] -
-                        p[static_cast<std::size_t>(k) * N + static_cast<std::size_t>(c)];
-      if (std::isfinite(d2)) y.push_back(d2);
+      if (std::isfinite(d1)) s.x.push_back(d1);
+      const double d2 = ca[k] - cc[k];
+      if (std::isfinite(d2)) s.y.push_back(d2);
     }
-    all.clear();
-    for (auto* v : {&x, &y}) {
+    s.all.clear();
+    for (auto* v : {&s.x, &s.y}) {
       double m = 0.0;
       if (v->size() >= 2) {
-        scratch.assign(v->begin(), v->end());
-        m = median_inplace(scratch);
+        s.tmp.assign(v->begin(), v->end());
+        m = median_inplace(s.tmp);
       }
-      for (double e : *v) all.push_back(std::fabs(e - m));
+      for (double e : *v) s.all.push_back(std::fabs(e - m));
     }
     double first = 0.0, second = 0.0;
-    for (double e : all) {
+    for (double e : s.all) {
       if (e > first) {
         second = first;
         first = e;
@@ -68,15 +76,64 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
         second = e;
       }
     }
-    return all.size() >= 2 ? second : first;
+    return s.all.size() >= 2 ? second : first;
   };
-  for (std::size_t b = 0; b < B; ++b)
-    for (int a = 0; a < n; ++a)
-      for (int c = a + 1; c < n; ++c) {
-        const double d = compare(prof[b], a, c);
-        dist[b * N * N + static_cast<std::size_t>(a) * N + static_cast<std::size_t>(c)] = d;
-        dist[b * N * N + static_cast<std::size_t>(c) * N + static_cast<std::size_t>(a)] = d;
+  // Fast distance for all pairs: the median offsets come from a sample of at most ~64 cells
+  // (all cells for up to 128 items), then one pass keeps the two largest |differences|.
+  const std::size_t stride = std::max<std::size_t>(1, N / 64);
+  auto fast = [&](std::size_t b, std::size_t a, std::size_t c, Scratch& s) {
+    const double* ra = prof[b].data() + a * N;
+    const double* rc = prof[b].data() + c * N;
+    const double* ca = tr[b].data() + a * N;
+    const double* cc = tr[b].data() + c * N;
+    double mx = 0.0, my = 0.0;
+    if (N > 128) {
+      s.x.clear();
+      s.y.clear();
+      for (std::size_t k = 0; k < N; k += stride) {
+        if (k == a || k == c) continue;
+        const double d1 = ra[k] - rc[k], d2 = ca[k] - cc[k];
+        if (std::isfinite(d1)) s.x.push_back(d1);
+        if (std::isfinite(d2)) s.y.push_back(d2);
       }
+      if (s.x.size() >= 2) mx = median_inplace(s.x);
+      if (s.y.size() >= 2) my = median_inplace(s.y);
+    } else {
+      return compare(b, static_cast<int>(a), static_cast<int>(c), s);
+    }
+    double first = 0.0, second = 0.0;
+    std::size_t count = 0;
+    auto take = [&](double e) {
+      if (!std::isfinite(e)) return;
+      ++count;
+      if (e > first) {
+        second = first;
+        first = e;
+      } else if (e > second) {
+        second = e;
+      }
+    };
+    for (std::size_t k = 0; k < N; ++k) {
+      if (k == a || k == c) continue;
+      take(std::fabs(ra[k] - rc[k] - mx));
+      take(std::fabs(ca[k] - cc[k] - my));
+    }
+    return count >= 2 ? second : first;
+  };
+  parallel_for(N, [&](std::size_t a0, std::size_t a1) {
+    Scratch s;
+    for (std::size_t q = a0; q < a1; ++q) {
+      // Interleave short and long rows of the triangle so that the chunks are balanced.
+      const std::size_t a = q % 2 == 0 ? q / 2 : N - 1 - q / 2;
+      for (std::size_t c = a + 1; c < N; ++c)
+        for (std::size_t b = 0; b < B; ++b) {
+          const double d = fast(b, a, c, s);
+          dist[b * N * N + a * N + c] = d;
+          dist[b * N * N + c * N + a] = d;
+        }
+    }
+  });
+  Scratch s0;
   // Noise per band: the typical |difference| between each item and its nearest neighbour.
   std::vector<double> tau(B);
   for (std::size_t b = 0; b < B; ++b) {
@@ -87,8 +144,8 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
         if (c != a && (best < 0 || dist[b * N * N + static_cast<std::size_t>(a) * N + static_cast<std::size_t>(c)] <
                                        dist[b * N * N + static_cast<std::size_t>(a) * N + static_cast<std::size_t>(best)]))
           best = c;
-      compare(prof[b], a, best);
-      if (!all.empty()) nn.push_back(median_inplace(all));
+      compare(b, a, best, s0);
+      if (!s0.all.empty()) nn.push_back(median_inplace(s0.all));
     }
     const double sigma = nn.empty() ? 0.0 : 1.4826 * median_inplace(nn);
     tau[b] = std::max(std::log(opt.min_ratio), opt.noise_factor * sigma);

@@ -82,6 +82,29 @@ TEST(Topology, GroupsEqualTrueNodesWithShuffledPlacementAndSlowNode) {
   }
 }
 
+TEST(Topology, LargeShuffledClusterUsesTheSampledOffsets) {
+  nt::SynthParams p;  // more than 128 ranks: the fast distance path
+  p.nodes = 36;
+  p.ranks_per_node = 4;
+  p.nodes_per_switch = 12;
+  p.shuffle = true;
+  p.slow_node = 17;
+  p.noise = 0.03;
+  p.seed = 21;
+  p.lengths = geometric(10);
+  auto s = make(p);
+  const auto t = na::find_topology(s.cube);
+  EXPECT_EQ(partition(t.levels[0].groups), partition(s.r.node_of_rank));
+  ASSERT_EQ(t.levels.size(), 2u);
+  std::vector<int> sw;
+  for (int n : s.r.node_of_rank) sw.push_back(s.r.switch_of_node[static_cast<std::size_t>(n)]);
+  EXPECT_EQ(partition(t.levels[1].groups), partition(sw));
+  const auto an = na::find_anomalies(s.cube, t, s.r.hosts);
+  ASSERT_EQ(an.size(), 1u);
+  EXPECT_EQ(an[0].kind, "slow_node");
+  EXPECT_EQ(an[0].ranks, ranks_of_node(s.r, 17));
+}
+
 TEST(Topology, TwoRanksPerNodeAndNoisyData) {
   nt::SynthParams p;
   p.nodes = 16;

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct Cube {
 // Reads every matrix of `d` (one at a time) and sorts them by length. Throws nt::Error when the
 // dataset holds no matrix or fewer than 2 ranks.
 Cube load_cube(const Dataset& d);
+
+// Runs body(begin, end) over [0, n) split into contiguous chunks on the hardware threads.
+void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body);
 
 // The hosts to compare with: `override_file` when given, else the dataset's own.
 std::vector<std::string> hosts_for(const Cube& c, const std::string& override_file);
