@@ -140,7 +140,7 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
   m.start_time = utc_now_iso();
   m.warmup = s.warmup;
   m.seed = s.seed.value_or(0);
-  m.sync_method = spec.sync_method;
+  m.sync_method = spec.sync_method + fmt::format(" [K = {}]", s.sync_rounds);
   if (s.clock_sync == "auto")
     m.sync_method += "; ranks on the same host share the system clock (offset 0, ping-pongs still give the round trip)";
   m.sweep = s.sweep_kind;

@@ -52,9 +52,24 @@ std::string mpi_library_version() {
   int len = 0;
   MPI_Get_library_version(buf, &len);
   std::string s(buf, static_cast<std::size_t>(std::max(len, 0)));
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\0' || s.back() == ' ')) s.pop_back();
-  // Keep the first line (MPICH appends its whole configure line).
-  if (auto nl = s.find('\n'); nl != std::string::npos) s.resize(nl);
+  // MPICH appends its whole configure line: keep version, release date and device.
+  std::string out;
+  std::size_t pos = 0, kept = 0;
+  while (pos < s.size() && kept < 4) {
+    auto nl = s.find('\n', pos);
+    std::string line = s.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    pos = nl == std::string::npos ? s.size() : nl + 1;
+    for (auto& ch : line)
+      if (ch == '\t') ch = ' ';
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\0')) line.pop_back();
+    if (line.empty() || line.find("onfigure") != std::string::npos || line.find("CC:") == 0 ||
+        line.find("MPICH CC") == 0 || line.find("MPICH CXX") == 0 || line.find("MPICH F") == 0)
+      continue;
+    if (line.rfind("MPICH ABI", 0) == 0 || line.rfind("MPICH Custom", 0) == 0) continue;
+    out += (out.empty() ? "" : "; ") + line;
+    ++kept;
+  }
+  s = out;
   return s;
 }
 
