@@ -73,11 +73,11 @@ if [[ $VW == MISSING ]]; then
   skipped+=("network_viewer (not built: NT_BUILD_VIEWER=OFF or no Qt)")
 else
   export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
-  "$VW" "${P}_median.nc" --render "$WORK/matrix.png" --view matrix --length 262144 ||
+  "$VW" "${P}_median.nc" --render "$WORK/matrix.png" --view matrix --length 262144 --size 320 --decorate --groups "$WORK/report.json" ||
     fail "network_viewer --render exited with $?"
   $PY "$CHECK" png "$WORK/matrix.png" || fail "rendered image check"
   if [[ $CL != MISSING ]]; then
-    "$VW" "$WORK/clustered.nc" --render "$WORK/clustered.png" --view matrix --length 262144 ||
+    "$VW" "$WORK/clustered.nc" --render "$WORK/clustered.png" --view matrix --length 262144 --size 320 ||
       fail "network_viewer --render of the clustered file exited with $?"
     $PY "$CHECK" png "$WORK/clustered.png" || fail "rendered clustered image check"
   fi
