@@ -70,7 +70,7 @@ int do_decompress(const fs::path& in, const fs::path& prefix, bool force) {
 
 int run(int argc, char** argv) {
   CLI::App app{"network_cluster: compresses delay matrices into regions of message lengths with stable clusters "
-               "of rank pairs (clustered NetCDF-4), decompresses them, and reports the error",
+               "of rank pairs (clustered NetCDF-4), decompresses them, reports the error, and groups ranks into topology classes",
                "network_cluster"};
   app.set_version_flag("--version", version_string());
   app.require_subcommand(1);
@@ -107,6 +107,10 @@ int run(int argc, char** argv) {
   inf->add_option("file", in, "clustered file")->required();
   inf->add_flag("--json", json, "print JSON");
 
+  auto* grp = app.add_subcommand("groups", "topology classes: ranks that are interchangeable in the clustering, with hosts");
+  grp->add_option("file", in, "clustered file")->required();
+  grp->add_flag("--json", json, "print JSON");
+
   o.relative = false;
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
@@ -124,6 +128,10 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (dec->parsed()) return do_decompress(in, out, force);
+  if (grp->parsed()) {
+    std::cout << groups_report(in, json);
+    return 0;
+  }
   if (inf->parsed()) {
     const FileSummary s = summarize_file(in);
     std::cout << (json ? summary_json(s) + "\n" : format_summary(s));

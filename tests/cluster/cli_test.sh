@@ -69,6 +69,11 @@ PY
 # A decompressed file compresses again (any raw file is an input).
 check recompress 0 "$NC" compress "$W/back_median.nc" -o "$W/c2.nc" --threshold 0.05 --relative
 
+# Topology classes: the synthetic run has 3 nodes of 8 ranks (one slow) -> 3 classes.
+check groups 0 "$NC" groups "$W/c.nc"
+expect_in groups "$W/groups.out" "24 ranks in 3 topology classes"
+check groups_raw 2 "$NC" groups "$W/run_median.nc"
+
 # Threshold spellings: a percentage implies --relative, time units scale to seconds.
 check pct 0 "$NC" compress "$W/run_median.nc" -o "$W/pct.nc" --threshold 5%
 check pct_info 0 "$NC" info "$W/pct.nc"

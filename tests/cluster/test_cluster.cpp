@@ -21,6 +21,8 @@
 #include "nt/raw_file.hpp"
 #include "nt/synth.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace fs = std::filesystem;
 using namespace nt;
 using nt::cluster::Options;
@@ -468,4 +470,55 @@ TEST(BadInput, CorruptClusteredFiles) {
         for (std::size_t k = 0; k < t->count(); ++k) (void)t->matrix(k);
       },
       Error);
+}
+
+// Topology classes: on synthetic data with random rank placement the classes are the nodes; a
+// single misbehaving rank gets a class of its own and its host is reported as split.
+TEST(Groups, ClassesAreTheNodes) {
+  const fs::path dir = temp_dir("groups");
+  SynthParams sp;
+  sp.nodes = 6;
+  sp.ranks_per_node = 4;
+  sp.nodes_per_switch = 3;
+  sp.shuffle = true;
+  sp.slow_node = 2;
+  sp.lengths = {0, 1024, 4096, 16384, 65536};
+  sp.seed = 5;
+  const SynthResult syn = synthesize(sp);
+  auto& ds = *syn.stats.at(Statistic::median);
+  ds.mutable_info().meta.hosts = syn.hosts;
+  Options o;
+  o.threshold = 0.05;
+  o.relative = true;
+  write_raw(dir / "in.nc", ds, true);
+  cluster::compress_file(dir / "in.nc", dir / "c.nc", o, true);
+  const Layout lay = read_layout(dir / "c.nc");
+  const auto rc = cluster::rank_classes(lay.info, ds.ranks());
+  ASSERT_EQ(rc.members.size(), 6u);
+  for (int a = 0; a < ds.ranks(); ++a)
+    for (int b = 0; b < ds.ranks(); ++b)
+      EXPECT_EQ(rc.class_of[static_cast<std::size_t>(a)] == rc.class_of[static_cast<std::size_t>(b)],
+                syn.node_of_rank[static_cast<std::size_t>(a)] == syn.node_of_rank[static_cast<std::size_t>(b)])
+          << a << " " << b;
+  const std::string text = cluster::groups_report(dir / "c.nc", false);
+  EXPECT_NE(text.find("24 ranks in 6 topology classes"), std::string::npos) << text;
+  EXPECT_EQ(text.find("is split"), std::string::npos) << text;
+
+  // Rank 7 becomes twice as slow on every send and receive.
+  for (std::size_t k = 0; k < ds.count(); ++k)
+    for (int j = 0; j < ds.ranks(); ++j) {
+      ds.at(k).at(7, j) *= 2;
+      ds.at(k).at(j, 7) *= 2;
+    }
+  write_raw(dir / "in2.nc", ds, true);
+  cluster::compress_file(dir / "in2.nc", dir / "c2.nc", o, true);
+  const auto rc2 = cluster::rank_classes(read_layout(dir / "c2.nc").info, ds.ranks());
+  EXPECT_EQ(rc2.members.size(), 7u);
+  EXPECT_EQ(rc2.members[static_cast<std::size_t>(rc2.class_of[7])], std::vector<int>{7});
+  const std::string text2 = cluster::groups_report(dir / "c2.nc", false);
+  EXPECT_NE(text2.find("host " + syn.hosts[7] + " is split"), std::string::npos) << text2;
+  const auto j = nlohmann::json::parse(cluster::groups_report(dir / "c2.nc", true));
+  EXPECT_EQ(j["classes"].size(), 7u);
+  EXPECT_TRUE(j["hosts_split_over_classes"].contains(syn.hosts[7]));
+  EXPECT_THROW(cluster::groups_report(dir / "in.nc", false), FileError);
 }

@@ -105,6 +105,19 @@ FileSummary summarize_file(const std::filesystem::path& path);
 std::string format_summary(const FileSummary& s);
 std::string summary_json(const FileSummary& s);
 
+// Topology classes: ranks a and b are in one class when exchanging them maps the clustering of
+// every region onto itself (cluster(a, j) = cluster(b, j) and cluster(j, a) = cluster(j, b) for
+// every other j, cluster(a, b) = cluster(b, a), cluster(a, a) = cluster(b, b)). Swaps compose, so
+// this is an equivalence; on a cluster machine the classes are the nodes (or finer, when a rank
+// misbehaves). `regions` holds the P*P cluster ids (or info offsets) of each region.
+struct RankClasses {
+  std::vector<int> class_of;                 // per rank, classes numbered by their first rank
+  std::vector<std::vector<int>> members;     // per class, its ranks in order
+};
+RankClasses rank_classes(const std::vector<std::vector<int>>& regions, int P);
+// Reads a clustered file and reports its classes with the hosts (text or JSON).
+std::string groups_report(const std::filesystem::path& clustered, bool json);
+
 // The whole command line (subcommands compress, decompress, info); returns the exit code.
 int run(int argc, char** argv);
 

@@ -1,0 +1,134 @@
+// Topology classes of ranks from a clustered file (see rank_classes in cluster.hpp).
+#include <map>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "nt/cluster/cluster.hpp"
+#include "nt/clustered.hpp"
+#include "nt/error.hpp"
+#include "nt/netcdf.hpp"
+
+namespace nt::cluster {
+
+namespace {
+
+bool swappable(const std::vector<int>& c, std::size_t P, std::size_t a, std::size_t b) {
+  if (c[a * P + a] != c[b * P + b] || c[a * P + b] != c[b * P + a]) return false;
+  for (std::size_t j = 0; j < P; ++j) {
+    if (j == a || j == b) continue;
+    if (c[a * P + j] != c[b * P + j] || c[j * P + a] != c[j * P + b]) return false;
+  }
+  return true;
+}
+
+// "0-7,9,12-15"
+std::string ranges(const std::vector<int>& v) {
+  std::string s;
+  for (std::size_t q = 0; q < v.size();) {
+    std::size_t e = q;
+    while (e + 1 < v.size() && v[e + 1] == v[e] + 1) ++e;
+    if (!s.empty()) s += ',';
+    s += e == q ? std::to_string(v[q]) : fmt::format("{}-{}", v[q], v[e]);
+    q = e + 1;
+  }
+  return s;
+}
+
+}  // namespace
+
+RankClasses rank_classes(const std::vector<std::vector<int>>& regions, int P) {
+  const auto n = static_cast<std::size_t>(P);
+  for (const auto& c : regions)
+    if (c.size() != n * n) throw Error("internal: region clustering of the wrong size");
+  RankClasses rc;
+  rc.class_of.assign(n, -1);
+  for (std::size_t a = 0; a < n; ++a) {
+    for (std::size_t k = 0; k < rc.members.size() && rc.class_of[a] < 0; ++k) {
+      const auto rep = static_cast<std::size_t>(rc.members[k].front());
+      bool all = true;
+      for (const auto& c : regions) all = all && swappable(c, n, rep, a);
+      if (all) rc.class_of[a] = static_cast<int>(k);
+    }
+    if (rc.class_of[a] < 0) {
+      rc.class_of[a] = static_cast<int>(rc.members.size());
+      rc.members.emplace_back();
+    }
+    rc.members[static_cast<std::size_t>(rc.class_of[a])].push_back(static_cast<int>(a));
+  }
+  return rc;
+}
+
+std::string groups_report(const std::filesystem::path& path, bool json) {
+  if (nc::sniff(path) != nc::Magic::hdf5) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) throw FileError(path, "no such file");
+    throw FileError(path, "not a clustered file (run network_cluster compress first)");
+  }
+  {
+    const nc::File probe = nc::File::open(path);
+    if (!probe.find_var("info") || !probe.find_var("length"))
+      throw FileError(path, "not a clustered file (no 'info' and 'length' variables)");
+  }
+  const auto ds = open_clustered(path);
+  const nc::File f = nc::File::open(path);
+  const auto P = static_cast<std::size_t>(ds->ranks());
+  const std::size_t nn = f.dim("n").length;
+  const int vinfo = f.var("info").id;
+  std::vector<std::vector<int>> regions(nn, std::vector<int>(P * P));
+  for (std::size_t r = 0; r < nn; ++r) f.get(vinfo, {r, 0, 0}, {1, P, P}, regions[r].data());
+  const RankClasses rc = rank_classes(regions, ds->ranks());
+  const auto& hosts = ds->meta().hosts;
+  const bool have_hosts = hosts.size() == P;
+  // Classes per host: a host split over several classes holds a rank that behaves differently.
+  std::map<std::string, std::set<int>> classes_of_host;
+  if (have_hosts)
+    for (std::size_t a = 0; a < P; ++a) classes_of_host[hosts[a]].insert(rc.class_of[a]);
+
+  if (json) {
+    nlohmann::json j;
+    j["file"] = path.string();
+    j["ranks"] = P;
+    j["regions"] = nn;
+    j["class_of_rank"] = rc.class_of;
+    j["classes"] = nlohmann::json::array();
+    for (const auto& m : rc.members) {
+      nlohmann::json c;
+      c["ranks"] = m;
+      if (have_hosts) {
+        std::set<std::string> hs;
+        for (int a : m) hs.insert(hosts[static_cast<std::size_t>(a)]);
+        c["hosts"] = hs;
+      }
+      j["classes"].push_back(c);
+    }
+    nlohmann::json split = nlohmann::json::object();
+    for (const auto& [h, cs] : classes_of_host)
+      if (cs.size() > 1) split[h] = cs;
+    j["hosts_split_over_classes"] = split;
+    return j.dump(2) + "\n";
+  }
+  std::string o = fmt::format("{}: {} ranks in {} topology classes (ranks interchangeable in all {} regions)\n",
+                              path.string(), P, rc.members.size(), nn);
+  for (std::size_t k = 0; k < rc.members.size(); ++k) {
+    const auto& m = rc.members[k];
+    std::string hs;
+    if (have_hosts) {
+      std::set<std::string> set;
+      for (int a : m) set.insert(hosts[static_cast<std::size_t>(a)]);
+      for (const auto& h : set) hs += (hs.empty() ? "" : ",") + h;
+    }
+    o += fmt::format("  class {}: {} ranks: {}{}\n", k, m.size(), ranges(m), hs.empty() ? "" : "  hosts: " + hs);
+  }
+  for (const auto& [h, cs] : classes_of_host)
+    if (cs.size() > 1) {
+      std::string list;
+      for (int c : cs) list += (list.empty() ? "" : ", ") + std::to_string(c);
+      o += fmt::format("  note: host {} is split over classes {}: some of its ranks behave differently\n", h, list);
+    }
+  return o;
+}
+
+}  // namespace nt::cluster
