@@ -9,7 +9,7 @@
    the fraction network_test reports as timed communication (sum of the timed intervals of the
    task leaders / wall time).
 
-usage: run_bench.py BUILD_DIR [ROUNDS=5] [--no-sweep]
+usage: run_bench.py BUILD_DIR [ROUNDS=5] [--no-sweep] [--samples=N (network_test samples per pair, 2000)]
 """
 import os
 import re
@@ -28,7 +28,10 @@ sweep = "--no-sweep" not in sys.argv
 nt = os.path.join(build, "bin", "network_test")
 pp = os.path.join(build, "bin", "nt_pingpong")
 work = tempfile.mkdtemp(prefix="nt_bench_")
-SAMPLES = 10000
+SAMPLES = 2000
+for a in sys.argv:
+    if a.startswith("--samples="):
+        SAMPLES = int(a.split("=", 1)[1])
 
 
 def run(cmd):
@@ -39,7 +42,7 @@ def run(cmd):
 
 
 def pingpong():
-    out = run(["mpiexec", "-n", "2", pp, "0", str(SAMPLES), "1000"])
+    out = run(["mpiexec", "-n", "2", pp, "0", "10000", "1000"])
     return float(re.search(r"half_rtt_median_s=(\S+)", out).group(1))
 
 
@@ -47,13 +50,14 @@ def nt_median(mode, ranks):
     pre = os.path.join(work, f"{mode}_{ranks}")
     run(["mpiexec", "-n", str(ranks), nt, "-t", mode, "--lengths", "0", "-n", str(SAMPLES), "--warmup", "1000",
          "-f", pre, "--force", "-q", "--seed", "1"])
-    d = netCDF4.Dataset(pre + "_median.nc")["data"][0]
+    d = np.asarray(netCDF4.Dataset(pre + "_median.nc")["data"][0])
     off = d[~np.eye(d.shape[0], dtype=bool)]
     return float(np.median(off))
 
 
 cols = ["pingpong_2", "one_to_one_2", "send_recv_2", "one_to_one_4", "send_recv_4"]
 rows = []
+print(f"# network_test samples per pair: {SAMPLES} (+1000 warm-up); ping-pong: 10000 round trips (+1000)")
 print(f"# {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, load average {os.getloadavg()}")
 print("round " + " ".join(f"{c:>14}" for c in cols) + "   (microseconds, 0-byte messages)")
 for i in range(rounds):
