@@ -35,6 +35,9 @@ for p in "$NT" "$AN"; do
   if [[ $p == MISSING ]]; then echo "SKIP: network_test or network_analyze is not part of this build"; exit 77; fi
 done
 fail() { echo "FAIL: $*"; "$VC" --name $NAME down >/dev/null 2>&1; exit 1; }
+# A failed check that later steps do not depend on: recorded, the other steps still run.
+failed=()
+check_fail() { echo "CHECK FAILED: $*"; failed+=("$*"); }
 skipped=()
 
 rm -rf "$WORK"
@@ -56,7 +59,7 @@ echo "== 2. network_analyze report"
 rc=$?
 cat "$WORK/report.txt"
 [[ $rc == 0 ]] || fail "network_analyze exited with $rc"
-$PY "$CHECK" analyze "$WORK/report.json" "${P}_hosts.txt" --slow-hosts $NAME-n3 || fail "analysis check"
+$PY "$CHECK" analyze "$WORK/report.json" "${P}_hosts.txt" --slow-hosts $NAME-n3 || check_fail "analysis check"
 
 echo "== 3. network_cluster compress"
 if [[ $CL == MISSING ]]; then
@@ -65,7 +68,7 @@ else
   "$CL" compress "${P}_median.nc" -o "$WORK/clustered.nc" --threshold 0.05 --relative ||
     fail "network_cluster exited with $?"
   $PY "$CHECK" cluster "$WORK/clustered.nc" "${P}_median.nc" --threshold 0.05 \
-    --hosts "${P}_hosts.txt" --slow-hosts $NAME-n3 || fail "clustered file check"
+    --hosts "${P}_hosts.txt" --slow-hosts $NAME-n3 || check_fail "clustered file check"
 fi
 
 echo "== 4. network_viewer --render"
@@ -75,11 +78,11 @@ else
   export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
   "$VW" "${P}_median.nc" --render "$WORK/matrix.png" --view matrix --length 262144 --size 320 --decorate --groups "$WORK/report.json" ||
     fail "network_viewer --render exited with $?"
-  $PY "$CHECK" png "$WORK/matrix.png" || fail "rendered image check"
+  $PY "$CHECK" png "$WORK/matrix.png" || check_fail "rendered image check"
   if [[ $CL != MISSING ]]; then
     "$VW" "$WORK/clustered.nc" --render "$WORK/clustered.png" --view matrix --length 262144 --size 320 ||
       fail "network_viewer --render of the clustered file exited with $?"
-    $PY "$CHECK" png "$WORK/clustered.png" || fail "rendered clustered image check"
+    $PY "$CHECK" png "$WORK/clustered.png" || check_fail "rendered clustered image check"
   fi
 fi
 
@@ -88,4 +91,8 @@ left=$(ip netns list | awk '{print $1}' | grep -E "^$NAME-" || true)
 [[ -z $left ]] || fail "namespaces left behind: $left"
 ls -d /etc/netns/$NAME-* >/dev/null 2>&1 && fail "private hosts files left in /etc/netns"
 for s in "${skipped[@]}"; do echo "SKIPPED STEP: $s"; done
+if [[ ${#failed[@]} -gt 0 ]]; then
+  for f in "${failed[@]}"; do echo "FAILED: $f"; done
+  exit 1
+fi
 echo "PASS"
