@@ -20,6 +20,7 @@
 #include "nt/netcdf.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/synth.hpp"
+#include "nt/text_format.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -526,4 +527,17 @@ TEST(Groups, ClassesAreTheNodes) {
   EXPECT_EQ(j["classes"].size(), 7u);
   EXPECT_TRUE(j["hosts_split_over_classes"].contains(syn.hosts[7]));
   EXPECT_THROW(cluster::groups_report(dir / "in.nc", false), FileError);
+}
+
+// Any file the suite reads is an input; for non-CDF inputs the ratio uses the raw payload size.
+TEST(Inputs, TextFileAndMissingDirectory) {
+  const fs::path dir = temp_dir("text");
+  std::mt19937_64 rng(31);
+  const auto in = block_data(rng, 5, 4, true);
+  write_text(dir / "in.txt", *in, true);
+  Options o;
+  const auto rep = cluster::compress_file(dir / "in.txt", dir / "c.nc", o, false);
+  EXPECT_EQ(rep.raw_bytes, 8u * 25u * 4u + 4u * 4u);
+  check_rules(*in, dir / "c.nc", o);
+  EXPECT_THROW(cluster::compress_file(dir / "in.txt", dir / "no" / "such" / "c.nc", o, false), Error);
 }
