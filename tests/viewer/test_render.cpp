@@ -72,6 +72,23 @@ class TestRender : public QObject {
     QCOMPARE(compose(w, {80, false, nullptr}).size(), QSize(80, 20));
   }
 
+  void darkestPoolKeepsSingleSlowCells() {
+    std::vector<double> v(100 * 100, 1.0);
+    v[37 * 100 + 62] = 9.0;  // one slow link
+    const QImage cells = cells_image(v, 100, 100, Levels{1.0, 9.0, false});
+    const QImage small = darkest_pool(cells, 8);
+    QCOMPARE(small.size(), QSize(13, 13));
+    QCOMPARE(qGray(small.pixel(62 / 8, 37 / 8)), 0);
+    QCOMPARE(qGray(small.pixel(0, 0)), 255);
+    QCOMPARE(qGray(small.pixel(12, 12)), 255);  // partial edge block
+    // Plain nearest-neighbour scaling loses it.
+    const QImage nn = cells.scaled(13, 13, Qt::IgnoreAspectRatio, Qt::FastTransformation);
+    int dark = 0;
+    for (int y = 0; y < 13; ++y)
+      for (int x = 0; x < 13; ++x) dark += qGray(nn.pixel(x, y)) < 128;
+    QCOMPARE(dark, 0);
+  }
+
   void groupOverlayOutlinesBlocks() {
     ViewResult r;
     r.rows = r.cols = 8;

@@ -24,6 +24,8 @@ void ImageView::setResult(const ViewResult& r, bool keepZoom) {
   const bool same = hasResult() && r.cells.size() == result_.cells.size() && r.plot == result_.plot;
   result_ = r;
   pixmap_ = QPixmap::fromImage(r.cells);
+  pooled_ = QPixmap();
+  pooledFactor_ = 1;
   if (!(keepZoom && same) || fitted_) fit();
   update();
 }
@@ -90,7 +92,19 @@ void ImageView::paintEvent(QPaintEvent*) {
   }
   p.setRenderHint(QPainter::SmoothPixmapTransform, result_.plot && zoom_ < 1.0);
   const QRectF target = imageRect();
-  p.drawPixmap(target, pixmap_, QRectF(pixmap_.rect()));
+  // Zoomed out past one cell per pixel: draw the darkest-cell reduction instead of sampling,
+  // so that a single slow rank or link never disappears from a large matrix.
+  const int factor = result_.plot || zoom_ >= 1.0 ? 1 : static_cast<int>(std::ceil(1.0 / zoom_ - 1e-9));
+  if (factor > 1) {
+    if (factor != pooledFactor_ || pooled_.isNull()) {
+      pooled_ = QPixmap::fromImage(darkest_pool(result_.cells, factor));
+      pooledFactor_ = factor;
+    }
+    const QRectF src(0, 0, double(pixmap_.width()) / factor, double(pixmap_.height()) / factor);
+    p.drawPixmap(target, pooled_, src);
+  } else {
+    p.drawPixmap(target, pixmap_, QRectF(pixmap_.rect()));
+  }
   if (showGroups_ && !groups_.empty() && !result_.plot && result_.diag_col == ViewResult::kDiagIsRow)
     paint_groups(p, target, result_.rows, result_.cols, groups_);
   if (!result_.plot) paintLegend(p);

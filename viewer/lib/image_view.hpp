@@ -53,6 +53,8 @@ class ImageView : public QWidget {
   void paintLegend(QPainter& p);
   ViewResult result_;
   QPixmap pixmap_;
+  QPixmap pooled_;          // darkest-cell reduction used when zoomed out
+  int pooledFactor_ = 1;
   std::vector<std::vector<int>> groups_;
   bool showGroups_ = true;
   double zoom_ = 1.0;       // screen pixels per image pixel

@@ -87,6 +87,22 @@ QImage cells_image(std::span<const double> values, int rows, int cols, const Lev
   return img;
 }
 
+QImage darkest_pool(const QImage& cells, int f) {
+  if (f <= 1 || cells.format() != QImage::Format_Grayscale8) return cells;
+  const int w = (cells.width() + f - 1) / f, h = (cells.height() + f - 1) / f;
+  QImage out(w, h, QImage::Format_Grayscale8);
+  out.fill(255);
+  for (int y = 0; y < cells.height(); ++y) {
+    const uchar* in = cells.constScanLine(y);
+    uchar* o = out.scanLine(y / f);
+    for (int x = 0; x < cells.width(); ++x) {
+      uchar& d = o[x / f];
+      if (in[x] < d) d = in[x];
+    }
+  }
+  return out;
+}
+
 namespace {
 
 QString signed_seconds(double v) {

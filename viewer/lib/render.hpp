@@ -43,6 +43,10 @@ Levels levels_from(const Range& r, bool log, bool symmetric);
 // One grey pixel per value, larger = darker.
 QImage cells_image(std::span<const double> values, int rows, int cols, const Levels& lv);
 
+// Shrinks a Grayscale8 cell image by an integer factor, each output pixel the DARKEST of the
+// f x f cells it covers, so that one slow link stays visible when a big matrix is zoomed out.
+QImage darkest_pool(const QImage& cells, int factor);
+
 struct PlotSeries {
   std::vector<double> x;      // message lengths in bytes
   std::vector<double> y;      // seconds
