@@ -383,6 +383,10 @@ class Compressor {
 Result compress(const Dataset& in, const Options& o) {
   o.validate();
   if (in.ranks() <= 0) throw FileError(in.source(), "holds no ranks");
+  if (static_cast<std::uint64_t>(in.ranks()) * static_cast<std::uint64_t>(in.ranks()) >
+      static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+    throw UsageError(fmt::format("{} has {} ranks; network_cluster handles at most 46340 (P*P pairs must fit "
+                                 "the file's int offsets)", in.source().string(), in.ranks()));
   return Compressor(in, o).run();
 }
 
