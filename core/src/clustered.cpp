@@ -90,6 +90,7 @@ void write_clustered(const fs::path& path, const ClusteredContent& c, bool overw
     f.put_att(vdata, "long_name", std::string("per region and cluster: the cluster's mean value for each matrix"));
 
     f.put_att(NC_GLOBAL, "file_kind", std::string("clustered"));
+    f.put_att(NC_GLOBAL, "cluster_layout_version", kClusteredLayoutVersion);
     for (const auto& [k, v] : c.text_attributes) f.put_att(NC_GLOBAL, k, v);
     for (const auto& [k, v] : c.number_attributes) f.put_att(NC_GLOBAL, k, v);
     f.enddef();
@@ -185,6 +186,9 @@ ClusteredReader::ClusteredReader(const fs::path& path) : file_(nc::File::open(pa
     it = it->first.starts_with(kClusterAttributePrefix) || it->first == "file_kind" ? info_.meta.extra.erase(it)
                                                                                     : std::next(it);
   const auto corrupt = [&](const std::string& what) { return FileError(path, "corrupt clustered file: " + what); };
+  if (const auto v = file_.get_att_int(NC_GLOBAL, "cluster_layout_version"); v && *v > kClusteredLayoutVersion)
+    throw FileError(path, "clustered layout version " + std::to_string(*v) + " is newer than this program reads (version " +
+                              std::to_string(kClusteredLayoutVersion) + "); use a newer network_tests");
   const auto dim_len = [&](const char* name) {
     const auto d = file_.find_dim(name);
     if (!d) throw corrupt(std::string("dimension '") + name + "' is missing");

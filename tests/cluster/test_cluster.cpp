@@ -16,6 +16,7 @@
 
 #include "nt/cluster/cluster.hpp"
 #include "nt/clustered.hpp"
+#include "nt/clustered_writer.hpp"
 #include "nt/error.hpp"
 #include "nt/netcdf.hpp"
 #include "nt/raw_file.hpp"
@@ -464,6 +465,15 @@ TEST(BadInput, CorruptClusteredFiles) {
     f.close();
   }
   EXPECT_THROW(open_dataset(dir / "len.nc"), FileError);
+  // A newer layout version is refused with a message naming both versions.
+  fs::copy_file(dir / "good.nc", dir / "newer.nc");
+  set_clustered_attribute(dir / "newer.nc", "cluster_layout_version", 2.0);
+  try {
+    (void)open_dataset(dir / "newer.nc");
+    ADD_FAILURE() << "newer layout accepted";
+  } catch (const FileError& e) {
+    EXPECT_NE(std::string(e.what()).find("version 2 is newer"), std::string::npos) << e.what();
+  }
   // Truncated file.
   {
     const auto size = fs::file_size(dir / "good.nc");

@@ -44,4 +44,8 @@ void set_clustered_attribute(const std::filesystem::path& path, const std::strin
 // that they do not leak into files written from a clustered dataset (decompress, convert).
 inline constexpr const char* kClusterAttributePrefix = "cluster_";
 
+// Version of the clustered layout (global attribute cluster_layout_version); readers refuse newer
+// ones. Files without the attribute (other writers of the section 5 layout) read as version 1.
+inline constexpr int kClusteredLayoutVersion = 1;
+
 }  // namespace nt
