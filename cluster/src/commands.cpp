@@ -74,6 +74,14 @@ int run(int argc, char** argv) {
                "network_cluster"};
   app.set_version_flag("--version", version_string());
   app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  network_cluster compress run_median.nc -o run_clustered.nc --threshold 5% --exceptions 2\n"
+      "  network_cluster compress run_min.nc -o min_clustered.nc --threshold 0.1us --min-region 4\n"
+      "  network_cluster info run_clustered.nc\n"
+      "  network_cluster groups run_clustered.nc\n"
+      "  network_cluster decompress run_clustered.nc -o restored   # restored_median.nc, restored_hosts.txt\n"
+      "Algorithm, file layout and error definitions: share/doc/cluster.md");
 
   std::string in, out;
   bool force = false, json = false;

@@ -2,6 +2,8 @@
 //   cluster_make_input synth PREFIX   synthetic run (24 ranks, 3 nodes, 12 lengths): PREFIX_<stat>.nc + hosts
 //   cluster_make_input nan FILE       raw file with a NaN value
 //   cluster_make_input one FILE       raw file with one message length
+//   cluster_make_input accept PREFIX  the acceptance scenario of issue 5: 64 ranks in 8 nodes, 32
+//                                     lengths, 1% noise, protocol step, slow node (all statistics)
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -12,7 +14,7 @@
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: cluster_make_input synth|nan|one PATH\n");
+    std::fprintf(stderr, "usage: cluster_make_input synth|nan|one|accept PATH\n");
     return 2;
   }
   const std::string kind = argv[1], path = argv[2];
@@ -24,8 +26,16 @@ int main(int argc, char** argv) {
   p.lengths.clear();
   for (int k = 0; k < 12; ++k) p.lengths.push_back(k * 1024);
   if (kind == "one") p.lengths = {4096};
+  if (kind == "accept") {
+    p.nodes = 8;
+    p.slow_node = 5;
+    p.lengths.clear();
+    for (int k = 0; k < 32; ++k) p.lengths.push_back(k * 2048);
+    p.protocol_step = 16 * 2048;
+    p.seed = 11;
+  }
   auto r = nt::synthesize(p);
-  if (kind == "synth") {
+  if (kind == "synth" || kind == "accept") {
     nt::write_synth(path, r, true);
     return 0;
   }
