@@ -96,7 +96,7 @@ std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, st
     }
   const std::size_t K = m.size();
   std::vector<Threshold> out;
-  if (K < 4) return out;
+  if (K < 6) return out;
   std::vector<Sums> pre(K + 1);
   for (std::size_t k = 0; k < K; ++k) {
     pre[k + 1] = pre[k];
@@ -106,8 +106,10 @@ std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, st
   std::vector<double> best(K + 1, inf);
   std::vector<std::size_t> from(K + 1, 0);
   best[0] = 0;
-  for (std::size_t j = 2; j <= K; ++j)
-    for (std::size_t i = 0; i + 2 <= j; ++i) {
+  // Segments of at least 3 points, so that every line is over-determined.
+  constexpr std::size_t kMin = 3;
+  for (std::size_t j = kMin; j <= K; ++j)
+    for (std::size_t i = 0; i + kMin <= j; ++i) {
       if (!std::isfinite(best[i])) continue;
       const double c = best[i] + (pre[j] - pre[i]).sse() + opt.penalty;
       if (c < best[j]) {
@@ -129,7 +131,12 @@ std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, st
     const double yb = tsb + (lb ? twb * at : 0.0);
     if (!(ya > 0)) continue;
     const double jump = yb / ya - 1.0;
-    if (std::fabs(jump) >= opt.min_jump) out.push_back({len[b0], len[b0 - 1], jump});
+    // The step must stand out of the scatter of both segments around their lines.
+    auto scatter = [&](std::size_t a, std::size_t b) {
+      return std::sqrt((pre[b] - pre[a]).sse() / static_cast<double>(b - a));
+    };
+    const double noise = std::max(scatter(a0, b0), scatter(b0, b1));
+    if (std::fabs(jump) >= opt.min_jump && std::fabs(jump) >= 3.0 * noise) out.push_back({len[b0], len[b0 - 1], jump});
   }
   return out;
 }

@@ -473,6 +473,24 @@ TEST(Hockney, ProtocolThresholdSplitsShortAndLongRanges) {
   }
 }
 
+TEST(Hockney, ThresholdsIgnoreAnOutlierAndSeeDownwardSteps) {
+  std::vector<std::int64_t> len;
+  std::vector<double> t;
+  for (int e = 0; e <= 16; ++e) {
+    len.push_back(std::int64_t{1} << e);
+    t.push_back(1e-6 + static_cast<double>(len.back()) * 1e-9);
+  }
+  auto u = t;
+  u[8] *= 3;  // one disturbed measurement is not a protocol switch
+  EXPECT_TRUE(na::find_thresholds(len, u).empty());
+  auto d = t;  // a faster protocol from 4 KiB on: the delay drops by 1 us
+  for (std::size_t k = 12; k < d.size(); ++k) d[k] -= 1e-6;
+  const auto th = na::find_thresholds(len, d);
+  ASSERT_EQ(th.size(), 1u);
+  EXPECT_EQ(th[0].length, 4096);
+  EXPECT_LT(th[0].jump, -0.1);
+}
+
 TEST(Hockney, NoThresholdOnPlainLinesWithNoise) {
   for (std::uint64_t seed : {1, 2, 3}) {
     nt::SynthParams p;

@@ -35,7 +35,9 @@ struct ThresholdOptions {
   double min_jump = 0.08;  // smallest relative step reported
 };
 
-// Segmented least squares (dynamic programming) on a delay curve sorted by length.
+// Segmented least squares (dynamic programming, segments of >= 3 points, relative errors) on a
+// delay curve sorted by length; a break is reported when the lines step by >= min_jump and by 3x
+// the relative scatter of both segments. Needs at least 6 usable points.
 std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, std::span<const double> t,
                                        const ThresholdOptions& opt = {});
 
