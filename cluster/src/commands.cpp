@@ -116,10 +116,17 @@ int run(int argc, char** argv) {
   inf->add_flag("--json", json, "print JSON");
 
   auto* grp = app.add_subcommand("groups", "topology classes: ranks that are interchangeable in the clustering, with hosts");
-  grp->add_option("file", in, "clustered file")->required();
+  grp->add_option("file", in, "clustered file, or any result file with --threshold")->required();
   grp->add_flag("--json", json, "print JSON");
+  std::string gthreshold;
+  Options go;
+  grp->add_option("--threshold", gthreshold, "cluster a result file in memory first, with this threshold (as for compress)");
+  grp->add_flag("--relative", go.relative, "the threshold is relative to each value");
+  grp->add_option("--exceptions", go.exceptions, "as for compress")->capture_default_str();
+  grp->add_option("--min-region", go.min_region, "as for compress")->capture_default_str();
 
   o.relative = false;
+  go.relative = false;
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   if (comp->parsed()) {
@@ -137,7 +144,13 @@ int run(int argc, char** argv) {
   }
   if (dec->parsed()) return do_decompress(in, out, force);
   if (grp->parsed()) {
-    std::cout << groups_report(in, json);
+    if (gthreshold.empty()) {
+      std::cout << groups_report(in, json);
+    } else {
+      parse_threshold(gthreshold, go, false);
+      go.validate();
+      std::cout << groups_report(in, json, &go);
+    }
     return 0;
   }
   if (inf->parsed()) {

@@ -1,5 +1,6 @@
 // Topology classes of ranks from a clustered file (see rank_classes in cluster.hpp).
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -61,24 +62,35 @@ RankClasses rank_classes(const std::vector<std::vector<int>>& regions, int P) {
   return rc;
 }
 
-std::string groups_report(const std::filesystem::path& path, bool json) {
-  if (nc::sniff(path) != nc::Magic::hdf5) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) throw FileError(path, "no such file");
-    throw FileError(path, "not a clustered file (run network_cluster compress first)");
-  }
-  {
+std::string groups_report(const std::filesystem::path& path, bool json, const Options* cluster_first) {
+  bool clustered = false;
+  if (nc::sniff(path) == nc::Magic::hdf5) {
     const nc::File probe = nc::File::open(path);
-    if (!probe.find_var("info") || !probe.find_var("length"))
-      throw FileError(path, "not a clustered file (no 'info' and 'length' variables)");
+    clustered = probe.find_var("info") && probe.find_var("length");
   }
-  const auto ds = open_clustered(path);
-  const nc::File f = nc::File::open(path);
+  std::unique_ptr<Dataset> ds;
+  std::vector<std::vector<int>> regions;
+  if (clustered) {
+    ds = open_clustered(path);
+    const nc::File f = nc::File::open(path);
+    const auto P = static_cast<std::size_t>(ds->ranks());
+    const std::size_t nn = f.dim("n").length;
+    const int vinfo = f.var("info").id;
+    regions.assign(nn, std::vector<int>(P * P));
+    for (std::size_t r = 0; r < nn; ++r) f.get(vinfo, {r, 0, 0}, {1, P, P}, regions[r].data());
+  } else {
+    if (!cluster_first) {
+      std::error_code ec;
+      if (!std::filesystem::exists(path, ec)) throw FileError(path, "no such file");
+      throw FileError(path, "not a clustered file (give --threshold to cluster it here, or run network_cluster "
+                            "compress first)");
+    }
+    ds = open_dataset(path);
+    Result res = compress(*ds, *cluster_first);
+    for (auto& reg : res.regions) regions.push_back(std::move(reg.cluster_of));
+  }
   const auto P = static_cast<std::size_t>(ds->ranks());
-  const std::size_t nn = f.dim("n").length;
-  const int vinfo = f.var("info").id;
-  std::vector<std::vector<int>> regions(nn, std::vector<int>(P * P));
-  for (std::size_t r = 0; r < nn; ++r) f.get(vinfo, {r, 0, 0}, {1, P, P}, regions[r].data());
+  const std::size_t nn = regions.size();
   const RankClasses rc = rank_classes(regions, ds->ranks());
   const auto& hosts = ds->meta().hosts;
   const bool have_hosts = hosts.size() == P;

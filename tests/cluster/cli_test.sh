@@ -73,6 +73,8 @@ check recompress 0 "$NC" compress "$W/back_median.nc" -o "$W/c2.nc" --threshold 
 check groups 0 "$NC" groups "$W/c.nc"
 expect_in groups "$W/groups.out" "24 ranks in 3 topology classes"
 check groups_raw 2 "$NC" groups "$W/run_median.nc"
+check groups_raw_thr 0 "$NC" groups "$W/run_median.nc" --threshold 5%
+expect_in groups_raw_thr "$W/groups_raw_thr.out" "24 ranks in 3 topology classes"
 
 # Threshold spellings: a percentage implies --relative, time units scale to seconds.
 check pct 0 "$NC" compress "$W/run_median.nc" -o "$W/pct.nc" --threshold 5%

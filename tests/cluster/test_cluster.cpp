@@ -537,6 +537,10 @@ TEST(Groups, ClassesAreTheNodes) {
   EXPECT_EQ(j["classes"].size(), 7u);
   EXPECT_TRUE(j["hosts_split_over_classes"].contains(syn.hosts[7]));
   EXPECT_THROW(cluster::groups_report(dir / "in.nc", false), FileError);
+  // A raw file clustered in memory gives the same classes as its clustered file.
+  const std::string from_raw = cluster::groups_report(dir / "in2.nc", false, &o);
+  EXPECT_NE(from_raw.find("24 ranks in 7 topology classes"), std::string::npos) << from_raw;
+  EXPECT_NE(from_raw.find("host " + syn.hosts[7] + " is split"), std::string::npos) << from_raw;
 }
 
 // Any file the suite reads is an input; for non-CDF inputs the ratio uses the raw payload size.

@@ -115,8 +115,9 @@ struct RankClasses {
   std::vector<std::vector<int>> members;     // per class, its ranks in order
 };
 RankClasses rank_classes(const std::vector<std::vector<int>>& regions, int P);
-// Reads a clustered file and reports its classes with the hosts (text or JSON).
-std::string groups_report(const std::filesystem::path& clustered, bool json);
+// Reports the classes of a clustered file with the hosts (text or JSON). Any other result file is
+// clustered in memory first when `cluster_first` holds options, else refused.
+std::string groups_report(const std::filesystem::path& file, bool json, const Options* cluster_first = nullptr);
 
 // The whole command line (subcommands compress, decompress, info); returns the exit code.
 int run(int argc, char** argv);
