@@ -71,6 +71,7 @@ class TestCli : public QObject {
         {{QStringLiteral("--view"), QStringLiteral("pair"), QStringLiteral("--pair"), QStringLiteral("4,0"),
           QStringLiteral("--size"), QStringLiteral("400")}, QSize(400, 250)},
         {{QStringLiteral("--view"), QStringLiteral("deviation")}, QSize(8, 8)},
+        {{QStringLiteral("--view"), QStringLiteral("deviation"), QStringLiteral("--relative"), QStringLiteral("--decorate")}, QSize(0, 0)},
         {{QStringLiteral("--normalize"), QStringLiteral("file"), QStringLiteral("--log")}, QSize(8, 8)},
         {{QStringLiteral("--normalize"), QStringLiteral("window"), QStringLiteral("--window"), QStringLiteral("0,1024")}, QSize(8, 8)},
         {{QStringLiteral("--view"), QStringLiteral("difference"), QStringLiteral("--compare"), in("average")}, QSize(8, 8)},
@@ -116,6 +117,7 @@ class TestCli : public QObject {
     QTest::newRow("empty window") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--normalize"), QStringLiteral("window"), QStringLiteral("--window"), QStringLiteral("1,2")} << QStringLiteral("window");
     QTest::newRow("no deviation file") << QStringList{out("lonely.nc"), QStringLiteral("--render"), dst, QStringLiteral("--view"), QStringLiteral("deviation")} << QStringLiteral("deviation");
     QTest::newRow("corrupt file") << QStringList{out("corrupt.nc"), QStringLiteral("--render"), dst} << QStringLiteral("corrupt.nc");
+    QTest::newRow("relative outside deviation") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--relative")} << QStringLiteral("--relative");
     QTest::newRow("two files") << QStringList{in("median"), in("average"), QStringLiteral("--render"), dst} << QStringLiteral("exactly one");
   }
   void errorsExitTwoWithOneMessage() {

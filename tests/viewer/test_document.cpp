@@ -232,6 +232,14 @@ class TestDocument : public QObject {
     auto solo = Document::open(path);
     s.k = 0;
     QVERIFY_THROWS_EXCEPTION(nt::UsageError, solo->render(s));
+    // Relative deviation: deviation / value, a ratio.
+    s.relative = true;
+    s.k = 3;
+    const ViewResult rel = run->render(s);
+    QVERIFY(rel.ratio());
+    QCOMPARE((*rel.values)[1], run->deviation()->value(0, 1, 3) / run->data().value(0, 1, 3));
+    QVERIFY(rel.title.contains(QStringLiteral("relative deviation")));
+    s.relative = false;
     // A deviation file opened directly is its own deviation map.
     auto dv = Document::open(prefix_ + "_deviation.nc");
     s.k = 3;

@@ -87,6 +87,13 @@ class TestRender : public QObject {
     for (int y = 0; y < 13; ++y)
       for (int x = 0; x < 13; ++x) dark += qGray(nn.pixel(x, y)) < 128;
     QCOMPARE(dark, 0);
+    // compose() shrinks the same way for --render --size.
+    ViewResult r;
+    r.rows = r.cols = 100;
+    r.cells = cells;
+    const QImage c = compose(r, {25, false, nullptr});
+    QCOMPARE(c.size(), QSize(25, 25));
+    QCOMPARE(qGray(c.pixel(62 / 4, 37 / 4)), 0);
   }
 
   void groupOverlayOutlinesBlocks() {

@@ -52,8 +52,8 @@ QImage render_image(const RenderOptions& o) {
   s.white = o.white;
   s.black = o.black;
   s.log = o.log;
-  if (s.white && s.black && *s.white == *s.black && !o.white.has_value())
-    throw nt::UsageError("--white and --black must differ");
+  s.relative = o.relative;
+  if (o.relative && *view != ViewKind::deviation) throw nt::UsageError("--relative applies to --view deviation only");
   if (*view == ViewKind::pair) {
     const int w = o.size > 0 ? o.size : 800;
     doc->set_plot_size(w, std::max(120, w * 5 / 8));
@@ -145,6 +145,7 @@ int run(int argc, char** argv) {
     cli.add_option("--white", o.white, "value (seconds) drawn white");
     cli.add_option("--black", o.black, "value (seconds) drawn black");
     cli.add_flag("--log", o.log, "logarithmic grey scale (and delay axis of pair plots)");
+    cli.add_flag("--relative", o.relative, "deviation view: deviation divided by the value (coefficient of variation)");
     cli.add_flag("--decorate", o.decorate, "add title, axes and legend to the PNG");
     cli.add_option("--compare", o.compare, "second file of the same shape, for --view difference");
     cli.add_option("--groups", o.groups, "topology JSON ({\"groups\": [[ranks...], ...]}) drawn as overlays");

@@ -24,6 +24,7 @@ struct RenderOptions {
   std::vector<long long> window;       // {a, b} bytes
   std::optional<double> white, black;  // seconds
   bool log = false;
+  bool relative = false;              // --relative: deviation / value
   bool decorate = false;
 };
 

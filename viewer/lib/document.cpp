@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include <fmt/format.h>
@@ -133,12 +134,22 @@ std::vector<double> Document::matrix_values(Source s, std::size_t k) {
       nt::Matrix m = data_->matrix(k);
       return std::move(m.values());
     }
-    case Source::deviation: {
+    case Source::deviation:
+    case Source::relative_deviation: {
       const nt::Dataset* dv = deviation();
       if (!dv)
         throw nt::UsageError(fmt::format("no deviation file for {} (expected {})", path_.string(),
                                          nt::result_path(nt::prefix_of(path_), nt::Statistic::deviation).string()));
       nt::Matrix m = dv->matrix(k);
+      if (s == Source::relative_deviation) {
+        if (dv == data_.get())
+          throw nt::UsageError(fmt::format("{} is a deviation file: open the average or median file beside it for the "
+                                           "relative deviation", path_.string()));
+        const nt::Matrix base = data_->matrix(k);
+        auto& mv = m.values();
+        for (std::size_t i = 0; i < mv.size(); ++i)
+          mv[i] = base.values()[i] > 0 ? mv[i] / base.values()[i] : std::numeric_limits<double>::quiet_NaN();
+      }
       return std::move(m.values());
     }
     case Source::difference: {
@@ -182,7 +193,9 @@ QString Document::title_for(const ViewSpec& spec) const {
     case ViewKind::matrix:
       return QStringLiteral("%1: %2 at %3 (%4)").arg(file, QStringLiteral("matrix"), len(spec.k), what);
     case ViewKind::deviation:
-      return QStringLiteral("%1: deviation at %2 (%3)").arg(file, len(spec.k), QString::fromLatin1(nt::mode_name(data_->params().mode).data()));
+      return QStringLiteral("%1: %2 at %3 (%4)")
+          .arg(file, spec.relative ? QStringLiteral("relative deviation") : QStringLiteral("deviation"), len(spec.k),
+               QString::fromLatin1(nt::mode_name(data_->params().mode).data()));
     case ViewKind::difference:
       return QStringLiteral("%1 - %2 at %3").arg(file, QFileInfo(QString::fromStdString(cmp_path_.string())).fileName(), len(spec.k));
     case ViewKind::row:
@@ -246,7 +259,8 @@ ViewResult Document::render(const ViewSpec& spec_in, const Progress& progress) {
     case ViewKind::deviation:
     case ViewKind::difference:
       src = spec.view == ViewKind::matrix ? Source::primary
-            : spec.view == ViewKind::deviation ? Source::deviation : Source::difference;
+            : spec.view == ViewKind::deviation ? (spec.relative ? Source::relative_deviation : Source::deviation)
+                                                : Source::difference;
       values = matrix_values(src, spec.k);
       res.rows = res.cols = P;
       res.diag_col = ViewResult::kDiagIsRow;

@@ -64,7 +64,7 @@ class Document {
   void set_plot_size(int w, int h) { plot_w_ = w; plot_h_ = h; }
 
  private:
-  enum class Source { primary, deviation, difference };
+  enum class Source { primary, deviation, relative_deviation, difference };
   Document() = default;
   std::vector<double> matrix_values(Source s, std::size_t k);
   Range matrix_range(Source s, std::size_t k);

@@ -112,10 +112,7 @@ void ImageView::paintEvent(QPaintEvent*) {
 
 void ImageView::paintLegend(QPainter& p) {
   // A horizontal grey ramp from the white to the black level, bottom right.
-  auto text = [](double v) {
-    return v < 0 ? QStringLiteral("-") + QString::fromStdString(nt::format_seconds(-v))
-                 : QString::fromStdString(nt::format_seconds(v));
-  };
+  auto text = [this](double v) { return format_value(v, result_.ratio()); };
   const QRectF box(width() - 262, height() - 46, 254, 38);
   p.setRenderHint(QPainter::Antialiasing, false);
   p.setPen(Qt::NoPen);

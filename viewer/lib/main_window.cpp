@@ -173,6 +173,10 @@ void MainWindow::buildUi() {
   };
   levelRow(whiteSet_, whiteSpin_, tr("White"));
   levelRow(blackSet_, blackSpin_, tr("Black"));
+  relativeBox_ = new QCheckBox(tr("relative deviation (/ value)"));
+  relativeBox_->setObjectName(QStringLiteral("relativeBox"));
+  form->addRow(QString(), relativeBox_);
+  connect(relativeBox_, &QCheckBox::toggled, this, &MainWindow::requestView);
   logBox_ = new QCheckBox(tr("log scale"));
   groupsBox_ = new QCheckBox(tr("group overlay"));
   groupsBox_->setChecked(true);
@@ -245,6 +249,7 @@ void MainWindow::updateEnabled() {
   lengthSpin_->setEnabled(haveDoc_ && atLength);
   rankSpin_->setEnabled(haveDoc_ && slice);
   senderSpin_->setEnabled(haveDoc_ && v == ViewKind::pair);
+  relativeBox_->setEnabled(haveDoc_ && v == ViewKind::deviation);
   receiverSpin_->setEnabled(haveDoc_ && v == ViewKind::pair);
   const bool window = slice || v == ViewKind::pair ||
                       static_cast<Normalize>(normBox_->currentData().toInt()) == Normalize::window;
@@ -263,9 +268,12 @@ ViewSpec MainWindow::currentSpec() const {
   const int a = std::min(winFrom_->value(), winTo_->value()), b = std::max(winFrom_->value(), winTo_->value());
   s.k0 = static_cast<std::size_t>(std::max(0, a));
   s.k1 = static_cast<std::size_t>(std::max(0, b) + 1);
-  if (whiteSet_->isChecked()) s.white = whiteSpin_->value() * 1e-6;
-  if (blackSet_->isChecked()) s.black = blackSpin_->value() * 1e-6;
+  // Level spin boxes are in µs, or in % for the relative deviation.
+  const double unit = s.view == ViewKind::deviation && relativeBox_->isChecked() ? 1e-2 : 1e-6;
+  if (whiteSet_->isChecked()) s.white = whiteSpin_->value() * unit;
+  if (blackSet_->isChecked()) s.black = blackSpin_->value() * unit;
   s.log = logBox_->isChecked();
+  s.relative = relativeBox_->isChecked();
   return s;
 }
 
@@ -333,12 +341,13 @@ void MainWindow::onChanged(const DocumentInfo& info) {
 
 void MainWindow::onRendered(const ViewResult& r) {
   view_->setResult(r, true);
+  for (QDoubleSpinBox* spin : {whiteSpin_, blackSpin_}) spin->setSuffix(r.ratio() ? QStringLiteral(" %") : QStringLiteral(" µs"));
   // Show the levels in use unless the user fixed them.
   for (auto [set, spin, v] : {std::tuple{whiteSet_, whiteSpin_, r.levels.white},
                               std::tuple{blackSet_, blackSpin_, r.levels.black}}) {
     if (!set->isChecked() && !r.plot) {
       const QSignalBlocker b(spin);
-      spin->setValue(v * 1e6);
+      spin->setValue(r.ratio() ? v * 100 : v * 1e6);
     }
   }
   emit viewRendered();
@@ -384,10 +393,9 @@ QString MainWindow::hoverText(int row, int col) const {
   } else if (r.spec.k < doc_.lengths.size()) {
     len = doc_.lengths[r.spec.k];
   }
-  QString value = std::isnan(v) ? QStringLiteral("no value")
-                  : v < 0 ? QStringLiteral("-") + QString::fromStdString(nt::format_seconds(-v))
-                          : QString::fromStdString(nt::format_seconds(v));
-  if (r.spec.view == ViewKind::deviation) value = QStringLiteral("deviation ") + value;
+  QString value = format_value(v, r.ratio());
+  if (r.spec.view == ViewKind::deviation)
+    value = (r.spec.relative ? QStringLiteral("relative deviation ") : QStringLiteral("deviation ")) + value;
   if (r.spec.view == ViewKind::difference) value = QStringLiteral("difference ") + value;
   return QStringLiteral("sender %1 -> receiver %2 at %3: %4")
       .arg(rankName(sender), rankName(receiver), QString::fromStdString(nt::format_bytes(len)), value);

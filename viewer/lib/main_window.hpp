@@ -119,6 +119,7 @@ class MainWindow : public QMainWindow {
   QDoubleSpinBox* whiteSpin_ = nullptr;
   QDoubleSpinBox* blackSpin_ = nullptr;
   QCheckBox* logBox_ = nullptr;
+  QCheckBox* relativeBox_ = nullptr;
   QCheckBox* groupsBox_ = nullptr;
   QLabel* hoverLabel_ = nullptr;
   QLabel* errorLabel_ = nullptr;

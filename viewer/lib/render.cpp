@@ -253,6 +253,12 @@ QImage plot_image(const PlotSeries& s, int width, int height, bool y_log, const 
   return img;
 }
 
+QString format_value(double v, bool ratio) {
+  if (std::isnan(v)) return QStringLiteral("no value");
+  if (ratio) return QString::number(100.0 * v, 'g', 3) + QStringLiteral(" %");
+  return signed_seconds(v);
+}
+
 QColor group_color(std::size_t index) {
   const double h = std::fmod(0.05 + 0.618033988749895 * static_cast<double>(index), 1.0);
   return QColor::fromHsvF(static_cast<float>(h), 0.9f, 0.95f);
@@ -304,7 +310,13 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
     w = r.cols * f;
     h = r.rows * f;
   }
-  QImage cells = (w == r.cols && h == r.rows) ? r.cells : r.cells.scaled(w, h, Qt::IgnoreAspectRatio, Qt::FastTransformation);
+  QImage cells = r.cells;
+  if (w != r.cols || h != r.rows) {
+    // Shrinking: darkest cell of each block first, so that slow links survive the reduction.
+    const int f = std::max(r.cols / std::max(w, 1), r.rows / std::max(h, 1));
+    if (f >= 2) cells = darkest_pool(cells, f);
+    cells = cells.scaled(w, h, Qt::IgnoreAspectRatio, Qt::FastTransformation);
+  }
   const bool overlay = o.groups && !o.groups->empty() && r.diag_col == ViewResult::kDiagIsRow;
   if (!o.decorate && !overlay) return cells;
   if (!o.decorate) {
@@ -360,8 +372,8 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
   grad.setColorAt(1, Qt::white);
   p.fillRect(bar, grad);
   p.drawRect(bar);
-  p.drawText(QRectF(bar.right() + 4, bar.top() - 2, right - 40, 16), Qt::AlignLeft, signed_seconds(r.levels.black));
-  p.drawText(QRectF(bar.right() + 4, bar.bottom() - 14, right - 40, 16), Qt::AlignLeft, signed_seconds(r.levels.white));
+  p.drawText(QRectF(bar.right() + 4, bar.top() - 2, right - 40, 16), Qt::AlignLeft, format_value(r.levels.black, r.ratio()));
+  p.drawText(QRectF(bar.right() + 4, bar.bottom() - 14, right - 40, 16), Qt::AlignLeft, format_value(r.levels.white, r.ratio()));
   if (r.levels.log)
     p.drawText(QRectF(bar.right() + 4, bar.center().y() - 8, right - 40, 16), Qt::AlignLeft, QStringLiteral("log scale"));
   p.end();

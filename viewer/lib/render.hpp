@@ -72,4 +72,8 @@ void paint_groups(QPainter& p, const QRectF& area, int rows, int cols,
                   const std::vector<std::vector<int>>& groups);
 QColor group_color(std::size_t index);
 
+// A value for labels and hover text: seconds with units ("-1.20 µs" for negatives), or a
+// percentage for ratios.
+QString format_value(double v, bool ratio);
+
 }  // namespace ntv

@@ -43,6 +43,7 @@ struct ViewSpec {
   std::size_t k0 = 0, k1 = 0; // window of matrix indices [k0, k1); k1 == 0: every matrix
   std::optional<double> white, black;  // user levels in seconds, override the computed ones
   bool log = false;
+  bool relative = false;      // deviation view: deviation / value (coefficient of variation)
   bool operator==(const ViewSpec&) const = default;
 };
 
@@ -84,6 +85,8 @@ struct ViewResult {
   PlotGeometry geometry;     // pair plots
   QString title;
   QString row_label, col_label;
+  // Values are ratios (relative deviation), not seconds.
+  bool ratio() const { return spec.view == ViewKind::deviation && spec.relative; }
 };
 
 // A summary of an opened document handed to the GUI thread (value type).
