@@ -46,7 +46,7 @@ ModelInputs model_inputs(const std::string& file, const std::string& loggp_file,
                          const std::string& hosts_file) {
   ModelInputs in;
   if (!loggp_file.empty()) in.loggp = nt::read_loggp(loggp_file);
-  if (!file.empty()) in.delays = na::load_cube(*nt::open_dataset(file));
+  if (!file.empty()) in.delays = na::load_delays(file);
   else if (in.loggp) in.delays = na::cube_from_loggp(*in.loggp);
   else throw nt::UsageError("give a delay FILE, a --loggp file, or both");
   in.hosts = na::hosts_for(*in.delays, hosts_file);
@@ -177,7 +177,7 @@ int run(int argc, char** argv) {
     ModelInputs in = model_inputs(m_file, m_loggp, mo, m_hosts);
     std::optional<na::Cube> bc;
     if (!m_bcast.empty()) {
-      bc = na::load_cube(*nt::open_dataset(m_bcast));
+      bc = na::load_delays(m_bcast);
       if (bc->mode != nt::Mode::bcast)
         throw nt::FileError(m_bcast, fmt::format("is a {} file, --bcast needs a bcast file", nt::mode_name(bc->mode)));
     }

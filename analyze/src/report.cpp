@@ -11,6 +11,7 @@
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
+#include "nt/loggp.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/units.hpp"
 
@@ -72,11 +73,28 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, c
   return r;
 }
 
+Cube load_delays(const std::string& file) {
+  std::unique_ptr<Dataset> d;
+  try {
+    d = open_dataset(file);
+  } catch (const Error&) {
+    bool is_loggp = false;
+    try {
+      (void)read_loggp(file);
+      is_loggp = true;
+    } catch (const Error&) {
+    }
+    if (is_loggp)
+      throw FileError(file, "is a loggp file, not delays: use 'network_analyze model --loggp " + file + "'");
+    throw;
+  }
+  return load_cube(*d);
+}
+
 Report make_report(const std::string& file, const ReportOptions& opt) {
-  const auto d = open_dataset(file);
-  Cube c = load_cube(*d);
+  Cube c = load_delays(file);
   std::optional<Cube> async, dev;
-  if (!opt.async_file.empty()) async = load_cube(*open_dataset(opt.async_file));
+  if (!opt.async_file.empty()) async = load_delays(opt.async_file);
   std::string devfile = opt.deviation_file;
   if (devfile.empty() && opt.find_deviation_beside && c.statistic != Statistic::deviation) {
     const auto cand = result_path(prefix_of(file), Statistic::deviation);
@@ -84,7 +102,7 @@ Report make_report(const std::string& file, const ReportOptions& opt) {
     if (cand != std::filesystem::path(file) && std::filesystem::exists(cand, ec)) devfile = cand.string();
   }
   if (!devfile.empty()) {
-    dev = load_cube(*open_dataset(devfile));
+    dev = load_delays(devfile);
     if (dev->P != c.P) throw FileError(devfile, fmt::format("has {} ranks, {} has {}", dev->P, file, c.P));
   }
   Report r = make_report(c, opt, async ? &*async : nullptr, dev ? &*dev : nullptr);

@@ -215,6 +215,7 @@ elif TEST == "model":
 
 elif TEST == "bad_input":
     synth("b", "--nodes", "2", "--rpn", "2")
+    synth("l", "--nodes", "2", "--rpn", "2", "--write-loggp")
     open(os.path.join(WORK, "junk.nc"), "w").write("hello, not a result file\n")
     cases = [
         ["report", "missing.nc"],
@@ -228,12 +229,18 @@ elif TEST == "bad_input":
         ["model", "b_median.nc", "--class", "inter-galactic"],
         ["report", "b_median.nc", "--hosts", "missing_hosts.txt"],
         ["duplex", "b_median.nc", "missing.nc"],
+        ["report", "l_loggp.nc"],
+        ["model", "--loggp", "b_median.nc"],
+        ["export", "b_median.nc", "--format", "csv", "-o", "no/such/dir/x.csv"],
     ]
     for c in cases:
         p = analyze(*c, rc=2)
         err = p.stderr.strip().splitlines()
         check(err and "error" in err[0].lower(), f"{c}: one clear message, got {p.stderr!r}")
         check("internal" not in p.stderr and "terminate" not in p.stderr, f"{c}: not a crash: {p.stderr!r}")
+        check(len(err) == 1 or (len(err) == 2 and "--help" in err[1]), f"{c}: one message, got {p.stderr!r}")
+    p = analyze("report", "l_loggp.nc", rc=2)
+    check("use 'network_analyze model --loggp" in p.stderr, "loggp file given to report: points to model")
 else:
     sys.exit("unknown test " + TEST)
 print("PASS", TEST)

@@ -42,6 +42,8 @@ struct Report {
 
 Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async = nullptr,
                    const Cube* deviation = nullptr);
+// Opens a delay file through nt::open_dataset (a loggp file gets a message pointing to `model`).
+Cube load_delays(const std::string& file);
 // Opens the files named in opt (and FILE) through nt::open_dataset and analyses them.
 Report make_report(const std::string& file, const ReportOptions& opt);
 
