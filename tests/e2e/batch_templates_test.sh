@@ -70,6 +70,8 @@ kill -USR1 $job
 wait $job
 grep -q "time limit near" "$WORK/slurm3.log" || { cat "$WORK/slurm3.log"; fail "USR1 not handled"; }
 grep -q "scontrol requeue 102" "$WORK/fake/calls.log" || fail "job not requeued"
+# The stopped measurement must really be gone before the job is requeued.
+pgrep -f "network_test -t one_to_one .*$S2/one_to_one" >/dev/null && fail "network_test still runs after USR1"
 [[ -e $S2/one_to_one.done ]] && fail "interrupted mode marked done (make the sweep longer?)"
 /usr/bin/python3 -c "
 from netCDF4 import Dataset; import sys
