@@ -68,6 +68,14 @@ QImage render_image(const RenderOptions& o) {
 
 namespace {
 
+QtMessageHandler g_default_handler = nullptr;
+// Headless runs print one line per user error; Qt's note about a missing XDG_RUNTIME_DIR is
+// irrelevant to a PNG renderer and would only add noise to batch logs.
+void quiet_handler(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
+  if (type == QtWarningMsg && msg.startsWith(QLatin1String("QStandardPaths:"))) return;
+  if (g_default_handler) g_default_handler(type, ctx, msg);
+}
+
 // Opens the GUI with the files, takes a screenshot of the main window once the first view is
 // drawn (used by the Xvfb test), and quits.
 int run_gui(int argc, char** argv, const std::vector<std::string>& files, const RenderOptions& o,
@@ -161,6 +169,7 @@ int run(int argc, char** argv) {
       nt::check_writable(out, force);
       // Headless: no display needed, whatever the environment says.
       qputenv("QT_QPA_PLATFORM", "offscreen");
+      g_default_handler = qInstallMessageHandler(quiet_handler);
       int qargc = 1;
       char* qargv[] = {argv[0], nullptr};
       QGuiApplication app(qargc, qargv);

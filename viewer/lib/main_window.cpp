@@ -84,7 +84,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   updateEnabled();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // Stop and join the worker while the window is still whole, so that no result arrives late.
+  delete session_;
+  session_ = nullptr;
+}
 
 void MainWindow::buildUi() {
   setWindowTitle(QStringLiteral("network_viewer"));
