@@ -57,12 +57,17 @@ LoggpFit derive_loggp(const std::vector<std::int64_t>& sizes, int n, const std::
   }
   // Grow the fitted range while the next size stays on the line; the first size that leaves it
   // marks a protocol change (e.g. eager -> rendezvous).
+  // A protocol switch makes messages dearer from that size on, so a break needs the size AND the
+  // next one (if any) above the line by more than the tolerance; a single slow or fast point
+  // (noise, or a steep slope extrapolated from a few tiny sizes) does not break the fit.
   std::size_t m = std::min<std::size_t>(3, S);
+  auto above = [&](const Line& l, std::size_t k) {
+    const double pred = l.g + l.G * static_cast<double>(sizes[k]);
+    return f.gap[k] - pred > std::max({break_tol * std::fabs(pred), 4.0 * l.rms, 50e-9});
+  };
   for (std::size_t k = m; k < S; ++k) {
     const Line l = fit(sizes, f.gap, k);
-    const double pred = l.g + l.G * static_cast<double>(sizes[k]);
-    const double dev = std::fabs(f.gap[k] - pred);
-    if (dev > std::max({break_tol * std::fabs(pred), 4.0 * l.rms, 50e-9})) {
+    if (above(l, k) && (k + 1 == S || above(l, k + 1))) {
       f.fit_break = static_cast<int>(sizes[k]);
       break;
     }

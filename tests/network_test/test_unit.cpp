@@ -202,6 +202,18 @@ TEST(Loggp, FindsTheProtocolSwitch) {
   EXPECT_NEAR(f.G, m.G, 1e-15);  // fitted on the eager range only
 }
 
+TEST(Loggp, ANoisyPointDoesNotBreakTheFit) {
+  const Model m;
+  const std::vector<std::int64_t> sizes{0, 1, 4, 16, 64, 256, 1024};
+  std::vector<double> p1, pn, pd, d, orr;
+  simulate(m, sizes, 8, p1, pn, pd, d, orr);
+  pn[1] -= 7 * 0.05e-6;  // one fast and one slow outlier among the tiny sizes
+  pn[4] += 7 * 0.3e-6;
+  const LoggpFit f = derive_loggp(sizes, 8, p1, pn, pd, d, orr, 0.25);
+  EXPECT_EQ(f.fit_break, -1);
+  EXPECT_EQ(f.fit_points, sizes.size());
+}
+
 TEST(Loggp, SlopeIsNeverNegative) {
   const std::vector<std::int64_t> sizes{0, 8, 16};
   const std::vector<double> p1{2e-6, 2e-6, 2e-6}, pn{5e-6, 4.9e-6, 4.8e-6}, pd{30e-6, 30e-6, 30e-6},
