@@ -84,9 +84,10 @@ QPoint ImageView::cellAt(const QPointF& pos) const {
 
 void ImageView::paintEvent(QPaintEvent*) {
   QPainter p(this);
-  p.fillRect(rect(), palette().color(QPalette::Mid));
+  // A blue-grey backdrop that no grey level of the matrix can be mistaken for.
+  p.fillRect(rect(), QColor(52, 73, 94));
   if (pixmap_.isNull()) {
-    p.setPen(palette().color(QPalette::Text));
+    p.setPen(Qt::white);
     p.drawText(rect(), Qt::AlignCenter, tr("Open a result file (File > Open)"));
     return;
   }
@@ -105,6 +106,9 @@ void ImageView::paintEvent(QPaintEvent*) {
   } else {
     p.drawPixmap(target, pixmap_, QRectF(pixmap_.rect()));
   }
+  p.setPen(QColor(20, 30, 40));
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(target.adjusted(-1, -1, 0, 0));
   if (showGroups_ && !groups_.empty() && !result_.plot && result_.diag_col == ViewResult::kDiagIsRow)
     paint_groups(p, target, result_.rows, result_.cols, groups_);
   if (!result_.plot) paintLegend(p);
