@@ -105,7 +105,7 @@ std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, st
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> best(K + 1, inf);
   std::vector<std::size_t> from(K + 1, 0);
-  best[0] = 0;
+  best.front() = 0;
   // Segments of at least 3 points, so that every line is over-determined.
   constexpr std::size_t kMin = 3;
   for (std::size_t j = kMin; j <= K; ++j)

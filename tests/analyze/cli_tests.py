@@ -64,6 +64,16 @@ if TEST == "report_groups":
         check(j["anomalies"][0]["hosts"] == [f"node{seed}"], "slow host name")
         check(2.5 < j["anomalies"][0]["score"] < 3.5, "score near 3")
         check("slow_node" in p.stdout and "µs" in p.stdout, "text report names the anomaly and units")
+    # Host names are only compared: a wrong hosts file changes the agreement, not the groups.
+    hosts = open(os.path.join(WORK, "s3_hosts.txt")).read().split()
+    hosts[0], hosts[1] = hosts[1], hosts[0]
+    if hosts[0] == hosts[1]:
+        hosts[0] = "elsewhere"
+    open(os.path.join(WORK, "wrong_hosts.txt"), "w").write("\n".join(hosts) + "\n")
+    analyze("report", "s3_median.nc", "--hosts", "wrong_hosts.txt", "--json", "wrong.json", "--quiet")
+    w = load("wrong.json")
+    check(w["groups"] == load("s3.json")["groups"], "groups do not depend on host names")
+    check(not w["hosts"]["agreement"]["exact"] and w["hosts"]["agreement"]["mismatches"], "mismatch reported")
     # Refuses to overwrite the JSON without --force, overwrites with it.
     analyze("report", "s3_median.nc", "--json", "s3.json", rc=2)
     analyze("report", "s3_median.nc", "--json", "s3.json", "--force", "--quiet")
