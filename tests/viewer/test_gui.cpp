@@ -121,6 +121,17 @@ class TestGui : public QObject {
       QTRY_COMPARE(w.view()->result().spec.view, v);
     }
     QCOMPARE(w.lastError(), QString());
+    // Hovering the pair plot names the nearest point.
+    w.setView(ViewKind::pair);
+    QTRY_COMPARE(w.view()->result().spec.view, ViewKind::pair);
+    {
+      const ViewResult& pr = w.view()->result();
+      const QPointF img(pr.geometry.x_to_px(4096), pr.geometry.area.center().y());
+      QCOMPARE(w.view()->cellAt(w.view()->widgetPos(img)), QPoint(2, 0));
+      QCOMPARE(pr.row_lengths.size(), std::size_t(4));
+      QVERIFY2(w.hoverText(0, 2).contains(QStringLiteral("at 4 KiB: ")), qPrintable(w.hoverText(0, 2)));
+      QVERIFY(w.hoverText(0, 2).contains(QStringLiteral("sender 0")));
+    }
 
     // Export the current view.
     const QString png = QString::fromStdString((dir_ / "export.png").string());

@@ -74,8 +74,22 @@ void ImageView::zoomIn() { zoomBy(1.5, rect().center()); }
 void ImageView::zoomOut() { zoomBy(1 / 1.5, rect().center()); }
 
 QPoint ImageView::cellAt(const QPointF& pos) const {
-  if (!hasResult() || result_.plot) return {-1, -1};
+  if (!hasResult()) return {-1, -1};
   const QPointF p = (pos - offset_) / zoom_;
+  if (result_.plot) {
+    // Pair plots: the nearest point along the length axis, within a few pixels.
+    int best = -1;
+    double bestDist = 12.0;
+    for (std::size_t k = 0; k < result_.row_lengths.size(); ++k) {
+      const double d = std::abs(result_.geometry.x_to_px(static_cast<double>(result_.row_lengths[k])) - p.x());
+      if (d < bestDist) {
+        bestDist = d;
+        best = static_cast<int>(k);
+      }
+    }
+    if (best < 0 || !result_.geometry.area.adjusted(-12, -12, 12, 12).contains(p)) return {-1, -1};
+    return {best, 0};
+  }
   const int col = static_cast<int>(std::floor(p.x() * result_.cols / pixmap_.width()));
   const int row = static_cast<int>(std::floor(p.y() * result_.rows / pixmap_.height()));
   if (col < 0 || row < 0 || col >= result_.cols || row >= result_.rows) return {-1, -1};

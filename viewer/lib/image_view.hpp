@@ -26,6 +26,8 @@ class ImageView : public QWidget {
   double zoom() const { return zoom_; }
   // Cell under a widget position, or (-1, -1).
   QPoint cellAt(const QPointF& pos) const;
+  // Widget position of a point of the shown image (inverse of the zoom and pan).
+  QPointF widgetPos(const QPointF& imagePos) const { return offset_ + imagePos * zoom_; }
 
  public slots:
   void zoomIn();

@@ -385,6 +385,12 @@ QString MainWindow::rankName(int r) const {
 
 QString MainWindow::hoverText(int row, int col) const {
   const ViewResult& r = view_->result();
+  if (r.plot && r.values && row == 0 && col >= 0 && static_cast<std::size_t>(col) < r.values->size()) {
+    const double v = (*r.values)[static_cast<std::size_t>(col)];
+    return QStringLiteral("sender %1 -> receiver %2 at %3: %4")
+        .arg(rankName(r.spec.sender), rankName(r.spec.receiver),
+             QString::fromStdString(nt::format_bytes(r.row_lengths[static_cast<std::size_t>(col)])), format_value(v, false));
+  }
   if (!r.values || r.plot || row < 0 || col < 0 || row >= r.rows || col >= r.cols) return {};
   const double v = (*r.values)[static_cast<std::size_t>(row) * static_cast<std::size_t>(r.cols) +
                                static_cast<std::size_t>(col)];
