@@ -184,7 +184,13 @@ int run(int argc, char** argv) {
     const na::ClassParams& cp = pick_class(in.params, m_class);
     const int P = bc ? bc->P : in.topology.P;
     const auto lengths = bc ? bc->lengths : in.delays->lengths;
-    const auto rows = na::predict_bcast(P, lengths, cp, bc ? &*bc : nullptr);
+    na::Hierarchy hier;
+    for (const auto& c : in.params)
+      if (c.cls == 0) hier.intra = &c;
+    hier.nodes = static_cast<int>(in.topology.levels.front().groups.size());
+    for (const auto& g : in.topology.levels.front().groups) hier.per_node = std::max(hier.per_node, static_cast<int>(g.size()));
+    if (bc && bc->P != in.topology.P) hier = {};  // the delay file's nodes do not describe the bcast run
+    const auto rows = na::predict_bcast(P, lengths, cp, bc ? &*bc : nullptr, hier);
     nlohmann::json j;
     auto cls = nlohmann::json::array();
     for (const auto& p : in.params) cls.push_back(na::to_json(p));
@@ -208,7 +214,8 @@ int run(int argc, char** argv) {
                        {"logp_flat", r.logp_flat},
                        {"logp_optimal_tree", r.logp_optimal},
                        {"kchain", r.kchain},
-                       {"kchain_k", r.kchain_k}};
+                       {"kchain_k", r.kchain_k},
+                       {"hierarchical", r.hierarchical >= 0 ? nlohmann::json(r.hierarchical) : nlohmann::json(nullptr)}};
       br.push_back(x);
       const auto m = static_cast<double>(r.length);
       const na::Hockney h = cp.hockney_for(m);
@@ -242,14 +249,15 @@ int run(int argc, char** argv) {
                                    nt::format_bytes(rg.to), nt::format_seconds(rg.fit.ts), rg.fit.tw, rg.fit.r2);
       }
       std::cout << fmt::format("\nBroadcast on {} processes, {} parameters\n", P, cp.name);
-      std::cout << fmt::format("  {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>14}\n", "length", "measured", "H.binomial",
-                               "H.flat", "LogP binom", "LogP flat", "LogP opt", "k-chain (k)");
+      std::cout << fmt::format("  {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>14} {:>12}\n", "length", "measured",
+                               "H.binomial", "H.flat", "LogP binom", "LogP flat", "LogP opt", "k-chain (k)", "hierarchical");
       for (const auto& r : rows)
-        std::cout << fmt::format("  {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>10} ({})\n", nt::format_bytes(r.length),
-                                 r.measured >= 0 ? nt::format_seconds(r.measured) : "-", nt::format_seconds(r.hockney_binomial),
-                                 nt::format_seconds(r.hockney_flat), nt::format_seconds(r.logp_binomial),
-                                 nt::format_seconds(r.logp_flat), nt::format_seconds(r.logp_optimal),
-                                 nt::format_seconds(r.kchain), r.kchain_k);
+        std::cout << fmt::format("  {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>10} ({}) {:>12}\n",
+                                 nt::format_bytes(r.length), r.measured >= 0 ? nt::format_seconds(r.measured) : "-",
+                                 nt::format_seconds(r.hockney_binomial), nt::format_seconds(r.hockney_flat),
+                                 nt::format_seconds(r.logp_binomial), nt::format_seconds(r.logp_flat),
+                                 nt::format_seconds(r.logp_optimal), nt::format_seconds(r.kchain), r.kchain_k,
+                                 r.hierarchical >= 0 ? nt::format_seconds(r.hierarchical) : "-");
     }
     if (!m_json.empty()) write_out(m_json, j.dump(1) + "\n", m_force);
     return 0;

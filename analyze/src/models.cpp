@@ -296,8 +296,21 @@ Cube cube_from_loggp(const LoggpData& d) {
   return c;
 }
 
+namespace {
+// The LogP parameters an m-byte message sees with class p (from delays alone: L absorbs the
+// Hockney time of the message).
+LogGP logp_at(const ClassParams& p, double m) {
+  LogGP lp = p.loggp;
+  if (!p.have_loggp) {
+    lp.L = std::max(0.0, p.hockney_for(m).message(m) - 2 * lp.o);
+    lp.G = 0;
+  }
+  return lp;
+}
+}  // namespace
+
 std::vector<BcastRow> predict_bcast(int P, const std::vector<std::int64_t>& lengths, const ClassParams& p,
-                                    const Cube* bcast) {
+                                    const Cube* bcast, const Hierarchy& hier) {
   std::vector<BcastRow> rows;
   for (auto len : lengths) {
     const auto m = static_cast<double>(len);
@@ -306,12 +319,9 @@ std::vector<BcastRow> predict_bcast(int P, const std::vector<std::int64_t>& leng
     const Hockney h = p.hockney_for(m);
     r.hockney_binomial = hockney_bcast_binomial(P, h, m);
     r.hockney_flat = hockney_bcast_flat(P, h, m);
-    LogGP lp = p.loggp;
-    if (!p.have_loggp) {
-      // From delays alone: the m-byte message costs the Hockney time; L absorbs it.
-      lp.L = std::max(0.0, h.message(m) - 2 * lp.o);
-      lp.G = 0;
-    }
+    const LogGP lp = logp_at(p, m);
+    if (hier.intra && hier.nodes >= 1 && hier.per_node >= 1 && hier.intra != &p)
+      r.hierarchical = logp_binomial_bcast(hier.nodes, lp, m) + logp_binomial_bcast(hier.per_node, logp_at(*hier.intra, m), m);
     r.logp_binomial = logp_binomial_bcast(P, lp, m);
     r.logp_flat = logp_flat_bcast(P, lp, m);
     r.logp_optimal = logp_optimal_bcast(P, lp, m);

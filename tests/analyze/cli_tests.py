@@ -215,6 +215,7 @@ elif TEST == "model":
     r0 = j["bcast"][0]
     check(r0["logp_optimal_tree"] <= r0["logp_binomial"] + 1e-15 <= r0["logp_flat"] + 2e-15, "optimal <= binomial <= flat")
     check("Broadcast on 8 processes" in p.stdout, "text table")
+    check(all(r["hierarchical"] is not None and r["hierarchical"] > 0 for r in j["bcast"]), "hierarchical prediction")
     # LogGP file alone: classes from its PRTT(1,0,s) data.
     analyze("model", "--loggp", "m_loggp.nc", "--json", "m2.json")
     j2 = load("m2.json")

@@ -588,6 +588,26 @@ TEST(Models, LogPAndHockneyCollectives) {
   EXPECT_DOUBLE_EQ(na::logp_binomial_reduce_root(8, p, 10, 0.1, 0.2), 1 + 2 * (2 + 6 + 4) + 4 + 6 + 2);
 }
 
+TEST(Models, BcastPredictionsAndHierarchy) {
+  na::ClassParams intra, inter;
+  intra.cls = 0;
+  intra.have_loggp = true;
+  intra.loggp = {1.0, 0.0, 1.0, 0.0};
+  inter.cls = 1;
+  inter.have_loggp = true;
+  inter.loggp = {10.0, 0.0, 10.0, 0.0};
+  inter.hockney = {na::RangeFit{0, 0, 0, 1, na::LineFit{10.0, 0.5, 1, 0, 1}}};
+  const auto rows = na::predict_bcast(8, {0, 4}, inter, nullptr, na::Hierarchy{4, 2, &intra});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(rows[0].hierarchical, 2 * 10.0 + 1 * 1.0);  // binomial over 4 nodes, then inside the node pair
+  EXPECT_DOUBLE_EQ(rows[0].logp_binomial, 3 * 10.0);
+  EXPECT_DOUBLE_EQ(rows[0].logp_optimal, na::optimal_broadcast_time_real(8, 10.0, 0.0, 10.0));
+  EXPECT_DOUBLE_EQ(rows[1].hockney_binomial, 3 * (10.0 + 4 * 0.5));
+  EXPECT_DOUBLE_EQ(rows[1].hockney_flat, 7 * (10.0 + 4 * 0.5));
+  EXPECT_LT(rows[0].measured, 0);  // nothing measured
+  EXPECT_GE(rows[0].kchain_k, 1);
+}
+
 // ---------------------------------------------------------------- LogGP from a loggp file
 
 TEST(LogGP, ClassParametersFromAHandMadeLoggpFile) {

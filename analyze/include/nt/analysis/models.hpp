@@ -119,10 +119,18 @@ struct BcastRow {
   double logp_binomial = 0, logp_flat = 0, logp_optimal = 0;
   double kchain = 0;
   int kchain_k = 0;
+  double hierarchical = -1;  // binomial over the nodes, then binomial inside each node; -1 if n/a
+};
+
+// Shape of a two-level broadcast: `nodes` groups of at most `per_node` ranks, with the parameters
+// of the intra-node class for the second stage.
+struct Hierarchy {
+  int nodes = 0, per_node = 0;
+  const ClassParams* intra = nullptr;
 };
 // Broadcast predictions for P processes and the given lengths, with `p` (the class that carries
 // the broadcast: the slowest present) and, when given, the measured bcast cube.
 std::vector<BcastRow> predict_bcast(int P, const std::vector<std::int64_t>& lengths, const ClassParams& p,
-                                    const Cube* bcast);
+                                    const Cube* bcast, const Hierarchy& h = {});
 
 }  // namespace nt::analysis
