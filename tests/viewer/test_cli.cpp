@@ -175,6 +175,18 @@ class TestCli : public QObject {
 #endif
   }
 
+  void guiWithoutDisplayIsAnError() {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char* v : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) env.remove(QLatin1String(v));
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(NT_VIEWER_EXE), {in("median")});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 2);
+    QVERIFY(p.readAllStandardError().contains("--render"));
+  }
+
   void helpAndVersion() {
     QCOMPARE(run({QStringLiteral("--help")}).code, 0);
     QCOMPARE(run({QStringLiteral("--version")}).code, 0);

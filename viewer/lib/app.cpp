@@ -80,6 +80,11 @@ void quiet_handler(QtMsgType type, const QMessageLogContext& ctx, const QString&
 // drawn (used by the Xvfb test), and quits.
 int run_gui(int argc, char** argv, const std::vector<std::string>& files, const RenderOptions& o,
             const std::string& screenshot) {
+  // Without a display Qt would abort with a core dump; say what to do instead.
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+      qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+    throw nt::UsageError("no display (DISPLAY is not set): use --render OUT.png for pictures without a window, "
+                         "or QT_QPA_PLATFORM=offscreen");
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("network_viewer"));
   QApplication::setDesktopFileName(QStringLiteral("network_viewer"));
