@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -92,6 +93,19 @@ int run_gui(int argc, char** argv, const std::vector<std::string>& files, const 
   if (files.empty()) windows.push_back(std::make_unique<MainWindow>());
   for (const auto& f : files) {
     auto w = std::make_unique<MainWindow>();
+    // The view options of --render also choose the first view of the window.
+    QObject::connect(w.get(), &MainWindow::documentOpened, w.get(), [win = w.get(), o] {
+      const DocumentInfo& d = win->document();
+      if (o.length) {
+        const auto it = std::find(d.lengths.begin(), d.lengths.end(), *o.length);
+        if (it != d.lengths.end()) win->setLengthIndex(static_cast<int>(it - d.lengths.begin()));
+      }
+      win->setRank(o.rank);
+      if (o.pair.size() == 2) win->setPair(o.pair[0], o.pair[1]);
+      if (const auto n = normalize_from_name(o.normalize)) win->setNormalize(*n);
+      win->setLog(o.log);
+      if (const auto v = view_from_name(o.view)) win->setView(*v);
+    }, Qt::SingleShotConnection);
     w->openFile(QString::fromStdString(f));
     if (!o.compare.empty()) w->openCompare(QString::fromStdString(o.compare));
     if (!o.groups.empty()) w->loadGroups(QString::fromStdString(o.groups));

@@ -1,5 +1,6 @@
 #include "image_view.hpp"
 
+#include <QFontMetricsF>
 #include <QLinearGradient>
 #include <QMouseEvent>
 #include <QPainter>
@@ -46,13 +47,15 @@ QRectF ImageView::imageRect() const {
 
 void ImageView::fit() {
   if (pixmap_.isNull()) return;
-  const double m = 8, legend = result_.plot ? 0 : 46;  // keep the legend off the picture
-  const double z = std::min((width() - 2 * m) / pixmap_.width(), (height() - 2 * m - legend) / pixmap_.height());
+  // Keep the legend and the labels off the picture.
+  const double m = 8, legend = result_.plot ? 0 : 46, left = result_.plot ? 0 : 90, top = result_.plot ? 0 : 18;
+  const double z = std::min((width() - 2 * m - 2 * left) / pixmap_.width(),
+                            (height() - 2 * m - legend - top) / pixmap_.height());
   // Whole screen pixels per cell when cells are larger than a pixel, so that cells stay even;
   // plots are never enlarged.
   zoom_ = result_.plot ? std::min(1.0, z) : (z >= 1.0 ? std::floor(z) : z);
   if (zoom_ <= 0) zoom_ = 1e-3;
-  offset_ = QPointF((width() - pixmap_.width() * zoom_) / 2, (height() - legend - pixmap_.height() * zoom_) / 2);
+  offset_ = QPointF((width() - pixmap_.width() * zoom_) / 2, top + (height() - top - legend - pixmap_.height() * zoom_) / 2);
   fitted_ = true;
   emit zoomChanged(zoom_);
   update();
@@ -125,7 +128,47 @@ void ImageView::paintEvent(QPaintEvent*) {
   p.drawRect(target.adjusted(-1, -1, 0, 0));
   if (showGroups_ && !groups_.empty() && !result_.plot && result_.diag_col == ViewResult::kDiagIsRow)
     paint_groups(p, target, result_.rows, result_.cols, groups_);
-  if (!result_.plot) paintLegend(p);
+  if (!result_.plot) {
+    paintLabels(p, target);
+    paintLegend(p);
+  }
+}
+
+void ImageView::paintLabels(QPainter& p, const QRectF& target) {
+  // Rank numbers and message lengths beside the picture when the cells are big enough to tell
+  // apart; the hover text gives the rest.
+  if (result_.rows <= 0 || result_.cols <= 0) return;
+  QFont f = font();
+  f.setPixelSize(11);
+  p.setFont(f);
+  p.setPen(QColor(230, 235, 240));
+  const double cw = target.width() / result_.cols, ch = target.height() / result_.rows;
+  // Steps of 1, 2, 5 x 10^k cells, wide enough for the widest label.
+  auto nice = [](double minCells) {
+    int step = 1;
+    for (int mag = 1;; mag *= 10) {
+      for (int m : {1, 2, 5})
+        if (m * mag >= minCells) return std::max(step, m * mag);
+      if (mag > 1000000) return step;
+    }
+  };
+  const QFontMetricsF fm(f);
+  const double labelW = fm.horizontalAdvance(QString::number(result_.cols - 1)) + 10;
+  const int colStep = nice(labelW / cw);
+  const int rowStep = nice(16.0 / ch);
+  for (int c = 0; c < result_.cols; c += colStep) {
+    const double x = target.left() + (c + 0.5) * cw;
+    if (x < 0 || x > width()) continue;
+    p.drawText(QRectF(x - 30, target.top() - 17, 60, 15), Qt::AlignHCenter | Qt::AlignBottom, QString::number(c));
+  }
+  const bool lengths = !result_.row_lengths.empty();
+  for (int r = 0; r < result_.rows; r += rowStep) {
+    const double y = target.top() + (r + 0.5) * ch;
+    if (y < 0 || y > height()) continue;
+    const QString t = lengths ? QString::fromStdString(nt::format_bytes(result_.row_lengths[static_cast<std::size_t>(r)]))
+                              : QString::number(r);
+    p.drawText(QRectF(target.left() - 86, y - 8, 82, 16), Qt::AlignRight | Qt::AlignVCenter, t);
+  }
 }
 
 void ImageView::paintLegend(QPainter& p) {

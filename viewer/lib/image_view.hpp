@@ -53,6 +53,7 @@ class ImageView : public QWidget {
  private:
   QRectF imageRect() const;
   void paintLegend(QPainter& p);
+  void paintLabels(QPainter& p, const QRectF& target);
   ViewResult result_;
   QPixmap pixmap_;
   QPixmap pooled_;          // darkest-cell reduction used when zoomed out
