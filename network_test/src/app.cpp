@@ -1,5 +1,8 @@
 // network_test's program logic: options, validation on every rank, result files, the run.
+#include <sched.h>
 #include <sys/prctl.h>
+
+#include <algorithm>
 
 #include <cstdio>
 #include <iostream>
@@ -53,6 +56,12 @@ void add_options(CLI::App& app, Settings& s) {
       ->check(CLI::IsMember({"auto", "pingpong"}))
       ->capture_default_str();
   app.add_option("--idle-sleep-max", s.idle_sleep_max, "longest sleep (s) of a rank waiting for its turn")
+      ->capture_default_str();
+  app.add_option("--oversubscribed", s.yield,
+                 "measures for a host with more ranks than cores: the measured pair is pinned to two different "
+                 "cores for its task and long polls call sched_yield; auto: when this host runs more ranks than "
+                 "we have cores")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   app.add_flag("--list", s.list, "list the modes with their descriptions and options");
   app.add_flag("-q,--quiet", s.quiet, "no progress output and no summary");
@@ -152,6 +161,7 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
   m.extra["pair_order"] = s.concurrent ? "concurrent round-robin rounds (loaded network)"
                                        : (s.shuffle ? "shuffled per length from the seed" : "sender-major");
   m.extra["idle_wait"] = fmt::format("MPI_Test + nanosleep back-off up to {} s", s.idle_sleep_max);
+  m.extra["oversubscribed"] = s.yield;
   if (s.timeout > 0) m.extra["timeout"] = fmt::format("{}", s.timeout);
   if (spec.uses_noise) m.extra["noise_draw"] = "noise ranks drawn per pair and length from the seed (splitmix64)";
   if (s.sweep_kind != "linear") {
@@ -320,6 +330,14 @@ int run_network_test(int argc, char** argv) {
 
   Ctx c(comm, s, *spec);
   c.hosts = all_hosts;
+  {
+    // Oversubscribed when more ranks share this host than the cores we may run on.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    const int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    const auto here = std::count(all_hosts.begin(), all_hosts.end(), all_hosts[static_cast<std::size_t>(rank)]);
+    c.yield = s.yield == "on" || (s.yield == "auto" && here > cores);
+  }
   const std::int64_t maxlen = std::max<std::int64_t>(s.lengths.back(), 1);
   c.max_length = maxlen;
   c.sbuf.assign(static_cast<std::size_t>(maxlen), 'x');

@@ -1,5 +1,7 @@
 // The per-rank measurement context: waiting helpers with deadlines, sleeping waits for idle
 // ranks, clock-offset estimation and noise traffic.
+#include <sched.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -53,6 +55,9 @@ void Ctx::wait(MPI_Request& req) {
   for (;;) {
     MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
     if (flag) return;
+    // Oversubscribed: after a few microseconds of polling, let a rank that shares this core
+    // (possibly the peer) run, instead of spinning until the next reschedule.
+    if (yield && it > 48) sched_yield();
     if ((++it & 127U) == 0) check_deadline();
   }
 }
@@ -63,6 +68,9 @@ void Ctx::waitall(std::vector<MPI_Request>& reqs) {
   for (;;) {
     MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, MPI_STATUSES_IGNORE);
     if (flag) return;
+    // Oversubscribed: after a few microseconds of polling, let a rank that shares this core
+    // (possibly the peer) run, instead of spinning until the next reschedule.
+    if (yield && it > 48) sched_yield();
     if ((++it & 127U) == 0) check_deadline();
   }
 }

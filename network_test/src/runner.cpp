@@ -5,6 +5,7 @@
 // message to the members of task u; a rank waits for its go with MPI_Irecv + MPI_Test + nanosleep
 // back-off, so ranks without work sleep instead of spinning in MPICH's progress engine. Rank 0
 // opens every length after it has written the previous one.
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -106,10 +107,28 @@ void run_task(Ctx& c, const Task& t) {
   if (c.rank == c.stall_rank && c.length == c.stall_length)
     for (;;) sleep(1);
   c.begin_task(c.spec.describe(t) + " at length " + std::to_string(c.length), c.settings.timeout);
+  // Oversubscribed host: put the two measured ranks on different cores for the task, so that
+  // they never take turns on one core while the other is busy elsewhere.
+  cpu_set_t saved;
+  bool pinned = false;
+  if (c.yield && !t.sync && t.x >= 0 && t.y >= 0 && t.x != t.y && (c.rank == t.x || c.rank == t.y) &&
+      c.hosts[static_cast<std::size_t>(t.x)] == c.hosts[static_cast<std::size_t>(t.y)] &&
+      sched_getaffinity(0, sizeof saved, &saved) == 0 && CPU_COUNT(&saved) >= 2) {
+    int want = c.rank == t.x ? 0 : 1, seen = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &saved) && seen++ == want) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+        break;
+      }
+  }
   if (t.sync)
     run_sync_task(c, t);
   else
     c.spec.run(c, t);
+  if (pinned) sched_setaffinity(0, sizeof saved, &saved);
   c.begin_task({}, 0);
 }
 

@@ -37,6 +37,7 @@ struct Settings {
   bool force = false, resume = false, raw = false, shuffle = false, concurrent = false;
   bool list = false, quiet = false;
   std::string progress = "auto";          // auto, bar, lines, none
+  std::string yield = "auto";             // busy waits call sched_yield: auto (when oversubscribed), on, off
   double timeout = 0.0;                   // seconds, 0 = none
   int sync_rounds = 10;                   // ping-pongs for a clock-offset estimate
   std::string clock_sync = "auto";        // "auto": same host = shared clock; "pingpong": always estimate
@@ -189,6 +190,7 @@ class Ctx {
   // held by rank 0 for the common-start modes.
   std::vector<double> offset_to_root, rtt_to_root;
   std::vector<std::string> hosts;  // host of every rank
+  bool yield = false;              // busy waits call sched_yield (more ranks than cores here)
   int stall_rank = -1;             // test hook NT_DEBUG_STALL=rank:length
   std::int64_t stall_length = -1;
   long late_starts = 0;           // samples whose scheduled start had passed already
