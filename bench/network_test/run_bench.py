@@ -67,7 +67,9 @@ for i in range(rounds):
     print(f"{i + 1:5d} " + " ".join(f"{v * 1e6:14.3f}" for v in row), flush=True)
 med = [statistics.median(r[j] for r in rows) for j in range(len(cols))]
 print("median" + " ".join(f"{v * 1e6:14.3f}" for v in med))
-print("ratio " + " ".join(f"{v / med[0]:14.3f}" for v in med) + "   (to pingpong_2)")
+print("ratio " + " ".join(f"{v / med[0]:14.3f}" for v in med) + "   (medians / pingpong_2 median)")
+per_round = [statistics.median(r[j] / r[0] for r in rows) for j in range(len(cols))]
+print("rratio" + " ".join(f"{v:14.3f}" for v in per_round) + "   (median of the per-round ratios to pingpong_2)")
 
 if sweep:
     print("\n# full sweeps: 4 ranks, -b 0 -e 1000 -s 100 -n 100")
