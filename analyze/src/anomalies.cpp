@@ -246,6 +246,69 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
     }
   }
 
+  std::vector<char> explained(N, 0);  // ranks of lone slow nodes: their residuals mean nothing
+  // --- a node alone in its upper-level group: all of its links form their own class, so the
+  // model above cannot compare them with anything. Compare them with the inter-node links of the
+  // other nodes instead (it is a slow node, or a node behind a switch of its own).
+  {
+    std::set<int> reported;
+    for (const auto& a : out)
+      for (int r : a.ranks) reported.insert(r);
+    const auto& node_of = t.levels.front().group_of;
+    for (std::size_t l = 1; l < t.levels.size(); ++l)
+      for (const auto& g : t.levels[l].groups) {
+        std::set<int> nodes;
+        for (int r : g) nodes.insert(node_of[static_cast<std::size_t>(r)]);
+        if (nodes.size() != 1 || reported.count(g.front())) continue;
+        const int n = *nodes.begin();
+        std::vector<char> in(N, 0);
+        for (int r : g) in[static_cast<std::size_t>(r)] = 1;
+        bool have_class1 = false;
+        for (std::size_t i = 0; i < N && !have_class1; ++i)
+          for (std::size_t j = 0; j < N; ++j)
+            if (i != j && !in[i] && !in[j] && t.pair_class(static_cast<int>(i), static_cast<int>(j)) == 1) {
+              have_class1 = true;
+              break;
+            }
+        std::vector<std::int64_t> lens;
+        std::vector<double> ratios, own, ref;
+        for (std::size_t k = 0; k < K; ++k) {
+          own.clear();
+          ref.clear();
+          for (std::size_t i = 0; i < N; ++i)
+            for (std::size_t j = 0; j < N; ++j) {
+              if (i == j) continue;
+              const double v = c.at(k, static_cast<int>(i), static_cast<int>(j));
+              if (!Cube::usable(v)) continue;
+              const int q = t.pair_class(static_cast<int>(i), static_cast<int>(j));
+              if (in[i] != in[j]) own.push_back(v);
+              else if (!in[i] && (have_class1 ? q == 1 : q >= 1)) ref.push_back(v);
+            }
+          if (own.empty() || ref.empty()) continue;
+          const double ratio = median_of(own) / median_of(ref);
+          if (ratio >= opt.min_ratio) {
+            lens.push_back(c.lengths[k]);
+            ratios.push_back(ratio);
+          }
+        }
+        if (lens.size() < need) continue;
+        Anomaly a;
+        a.kind = g.size() >= 2 ? "slow_node" : "slow_rank";
+        a.ranks = g;
+        a.hosts = hosts_of(g, hosts);
+        a.lengths = lens;
+        a.score = median_of(ratios);
+        a.detail = fmt::format("node group {} is alone in its {} group: its links are {:.2f}x the inter-node links "
+                               "of the other nodes (a slow node, or a node behind a switch of its own)",
+                               n, t.levels[l].name, a.score);
+        out.push_back(std::move(a));
+        for (int r : g) {
+          reported.insert(r);
+          explained[static_cast<std::size_t>(r)] = 1;
+        }
+      }
+  }
+
   // --- slow links and asymmetric pairs, from the residuals of the rank-effect model
   std::vector<double> thr(K), athr(K);
   for (std::size_t k = 0; k < K; ++k) {
@@ -265,7 +328,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   std::vector<char> is_slow(N * N, 0);
   for (std::size_t i = 0; i < N; ++i)
     for (std::size_t j = 0; j < N; ++j) {
-      if (i == j) continue;
+      if (i == j || explained[i] || explained[j]) continue;
       LinkHit h{static_cast<int>(i), static_cast<int>(j), 0, {}};
       std::vector<double> sc;
       for (std::size_t k = 0; k < K; ++k) {
@@ -283,7 +346,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
     }
   for (std::size_t i = 0; i < N; ++i)
     for (std::size_t j = i + 1; j < N; ++j) {
-      if (is_slow[i * N + j] || is_slow[j * N + i]) continue;
+      if (is_slow[i * N + j] || is_slow[j * N + i] || explained[i] || explained[j]) continue;
       std::vector<double> sc;
       std::vector<std::int64_t> lens;
       int sign = 0;

@@ -269,6 +269,30 @@ TEST(Anomalies, SlowNodeFlaggedAndNothingElse) {
   }
 }
 
+TEST(Anomalies, SlowNodeAmongThreeIsFlaggedThoughItLooksLikeASwitch) {
+  for (std::uint64_t seed : {1, 2, 3}) {
+    nt::SynthParams p;  // with 3 nodes a slow node and a node behind its own switch look the same
+    p.nodes = 3;
+    p.ranks_per_node = 2;
+    p.shuffle = true;
+    p.seed = seed;
+    p.slow_node = static_cast<int>(seed % 3);
+    p.lengths = geometric(12);
+    auto s = make(p);
+    const auto t = na::find_topology(s.cube);
+    EXPECT_EQ(partition(t.levels[0].groups), partition(s.r.node_of_rank));
+    const auto an = na::find_anomalies(s.cube, t, s.r.hosts);
+    ASSERT_EQ(an.size(), 1u) << "seed " << seed;
+    EXPECT_EQ(an[0].kind, "slow_node");
+    EXPECT_EQ(an[0].ranks, ranks_of_node(s.r, p.slow_node));
+    EXPECT_NEAR(an[0].score, 3.0, 0.3);
+    // A healthy 3-node cluster reports nothing.
+    p.slow_node = -1;
+    auto h = make(p);
+    EXPECT_TRUE(na::find_anomalies(h.cube, na::find_topology(h.cube), h.r.hosts).empty());
+  }
+}
+
 TEST(Anomalies, SlowRankSlowLinkAndAsymmetricPair) {
   nt::SynthParams p;
   p.nodes = 6;
