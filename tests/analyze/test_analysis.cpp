@@ -286,7 +286,15 @@ TEST(Anomalies, SlowNodeAmongThreeIsFlaggedThoughItLooksLikeASwitch) {
     EXPECT_EQ(an[0].kind, "slow_node");
     EXPECT_EQ(an[0].ranks, ranks_of_node(s.r, p.slow_node));
     EXPECT_NEAR(an[0].score, 3.0, 0.3);
-    // A healthy 3-node cluster reports nothing.
+    // A healthy 3-node cluster reports nothing, nor does a healthy node behind a switch of its own.
+    nt::SynthParams q = p;
+    q.slow_node = -1;
+    q.nodes = 5;
+    q.nodes_per_switch = 4;
+    auto lone = make(q);
+    const auto tl = na::find_topology(lone.cube);
+    EXPECT_EQ(partition(tl.levels[0].groups), partition(lone.r.node_of_rank));
+    EXPECT_TRUE(na::find_anomalies(lone.cube, tl, lone.r.hosts).empty()) << "seed " << seed;
     p.slow_node = -1;
     auto h = make(p);
     EXPECT_TRUE(na::find_anomalies(h.cube, na::find_topology(h.cube), h.r.hosts).empty());
