@@ -77,19 +77,24 @@ void exchange(Ctx& c, const Task& t) {
   const int peer = leader ? t.y : t.x;
   if (c.rank != t.x && c.rank != t.y) return;
   const auto [off, rtt] = c.estimate_offset(peer, leader);
-  const double margin = 2.0 * rtt + 2e-6;
+  const double base = 2.0 * rtt + 2e-6;
+  double margin = base;  // adapted like group_samples: doubled after a late start
   double* col = c.sample_row(peer);
   char done = 0;
   std::vector<MPI_Request> v(2);
   for (int it = 0; it < c.W + c.R; ++it) {
     double start = 0;
     if (leader) {
-      if (it > 0) c.recv(&done, 1, MPI_CHAR, peer, kTagDone);
+      if (it > 0) {
+        c.recv(&done, 1, MPI_CHAR, peer, kTagDone);
+        margin = done ? std::min(2.0 * margin, 10e-3) : std::max(base, 0.95 * margin);
+      }
       start = Ctx::now() + margin;
       c.send_double(start + off, peer, kTagStart);
     } else {
       start = c.recv_double(peer, kTagStart);
-      if (Ctx::now() > start) ++c.late_starts;
+      done = Ctx::now() > start ? 1 : 0;
+      if (done && it >= c.W) ++c.late_starts;
     }
     c.spin_until(start);
     MPI_Irecv(c.rbuf.data(), len, MPI_CHAR, peer, kTagExchange, c.comm, &v[0]);
@@ -109,20 +114,31 @@ void exchange(Ctx& c, const Task& t) {
 }
 
 void group_samples(Ctx& c, const std::function<void(double, int)>& body) {
+  // Ranks report in their "done" message whether the start had passed when they got it; rank 0
+  // then doubles the margin (up to 10 ms), and lets it shrink again slowly while all are on time.
+  // On an oversubscribed host this keeps the start common instead of counting late samples.
   char done = 0;
-  double margin = 5e-6;
+  double base = 5e-6;
   if (c.rank == 0) {
     double worst = 0;
     for (double r : c.rtt_to_root) worst = std::max(worst, r);
-    margin = 2.0 * worst + 0.5e-6 * c.size + 5e-6;
+    base = 2.0 * worst + 0.5e-6 * c.size + 5e-6;
   }
+  double margin = base;
   std::vector<double> starts(static_cast<std::size_t>(c.size));
   std::vector<MPI_Request> reqs;
+  bool late = false;
   for (int it = 0; it < c.W + c.R; ++it) {
     double start = 0;
     if (c.rank == 0) {
-      if (it > 0)
-        for (int r = 1; r < c.size; ++r) c.recv(&done, 1, MPI_CHAR, r, kTagDone);
+      if (it > 0) {
+        bool any_late = late;
+        for (int r = 1; r < c.size; ++r) {
+          c.recv(&done, 1, MPI_CHAR, r, kTagDone);
+          any_late = any_late || done != 0;
+        }
+        margin = any_late ? std::min(2.0 * margin, 10e-3) : std::max(base, 0.95 * margin);
+      }
       start = Ctx::now() + margin;
       reqs.clear();
       for (int r = 1; r < c.size; ++r) {
@@ -134,10 +150,14 @@ void group_samples(Ctx& c, const std::function<void(double, int)>& body) {
     } else {
       start = c.recv_double(0, kTagStart);
     }
-    if (Ctx::now() > start) ++c.late_starts;
+    late = Ctx::now() > start;
+    if (late && it >= c.W) ++c.late_starts;
     c.spin_until(start);
     body(start, it >= c.W ? it - c.W : -1);
-    if (c.rank != 0) c.send(&done, 1, MPI_CHAR, 0, kTagDone);
+    if (c.rank != 0) {
+      done = late ? 1 : 0;
+      c.send(&done, 1, MPI_CHAR, 0, kTagDone);
+    }
   }
   if (c.rank == 0)
     for (int r = 1; r < c.size; ++r) c.recv(&done, 1, MPI_CHAR, r, kTagDone);
