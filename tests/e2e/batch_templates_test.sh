@@ -58,7 +58,10 @@ echo "== Slurm template: USR1 before the time limit, requeue, resume"
 S2=$WORK/slurm-limit
 # 21 lengths up to 8 MB: a few seconds, long enough to be stopped after the first lengths.
 long=(NT_BIN="$BIN" NT_MODES="one_to_one" NT_BEGIN=0 NT_END=8000000 NT_GEOMETRIC= NT_STEP=400000 NT_REPEATS=20)
-env "${long[@]}" NT_OUT="$S2" NT_LAUNCH=mpiexec SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 SLURM_JOB_ID=102 \
+# Rank 1 hangs at the third length (network_test's test hook, as a stuck node would), so the
+# signal always arrives mid-sweep however fast this machine is.
+stall=(NT_DEBUG_STALL=1:800000)
+env "${long[@]}" "${stall[@]}" NT_OUT="$S2" NT_LAUNCH=mpiexec SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 SLURM_JOB_ID=102 \
   bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm3.log" 2>&1 &
 job=$!
 # Wait until the first length is stored, then signal.
@@ -103,7 +106,7 @@ P2=$WORK/pbs-limit
 # qstat reports a walltime that leaves 2 s after the 300 s margin.
 printf '#!/bin/sh\necho "    Resource_List.walltime = 00:05:02"\n' >"$WORK/fake/qstat"
 chmod +x "$WORK/fake/qstat"
-env "${long[@]}" NT_MIN_RUN=1 NT_OUT="$P2" PBS_NODEFILE="$WORK/nodefile" PBS_JOBID=202 \
+env "${long[@]}" "${stall[@]}" NT_MIN_RUN=1 NT_OUT="$P2" PBS_NODEFILE="$WORK/nodefile" PBS_JOBID=202 \
   PBS_O_WORKDIR="$WORK" NT_SCRIPT="$SRC/scripts/pbs/network_test.pbs" \
   bash "$SRC/scripts/pbs/network_test.pbs" >"$WORK/pbs2.log" 2>&1
 grep -q "stopped before the walltime" "$WORK/pbs2.log" || { cat "$WORK/pbs2.log"; fail "walltime stop not seen"; }
