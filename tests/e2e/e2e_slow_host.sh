@@ -13,7 +13,12 @@
 set -uo pipefail
 NAME=ntvce2e
 RATE_MBIT=20
-LENGTHS=0,1024,16384,65536,262144
+# Every host link runs at LINK_RATE (an emulated NIC, slower than memory as on a real cluster;
+# unshaped veth links are as fast as a host's own loopback, so the node level would not show),
+# the slow host's at RATE_MBIT. Lengths that show the bandwidth beyond the tbf bucket (32 KiB):
+# shorter messages pass a refilled bucket unthrottled, so their delays on shaped links are random.
+LINK_RATE=1gbit
+LENGTHS=0,65536,262144
 while [[ $# -gt 0 ]]; do
   case $1 in
     --vc) VC=$2 ;;
@@ -46,8 +51,8 @@ P=$WORK/vc
 
 echo "== 1. network_test on 3 emulated hosts x 2 ranks, ${NAME}-n3 at ${RATE_MBIT} Mbit/s"
 start=$(date +%s)
-"$VC" --name $NAME run --hosts 3 --ppn 2 --slow 3 --rate ${RATE_MBIT}mbit -- \
-  "$NT" -t one_to_one --lengths $LENGTHS -n 9 --warmup 2 -f "$P" -q
+"$VC" --name $NAME run --hosts 3 --ppn 2 --slow 3 --rate ${RATE_MBIT}mbit --link-rate $LINK_RATE -- \
+  "$NT" -t one_to_one --lengths $LENGTHS -n 15 --warmup 3 -f "$P" -q
 rc=$?
 echo "network_test: exit $rc after $(($(date +%s) - start)) s"
 [[ $rc == 0 ]] || fail "network_test on the virtual cluster exited with $rc"
