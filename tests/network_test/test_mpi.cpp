@@ -155,9 +155,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ModeCase{"async_one_to_one", Mode::async_one_to_one, 4, "--concurrent"},
                       ModeCase{"put", Mode::put, 4, "--concurrent"},
                       ModeCase{"one_to_one", Mode::one_to_one, 4, "--shuffle"}),
-    [](const auto& info) {
-      std::string n = std::string(info.param.name) + "_" + std::to_string(info.param.ranks) + "_" +
-                      std::to_string(info.index);
+    [](const auto& param_info) {
+      std::string n = std::string(param_info.param.name) + "_" + std::to_string(param_info.param.ranks) + "_" +
+                      std::to_string(param_info.index);
       return n;
     });
 
