@@ -1,3 +1,4 @@
+#include "nt/stats.hpp"
 #include "nt/analysis/anomalies.hpp"
 
 #include <algorithm>
@@ -18,24 +19,15 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double median_of(std::vector<double>& x) {
-  if (x.empty()) return kNaN;
-  auto mid = x.begin() + static_cast<std::ptrdiff_t>(x.size() / 2);
-  std::nth_element(x.begin(), mid, x.end());
-  const double upper = *mid;
-  if (x.size() % 2 == 1) return upper;
-  return 0.5 * (upper + *std::max_element(x.begin(), mid));
-}
-
 // Median and scaled MAD (a robust sigma) of the finite values.
 std::pair<double, double> robust(const std::vector<double>& v) {
   std::vector<double> x;
   for (double e : v)
     if (std::isfinite(e)) x.push_back(e);
   if (x.empty()) return {kNaN, kNaN};
-  const double m = median_of(x);
+  const double m = finite_median(x);
   for (double& e : x) e = std::fabs(e - m);
-  return {m, 1.4826 * median_of(x)};
+  return {m, 1.4826 * finite_median(x)};
 }
 
 std::vector<std::string> hosts_of(const std::vector<int>& ranks, const std::vector<std::string>& hosts) {
@@ -85,7 +77,7 @@ std::vector<Anomaly> merge_links(const std::string& kind, const std::vector<Link
     }
     a.ranks.assign(ranks.begin(), ranks.end());
     a.lengths.assign(lens.begin(), lens.end());
-    a.score = median_of(scores);
+    a.score = finite_median(scores);
     a.hosts = hosts_of(a.ranks, hosts);
     if (v.size() == 1)
       a.detail = fmt::format("{} {} -> {}: {:.2f}x", what, v.front()->i, v.front()->j, a.score);
@@ -132,7 +124,7 @@ RankEffects rank_effects(const Cube& c, const Topology& t) {
           if (std::isfinite(R[x])) byclass[static_cast<std::size_t>(cls[x])].push_back(R[x]);
         std::vector<double> dc(static_cast<std::size_t>(nc), 0.0);
         for (int q = 0; q < nc; ++q)
-          if (!byclass[static_cast<std::size_t>(q)].empty()) dc[static_cast<std::size_t>(q)] = median_of(byclass[static_cast<std::size_t>(q)]);
+          if (!byclass[static_cast<std::size_t>(q)].empty()) dc[static_cast<std::size_t>(q)] = finite_median(byclass[static_cast<std::size_t>(q)]);
         for (std::size_t x = 0; x < N * N; ++x)
           if (cls[x] >= 0) R[x] -= dc[static_cast<std::size_t>(cls[x])];
         for (int q = 0; q < nc; ++q) cc[static_cast<std::size_t>(q)] += dc[static_cast<std::size_t>(q)];
@@ -141,7 +133,7 @@ RankEffects rank_effects(const Cube& c, const Topology& t) {
           for (std::size_t j = 0; j < N; ++j)
             if (std::isfinite(R[i * N + j])) tmp.push_back(R[i * N + j]);
           if (tmp.empty()) continue;
-          const double m = median_of(tmp);
+          const double m = finite_median(tmp);
           s[i] += m;
           for (std::size_t j = 0; j < N; ++j) R[i * N + j] -= m;
         }
@@ -151,15 +143,15 @@ RankEffects rank_effects(const Cube& c, const Topology& t) {
           for (std::size_t j = 0; j < N; ++j)
             if (std::isfinite(R[i * N + j])) cols[j].push_back(R[i * N + j]);
         for (std::size_t j = 0; j < N; ++j)
-          if (!cols[j].empty()) colm[j] = median_of(cols[j]);
+          if (!cols[j].empty()) colm[j] = finite_median(cols[j]);
         for (std::size_t i = 0; i < N; ++i)
           for (std::size_t j = 0; j < N; ++j) R[i * N + j] -= colm[j];
         for (std::size_t j = 0; j < N; ++j) r[j] += colm[j];
         // Keep the rank effects centred (their median is 0): the class constants take the level.
         tmp = s;
-        const double ms = median_of(tmp);
+        const double ms = finite_median(tmp);
         tmp = r;
-        const double mr = median_of(tmp);
+        const double mr = finite_median(tmp);
         for (auto& x : s) x -= ms;
         for (auto& x : r) x -= mr;
         // (the residual is unchanged: s and r moved down by what the class constants moved up)
@@ -225,7 +217,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
         sc.insert(sc.end(), h.score.begin(), h.score.end());
       }
       a.lengths.assign(lens.begin(), lens.end());
-      a.score = median_of(sc);
+      a.score = finite_median(sc);
       a.detail = fmt::format("every rank of the group {} ({}x its class)",
                              direction(hit[static_cast<std::size_t>(g.front())]), fmt::format("{:.2f}", a.score));
       if (!a.hosts.empty()) a.detail += " on " + fmt::format("{}", fmt::join(a.hosts, ","));
@@ -240,7 +232,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
       a.ranks = {r};
       a.hosts = hosts_of(a.ranks, hosts);
       a.lengths = h.lengths;
-      a.score = median_of(h.score);
+      a.score = finite_median(h.score);
       a.detail = fmt::format("rank {} {} {:.2f}x slower than its class", r, direction(h), a.score);
       out.push_back(std::move(a));
     }
@@ -285,7 +277,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
               else if (!in[i] && (have_class1 ? q == 1 : q >= 1)) ref.push_back(v);
             }
           if (own.empty() || ref.empty()) continue;
-          const double ratio = median_of(own) / median_of(ref);
+          const double ratio = finite_median(own) / finite_median(ref);
           if (ratio >= opt.min_ratio) {
             lens.push_back(c.lengths[k]);
             ratios.push_back(ratio);
@@ -297,7 +289,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
         a.ranks = g;
         a.hosts = hosts_of(g, hosts);
         a.lengths = lens;
-        a.score = median_of(ratios);
+        a.score = finite_median(ratios);
         a.detail = fmt::format("node group {} is alone in its {} group: its links are {:.2f}x the inter-node links "
                                "of the other nodes (a slow node, or a node behind a switch of its own)",
                                n, t.levels[l].name, a.score);
@@ -339,7 +331,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
         }
       }
       if (h.lengths.size() >= need) {
-        h.score = median_of(sc);
+        h.score = finite_median(sc);
         slow.push_back(h);
         is_slow[i * N + j] = 1;
       }
@@ -362,7 +354,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
       if (lens.size() >= need && static_cast<std::size_t>(std::abs(sign)) == lens.size()) {
         LinkHit h = sign > 0 ? LinkHit{static_cast<int>(i), static_cast<int>(j), 0, lens}
                              : LinkHit{static_cast<int>(j), static_cast<int>(i), 0, lens};
-        h.score = median_of(sc);
+        h.score = finite_median(sc);
         asym.push_back(h);
       }
     }
@@ -400,7 +392,7 @@ std::vector<Anomaly> find_variance_anomalies(const Cube& values, const Cube& dev
           if (Cube::usable(v) && std::isfinite(d) && d >= 0) tmp.push_back(d / v);
         }
       }
-    if (!tmp.empty()) cv_rank[r] = median_of(tmp);
+    if (!tmp.empty()) cv_rank[r] = finite_median(tmp);
   }
   const auto [m, s] = robust(cv_rank);
   for (std::size_t r = 0; r < N; ++r) {
@@ -448,7 +440,7 @@ DuplexResult analyze_duplex(const Cube& one, const Cube& async, const Topology& 
         const double y = async.at(b, static_cast<int>(i), static_cast<int>(j));
         if (Cube::usable(x) && Cube::usable(y)) tmp.push_back(y / x);
       }
-      if (!tmp.empty()) ratio[i * N + j] = median_of(tmp);
+      if (!tmp.empty()) ratio[i * N + j] = finite_median(tmp);
     }
   const int nc = t.class_count();
   std::vector<LinkHit> hits;

@@ -1,3 +1,4 @@
+#include "nt/stats.hpp"
 #include "nt/analysis/exporters.hpp"
 
 #include <algorithm>
@@ -16,16 +17,6 @@ namespace nt::analysis {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-double median_of(std::vector<double> x) {
-  x.erase(std::remove_if(x.begin(), x.end(), [](double v) { return !std::isfinite(v); }), x.end());
-  if (x.empty()) return kNaN;
-  auto mid = x.begin() + static_cast<std::ptrdiff_t>(x.size() / 2);
-  std::nth_element(x.begin(), mid, x.end());
-  const double upper = *mid;
-  if (x.size() % 2 == 1) return upper;
-  return 0.5 * (upper + *std::max_element(x.begin(), mid));
-}
 
 long long ns(double s) { return std::isfinite(s) ? std::llround(s * 1e9) : 0; }
 
@@ -136,20 +127,20 @@ std::string export_simgrid(const Report& r) {
   const double ts1 = class_ts(1), tw1 = class_tw(1);
   std::vector<double> x(G, std::isfinite(ts1) ? ts1 / 2 : 0.0), nic_tw(G, tw1);
   std::map<std::pair<std::size_t, std::size_t>, double> ts_ab;
-  for (auto& [k, v] : pts) ts_ab[k] = median_of(v);
+  for (auto& [k, v] : pts) ts_ab[k] = finite_median(v);
   for (int it = 0; it < 10; ++it)
     for (std::size_t a = 0; a < G; ++a) {
       std::vector<double> est;
       for (const auto& [k, v] : ts_ab)
         if (k.first == a) est.push_back(v - x[k.second]);
         else if (k.second == a) est.push_back(v - x[k.first]);
-      if (!est.empty()) x[a] = std::max(0.0, median_of(est));
+      if (!est.empty()) x[a] = std::max(0.0, finite_median(est));
     }
   for (std::size_t a = 0; a < G; ++a) {
     std::vector<double> v;
     for (auto& [k, w] : ptw)
       if (k.first == a || k.second == a) v.insert(v.end(), w.begin(), w.end());
-    const double m = median_of(v);
+    const double m = finite_median(v);
     if (std::isfinite(m)) nic_tw[a] = m;
   }
   std::ostringstream o;
@@ -165,7 +156,7 @@ std::string export_simgrid(const Report& r) {
   const double ts0 = class_ts(0), tw0 = class_tw(0);
   for (std::size_t g = 0; g < G; ++g) {
     if (nodes[g].size() > 1) {
-      const double lt = median_of(lts[g]), lw = median_of(ltw[g]);
+      const double lt = finite_median(lts[g]), lw = finite_median(ltw[g]);
       o << fmt::format("    <link id=\"{}_loopback\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"FATPIPE\"/>\n",
                        name[g], bw(std::isfinite(lw) ? lw : tw0), lat(std::isfinite(lt) ? lt : ts0));
     }

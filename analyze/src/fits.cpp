@@ -1,3 +1,4 @@
+#include "nt/stats.hpp"
 #include "nt/analysis/fits.hpp"
 
 #include <algorithm>
@@ -45,15 +46,6 @@ struct Sums {
     return std::max(0.0, static_cast<double>(r));
   }
 };
-
-double median_of(std::vector<double> x) {
-  if (x.empty()) return kNaN;
-  auto mid = x.begin() + static_cast<std::ptrdiff_t>(x.size() / 2);
-  std::nth_element(x.begin(), mid, x.end());
-  const double upper = *mid;
-  if (x.size() % 2 == 1) return upper;
-  return 0.5 * (upper + *std::max_element(x.begin(), mid));
-}
 
 }  // namespace
 
@@ -180,7 +172,7 @@ HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const Thre
       }
     for (int q = 0; q < nc; ++q)
       if (!bucket[static_cast<std::size_t>(q)].empty())
-        fits[static_cast<std::size_t>(q)].curve[k] = median_of(bucket[static_cast<std::size_t>(q)]);
+        fits[static_cast<std::size_t>(q)].curve[k] = finite_median(bucket[static_cast<std::size_t>(q)]);
   }
   for (auto& f : fits) {
     if (f.pairs == 0) continue;
@@ -231,18 +223,18 @@ HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const Thre
         }
       ClassFit::Spread s;
       if (!ts.empty()) {
-        s.ts_median = median_of(ts);
+        s.ts_median = finite_median(ts);
         s.ts_min = *std::min_element(ts.begin(), ts.end());
         s.ts_max = *std::max_element(ts.begin(), ts.end());
       }
       if (!tw.empty()) {
-        s.tw_median = median_of(tw);
+        s.tw_median = finite_median(tw);
         s.tw_min = *std::min_element(tw.begin(), tw.end());
         s.tw_max = *std::max_element(tw.begin(), tw.end());
       } else {
         s.tw_median = s.tw_min = s.tw_max = kNaN;
       }
-      if (!r2.empty()) s.r2_median = median_of(r2);
+      if (!r2.empty()) s.r2_median = finite_median(r2);
       f.pair_spread.push_back(s);
     }
     r.classes.push_back(std::move(f));

@@ -1,3 +1,4 @@
+#include "nt/stats.hpp"
 #include "nt/analysis/models.hpp"
 
 #include <algorithm>
@@ -14,15 +15,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr long long kCap = 4'000'000'000'000'000'000LL;
-
-double median_of(std::vector<double> x) {
-  if (x.empty()) return kNaN;
-  auto mid = x.begin() + static_cast<std::ptrdiff_t>(x.size() / 2);
-  std::nth_element(x.begin(), mid, x.end());
-  const double upper = *mid;
-  if (x.size() % 2 == 1) return upper;
-  return 0.5 * (upper + *std::max_element(x.begin(), mid));
-}
 
 void check_logp(int L, int o, int g) {
   if (L < 0 || o < 0 || g < 1 || L + 2 * o < 1)
@@ -255,10 +247,10 @@ std::vector<ClassParams> class_params(const Cube* delays, const Topology& t, con
       if (!L.empty()) {
         p.have_loggp = true;
         p.pairs = std::max(p.pairs, L.size());
-        p.loggp = {median_of(L), median_of(os), median_of(g), median_of(G)};
-        p.o_r = median_of(orr);
-        p.loggp_residual = median_of(res);
-        p.fit_break = fb.empty() ? -1 : static_cast<std::int64_t>(median_of(fb));
+        p.loggp = {finite_median(L), finite_median(os), finite_median(g), finite_median(G)};
+        p.o_r = finite_median(orr);
+        p.loggp_residual = finite_median(res);
+        p.fit_break = fb.empty() ? -1 : static_cast<std::int64_t>(finite_median(fb));
         if (!f) p.t0 = p.loggp.L + p.loggp.o + p.o_r;
       }
     }
@@ -340,7 +332,7 @@ std::vector<BcastRow> predict_bcast(int P, const std::vector<std::int64_t>& leng
               if (std::isfinite(bcast->at(k, i, j))) mx = std::max(mx, bcast->at(k, i, j));
             if (mx > 0) per_root.push_back(mx);
           }
-          if (!per_root.empty()) r.measured = median_of(per_root);
+          if (!per_root.empty()) r.measured = finite_median(per_root);
           break;
         }
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace nt {
@@ -74,6 +75,14 @@ Summary summarize(std::span<const double> x) {
   r.max = *mx;
   r.stddev = sample_stddev(x);
   return r;
+}
+
+double finite_median(std::span<const double> x) {
+  std::vector<double> f;
+  f.reserve(x.size());
+  for (double v : x)
+    if (std::isfinite(v)) f.push_back(v);
+  return f.empty() ? std::numeric_limits<double>::quiet_NaN() : median(f);
 }
 
 double mad(std::span<const double> x) {

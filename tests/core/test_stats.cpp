@@ -73,3 +73,11 @@ TEST(Stats, MeanKeepsDigitsOfManyNearlyEqualValues) {
   x.push_back(1.0);
   EXPECT_NEAR(nt::mean(x), 1.0 + 1e-12 * 100000.0 / 100001.0, 1e-15);
 }
+
+TEST(Stats, FiniteMedianSkipsNanAndInfinity) {
+  const double nan = std::nan("");
+  const std::vector<double> x{nan, 4, 1, INFINITY, 3, 2};
+  EXPECT_DOUBLE_EQ(nt::finite_median(x), 2.5);
+  EXPECT_TRUE(std::isnan(nt::finite_median(std::vector<double>{nan, nan})));
+  EXPECT_TRUE(std::isnan(nt::finite_median(std::vector<double>{})));
+}

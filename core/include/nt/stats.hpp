@@ -23,6 +23,10 @@ double percentile(std::span<const double> x, double p);
 Summary summarize(std::span<const double> x);
 // Empty input throws std::invalid_argument in all of the above.
 
+// Median of the finite values (NaN and infinities skipped); NaN when there are none. For
+// analysis over matrices whose diagonal or missing cells are NaN.
+double finite_median(std::span<const double> x);
+
 // Median absolute deviation (unscaled); robust spread for anomaly detection.
 double mad(std::span<const double> x);
 
