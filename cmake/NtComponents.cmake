@@ -1,0 +1,21 @@
+# nt_add_component_subdirs(): adds <component>/ of the current folder for every component that
+# this configuration builds (tests/ and bench/ each hold one folder per component).
+function(nt_add_component_subdirs)
+  set(_on_core ON)
+  set(_on_network_test ${NT_BUILD_NETWORK_TEST})
+  set(_on_convert ${NT_BUILD_CONVERT})
+  set(_on_cluster ${NT_BUILD_CLUSTER})
+  set(_on_analyze ${NT_BUILD_ANALYZE})
+  set(_on_viewer ${NT_HAVE_QT})
+  # The end-to-end tests drive every program.
+  if(NT_BUILD_NETWORK_TEST AND NT_BUILD_CONVERT AND NT_BUILD_CLUSTER AND NT_BUILD_ANALYZE AND NT_HAVE_QT)
+    set(_on_e2e ON)
+  else()
+    set(_on_e2e OFF)
+  endif()
+  foreach(sub core network_test convert cluster analyze viewer e2e)
+    if(_on_${sub} AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${sub}/CMakeLists.txt)
+      add_subdirectory(${sub})
+    endif()
+  endforeach()
+endfunction()
