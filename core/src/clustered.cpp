@@ -5,6 +5,7 @@
 #include <netcdf.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <list>
 #include <string>
@@ -153,6 +154,10 @@ class ClusteredReader final : public Dataset {
   // For elements with cluster offsets `offs` in region r, the values of matrices
   // [start_r + rel0, start_r + rel0 + cnt): out[e * cnt + t].
   std::vector<double> gather(std::size_t r, const std::vector<int>& offs, std::size_t rel0, std::size_t cnt) const;
+  // Values of P pairs (one rank's row or column; offsets(r) gives their info entries in region
+  // r) for matrices [k0, k1), laid out [(k-k0)*P + q].
+  std::vector<double> slice(std::size_t k0, std::size_t k1,
+                            const std::function<std::vector<int>(std::size_t)>& offsets) const;
 
   nc::File file_;
   int info_var_ = -1, data_var_ = -1;
@@ -309,36 +314,30 @@ Matrix ClusteredReader::matrix(std::size_t k) const {
   return Matrix(ranks(), gather(r, info, k - starts_[r], 1));
 }
 
-std::vector<double> ClusteredReader::row(int sender, std::size_t k0, std::size_t k1) const {
-  check_rank(sender);
+std::vector<double> ClusteredReader::slice(std::size_t k0, std::size_t k1,
+                                           const std::function<std::vector<int>(std::size_t)>& offsets) const {
   check_window(k0, k1);
   std::vector<double> out((k1 - k0) * P());
   for (std::size_t k = k0; k < k1;) {
     const std::size_t r = region_of(k);
     const std::size_t e = std::min(k1, region_end(r));
     const std::size_t cnt = e - k;
-    const auto vals = gather(r, info_row(r, sender), k - starts_[r], cnt);
-    for (std::size_t y = 0; y < P(); ++y)
-      for (std::size_t t = 0; t < cnt; ++t) out[(k - k0 + t) * P() + y] = vals[y * cnt + t];
+    const auto vals = gather(r, offsets(r), k - starts_[r], cnt);
+    for (std::size_t q = 0; q < P(); ++q)
+      for (std::size_t t = 0; t < cnt; ++t) out[(k - k0 + t) * P() + q] = vals[q * cnt + t];
     k = e;
   }
   return out;
 }
 
+std::vector<double> ClusteredReader::row(int sender, std::size_t k0, std::size_t k1) const {
+  check_rank(sender);
+  return slice(k0, k1, [&](std::size_t r) { return info_row(r, sender); });
+}
+
 std::vector<double> ClusteredReader::column(int receiver, std::size_t k0, std::size_t k1) const {
   check_rank(receiver);
-  check_window(k0, k1);
-  std::vector<double> out((k1 - k0) * P());
-  for (std::size_t k = k0; k < k1;) {
-    const std::size_t r = region_of(k);
-    const std::size_t e = std::min(k1, region_end(r));
-    const std::size_t cnt = e - k;
-    const auto vals = gather(r, info_column(r, receiver), k - starts_[r], cnt);
-    for (std::size_t x = 0; x < P(); ++x)
-      for (std::size_t t = 0; t < cnt; ++t) out[(k - k0 + t) * P() + x] = vals[x * cnt + t];
-    k = e;
-  }
-  return out;
+  return slice(k0, k1, [&](std::size_t r) { return info_column(r, receiver); });
 }
 
 std::vector<double> ClusteredReader::pair(int sender, int receiver) const {
