@@ -7,8 +7,11 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 OUT=${1:-$ROOT/demo-output}
 if [ "${SKIP_INSTALL:-0}" != "1" ]; then scripts/install-deps.sh; fi
-cmake --preset dev -DNT_BUILD_TESTS=OFF -DNT_BUILD_BENCH=OFF
-cmake --build --preset dev -j "$(nproc)"
+cmake --preset dev
+# Only the programs: the test suite is scripts/run-tests.sh's job (same build folder).
+targets=(network_test network_convert network_cluster network_analyze)
+if cmake --build --preset dev --target help | grep '^network_viewer:' >/dev/null; then targets+=(network_viewer); fi
+cmake --build --preset dev -j "$(nproc)" --target "${targets[@]}"
 BIN=$ROOT/build/bin
 mkdir -p "$OUT"
 run() { echo "+ $*"; "$@"; }

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${SKIP_INSTALL:-0}" != "1" ]; then scripts/install-deps.sh; fi
-cmake --preset dev
+cmake --preset dev -DNT_BUILD_TESTS=ON
 cmake --build --preset dev -j "$(nproc)"
 # MPI tests are RUN_SERIAL; the rest run two at a time.
 ctest --preset dev -j 2 --timeout 600 "$@"
