@@ -12,7 +12,7 @@ PACKAGES=(
   # libraries
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev
   # viewer
-  qt6-base-dev qt6-charts-dev libgl-dev libxkbcommon-dev xvfb xauth
+  qt6-base-dev qt6-charts-dev libqt6charts6-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev xvfb xauth
   # interoperability checks and the emulated cluster
   python3 python3-xarray python3-netcdf4 iproute2 util-linux procps time
 )
