@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${SKIP_INSTALL:-0}" != "1" ]; then scripts/install-deps.sh; fi
-cmake --preset dev -DNT_BUILD_TESTS=ON
+# Every component is required here: a missing dependency must fail, not skip tests quietly.
+cmake --preset dev -DNT_BUILD_TESTS=ON -DNT_REQUIRE_VIEWER=ON
 cmake --build --preset dev -j "$(nproc)"
 # MPI tests are RUN_SERIAL; the rest run two at a time.
 ctest --preset dev -j 2 --timeout 600 "$@"
