@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "planted_loggp.hpp"
 #include "nt/cli.hpp"
 #include "nt/loggp.hpp"
 #include "nt/raw_file.hpp"
@@ -54,39 +55,8 @@ int main(int argc, char** argv) {
     }
     nt::write_synth(prefix, r, true);
     if (loggp) {
-      // Planted values: intra-node L=0.3us o_s=0.1us o_r=0.12us g=0.2us G=1e-10; inter-node 1.5/0.4/0.5/0.8us, 1e-9.
-      nt::LoggpData d;
-      const int P = p.nodes * p.ranks_per_node;
-      d.ranks = P;
-      d.sizes = {1, 64, 1024, 16384};
-      d.prtt_n = 8;
-      d.prtt_delay = 1e-5;
-      d.info.params.proc_num = P;
-      d.info.params.mode = nt::Mode::loggp;
-      d.info.meta.hosts = r.hosts;
-      const std::size_t PP = static_cast<std::size_t>(P) * static_cast<std::size_t>(P), S = d.sizes.size();
-      for (auto* v : {&d.L, &d.o_s, &d.o_r, &d.g, &d.G, &d.residual}) v->assign(PP, std::nan(""));
-      d.fit_break.assign(PP, -1);
-      for (auto* v : {&d.prtt1, &d.prttn, &d.prttd}) v->assign(PP * S, std::nan(""));
-      for (int i = 0; i < P; ++i)
-        for (int j = 0; j < P; ++j) {
-          if (i == j) continue;
-          const bool intra = r.node_of_rank[static_cast<std::size_t>(i)] == r.node_of_rank[static_cast<std::size_t>(j)];
-          const auto x = static_cast<std::size_t>(i) * static_cast<std::size_t>(P) + static_cast<std::size_t>(j);
-          d.L[x] = intra ? 0.3e-6 : 1.5e-6;
-          d.o_s[x] = intra ? 0.1e-6 : 0.4e-6;
-          d.o_r[x] = intra ? 0.12e-6 : 0.5e-6;
-          d.g[x] = intra ? 0.2e-6 : 0.8e-6;
-          d.G[x] = intra ? 1e-10 : 1e-9;
-          d.residual[x] = 0.01;
-          d.fit_break[x] = intra ? 16384 : 1024;
-          for (std::size_t s = 0; s < S; ++s) {
-            const double one = d.L[x] + d.o_s[x] + d.o_r[x] + static_cast<double>(d.sizes[s]) * d.G[x];
-            d.prtt1[x * S + s] = 2 * one;
-            d.prttn[x * S + s] = 2 * one + 7 * d.g[x];
-            d.prttd[x * S + s] = 2 * one + 7 * (d.prtt_delay + d.o_s[x]);
-          }
-        }
+      // Planted values: see planted_loggp.hpp.
+      const auto d = nt::test::planted_loggp(r.node_of_rank, r.hosts);
       nt::write_loggp(prefix + "_loggp.nc", d, true);
     }
     nlohmann::json j{{"node_of_rank", r.node_of_rank}, {"switch_of_node", r.switch_of_node}, {"slow_node", p.slow_node}};

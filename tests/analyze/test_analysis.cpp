@@ -9,6 +9,7 @@
 #include <regex>
 #include <set>
 
+#include "planted_loggp.hpp"
 #include "nt/analysis/anomalies.hpp"
 #include "nt/analysis/cube.hpp"
 #include "nt/analysis/exporters.hpp"
@@ -643,39 +644,8 @@ TEST(Models, BcastPredictionsAndHierarchy) {
 // ---------------------------------------------------------------- LogGP from a loggp file
 
 TEST(LogGP, ClassParametersFromAHandMadeLoggpFile) {
-  const int P = 4;  // ranks 0,2 on one node, 1,3 on another
-  const std::vector<std::int64_t> sizes = {1, 64, 1024, 16384};
-  nt::LoggpData d;
-  d.ranks = P;
-  d.sizes = sizes;
-  d.prtt_n = 8;
-  d.prtt_delay = 1e-5;
-  d.info.params.proc_num = P;
-  d.info.params.mode = nt::Mode::loggp;
-  d.info.meta.hosts = {"a", "b", "a", "b"};
-  const std::size_t PP = P * P, S = sizes.size();
-  for (auto* v : {&d.L, &d.o_s, &d.o_r, &d.g, &d.G, &d.residual}) v->assign(PP, std::nan(""));
-  d.fit_break.assign(PP, -1);
-  for (auto* v : {&d.prtt1, &d.prttn, &d.prttd}) v->assign(PP * S, std::nan(""));
-  for (int i = 0; i < P; ++i)
-    for (int j = 0; j < P; ++j) {
-      if (i == j) continue;
-      const bool intra = (i % 2) == (j % 2);
-      const std::size_t x = static_cast<std::size_t>(i * P + j);
-      d.L[x] = intra ? 0.3e-6 : 1.5e-6;
-      d.o_s[x] = intra ? 0.1e-6 : 0.4e-6;
-      d.o_r[x] = intra ? 0.12e-6 : 0.5e-6;
-      d.g[x] = intra ? 0.2e-6 : 0.8e-6;
-      d.G[x] = intra ? 1e-10 : 1e-9;
-      d.residual[x] = 0.01;
-      d.fit_break[x] = intra ? 16384 : 1024;
-      for (std::size_t s = 0; s < S; ++s) {
-        const double one_way = d.L[x] + d.o_s[x] + d.o_r[x] + static_cast<double>(sizes[s]) * d.G[x];
-        d.prtt1[x * S + s] = 2 * one_way;
-        d.prttn[x * S + s] = 2 * one_way + 7 * d.g[x];
-        d.prttd[x * S + s] = 2 * one_way + 7 * (d.prtt_delay + d.o_s[x]);
-      }
-    }
+  // Ranks 0,2 on one node, 1,3 on another; planted parameters in planted_loggp.hpp.
+  const nt::LoggpData d = nt::test::planted_loggp({0, 1, 0, 1}, {"a", "b", "a", "b"});
   const auto dir = std::filesystem::temp_directory_path() / "nt_analyze_test_loggp";
   std::filesystem::create_directories(dir);
   const auto path = dir / "hand_loggp.nc";
