@@ -200,19 +200,6 @@ VarInfo File::var(const std::string& name) const {
   return *v;
 }
 
-std::vector<VarInfo> File::vars() const {
-  Lock lock(library_mutex());
-  int n = 0;
-  check(nc_inq_nvars(id_, &n), "count variables");
-  std::vector<VarInfo> out;
-  for (int i = 0; i < n; ++i) {
-    std::array<char, NC_MAX_NAME + 1> name{};
-    check(nc_inq_varname(id_, i, name.data()), "inquire variable name");
-    out.push_back(var(name.data()));
-  }
-  return out;
-}
-
 void File::put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
                const double* values) {
   Lock lock(library_mutex());
@@ -235,18 +222,6 @@ void File::get(int varid, const std::vector<std::size_t>& start, const std::vect
                int* values) const {
   Lock lock(library_mutex());
   check(nc_get_vara_int(id_, varid, start.data(), count.data(), values), "read data");
-}
-
-void File::get_strided(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-                       const std::vector<std::ptrdiff_t>& stride, double* values) const {
-  Lock lock(library_mutex());
-  check(nc_get_vars_double(id_, varid, start.data(), count.data(), stride.data(), values), "read data");
-}
-
-void File::put_scalar(const std::string& name, int value) {
-  Lock lock(library_mutex());
-  const VarInfo v = var(name);
-  check(nc_put_var_int(id_, v.id, &value), "write " + name);
 }
 
 std::optional<int> File::try_scalar_int(const std::string& name) const {

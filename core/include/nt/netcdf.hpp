@@ -86,7 +86,6 @@ class File {
   void def_deflate(int varid, int level, bool shuffle);
   std::optional<VarInfo> find_var(const std::string& name) const;
   VarInfo var(const std::string& name) const;  // throws when missing
-  std::vector<VarInfo> vars() const;
 
   // Whole or partial variable I/O (start/count in dimension order; empty = scalar).
   void put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
@@ -97,9 +96,6 @@ class File {
            double* values) const;
   void get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
            int* values) const;
-  void get_strided(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-                   const std::vector<std::ptrdiff_t>& stride, double* values) const;
-  void put_scalar(const std::string& name, int value);  // the variable must be defined (data mode)
   int get_scalar_int(const std::string& name) const;
   std::optional<int> try_scalar_int(const std::string& name) const;
 
