@@ -109,6 +109,7 @@ std::unique_ptr<MemoryDataset> read_text(std::istream& in, const fs::path& name)
       }
     }
     if (matched) {
+      // an integer field, read above
     } else if (starts_with(line, "test type")) {
       const auto m = mode_from_name(quoted(line.substr(9)));
       if (!m) ps.fail("unknown test type in '" + line + "'");
@@ -157,11 +158,11 @@ std::unique_ptr<MemoryDataset> read_text(std::istream& in, const fs::path& name)
     ds->append(len, transpose ? m.transposed() : std::move(m));
     more = ps.next(line);
   }
-  if (!info.meta.hosts.empty()) {
-  } else if (auto h = find_hosts_beside(name)) {
-    auto hosts = read_hosts(*h);
-    if (hosts.size() == static_cast<std::size_t>(P)) ds->mutable_info().meta.hosts = std::move(hosts);
-  }
+  if (info.meta.hosts.empty())
+    if (auto h = find_hosts_beside(name)) {
+      auto hosts = read_hosts(*h);
+      if (hosts.size() == static_cast<std::size_t>(P)) ds->mutable_info().meta.hosts = std::move(hosts);
+    }
   return ds;
 }
 
