@@ -52,7 +52,7 @@ P=$WORK/vc
 echo "== 1. network_test on 3 emulated hosts x 2 ranks, ${NAME}-n3 at ${RATE_MBIT} Mbit/s"
 start=$(date +%s)
 "$VC" --name $NAME run --hosts 3 --ppn 2 --slow 3 --rate ${RATE_MBIT}mbit --link-rate $LINK_RATE -- \
-  "$NT" -t one_to_one --lengths $LENGTHS -n 15 --warmup 3 -f "$P" -q
+  "$NT" -t one_to_one --lengths $LENGTHS -n 15 --warmup 3 --idle-sleep-max 0.001 -f "$P" -q
 rc=$?
 echo "network_test: exit $rc after $(($(date +%s) - start)) s"
 [[ $rc == 0 ]] || fail "network_test on the virtual cluster exited with $rc"
