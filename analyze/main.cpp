@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "nt/output.hpp"
 #include "nt/analysis/exporters.hpp"
 #include "nt/analysis/report.hpp"
 #include "nt/cli.hpp"
@@ -25,12 +26,14 @@ void write_out(const std::string& path, const std::string& text, bool force) {
     std::cout << text;
     return;
   }
-  nt::check_writable(path, force);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw nt::FileError(path, "cannot open for writing");
-  f << text;
-  f.close();
-  if (!f) throw nt::FileError(path, "write failed");
+  nt::write_file_atomically(path, force, [&](std::ostream& f) { f << text; });
+}
+
+// Checked before the (possibly long) analysis: the output may be written, and is no input.
+void check_out(const std::string& path, bool force, const std::vector<std::filesystem::path>& inputs) {
+  if (path.empty() || path == "-") return;
+  nt::check_output(path, force);
+  nt::refuse_same_file(path, inputs);
 }
 
 struct ModelInputs {
@@ -134,14 +137,14 @@ int run(int argc, char** argv) {
 
   if (rep->parsed()) {
     ropt.find_deviation_beside = !r_no_dev;
-    if (!r_json.empty() && r_json != "-") nt::check_writable(r_json, r_force);
+    check_out(r_json, r_force, {r_file, ropt.hosts_file, ropt.async_file});
     const na::Report r = na::make_report(r_file, ropt);
     if (!r_quiet && r_json != "-") std::cout << na::to_text(r);
     if (!r_json.empty()) write_out(r_json, na::to_json(r, ropt.pairs_in_json).dump(1) + "\n", r_force);
     return 0;
   }
   if (dup->parsed()) {
-    if (!d_json.empty() && d_json != "-") nt::check_writable(d_json, d_force);
+    check_out(d_json, d_force, {d_one, d_async});
     na::ReportOptions o;
     o.async_file = d_async;
     o.find_deviation_beside = false;
@@ -170,7 +173,7 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (mod->parsed()) {
-    if (!m_json.empty() && m_json != "-") nt::check_writable(m_json, m_force);
+    check_out(m_json, m_force, {m_file, m_loggp, m_bcast, m_hosts});
     for (auto v : {m_o, m_g})
       if (v && !(*v >= 0)) throw nt::UsageError("--o and --g must not be negative");
     na::ModelOptions mo{m_o, m_g};
@@ -263,7 +266,7 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (exp->parsed()) {
-    if (e_out != "-") nt::check_writable(e_out, e_force);
+    check_out(e_out, e_force, {e_file, e_loggp, e_hosts});
     na::ReportOptions o;
     o.hosts_file = e_hosts;
     o.find_deviation_beside = false;

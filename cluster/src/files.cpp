@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "nt/output.hpp"
 #include "nt/cluster/cluster.hpp"
 #include "nt/clustered.hpp"
 #include "nt/error.hpp"
@@ -25,16 +26,12 @@ constexpr const char* kRatioDefinition =
     "size of the input raw CDF file (or 8*P*P*N+4*N bytes of payload for other inputs); cluster_values_ratio = "
     "P*P*N input values / number of values in data(d)";
 
-bool same_file(const fs::path& a, const fs::path& b) {
-  std::error_code ec;
-  return fs::exists(b, ec) && fs::equivalent(a, b, ec);
-}
 }  // namespace
 
 CompressReport compress_file(const fs::path& in, const fs::path& out, const Options& o, bool overwrite) {
   o.validate();
-  if (same_file(in, out)) throw UsageError("the output " + out.string() + " is the input file");
-  check_writable(out, overwrite);
+  check_output(out, overwrite);
+  refuse_same_file(out, {in});
   const auto ds = open_dataset(in);
   CompressReport rep;
   rep.result = compress(*ds, o);
@@ -74,14 +71,17 @@ CompressReport compress_file(const fs::path& in, const fs::path& out, const Opti
         {"cluster_raw_bytes", static_cast<double>(rep.raw_bytes)},
         {"cluster_values_ratio", rep.values_ratio},
         {"cluster_compression_ratio", 0.0}};
-  write_clustered(out, r.content, overwrite);
+  PendingOutput pending(out, overwrite);
+  const fs::path& tmp = pending.temp();
+  write_clustered(tmp, r.content, /*overwrite=*/true);
   // The ratio needs the final size: set it, and again if setting it changed the size.
   for (int round = 0; round < 4; ++round) {
-    rep.clustered_bytes = fs::file_size(out);
+    rep.clustered_bytes = fs::file_size(tmp);
     rep.compression_ratio = static_cast<double>(rep.raw_bytes) / static_cast<double>(rep.clustered_bytes);
-    set_clustered_attribute(out, "cluster_compression_ratio", rep.compression_ratio);
-    if (fs::file_size(out) == rep.clustered_bytes) break;
+    set_clustered_attribute(tmp, "cluster_compression_ratio", rep.compression_ratio);
+    if (fs::file_size(tmp) == rep.clustered_bytes) break;
   }
+  pending.commit();
   return rep;
 }
 

@@ -1,5 +1,7 @@
 #include "nt/raw_file.hpp"
 
+#include "nt/output.hpp"
+
 #include <netcdf.h>
 
 #include <algorithm>
@@ -159,12 +161,30 @@ FileInfo read_file_info(const nc::File& f) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The one rule for a cut file, used by the reader and by --resume alike: libnetcdf reads bytes
+// missing past the end of a cut file as zeros, so the file size decides. Only the last record may
+// be incomplete (a job killed while writing it): it does not count.
+static std::size_t complete_records(const fs::path& path, std::size_t n) {
+  const auto layout = nc::classic_layout(path);
+  if (!layout) return n;
+  const std::uint64_t size = fs::file_size(path);
+  if (size < layout->fixed_end)
+    throw FileError(path, "truncated: " + std::to_string(size) + " bytes, its header needs " +
+                              std::to_string(layout->fixed_end));
+  const std::uint64_t whole = layout->complete_records(size);
+  if (whole + 1 < layout->numrecs)
+    throw FileError(path, "truncated: holds " + std::to_string(whole) + " complete records of the " +
+                              std::to_string(layout->numrecs) + " its header lists");
+  return std::min<std::size_t>(n, static_cast<std::size_t>(whole));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Writer
 
 RawWriter::RawWriter(const fs::path& path, const FileInfo& info, bool overwrite, int samples)
     : ranks_(info.params.proc_num), samples_(samples) {
   if (ranks_ <= 0) throw UsageError("cannot write " + path.string() + ": no ranks");
-  check_writable(path, overwrite);
+  check_output(path, overwrite);
   file_ = nc::File::create(path, nc::Kind::cdf2, overwrite);
   file_.set_fill(false);
   const int n = file_.def_dim("n", std::nullopt);
@@ -217,7 +237,11 @@ RawWriter RawWriter::resume(const fs::path& path, const FileInfo& expected, int 
   w.samples_ = samples;
   w.data_var_ = w.file_.var("data").id;
   w.length_var_ = w.file_.var("message_length").id;
-  const std::size_t n = w.file_.dim("n").length;
+  // Continue after the last COMPLETE record, by the same rule as every reader: a record cut by
+  // a kill is written again, never trusted because the header counts it.
+  const std::size_t n_header = w.file_.dim("n").length;
+  const std::size_t n_lengths = w.file_.dim_length(w.file_.var("message_length").dims.at(0));
+  const std::size_t n = std::min(complete_records(path, n_header), n_lengths);
   std::vector<int> lens(n);
   if (n) w.file_.get(w.length_var_, {0}, {n}, lens.data());
   w.lengths_.assign(lens.begin(), lens.end());
@@ -264,20 +288,7 @@ RawReader::RawReader(const fs::path& path) {
     throw FileError(path, "data is " + std::to_string(nx) + " x " + std::to_string(ny) + " but proc_num is " +
                               std::to_string(P));
   if (data.dims.size() == 4) samples_ = static_cast<int>(file_.dim_length(data.dims[3]));
-  std::size_t n_complete = n;
-  if (const auto layout = nc::classic_layout(path)) {
-    // libnetcdf reads bytes missing past the end of a cut file as zeros; check the size instead.
-    // Only the last record may be incomplete (a job killed while writing it): it is dropped.
-    const std::uint64_t size = fs::file_size(path);
-    if (size < layout->fixed_end)
-      throw FileError(path, "truncated: " + std::to_string(size) + " bytes, its header needs " +
-                                std::to_string(layout->fixed_end));
-    const std::uint64_t whole = layout->complete_records(size);
-    if (whole + 1 < layout->numrecs)
-      throw FileError(path, "truncated: holds " + std::to_string(whole) + " complete records of the " +
-                                std::to_string(layout->numrecs) + " its header lists");
-    n_complete = std::min<std::size_t>(n, whole);
-  }
+  const std::size_t n_complete = complete_records(path, n);
   if (auto lv = file_.find_var("message_length")) {
     const std::size_t nl = file_.dim_length(lv->dims.at(0));
     // A job killed between the two writes of a record can leave one length more than matrices.
@@ -383,12 +394,20 @@ std::vector<double> RawReader::samples_of(int sender, int receiver, std::size_t 
   return out;
 }
 
-void write_raw(const fs::path& path, const Dataset& d, bool overwrite) {
+static void write_raw_exactly(const fs::path& path, const Dataset& d) {
   FileInfo info = d.info();
   if (info.meta.format_version == 0) info.meta.format_version = kFormatVersion;  // upgraded on write
-  RawWriter w(path, info, overwrite);
+  RawWriter w(path, info, /*overwrite=*/true);
   for (std::size_t k = 0; k < d.count(); ++k) w.append(d.lengths()[k], d.matrix(k));
   w.close();
+}
+
+void write_raw(PendingOutput& out, const Dataset& d) { write_raw_exactly(out.temp(), d); }
+
+void write_raw(const fs::path& path, const Dataset& d, bool overwrite) {
+  PendingOutput out(path, overwrite);
+  write_raw_exactly(out.temp(), d);
+  out.commit();
 }
 
 }  // namespace nt

@@ -1,5 +1,7 @@
 #include "nt/text_format.hpp"
 
+#include "nt/output.hpp"
+
 #include <charconv>
 #include <fstream>
 #include <sstream>
@@ -205,12 +207,7 @@ void write_text(std::ostream& out, const Dataset& d) {
 }
 
 void write_text(const fs::path& path, const Dataset& d, bool overwrite) {
-  check_writable(path, overwrite);
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw FileError(path, "cannot write");
-  write_text(out, d);
-  out.flush();
-  if (!out) throw FileError(path, "write failed");
+  write_file_atomically(path, overwrite, [&](std::ostream& out) { write_text(out, d); });
 }
 
 bool looks_like_text(const fs::path& path) {

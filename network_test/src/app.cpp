@@ -14,6 +14,7 @@
 
 #include "internal.hpp"
 #include "nt/hosts.hpp"
+#include "nt/output.hpp"
 #include "nt/loggp.hpp"
 #include "nt/version.hpp"
 
@@ -174,29 +175,42 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
 
 // Everything rank 0 prepares before the measurement: result files created, or reopened for
 // --resume (continuing after the last length complete in ALL of them).
-std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo& info, Output& out) {
+std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo& info,
+                         const std::vector<std::string>& hosts, Output& out) {
   namespace fs = std::filesystem;
   const fs::path prefix = s.prefix;
   out.info = info;
   const auto& stats = standard_statistics();
   if (spec.mode == Mode::loggp) {
-    check_writable(fs::path(s.prefix + "_loggp.nc"), s.force);
-    check_writable(hosts_path(prefix), s.force);
+    check_output(fs::path(s.prefix + "_loggp.nc"), s.force);
+    write_hosts(hosts_path(prefix), hosts, s.force);
     return 0;
   }
   if (!s.resume) {
-    // Check every file first, so that a refusal leaves nothing half-created.
-    for (Statistic st : stats) check_writable(result_path(prefix, st), s.force);
-    if (s.raw) check_writable(result_path(prefix, Statistic::all), s.force);
-    check_writable(hosts_path(prefix), s.force);
+    // The set is created all or nothing: every file is made under a temporary name (header
+    // written and synced), then all are moved into place together. A run killed or refused
+    // (full disk, a file that appeared) before that leaves no result file behind; after it,
+    // every file exists and --resume can continue the set. The writers keep their open files
+    // across the rename and go on appending records to the committed files.
+    OutputSet set;
     for (Statistic st : stats) {
       FileInfo fi = info;
       fi.params.statistic = st;
-      out.stats.emplace_back(st, RawWriter(result_path(prefix, st), fi, s.force));
+      PendingOutput& p = set.add(result_path(prefix, st), s.force);
+      out.stats.emplace_back(st, RawWriter(p.temp(), fi, /*overwrite=*/true));
     }
-    if (s.raw) out.all.emplace(result_path(prefix, Statistic::all), info, s.force, s.repeats);
+    if (s.raw) {
+      PendingOutput& p = set.add(result_path(prefix, Statistic::all), s.force);
+      out.all.emplace(p.temp(), info, /*overwrite=*/true, s.repeats);
+    }
+    write_file_atomically_into(set.add(hosts_path(prefix), s.force),
+                               [&](std::ostream& o) { write_hosts(o, hosts); });
+    set.commit_all();
+    for (auto& [st, w] : out.stats) w.renamed(result_path(prefix, st));
+    if (out.all) out.all->renamed(result_path(prefix, Statistic::all));
     return 0;
   }
+  write_hosts(hosts_path(prefix), hosts, /*overwrite=*/true);
   for (Statistic st : stats) {
     const fs::path path = result_path(prefix, st);
     if (!fs::exists(path)) throw FileError(path, "cannot resume: the file does not exist");
@@ -314,10 +328,9 @@ int run_network_test(int argc, char** argv) {
   if (rank == 0) {
     try {
       info = make_info(s, *spec, P, ranks);
-      first = open_outputs(s, *spec, info, out);
       std::vector<std::string> hosts;
       for (const auto& r : ranks) hosts.push_back(r.host);
-      write_hosts(hosts_path(s.prefix), hosts, s.force || s.resume);
+      first = open_outputs(s, *spec, info, hosts, out);
     } catch (const Error& e) {
       code = kExitUsage;
       message = e.what();

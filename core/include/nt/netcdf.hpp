@@ -67,6 +67,8 @@ class File {
   bool is_open() const noexcept { return id_ >= 0; }
   int id() const noexcept { return id_; }
   const std::filesystem::path& path() const noexcept { return path_; }
+  // The file was renamed while open (an output committed into place): the name for messages.
+  void renamed(const std::filesystem::path& p) { path_ = p; }
   Kind kind() const;
   void close();  // explicit close reports errors; the destructor swallows them
   void sync();
