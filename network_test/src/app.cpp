@@ -239,6 +239,10 @@ std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo
   if (out.all) consider(*out.all);
   if (most > first + 1)
     throw UsageError(fmt::format("cannot resume: the result files hold between {} and {} lengths", first, most));
+  // Every file restarts at the same record, so that the statistics of one length always come
+  // from one measurement (a file whose last record was cut makes the others measure it again).
+  for (auto& [st, w] : out.stats) w.rewind_to(first);
+  if (out.all) out.all->rewind_to(first);
   return first;
 }
 

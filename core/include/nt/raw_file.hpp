@@ -40,6 +40,11 @@ class RawWriter {
   const std::vector<std::int64_t>& lengths() const noexcept { return lengths_; }
   const std::filesystem::path& path() const noexcept { return file_.path(); }
   void close() { file_.close(); }
+  // Continue after record n (n <= records()): the next append overwrites record n. --resume uses
+  // it so that every file of a set restarts at the first record that is not complete in all.
+  void rewind_to(std::size_t n) {
+    if (n < lengths_.size()) lengths_.resize(n);
+  }
   // The file was moved into place under this name (the open handle follows it); used in messages.
   void renamed(const std::filesystem::path& p) { file_.renamed(p); }
 
