@@ -2,8 +2,7 @@
 #pragma once
 
 #include <filesystem>
-#include <fstream>
-#include <string>
+#include <ostream>
 #include <vector>
 
 #include "nt/output.hpp"
@@ -12,17 +11,17 @@ namespace nt::convert::detail {
 
 namespace fs = std::filesystem;
 
-// A text output stream on a PendingOutput, with a large buffer; commit() checks every write.
+// A text output: a PendingOutput with its FileStream; commit() checks every write, then moves
+// the file into place.
 class TextOutput {
  public:
   TextOutput(const fs::path& final_path, bool force, const std::vector<fs::path>& inputs = {});
   std::ostream& stream() { return out_; }
-  void commit();  // flush, check, close, move into place
+  void commit();
 
  private:
   PendingOutput file_;
-  std::vector<char> buffer_;
-  std::ofstream out_;
+  FileStream out_;
 };
 
 // Throws FileError for the paths that cannot be written (exist without force, not regular files,

@@ -1,16 +1,20 @@
 #include "nt/cli.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
 #include "nt/error.hpp"
+#include "nt/netcdf.hpp"
 #include "nt/version.hpp"
 
 namespace nt {
 
-int guarded_main(const char* program, const std::function<int()>& body) {
+namespace {
+int run_guarded(const char* program, const std::function<int()>& body) {
   try {
     return body();
   } catch (const Error& e) {
@@ -24,6 +28,20 @@ int guarded_main(const char* program, const std::function<int()>& body) {
     return 1;
   }
 }
+}  // namespace
+
+int guarded_main(const char* program, const std::function<int()>& body) {
+  const int code = run_guarded(program, body);
+  if (nc::library_damaged()) {
+    // Our temporaries are gone already (their owners were destroyed while unwinding); skip
+    // HDF5's exit handler, which crashes on a file whose close failed.
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+  return code;
+}
 
 int parse_cli(CLI::App& app, int argc, char** argv) {
   try {
@@ -35,8 +53,7 @@ int parse_cli(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << app.get_name() << ": error: " << e.what() << "\n"
-              << "Run with --help for more information.\n";
+    std::cerr << app.get_name() << ": error: " << e.what() << " (run with --help for more information)\n";
     return kExitUsage;
   }
   return -1;

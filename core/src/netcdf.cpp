@@ -1,8 +1,14 @@
 #include "nt/netcdf.hpp"
 
+#include "nt/output.hpp"
+
 #include <netcdf.h>
+#include <sys/statvfs.h>
+
+#include <cerrno>
 
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <utility>
@@ -22,15 +28,44 @@ using Lock = std::lock_guard<std::recursive_mutex>;
 
 void check(int status, const fs::path& file, const std::string& op) {
   if (status == NC_NOERR) return;
-  throw Error(file, op + ": " + nc_strerror(status), status);
+  const int err = errno;
+  std::string cause = nc_strerror(status);
+  // libnetcdf and HDF5 often report a full disk or a read-only filesystem as "HDF error" or
+  // "Permission denied"; name the real cause where the system says it.
+  if (err == ENOSPC || err == EDQUOT || err == EROFS || err == EFBIG) {
+    cause = std::strerror(err);
+  } else if (status == NC_EHDFERR || status > 0) {
+    struct statvfs vfs {};
+    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    if (::statvfs(dir.c_str(), &vfs) == 0) {
+      if ((vfs.f_flag & ST_RDONLY) != 0)
+        cause = std::strerror(EROFS);
+      else if (static_cast<unsigned long long>(vfs.f_bavail) * vfs.f_frsize < (64u << 10))
+        cause = std::strerror(ENOSPC) + std::string(" (") + nc_strerror(status) + ")";
+    }
+  }
+  throw Error(output_name(file), op + ": " + cause, status);
 }
 
 void File::check(int status, const std::string& op) const { nc::check(status, path_, op); }
 
+namespace {
+std::atomic<bool> g_close_failed{false};
+// A failed nc_close of a NetCDF-4 file (e.g. a full disk) leaves HDF5 holding a half-closed
+// file that its exit handler then crashes on; the programs skip that handler (library_damaged).
+int close_id(int id) {
+  const int st = nc_close(id);
+  if (st != NC_NOERR) g_close_failed = true;
+  return st;
+}
+}  // namespace
+
+bool library_damaged() noexcept { return g_close_failed.load(); }
+
 File::~File() {
   if (id_ >= 0) {
     Lock lock(library_mutex());
-    nc_close(id_);
+    close_id(id_);
   }
 }
 
@@ -40,7 +75,7 @@ File& File::operator=(File&& o) noexcept {
   if (this != &o) {
     if (id_ >= 0) {
       Lock lock(library_mutex());
-      nc_close(id_);
+      close_id(id_);
     }
     id_ = std::exchange(o.id_, -1);
     path_ = std::move(o.path_);
@@ -97,7 +132,7 @@ void File::close() {
   if (id_ < 0) return;
   Lock lock(library_mutex());
   const int id = std::exchange(id_, -1);
-  check(nc_close(id), "close");
+  check(close_id(id), "close");
 }
 
 void File::sync() {

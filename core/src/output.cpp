@@ -105,14 +105,18 @@ std::string temp_prefix(const std::string& name) {
   return "." + (name.size() > room ? name.substr(0, room) : name) + tail;
 }
 
-// Removes temporaries of this output that a killed run of this host left behind.
-void remove_stale_temps(const fs::path& dir, const std::string& prefix) {
+// Removes the temporaries that killed runs of this host left in `dir` (any output name): their
+// process is gone, so nobody will finish them. Other hosts' temporaries (a shared filesystem) and
+// those of live processes are left alone.
+void remove_stale_temps(const fs::path& dir) {
   DIR* d = ::opendir(dir.c_str());
   if (!d) return;
+  const std::string mark = std::string(kTempTag) + host_tag() + "-";
   while (const dirent* e = ::readdir(d)) {
     const std::string n = e->d_name;
-    if (n.compare(0, prefix.size(), prefix) != 0) continue;
-    const long pid = std::strtol(n.c_str() + prefix.size(), nullptr, 10);
+    const auto at = n.find(mark);
+    if (n.empty() || n[0] != '.' || at == std::string::npos) continue;
+    const long pid = std::strtol(n.c_str() + at + mark.size(), nullptr, 10);
     if (pid <= 0) continue;
     if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // still alive
     ::unlink((dir / n).c_str());
@@ -177,6 +181,13 @@ void refuse_same_file(const fs::path& target, const std::vector<fs::path>& input
   }
 }
 
+fs::path output_name(const fs::path& p) {
+  const std::string n = p.filename().string();
+  const auto tag = n.find(kTempTag);
+  if (n.empty() || n[0] != '.' || tag == std::string::npos || tag < 2) return p;
+  return p.parent_path() / n.substr(1, tag - 1);
+}
+
 // ---- PendingOutput --------------------------------------------------------------------------
 
 PendingOutput::PendingOutput(fs::path target, bool force, const std::vector<fs::path>& inputs)
@@ -185,7 +196,7 @@ PendingOutput::PendingOutput(fs::path target, bool force, const std::vector<fs::
   refuse_same_file(target_, inputs);
   const fs::path dir = dir_of(target_);
   const std::string prefix = temp_prefix(target_.filename().string());
-  remove_stale_temps(dir, prefix);
+  remove_stale_temps(dir);
   static std::atomic<unsigned> counter{0};
   for (int attempt = 0; attempt < 100; ++attempt) {
     temp_ = dir / (prefix + std::to_string(::getpid()) + "-" + std::to_string(counter++));
@@ -277,6 +288,72 @@ void OutputSet::commit_all() {
   }
 }
 
+// ---- FileStream ----------------------------------------------------------------------------
+
+class FileStream::Buf : public std::streambuf {
+ public:
+  explicit Buf(const fs::path& path) : buffer_(1 << 20) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd_ < 0) error_ = errno;
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
+  ~Buf() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Buf(const Buf&) = delete;
+  Buf& operator=(const Buf&) = delete;
+  int error() const noexcept { return error_; }
+  bool close_file() {
+    const bool ok = drain();
+    if (fd_ >= 0 && ::close(std::exchange(fd_, -1)) != 0 && error_ == 0) error_ = errno;
+    return ok && error_ == 0;
+  }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(ch);
+      pbump(1);
+    }
+    return traits_type::not_eof(ch);
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    if (error_ != 0) return false;
+    const char* p = pbase();
+    while (p < pptr()) {
+      const ssize_t n = ::write(fd_, p, static_cast<std::size_t>(pptr() - p));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        error_ = errno;
+        return false;
+      }
+      p += n;
+    }
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return true;
+  }
+  std::vector<char> buffer_;
+  int fd_ = -1;
+  int error_ = 0;
+};
+
+FileStream::FileStream(PendingOutput& pending)
+    : std::ostream(nullptr), buf_(std::make_unique<Buf>(pending.temp())), target_(pending.target()) {
+  rdbuf(buf_.get());
+  if (buf_->error() != 0) throw FileError(target_, "cannot create: " + errno_text(buf_->error()));
+}
+
+FileStream::~FileStream() = default;
+
+void FileStream::finish() {
+  flush();
+  if (!buf_->close_file() || fail()) throw FileError(target_, "write failed: " + errno_text(buf_->error()));
+}
+
 // ---- whole files ----------------------------------------------------------------------------
 
 void write_file_atomically(const fs::path& target, bool force, const std::function<void(std::ostream&)>& body,
@@ -287,20 +364,9 @@ void write_file_atomically(const fs::path& target, bool force, const std::functi
 }
 
 void write_file_atomically_into(PendingOutput& out, const std::function<void(std::ostream&)>& body) {
-  const fs::path& target = out.target();
-  {
-    std::vector<char> buffer(1 << 20);
-    std::ofstream f;
-    f.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    f.open(out.temp(), std::ios::out | std::ios::trunc | std::ios::binary);
-    if (!f) throw FileError(target, "cannot create: " + errno_text(errno));
-    errno = 0;
-    body(f);
-    f.flush();
-    if (!f) throw FileError(target, "write failed: " + errno_text(errno));
-    f.close();
-    if (f.fail()) throw FileError(target, "write failed: " + errno_text(errno));
-  }
+  FileStream f(out);
+  body(f);
+  f.finish();
 }
 
 }  // namespace nt

@@ -28,6 +28,10 @@ class Error : public FileError {
   int status_;
 };
 
+// True after a close failed (full disk, I/O error): HDF5 may then crash in its exit handler, so
+// the programs leave with _exit after flushing their output (nt::guarded_main).
+bool library_damaged() noexcept;
+
 // The global lock every wrapper call holds.
 std::recursive_mutex& library_mutex();
 

@@ -15,7 +15,7 @@
 #include <filesystem>
 #include <functional>
 #include <initializer_list>
-#include <iosfwd>
+#include <ostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -74,6 +74,23 @@ class OutputSet {
   std::vector<std::unique_ptr<PendingOutput>> outputs_;
 };
 
+// A buffered std::ostream onto a PendingOutput's temporary that keeps the system error of a
+// failed write (std::ofstream loses it): finish() flushes, closes and throws FileError naming
+// the cause ("No space left on device").
+class FileStream : public std::ostream {
+ public:
+  explicit FileStream(PendingOutput& out);
+  ~FileStream() override;
+  FileStream(const FileStream&) = delete;
+  FileStream& operator=(const FileStream&) = delete;
+  void finish();
+
+ private:
+  class Buf;
+  std::unique_ptr<Buf> buf_;
+  std::filesystem::path target_;
+};
+
 // Writes a text/binary file through PendingOutput: body() writes to the stream; a stream error
 // (e.g. a full disk) becomes a FileError naming the cause.
 void write_file_atomically(const std::filesystem::path& target, bool force,
@@ -82,6 +99,10 @@ void write_file_atomically(const std::filesystem::path& target, bool force,
 
 // The same into an output under construction, without committing it (for OutputSet members).
 void write_file_atomically_into(PendingOutput& out, const std::function<void(std::ostream&)>& body);
+
+// The name a user knows for a file: the final target for one of our temporaries
+// ("dir/.run.csv.nt-tmp-host-12-0" -> "dir/run.csv"), the path itself otherwise. Messages use it.
+std::filesystem::path output_name(const std::filesystem::path& p);
 
 // "No space left on device" style text for the current errno (never "Success").
 std::string errno_text(int err);
