@@ -112,7 +112,31 @@ void write_file_info(nc::File& f, const FileInfo& info) {
   f.redef();
 }
 
+// The suite's own attributes must have their type: a text format_version, say, must not make a
+// file look like a legacy one (whose rows would then be transposed).
+static void check_attribute_types(const nc::File& f) {
+  enum class T { text, number, one_number };
+  static const std::pair<const char*, T> kTypes[] = {
+      {"format_version", T::one_number}, {"warmup", T::one_number},    {"timer_resolution", T::one_number},
+      {"rank_cpu", T::number},           {"rank_numa_node", T::number}, {"program_version", T::text},
+      {"mpi_version", T::text},          {"timer", T::text},            {"command_line", T::text},
+      {"start_time", T::text},           {"seed", T::text},             {"sync_method", T::text},
+      {"sweep", T::text},                {"hostnames", T::text},        {"mode", T::text},
+      {"statistic", T::text},            {"orientation", T::text}};
+  for (const auto& [name, want] : kTypes) {
+    const auto shape = f.att_shape(NC_GLOBAL, name);
+    if (!shape) continue;
+    const bool text = shape->first == NC_CHAR;
+    const bool ok = want == T::text ? text : (!text && shape->first != NC_STRING &&
+                                              (want == T::number || shape->second == 1));
+    if (!ok)
+      throw FileError(f.path(), std::string("attribute '") + name + "' has the wrong type (expected " +
+                                    (want == T::text ? "text" : want == T::number ? "numbers" : "one number") + ")");
+  }
+}
+
 FileInfo read_file_info(const nc::File& f) {
+  check_attribute_types(f);
   FileInfo info;
   TestParameters& p = info.params;
   Metadata& m = info.meta;
@@ -279,6 +303,8 @@ RawReader::RawReader(const fs::path& path) {
   if (data.dims.size() != 3 && data.dims.size() != 4)
     throw FileError(path, "variable 'data' has " + std::to_string(data.dims.size()) +
                               " dimensions; expected data(n, x, y)");
+  if (data.type != NC_DOUBLE && data.type != NC_FLOAT)
+    throw FileError(path, "variable 'data' is not floating point");
   data_var_ = data.id;
   const std::size_t n = file_.dim_length(data.dims[0]);
   const std::size_t nx = file_.dim_length(data.dims[1]);
@@ -287,21 +313,53 @@ RawReader::RawReader(const fs::path& path) {
   if (nx != P || ny != P)
     throw FileError(path, "data is " + std::to_string(nx) + " x " + std::to_string(ny) + " but proc_num is " +
                               std::to_string(P));
-  if (data.dims.size() == 4) samples_ = static_cast<int>(file_.dim_length(data.dims[3]));
+  check_declared_size(path, static_cast<long long>(P), static_cast<long long>(n));
+  if (data.dims.size() == 4) {
+    const std::size_t S = file_.dim_length(data.dims[3]);
+    if (S < 1 || S > (1u << 20)) throw FileError(path, "data declares " + std::to_string(S) + " samples per cell");
+    samples_ = static_cast<int>(S);
+  }
+  const bool nc4 = file_.kind() == nc::Kind::netcdf4 || file_.kind() == nc::Kind::netcdf4_classic;
+  if (nc4) {
+    // Compressed files: even a perfectly compressible sweep does not shrink 1000-fold; a tiny
+    // file that declares gigabytes is corrupt, and reading it would take minutes.
+    const long double declared = 8.0L * static_cast<long double>(P) * static_cast<long double>(P) *
+                                 static_cast<long double>(n) * std::max(samples_, 1);
+    const auto bytes = static_cast<long double>(fs::file_size(path));
+    if (declared > 1000.0L * bytes + (1 << 20))
+      throw FileError(path, "declares " + std::to_string(n) + " matrices of " + std::to_string(P) + " ranks (" +
+                                std::to_string(static_cast<double>(declared) / 1e9) +
+                                " GB) in a file of " + std::to_string(static_cast<long long>(bytes)) +
+                                " bytes: corrupt");
+    fill_is_missing_ = true;
+  }
   const std::size_t n_complete = complete_records(path, n);
   if (auto lv = file_.find_var("message_length")) {
+    if (lv->dims.size() != 1 || lv->dims[0] != data.dims[0])
+      throw FileError(path, "variable 'message_length' must be message_length(n), one length per matrix");
+    if (lv->type != NC_INT && lv->type != NC_INT64 && lv->type != NC_SHORT)
+      throw FileError(path, "variable 'message_length' is not an integer variable");
     const std::size_t nl = file_.dim_length(lv->dims.at(0));
     // A job killed between the two writes of a record can leave one length more than matrices.
     const std::size_t count = std::min(n_complete, nl);
-    std::vector<int> lens(count);
-    if (count) file_.get(lv->id, {0}, {count}, lens.data());
-    lengths_.assign(lens.begin(), lens.end());
+    // Read in blocks and check as we go: unwritten (fill) values in a corrupt NetCDF-4 file are
+    // negative, so a file declaring 10^8 lengths is refused after the first block.
+    constexpr std::size_t kBlock = 1 << 16;
+    std::vector<int> lens;
+    for (std::size_t k0 = 0; k0 < count; k0 += kBlock) {
+      const std::size_t c = std::min(kBlock, count - k0);
+      lens.resize(c);
+      file_.get(lv->id, {k0}, {c}, lens.data());
+      lengths_.insert(lengths_.end(), lens.begin(), lens.end());
+      check_lengths(path, lengths_);
+    }
   } else {
     if (info_.meta.format_version > 0) throw FileError(path, "variable 'message_length' is missing");
     for (std::size_t k = 0; k < n_complete; ++k)
       lengths_.push_back(static_cast<std::int64_t>(info_.params.begin_length) +
                          static_cast<std::int64_t>(k) * info_.params.step_length);
   }
+  check_lengths(path, lengths_);
   format_ = legacy() ? "legacy" : (file_.kind() == nc::Kind::netcdf4 ? "netcdf4" : "raw");
   transposed_ = legacy() && legacy_is_transposed(info_.params.mode);
   if (info_.meta.hosts.empty())
@@ -313,14 +371,22 @@ RawReader::RawReader(const fs::path& path) {
 
 void RawReader::read_slab(std::size_t n0, std::size_t nn, std::size_t x0, std::size_t nx, std::size_t y0,
                           std::size_t ny, double* out) const {
+  // Unwritten parts of a NetCDF-4 file read as the fill value: missing data, never a delay.
+  auto missing = [this](double* v, std::size_t count) {
+    if (!fill_is_missing_) return;
+    for (std::size_t i = 0; i < count; ++i)
+      if (v[i] == NC_FILL_DOUBLE || v[i] == static_cast<double>(NC_FILL_FLOAT)) v[i] = std::nan("");
+  };
   if (samples_ == 0) {
     file_.get(data_var_, {n0, x0, y0}, {nn, nx, ny}, out);
+    missing(out, nn * nx * ny);
     return;
   }
   // _all files: the median over the samples of each cell.
   const auto S = static_cast<std::size_t>(samples_);
   std::vector<double> buf(nn * nx * ny * S);
   file_.get(data_var_, {n0, x0, y0, 0}, {nn, nx, ny, S}, buf.data());
+  missing(buf.data(), buf.size());
   for (std::size_t c = 0; c < nn * nx * ny; ++c)
     out[c] = median(std::span<const double>(buf.data() + c * S, S));
 }

@@ -110,6 +110,8 @@ class File {
   void put_att(int varid, const std::string& name, double value);
   void put_att(int varid, const std::string& name, int value);
   void put_att(int varid, const std::string& name, const std::vector<int>& values);
+  // nc_type and length of an attribute, nullopt when absent.
+  std::optional<std::pair<int, std::size_t>> att_shape(int varid, const std::string& name) const;
   std::optional<std::string> get_att_text(int varid, const std::string& name) const;
   std::optional<double> get_att_double(int varid, const std::string& name) const;
   std::optional<int> get_att_int(int varid, const std::string& name) const;
@@ -118,6 +120,7 @@ class File {
 
  private:
   File(int id, std::filesystem::path path) : id_(id), path_(std::move(path)) {}
+  void check_shape(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count) const;
   void check(int status, const std::string& op) const;
   int id_ = -1;
   std::filesystem::path path_;

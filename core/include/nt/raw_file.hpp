@@ -79,6 +79,7 @@ class RawReader final : public Dataset {
   int data_var_ = -1;
   int samples_ = 0;
   bool transposed_ = false;  // legacy files whose rows are receivers
+  bool fill_is_missing_ = false;  // NetCDF-4: unwritten chunks read as the fill value
 };
 
 // Reads the test parameters and metadata of any of the suite's NetCDF files (raw, NetCDF-4
