@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "nt/json_text.hpp"
 #include "nt/output.hpp"
 #include "nt/analysis/exporters.hpp"
 #include "nt/analysis/report.hpp"
@@ -140,7 +141,7 @@ int run(int argc, char** argv) {
     check_out(r_json, r_force, {r_file, ropt.hosts_file, ropt.async_file});
     const na::Report r = na::make_report(r_file, ropt);
     if (!r_quiet && r_json != "-") std::cout << na::to_text(r);
-    if (!r_json.empty()) write_out(r_json, na::to_json(r, ropt.pairs_in_json).dump(1) + "\n", r_force);
+    if (!r_json.empty()) write_out(r_json, nt::json_text(na::to_json(r, ropt.pairs_in_json), 1) + "\n", r_force);
     return 0;
   }
   if (dup->parsed()) {
@@ -169,7 +170,7 @@ int run(int argc, char** argv) {
       if (r.duplex->anomalies.empty()) std::cout << "  half-duplex links: none\n";
       for (const auto& a : r.duplex->anomalies) std::cout << fmt::format("  {} score {:.2f}: {}\n", a.kind, a.score, a.detail);
     }
-    if (!d_json.empty()) write_out(d_json, j.dump(1) + "\n", d_force);
+    if (!d_json.empty()) write_out(d_json, nt::json_text(j, 1) + "\n", d_force);
     return 0;
   }
   if (mod->parsed()) {
@@ -262,7 +263,7 @@ int run(int argc, char** argv) {
                                  nt::format_seconds(r.logp_optimal), nt::format_seconds(r.kchain), r.kchain_k,
                                  r.hierarchical >= 0 ? nt::format_seconds(r.hierarchical) : "-");
     }
-    if (!m_json.empty()) write_out(m_json, j.dump(1) + "\n", m_force);
+    if (!m_json.empty()) write_out(m_json, nt::json_text(j, 1) + "\n", m_force);
     return 0;
   }
   if (exp->parsed()) {
@@ -279,7 +280,7 @@ int run(int argc, char** argv) {
     if (e_format == "loggopsim") text = na::export_loggopsim(r.params);
     else if (e_format == "simgrid") text = na::export_simgrid(r);
     else if (e_format == "csv") text = na::export_csv(r);
-    else text = na::to_json(r, true).dump(1) + "\n";
+    else text = nt::json_text(na::to_json(r, true), 1) + "\n";
     write_out(e_out, text, e_force);
     return 0;
   }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "nt/json_text.hpp"
 #include "nt/output.hpp"
 #include "nt/cluster/cluster.hpp"
 #include "nt/clustered.hpp"
@@ -201,7 +202,7 @@ std::string summary_json(const FileSummary& s) {
   j["mean_absolute_error"] = num(s.mean_absolute);
   j["values_beyond_threshold"] = num(s.beyond);
   j["fraction_beyond_threshold"] = num(s.fraction_beyond);
-  return j.dump(2);
+  return nt::json_text(j, 2);
 }
 
 }  // namespace nt::cluster

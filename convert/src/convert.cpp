@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.hpp"
+#include "nt/json_text.hpp"
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
 #include "nt/raw_file.hpp"
@@ -194,7 +195,7 @@ void write_json(std::ostream& out, const Dataset& d) {
   head["message_lengths"] = d.lengths();
 
   // Everything but the matrices in one indented block, then one matrix per line, streamed.
-  std::string text = head.dump(1);
+  std::string text = nt::json_text(head, 1);
   text.pop_back();  // the closing brace
   while (!text.empty() && text.back() == '\n') text.pop_back();
   out << text << ",\n \"matrices\": [";
@@ -207,7 +208,7 @@ void write_json(std::ostream& out, const Dataset& d) {
       for (double v : m.row(i)) row.push_back(number_or_null(v));
       mj.push_back(std::move(row));
     }
-    out << (k == 0 ? "\n  " : ",\n  ") << mj.dump();
+    out << (k == 0 ? "\n  " : ",\n  ") << nt::json_text(mj);
   }
   out << (d.count() ? "\n ]\n}\n" : "]\n}\n");
 }

@@ -42,7 +42,12 @@ void add_options(CLI::App& app, Settings& s) {
   app.add_option("--lengths", s.length_list, "explicit list of message lengths, e.g. 0,8,1024")->delimiter(',');
   app.add_option("--geometric", s.geometric, "geometric sweep from -b to -e with this factor (> 1)");
   app.add_option("--warmup", s.warmup, "unrecorded warm-up iterations per pair and length")->capture_default_str();
-  app.add_option("--seed", s.seed, "seed of noise-rank draws and shuffles (default: random, recorded)");
+  app.add_option("--seed", s.seed, "seed of noise-rank draws and shuffles (default: random, recorded)")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            return !v.empty() && v[0] == '-' ? std::string("must not be negative") : std::string();
+          },
+          "UINT64"));
   app.add_flag("--force", s.force, "overwrite existing result files");
   app.add_flag("--resume", s.resume, "continue an interrupted run after its last complete length");
   app.add_flag("--raw", s.raw, "also write every sample to <prefix>_all.nc");
@@ -81,6 +86,9 @@ void add_options(CLI::App& app, Settings& s) {
 
 // Checks everything that depends only on the options and the number of ranks: the same verdict
 // on every rank without any communication.
+// More samples per pair and length than this is a typing error; the samples are kept in memory.
+constexpr int kMaxRepeats = 1000000;
+
 const ModeSpec& validate(Settings& s, int P) {
   const ModeSpec* spec = registry().find(s.mode_name);
   if (!spec) throw UsageError("unknown mode '" + s.mode_name + "' (see --list)");
@@ -88,7 +96,11 @@ const ModeSpec& validate(Settings& s, int P) {
   if (P < spec->min_ranks)
     throw UsageError(fmt::format("mode {} needs at least {} ranks, got {}", spec->name, spec->min_ranks, P));
   if (s.repeats < 1) throw UsageError("repeats (-n) must be at least 1");
+  if (s.repeats > kMaxRepeats)
+    throw UsageError(fmt::format("repeats (-n) {} is more than the {} samples per pair and length allowed", s.repeats,
+                                 kMaxRepeats));
   if (s.warmup < 0) throw UsageError("--warmup must not be negative");
+  if (s.warmup > kMaxRepeats) throw UsageError(fmt::format("--warmup must be at most {}", kMaxRepeats));
   if (s.timeout < 0) throw UsageError("--timeout must not be negative");
   if (s.sync_rounds < 1) throw UsageError("--sync-rounds must be at least 1");
   if (!(s.idle_sleep_max > 0 && s.idle_sleep_max <= 1.0)) throw UsageError("--idle-sleep-max must be in (0, 1] s");
@@ -111,6 +123,13 @@ const ModeSpec& validate(Settings& s, int P) {
     if (s.loggp_n < 2) throw UsageError("--loggp-n must be at least 2");
     if (!(s.loggp_break_tol > 0)) throw UsageError("--loggp-break-tol must be positive");
   }
+  // Memory rank 0 needs for the gathered matrices and, with --raw, every sample of a length.
+  const long double matrices = 8.0L * P * P * (s.raw ? static_cast<long double>(s.repeats) + 5 : 5.0L);
+  if (matrices > static_cast<long double>(memory_limit()))
+    throw UsageError(fmt::format("{} ranks{} need {:.3g} GB on rank 0 per length, more than the memory limit of {:.3g} GB "
+                                 "(NT_MEMORY_LIMIT changes it)",
+                                 P, s.raw ? " with --raw" : "", static_cast<double>(matrices) / 1e9,
+                                 static_cast<double>(memory_limit()) / 1e9));
   // Per-rank memory the mode needs, against int counts of MPI.
   const std::int64_t maxlen = s.lengths.back();
   if (spec->kind == TaskKind::all_ranks && maxlen * P > std::numeric_limits<int>::max())
@@ -278,7 +297,7 @@ int run_network_test(int argc, char** argv) {
     return 0;
   } catch (const CLI::ParseError& e) {
     if (rank == 0)
-      std::cerr << kProgram << ": error: " << e.what() << "\nRun with --help for more information.\n";
+      std::cerr << kProgram << ": error: " << e.what() << " (run with --help for more information)\n";
     return kExitUsage;
   }
   if (s.list) {

@@ -204,6 +204,12 @@ TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
       {2, "--geometric 0.5", "greater than 1"},
       {2, "-f /proc/version/x", "not a directory"},
       {4, "-f /proc/version/x", "not a directory"},
+      // Sizes that pass a naive check and then fail in the middle of the run.
+      {2, "-n 2000000000", "samples per pair and length allowed"},
+      {4, "-e 2147483647 -s 1", "2147483648 lengths"},
+      {2, "-e 2147483648", "--end"},
+      {2, "--seed -1", "must not be negative"},
+      {2, "-n abc", "--repeats"},
   };
   for (const auto& c : cases) {
     const bool own_prefix = c.args.find("-f ") != std::string::npos;
@@ -212,6 +218,7 @@ TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
     EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
     EXPECT_EQ(count(r.out, "error:"), 1u) << "one message, not one per rank:\n" << r.out;
+    EXPECT_EQ(count(r.out, "\n"), 1u) << "one line:\n" << r.out;
     EXPECT_EQ(r.out.find("Abort"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("BAD TERMINATION"), std::string::npos) << r.out;
   }
