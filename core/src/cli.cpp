@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "nt/error.hpp"
 #include "nt/netcdf.hpp"
@@ -13,18 +14,34 @@
 
 namespace nt {
 
+std::string one_line(const std::string& message) {
+  std::string out;
+  for (const char ch : message) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += ch;
+    if (out.size() > 2000) {
+      out += "...";
+      break;
+    }
+  }
+  return out;
+}
+
 namespace {
 int run_guarded(const char* program, const std::function<int()>& body) {
   try {
     return body();
   } catch (const Error& e) {
-    std::cerr << program << ": error: " << e.what() << '\n';
+    std::cerr << program << ": error: " << one_line(e.what()) << '\n';
     return kExitUsage;
   } catch (const std::bad_alloc&) {
     std::cerr << program << ": error: out of memory\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << program << ": internal error: " << e.what() << '\n';
+    std::cerr << program << ": internal error: " << one_line(e.what()) << '\n';
     return 1;
   }
 }

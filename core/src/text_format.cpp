@@ -31,6 +31,9 @@ std::string trim(std::string s) {
 
 bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
 
+// A token of the input for a message: at most 40 bytes.
+std::string shown(std::string_view s) { return s.size() > 40 ? std::string(s.substr(0, 40)) + "..." : std::string(s); }
+
 std::string quoted(const std::string& rest) {
   const auto a = rest.find('"'), b = rest.rfind('"');
   if (a == std::string::npos || b == a) return trim(rest);
@@ -64,8 +67,8 @@ class Parser {
     const auto* e = s.data() + s.size();
     auto [p, ec] = std::from_chars(b, e, v);
     if (ec == std::errc::result_out_of_range || (ec == std::errc() && p == e && (v < INT_MIN || v > INT_MAX)))
-      fail(std::string(what) + " '" + s + "' is out of range");
-    if (ec != std::errc() || p != e) fail(std::string("expected an integer for ") + what + ", got '" + s + "'");
+      fail(std::string(what) + " '" + shown(s) + "' is out of range");
+    if (ec != std::errc() || p != e) fail(std::string("expected an integer for ") + what + ", got '" + shown(s) + "'");
     return static_cast<int>(v);
   }
   // A whole-token number: the shortest or 17-digit representation reads back to the same double;
@@ -73,8 +76,8 @@ class Parser {
   double real(std::string_view s) const {
     double v = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec == std::errc::result_out_of_range) fail("number '" + std::string(s) + "' is out of range");
-    if (ec != std::errc() || p != s.data() + s.size()) fail("expected a number, got '" + std::string(s) + "'");
+    if (ec == std::errc::result_out_of_range) fail("number '" + shown(s) + "' is out of range");
+    if (ec != std::errc() || p != s.data() + s.size()) fail("expected a number, got '" + shown(s) + "'");
     return v;
   }
   int lineno() const { return lineno_; }
@@ -158,7 +161,7 @@ std::unique_ptr<MemoryDataset> read_text(std::istream& in, const fs::path& name)
       while ((more = ps.next(line)) && !starts_with(line, "Message length")) info.meta.hosts.push_back(line);
       continue;
     } else {
-      ps.fail("unexpected header line '" + line + "'");
+      ps.fail("unexpected header line '" + shown(line) + "'");
     }
     more = ps.next(line);
   }
@@ -171,7 +174,7 @@ std::unique_ptr<MemoryDataset> read_text(std::istream& in, const fs::path& name)
   auto ds = std::make_unique<MemoryDataset>(info, "text", name);
   const int P = p.proc_num;
   while (more) {
-    if (!starts_with(line, "Message length")) ps.fail("expected 'Message length', got '" + line + "'");
+    if (!starts_with(line, "Message length")) ps.fail("expected 'Message length', got '" + shown(line) + "'");
     const int len = ps.integer(trim(line.substr(14)), "message length");
     Matrix m(P);
     for (int i = 0; i < P; ++i) {

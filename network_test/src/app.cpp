@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "internal.hpp"
+#include "nt/cli.hpp"
 #include "nt/hosts.hpp"
 #include "nt/output.hpp"
 #include "nt/loggp.hpp"
@@ -269,7 +270,7 @@ std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo
 int share_verdict(MPI_Comm comm, int rank, int code, const std::string& message) {
   int c = code;
   MPI_Bcast(&c, 1, MPI_INT, 0, comm);
-  if (rank == 0 && c != 0 && !message.empty()) std::cerr << kProgram << ": error: " << message << '\n';
+  if (rank == 0 && c != 0 && !message.empty()) std::cerr << kProgram << ": error: " << one_line(message) << '\n';
   return c;
 }
 
