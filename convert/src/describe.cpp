@@ -41,7 +41,10 @@ void write_info(std::ostream& out, const Dataset& d) {
   line(out, "sweep", sweep);
   std::string stored = std::to_string(n);
   if (p.step_length > 0 && p.end_length >= p.begin_length) {
-    const long long expected = (static_cast<long long>(p.end_length) - p.begin_length) / p.step_length + 1;
+    // Ours include the end length; the original network_test2 stopped before it (len < end).
+    const long long span = static_cast<long long>(p.end_length) - p.begin_length;
+    const long long expected = m.format_version == 0 ? (span + p.step_length - 1) / p.step_length
+                                                     : span / p.step_length + 1;
     if (static_cast<long long>(n) < expected)
       stored += fmt::format(" of {} (cut short: the run stopped early)", expected);
     else
