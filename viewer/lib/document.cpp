@@ -1,5 +1,7 @@
 #include "document.hpp"
 
+#include "nt/validate.hpp"
+
 #include <QFileInfo>
 
 #include <algorithm>
@@ -128,11 +130,21 @@ std::pair<std::size_t, std::size_t> Document::window_of_lengths(std::int64_t a, 
   return {k0, k1};
 }
 
+namespace {
+// Bad delays (NaN, infinite, negative, absurd: nt/validate.hpp) are no data: drawn as such and
+// never part of a scale or a difference.
+std::vector<double>& as_missing(std::vector<double>& v) {
+  for (double& x : v)
+    if (!nt::is_good_delay(x)) x = std::numeric_limits<double>::quiet_NaN();
+  return v;
+}
+}  // namespace
+
 std::vector<double> Document::matrix_values(Source s, std::size_t k) {
   switch (s) {
     case Source::primary: {
       nt::Matrix m = data_->matrix(k);
-      return std::move(m.values());
+      return std::move(as_missing(m.values()));
     }
     case Source::deviation:
     case Source::relative_deviation: {
@@ -155,9 +167,10 @@ std::vector<double> Document::matrix_values(Source s, std::size_t k) {
     case Source::difference: {
       if (!cmp_) throw nt::UsageError("the difference view needs a second file (--compare FILE)");
       nt::Matrix a = data_->matrix(k);
-      const nt::Matrix b = cmp_->matrix(k);
-      auto& av = a.values();
-      for (std::size_t i = 0; i < av.size(); ++i) av[i] -= b.values()[i];
+      nt::Matrix b = cmp_->matrix(k);
+      auto& av = as_missing(a.values());
+      const auto& bv = as_missing(b.values());
+      for (std::size_t i = 0; i < av.size(); ++i) av[i] -= bv[i];
       return std::move(av);
     }
   }
@@ -272,6 +285,7 @@ ViewResult Document::render(const ViewSpec& spec_in, const Progress& progress) {
       check_rank(spec.rank, "rank");
       values = spec.view == ViewKind::row ? data_->row(spec.rank, spec.k0, spec.k1)
                                           : data_->column(spec.rank, spec.k0, spec.k1);
+      as_missing(values);
       res.rows = static_cast<int>(spec.k1 - spec.k0);
       res.cols = P;
       res.diag_col = spec.rank;

@@ -31,6 +31,9 @@
 #include "models.hpp"
 #include "render.hpp"
 #include "session.hpp"
+#include "nt/cli.hpp"
+#include "nt/error.hpp"
+#include "nt/output.hpp"
 #include "nt/units.hpp"
 
 namespace ntv {
@@ -417,8 +420,16 @@ bool MainWindow::exportPng(const QString& path) {
   o.decorate = true;
   if (groupsBox_->isChecked()) o.groups = &doc_.groups;
   const QImage img = compose(view_->result(), o);
-  if (!img.save(path, "PNG")) {
-    onFailed(tr("%1: cannot write the PNG file").arg(path));
+  // The file dialog has asked about overwriting; the file still appears whole or not at all,
+  // and never replaces a device, a symlink or the open result file.
+  try {
+    nt::PendingOutput out(path.toStdString(), /*force=*/true,
+                          {doc_.path.toStdString(), doc_.deviation_path.toStdString(), doc_.compare_path.toStdString()});
+    if (!img.save(QString::fromStdString(out.temp().string()), "PNG"))
+      throw nt::FileError(path.toStdString(), "cannot write the PNG file: " + nt::errno_text(errno));
+    out.commit();
+  } catch (const nt::Error& e) {
+    onFailed(QString::fromStdString(nt::one_line(e.what())));
     return false;
   }
   statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
