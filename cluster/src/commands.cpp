@@ -102,6 +102,9 @@ int run(int argc, char** argv) {
                    "values per cluster and message length allowed beyond the threshold (not at a region's first length)")
       ->capture_default_str();
   comp->add_option("--min-region", o.min_region, "fewest message lengths in a region")->capture_default_str();
+  comp->add_option("--cluster-factor", o.cluster_factor,
+                   "clusters are formed with this multiple of the threshold; residuals per value keep the threshold")
+      ->capture_default_str();
   comp->add_flag("--force", force, "overwrite an existing output");
 
   auto* dec = app.add_subcommand("decompress", "write the raw CDF-2 file a clustered file stands for");

@@ -29,6 +29,32 @@ bool same_file(const fs::path& a, const fs::path& b) {
   std::error_code ec;
   return fs::exists(b, ec) && fs::equivalent(a, b, ec);
 }
+
+// The one output path of compress: writes the content as NetCDF-4 and, when that is bigger than
+// the input (tiny runs, where HDF5's ~25 KiB of metadata dominate), as classic CDF-2 if smaller;
+// then sets the exact compression ratio. Returns the final size.
+std::uintmax_t write_output(const fs::path& out, const ClusteredContent& c, bool overwrite, std::uintmax_t raw_bytes,
+                            double& ratio) {
+  write_clustered(out, c, overwrite);
+  if (fs::file_size(out) > raw_bytes) {
+    const fs::path tmp = out.string() + ".cdf2.tmp";
+    write_clustered(tmp, c, true, true);
+    std::error_code ec;
+    if (fs::file_size(tmp) < fs::file_size(out))
+      fs::rename(tmp, out);
+    else
+      fs::remove(tmp, ec);
+  }
+  // The ratio needs the final size: set it, and again if setting it changed the size.
+  std::uintmax_t bytes = 0;
+  for (int round = 0; round < 4; ++round) {
+    bytes = fs::file_size(out);
+    ratio = static_cast<double>(raw_bytes) / static_cast<double>(bytes);
+    set_clustered_attribute(out, "cluster_compression_ratio", ratio);
+    if (fs::file_size(out) == bytes) break;
+  }
+  return bytes;
+}
 }  // namespace
 
 CompressReport compress_file(const fs::path& in, const fs::path& out, const Options& o, bool overwrite) {
@@ -49,7 +75,7 @@ CompressReport compress_file(const fs::path& in, const fs::path& out, const Opti
   const ErrorStats& e = r.errors;
   auto& ta = r.content.text_attributes;
   auto& na = r.content.number_attributes;
-  ta = {{"cluster_algorithm", "network_cluster greedy regions with cluster splitting, version 1 "
+  ta = {{"cluster_algorithm", "network_cluster greedy regions with cluster splitting and quantised residuals, version 2 "
                               "(share/doc/cluster.md)"},
         {"cluster_threshold_mode", o.relative ? "relative" : "absolute"},
         {"cluster_source", in.filename().string()},
@@ -62,6 +88,7 @@ CompressReport compress_file(const fs::path& in, const fs::path& out, const Opti
   na = {{"cluster_threshold", o.threshold},
         {"cluster_exceptions", o.exceptions},
         {"cluster_min_region", o.min_region},
+        {"cluster_factor", o.cluster_factor},
         {"cluster_regions", static_cast<double>(r.regions.size())},
         {"cluster_instances", static_cast<double>(r.cluster_instances)},
         {"cluster_max_relative_error", e.max_relative},
@@ -74,24 +101,17 @@ CompressReport compress_file(const fs::path& in, const fs::path& out, const Opti
         {"cluster_raw_bytes", static_cast<double>(rep.raw_bytes)},
         {"cluster_values_ratio", rep.values_ratio},
         {"cluster_compression_ratio", 0.0}};
-  write_clustered(out, r.content, overwrite);
-  // The ratio needs the final size: set it, and again if setting it changed the size.
-  for (int round = 0; round < 4; ++round) {
-    rep.clustered_bytes = fs::file_size(out);
-    rep.compression_ratio = static_cast<double>(rep.raw_bytes) / static_cast<double>(rep.clustered_bytes);
-    set_clustered_attribute(out, "cluster_compression_ratio", rep.compression_ratio);
-    if (fs::file_size(out) == rep.clustered_bytes) break;
-  }
+  rep.clustered_bytes = write_output(out, r.content, overwrite, rep.raw_bytes, rep.compression_ratio);
   return rep;
 }
 
 FileSummary summarize_file(const fs::path& path) {
   FileSummary s;
   s.path = path;
-  if (nc::sniff(path) != nc::Magic::hdf5) {
+  if (nc::sniff(path) == nc::Magic::none) {
     std::error_code ec;
     if (!fs::exists(path, ec)) throw FileError(path, "no such file");
-    throw FileError(path, "not a clustered file (clustered files are NetCDF-4; compress a raw file first)");
+    throw FileError(path, "not a clustered file (not NetCDF; compress a raw file first)");
   }
   {
     const nc::File probe = nc::File::open(path);

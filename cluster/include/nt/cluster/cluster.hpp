@@ -19,7 +19,12 @@ struct Options {
   bool relative = true;
   int exceptions = 0;       // per cluster and per matrix after the region's first one
   int min_region = 2;       // fewest matrices in a region
+  // Clusters are formed with cluster_factor x threshold (relative: at most max(threshold, 0.5));
+  // every value then gets a quantised residual against its cluster centre that brings it within
+  // the threshold (layout 2). 1 = clusters alone keep the bound (residuals only for exceptions).
+  double cluster_factor = 50;
   void validate() const;    // throws UsageError
+  double cluster_threshold() const;
 };
 
 // The tolerance rule. allowed(v): how far a reconstructed value may be from v (T, or T*|v|).
