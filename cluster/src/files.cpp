@@ -38,7 +38,13 @@ std::uintmax_t write_output(const fs::path& out, const ClusteredContent& c, bool
   write_clustered(out, c, overwrite);
   if (fs::file_size(out) > raw_bytes) {
     const fs::path tmp = out.string() + ".cdf2.tmp";
-    write_clustered(tmp, c, true, true);
+    // Tiny files: the long definition texts (documented in share/doc/cluster.md) would be a
+    // noticeable part of the file, so the classic fallback leaves them out.
+    ClusteredContent small = c;
+    std::erase_if(small.text_attributes, [](const auto& a) { return a.first.ends_with("_definition"); });
+    for (auto& [k, v] : small.text_attributes)
+      if (k == "cluster_algorithm") v = "network_cluster version 2 (share/doc/cluster.md)";
+    write_clustered(tmp, small, true, true);
     std::error_code ec;
     if (fs::file_size(tmp) < fs::file_size(out))
       fs::rename(tmp, out);

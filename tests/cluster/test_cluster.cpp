@@ -562,3 +562,77 @@ TEST(Inputs, TextFileAndMissingDirectory) {
   check_rules(*in, dir / "c.nc", o);
   EXPECT_THROW(cluster::compress_file(dir / "in.txt", dir / "no" / "such" / "c.nc", o, false), Error);
 }
+
+// Noisy data the algorithm was not shaped for: independent lognormal noise per cell, shuffled
+// ranks, a slow node, both threshold kinds. Every value a reader gets is within the bound (the
+// residuals guarantee it; only counted exceptions may not be), and the file is never bigger than
+// the raw CDF-2 input plus a small constant, down to 2 ranks.
+TEST(Property, NoisyShuffledInputsStayWithinTheBound) {
+  const fs::path dir = temp_dir("noisy");
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed * 7919);
+    SynthParams sp;
+    sp.nodes = 1 + static_cast<int>(rng() % 6);
+    sp.ranks_per_node = 1 + static_cast<int>(rng() % 6);
+    if (sp.nodes * sp.ranks_per_node < 2) sp.ranks_per_node = 2;
+    sp.nodes_per_switch = static_cast<int>(rng() % 3);
+    sp.shuffle = true;
+    sp.cell_noise = rng() % 2 ? 0.01 : 0.05;
+    sp.slow_node = rng() % 3 == 0 ? 0 : -1;
+    sp.seed = seed;
+    sp.lengths.clear();
+    const int N = 2 + static_cast<int>(rng() % 7);
+    for (int k = 0; k < N; ++k) sp.lengths.push_back(1024LL * k * k);
+    const SynthResult syn = synthesize(sp);
+    const auto& in = *syn.stats.at(Statistic::median);
+    Options o;
+    o.relative = rng() % 4 != 0;
+    o.threshold = o.relative ? std::vector<double>{0.01, 0.05, 0.1}[rng() % 3] : 1e-8 * static_cast<double>(1 + rng() % 30);
+    o.exceptions = static_cast<int>(rng() % 3);
+    const fs::path raw = dir / ("in" + std::to_string(seed) + ".nc");
+    const fs::path out = dir / ("out" + std::to_string(seed) + ".nc");
+    write_raw(raw, in, true);
+    const auto rep = cluster::compress_file(raw, out, o, true);
+    check_rules(in, out, o);
+    EXPECT_EQ(rep.result.errors.beyond, 0u);
+    EXPECT_LE(fs::file_size(out), fs::file_size(raw) + 2048) << sp.nodes * sp.ranks_per_node << " ranks";
+    // Random access agrees with the bound too.
+    const auto ds = open_dataset(out);
+    const Tolerance tol(o.threshold, o.relative);
+    for (int q = 0; q < 50; ++q) {
+      const int i = static_cast<int>(rng() % static_cast<unsigned>(in.ranks()));
+      const int j = static_cast<int>(rng() % static_cast<unsigned>(in.ranks()));
+      const std::size_t k = rng() % in.count();
+      EXPECT_TRUE(tol.within(in.value(i, j, k), ds->value(i, j, k))) << i << " " << j << " " << k;
+      EXPECT_EQ(ds->value(i, j, k), ds->matrix(k).at(i, j));
+      EXPECT_EQ(ds->value(i, j, k), ds->pair(i, j)[k]);
+      EXPECT_EQ(ds->value(i, j, k), ds->row(i, 0, in.count())[k * static_cast<std::size_t>(in.ranks()) + static_cast<std::size_t>(j)]);
+      EXPECT_EQ(ds->value(i, j, k), ds->column(j, 0, in.count())[k * static_cast<std::size_t>(in.ranks()) + static_cast<std::size_t>(i)]);
+    }
+    if (::testing::Test::HasFailure()) break;
+  }
+}
+
+// A clustered file of layout 1, written by network_cluster before residuals existed (checked in:
+// data/layout1_clustered.nc from data/layout1_input.nc at 5 %, --exceptions 1), still reads.
+TEST(OldFormat, Layout1FileReads) {
+  const fs::path data = NT_CLUSTER_TEST_DATA;
+  const auto old = open_dataset(data / "layout1_clustered.nc");
+  const auto in = open_dataset(data / "layout1_input.nc");
+  ASSERT_EQ(old->format(), "clustered");
+  ASSERT_EQ(old->ranks(), in->ranks());
+  ASSERT_EQ(old->lengths(), in->lengths());
+  const Tolerance tol(0.05, true);
+  for (std::size_t k = 0; k < in->count(); ++k) {
+    const Matrix a = in->matrix(k), b = old->matrix(k);
+    for (int i = 0; i < in->ranks(); ++i)
+      for (int j = 0; j < in->ranks(); ++j) {
+        EXPECT_TRUE(tol.within(a.at(i, j), b.at(i, j))) << i << " " << j << " " << k;
+        EXPECT_EQ(old->value(i, j, k), b.at(i, j));
+      }
+  }
+  const auto s = cluster::summarize_file(data / "layout1_clustered.nc");
+  EXPECT_EQ(s.ranks, 12);
+  EXPECT_NE(cluster::groups_report(data / "layout1_clustered.nc", false).find("12 ranks"), std::string::npos);
+}
