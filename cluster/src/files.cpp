@@ -111,6 +111,52 @@ CompressReport compress_file(const fs::path& in, const fs::path& out, const Opti
   return rep;
 }
 
+CompressReport compress_to_ratio(const fs::path& in, const fs::path& out, Options o, double target, bool overwrite,
+                                 double& chosen) {
+  if (!(target > 1) || !std::isfinite(target)) throw UsageError(fmt::format("--target-ratio {} must be above 1", target));
+  if (!o.relative) throw UsageError("--target-ratio searches a relative bound; it cannot be --absolute");
+  if (same_file(in, out)) throw UsageError("the output " + out.string() + " is the input file");
+  check_writable(out, overwrite);
+  const fs::path tmp = out.string() + ".search.tmp";
+  // Bisection on log(bound) in [1e-4, 0.5]: the file shrinks as the bound grows (not strictly, so
+  // the result is the smallest bound found that reaches the target, to 1 % of the bound).
+  const auto attempt = [&](double t) {
+    o.threshold = t;
+    return compress_file(in, tmp, o, true);
+  };
+  double lo = 1e-4, hi = 0.5;
+  CompressReport best = attempt(hi);
+  if (best.compression_ratio < target) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw UsageError(fmt::format("--target-ratio {}: even a bound of 50 % gives only {:.1f}x", target,
+                                 best.compression_ratio));
+  }
+  double best_t = hi;
+  if (const auto r = attempt(lo); r.compression_ratio >= target) {
+    best = r;
+    best_t = lo;
+  } else {
+    while (hi / lo > 1.01) {
+      const double mid = std::sqrt(lo * hi);
+      auto rm = attempt(mid);
+      if (rm.compression_ratio >= target) {
+        hi = mid;
+        best = std::move(rm);
+        best_t = mid;
+      } else {
+        lo = mid;
+      }
+    }
+  }
+  chosen = best_t;
+  // The chosen bound once more, now to the real output (the one output path).
+  o.threshold = best_t;
+  std::error_code ec;
+  fs::remove(tmp, ec);
+  return compress_file(in, out, o, overwrite);
+}
+
 FileSummary summarize_file(const fs::path& path) {
   FileSummary s;
   s.path = path;

@@ -90,6 +90,11 @@ struct CompressReport {
 CompressReport compress_file(const std::filesystem::path& in, const std::filesystem::path& out, const Options& o,
                              bool overwrite);
 
+// The smallest relative bound (to 1 %, searched in [1e-4, 0.5]) whose file reaches `target`
+// times smaller than the input; `chosen` gets it. Throws UsageError when even 50 % does not.
+CompressReport compress_to_ratio(const std::filesystem::path& in, const std::filesystem::path& out, Options o,
+                                 double target, bool overwrite, double& chosen);
+
 // What `network_cluster info` shows.
 struct FileSummary {
   std::filesystem::path path;
