@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -635,4 +636,44 @@ TEST(OldFormat, Layout1FileReads) {
   const auto s = cluster::summarize_file(data / "layout1_clustered.nc");
   EXPECT_EQ(s.ranks, 12);
   EXPECT_NE(cluster::groups_report(data / "layout1_clustered.nc", false).find("12 ranks"), std::string::npos);
+}
+
+// Layout 2: a residual variable that is not what the format says is refused with a FileError.
+TEST(BadInput, CorruptResiduals) {
+  const fs::path dir = temp_dir("corrupt_res");
+  SynthParams sp;
+  sp.nodes = 20;
+  sp.ranks_per_node = 4;
+  sp.shuffle = true;
+  sp.cell_noise = 0.05;
+  sp.lengths = {0, 1024, 4096};
+  const SynthResult syn = synthesize(sp);
+  write_raw(dir / "in.nc", *syn.stats.at(Statistic::median), true);
+  Options o;
+  o.threshold = 0.01;
+  o.relative = true;
+  cluster::compress_file(dir / "in.nc", dir / "good.nc", o, true);
+  {
+    const nc::File f = nc::File::open(dir / "good.nc");
+    ASSERT_TRUE(f.find_var("residual").has_value()) << "5 % noise at a 1 % bound must need residuals";
+  }
+  const auto broken = [&](const std::string& name, const std::function<void(nc::File&, int)>& edit) {
+    fs::copy_file(dir / "good.nc", dir / name, fs::copy_options::overwrite_existing);
+    {
+      nc::File f = nc::File::open(dir / name, true);
+      f.redef();
+      edit(f, f.var("residual").id);
+      f.enddef();
+      f.close();
+    }
+    try {
+      (void)open_dataset(dir / name);
+      ADD_FAILURE() << name << " accepted";
+    } catch (const FileError& e) {
+      EXPECT_NE(std::string(e.what()).find("corrupt clustered file"), std::string::npos) << e.what();
+    }
+  };
+  broken("step0.nc", [](nc::File& f, int v) { f.put_att(v, "residual_step", 0.0); });
+  broken("stepnan.nc", [](nc::File& f, int v) { f.put_att(v, "residual_step", std::nan("")); });
+  broken("mode.nc", [](nc::File& f, int v) { f.put_att(v, "residual_mode", std::string("sideways")); });
 }
