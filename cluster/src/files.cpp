@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -42,6 +43,14 @@ std::uintmax_t write_output(const fs::path& out, const ClusteredContent& c, bool
     // noticeable part of the file, so the classic fallback leaves them out.
     ClusteredContent small = c;
     std::erase_if(small.text_attributes, [](const auto& a) { return a.first.ends_with("_definition"); });
+    // ...and the derived statistics `info` can do without (it shows them as absent).
+    static const std::set<std::string> kKeep = {"cluster_threshold", "cluster_exceptions", "cluster_min_region",
+                                                "cluster_max_relative_error", "cluster_max_absolute_error", "cluster_mean_relative_error",
+                                                "cluster_mean_absolute_error",
+                                                "cluster_values_beyond_threshold", "cluster_raw_bytes",
+                                                "cluster_compression_ratio"};
+    std::erase_if(small.number_attributes, [](const auto& a) { return !kKeep.contains(a.first); });
+    std::erase_if(small.text_attributes, [](const auto& a) { return a.first == "cluster_source"; });
     for (auto& [k, v] : small.text_attributes)
       if (k == "cluster_algorithm") v = "network_cluster version 2 (share/doc/cluster.md)";
     write_clustered(tmp, small, true, true);

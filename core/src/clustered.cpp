@@ -80,7 +80,7 @@ void write_clustered(const fs::path& path, const ClusteredContent& c, bool overw
 
     const int vml = f.def_var("message_length", NC_INT, {di});
     f.put_att(vml, "units", std::string("bytes"));
-    f.put_att(vml, "long_name", std::string("message length of each matrix before clustering"));
+    if (!classic) f.put_att(vml, "long_name", std::string("message length of each matrix before clustering"));
 
     const int vinfo = f.def_var("info", NC_INT, {dn, dx, dx});
     // Chunks of whole rows, about 64 KiB each: a random access decompresses one small chunk.
@@ -89,12 +89,12 @@ void write_clustered(const fs::path& path, const ClusteredContent& c, bool overw
       f.def_chunking(vinfo, {1, rows, Pz});
       f.def_deflate(vinfo, 4, true);
     }
-    f.put_att(vinfo, "long_name",
+    if (!classic) f.put_att(vinfo, "long_name",
               std::string("offset in data of the cluster instance of pair (x = sender, y = receiver) in region n"));
 
     const int vlen = f.def_var("length", NC_INT, {dn});
     if (!classic) f.def_chunking(vlen, {std::max<std::size_t>(R, 1)});
-    f.put_att(vlen, "long_name", std::string("index of the first matrix (into message_length) of each region"));
+    if (!classic) f.put_att(vlen, "long_name", std::string("index of the first matrix (into message_length) of each region"));
 
     const int vdata = f.def_var("data", NC_DOUBLE, {dd});
     if (!classic) {
@@ -103,7 +103,7 @@ void write_clustered(const fs::path& path, const ClusteredContent& c, bool overw
       if (D >= 1024) f.def_deflate(vdata, 4, true);
     }
     f.put_att(vdata, "units", std::string("s"));
-    f.put_att(vdata, "long_name", std::string("per region and cluster: the cluster's centre value for each matrix"));
+    if (!classic) f.put_att(vdata, "long_name", std::string("per region and cluster: the cluster's centre value for each matrix"));
 
     int vres = -1;
     if (has_residual) {
@@ -118,7 +118,7 @@ void write_clustered(const fs::path& path, const ClusteredContent& c, bool overw
         f.def_chunking(vres, {1, t, t});
         f.def_deflate(vres, 6, !bytes);
       }
-      f.put_att(vres, "long_name",
+      if (!classic) f.put_att(vres, "long_name",
                 std::string("quantised correction of pair (x, y) at matrix i against its cluster centre c: "
                             "value = c * exp(residual * residual_step) (relative) or c + residual * residual_step"));
       f.put_att(vres, "residual_step", c.residual_step);
