@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "nt/json_text.hpp"
+#include "nt/output.hpp"
 #include "nt/analysis/exporters.hpp"
 #include "nt/analysis/report.hpp"
 #include "nt/cli.hpp"
@@ -25,12 +27,14 @@ void write_out(const std::string& path, const std::string& text, bool force) {
     std::cout << text;
     return;
   }
-  nt::check_writable(path, force);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw nt::FileError(path, "cannot open for writing");
-  f << text;
-  f.close();
-  if (!f) throw nt::FileError(path, "write failed");
+  nt::write_file_atomically(path, force, [&](std::ostream& f) { f << text; });
+}
+
+// Checked before the (possibly long) analysis: the output may be written, and is no input.
+void check_out(const std::string& path, bool force, const std::vector<std::filesystem::path>& inputs) {
+  if (path.empty() || path == "-") return;
+  nt::check_output(path, force);
+  nt::refuse_same_file(path, inputs);
 }
 
 struct ModelInputs {
@@ -134,14 +138,14 @@ int run(int argc, char** argv) {
 
   if (rep->parsed()) {
     ropt.find_deviation_beside = !r_no_dev;
-    if (!r_json.empty() && r_json != "-") nt::check_writable(r_json, r_force);
+    check_out(r_json, r_force, {r_file, ropt.hosts_file, ropt.async_file});
     const na::Report r = na::make_report(r_file, ropt);
     if (!r_quiet && r_json != "-") std::cout << na::to_text(r);
-    if (!r_json.empty()) write_out(r_json, na::to_json(r, ropt.pairs_in_json).dump(1) + "\n", r_force);
+    if (!r_json.empty()) write_out(r_json, nt::json_text(na::to_json(r, ropt.pairs_in_json), 1) + "\n", r_force);
     return 0;
   }
   if (dup->parsed()) {
-    if (!d_json.empty() && d_json != "-") nt::check_writable(d_json, d_force);
+    check_out(d_json, d_force, {d_one, d_async});
     na::ReportOptions o;
     o.async_file = d_async;
     o.find_deviation_beside = false;
@@ -166,11 +170,11 @@ int run(int argc, char** argv) {
       if (r.duplex->anomalies.empty()) std::cout << "  half-duplex links: none\n";
       for (const auto& a : r.duplex->anomalies) std::cout << fmt::format("  {} score {:.2f}: {}\n", a.kind, a.score, a.detail);
     }
-    if (!d_json.empty()) write_out(d_json, j.dump(1) + "\n", d_force);
+    if (!d_json.empty()) write_out(d_json, nt::json_text(j, 1) + "\n", d_force);
     return 0;
   }
   if (mod->parsed()) {
-    if (!m_json.empty() && m_json != "-") nt::check_writable(m_json, m_force);
+    check_out(m_json, m_force, {m_file, m_loggp, m_bcast, m_hosts});
     for (auto v : {m_o, m_g})
       if (v && !(*v >= 0)) throw nt::UsageError("--o and --g must not be negative");
     na::ModelOptions mo{m_o, m_g};
@@ -259,11 +263,11 @@ int run(int argc, char** argv) {
                                  nt::format_seconds(r.logp_optimal), nt::format_seconds(r.kchain), r.kchain_k,
                                  r.hierarchical >= 0 ? nt::format_seconds(r.hierarchical) : "-");
     }
-    if (!m_json.empty()) write_out(m_json, j.dump(1) + "\n", m_force);
+    if (!m_json.empty()) write_out(m_json, nt::json_text(j, 1) + "\n", m_force);
     return 0;
   }
   if (exp->parsed()) {
-    if (e_out != "-") nt::check_writable(e_out, e_force);
+    check_out(e_out, e_force, {e_file, e_loggp, e_hosts});
     na::ReportOptions o;
     o.hosts_file = e_hosts;
     o.find_deviation_beside = false;
@@ -276,7 +280,7 @@ int run(int argc, char** argv) {
     if (e_format == "loggopsim") text = na::export_loggopsim(r.params);
     else if (e_format == "simgrid") text = na::export_simgrid(r);
     else if (e_format == "csv") text = na::export_csv(r);
-    else text = na::to_json(r, true).dump(1) + "\n";
+    else text = nt::json_text(na::to_json(r, true), 1) + "\n";
     write_out(e_out, text, e_force);
     return 0;
   }

@@ -13,6 +13,8 @@ PACKAGES=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev
   # viewer
   qt6-base-dev qt6-charts-dev libqt6charts6-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev xvfb xauth
+  # fuzzing of the readers (scripts/fuzz.sh)
+  clang libfuzzer-14-dev
   # interoperability checks and the emulated cluster
   python3 python3-xarray python3-netcdf4 iproute2 util-linux procps time
 )

@@ -1,6 +1,9 @@
 #include "nt/analysis/cube.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <thread>
 
@@ -23,9 +26,14 @@ Cube load_cube(const Dataset& d) {
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return d.lengths()[a] < d.lengths()[b]; });
   const auto PP = static_cast<std::size_t>(c.P) * static_cast<std::size_t>(c.P);
   c.v.resize(PP * order.size());
+  const bool skip_diag = diagonal_is_zero(c.mode);
   for (std::size_t k = 0; k < order.size(); ++k) {
     const Matrix m = d.matrix(order[k]);
-    std::copy(m.values().begin(), m.values().end(), c.v.begin() + static_cast<std::ptrdiff_t>(k * PP));
+    c.bad.scan(m, order[k], skip_diag);
+    // Bad delays (NaN, infinite, negative, absurd) are missing data for every analysis.
+    auto out = c.v.begin() + static_cast<std::ptrdiff_t>(k * PP);
+    std::transform(m.values().begin(), m.values().end(), out,
+                   [](double x) { return is_good_delay(x) ? x : std::numeric_limits<double>::quiet_NaN(); });
     c.lengths.push_back(d.lengths()[order[k]]);
   }
   if (!c.hosts.empty() && static_cast<int>(c.hosts.size()) != c.P) c.hosts.clear();
@@ -33,7 +41,11 @@ Cube load_cube(const Dataset& d) {
 }
 
 void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
-  const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
+  // The CPUs this process may run on (a batch job's allocation), not the whole machine's.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const std::size_t hw = sched_getaffinity(0, sizeof set, &set) == 0 ? std::max(1, CPU_COUNT(&set))
+                                                                     : std::max(1u, std::thread::hardware_concurrency());
   const std::size_t T = std::min<std::size_t>(hw, n);
   if (T <= 1) {
     if (n > 0) body(0, n);

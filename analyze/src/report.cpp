@@ -152,6 +152,8 @@ nlohmann::json to_json(const Report& r, bool with_pairs) {
   j["statistic"] = std::string(statistic_name(c.statistic));
   j["ranks"] = c.P;
   j["lengths"] = c.lengths;
+  j["excluded_bad_values"] = {{"total", c.bad.total()}, {"nan", c.bad.missing}, {"infinite", c.bad.infinite},
+                              {"negative", c.bad.negative}, {"absurd", c.bad.absurd}};
   j["groups"] = r.topology.levels.front().groups;
   auto h = nlohmann::json::array();
   for (const auto& l : r.topology.levels) h.push_back({{"level", l.name}, {"groups", l.groups}});
@@ -228,6 +230,12 @@ std::string to_text(const Report& r) {
   std::ostringstream o;
   o << fmt::format("network_analyze report: {}\n  mode {}, statistic {}, {} ranks, lengths {}\n\n", r.source,
                    mode_name(c.mode), statistic_name(c.statistic), c.P, lengths_text(c.lengths));
+  if (c.bad.total() > 0) {
+    o << fmt::format("Input: {} excluded from the analysis (network_convert info lists them)", c.bad.summary());
+    if (!c.bad.first.empty())
+      o << fmt::format("; the first is {} -> {}", c.bad.first.front().sender, c.bad.first.front().receiver);
+    o << "\n\n";
+  }
   o << "Topology (from the delays alone)\n";
   for (const auto& l : r.topology.levels) {
     o << fmt::format("  {} level: {} group(s)\n", l.name, l.groups.size());

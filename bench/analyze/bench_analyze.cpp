@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "nt/json_text.hpp"
 #include "nt/analysis/anomalies.hpp"
 #include "nt/analysis/exporters.hpp"
 #include "nt/analysis/fits.hpp"
@@ -82,7 +83,7 @@ int main(int argc, char** argv) {
       rep.hosts = c.hosts;
       rep.anomalies = an;
       rep.agreement = na::compare_with_hosts(t.levels.front().groups, c.hosts);
-      const auto js = na::to_json(rep, false).dump();
+      const auto js = nt::json_text(na::to_json(rep, false));
       const auto txt = na::to_text(rep);
       tick("5 JSON + text");
       times["total"].push_back(std::chrono::duration<double>(Clock::now() - start).count());

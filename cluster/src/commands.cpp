@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "nt/output.hpp"
 #include "nt/cli.hpp"
 #include "nt/cluster/cluster.hpp"
 #include "nt/error.hpp"
@@ -55,13 +56,15 @@ int do_decompress(const fs::path& in, const fs::path& prefix, bool force) {
   if (ds->format() != "clustered")
     throw UsageError(in.string() + " is not a clustered file (it is " + ds->format() + "); nothing to decompress");
   const fs::path out = decompressed_path(prefix, ds->params().statistic);
-  std::error_code ec;
-  if (fs::exists(out, ec) && fs::equivalent(in, out, ec)) throw UsageError("the output " + out.string() + " is the input file");
-  check_writable(out, force);
+  refuse_same_file(out, {in});
   const bool hosts = !ds->meta().hosts.empty() && prefix.extension() != ".nc";
-  if (hosts) check_writable(hosts_path(prefix), force);
-  write_raw(out, *ds, force);
-  if (hosts) write_hosts(hosts_path(prefix), ds->meta().hosts, force);
+  // The matrices and the hosts file appear together or not at all.
+  OutputSet set;
+  PendingOutput& data = set.add(out, force);
+  PendingOutput* hosts_out = hosts ? &set.add(hosts_path(prefix), force) : nullptr;
+  write_raw(data, *ds);
+  if (hosts_out) write_file_atomically_into(*hosts_out, [&](std::ostream& o) { write_hosts(o, ds->meta().hosts); });
+  set.commit_all();
   std::cout << fmt::format("{}: {} ranks, {} message lengths{}\n", out.string(), ds->ranks(), ds->count(),
                            hosts ? ", hosts in " + hosts_path(prefix).string() : std::string());
   return 0;

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "nt/json_text.hpp"
+#include "nt/output.hpp"
 #include "nt/cluster/cluster.hpp"
 #include "nt/clustered.hpp"
 #include "nt/error.hpp"
@@ -26,19 +28,16 @@ constexpr const char* kRatioDefinition =
     "size of the input raw CDF file (or 8*P*P*N+4*N bytes of payload for other inputs); cluster_values_ratio = "
     "P*P*N input values / number of values in data(d)";
 
-bool same_file(const fs::path& a, const fs::path& b) {
-  std::error_code ec;
-  return fs::exists(b, ec) && fs::equivalent(a, b, ec);
-}
-
 // The one output path of compress: writes the content as NetCDF-4 and, when that is bigger than
 // the input (tiny runs, where HDF5's ~25 KiB of metadata dominate), as classic CDF-2 if smaller;
 // then sets the exact compression ratio. Returns the final size.
-std::uintmax_t write_output(const fs::path& out, const ClusteredContent& c, bool overwrite, std::uintmax_t raw_bytes,
-                            double& ratio) {
-  write_clustered(out, c, overwrite);
+std::uintmax_t write_output(const fs::path& final_out, const ClusteredContent& c, bool overwrite,
+                            std::uintmax_t raw_bytes, double& ratio) {
+  PendingOutput pending(final_out, overwrite);
+  const fs::path& out = pending.temp();
+  write_clustered(out, c, /*overwrite=*/true);
   if (fs::file_size(out) > raw_bytes) {
-    const fs::path tmp = out.string() + ".cdf2.tmp";
+    const fs::path tmp = out.string() + ".cdf2";
     // Tiny files: the long definition texts (documented in share/doc/cluster.md) would be a
     // noticeable part of the file, so the classic fallback leaves them out.
     ClusteredContent small = c;
@@ -53,12 +52,17 @@ std::uintmax_t write_output(const fs::path& out, const ClusteredContent& c, bool
     std::erase_if(small.text_attributes, [](const auto& a) { return a.first == "cluster_source"; });
     for (auto& [k, v] : small.text_attributes)
       if (k == "cluster_algorithm") v = "network_cluster version 2 (share/doc/cluster.md)";
-    write_clustered(tmp, small, true, true);
     std::error_code ec;
-    if (fs::file_size(tmp) < fs::file_size(out))
-      fs::rename(tmp, out);
-    else
+    try {
+      write_clustered(tmp, small, true, true);
+      if (fs::file_size(tmp) < fs::file_size(out))
+        fs::rename(tmp, out);
+      else
+        fs::remove(tmp, ec);
+    } catch (...) {
       fs::remove(tmp, ec);
+      throw;
+    }
   }
   // The ratio needs the final size: set it, and again if setting it changed the size.
   std::uintmax_t bytes = 0;
@@ -68,14 +72,15 @@ std::uintmax_t write_output(const fs::path& out, const ClusteredContent& c, bool
     set_clustered_attribute(out, "cluster_compression_ratio", ratio);
     if (fs::file_size(out) == bytes) break;
   }
+  pending.commit();
   return bytes;
 }
 }  // namespace
 
 CompressReport compress_file(const fs::path& in, const fs::path& out, const Options& o, bool overwrite) {
   o.validate();
-  if (same_file(in, out)) throw UsageError("the output " + out.string() + " is the input file");
-  check_writable(out, overwrite);
+  check_output(out, overwrite);
+  refuse_same_file(out, {in});
   const auto ds = open_dataset(in);
   CompressReport rep;
   rep.result = compress(*ds, o);
@@ -124,8 +129,8 @@ CompressReport compress_to_ratio(const fs::path& in, const fs::path& out, Option
                                  double& chosen) {
   if (!(target > 1) || !std::isfinite(target)) throw UsageError(fmt::format("--target-ratio {} must be above 1", target));
   if (!o.relative) throw UsageError("--target-ratio searches a relative bound; it cannot be --absolute");
-  if (same_file(in, out)) throw UsageError("the output " + out.string() + " is the input file");
-  check_writable(out, overwrite);
+  check_output(out, overwrite);
+  refuse_same_file(out, {in});
   const fs::path tmp = out.string() + ".search.tmp";
   // Bisection on log(bound) in [1e-4, 0.5]: the file shrinks as the bound grows (not strictly, so
   // the result is the smallest bound found that reaches the target, to 1 % of the bound).
@@ -282,7 +287,7 @@ std::string summary_json(const FileSummary& s) {
   j["mean_absolute_error"] = num(s.mean_absolute);
   j["values_beyond_threshold"] = num(s.beyond);
   j["fraction_beyond_threshold"] = num(s.fraction_beyond);
-  return j.dump(2);
+  return nt::json_text(j, 2);
 }
 
 }  // namespace nt::cluster

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "nt/json_text.hpp"
 #include "nt/cluster/cluster.hpp"
 #include "nt/clustered.hpp"
 #include "nt/error.hpp"
@@ -120,7 +121,7 @@ std::string groups_report(const std::filesystem::path& path, bool json, const Op
     for (const auto& [h, cs] : classes_of_host)
       if (cs.size() > 1) split[h] = cs;
     j["hosts_split_over_classes"] = split;
-    return j.dump(2) + "\n";
+    return nt::json_text(j, 2) + "\n";
   }
   std::string o = fmt::format("{}: {} ranks in {} topology classes (ranks interchangeable in all {} regions)\n",
                               path.string(), P, rc.members.size(), nn);

@@ -157,7 +157,7 @@ int run(int argc, char** argv) {
     std::vector<fs::path> outputs;
     for (auto st : standard_statistics()) outputs.push_back(result_path(sc.prefix, st));
     outputs.push_back(hosts_path(sc.prefix));
-    detail::check_all_writable(outputs, force);  // before the work, not after
+    detail::check_all_writable(outputs, force);  // before the work, not after (write_synth commits all or none)
     const auto r = synthesize(p);
     write_synth(sc.prefix, r, force);
   } else if (to_text_c->parsed()) {
@@ -182,7 +182,7 @@ int run(int argc, char** argv) {
       write_pair(std::cout, *d, pi, pj);
       std::cout.flush();
     } else {
-      detail::TextOutput o(out, force);
+      detail::TextOutput o(out, force, {in});
       write_pair(o.stream(), *d, pi, pj);
       o.commit();
     }

@@ -5,13 +5,14 @@
 #include <string>
 
 #include "nt/dataset.hpp"
+#include "nt/output.hpp"
 #include "nt/params.hpp"
 
 namespace nt::convert::detail {
 
-// Streams every matrix of d into a raw CDF-2 file at `out` with the given parameters and
-// metadata (written under a temporary name, renamed when complete).
-void write_raw_stream(const std::filesystem::path& out, const Dataset& d, const FileInfo& info, bool force);
+// Streams every matrix of d into a raw CDF-2 file being written (an output of an OutputSet, or
+// a PendingOutput committed by the caller) with the given parameters and metadata.
+void write_raw_stream(PendingOutput& out, const Dataset& d, const FileInfo& info);
 
 // The parameters and metadata an output written from d carries: current format version, and
 // statistic `median` for an _all input (its readers yield the median over each cell's samples).

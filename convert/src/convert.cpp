@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.hpp"
+#include "nt/json_text.hpp"
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
 #include "nt/raw_file.hpp"
@@ -18,7 +19,6 @@
 
 namespace nt::convert {
 
-using detail::PendingFile;
 using detail::TextOutput;
 
 std::string format_double(double v) {
@@ -28,14 +28,10 @@ std::string format_double(double v) {
 
 namespace detail {
 
-void write_raw_stream(const fs::path& out, const Dataset& d, const FileInfo& info, bool force) {
-  PendingFile pending(out, force);
-  {
-    RawWriter w(pending.temp(), info, /*overwrite=*/true);
-    for (std::size_t k = 0; k < d.count(); ++k) w.append(d.lengths()[k], d.matrix(k));
-    w.close();
-  }
-  pending.commit();
+void write_raw_stream(PendingOutput& out, const Dataset& d, const FileInfo& info) {
+  RawWriter w(out.temp(), info, /*overwrite=*/true);
+  for (std::size_t k = 0; k < d.count(); ++k) w.append(d.lengths()[k], d.matrix(k));
+  w.close();
 }
 
 FileInfo output_info(const Dataset& d) {
@@ -68,13 +64,17 @@ std::vector<fs::path> prefix_outputs(const fs::path& prefix, const Dataset& d) {
 
 namespace {
 
-// Writes the data file and the hosts file of `d` under `prefix`, checking both first.
-std::vector<fs::path> write_prefix(const Dataset& d, const FileInfo& info, const fs::path& prefix, bool force) {
+// Writes the data file and the hosts file of `d` under `prefix`: both appear, or neither.
+std::vector<fs::path> write_prefix(const Dataset& d, const FileInfo& info, const fs::path& prefix, bool force,
+                                   const fs::path& input) {
   if (prefix.empty()) throw UsageError("empty output prefix");
   auto outputs = prefix_outputs(prefix, d);
-  detail::check_all_writable(outputs, force);
-  detail::write_raw_stream(outputs[0], d, info, force);
-  if (outputs.size() > 1) write_hosts(outputs[1], d.meta().hosts, force);
+  OutputSet set;
+  PendingOutput& data = set.add(outputs[0], force, {input});
+  PendingOutput* hosts = outputs.size() > 1 ? &set.add(outputs[1], force, {input}) : nullptr;
+  detail::write_raw_stream(data, d, info);
+  if (hosts) write_file_atomically_into(*hosts, [&](std::ostream& o) { write_hosts(o, d.meta().hosts); });
+  set.commit_all();
   return outputs;
 }
 
@@ -84,7 +84,7 @@ std::vector<fs::path> write_prefix(const Dataset& d, const FileInfo& info, const
 
 void to_text(const fs::path& in, const fs::path& out, bool force) {
   auto d = open_dataset(in);
-  TextOutput o(out, force);
+  TextOutput o(out, force, {in});
   write_text(o.stream(), *d);
   o.commit();
 }
@@ -97,7 +97,7 @@ std::vector<fs::path> from_text(const fs::path& in, const fs::path& prefix, bool
                                  in.string(), detail::describe_format(*d)));
   FileInfo info = detail::output_info(*d);
   info.meta.extra["converted_from"] = in.filename().string();
-  return write_prefix(*d, info, prefix, force);
+  return write_prefix(*d, info, prefix, force, in);
 }
 
 // ---- CSV ----------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ void write_csv(std::ostream& out, const Dataset& d) {
 
 void to_csv(const fs::path& in, const fs::path& out, bool force) {
   auto d = open_dataset(in);
-  TextOutput o(out, force);
+  TextOutput o(out, force, {in});
   write_csv(o.stream(), *d);
   o.commit();
 }
@@ -195,7 +195,7 @@ void write_json(std::ostream& out, const Dataset& d) {
   head["message_lengths"] = d.lengths();
 
   // Everything but the matrices in one indented block, then one matrix per line, streamed.
-  std::string text = head.dump(1);
+  std::string text = nt::json_text(head, 1);
   text.pop_back();  // the closing brace
   while (!text.empty() && text.back() == '\n') text.pop_back();
   out << text << ",\n \"matrices\": [";
@@ -208,7 +208,7 @@ void write_json(std::ostream& out, const Dataset& d) {
       for (double v : m.row(i)) row.push_back(number_or_null(v));
       mj.push_back(std::move(row));
     }
-    out << (k == 0 ? "\n  " : ",\n  ") << mj.dump();
+    out << (k == 0 ? "\n  " : ",\n  ") << nt::json_text(mj);
   }
   out << (d.count() ? "\n ]\n}\n" : "]\n}\n");
 }
@@ -221,7 +221,7 @@ void to_json(const fs::path& in, const fs::path& out, bool force) {
     if (!std::cout) throw Error("writing to standard output failed");
     return;
   }
-  TextOutput o(out, force);
+  TextOutput o(out, force, {in});
   write_json(o.stream(), *d);
   o.commit();
 }
@@ -239,7 +239,7 @@ std::vector<fs::path> upgrade(const fs::path& in, const fs::path& prefix, bool f
   info.meta.extra["upgrade_note"] =
       fmt::format("legacy rows were the measuring rank; {} to x=sender, y=receiver",
                   legacy_is_transposed(info.params.mode) ? "transposed" : "kept as is");
-  return write_prefix(*d, info, prefix, force);
+  return write_prefix(*d, info, prefix, force, in);
 }
 
 // ---- pair ---------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
+#include "nt/validate.hpp"
 #include "nt/stats.hpp"
 #include "nt/types.hpp"
 #include "nt/units.hpp"
@@ -81,19 +82,21 @@ void write_info(std::ostream& out, const Dataset& d) {
   }
 
   const bool skip_diag = diagonal_is_zero(p.mode);
-  out << fmt::format("delay per message length ({}; NaN cells skipped):\n",
+  out << fmt::format("delay per message length ({}; bad values skipped):\n",
                      skip_diag ? "off-diagonal cells, the diagonal is 0 by definition" : "all cells");
   out << fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}\n", "message_length", "min", "median", "max");
   const int P = d.ranks();
   std::vector<double> cells;
+  BadValues bad;
   for (std::size_t k = 0; k < n; ++k) {
     const Matrix mat = d.matrix(k);
+    bad.scan(mat, k, skip_diag);
     cells.clear();
     for (int i = 0; i < P; ++i)
       for (int j = 0; j < P; ++j) {
         if (skip_diag && i == j) continue;
         const double v = mat.at(i, j);
-        if (!std::isnan(v)) cells.push_back(v);
+        if (is_good_delay(v)) cells.push_back(v);
       }
     if (cells.empty()) {
       out << fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}\n", d.lengths()[k], "-", "-", "-");
@@ -103,6 +106,14 @@ void write_info(std::ostream& out, const Dataset& d) {
     out << fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}\n", d.lengths()[k], format_seconds(s.min),
                        format_seconds(s.median), format_seconds(s.max));
   }
+  if (bad.total() == 0) {
+    out << "bad values: none (no NaN, infinite, negative or absurd delays)\n";
+    return;
+  }
+  out << fmt::format("bad values: {}; skipped above, excluded from analysis, drawn as no data\n", bad.summary());
+  for (const auto& w : bad.first)
+    out << fmt::format("  length {:>10} B  {:>6} -> {:<6}  {}\n", d.lengths()[w.k], w.sender, w.receiver, w.value);
+  if (bad.total() > bad.first.size()) out << fmt::format("  ... and {} more\n", bad.total() - bad.first.size());
 }
 
 }  // namespace nt::convert

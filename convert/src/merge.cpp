@@ -117,7 +117,10 @@ std::vector<fs::path> merge(const std::vector<fs::path>& in, const fs::path& pre
 
   std::vector<fs::path> outputs{result_path(prefix, Statistic::median), result_path(prefix, Statistic::min)};
   if (!hosts.empty()) outputs.push_back(hosts_path(prefix));
-  detail::check_all_writable(outputs, force);
+  // The merged files appear together or not at all.
+  OutputSet set;
+  std::vector<PendingOutput*> set_members;
+  for (const auto& path : outputs) set_members.push_back(&set.add(path, force, in));
 
   for (int pass = 0; pass < 2; ++pass) {
     const bool take_min = pass == 1;
@@ -130,9 +133,10 @@ std::vector<fs::path> merge(const std::vector<fs::path>& in, const fs::path& pre
         fmt::format("cell-wise {} across {} runs of {} values", take_min ? "minimum" : "median", runs.size(),
                     statistic_name(first.params().statistic));
     MergedView view(runs, info, take_min);
-    detail::write_raw_stream(outputs[static_cast<std::size_t>(pass)], view, info, force);
+    detail::write_raw_stream(*set_members[static_cast<std::size_t>(pass)], view, info);
   }
-  if (!hosts.empty()) write_hosts(outputs[2], hosts, force);
+  if (!hosts.empty()) write_file_atomically_into(*set_members[2], [&](std::ostream& os) { write_hosts(os, hosts); });
+  set.commit_all();
   return outputs;
 }
 

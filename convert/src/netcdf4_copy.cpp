@@ -21,7 +21,7 @@ void write_netcdf4(const fs::path& out, const Dataset& d, bool force, const Netc
     if (len > std::numeric_limits<int>::max())
       throw UsageError(fmt::format("message length {} does not fit the int message_length variable", len));
 
-  detail::PendingFile pending(out, force);
+  PendingOutput pending(out, force, {d.source()});
   {
     auto f = nc::File::create(pending.temp(), nc::Kind::netcdf4, /*overwrite=*/true);
     FileInfo info = detail::output_info(d);

@@ -262,6 +262,15 @@ ClusteredReader::ClusteredReader(const fs::path& path) : file_(nc::File::open(pa
       if (file_.dim_length(v->dims[q]) != lens[q]) throw corrupt(std::string("variable '") + name + "' has the wrong shape");
     return v->id;
   };
+  // Declared sizes before any allocation: a small corrupt file must not make us read gigabytes.
+  check_declared_size(path, static_cast<long long>(P()), static_cast<long long>(ni));
+  {
+    const auto bytes = static_cast<long double>(fs::file_size(path));
+    const long double declared = 4.0L * static_cast<long double>(nn) * static_cast<long double>(nx) *
+                                     static_cast<long double>(nx) +
+                                 4.0L * static_cast<long double>(ni) + 8.0L * static_cast<long double>(d_);
+    if (declared > 1000.0L * bytes + (1 << 20)) throw corrupt("declares far more values than the file can hold");
+  }
   const int vml = var_with("message_length", NC_INT, {ni});
   const int vlen = var_with("length", NC_INT, {nn});
   info_var_ = var_with("info", NC_INT, {nn, nx, nx});
@@ -271,6 +280,7 @@ ClusteredReader::ClusteredReader(const fs::path& path) : file_(nc::File::open(pa
   if (ni) file_.get(vml, {0}, {ni}, ml.data());
   if (nn) file_.get(vlen, {0}, {nn}, st.data());
   lengths_.assign(ml.begin(), ml.end());
+  check_lengths(path, lengths_);
   if ((ni == 0) != (nn == 0)) throw corrupt("regions do not cover the matrices");
   for (std::size_t r = 0; r < nn; ++r) {
     if (st[r] < 0 || static_cast<std::size_t>(st[r]) >= ni || (r == 0 && st[r] != 0) || (r > 0 && st[r] <= st[r - 1]))

@@ -1,5 +1,13 @@
 #include "nt/dataset.hpp"
 
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 
@@ -10,6 +18,52 @@ namespace nt {
 std::ptrdiff_t Dataset::index_of_length(std::int64_t length) const {
   const auto it = std::find(lengths_.begin(), lengths_.end(), length);
   return it == lengths_.end() ? -1 : it - lengths_.begin();
+}
+
+std::uint64_t memory_limit() {
+  if (const char* e = std::getenv("NT_MEMORY_LIMIT")) {
+    char* end = nullptr;
+    const double v = std::strtod(e, &end);
+    double scale = 1;
+    if (end && *end) {
+      switch (*end) {
+        case 'k': case 'K': scale = 1024.0; break;
+        case 'm': case 'M': scale = 1024.0 * 1024; break;
+        case 'g': case 'G': scale = 1024.0 * 1024 * 1024; break;
+        default: scale = -1;
+      }
+    }
+    if (end == e || !(v > 0) || scale < 0 || !std::isfinite(v * scale))
+      throw UsageError(std::string("NT_MEMORY_LIMIT='") + e + "' is not a size (e.g. 4G)");
+    return static_cast<std::uint64_t>(v * scale);
+  }
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return std::uint64_t{4} << 30;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 2;
+}
+
+void check_declared_size(const std::filesystem::path& file, long long ranks, long long lengths) {
+  if (ranks < 1) throw FileError(file, "declares " + std::to_string(ranks) + " ranks");
+  if (ranks > std::numeric_limits<int>::max())
+    throw FileError(file, "declares " + std::to_string(ranks) + " ranks, more than this suite's files can index");
+  if (lengths < 0 || lengths > std::numeric_limits<int>::max())
+    throw FileError(file, "declares " + std::to_string(lengths) + " message lengths");
+  const long double matrix = 8.0L * static_cast<long double>(ranks) * static_cast<long double>(ranks);
+  if (matrix > static_cast<long double>(memory_limit()))
+    throw FileError(file, fmt::format("declares {} ranks: one {}x{} matrix needs {:.3g} GB, more than the memory "
+                                      "limit of {:.3g} GB (NT_MEMORY_LIMIT changes it)",
+                                      ranks, ranks, ranks, static_cast<double>(matrix) / 1e9,
+                                      static_cast<double>(memory_limit()) / 1e9));
+}
+
+void check_lengths(const std::filesystem::path& file, const std::vector<std::int64_t>& lengths) {
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    if (lengths[k] < 0)
+      throw FileError(file, fmt::format("message length #{} is negative ({})", k, lengths[k]));
+    if (k > 0 && lengths[k] <= lengths[k - 1])
+      throw FileError(file, fmt::format("message lengths are not strictly increasing (#{} is {}, #{} is {})", k - 1,
+                                        lengths[k - 1], k, lengths[k]));
+  }
 }
 
 void Dataset::check_index(std::size_t k) const {

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "nt/error.hpp"
+#include "nt/output.hpp"
 
 namespace fs = std::filesystem;
 
@@ -22,21 +23,12 @@ std::vector<std::string> read_hosts(const fs::path& path) {
   return hosts;
 }
 
-void check_writable(const fs::path& path, bool overwrite) {
-  std::error_code ec;
-  if (!overwrite && fs::exists(path, ec))
-    throw FileError(path, "exists already; use --force to overwrite it");
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir, ec)) throw FileError(path, "directory " + dir.string() + " does not exist");
+void write_hosts(std::ostream& out, const std::vector<std::string>& hosts) {
+  for (const auto& h : hosts) out << h << '\n';
 }
 
 void write_hosts(const fs::path& path, const std::vector<std::string>& hosts, bool overwrite) {
-  check_writable(path, overwrite);
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw FileError(path, "cannot write hosts file");
-  for (const auto& h : hosts) out << h << '\n';
-  out.flush();
-  if (!out) throw FileError(path, "write failed");
+  write_file_atomically(path, overwrite, [&](std::ostream& out) { write_hosts(out, hosts); });
 }
 
 fs::path hosts_path(const fs::path& prefix) { return fs::path(prefix.string() + "_hosts.txt"); }

@@ -1,4 +1,5 @@
 // The loggp result file (see nt/loggp.hpp): CDF-2, parameters and metadata like the raw files.
+#include "nt/output.hpp"
 #include "nt/loggp.hpp"
 
 #include <netcdf.h>
@@ -41,7 +42,8 @@ void write_loggp(const fs::path& path, const LoggpData& d, bool overwrite) {
   for (auto [name, v] : {std::pair{"delay", &d.delay}, {"orecv", &d.orecv}, {"osend", &d.osend}})
     if (!v->empty()) check_size(path, name, v->size(), pairs * S);
 
-  auto f = nc::File::create(path, nc::Kind::cdf2, overwrite);
+  PendingOutput out(path, overwrite);
+  auto f = nc::File::create(out.temp(), nc::Kind::cdf2, /*overwrite=*/true);
   f.set_fill(false);
   const int x = f.def_dim("x", P), y = f.def_dim("y", P), s = f.def_dim("s", S);
   FileInfo fi = d.info;
@@ -97,6 +99,7 @@ void write_loggp(const fs::path& path, const LoggpData& d, bool overwrite) {
   if (S) f.put(sz, {0}, {S}, sizes.data());
   f.sync();
   f.close();
+  out.commit();
 }
 
 LoggpData read_loggp(const fs::path& path) {

@@ -1,8 +1,14 @@
 #include "nt/netcdf.hpp"
 
+#include "nt/output.hpp"
+
 #include <netcdf.h>
+#include <sys/statvfs.h>
+
+#include <cerrno>
 
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <utility>
@@ -22,15 +28,44 @@ using Lock = std::lock_guard<std::recursive_mutex>;
 
 void check(int status, const fs::path& file, const std::string& op) {
   if (status == NC_NOERR) return;
-  throw Error(file, op + ": " + nc_strerror(status), status);
+  const int err = errno;
+  std::string cause = nc_strerror(status);
+  // libnetcdf and HDF5 often report a full disk or a read-only filesystem as "HDF error" or
+  // "Permission denied"; name the real cause where the system says it.
+  if (err == ENOSPC || err == EDQUOT || err == EROFS || err == EFBIG) {
+    cause = std::strerror(err);
+  } else if (status == NC_EHDFERR || status > 0) {
+    struct statvfs vfs {};
+    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    if (::statvfs(dir.c_str(), &vfs) == 0) {
+      if ((vfs.f_flag & ST_RDONLY) != 0)
+        cause = std::strerror(EROFS);
+      else if (static_cast<unsigned long long>(vfs.f_bavail) * vfs.f_frsize < (64u << 10))
+        cause = std::strerror(ENOSPC) + std::string(" (") + nc_strerror(status) + ")";
+    }
+  }
+  throw Error(output_name(file), op + ": " + cause, status);
 }
 
 void File::check(int status, const std::string& op) const { nc::check(status, path_, op); }
 
+namespace {
+std::atomic<bool> g_close_failed{false};
+// A failed nc_close of a NetCDF-4 file (e.g. a full disk) leaves HDF5 holding a half-closed
+// file that its exit handler then crashes on; the programs skip that handler (library_damaged).
+int close_id(int id) {
+  const int st = nc_close(id);
+  if (st != NC_NOERR) g_close_failed = true;
+  return st;
+}
+}  // namespace
+
+bool library_damaged() noexcept { return g_close_failed.load(); }
+
 File::~File() {
   if (id_ >= 0) {
     Lock lock(library_mutex());
-    nc_close(id_);
+    close_id(id_);
   }
 }
 
@@ -40,7 +75,7 @@ File& File::operator=(File&& o) noexcept {
   if (this != &o) {
     if (id_ >= 0) {
       Lock lock(library_mutex());
-      nc_close(id_);
+      close_id(id_);
     }
     id_ = std::exchange(o.id_, -1);
     path_ = std::move(o.path_);
@@ -53,6 +88,9 @@ File File::open(const fs::path& path, bool write) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw FileError(path, "no such file");
   if (fs::is_directory(path, ec)) throw FileError(path, "is a directory, not a file");
+  // Our own walk of a classic header first: libnetcdf trusts the header and can spend minutes
+  // and gigabytes on a few corrupt bytes.
+  (void)classic_layout(path);
   int id = -1;
   const int st = nc_open(path.c_str(), write ? NC_WRITE : NC_NOWRITE, &id);
   if (st != NC_NOERR) {
@@ -97,7 +135,7 @@ void File::close() {
   if (id_ < 0) return;
   Lock lock(library_mutex());
   const int id = std::exchange(id_, -1);
-  check(nc_close(id), "close");
+  check(close_id(id), "close");
 }
 
 void File::sync() {
@@ -200,27 +238,45 @@ VarInfo File::var(const std::string& name) const {
   return *v;
 }
 
+// libnetcdf reads start[] and count[] for as many dimensions as the variable has: shorter
+// arrays (a file whose variable has more dimensions than its reader expects) would be read past
+// their end. Checked on every access.
+void File::check_shape(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count) const {
+  int ndims = -1;
+  check(nc_inq_varndims(id_, varid, &ndims), "inquire variable");
+  if (start.size() != count.size() || static_cast<std::size_t>(ndims) != start.size()) {
+    char name[NC_MAX_NAME + 1] = {};
+    nc_inq_varname(id_, varid, name);
+    throw FileError(path_, "variable '" + std::string(name) + "' has " + std::to_string(ndims) +
+                               " dimensions; this reader expects " + std::to_string(start.size()));
+  }
+}
+
 void File::put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
                const double* values) {
   Lock lock(library_mutex());
+  check_shape(varid, start, count);
   check(nc_put_vara_double(id_, varid, start.data(), count.data(), values), "write data");
 }
 
 void File::put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
                const int* values) {
   Lock lock(library_mutex());
+  check_shape(varid, start, count);
   check(nc_put_vara_int(id_, varid, start.data(), count.data(), values), "write data");
 }
 
 void File::get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
                double* values) const {
   Lock lock(library_mutex());
+  check_shape(varid, start, count);
   check(nc_get_vara_double(id_, varid, start.data(), count.data(), values), "read data");
 }
 
 void File::get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
                int* values) const {
   Lock lock(library_mutex());
+  check_shape(varid, start, count);
   check(nc_get_vara_int(id_, varid, start.data(), count.data(), values), "read data");
 }
 
@@ -273,6 +329,14 @@ void File::put_att(int varid, const std::string& name, const std::vector<int>& v
   Lock lock(library_mutex());
   check(nc_put_att_int(id_, varid, name.c_str(), NC_INT, values.size(), values.data()),
         "write attribute " + name);
+}
+
+std::optional<std::pair<int, std::size_t>> File::att_shape(int varid, const std::string& name) const {
+  Lock lock(library_mutex());
+  nc_type type = 0;
+  std::size_t len = 0;
+  if (nc_inq_att(id_, varid, name.c_str(), &type, &len) != NC_NOERR) return std::nullopt;
+  return std::pair<int, std::size_t>{type, len};
 }
 
 std::optional<std::string> File::get_att_text(int varid, const std::string& name) const {
@@ -362,7 +426,13 @@ namespace {
 
 class HeaderReader {
  public:
-  HeaderReader(const fs::path& path, bool cdf2) : in_(path, std::ios::binary), path_(path), cdf2_(cdf2) {}
+  HeaderReader(const fs::path& path, bool cdf2) : in_(path, std::ios::binary), path_(path), cdf2_(cdf2) {
+    std::error_code ec;
+    size_ = fs::file_size(path, ec);
+    if (ec) fail();
+  }
+  std::uint64_t file_size() const noexcept { return size_; }
+  std::uint64_t position() { return static_cast<std::uint64_t>(in_.tellg()); }
   std::uint32_t u32() {
     unsigned char b[4];
     if (!in_.read(reinterpret_cast<char*>(b), 4)) fail();
@@ -373,30 +443,37 @@ class HeaderReader {
     const std::uint64_t hi = u32();
     return (hi << 32) | u32();
   }
+  // Every skip and every count is checked against the bytes the file has left, so that a
+  // crafted header can neither make us (nor, after us, libnetcdf) allocate or loop for long.
   void skip(std::uint64_t n) {
-    if (n > (1ull << 40)) fail();
+    if (n > size_ || position() + n > size_) fail();
     in_.seekg(static_cast<std::streamoff>(n), std::ios::cur);
     if (!in_) fail();
   }
-  void skip_name() { skip(pad4(count())); }
-  std::uint64_t count() {
-    const std::uint32_t n = u32();
-    if (n > (1u << 28)) fail();
+  void skip_name() {
+    const std::uint64_t n = count(1);
+    if (n == 0 || n > 256) fail();  // NC_MAX_NAME
+    skip(pad4(n));
+  }
+  // A count of items that take at least `min_bytes` each in the rest of the header.
+  std::uint64_t count(std::uint64_t min_bytes = 4) {
+    const std::uint64_t n = u32();
+    if (n * min_bytes > size_ - std::min(size_, position())) fail();
     return n;
   }
   static std::uint64_t pad4(std::uint64_t n) { return (n + 3) & ~std::uint64_t{3}; }
   [[noreturn]] void fail() const { throw FileError(path_, "corrupt or truncated NetCDF header"); }
   void skip_attributes() {
     const std::uint32_t tag = u32();
-    const std::uint64_t n = count();
+    const std::uint64_t n = count(12);
     if (tag == 0 && n == 0) return;
     if (tag != 0x0C) fail();
     for (std::uint64_t a = 0; a < n; ++a) {
       skip_name();
       const std::uint32_t type = u32();
-      const std::uint64_t nelems = count();
       static const int sizes[] = {0, 1, 1, 2, 4, 4, 8};  // byte char short int float double
       if (type < 1 || type > 6) fail();
+      const std::uint64_t nelems = count(static_cast<std::uint64_t>(sizes[type]));
       skip(pad4(nelems * static_cast<std::uint64_t>(sizes[type])));
     }
   }
@@ -405,6 +482,7 @@ class HeaderReader {
   std::ifstream in_;
   fs::path path_;
   bool cdf2_;
+  std::uint64_t size_ = 0;
 };
 
 }  // namespace
@@ -417,6 +495,9 @@ std::uint64_t ClassicLayout::complete_records(std::uint64_t file_size) const {
 
 std::optional<ClassicLayout> classic_layout(const fs::path& path) {
   const Magic m = sniff(path);
+  if (m == Magic::cdf5)
+    throw FileError(path, "is a CDF-5 (64-bit data) file; this suite reads CDF-1, CDF-2 and NetCDF-4 files "
+                          "(convert it with nccopy -k nc7 or nccopy -k 64-bit offset)");
   if (m != Magic::cdf1 && m != Magic::cdf2) return std::nullopt;
   HeaderReader h(path, m == Magic::cdf2);
   ClassicLayout L;
@@ -428,20 +509,23 @@ std::optional<ClassicLayout> classic_layout(const fs::path& path) {
   int unlimited = -1;
   {
     const std::uint32_t tag = h.u32();
-    const std::uint64_t n = h.count();
+    const std::uint64_t n = h.count(12);
     if (!(tag == 0 && n == 0)) {
       if (tag != 0x0A) h.fail();
       for (std::uint64_t d = 0; d < n; ++d) {
         h.skip_name();
         const std::uint64_t len = h.u32();
-        if (len == 0) unlimited = static_cast<int>(d);
+        if (len == 0) {
+          if (unlimited >= 0) h.fail();  // classic files have at most one unlimited dimension
+          unlimited = static_cast<int>(d);
+        }
         dim_len.push_back(len);
       }
     }
   }
   h.skip_attributes();
   const std::uint32_t tag = h.u32();
-  const std::uint64_t nvars = h.count();
+  const std::uint64_t nvars = h.count(24);
   if (tag == 0 && nvars == 0) return L;
   if (tag != 0x0B) h.fail();
   std::uint64_t first_record_begin = UINT64_MAX;
@@ -449,16 +533,34 @@ std::optional<ClassicLayout> classic_layout(const fs::path& path) {
   for (std::uint64_t v = 0; v < nvars; ++v) {
     h.skip_name();
     const std::uint64_t ndims = h.count();
+    if (ndims > 1024) h.fail();  // NC_MAX_VAR_DIMS
     bool is_record = false;
+    // Values of one record (or of the whole variable): product of the fixed dimensions.
+    long double values = 1;
     for (std::uint64_t d = 0; d < ndims; ++d) {
       const std::uint32_t id = h.u32();
       if (id >= dim_len.size()) h.fail();
-      if (d == 0 && static_cast<int>(id) == unlimited) is_record = true;
+      if (static_cast<int>(id) == unlimited) {
+        if (d != 0) h.fail();  // only the first dimension may be unlimited
+        is_record = true;
+      } else {
+        values *= static_cast<long double>(dim_len[id]);
+      }
     }
     h.skip_attributes();
-    (void)h.u32();  // type
+    const std::uint32_t type = h.u32();
+    static const int sizes[] = {0, 1, 1, 2, 4, 4, 8};
+    if (type < 1 || type > 6) h.fail();
     const std::uint64_t vsize = h.u32();
     const std::uint64_t begin = h.offset();
+    const long double bytes = values * sizes[type];
+    // The data must lie after the header, and a fixed variable inside the file: a file cannot
+    // hold more values than it has bytes (libnetcdf would read the missing ones as zeros).
+    if (begin < h.position()) h.fail();
+    if (!is_record && (begin > h.file_size() || bytes > static_cast<long double>(h.file_size() - begin)))
+      throw FileError(path, "truncated or corrupt: a variable's data lies beyond the end of the file");
+    if (is_record && bytes > static_cast<long double>(h.file_size()))
+      throw FileError(path, "corrupt: one record of a variable is larger than the whole file");
     if (is_record) {
       first_record_begin = std::min(first_record_begin, begin);
       L.record_size += vsize;

@@ -1,5 +1,7 @@
 #include "nt/raw_file.hpp"
 
+#include "nt/output.hpp"
+
 #include <netcdf.h>
 
 #include <algorithm>
@@ -110,7 +112,31 @@ void write_file_info(nc::File& f, const FileInfo& info) {
   f.redef();
 }
 
+// The suite's own attributes must have their type: a text format_version, say, must not make a
+// file look like a legacy one (whose rows would then be transposed).
+static void check_attribute_types(const nc::File& f) {
+  enum class T { text, number, one_number };
+  static const std::pair<const char*, T> kTypes[] = {
+      {"format_version", T::one_number}, {"warmup", T::one_number},    {"timer_resolution", T::one_number},
+      {"rank_cpu", T::number},           {"rank_numa_node", T::number}, {"program_version", T::text},
+      {"mpi_version", T::text},          {"timer", T::text},            {"command_line", T::text},
+      {"start_time", T::text},           {"seed", T::text},             {"sync_method", T::text},
+      {"sweep", T::text},                {"hostnames", T::text},        {"mode", T::text},
+      {"statistic", T::text},            {"orientation", T::text}};
+  for (const auto& [name, want] : kTypes) {
+    const auto shape = f.att_shape(NC_GLOBAL, name);
+    if (!shape) continue;
+    const bool text = shape->first == NC_CHAR;
+    const bool ok = want == T::text ? text : (!text && shape->first != NC_STRING &&
+                                              (want == T::number || shape->second == 1));
+    if (!ok)
+      throw FileError(f.path(), std::string("attribute '") + name + "' has the wrong type (expected " +
+                                    (want == T::text ? "text" : want == T::number ? "numbers" : "one number") + ")");
+  }
+}
+
 FileInfo read_file_info(const nc::File& f) {
+  check_attribute_types(f);
   FileInfo info;
   TestParameters& p = info.params;
   Metadata& m = info.meta;
@@ -159,12 +185,30 @@ FileInfo read_file_info(const nc::File& f) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The one rule for a cut file, used by the reader and by --resume alike: libnetcdf reads bytes
+// missing past the end of a cut file as zeros, so the file size decides. Only the last record may
+// be incomplete (a job killed while writing it): it does not count.
+static std::size_t complete_records(const fs::path& path, std::size_t n) {
+  const auto layout = nc::classic_layout(path);
+  if (!layout) return n;
+  const std::uint64_t size = fs::file_size(path);
+  if (size < layout->fixed_end)
+    throw FileError(path, "truncated: " + std::to_string(size) + " bytes, its header needs " +
+                              std::to_string(layout->fixed_end));
+  const std::uint64_t whole = layout->complete_records(size);
+  if (whole + 1 < layout->numrecs)
+    throw FileError(path, "truncated: holds " + std::to_string(whole) + " complete records of the " +
+                              std::to_string(layout->numrecs) + " its header lists");
+  return std::min<std::size_t>(n, static_cast<std::size_t>(whole));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Writer
 
 RawWriter::RawWriter(const fs::path& path, const FileInfo& info, bool overwrite, int samples)
     : ranks_(info.params.proc_num), samples_(samples) {
   if (ranks_ <= 0) throw UsageError("cannot write " + path.string() + ": no ranks");
-  check_writable(path, overwrite);
+  check_output(path, overwrite);
   file_ = nc::File::create(path, nc::Kind::cdf2, overwrite);
   file_.set_fill(false);
   const int n = file_.def_dim("n", std::nullopt);
@@ -217,7 +261,11 @@ RawWriter RawWriter::resume(const fs::path& path, const FileInfo& expected, int 
   w.samples_ = samples;
   w.data_var_ = w.file_.var("data").id;
   w.length_var_ = w.file_.var("message_length").id;
-  const std::size_t n = w.file_.dim("n").length;
+  // Continue after the last COMPLETE record, by the same rule as every reader: a record cut by
+  // a kill is written again, never trusted because the header counts it.
+  const std::size_t n_header = w.file_.dim("n").length;
+  const std::size_t n_lengths = w.file_.dim_length(w.file_.var("message_length").dims.at(0));
+  const std::size_t n = std::min(complete_records(path, n_header), n_lengths);
   std::vector<int> lens(n);
   if (n) w.file_.get(w.length_var_, {0}, {n}, lens.data());
   w.lengths_.assign(lens.begin(), lens.end());
@@ -255,6 +303,8 @@ RawReader::RawReader(const fs::path& path) {
   if (data.dims.size() != 3 && data.dims.size() != 4)
     throw FileError(path, "variable 'data' has " + std::to_string(data.dims.size()) +
                               " dimensions; expected data(n, x, y)");
+  if (data.type != NC_DOUBLE && data.type != NC_FLOAT)
+    throw FileError(path, "variable 'data' is not floating point");
   data_var_ = data.id;
   const std::size_t n = file_.dim_length(data.dims[0]);
   const std::size_t nx = file_.dim_length(data.dims[1]);
@@ -263,34 +313,53 @@ RawReader::RawReader(const fs::path& path) {
   if (nx != P || ny != P)
     throw FileError(path, "data is " + std::to_string(nx) + " x " + std::to_string(ny) + " but proc_num is " +
                               std::to_string(P));
-  if (data.dims.size() == 4) samples_ = static_cast<int>(file_.dim_length(data.dims[3]));
-  std::size_t n_complete = n;
-  if (const auto layout = nc::classic_layout(path)) {
-    // libnetcdf reads bytes missing past the end of a cut file as zeros; check the size instead.
-    // Only the last record may be incomplete (a job killed while writing it): it is dropped.
-    const std::uint64_t size = fs::file_size(path);
-    if (size < layout->fixed_end)
-      throw FileError(path, "truncated: " + std::to_string(size) + " bytes, its header needs " +
-                                std::to_string(layout->fixed_end));
-    const std::uint64_t whole = layout->complete_records(size);
-    if (whole + 1 < layout->numrecs)
-      throw FileError(path, "truncated: holds " + std::to_string(whole) + " complete records of the " +
-                                std::to_string(layout->numrecs) + " its header lists");
-    n_complete = std::min<std::size_t>(n, whole);
+  check_declared_size(path, static_cast<long long>(P), static_cast<long long>(n));
+  if (data.dims.size() == 4) {
+    const std::size_t S = file_.dim_length(data.dims[3]);
+    if (S < 1 || S > (1u << 20)) throw FileError(path, "data declares " + std::to_string(S) + " samples per cell");
+    samples_ = static_cast<int>(S);
   }
+  const bool nc4 = file_.kind() == nc::Kind::netcdf4 || file_.kind() == nc::Kind::netcdf4_classic;
+  if (nc4) {
+    // Compressed files: even a perfectly compressible sweep does not shrink 1000-fold; a tiny
+    // file that declares gigabytes is corrupt, and reading it would take minutes.
+    const long double declared = 8.0L * static_cast<long double>(P) * static_cast<long double>(P) *
+                                 static_cast<long double>(n) * std::max(samples_, 1);
+    const auto bytes = static_cast<long double>(fs::file_size(path));
+    if (declared > 1000.0L * bytes + (1 << 20))
+      throw FileError(path, "declares " + std::to_string(n) + " matrices of " + std::to_string(P) + " ranks (" +
+                                std::to_string(static_cast<double>(declared) / 1e9) +
+                                " GB) in a file of " + std::to_string(static_cast<long long>(bytes)) +
+                                " bytes: corrupt");
+    fill_is_missing_ = true;
+  }
+  const std::size_t n_complete = complete_records(path, n);
   if (auto lv = file_.find_var("message_length")) {
+    if (lv->dims.size() != 1 || lv->dims[0] != data.dims[0])
+      throw FileError(path, "variable 'message_length' must be message_length(n), one length per matrix");
+    if (lv->type != NC_INT && lv->type != NC_INT64 && lv->type != NC_SHORT)
+      throw FileError(path, "variable 'message_length' is not an integer variable");
     const std::size_t nl = file_.dim_length(lv->dims.at(0));
     // A job killed between the two writes of a record can leave one length more than matrices.
     const std::size_t count = std::min(n_complete, nl);
-    std::vector<int> lens(count);
-    if (count) file_.get(lv->id, {0}, {count}, lens.data());
-    lengths_.assign(lens.begin(), lens.end());
+    // Read in blocks and check as we go: unwritten (fill) values in a corrupt NetCDF-4 file are
+    // negative, so a file declaring 10^8 lengths is refused after the first block.
+    constexpr std::size_t kBlock = 1 << 16;
+    std::vector<int> lens;
+    for (std::size_t k0 = 0; k0 < count; k0 += kBlock) {
+      const std::size_t c = std::min(kBlock, count - k0);
+      lens.resize(c);
+      file_.get(lv->id, {k0}, {c}, lens.data());
+      lengths_.insert(lengths_.end(), lens.begin(), lens.end());
+      check_lengths(path, lengths_);
+    }
   } else {
     if (info_.meta.format_version > 0) throw FileError(path, "variable 'message_length' is missing");
     for (std::size_t k = 0; k < n_complete; ++k)
       lengths_.push_back(static_cast<std::int64_t>(info_.params.begin_length) +
                          static_cast<std::int64_t>(k) * info_.params.step_length);
   }
+  check_lengths(path, lengths_);
   format_ = legacy() ? "legacy" : (file_.kind() == nc::Kind::netcdf4 ? "netcdf4" : "raw");
   transposed_ = legacy() && legacy_is_transposed(info_.params.mode);
   if (info_.meta.hosts.empty())
@@ -302,14 +371,22 @@ RawReader::RawReader(const fs::path& path) {
 
 void RawReader::read_slab(std::size_t n0, std::size_t nn, std::size_t x0, std::size_t nx, std::size_t y0,
                           std::size_t ny, double* out) const {
+  // Unwritten parts of a NetCDF-4 file read as the fill value: missing data, never a delay.
+  auto missing = [this](double* v, std::size_t count) {
+    if (!fill_is_missing_) return;
+    for (std::size_t i = 0; i < count; ++i)
+      if (v[i] == NC_FILL_DOUBLE || v[i] == static_cast<double>(NC_FILL_FLOAT)) v[i] = std::nan("");
+  };
   if (samples_ == 0) {
     file_.get(data_var_, {n0, x0, y0}, {nn, nx, ny}, out);
+    missing(out, nn * nx * ny);
     return;
   }
   // _all files: the median over the samples of each cell.
   const auto S = static_cast<std::size_t>(samples_);
   std::vector<double> buf(nn * nx * ny * S);
   file_.get(data_var_, {n0, x0, y0, 0}, {nn, nx, ny, S}, buf.data());
+  missing(buf.data(), buf.size());
   for (std::size_t c = 0; c < nn * nx * ny; ++c)
     out[c] = median(std::span<const double>(buf.data() + c * S, S));
 }
@@ -383,12 +460,20 @@ std::vector<double> RawReader::samples_of(int sender, int receiver, std::size_t 
   return out;
 }
 
-void write_raw(const fs::path& path, const Dataset& d, bool overwrite) {
+static void write_raw_exactly(const fs::path& path, const Dataset& d) {
   FileInfo info = d.info();
   if (info.meta.format_version == 0) info.meta.format_version = kFormatVersion;  // upgraded on write
-  RawWriter w(path, info, overwrite);
+  RawWriter w(path, info, /*overwrite=*/true);
   for (std::size_t k = 0; k < d.count(); ++k) w.append(d.lengths()[k], d.matrix(k));
   w.close();
+}
+
+void write_raw(PendingOutput& out, const Dataset& d) { write_raw_exactly(out.temp(), d); }
+
+void write_raw(const fs::path& path, const Dataset& d, bool overwrite) {
+  PendingOutput out(path, overwrite);
+  write_raw_exactly(out.temp(), d);
+  out.commit();
 }
 
 }  // namespace nt

@@ -1,5 +1,7 @@
 #include "nt/synth.hpp"
 
+#include "nt/output.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -132,11 +134,12 @@ SynthResult synthesize(const SynthParams& p) {
 }
 
 void write_synth(const std::string& prefix, const SynthResult& r, bool overwrite) {
-  // Check every target first so that a refusal leaves nothing half written.
-  for (const auto& [s, ds] : r.stats) check_writable(result_path(prefix, s), overwrite);
-  check_writable(hosts_path(prefix), overwrite);
-  for (const auto& [s, ds] : r.stats) write_raw(result_path(prefix, s), *ds, overwrite);
-  write_hosts(hosts_path(prefix), r.hosts, overwrite);
+  // The statistic files and the hosts file appear together or not at all.
+  OutputSet set;
+  for (const auto& [s, ds] : r.stats) write_raw(set.add(result_path(prefix, s), overwrite), *ds);
+  PendingOutput& hosts = set.add(hosts_path(prefix), overwrite);
+  write_file_atomically_into(hosts, [&](std::ostream& out) { write_hosts(out, r.hosts); });
+  set.commit_all();
 }
 
 }  // namespace nt

@@ -1,6 +1,10 @@
 #include "nt/text_format.hpp"
 
+#include "nt/output.hpp"
+
+#include <array>
 #include <charconv>
+#include <climits>
 #include <fstream>
 #include <sstream>
 
@@ -27,6 +31,9 @@ std::string trim(std::string s) {
 
 bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
 
+// A token of the input for a message: at most 40 bytes.
+std::string shown(std::string_view s) { return s.size() > 40 ? std::string(s.substr(0, 40)) + "..." : std::string(s); }
+
 std::string quoted(const std::string& rest) {
   const auto a = rest.find('"'), b = rest.rfind('"');
   if (a == std::string::npos || b == a) return trim(rest);
@@ -37,9 +44,14 @@ class Parser {
  public:
   Parser(std::istream& in, fs::path name) : in_(in), name_(std::move(name)) {}
 
+  // The longest line read: a row of a 1,000,000-rank matrix fits; a file without line breaks
+  // does not make us allocate its whole size.
+  static constexpr std::size_t kMaxLine = std::size_t{64} << 20;
+
   bool next(std::string& line) {
-    while (std::getline(in_, line)) {
+    while (read_line(line)) {
       ++lineno_;
+      if (line.find('\0') != std::string::npos) fail("contains a NUL byte: not a text result file");
       line = trim(line);
       if (!line.empty()) return true;
     }
@@ -48,25 +60,49 @@ class Parser {
   [[noreturn]] void fail(const std::string& what) const {
     throw FileError(name_, "line " + std::to_string(lineno_) + ": " + what);
   }
-  long long integer(const std::string& s, const char* what) const {
+  // A whole-token integer that fits the file's 32-bit fields.
+  int integer(const std::string& s, const char* what) const {
     long long v = 0;
     const auto* b = s.data();
     const auto* e = s.data() + s.size();
     auto [p, ec] = std::from_chars(b, e, v);
-    if (ec != std::errc() || p != e) fail(std::string("expected an integer for ") + what + ", got '" + s + "'");
-    return v;
+    if (ec == std::errc::result_out_of_range || (ec == std::errc() && p == e && (v < INT_MIN || v > INT_MAX)))
+      fail(std::string(what) + " '" + shown(s) + "' is out of range");
+    if (ec != std::errc() || p != e) fail(std::string("expected an integer for ") + what + ", got '" + shown(s) + "'");
+    return static_cast<int>(v);
   }
+  // A whole-token number: the shortest or 17-digit representation reads back to the same double;
+  // nan (missing) and inf are accepted, a value beyond the double range (1e400) is not.
   double real(std::string_view s) const {
-    // strtod reads the 17-digit or shortest representation back to the same double, nan and inf too.
-    std::string tmp(s);
-    char* end = nullptr;
-    const double v = std::strtod(tmp.c_str(), &end);
-    if (end == tmp.c_str() || *end != '\0') fail("expected a number, got '" + tmp + "'");
+    double v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc::result_out_of_range) fail("number '" + shown(s) + "' is out of range");
+    if (ec != std::errc() || p != s.data() + s.size()) fail("expected a number, got '" + shown(s) + "'");
     return v;
   }
   int lineno() const { return lineno_; }
 
  private:
+  bool read_line(std::string& line) {
+    line.clear();
+    if (!in_) return false;
+    std::array<char, 1 << 16> buf;
+    while (true) {
+      in_.get(buf.data(), static_cast<std::streamsize>(buf.size()), '\n');
+      const auto got = static_cast<std::size_t>(in_.gcount());
+      line.append(buf.data(), got);
+      if (line.size() > kMaxLine) fail("a line longer than 64 MiB: not a text result file");
+      if (in_.eof()) return !line.empty();
+      if (in_.fail()) {  // an empty line, or a chunk that ended exactly at the newline
+        in_.clear();
+      }
+      if (in_.peek() == '\n') {
+        in_.get();
+        return true;
+      }
+      if (in_.eof() || in_.peek() == std::char_traits<char>::eof()) return true;
+    }
+  }
   std::istream& in_;
   fs::path name_;
   int lineno_ = 0;
@@ -102,7 +138,7 @@ std::unique_ptr<MemoryDataset> read_text(std::istream& in, const fs::path& name)
     bool matched = false;
     for (const auto& f : fields) {
       if (starts_with(line, f.key)) {
-        p.*(f.field) = static_cast<int>(ps.integer(trim(line.substr(f.key.size())), std::string(f.key).c_str()));
+        p.*(f.field) = ps.integer(trim(line.substr(f.key.size())), std::string(f.key).c_str());
         if (f.field == &TestParameters::proc_num) have_procs = true;
         matched = true;
         break;
@@ -125,11 +161,12 @@ std::unique_ptr<MemoryDataset> read_text(std::istream& in, const fs::path& name)
       while ((more = ps.next(line)) && !starts_with(line, "Message length")) info.meta.hosts.push_back(line);
       continue;
     } else {
-      ps.fail("unexpected header line '" + line + "'");
+      ps.fail("unexpected header line '" + shown(line) + "'");
     }
     more = ps.next(line);
   }
   if (!have_procs || p.proc_num <= 0) throw FileError(name, "no valid 'processors N' header line: not a text result file");
+  check_declared_size(name, p.proc_num, 0);
   if (!info.meta.hosts.empty() && info.meta.hosts.size() != static_cast<std::size_t>(p.proc_num))
     throw FileError(name, std::to_string(info.meta.hosts.size()) + " hosts listed for " + std::to_string(p.proc_num) +
                               " processors");
@@ -137,8 +174,8 @@ std::unique_ptr<MemoryDataset> read_text(std::istream& in, const fs::path& name)
   auto ds = std::make_unique<MemoryDataset>(info, "text", name);
   const int P = p.proc_num;
   while (more) {
-    if (!starts_with(line, "Message length")) ps.fail("expected 'Message length', got '" + line + "'");
-    const long long len = ps.integer(trim(line.substr(14)), "message length");
+    if (!starts_with(line, "Message length")) ps.fail("expected 'Message length', got '" + shown(line) + "'");
+    const int len = ps.integer(trim(line.substr(14)), "message length");
     Matrix m(P);
     for (int i = 0; i < P; ++i) {
       if (!ps.next(line)) ps.fail("file ends inside the matrix of length " + std::to_string(len));
@@ -158,6 +195,7 @@ std::unique_ptr<MemoryDataset> read_text(std::istream& in, const fs::path& name)
     ds->append(len, transpose ? m.transposed() : std::move(m));
     more = ps.next(line);
   }
+  check_lengths(name, ds->lengths());
   if (info.meta.hosts.empty())
     if (auto h = find_hosts_beside(name)) {
       auto hosts = read_hosts(*h);
@@ -205,12 +243,7 @@ void write_text(std::ostream& out, const Dataset& d) {
 }
 
 void write_text(const fs::path& path, const Dataset& d, bool overwrite) {
-  check_writable(path, overwrite);
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw FileError(path, "cannot write");
-  write_text(out, d);
-  out.flush();
-  if (!out) throw FileError(path, "write failed");
+  write_file_atomically(path, overwrite, [&](std::ostream& out) { write_text(out, d); });
 }
 
 bool looks_like_text(const fs::path& path) {

@@ -13,7 +13,9 @@
 #include <fmt/format.h>
 
 #include "internal.hpp"
+#include "nt/cli.hpp"
 #include "nt/hosts.hpp"
+#include "nt/output.hpp"
 #include "nt/loggp.hpp"
 #include "nt/version.hpp"
 
@@ -41,7 +43,12 @@ void add_options(CLI::App& app, Settings& s) {
   app.add_option("--lengths", s.length_list, "explicit list of message lengths, e.g. 0,8,1024")->delimiter(',');
   app.add_option("--geometric", s.geometric, "geometric sweep from -b to -e with this factor (> 1)");
   app.add_option("--warmup", s.warmup, "unrecorded warm-up iterations per pair and length")->capture_default_str();
-  app.add_option("--seed", s.seed, "seed of noise-rank draws and shuffles (default: random, recorded)");
+  app.add_option("--seed", s.seed, "seed of noise-rank draws and shuffles (default: random, recorded)")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            return !v.empty() && v[0] == '-' ? std::string("must not be negative") : std::string();
+          },
+          "UINT64"));
   app.add_flag("--force", s.force, "overwrite existing result files");
   app.add_flag("--resume", s.resume, "continue an interrupted run after its last complete length");
   app.add_flag("--raw", s.raw, "also write every sample to <prefix>_all.nc");
@@ -80,6 +87,9 @@ void add_options(CLI::App& app, Settings& s) {
 
 // Checks everything that depends only on the options and the number of ranks: the same verdict
 // on every rank without any communication.
+// More samples per pair and length than this is a typing error; the samples are kept in memory.
+constexpr int kMaxRepeats = 1000000;
+
 const ModeSpec& validate(Settings& s, int P) {
   const ModeSpec* spec = registry().find(s.mode_name);
   if (!spec) throw UsageError("unknown mode '" + s.mode_name + "' (see --list)");
@@ -87,7 +97,11 @@ const ModeSpec& validate(Settings& s, int P) {
   if (P < spec->min_ranks)
     throw UsageError(fmt::format("mode {} needs at least {} ranks, got {}", spec->name, spec->min_ranks, P));
   if (s.repeats < 1) throw UsageError("repeats (-n) must be at least 1");
+  if (s.repeats > kMaxRepeats)
+    throw UsageError(fmt::format("repeats (-n) {} is more than the {} samples per pair and length allowed", s.repeats,
+                                 kMaxRepeats));
   if (s.warmup < 0) throw UsageError("--warmup must not be negative");
+  if (s.warmup > kMaxRepeats) throw UsageError(fmt::format("--warmup must be at most {}", kMaxRepeats));
   if (s.timeout < 0) throw UsageError("--timeout must not be negative");
   if (s.sync_rounds < 1) throw UsageError("--sync-rounds must be at least 1");
   if (!(s.idle_sleep_max > 0 && s.idle_sleep_max <= 1.0)) throw UsageError("--idle-sleep-max must be in (0, 1] s");
@@ -110,6 +124,13 @@ const ModeSpec& validate(Settings& s, int P) {
     if (s.loggp_n < 2) throw UsageError("--loggp-n must be at least 2");
     if (!(s.loggp_break_tol > 0)) throw UsageError("--loggp-break-tol must be positive");
   }
+  // Memory rank 0 needs for the gathered matrices and, with --raw, every sample of a length.
+  const long double matrices = 8.0L * P * P * (s.raw ? static_cast<long double>(s.repeats) + 5 : 5.0L);
+  if (matrices > static_cast<long double>(memory_limit()))
+    throw UsageError(fmt::format("{} ranks{} need {:.3g} GB on rank 0 per length, more than the memory limit of {:.3g} GB "
+                                 "(NT_MEMORY_LIMIT changes it)",
+                                 P, s.raw ? " with --raw" : "", static_cast<double>(matrices) / 1e9,
+                                 static_cast<double>(memory_limit()) / 1e9));
   // Per-rank memory the mode needs, against int counts of MPI.
   const std::int64_t maxlen = s.lengths.back();
   if (spec->kind == TaskKind::all_ranks && maxlen * P > std::numeric_limits<int>::max())
@@ -174,29 +195,42 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
 
 // Everything rank 0 prepares before the measurement: result files created, or reopened for
 // --resume (continuing after the last length complete in ALL of them).
-std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo& info, Output& out) {
+std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo& info,
+                         const std::vector<std::string>& hosts, Output& out) {
   namespace fs = std::filesystem;
   const fs::path prefix = s.prefix;
   out.info = info;
   const auto& stats = standard_statistics();
   if (spec.mode == Mode::loggp) {
-    check_writable(fs::path(s.prefix + "_loggp.nc"), s.force);
-    check_writable(hosts_path(prefix), s.force);
+    check_output(fs::path(s.prefix + "_loggp.nc"), s.force);
+    write_hosts(hosts_path(prefix), hosts, s.force);
     return 0;
   }
   if (!s.resume) {
-    // Check every file first, so that a refusal leaves nothing half-created.
-    for (Statistic st : stats) check_writable(result_path(prefix, st), s.force);
-    if (s.raw) check_writable(result_path(prefix, Statistic::all), s.force);
-    check_writable(hosts_path(prefix), s.force);
+    // The set is created all or nothing: every file is made under a temporary name (header
+    // written and synced), then all are moved into place together. A run killed or refused
+    // (full disk, a file that appeared) before that leaves no result file behind; after it,
+    // every file exists and --resume can continue the set. The writers keep their open files
+    // across the rename and go on appending records to the committed files.
+    OutputSet set;
     for (Statistic st : stats) {
       FileInfo fi = info;
       fi.params.statistic = st;
-      out.stats.emplace_back(st, RawWriter(result_path(prefix, st), fi, s.force));
+      PendingOutput& p = set.add(result_path(prefix, st), s.force);
+      out.stats.emplace_back(st, RawWriter(p.temp(), fi, /*overwrite=*/true));
     }
-    if (s.raw) out.all.emplace(result_path(prefix, Statistic::all), info, s.force, s.repeats);
+    if (s.raw) {
+      PendingOutput& p = set.add(result_path(prefix, Statistic::all), s.force);
+      out.all.emplace(p.temp(), info, /*overwrite=*/true, s.repeats);
+    }
+    write_file_atomically_into(set.add(hosts_path(prefix), s.force),
+                               [&](std::ostream& o) { write_hosts(o, hosts); });
+    set.commit_all();
+    for (auto& [st, w] : out.stats) w.renamed(result_path(prefix, st));
+    if (out.all) out.all->renamed(result_path(prefix, Statistic::all));
     return 0;
   }
+  write_hosts(hosts_path(prefix), hosts, /*overwrite=*/true);
   for (Statistic st : stats) {
     const fs::path path = result_path(prefix, st);
     if (!fs::exists(path)) throw FileError(path, "cannot resume: the file does not exist");
@@ -225,6 +259,10 @@ std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo
   if (out.all) consider(*out.all);
   if (most > first + 1)
     throw UsageError(fmt::format("cannot resume: the result files hold between {} and {} lengths", first, most));
+  // Every file restarts at the same record, so that the statistics of one length always come
+  // from one measurement (a file whose last record was cut makes the others measure it again).
+  for (auto& [st, w] : out.stats) w.rewind_to(first);
+  if (out.all) out.all->rewind_to(first);
   return first;
 }
 
@@ -232,7 +270,7 @@ std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo
 int share_verdict(MPI_Comm comm, int rank, int code, const std::string& message) {
   int c = code;
   MPI_Bcast(&c, 1, MPI_INT, 0, comm);
-  if (rank == 0 && c != 0 && !message.empty()) std::cerr << kProgram << ": error: " << message << '\n';
+  if (rank == 0 && c != 0 && !message.empty()) std::cerr << kProgram << ": error: " << one_line(message) << '\n';
   return c;
 }
 
@@ -260,7 +298,7 @@ int run_network_test(int argc, char** argv) {
     return 0;
   } catch (const CLI::ParseError& e) {
     if (rank == 0)
-      std::cerr << kProgram << ": error: " << e.what() << "\nRun with --help for more information.\n";
+      std::cerr << kProgram << ": error: " << e.what() << " (run with --help for more information)\n";
     return kExitUsage;
   }
   if (s.list) {
@@ -314,10 +352,9 @@ int run_network_test(int argc, char** argv) {
   if (rank == 0) {
     try {
       info = make_info(s, *spec, P, ranks);
-      first = open_outputs(s, *spec, info, out);
       std::vector<std::string> hosts;
       for (const auto& r : ranks) hosts.push_back(r.host);
-      write_hosts(hosts_path(s.prefix), hosts, s.force || s.resume);
+      first = open_outputs(s, *spec, info, hosts, out);
     } catch (const Error& e) {
       code = kExitUsage;
       message = e.what();

@@ -5,17 +5,24 @@
 #include <numeric>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "nt/measure/measure.hpp"
 
 namespace nt::measure {
 
 bool Task::has(int r) const { return std::find(members.begin(), members.end(), r) != members.end(); }
 
+// More lengths than this is a typing error (e.g. -s 1 up to 2 GiB), not a sweep anyone can run.
+constexpr std::int64_t kMaxSweepLengths = 100000;
+
 std::vector<std::int64_t> make_sweep(const Settings& s, std::string* kind) {
   std::vector<std::int64_t> out;
   const int modes = (!s.length_list.empty() ? 1 : 0) + (s.geometric != 0.0 ? 1 : 0);
   if (modes > 1) throw UsageError("--lengths and --geometric cannot be combined");
   constexpr std::int64_t kMax = std::numeric_limits<int>::max();
+  if (s.length_list.size() > static_cast<std::size_t>(kMaxSweepLengths))
+    throw UsageError(fmt::format("--lengths lists more than {} lengths", kMaxSweepLengths));
   if (!s.length_list.empty()) {
     for (auto v : s.length_list) {
       if (v < 0) throw UsageError("--lengths: negative message length " + std::to_string(v));
@@ -28,6 +35,7 @@ std::vector<std::int64_t> make_sweep(const Settings& s, std::string* kind) {
     return out;
   }
   if (s.begin < 0) throw UsageError("begin message length (-b) must not be negative");
+  if (s.end > kMax) throw UsageError("end message length (-e) " + std::to_string(s.end) + " is too large");
   if (s.end < s.begin)
     throw UsageError("end message length (-e " + std::to_string(s.end) + ") is smaller than begin (-b " +
                      std::to_string(s.begin) + ")");
@@ -47,6 +55,11 @@ std::vector<std::int64_t> make_sweep(const Settings& s, std::string* kind) {
     return out;
   }
   if (s.step <= 0) throw UsageError("step length (-s) must be positive, got " + std::to_string(s.step));
+  if (s.end > kMax) throw UsageError("end message length (-e) " + std::to_string(s.end) + " is too large");
+  const std::int64_t count = (static_cast<std::int64_t>(s.end) - s.begin) / s.step + 1;
+  if (count > kMaxSweepLengths)
+    throw UsageError(fmt::format("the sweep -b {} -e {} -s {} has {} lengths; at most {} are allowed", s.begin, s.end,
+                                 s.step, count, kMaxSweepLengths));
   for (std::int64_t v = s.begin; v <= s.end; v += s.step) out.push_back(v);
   if (kind) *kind = "linear";
   return out;

@@ -242,7 +242,8 @@ elif TEST == "bad_input":
         ["duplex", "b_median.nc", "missing.nc"],
         ["report", "l_loggp.nc"],
         ["model", "--loggp", "b_median.nc"],
-        ["export", "b_median.nc", "--format", "csv", "-o", "no/such/dir/x.csv"],
+        ["export", "b_median.nc", "--format", "csv", "-o", "b_median.nc/x.csv"],  # a file in the way
+        ["export", "b_median.nc", "--format", "csv", "-o", "b_median.nc", "--force"],  # the input itself
     ]
     for c in cases:
         p = analyze(*c, rc=2)

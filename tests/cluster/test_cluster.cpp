@@ -561,7 +561,10 @@ TEST(Inputs, TextFileAndMissingDirectory) {
   const auto rep = cluster::compress_file(dir / "in.txt", dir / "c.nc", o, false);
   EXPECT_EQ(rep.raw_bytes, 8u * 25u * 4u + 4u * 4u);
   check_rules(*in, dir / "c.nc", o);
-  EXPECT_THROW(cluster::compress_file(dir / "in.txt", dir / "no" / "such" / "c.nc", o, false), Error);
+  // A missing output directory is created; a regular file in the way of the directory is an error.
+  cluster::compress_file(dir / "in.txt", dir / "no" / "such" / "c.nc", o, false);
+  EXPECT_TRUE(fs::is_regular_file(dir / "no" / "such" / "c.nc"));
+  EXPECT_THROW(cluster::compress_file(dir / "in.txt", dir / "in.txt" / "c.nc", o, false), Error);
 }
 
 // Noisy data the algorithm was not shaped for: independent lognormal noise per cell, shuffled

@@ -73,7 +73,12 @@ case "$CASE" in
   synth-exists)
     "$P" synth -o s --nodes 1 --ranks-per-node 2 --lengths 0 || fail "synth"
     expect 's_.*exists' synth -o s --nodes 1 --ranks-per-node 2 --lengths 0 ;;
-  no-dir)     expect 'nodir/out.csv' to-csv sy_median.nc -o nodir/out.csv ;;
+  no-dir)
+    # A missing output directory is created (as mkdir -p would); a file in its way is an error.
+    "$P" to-csv sy_median.nc -o nodir/sub/out.csv || fail "to-csv into a new directory"
+    [ -s nodir/sub/out.csv ] || fail "nodir/sub/out.csv was not written"
+    : > afile
+    expect 'afile.*not a directory' to-csv sy_median.nc -o afile/out.csv ;;
   deflate-range) expect 'deflate' to-netcdf4 sy_median.nc -o x.nc --deflate 12; absent x.nc ;;
   *) fail "unknown case" ;;
 esac

@@ -202,8 +202,14 @@ TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
       {2, "--lengths 8,4", "strictly increasing"},
       {2, "-t bcast --concurrent", "--concurrent applies to the pairwise modes"},
       {2, "--geometric 0.5", "greater than 1"},
-      {2, "-f /nonexistent_dir/x", "does not exist"},
-      {4, "-f /nonexistent_dir/x", "does not exist"},
+      {2, "-f /proc/version/x", "not a directory"},
+      {4, "-f /proc/version/x", "not a directory"},
+      // Sizes that pass a naive check and then fail in the middle of the run.
+      {2, "-n 2000000000", "samples per pair and length allowed"},
+      {4, "-e 2147483647 -s 1", "2147483648 lengths"},
+      {2, "-e 2147483648", "--end"},
+      {2, "--seed -1", "must not be negative"},
+      {2, "-n abc", "--repeats"},
   };
   for (const auto& c : cases) {
     const bool own_prefix = c.args.find("-f ") != std::string::npos;
@@ -212,6 +218,7 @@ TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
     EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
     EXPECT_EQ(count(r.out, "error:"), 1u) << "one message, not one per rank:\n" << r.out;
+    EXPECT_EQ(count(r.out, "\n"), 1u) << "one line:\n" << r.out;
     EXPECT_EQ(r.out.find("Abort"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("BAD TERMINATION"), std::string::npos) << r.out;
   }
@@ -311,6 +318,46 @@ TEST(NetworkTest, KilledRunKeepsCompletedLengthsAndResumeCompletesThem) {
   const RunResult resumed = run_nt(2, args + " --resume");
   ASSERT_EQ(resumed.code, 0) << resumed.out;
   check_result(pre, Mode::one_to_one, 2, {0, 100, 200, 300, 400, 500, 600, 700}, 20);
+}
+
+// A job killed while writing a record leaves the last record cut at any byte. --resume must read
+// the set by the same rule as every reader (the cut record does not count) and measure that
+// length again in every file, never trust the header's record count.
+TEST(NetworkTest, ResumeRewritesACutLastRecord) {
+  const std::string base = prefix("cutbase");
+  const std::string sweep = " -b 0 -e 500 -s 100 -n 5 --warmup 1 --seed 3 -q";
+  // Rank 1 stalls at length 300: lengths 0, 100, 200 are complete, then the run stops.
+  const RunResult first = run_nt(2, "-f " + base + sweep + " --timeout 2", "NT_DEBUG_STALL=1:300", 60);
+  ASSERT_NE(first.code, 0) << first.out;
+  std::map<Statistic, std::vector<Matrix>> before;
+  for (Statistic st : standard_statistics()) {
+    RawReader f(result_path(base, st));
+    ASSERT_EQ(f.lengths(), (std::vector<std::int64_t>{0, 100, 200})) << statistic_name(st);
+    for (std::size_t k = 0; k < f.count(); ++k) before[st].push_back(f.matrix(k));
+  }
+  // One record of a 2-rank file: 4 doubles and one int = 36 bytes.
+  for (const std::uintmax_t cut : {1u, 4u, 20u, 35u, 36u}) {
+    SCOPED_TRACE("cut " + std::to_string(cut));
+    const std::string pre = prefix("cut" + std::to_string(cut));
+    for (Statistic st : standard_statistics())
+      fs::copy_file(result_path(base, st), result_path(pre, st), fs::copy_options::overwrite_existing);
+    fs::copy_file(hosts_path(base), hosts_path(pre), fs::copy_options::overwrite_existing);
+    const fs::path cut_file = result_path(pre, Statistic::median);
+    fs::resize_file(cut_file, fs::file_size(cut_file) - cut);
+    {
+      RawReader f(cut_file);  // every reader drops the cut record
+      EXPECT_EQ(f.lengths(), (std::vector<std::int64_t>{0, 100})) << "reader of the cut file";
+    }
+    const RunResult resumed = run_nt(2, "-f " + pre + sweep + " --resume");
+    ASSERT_EQ(resumed.code, 0) << resumed.out;
+    check_result(pre, Mode::one_to_one, 2, {0, 100, 200, 300, 400, 500}, 5);
+    // The untouched records are the first run's, bit for bit.
+    for (Statistic st : standard_statistics()) {
+      RawReader f(result_path(pre, st));
+      for (std::size_t k = 0; k < 2; ++k)
+        EXPECT_EQ(f.matrix(k).values(), before[st][k].values()) << statistic_name(st) << " record " << k;
+    }
+  }
 }
 
 TEST(NetworkTest, TimeoutNamesThePairAndKeepsTheFiles) {

@@ -16,6 +16,7 @@
 #include "document.hpp"
 #include "main_window.hpp"
 #include "render.hpp"
+#include "nt/output.hpp"
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
@@ -185,7 +186,8 @@ int run(int argc, char** argv) {
       if (files.size() != 1) throw nt::UsageError("--render needs exactly one input file");
       if (!o.window.empty() && o.window[0] > o.window[1]) std::swap(o.window[0], o.window[1]);
       o.file = files.front();
-      nt::check_writable(out, force);
+      nt::check_output(out, force);
+      nt::refuse_same_file(out, {o.file});
       // Headless: no display needed, whatever the environment says.
       qputenv("QT_QPA_PLATFORM", "offscreen");
       g_default_handler = qInstallMessageHandler(quiet_handler);
@@ -193,7 +195,10 @@ int run(int argc, char** argv) {
       char* qargv[] = {argv[0], nullptr};
       QGuiApplication app(qargc, qargv);
       const QImage img = render_image(o);
-      if (!img.save(QString::fromStdString(out), "PNG")) throw nt::FileError(out, "cannot write the PNG file");
+      nt::PendingOutput png(out, force);
+      if (!img.save(QString::fromStdString(png.temp().string()), "PNG"))
+        throw nt::FileError(out, "cannot write the PNG file: " + nt::errno_text(errno));
+      png.commit();
       return 0;
     }
     return run_gui(argc, argv, files, o, screenshot);

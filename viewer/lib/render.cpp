@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 
+#include "nt/validate.hpp"
 #include "nt/units.hpp"
 
 namespace ntv {
@@ -110,10 +111,16 @@ QString signed_seconds(double v) {
   return QString::fromStdString(nt::format_seconds(v));
 }
 
+// A value a plot can place: delays and their differences, never NaN, infinite or absurd.
+bool plottable(double v) { return std::isfinite(v) && std::fabs(v) <= nt::kAbsurdDelay; }
+
 // About n "nice" tick positions over [lo, hi] (linear).
+// Every tick routine is total: non-finite or degenerate bounds give no ticks or one, and no loop
+// runs more than a few dozen times whatever the data (delays of 1.7e308 s once looped forever).
 std::vector<double> nice_ticks(double lo, double hi, int n) {
   std::vector<double> t;
-  if (!(hi > lo)) {
+  if (!std::isfinite(lo) || !std::isfinite(hi)) return t;
+  if (!(hi > lo) || !std::isfinite(hi - lo)) {
     t.push_back(lo);
     return t;
   }
@@ -124,14 +131,20 @@ std::vector<double> nice_ticks(double lo, double hi, int n) {
     step = m * mag;
     if (step >= raw) break;
   }
-  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) t.push_back(v);
+  if (!(step > 0) || !std::isfinite(step)) return t;
+  const double first = std::ceil(lo / step) * step;
+  for (int i = 0; i <= 4 * n + 2; ++i) {
+    const double v = first + i * step;
+    if (v > hi + step * 1e-9) break;
+    t.push_back(v);
+  }
   return t;
 }
 
 std::vector<double> log_ticks(double lo, double hi) {
   std::vector<double> t;
-  if (!(lo > 0) || !(hi > lo)) return nice_ticks(lo, hi, 5);
-  for (double e = std::floor(std::log10(lo)); e <= std::ceil(std::log10(hi)); e += 1.0) {
+  if (!(lo > 0) || !(hi > lo) || !std::isfinite(hi)) return nice_ticks(lo, hi, 5);
+  for (double e = std::floor(std::log10(lo)); e <= std::ceil(std::log10(hi)) && t.size() < 700; e += 1.0) {
     const double v = std::pow(10.0, e);
     if (v >= lo * 0.999 && v <= hi * 1.001) t.push_back(v);
   }
@@ -142,6 +155,7 @@ std::vector<double> log_ticks(double lo, double hi) {
 std::vector<double> pow2_ticks(double lo, double hi) {
   std::vector<double> t;
   const double a = std::max(lo, 1.0);
+  if (!std::isfinite(hi) || !(hi >= a)) return t;
   const int e0 = static_cast<int>(std::ceil(std::log2(a))), e1 = static_cast<int>(std::floor(std::log2(hi)));
   const int step = std::max(1, (e1 - e0 + 1) / 7);
   for (int e = e0; e <= e1; e += step) t.push_back(std::ldexp(1.0, e));
@@ -163,7 +177,8 @@ QImage plot_image(const PlotSeries& s, int width, int height, bool y_log, const 
   Range xr, yr;
   for (double x : s.x) xr.add(x);
   for (std::size_t i = 0; i < s.y.size(); ++i) {
-    const double b = i < s.band.size() && std::isfinite(s.band[i]) ? s.band[i] : 0.0;
+    if (!plottable(s.y[i])) continue;  // bad values are no data, and never set the scale
+    const double b = i < s.band.size() && plottable(s.band[i]) ? s.band[i] : 0.0;
     yr.add(s.y[i] + b);
     yr.add(s.y[i] - b);
     yr.add(s.y[i]);
@@ -210,12 +225,12 @@ QImage plot_image(const PlotSeries& s, int width, int height, bool y_log, const 
   if (!s.band.empty() && s.band.size() == s.y.size()) {
     QPolygonF poly;
     for (std::size_t i = 0; i < s.x.size(); ++i)
-      if (std::isfinite(s.y[i])) {
+      if (plottable(s.y[i])) {
         double v = s.y[i] + s.band[i];
         poly << QPointF(g.x_to_px(s.x[i]), g.y_to_px(v));
       }
     for (std::size_t i = s.x.size(); i-- > 0;)
-      if (std::isfinite(s.y[i])) {
+      if (plottable(s.y[i])) {
         double v = s.y[i] - s.band[i];
         if (y_log && !(v > 0)) v = g.y_min;
         poly << QPointF(g.x_to_px(s.x[i]), g.y_to_px(v));
@@ -229,7 +244,7 @@ QImage plot_image(const PlotSeries& s, int width, int height, bool y_log, const 
   QPainterPath path;
   bool started = false;
   for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-    if (!std::isfinite(s.y[i]) || (y_log && !(s.y[i] > 0))) {
+    if (!plottable(s.y[i]) || (y_log && !(s.y[i] > 0))) {
       started = false;
       continue;
     }
@@ -242,7 +257,7 @@ QImage plot_image(const PlotSeries& s, int width, int height, bool y_log, const 
   p.drawPath(path);
   p.setBrush(QColor(20, 40, 120));
   for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
-    if (std::isfinite(s.y[i]) && (!y_log || s.y[i] > 0))
+    if (plottable(s.y[i]) && (!y_log || s.y[i] > 0))
       p.drawEllipse(QPointF(g.x_to_px(s.x[i]), g.y_to_px(s.y[i])), 2.5, 2.5);
   p.setClipping(false);
   p.setPen(Qt::black);

@@ -18,6 +18,10 @@ int guarded_main(const char* program, const std::function<int()>& body);
 // 0 after --help/--version, 2 after a parse error (message printed, with a hint to --help).
 int parse_cli(CLI::App& app, int argc, char** argv);
 
+// An error message as one printable line: control characters (a newline inside a quoted token of
+// a corrupt file, say) become \xHH, and overly long messages are cut.
+std::string one_line(const std::string& message);
+
 // The suite's version string ("0.1.0").
 const char* version_string();
 

@@ -58,6 +58,16 @@ class Dataset {
   std::filesystem::path source_;
 };
 
+// Input limits, one place. The memory a reader may commit to (default: half of the machine's
+// memory; NT_MEMORY_LIMIT=bytes, with an optional K/M/G suffix, changes it).
+std::uint64_t memory_limit();
+// Throws FileError unless P ranks and n lengths are possible: P >= 1, one P x P matrix of
+// doubles within memory_limit(), P and n within the suite's int-based file layout.
+void check_declared_size(const std::filesystem::path& file, long long ranks, long long lengths);
+// Throws FileError unless the lengths are non-negative and strictly increasing: the matrices of
+// a file are indexed by them, and every reader relies on that order.
+void check_lengths(const std::filesystem::path& file, const std::vector<std::int64_t>& lengths);
+
 // A Dataset held in memory: synthetic data, text files, test fixtures.
 class MemoryDataset final : public Dataset {
  public:

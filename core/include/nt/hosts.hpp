@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,8 @@ namespace nt {
 
 std::vector<std::string> read_hosts(const std::filesystem::path& path);
 void write_hosts(const std::filesystem::path& path, const std::vector<std::string>& hosts, bool overwrite);
+// One name a line, into any stream (e.g. an output under construction).
+void write_hosts(std::ostream& out, const std::vector<std::string>& hosts);
 // "<prefix>_hosts.txt".
 std::filesystem::path hosts_path(const std::filesystem::path& prefix);
 // For ".../run_median.nc" (any statistic suffix) returns ".../run_hosts.txt" when it exists.
@@ -17,7 +20,5 @@ std::optional<std::filesystem::path> find_hosts_beside(const std::filesystem::pa
 // The prefix of a result file: ".../run_median.nc" -> ".../run".
 std::filesystem::path prefix_of(const std::filesystem::path& data_file);
 
-// Refuses to overwrite an existing file unless `overwrite` (message suggests --force).
-void check_writable(const std::filesystem::path& path, bool overwrite);
 
 }  // namespace nt

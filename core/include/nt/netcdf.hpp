@@ -28,6 +28,10 @@ class Error : public FileError {
   int status_;
 };
 
+// True after a close failed (full disk, I/O error): HDF5 may then crash in its exit handler, so
+// the programs leave with _exit after flushing their output (nt::guarded_main).
+bool library_damaged() noexcept;
+
 // The global lock every wrapper call holds.
 std::recursive_mutex& library_mutex();
 
@@ -67,6 +71,8 @@ class File {
   bool is_open() const noexcept { return id_ >= 0; }
   int id() const noexcept { return id_; }
   const std::filesystem::path& path() const noexcept { return path_; }
+  // The file was renamed while open (an output committed into place): the name for messages.
+  void renamed(const std::filesystem::path& p) { path_ = p; }
   Kind kind() const;
   void close();  // explicit close reports errors; the destructor swallows them
   void sync();
@@ -108,6 +114,8 @@ class File {
   void put_att(int varid, const std::string& name, double value);
   void put_att(int varid, const std::string& name, int value);
   void put_att(int varid, const std::string& name, const std::vector<int>& values);
+  // nc_type and length of an attribute, nullopt when absent.
+  std::optional<std::pair<int, std::size_t>> att_shape(int varid, const std::string& name) const;
   std::optional<std::string> get_att_text(int varid, const std::string& name) const;
   std::optional<double> get_att_double(int varid, const std::string& name) const;
   std::optional<int> get_att_int(int varid, const std::string& name) const;
@@ -116,6 +124,7 @@ class File {
 
  private:
   File(int id, std::filesystem::path path) : id_(id), path_(std::move(path)) {}
+  void check_shape(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count) const;
   void check(int status, const std::string& op) const;
   int id_ = -1;
   std::filesystem::path path_;

@@ -11,6 +11,7 @@
 
 #include "nt/dataset.hpp"
 #include "nt/netcdf.hpp"
+#include "nt/output.hpp"
 #include "nt/params.hpp"
 
 namespace nt {
@@ -39,6 +40,13 @@ class RawWriter {
   const std::vector<std::int64_t>& lengths() const noexcept { return lengths_; }
   const std::filesystem::path& path() const noexcept { return file_.path(); }
   void close() { file_.close(); }
+  // Continue after record n (n <= records()): the next append overwrites record n. --resume uses
+  // it so that every file of a set restarts at the first record that is not complete in all.
+  void rewind_to(std::size_t n) {
+    if (n < lengths_.size()) lengths_.resize(n);
+  }
+  // The file was moved into place under this name (the open handle follows it); used in messages.
+  void renamed(const std::filesystem::path& p) { file_.renamed(p); }
 
  private:
   RawWriter() = default;
@@ -71,6 +79,7 @@ class RawReader final : public Dataset {
   int data_var_ = -1;
   int samples_ = 0;
   bool transposed_ = false;  // legacy files whose rows are receivers
+  bool fill_is_missing_ = false;  // NetCDF-4: unwritten chunks read as the fill value
 };
 
 // Reads the test parameters and metadata of any of the suite's NetCDF files (raw, NetCDF-4
@@ -79,7 +88,9 @@ FileInfo read_file_info(const nc::File& f);
 // Writes them into a file in define mode (dimension-free scalars and global attributes).
 void write_file_info(nc::File& f, const FileInfo& info);
 
-// Writes any Dataset as a complete raw file (conversions, synthetic data).
+// Writes any Dataset as a complete raw file (conversions, synthetic data), atomically.
 void write_raw(const std::filesystem::path& path, const Dataset& d, bool overwrite);
+// Writes it into an output under construction (committed by the caller, e.g. with an OutputSet).
+void write_raw(PendingOutput& out, const Dataset& d);
 
 }  // namespace nt

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "nt/validate.hpp"
 #include "nt/dataset.hpp"
 
 namespace nt::analysis {
@@ -19,6 +20,7 @@ struct Cube {
   Statistic statistic = Statistic::median;
   std::vector<std::string> hosts;     // from the file (may be empty)
   std::string source;
+  BadValues bad;                      // bad delays of the file, replaced by NaN (excluded)
 
   std::size_t count() const noexcept { return lengths.size(); }
   double at(std::size_t k, int i, int j) const {

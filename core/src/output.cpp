@@ -1,0 +1,372 @@
+#include "nt/output.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <utility>
+
+#include "nt/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace nt {
+
+std::string errno_text(int err) {
+  if (err == 0) return "I/O error (no system error code)";
+  return std::strerror(err);
+}
+
+namespace {
+
+constexpr std::size_t kNameMax = 255;
+constexpr const char* kTempTag = ".nt-tmp-";
+
+// ---- temporaries removed by a signal handler ------------------------------------------------
+// A fixed table written only outside the handler; the handler reads paths of live slots and
+// unlinks them (async-signal-safe), then re-raises the signal with its default action.
+constexpr int kSlots = 64;
+constexpr std::size_t kPathMax = 4096;
+struct Slot {
+  std::atomic<int> live{0};
+  char path[kPathMax];
+};
+std::array<Slot, kSlots> g_slots;
+std::mutex g_slot_mutex;
+
+extern "C" void cleanup_on_signal(int sig) {
+  for (auto& s : g_slots)
+    if (s.live.load(std::memory_order_acquire) == 1) ::unlink(s.path);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void install_handlers_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction old {};
+      if (::sigaction(sig, nullptr, &old) != 0) continue;
+      // Leave a program's own handler (or an ignored signal) alone.
+      if ((old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL) continue;
+      struct sigaction sa {};
+      sa.sa_handler = cleanup_on_signal;
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(sig, &sa, nullptr);
+    }
+  });
+}
+
+int register_temp(const fs::path& p) {
+  const std::string s = p.string();
+  if (s.size() >= kPathMax) return -1;
+  install_handlers_once();
+  std::lock_guard<std::mutex> lock(g_slot_mutex);
+  for (int i = 0; i < kSlots; ++i) {
+    auto& slot = g_slots[static_cast<std::size_t>(i)];
+    if (slot.live.load(std::memory_order_acquire) != 0) continue;
+    std::memcpy(slot.path, s.c_str(), s.size() + 1);
+    slot.live.store(1, std::memory_order_release);
+    return i;
+  }
+  return -1;  // table full: the temporary is still removed on ordinary error paths
+}
+
+void unregister_temp(int slot) {
+  if (slot < 0) return;
+  std::lock_guard<std::mutex> lock(g_slot_mutex);
+  g_slots[static_cast<std::size_t>(slot)].live.store(0, std::memory_order_release);
+}
+
+std::string host_tag() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == 0) return "host";
+  std::string h(buf);
+  for (char& c : h)
+    if (c == '/' || c == '-') c = '_';
+  if (h.size() > 40) h.resize(40);
+  return h;
+}
+
+// The part of a temporary's name before "<pid>-<n>": ".NAME.nt-tmp-HOST-". NAME is shortened so
+// that the whole stays within NAME_MAX.
+std::string temp_prefix(const std::string& name) {
+  const std::string tail = std::string(kTempTag) + host_tag() + "-";
+  const std::size_t room = kNameMax - 1 - tail.size() - 24;  // "." + ... + "PID-N"
+  return "." + (name.size() > room ? name.substr(0, room) : name) + tail;
+}
+
+// Removes the temporaries that killed runs of this host left in `dir` (any output name): their
+// process is gone, so nobody will finish them. Other hosts' temporaries (a shared filesystem) and
+// those of live processes are left alone.
+void remove_stale_temps(const fs::path& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  const std::string mark = std::string(kTempTag) + host_tag() + "-";
+  while (const dirent* e = ::readdir(d)) {
+    const std::string n = e->d_name;
+    const auto at = n.find(mark);
+    if (n.empty() || n[0] != '.' || at == std::string::npos) continue;
+    const long pid = std::strtol(n.c_str() + at + mark.size(), nullptr, 10);
+    if (pid <= 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // still alive
+    ::unlink((dir / n).c_str());
+  }
+  ::closedir(d);
+}
+
+fs::path dir_of(const fs::path& target) { return target.has_parent_path() ? target.parent_path() : fs::path("."); }
+
+void fsync_path(const fs::path& p, bool directory, const fs::path& report_as) {
+  const int fd = ::open(p.c_str(), O_RDONLY | (directory ? O_DIRECTORY : 0) | O_CLOEXEC);
+  if (fd < 0) {
+    if (directory) return;  // some filesystems do not let a directory be opened; nothing to sync
+    throw FileError(report_as, "cannot reopen the written output: " + errno_text(errno));
+  }
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0 && !(directory && (err == EINVAL || err == EBADF)))
+    throw FileError(report_as, "cannot sync to disk: " + errno_text(err));
+}
+
+}  // namespace
+
+void check_output(const fs::path& target, bool force) {
+  if (target.empty()) throw UsageError("empty output file name");
+  for (const auto& part : target)
+    if (part.string().size() > kNameMax)
+      throw FileError(target, "a name in this path is longer than " + std::to_string(kNameMax) + " bytes");
+  if (target.filename().empty() || target.filename() == "." || target.filename() == "..")
+    throw FileError(target, "is a directory, not a file name");
+  struct stat st {};
+  if (::lstat(target.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw FileError(target, "is a directory");
+    if (S_ISLNK(st.st_mode))
+      throw FileError(target, "is a symbolic link; refusing to replace it (write to the real path)");
+    if (!S_ISREG(st.st_mode))
+      throw FileError(target, "is not a regular file (a device, FIFO or socket); refusing to replace it");
+    if (!force) throw FileError(target, "exists already; use --force to overwrite it");
+  } else if (errno != ENOENT && errno != ENOTDIR) {
+    throw FileError(target, "cannot inspect: " + errno_text(errno));
+  }
+  const fs::path dir = dir_of(target);
+  std::error_code ec;
+  if (!fs::exists(dir, ec) && ec.value() != ENOTDIR) {
+    fs::create_directories(dir, ec);
+    if (ec) throw FileError(target, "cannot create directory " + dir.string() + ": " + ec.message());
+  } else if (!fs::is_directory(dir, ec)) {
+    throw FileError(target, dir.string() + " is not a directory");
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw FileError(target, "cannot write in directory " + dir.string() + ": " + errno_text(errno));
+}
+
+void refuse_same_file(const fs::path& target, const std::vector<fs::path>& inputs) {
+  struct stat t {};
+  if (::stat(target.c_str(), &t) != 0) return;
+  for (const auto& in : inputs) {
+    struct stat s {};
+    if (::stat(in.c_str(), &s) == 0 && s.st_dev == t.st_dev && s.st_ino == t.st_ino)
+      throw FileError(target, "is the input file " + in.string() + "; choose another output name");
+  }
+}
+
+fs::path output_name(const fs::path& p) {
+  const std::string n = p.filename().string();
+  const auto tag = n.find(kTempTag);
+  if (n.empty() || n[0] != '.' || tag == std::string::npos || tag < 2) return p;
+  return p.parent_path() / n.substr(1, tag - 1);
+}
+
+// ---- PendingOutput --------------------------------------------------------------------------
+
+PendingOutput::PendingOutput(fs::path target, bool force, const std::vector<fs::path>& inputs)
+    : target_(std::move(target)), force_(force) {
+  check_output(target_, force_);
+  refuse_same_file(target_, inputs);
+  const fs::path dir = dir_of(target_);
+  const std::string prefix = temp_prefix(target_.filename().string());
+  remove_stale_temps(dir);
+  static std::atomic<unsigned> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    temp_ = dir / (prefix + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      slot_ = register_temp(temp_);
+      return;
+    }
+    if (errno != EEXIST) throw FileError(target_, "cannot create a file in " + dir.string() + ": " + errno_text(errno));
+  }
+  throw FileError(target_, "cannot find a free temporary name in " + dir.string());
+}
+
+PendingOutput::PendingOutput(PendingOutput&& o) noexcept
+    : target_(std::move(o.target_)),
+      temp_(std::move(o.temp_)),
+      force_(o.force_),
+      committed_(o.committed_),
+      replaced_(o.replaced_),
+      slot_(std::exchange(o.slot_, -1)) {
+  o.committed_ = true;  // the moved-from object owns nothing
+  o.temp_.clear();
+}
+
+PendingOutput::~PendingOutput() {
+  if (!committed_) discard();
+}
+
+void PendingOutput::discard() noexcept {
+  if (!temp_.empty() && !committed_) ::unlink(temp_.c_str());
+  unregister_temp(std::exchange(slot_, -1));
+}
+
+void PendingOutput::commit() {
+  if (committed_) return;
+  fsync_path(temp_, false, target_);
+  struct stat st {};
+  const bool exists = ::lstat(target_.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode))
+    throw FileError(target_, "is no longer a regular file; refusing to replace it");
+  if (force_) {
+    if (::rename(temp_.c_str(), target_.c_str()) != 0)
+      throw FileError(target_, "cannot move the finished output into place: " + errno_text(errno));
+    replaced_ = exists;
+  } else {
+    if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, target_.c_str(), RENAME_NOREPLACE) != 0) {
+      const int err = errno;
+      if (err == EEXIST)
+        throw FileError(target_, "appeared while this run was writing it; not replaced (use --force)");
+      if (err != EINVAL && err != ENOSYS && err != ENOTSUP)
+        throw FileError(target_, "cannot move the finished output into place: " + errno_text(err));
+      // No RENAME_NOREPLACE on this filesystem: link() fails atomically when the name exists.
+      if (::link(temp_.c_str(), target_.c_str()) != 0) {
+        const int lerr = errno;
+        if (lerr == EEXIST)
+          throw FileError(target_, "appeared while this run was writing it; not replaced (use --force)");
+        throw FileError(target_, "cannot move the finished output into place: " + errno_text(lerr));
+      }
+      ::unlink(temp_.c_str());
+    }
+  }
+  committed_ = true;
+  unregister_temp(std::exchange(slot_, -1));
+  fsync_path(dir_of(target_), true, target_);
+}
+
+void PendingOutput::uncommit() noexcept {
+  if (committed_ && !replaced_) ::unlink(target_.c_str());
+}
+
+// ---- OutputSet ------------------------------------------------------------------------------
+
+PendingOutput& OutputSet::add(const fs::path& target, bool force, const std::vector<fs::path>& inputs) {
+  for (const auto& o : outputs_)
+    if (o->target() == target) throw UsageError("output " + target.string() + " is named twice");
+  outputs_.push_back(std::make_unique<PendingOutput>(target, force, inputs));
+  return *outputs_.back();
+}
+
+void OutputSet::commit_all() {
+  std::size_t done = 0;
+  try {
+    for (; done < outputs_.size(); ++done) outputs_[done]->commit();
+  } catch (...) {
+    for (std::size_t i = 0; i < done; ++i) outputs_[i]->uncommit();
+    for (auto& o : outputs_) o->discard();
+    throw;
+  }
+}
+
+// ---- FileStream ----------------------------------------------------------------------------
+
+class FileStream::Buf : public std::streambuf {
+ public:
+  explicit Buf(const fs::path& path) : buffer_(1 << 20) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd_ < 0) error_ = errno;
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
+  ~Buf() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Buf(const Buf&) = delete;
+  Buf& operator=(const Buf&) = delete;
+  int error() const noexcept { return error_; }
+  bool close_file() {
+    const bool ok = drain();
+    if (fd_ >= 0 && ::close(std::exchange(fd_, -1)) != 0 && error_ == 0) error_ = errno;
+    return ok && error_ == 0;
+  }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(ch);
+      pbump(1);
+    }
+    return traits_type::not_eof(ch);
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    if (error_ != 0) return false;
+    const char* p = pbase();
+    while (p < pptr()) {
+      const ssize_t n = ::write(fd_, p, static_cast<std::size_t>(pptr() - p));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        error_ = errno;
+        return false;
+      }
+      p += n;
+    }
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return true;
+  }
+  std::vector<char> buffer_;
+  int fd_ = -1;
+  int error_ = 0;
+};
+
+FileStream::FileStream(PendingOutput& pending)
+    : std::ostream(nullptr), buf_(std::make_unique<Buf>(pending.temp())), target_(pending.target()) {
+  rdbuf(buf_.get());
+  if (buf_->error() != 0) throw FileError(target_, "cannot create: " + errno_text(buf_->error()));
+}
+
+FileStream::~FileStream() = default;
+
+void FileStream::finish() {
+  flush();
+  if (!buf_->close_file() || fail()) throw FileError(target_, "write failed: " + errno_text(buf_->error()));
+}
+
+// ---- whole files ----------------------------------------------------------------------------
+
+void write_file_atomically(const fs::path& target, bool force, const std::function<void(std::ostream&)>& body,
+                           const std::vector<fs::path>& inputs) {
+  PendingOutput out(target, force, inputs);
+  write_file_atomically_into(out, body);
+  out.commit();
+}
+
+void write_file_atomically_into(PendingOutput& out, const std::function<void(std::ostream&)>& body) {
+  FileStream f(out);
+  body(f);
+  f.finish();
+}
+
+}  // namespace nt
