@@ -25,6 +25,13 @@ void Options::validate() const {
                                  threshold));
   if (exceptions < 0) throw UsageError(fmt::format("--exceptions {} must be >= 0", exceptions));
   if (min_region < 1) throw UsageError(fmt::format("--min-region {} must be >= 1", min_region));
+  if (!std::isfinite(cluster_factor) || cluster_factor < 1)
+    throw UsageError(fmt::format("--cluster-factor {} must be a finite number >= 1", cluster_factor));
+}
+
+double Options::cluster_threshold() const {
+  const double t = threshold * cluster_factor;
+  return relative ? std::min(t, std::max(threshold, 0.5)) : t;
 }
 
 Tolerance::Tolerance(double threshold, bool relative)
@@ -162,23 +169,45 @@ void sort_by_value(std::vector<int>& order, std::size_t b, std::size_t e, const 
 
 // Greedy cut of order[b, e) (sorted by v): maximal runs that fit. Optimal in one dimension
 // because fits() is monotone.
+// Cuts sorted values into runs that fit `tol`. A step between neighbours that does not fit `gap`
+// (the value bound) always starts a new run: separate levels stay separate clusters. When a run
+// outgrows `tol` it is cut at its widest step, not at the arbitrary point where it overflowed, so
+// a level of noisy values is not split in its middle. Every run fits `tol` (the rules only need
+// that), whatever the cut points.
 void cut_sorted(const std::vector<int>& order, std::size_t b, std::size_t e, const double* v, const Tolerance& tol,
-                std::vector<std::pair<std::size_t, std::size_t>>& out) {
+                const Tolerance& gap, std::vector<std::pair<std::size_t, std::size_t>>& out) {
+  const auto step = [&](std::size_t t) {  // relative or absolute size of the step before t
+    const double lo = v[order[t - 1]], hi = v[order[t]];
+    return lo > 0 ? (hi - lo) / lo : hi - lo;
+  };
   std::size_t s = b;
-  for (std::size_t q = b + 1; q < e; ++q)
-    if (!tol.fits(v[order[s]], v[order[q]])) {
+  for (std::size_t q = b + 1; q < e; ++q) {
+    if (!gap.fits(v[order[q - 1]], v[order[q]])) {
       out.emplace_back(s, q);
       s = q;
+      continue;
     }
+    while (!tol.fits(v[order[s]], v[order[q]])) {
+      std::size_t best = q;
+      double widest = -1;
+      for (std::size_t t = s + 1; t <= q; ++t)
+        if (const double w = step(t); w > widest) {
+          widest = w;
+          best = t;
+        }
+      out.emplace_back(s, best);
+      s = best;
+    }
+  }
   if (s < e) out.emplace_back(s, e);
 }
 
-Partition fresh_partition(const double* v, std::size_t M, const Tolerance& tol) {
+Partition fresh_partition(const double* v, std::size_t M, const Tolerance& tol, const Tolerance& gap) {
   Partition p;
   p.order.resize(M);
   std::iota(p.order.begin(), p.order.end(), 0);
   sort_by_value(p.order, 0, M, v);
-  cut_sorted(p.order, 0, M, v, tol, p.segs);
+  cut_sorted(p.order, 0, M, v, tol, gap, p.segs);
   return p;
 }
 
@@ -225,11 +254,19 @@ void check_finite(const Dataset& in, const Matrix& m, std::size_t k) {
 
 class Compressor {
  public:
-  Compressor(const Dataset& in, const Options& o) : in_(in), o_(o), tol_(o.threshold, o.relative) {
+  Compressor(const Dataset& in, const Options& o)
+      : in_(in), o_(o), tol_(o.cluster_threshold(), o.relative), vtol_(o.threshold, o.relative) {
     P_ = static_cast<std::size_t>(in.ranks());
     M_ = P_ * P_;
     r_.content.info = in.info();
     r_.content.lengths = in.lengths();
+    if (o.threshold > 0) {
+      // Every value gets a quantised correction against its cluster centre; the step makes the
+      // rounding error at most the threshold (checked per value below).
+      r_.content.residual.assign(in.count() * M_, 0);
+      r_.content.residual_relative = o.relative;
+      r_.content.residual_step = (o.relative ? 2.0 * std::log1p(o.threshold) : 2.0 * o.threshold) * (1.0 - 1e-9);
+    }
   }
 
   Result run() {
@@ -242,7 +279,7 @@ class Compressor {
                                    in_.source().string(), N, K, K, N));
     Matrix m = in_.matrix(0);
     check_finite(in_, m, 0);
-    Partition part = fresh_partition(m.data(), M_, tol_);
+    Partition part = fresh_partition(m.data(), M_, tol_, vtol_);
     std::size_t k0 = 0;
     double last_cost_new = 0;
     std::vector<double> scratch;
@@ -261,7 +298,7 @@ class Compressor {
       subs.clear();
       for (const std::size_t s : invalid) {
         sort_by_value(part.order, part.segs[s].first, part.segs[s].second, v);
-        cut_sorted(part.order, part.segs[s].first, part.segs[s].second, v, tol_, subs);
+        cut_sorted(part.order, part.segs[s].first, part.segs[s].second, v, tol_, vtol_, subs);
       }
       const double C = static_cast<double>(part.segs.size());
       const double C2 = C - static_cast<double>(invalid.size()) + static_cast<double>(subs.size());
@@ -270,7 +307,7 @@ class Compressor {
       // A fresh partition costs a full sort; skip it while continuing is far cheaper than the
       // last fresh region was (the decision only affects size, never the rules).
       if (can_end && cost_continue > 0.5 * last_cost_new) {
-        Partition fresh = fresh_partition(v, M_, tol_);
+        Partition fresh = fresh_partition(v, M_, tol_, vtol_);
         const double cost_new = info_cost(fresh, P_, iscratch) + 8.0 * static_cast<double>(fresh.segs.size());
         last_cost_new = cost_new;
         if (cost_continue > cost_new) {
@@ -288,6 +325,7 @@ class Compressor {
       part.segs.insert(part.segs.end(), subs.begin(), subs.end());
     }
     finish_region(part, k0, N);
+    if (!any_residual_) r_.content.residual.clear();
     ErrorStats& e = r_.errors;
     e.mean_absolute = e.cells ? sum_abs_ / static_cast<double>(e.cells) : 0.0;
     e.mean_relative = e.nonzero_cells ? sum_rel_ / static_cast<double>(e.nonzero_cells) : 0.0;
@@ -351,7 +389,8 @@ class Compressor {
         data[base + c * L + (k - k0)] = mean;
         for (std::size_t q = b; q < en; ++q) {
           const double x = v[part.order[q]];
-          const double err = std::fabs(mean - x);
+          const double rec = corrected(mean, x, k * M_ + static_cast<std::size_t>(part.order[q]));
+          const double err = std::fabs(rec - x);
           ++e.cells;
           sum_abs_ += err;
           e.max_absolute = std::max(e.max_absolute, err);
@@ -361,7 +400,7 @@ class Compressor {
             sum_rel_ += rel;
             e.max_relative = std::max(e.max_relative, rel);
           }
-          if (!tol_.within(x, mean)) ++e.beyond;
+          if (!vtol_.within(x, rec)) ++e.beyond;
           if (x < w.lo || x > w.hi) ++e.exceptions;
         }
       }
@@ -370,9 +409,44 @@ class Compressor {
     r_.regions.push_back(std::move(reg));
   }
 
+  // Chooses the residual of the value x in cell `cell` against its cluster centre c, stores it and
+  // returns the value a reader reconstructs. The residual with the smallest error among the
+  // rounded one and its neighbours is kept; a value no int16 residual brings within the
+  // threshold (a sign change, an extreme outlier) keeps the nearest one and is counted beyond.
+  double corrected(double c, double x, std::size_t cell) {
+    auto& res = r_.content.residual;
+    if (res.empty() || x == c) return c;
+    const double step = r_.content.residual_step;
+    double ideal;
+    if (o_.relative) {
+      if (!(c != 0 && (x > 0) == (c > 0) && x != 0)) return c;
+      ideal = std::log(x / c) / step;
+    } else {
+      ideal = (x - c) / step;
+    }
+    constexpr double kMax = std::numeric_limits<std::int16_t>::max();
+    const double r0 = std::clamp(std::round(ideal), -kMax, kMax);
+    int best = 0;
+    double best_err = std::fabs(c - x);
+    for (const double cand : {r0, r0 - 1, r0 + 1}) {
+      if (cand < -kMax || cand > kMax) continue;
+      const double err = std::fabs(apply_residual(c, static_cast<int>(cand), step, o_.relative) - x);
+      if (err < best_err) {
+        best_err = err;
+        best = static_cast<int>(cand);
+      }
+    }
+    if (best == 0) return c;
+    res[cell] = static_cast<std::int16_t>(best);
+    any_residual_ = true;
+    return apply_residual(c, best, step, o_.relative);
+  }
+
   const Dataset& in_;
   Options o_;
-  Tolerance tol_;
+  Tolerance tol_;   // clustering (cluster_factor x threshold)
+  Tolerance vtol_;  // the bound every reconstructed value keeps
+  bool any_residual_ = false;
   std::size_t P_ = 0, M_ = 0;
   Result r_;
   double sum_abs_ = 0, sum_rel_ = 0;

@@ -1,5 +1,6 @@
 // The command line of network_cluster: compress, decompress, info.
 #include <iostream>
+#include <memory>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -69,6 +70,120 @@ int do_decompress(const fs::path& in, const fs::path& prefix, bool force) {
   return 0;
 }
 
+// One add_X_command per subcommand: options and a callback; the work is in the library.
+void add_compress_command(CLI::App& app) {
+  struct State {
+    std::string in, out, threshold;
+    Options o;
+    bool absolute = false, force = false;
+    double target = 0;
+  };
+  auto st = std::make_shared<State>();
+  st->o.relative = false;
+  auto* c = app.add_subcommand("compress", "cluster a result file into a clustered NetCDF-4 file");
+  c->add_option("input", st->in, "raw result file (or any file the suite reads)")->required();
+  c->add_option("-o,--output", st->out, "clustered output file")->required();
+  auto* thr = c->add_option("--threshold", st->threshold,
+                            "largest error of a stored value: seconds (units s, ms, us, ns accepted: 0.2us), or with "
+                            "--relative a fraction of the value (0.05); a percentage (5%) implies --relative");
+  auto* tr = c->add_option("--target-ratio", st->target,
+                           "instead of --threshold: the smallest relative bound whose file is this many times smaller "
+                           "than the input (searched, reported)")
+                 ->check(CLI::PositiveNumber);
+  thr->excludes(tr);
+  c->add_flag("--relative", st->o.relative, "the threshold is relative to each value");
+  c->add_flag("--absolute", st->absolute, "the threshold is in seconds (the default)");
+  c->add_option("--exceptions", st->o.exceptions,
+                "values per cluster and message length allowed outside the cluster (not at a region's first length); "
+                "their residuals still keep the threshold")
+      ->capture_default_str();
+  c->add_option("--min-region", st->o.min_region, "fewest message lengths in a region")->capture_default_str();
+  c->add_option("--cluster-factor", st->o.cluster_factor,
+                "clusters are formed with this multiple of the threshold (relative: at most 50 %); a residual per "
+                "value keeps the threshold")
+      ->capture_default_str();
+  c->add_flag("--force", st->force, "overwrite an existing output");
+  c->callback([st] {
+    if (st->absolute && st->o.relative) throw UsageError("--absolute and --relative exclude each other");
+    CompressReport rep;
+    std::string chosen;
+    if (st->target > 0) {
+      if (st->absolute) throw UsageError("--target-ratio searches a relative bound; it cannot be --absolute");
+      st->o.relative = true;
+      double t = 0;
+      rep = compress_to_ratio(st->in, st->out, st->o, st->target, st->force, t);
+      chosen = fmt::format("bound {:.4g}% (the smallest found that reaches {}x); ", t * 100, st->target);
+    } else {
+      if (st->threshold.empty()) throw UsageError("compress needs --threshold or --target-ratio");
+      parse_threshold(st->threshold, st->o, st->absolute);
+      rep = compress_file(st->in, st->out, st->o, st->force);
+    }
+    const auto& e = rep.result.errors;
+    std::cout << fmt::format(
+        "{}: {}{} regions, {} cluster instances, {} values stored; {} bytes (raw {} bytes): ratio {:.1f}x on disk, "
+        "{:.1f}x in values; max relative error {:.3g}%, mean {:.3g}%; {} values beyond the threshold ({:.3g}%)\n",
+        st->out, chosen, rep.result.regions.size(), rep.result.cluster_instances, rep.result.content.data.size(),
+        rep.clustered_bytes, rep.raw_bytes, rep.compression_ratio, rep.values_ratio, e.max_relative * 100,
+        e.mean_relative * 100, e.beyond, e.cells ? 100.0 * static_cast<double>(e.beyond) / static_cast<double>(e.cells) : 0.0);
+  });
+}
+
+void add_decompress_command(CLI::App& app) {
+  struct State {
+    std::string in, out;
+    bool force = false;
+  };
+  auto st = std::make_shared<State>();
+  auto* c = app.add_subcommand("decompress", "write the raw CDF-2 file a clustered file stands for");
+  c->add_option("input", st->in, "clustered file")->required();
+  c->add_option("-o,--output", st->out,
+                "output prefix (writes PREFIX_<statistic>.nc and PREFIX_hosts.txt), or a file name ending in .nc")
+      ->required();
+  c->add_flag("--force", st->force, "overwrite existing outputs");
+  c->callback([st] { do_decompress(st->in, st->out, st->force); });
+}
+
+void add_info_command(CLI::App& app) {
+  struct State {
+    std::string in;
+    bool json = false;
+  };
+  auto st = std::make_shared<State>();
+  auto* c = app.add_subcommand("info", "regions, clusters per region, compression ratio and error of a clustered file");
+  c->add_option("file", st->in, "clustered file")->required();
+  c->add_flag("--json", st->json, "print JSON");
+  c->callback([st] {
+    const FileSummary s = summarize_file(st->in);
+    std::cout << (st->json ? summary_json(s) + "\n" : format_summary(s));
+  });
+}
+
+void add_groups_command(CLI::App& app) {
+  struct State {
+    std::string in, threshold;
+    bool json = false;
+    Options o;
+  };
+  auto st = std::make_shared<State>();
+  st->o.relative = false;
+  auto* c = app.add_subcommand("groups", "topology classes: ranks that are interchangeable in the clustering, with hosts");
+  c->add_option("file", st->in, "clustered file, or any result file with --threshold")->required();
+  c->add_flag("--json", st->json, "print JSON");
+  c->add_option("--threshold", st->threshold, "cluster a result file in memory first, with this threshold (as for compress)");
+  c->add_flag("--relative", st->o.relative, "the threshold is relative to each value");
+  c->add_option("--exceptions", st->o.exceptions, "as for compress")->capture_default_str();
+  c->add_option("--min-region", st->o.min_region, "as for compress")->capture_default_str();
+  c->callback([st] {
+    if (st->threshold.empty()) {
+      std::cout << groups_report(st->in, st->json);
+      return;
+    }
+    parse_threshold(st->threshold, st->o, false);
+    st->o.validate();
+    std::cout << groups_report(st->in, st->json, &st->o);
+  });
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -80,87 +195,17 @@ int run(int argc, char** argv) {
   app.footer(
       "Examples:\n"
       "  network_cluster compress run_median.nc -o run_clustered.nc --threshold 5% --exceptions 2\n"
+      "  network_cluster compress run_median.nc -o run_clustered.nc --target-ratio 200\n"
       "  network_cluster compress run_min.nc -o min_clustered.nc --threshold 0.1us --min-region 4\n"
       "  network_cluster info run_clustered.nc\n"
       "  network_cluster groups run_clustered.nc\n"
       "  network_cluster decompress run_clustered.nc -o restored   # restored_median.nc, restored_hosts.txt\n"
       "Algorithm, file layout and error definitions: share/doc/cluster.md");
-
-  std::string in, out;
-  bool force = false, json = false;
-  Options o;
-  bool absolute = false;
-
-  auto* comp = app.add_subcommand("compress", "cluster a result file into a clustered NetCDF-4 file");
-  comp->add_option("input", in, "raw result file (or any file the suite reads)")->required();
-  comp->add_option("-o,--output", out, "clustered output file")->required();
-  std::string threshold;
-  comp->add_option("--threshold", threshold,
-                   "largest error of a stored value: seconds (units s, ms, us, ns accepted: 0.2us), or with "
-                   "--relative a fraction of the value (0.05); a percentage (5%) implies --relative")
-      ->required();
-  comp->add_flag("--relative", o.relative, "the threshold is relative to each value");
-  comp->add_flag("--absolute", absolute, "the threshold is in seconds (the default)");
-  comp->add_option("--exceptions", o.exceptions,
-                   "values per cluster and message length allowed beyond the threshold (not at a region's first length)")
-      ->capture_default_str();
-  comp->add_option("--min-region", o.min_region, "fewest message lengths in a region")->capture_default_str();
-  comp->add_flag("--force", force, "overwrite an existing output");
-
-  auto* dec = app.add_subcommand("decompress", "write the raw CDF-2 file a clustered file stands for");
-  dec->add_option("input", in, "clustered file")->required();
-  dec->add_option("-o,--output", out,
-                  "output prefix (writes PREFIX_<statistic>.nc and PREFIX_hosts.txt), or a file name ending in .nc")
-      ->required();
-  dec->add_flag("--force", force, "overwrite existing outputs");
-
-  auto* inf = app.add_subcommand("info", "regions, clusters per region, compression ratio and error of a clustered file");
-  inf->add_option("file", in, "clustered file")->required();
-  inf->add_flag("--json", json, "print JSON");
-
-  auto* grp = app.add_subcommand("groups", "topology classes: ranks that are interchangeable in the clustering, with hosts");
-  grp->add_option("file", in, "clustered file, or any result file with --threshold")->required();
-  grp->add_flag("--json", json, "print JSON");
-  std::string gthreshold;
-  Options go;
-  grp->add_option("--threshold", gthreshold, "cluster a result file in memory first, with this threshold (as for compress)");
-  grp->add_flag("--relative", go.relative, "the threshold is relative to each value");
-  grp->add_option("--exceptions", go.exceptions, "as for compress")->capture_default_str();
-  grp->add_option("--min-region", go.min_region, "as for compress")->capture_default_str();
-
-  o.relative = false;
-  go.relative = false;
+  add_compress_command(app);
+  add_decompress_command(app);
+  add_info_command(app);
+  add_groups_command(app);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
-
-  if (comp->parsed()) {
-    if (absolute && o.relative) throw UsageError("--absolute and --relative exclude each other");
-    parse_threshold(threshold, o, absolute);
-    const CompressReport rep = compress_file(in, out, o, force);
-    const auto& e = rep.result.errors;
-    std::cout << fmt::format(
-        "{}: {} regions, {} cluster instances, {} values stored; {} bytes (raw {} bytes): ratio {:.1f}x on disk, "
-        "{:.1f}x in values; max relative error {:.3g}%, mean {:.3g}%; {} values beyond the threshold ({:.3g}%)\n",
-        out, rep.result.regions.size(), rep.result.cluster_instances, rep.result.content.data.size(),
-        rep.clustered_bytes, rep.raw_bytes, rep.compression_ratio, rep.values_ratio, e.max_relative * 100,
-        e.mean_relative * 100, e.beyond, e.cells ? 100.0 * static_cast<double>(e.beyond) / static_cast<double>(e.cells) : 0.0);
-    return 0;
-  }
-  if (dec->parsed()) return do_decompress(in, out, force);
-  if (grp->parsed()) {
-    if (gthreshold.empty()) {
-      std::cout << groups_report(in, json);
-    } else {
-      parse_threshold(gthreshold, go, false);
-      go.validate();
-      std::cout << groups_report(in, json, &go);
-    }
-    return 0;
-  }
-  if (inf->parsed()) {
-    const FileSummary s = summarize_file(in);
-    std::cout << (json ? summary_json(s) + "\n" : format_summary(s));
-    return 0;
-  }
   return 0;
 }
 

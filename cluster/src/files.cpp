@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -27,6 +28,53 @@ constexpr const char* kRatioDefinition =
     "size of the input raw CDF file (or 8*P*P*N+4*N bytes of payload for other inputs); cluster_values_ratio = "
     "P*P*N input values / number of values in data(d)";
 
+// The one output path of compress: writes the content as NetCDF-4 and, when that is bigger than
+// the input (tiny runs, where HDF5's ~25 KiB of metadata dominate), as classic CDF-2 if smaller;
+// then sets the exact compression ratio. Returns the final size.
+std::uintmax_t write_output(const fs::path& final_out, const ClusteredContent& c, bool overwrite,
+                            std::uintmax_t raw_bytes, double& ratio) {
+  PendingOutput pending(final_out, overwrite);
+  const fs::path& out = pending.temp();
+  write_clustered(out, c, /*overwrite=*/true);
+  if (fs::file_size(out) > raw_bytes) {
+    const fs::path tmp = out.string() + ".cdf2";
+    // Tiny files: the long definition texts (documented in share/doc/cluster.md) would be a
+    // noticeable part of the file, so the classic fallback leaves them out.
+    ClusteredContent small = c;
+    std::erase_if(small.text_attributes, [](const auto& a) { return a.first.ends_with("_definition"); });
+    // ...and the derived statistics `info` can do without (it shows them as absent).
+    static const std::set<std::string> kKeep = {"cluster_threshold", "cluster_exceptions", "cluster_min_region",
+                                                "cluster_max_relative_error", "cluster_max_absolute_error", "cluster_mean_relative_error",
+                                                "cluster_mean_absolute_error",
+                                                "cluster_values_beyond_threshold", "cluster_raw_bytes",
+                                                "cluster_compression_ratio"};
+    std::erase_if(small.number_attributes, [](const auto& a) { return !kKeep.contains(a.first); });
+    std::erase_if(small.text_attributes, [](const auto& a) { return a.first == "cluster_source"; });
+    for (auto& [k, v] : small.text_attributes)
+      if (k == "cluster_algorithm") v = "network_cluster version 2 (share/doc/cluster.md)";
+    std::error_code ec;
+    try {
+      write_clustered(tmp, small, true, true);
+      if (fs::file_size(tmp) < fs::file_size(out))
+        fs::rename(tmp, out);
+      else
+        fs::remove(tmp, ec);
+    } catch (...) {
+      fs::remove(tmp, ec);
+      throw;
+    }
+  }
+  // The ratio needs the final size: set it, and again if setting it changed the size.
+  std::uintmax_t bytes = 0;
+  for (int round = 0; round < 4; ++round) {
+    bytes = fs::file_size(out);
+    ratio = static_cast<double>(raw_bytes) / static_cast<double>(bytes);
+    set_clustered_attribute(out, "cluster_compression_ratio", ratio);
+    if (fs::file_size(out) == bytes) break;
+  }
+  pending.commit();
+  return bytes;
+}
 }  // namespace
 
 CompressReport compress_file(const fs::path& in, const fs::path& out, const Options& o, bool overwrite) {
@@ -47,7 +95,7 @@ CompressReport compress_file(const fs::path& in, const fs::path& out, const Opti
   const ErrorStats& e = r.errors;
   auto& ta = r.content.text_attributes;
   auto& na = r.content.number_attributes;
-  ta = {{"cluster_algorithm", "network_cluster greedy regions with cluster splitting, version 1 "
+  ta = {{"cluster_algorithm", "network_cluster greedy regions with cluster splitting and quantised residuals, version 2 "
                               "(share/doc/cluster.md)"},
         {"cluster_threshold_mode", o.relative ? "relative" : "absolute"},
         {"cluster_source", in.filename().string()},
@@ -60,6 +108,7 @@ CompressReport compress_file(const fs::path& in, const fs::path& out, const Opti
   na = {{"cluster_threshold", o.threshold},
         {"cluster_exceptions", o.exceptions},
         {"cluster_min_region", o.min_region},
+        {"cluster_factor", o.cluster_factor},
         {"cluster_regions", static_cast<double>(r.regions.size())},
         {"cluster_instances", static_cast<double>(r.cluster_instances)},
         {"cluster_max_relative_error", e.max_relative},
@@ -72,27 +121,63 @@ CompressReport compress_file(const fs::path& in, const fs::path& out, const Opti
         {"cluster_raw_bytes", static_cast<double>(rep.raw_bytes)},
         {"cluster_values_ratio", rep.values_ratio},
         {"cluster_compression_ratio", 0.0}};
-  PendingOutput pending(out, overwrite);
-  const fs::path& tmp = pending.temp();
-  write_clustered(tmp, r.content, /*overwrite=*/true);
-  // The ratio needs the final size: set it, and again if setting it changed the size.
-  for (int round = 0; round < 4; ++round) {
-    rep.clustered_bytes = fs::file_size(tmp);
-    rep.compression_ratio = static_cast<double>(rep.raw_bytes) / static_cast<double>(rep.clustered_bytes);
-    set_clustered_attribute(tmp, "cluster_compression_ratio", rep.compression_ratio);
-    if (fs::file_size(tmp) == rep.clustered_bytes) break;
-  }
-  pending.commit();
+  rep.clustered_bytes = write_output(out, r.content, overwrite, rep.raw_bytes, rep.compression_ratio);
   return rep;
+}
+
+CompressReport compress_to_ratio(const fs::path& in, const fs::path& out, Options o, double target, bool overwrite,
+                                 double& chosen) {
+  if (!(target > 1) || !std::isfinite(target)) throw UsageError(fmt::format("--target-ratio {} must be above 1", target));
+  if (!o.relative) throw UsageError("--target-ratio searches a relative bound; it cannot be --absolute");
+  check_output(out, overwrite);
+  refuse_same_file(out, {in});
+  const fs::path tmp = out.string() + ".search.tmp";
+  // Bisection on log(bound) in [1e-4, 0.5]: the file shrinks as the bound grows (not strictly, so
+  // the result is the smallest bound found that reaches the target, to 1 % of the bound).
+  const auto attempt = [&](double t) {
+    o.threshold = t;
+    return compress_file(in, tmp, o, true);
+  };
+  double lo = 1e-4, hi = 0.5;
+  CompressReport best = attempt(hi);
+  if (best.compression_ratio < target) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw UsageError(fmt::format("--target-ratio {}: even a bound of 50 % gives only {:.1f}x", target,
+                                 best.compression_ratio));
+  }
+  double best_t = hi;
+  if (const auto r = attempt(lo); r.compression_ratio >= target) {
+    best = r;
+    best_t = lo;
+  } else {
+    while (hi / lo > 1.01) {
+      const double mid = std::sqrt(lo * hi);
+      auto rm = attempt(mid);
+      if (rm.compression_ratio >= target) {
+        hi = mid;
+        best = std::move(rm);
+        best_t = mid;
+      } else {
+        lo = mid;
+      }
+    }
+  }
+  chosen = best_t;
+  // The chosen bound once more, now to the real output (the one output path).
+  o.threshold = best_t;
+  std::error_code ec;
+  fs::remove(tmp, ec);
+  return compress_file(in, out, o, overwrite);
 }
 
 FileSummary summarize_file(const fs::path& path) {
   FileSummary s;
   s.path = path;
-  if (nc::sniff(path) != nc::Magic::hdf5) {
+  if (nc::sniff(path) == nc::Magic::none) {
     std::error_code ec;
     if (!fs::exists(path, ec)) throw FileError(path, "no such file");
-    throw FileError(path, "not a clustered file (clustered files are NetCDF-4; compress a raw file first)");
+    throw FileError(path, "not a clustered file (not NetCDF; compress a raw file first)");
   }
   {
     const nc::File probe = nc::File::open(path);

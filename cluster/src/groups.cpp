@@ -65,7 +65,7 @@ RankClasses rank_classes(const std::vector<std::vector<int>>& regions, int P) {
 
 std::string groups_report(const std::filesystem::path& path, bool json, const Options* cluster_first) {
   bool clustered = false;
-  if (nc::sniff(path) == nc::Magic::hdf5) {
+  if (nc::sniff(path) != nc::Magic::none) {
     const nc::File probe = nc::File::open(path);
     clustered = probe.find_var("info") && probe.find_var("length");
   }

@@ -82,7 +82,11 @@ int run(int argc, char** argv) {
   synth->add_option("--slow-node", sc.p.slow_node, "index of a slow node, -1 none")->capture_default_str();
   synth->add_option("--slow-factor", sc.p.slow_factor, "slow node multiplies its delays by this")->capture_default_str();
   synth->add_flag("--shuffle", sc.p.shuffle, "random rank placement instead of block placement");
-  synth->add_option("--noise", sc.p.noise, "relative multiplicative noise")->capture_default_str();
+  synth->add_option("--noise", sc.p.noise, "relative multiplicative noise of each sample")->capture_default_str();
+  synth->add_option("--cell-noise", sc.p.cell_noise,
+                    "independent lognormal variation of every cell (pair and length) before sampling, as the medians "
+                    "of a real run vary; 0 gives the old nearly noise-free medians")
+      ->capture_default_str();
   synth->add_option("--repeats", sc.p.repeats, "samples per pair and length")->capture_default_str();
   synth->add_option("--seed", sc.p.seed, "random seed")->capture_default_str();
   synth->add_option("--mode", sc.mode, "mode name (one_to_one, all_to_all, ...)")->capture_default_str();

@@ -5,6 +5,8 @@
 #include <netcdf.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <list>
@@ -25,7 +27,7 @@ namespace nt {
 // ---------------------------------------------------------------------------------------------
 // Writer
 
-void write_clustered(const fs::path& path, const ClusteredContent& c, bool overwrite) {
+void write_clustered(const fs::path& path, const ClusteredContent& c, bool overwrite, bool classic) {
   const int P = c.info.params.proc_num;
   if (P <= 0) throw Error("internal: clustered content without ranks");
   const auto PP = static_cast<std::size_t>(P) * static_cast<std::size_t>(P);
@@ -53,42 +55,75 @@ void write_clustered(const fs::path& path, const ClusteredContent& c, bool overw
   for (const auto l : c.lengths)
     if (l < 0 || l > std::numeric_limits<int>::max())
       throw Error("message length " + std::to_string(l) + " does not fit the file's int variable");
+  const bool has_residual = !c.residual.empty();
+  if (has_residual && c.residual.size() != N * PP)
+    throw Error("internal: clustered residual has " + std::to_string(c.residual.size()) + " values, expected " +
+                std::to_string(N * PP));
+  if (has_residual && !(c.residual_step > 0 && std::isfinite(c.residual_step)))
+    throw Error("internal: clustered residual without a positive step");
 
   FileInfo info = c.info;
   for (auto it = info.meta.extra.begin(); it != info.meta.extra.end();)
     it = it->first.starts_with(kClusterAttributePrefix) ? info.meta.extra.erase(it) : std::next(it);
   if (info.meta.format_version == 0) info.meta.format_version = kFormatVersion;
 
-  nc::File f = nc::File::create(path, nc::Kind::netcdf4, overwrite);
+  // NetCDF-4 (chunked, deflated) normally; classic CDF-2 (no filters, fixed dimensions) is the
+  // fallback for tiny inputs where HDF5's fixed overhead would make the file bigger than the input.
+  nc::File f = nc::File::create(path, classic ? nc::Kind::cdf2 : nc::Kind::netcdf4, overwrite);
   try {
     write_file_info(f, info);  // leaves define mode on
-    const int dx = f.def_dim("x", static_cast<std::size_t>(P));
+    const std::size_t Pz = static_cast<std::size_t>(P);
+    const int dx = f.def_dim("x", Pz);
     const int di = f.def_dim("i", N);
-    const int dn = f.def_dim("n", std::nullopt);
-    const int dd = f.def_dim("d", std::nullopt);
+    const int dn = f.def_dim("n", classic ? std::optional<std::size_t>(R) : std::nullopt);
+    const int dd = f.def_dim("d", classic ? std::optional<std::size_t>(D) : std::nullopt);
 
     const int vml = f.def_var("message_length", NC_INT, {di});
     f.put_att(vml, "units", std::string("bytes"));
-    f.put_att(vml, "long_name", std::string("message length of each matrix before clustering"));
+    if (!classic) f.put_att(vml, "long_name", std::string("message length of each matrix before clustering"));
 
     const int vinfo = f.def_var("info", NC_INT, {dn, dx, dx});
     // Chunks of whole rows, about 64 KiB each: a random access decompresses one small chunk.
-    const std::size_t rows = std::clamp<std::size_t>(16384 / static_cast<std::size_t>(P), 1, static_cast<std::size_t>(P));
-    f.def_chunking(vinfo, {1, rows, static_cast<std::size_t>(P)});
-    f.def_deflate(vinfo, 4, true);
-    f.put_att(vinfo, "long_name",
+    const std::size_t rows = std::clamp<std::size_t>(16384 / Pz, 1, Pz);
+    if (!classic) {
+      f.def_chunking(vinfo, {1, rows, Pz});
+      f.def_deflate(vinfo, 4, true);
+    }
+    if (!classic) f.put_att(vinfo, "long_name",
               std::string("offset in data of the cluster instance of pair (x = sender, y = receiver) in region n"));
 
     const int vlen = f.def_var("length", NC_INT, {dn});
-    f.def_chunking(vlen, {std::max<std::size_t>(R, 1)});
-    f.put_att(vlen, "long_name", std::string("index of the first matrix (into message_length) of each region"));
+    if (!classic) f.def_chunking(vlen, {std::max<std::size_t>(R, 1)});
+    if (!classic) f.put_att(vlen, "long_name", std::string("index of the first matrix (into message_length) of each region"));
 
     const int vdata = f.def_var("data", NC_DOUBLE, {dd});
-    f.def_chunking(vdata, {std::clamp<std::size_t>(D, 1, 8192)});
-    // Below ~1000 values the filter's fixed overhead eats what deflate saves.
-    if (D >= 1024) f.def_deflate(vdata, 4, true);
+    if (!classic) {
+      f.def_chunking(vdata, {std::clamp<std::size_t>(D, 1, 8192)});
+      // Below ~1000 values the filter's fixed overhead eats what deflate saves.
+      if (D >= 1024) f.def_deflate(vdata, 4, true);
+    }
     f.put_att(vdata, "units", std::string("s"));
-    f.put_att(vdata, "long_name", std::string("per region and cluster: the cluster's mean value for each matrix"));
+    if (!classic) f.put_att(vdata, "long_name", std::string("per region and cluster: the cluster's centre value for each matrix"));
+
+    int vres = -1;
+    if (has_residual) {
+      // int8 when every residual fits (the usual case: half the bytes for deflate to code).
+      const auto [mn, mx] = std::minmax_element(c.residual.begin(), c.residual.end());
+      const bool bytes = *mn >= -127 && *mx <= 127;
+      vres = f.def_var("residual", bytes ? NC_BYTE : NC_SHORT, {di, dx, dx});
+      if (!classic) {
+        // Square tiles of at most 128 x 128 cells (32 KiB): one random value decompresses one tile,
+        // a row or a column of one length P/128 tiles.
+        const std::size_t t = std::min<std::size_t>(Pz, kResidualTile);
+        f.def_chunking(vres, {1, t, t});
+        f.def_deflate(vres, 6, !bytes);
+      }
+      if (!classic) f.put_att(vres, "long_name",
+                std::string("quantised correction of pair (x, y) at matrix i against its cluster centre c: "
+                            "value = c * exp(residual * residual_step) (relative) or c + residual * residual_step"));
+      f.put_att(vres, "residual_step", c.residual_step);
+      f.put_att(vres, "residual_mode", std::string(c.residual_relative ? "relative" : "absolute"));
+    }
 
     f.put_att(NC_GLOBAL, "file_kind", std::string("clustered"));
     f.put_att(NC_GLOBAL, "cluster_layout_version", kClusteredLayoutVersion);
@@ -103,9 +138,11 @@ void write_clustered(const fs::path& path, const ClusteredContent& c, bool overw
     if (R) {
       f.put(vlen, {0}, {R}, c.region_start.data());
       for (std::size_t r = 0; r < R; ++r)
-        f.put(vinfo, {r, 0, 0}, {1, static_cast<std::size_t>(P), static_cast<std::size_t>(P)}, c.offsets.data() + r * PP);
+        f.put(vinfo, {r, 0, 0}, {1, Pz, Pz}, c.offsets.data() + r * PP);
     }
     if (D) f.put(vdata, {0}, {D}, c.data.data());
+    if (has_residual)
+      for (std::size_t k = 0; k < N; ++k) f.put(vres, {k, 0, 0}, {1, Pz, Pz}, c.residual.data() + k * PP);
     f.close();
   } catch (...) {
     f = nc::File();
@@ -151,6 +188,12 @@ class ClusteredReader final : public Dataset {
   std::vector<int> info_row(std::size_t r, int x) const;
   std::vector<int> info_column(std::size_t r, int y) const;
   void check_offset(std::size_t r, int off) const;
+  // Layout 2 residuals (all 0 when the file has none).
+  int residual_one(int x, int y, std::size_t k) const;
+  double fix(double c, int q) const { return apply_residual(c, q, res_step_, res_rel_); }
+  // Applies the residuals of start/count (dimension order i, x, y) to `vals` (same order).
+  void apply_block(std::vector<double>& vals, const std::vector<std::size_t>& start,
+                   const std::vector<std::size_t>& count) const;
   // For elements with cluster offsets `offs` in region r, the values of matrices
   // [start_r + rel0, start_r + rel0 + cnt): out[e * cnt + t].
   std::vector<double> gather(std::size_t r, const std::vector<int>& offs, std::size_t rel0, std::size_t cnt) const;
@@ -163,6 +206,13 @@ class ClusteredReader final : public Dataset {
   int info_var_ = -1, data_var_ = -1;
   std::size_t d_ = 0;
   std::vector<std::size_t> starts_;
+  int res_var_ = -1;
+  double res_step_ = 0;
+  bool res_rel_ = true;
+  std::size_t tile_ = 1, tiles_ = 1;  // residual tile side and tiles per side
+  mutable std::unordered_map<std::size_t, std::vector<std::int16_t>> res_tiles_;
+  mutable std::size_t last_tile_ = static_cast<std::size_t>(-1);
+  mutable const std::int16_t* last_tile_ptr_ = nullptr;
   // Small LRU cache of whole region info matrices (bounded in bytes).
   std::size_t cache_capacity_ = 1;
   mutable std::list<std::pair<std::size_t, std::vector<int>>> cache_;
@@ -238,6 +288,47 @@ ClusteredReader::ClusteredReader(const fs::path& path) : file_(nc::File::open(pa
     starts_.push_back(static_cast<std::size_t>(st[r]));
   }
   cache_capacity_ = std::max<std::size_t>(1, kInfoCacheBytes / (P() * P() * sizeof(int)));
+  if (file_.find_var("residual")) {
+    const auto rv = file_.find_var("residual");
+    res_var_ = var_with("residual", rv->type == NC_BYTE ? NC_BYTE : NC_SHORT, {ni, nx, nx});
+    const auto step = file_.get_att_double(res_var_, "residual_step");
+    const auto mode = file_.get_att_text(res_var_, "residual_mode");
+    if (!step || !(*step > 0) || !std::isfinite(*step)) throw corrupt("variable 'residual' has no positive residual_step");
+    if (!mode || (*mode != "relative" && *mode != "absolute"))
+      throw corrupt("variable 'residual' has no residual_mode 'relative' or 'absolute'");
+    res_step_ = *step;
+    res_rel_ = *mode == "relative";
+    tile_ = std::min<std::size_t>(P(), kResidualTile);
+    tiles_ = (P() + tile_ - 1) / tile_;
+  }
+}
+
+int ClusteredReader::residual_one(int x, int y, std::size_t k) const {
+  if (res_var_ < 0) return 0;
+  const auto xs = static_cast<std::size_t>(x), ys = static_cast<std::size_t>(y);
+  const std::size_t tx = xs / tile_, ty = ys / tile_;
+  const std::size_t key = (k * tiles_ + tx) * tiles_ + ty;
+  const std::size_t h = std::min(tile_, P() - tx * tile_), w = std::min(tile_, P() - ty * tile_);
+  if (key != last_tile_) {
+    auto it = res_tiles_.find(key);
+    if (it == res_tiles_.end()) {
+      if (res_tiles_.size() >= 256) res_tiles_.clear();  // at most 8 MiB of tiles
+      std::vector<std::int16_t> t(h * w);
+      file_.get(res_var_, {k, tx * tile_, ty * tile_}, {1, h, w}, t.data());
+      it = res_tiles_.emplace(key, std::move(t)).first;
+    }
+    last_tile_ = key;
+    last_tile_ptr_ = it->second.data();
+  }
+  return last_tile_ptr_[(xs - tx * tile_) * w + (ys - ty * tile_)];
+}
+
+void ClusteredReader::apply_block(std::vector<double>& vals, const std::vector<std::size_t>& start,
+                                  const std::vector<std::size_t>& count) const {
+  if (res_var_ < 0) return;
+  std::vector<std::int16_t> q(vals.size());
+  file_.get(res_var_, start, count, q.data());
+  for (std::size_t e = 0; e < vals.size(); ++e) vals[e] = fix(vals[e], q[e]);
 }
 
 const std::vector<int>* ClusteredReader::region_info(std::size_t r, bool load) const {
@@ -321,7 +412,9 @@ Matrix ClusteredReader::matrix(std::size_t k) const {
   check_index(k);
   const std::size_t r = region_of(k);
   const auto& info = *region_info(r, true);
-  return Matrix(ranks(), gather(r, info, k - starts_[r], 1));
+  auto vals = gather(r, info, k - starts_[r], 1);
+  apply_block(vals, {k, 0, 0}, {1, P(), P()});
+  return Matrix(ranks(), std::move(vals));
 }
 
 std::vector<double> ClusteredReader::slice(std::size_t k0, std::size_t k1,
@@ -342,12 +435,16 @@ std::vector<double> ClusteredReader::slice(std::size_t k0, std::size_t k1,
 
 std::vector<double> ClusteredReader::row(int sender, std::size_t k0, std::size_t k1) const {
   check_rank(sender);
-  return slice(k0, k1, [&](std::size_t r) { return info_row(r, sender); });
+  auto out = slice(k0, k1, [&](std::size_t r) { return info_row(r, sender); });
+  if (k1 > k0) apply_block(out, {k0, static_cast<std::size_t>(sender), 0}, {k1 - k0, 1, P()});
+  return out;
 }
 
 std::vector<double> ClusteredReader::column(int receiver, std::size_t k0, std::size_t k1) const {
   check_rank(receiver);
-  return slice(k0, k1, [&](std::size_t r) { return info_column(r, receiver); });
+  auto out = slice(k0, k1, [&](std::size_t r) { return info_column(r, receiver); });
+  if (k1 > k0) apply_block(out, {k0, 0, static_cast<std::size_t>(receiver)}, {k1 - k0, P(), 1});
+  return out;
 }
 
 std::vector<double> ClusteredReader::pair(int sender, int receiver) const {
@@ -359,6 +456,7 @@ std::vector<double> ClusteredReader::pair(int sender, int receiver) const {
     const auto vals = gather(r, {info_one(r, sender, receiver)}, 0, region_end(r) - starts_[r]);
     out.insert(out.end(), vals.begin(), vals.end());
   }
+  if (count()) apply_block(out, {0, static_cast<std::size_t>(sender), static_cast<std::size_t>(receiver)}, {count(), 1, 1});
   return out;
 }
 
@@ -369,7 +467,7 @@ double ClusteredReader::value(int sender, int receiver, std::size_t k) const {
   const std::size_t r = region_of(k);
   const int off = info_one(r, sender, receiver);
   check_offset(r, off);
-  return data_at(static_cast<std::size_t>(off) + (k - starts_[r]));
+  return fix(data_at(static_cast<std::size_t>(off) + (k - starts_[r])), residual_one(sender, receiver, k));
 }
 
 }  // namespace

@@ -19,8 +19,18 @@ std::unique_ptr<Dataset> open_dataset(const fs::path& path) {
   switch (nc::sniff(path)) {
     case nc::Magic::cdf1:
     case nc::Magic::cdf2:
-    case nc::Magic::cdf5:
+    case nc::Magic::cdf5: {
+      // network_cluster writes tiny clustered files as classic CDF-2 (smaller than NetCDF-4 there).
+      bool clustered = false;
+      try {
+        const nc::File f = nc::File::open(path);
+        clustered = f.find_var("info").has_value() && f.find_var("length").has_value();
+      } catch (const std::exception&) {
+        // The raw reader below names what is wrong with the file.
+      }
+      if (clustered) return open_clustered(path);
       return std::make_unique<RawReader>(path);
+    }
     case nc::Magic::hdf5: {
       bool clustered = false;
       {

@@ -34,6 +34,7 @@ void validate(const SynthParams& p) {
     bad(fmt::format("--slow-node {} is not a node (0..{})", p.slow_node, p.nodes - 1));
   if (!(p.slow_factor > 0)) bad("--slow-factor must be positive");
   if (!(p.noise >= 0) || !std::isfinite(p.noise)) bad("--noise must be finite and not negative");
+  if (!(p.cell_noise >= 0) || !(p.cell_noise <= 1)) bad("--cell-noise must be between 0 and 1");
   if (p.repeats < 1) bad("--repeats must be at least 1");
   if (p.lengths.empty()) bad("no message lengths");
   for (auto l : p.lengths)
@@ -81,10 +82,10 @@ SynthResult synthesize(const SynthParams& p) {
   info.meta.sync_method = "none (synthetic data)";
   info.meta.extra["synthetic"] = fmt::format(
       "nodes={} ranks_per_node={} nodes_per_switch={} intra=({} s, {} B/s) inter=({} s, {} B/s) switch_latency={} "
-      "protocol_step={} protocol_extra={} slow_node={} slow_factor={} shuffle={} noise={}",
+      "protocol_step={} protocol_extra={} slow_node={} slow_factor={} shuffle={} noise={} cell_noise={}",
       p.nodes, p.ranks_per_node, p.nodes_per_switch, p.intra_latency, p.intra_bandwidth, p.inter_latency,
       p.inter_bandwidth, p.switch_latency, p.protocol_step, p.protocol_extra, p.slow_node, p.slow_factor,
-      p.shuffle, p.noise);
+      p.shuffle, p.noise, p.cell_noise);
 
   for (Statistic s : standard_statistics()) {
     FileInfo fi = info;
@@ -117,6 +118,7 @@ SynthResult synthesize(const SynthParams& p) {
           base = p.inter_latency + p.switch_latency + m / switch_bw + step_extra;
         }
         if (p.slow_node >= 0 && (ni == p.slow_node || nj == p.slow_node)) base *= p.slow_factor;
+        if (p.cell_noise > 0) base *= std::exp(p.cell_noise * normal(rng));  // no draw at 0: old streams stay
         for (auto& v : samples) v = base * (1.0 + p.noise * std::fabs(normal(rng)));
         const Summary sm = summarize(samples);
         mats[Statistic::average].at(i, j) = sm.mean;

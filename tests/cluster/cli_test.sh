@@ -116,6 +116,18 @@ check same 2 "$NC" compress "$W/run_median.nc" -o "$W/run_median.nc" --threshold
 cp "$W/c.nc" "$W/trunc.nc" && truncate -s 3000 "$W/trunc.nc"
 check truncated 2 "$NC" info "$W/trunc.nc"
 check trunc_dec 2 "$NC" decompress "$W/trunc.nc" -o "$W/t"
+# --target-ratio: the smallest bound reaching the ratio, reported; the file reaches it.
+check target 0 "$NC" compress "$W/run_median.nc" -o "$W/tr.nc" --target-ratio 1.5
+expect_in target "$W/target.out" "the smallest found that reaches 1.5x"
+/usr/bin/python3 - "$W/run_median.nc" "$W/tr.nc" <<'PY' || fail=1
+import os, sys
+assert os.path.getsize(sys.argv[1]) >= 1.5 * os.path.getsize(sys.argv[2]), "target ratio not reached"
+PY
+check target_both 2 "$NC" compress "$W/run_median.nc" -o "$W/tb.nc" --threshold 5% --target-ratio 2
+check target_none 2 "$NC" compress "$W/run_median.nc" -o "$W/tn.nc"
+check target_high 2 "$NC" compress "$W/run_median.nc" -o "$W/th.nc" --target-ratio 1e9
+expect_in target_high "$W/target_high.err" "even a bound of 50 %"
+[ -e "$W/th.nc" ] || [ -e "$W/th.nc.search.tmp" ] && { echo "FAIL target_high left a file"; fail=1; }
 for f in "$W"/*.err; do  # never a crash or an internal error
   if grep -q -E "internal error|Assertion|terminate|Segmentation|HDF5-DIAG" "$f"; then echo "FAIL: $f"; cat "$f"; fail=1; fi
 done

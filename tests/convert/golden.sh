@@ -22,14 +22,14 @@ rows() { local n; n=$(wc -l <"$1"); [ "$n" -eq "$2" ] || fail "$1 has $n lines, 
 {
 case "$CASE" in
   synth)
-    run synth -o s --nodes 2 --ranks-per-node 2 --lengths 0,4096 --seed 5 --protocol-step 4096
+    run synth -o s --nodes 2 --ranks-per-node 2 --lengths 0,4096 --seed 5 --protocol-step 4096 --cell-noise 0
     ls s_*
     run info s_median.nc
-    run synth -o lin --nodes 1 --ranks-per-node 2 -b 0 -e 300 -s 100 --seed 1 --mode all_to_all
+    run synth -o lin --nodes 1 --ranks-per-node 2 -b 0 -e 300 -s 100 --seed 1 --mode all_to_all --cell-noise 0
     run info lin_average.nc | grep -E '^(mode|sweep|lengths)'
     # same seed -> same data; another seed -> other data
-    "$P" synth -o again --nodes 2 --ranks-per-node 2 --lengths 0,4096 --seed 5 --protocol-step 4096
-    "$P" synth -o other --nodes 2 --ranks-per-node 2 --lengths 0,4096 --seed 6 --protocol-step 4096
+    "$P" synth -o again --nodes 2 --ranks-per-node 2 --lengths 0,4096 --seed 5 --protocol-step 4096 --cell-noise 0
+    "$P" synth -o other --nodes 2 --ranks-per-node 2 --lengths 0,4096 --seed 6 --protocol-step 4096 --cell-noise 0
     for f in s again other; do "$P" to-text ${f}_median.nc -o $f.txt; done
     cmp s.txt again.txt || fail "synth with the same seed differs"
     cmp -s s.txt other.txt && fail "synth with another seed gives the same data"

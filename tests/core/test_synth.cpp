@@ -1,3 +1,4 @@
+#include <cmath>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@ TEST(Synth, NoiselessValuesFollowTheModel) {
   p.nodes = 2;
   p.ranks_per_node = 2;
   p.noise = 0;
+  p.cell_noise = 0;  // the model itself, without the per-cell variation of the default
   p.lengths = {0, 1000, 5000};
   p.protocol_step = 4096;
   const auto r = synthesize(p);
@@ -102,4 +104,29 @@ TEST(Synth, ImpossibleParametersAreUsageErrors) {
   p = SynthParams{};
   p.lengths.clear();
   EXPECT_THROW(synthesize(p), UsageError);
+}
+
+// The default varies every cell independently (lognormal, 1 %): cells of one class differ, by
+// about 1 % in log, and the variation does not average away like per-sample noise.
+TEST(Synth, CellNoiseIsIndependentPerCell) {
+  SynthParams p;
+  p.nodes = 4;
+  p.ranks_per_node = 8;
+  p.noise = 0;
+  p.lengths = {1024};
+  ASSERT_EQ(p.cell_noise, 0.01);
+  const auto r = synthesize(p);
+  const auto& med = *r.stats.at(Statistic::median);
+  std::vector<double> logs;
+  for (int i = 0; i < 32; ++i)
+    for (int j = 0; j < 32; ++j)
+      if (i != j && r.node_of_rank[static_cast<std::size_t>(i)] != r.node_of_rank[static_cast<std::size_t>(j)])
+        logs.push_back(std::log(med.value(i, j, 0)));
+  double mean = 0, var = 0;
+  for (double v : logs) mean += v / static_cast<double>(logs.size());
+  for (double v : logs) var += (v - mean) * (v - mean) / static_cast<double>(logs.size() - 1);
+  EXPECT_NEAR(std::sqrt(var), 0.01, 0.002);
+  p.cell_noise = 0;
+  const auto flat = synthesize(p);
+  EXPECT_EQ(flat.stats.at(Statistic::median)->value(0, 9, 0), flat.stats.at(Statistic::median)->value(1, 10, 0));
 }

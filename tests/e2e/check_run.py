@@ -145,13 +145,19 @@ def cmd_cluster(a):
     raw, lengths, _ = read_raw(a.raw)
     hosts = read_hosts(a.hosts) if a.hosts else None
     with Dataset(a.clustered) as ds:
-        if ds.data_model != "NETCDF4":
-            fail(f"clustered file is {ds.data_model}, want NETCDF4")
+        # NetCDF-4, or classic CDF-2 for tiny inputs where that is smaller (share/doc/cluster.md).
+        if ds.data_model not in ("NETCDF4", "NETCDF3_64BIT_OFFSET"):
+            fail(f"clustered file is {ds.data_model}, want NETCDF4 or NETCDF3_64BIT_OFFSET")
         info = np.array(ds.variables["info"][:], dtype=np.int64)
         first = np.array(ds.variables["length"][:], dtype=np.int64)
         data = np.array(ds.variables["data"][:], dtype=float)
         mlen = np.array(ds.variables["message_length"][:], dtype=np.int64)
         attrs = {k: ds.getncattr(k) for k in ds.ncattrs()}
+        res = None
+        if "residual" in ds.variables:  # layout 2: a quantised correction per value
+            v = ds.variables["residual"]
+            v.set_auto_maskandscale(False)
+            res = (np.array(v[:], dtype=float), float(v.residual_step), v.residual_mode)
     if list(mlen) != list(lengths):
         fail("clustered file has other message lengths than the raw file")
     n, p, _ = raw.shape
@@ -159,6 +165,9 @@ def cmd_cluster(a):
     for k in range(n):
         r = int(np.searchsorted(first, k, side="right") - 1)
         rec[k] = data[info[r] + (k - first[r])]
+        if res is not None:
+            q, step, mode = res
+            rec[k] = rec[k] * np.exp(q[k] * step) if mode == "relative" else rec[k] + q[k] * step
     nz = raw != 0
     rel = np.abs(rec - raw)[nz] / np.abs(raw[nz])
     beyond = np.mean(rel > a.threshold * (1 + 1e-9))

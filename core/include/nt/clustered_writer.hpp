@@ -11,6 +11,7 @@
 // value(x, y, k) = data[info[r][x][y] + (k - length[r])], r the region holding k.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -26,7 +27,12 @@ struct ClusteredContent {
   std::vector<std::int64_t> lengths;         // message_length(i)
   std::vector<int> region_start;             // length(n)
   std::vector<int> offsets;                  // info(n, x, x): region_start.size() * P * P offsets
-  std::vector<double> data;                  // data(d)
+  std::vector<double> data;                  // data(d): the cluster centres
+  // Layout 2: residual(i, x, x), a quantised correction per cell against its cluster centre
+  // (apply_residual). Empty when every residual is 0 (the variable is then left out).
+  std::vector<std::int16_t> residual;        // N * P * P, [k][x][y]
+  double residual_step = 0;                  // quantisation step (> 0 when residual is set)
+  bool residual_relative = true;             // step in log(value) (relative) or in seconds
   std::vector<std::pair<std::string, double>> number_attributes;     // global attributes
   std::vector<std::pair<std::string, std::string>> text_attributes;  // global attributes
 };
@@ -35,7 +41,11 @@ struct ClusteredContent {
 // covering every matrix) and writes the file. Throws Error on inconsistent content, FileError on
 // an existing file without `overwrite`. info(n, x, x) is chunked by rows and deflated; data is
 // deflated when it holds enough values for compression to pay for the filter overhead.
-void write_clustered(const std::filesystem::path& path, const ClusteredContent& c, bool overwrite);
+// `classic` writes CDF-2 without filters (the fallback for tiny inputs).
+void write_clustered(const std::filesystem::path& path, const ClusteredContent& c, bool overwrite,
+                     bool classic = false);
+// Side of the square residual tiles (HDF5 chunks of residual(i, x, x)).
+inline constexpr std::size_t kResidualTile = 128;
 
 // Sets (or replaces) one numeric global attribute of an existing clustered file.
 void set_clustered_attribute(const std::filesystem::path& path, const std::string& name, double value);
@@ -46,6 +56,16 @@ inline constexpr const char* kClusterAttributePrefix = "cluster_";
 
 // Version of the clustered layout (global attribute cluster_layout_version); readers refuse newer
 // ones. Files without the attribute (other writers of the section 5 layout) read as version 1.
-inline constexpr int kClusteredLayoutVersion = 1;
+// Version 1: info, length, data (value = cluster centre). Version 2 adds the optional
+// residual(i, x, x) variable with the attributes residual_step and residual_mode.
+inline constexpr int kClusteredLayoutVersion = 2;
+
+// The value a reader reconstructs from a cluster centre c and a residual q: c * exp(q * step)
+// (relative) or c + q * step (absolute). Writer and reader use this one function, so the bound the
+// writer checked is the bound the reader gets.
+inline double apply_residual(double c, int q, double step, bool relative) {
+  if (q == 0) return c;
+  return relative ? c * std::exp(static_cast<double>(q) * step) : c + static_cast<double>(q) * step;
+}
 
 }  // namespace nt

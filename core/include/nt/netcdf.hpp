@@ -102,6 +102,10 @@ class File {
            double* values) const;
   void get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
            int* values) const;
+  void put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+           const std::int16_t* values);
+  void get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+           std::int16_t* values) const;
   int get_scalar_int(const std::string& name) const;
   std::optional<int> try_scalar_int(const std::string& name) const;
 

@@ -5,7 +5,10 @@
 // where level is intra-node, inter-node (same switch) or inter-switch; ranks of the slow node
 // have every send and receive multiplied by slow_factor. Each of `repeats` samples is
 // t * (1 + noise * |N(0,1)|) (delays only grow under noise), and the statistics are computed
-// from the samples exactly as network_test does.
+// from the samples exactly as network_test does. Before sampling, t of every cell (pair and
+// length) is multiplied by an independent lognormal factor exp(cell_noise * N(0,1)): the medians
+// of a real run differ from pair to pair by about this much, while per-sample noise alone averages
+// away in the median. cell_noise = 0 gives the old, nearly noise-free medians.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +36,8 @@ struct SynthParams {
   int slow_node = -1;                // node index, -1: none
   double slow_factor = 3.0;
   bool shuffle = false;              // random rank placement instead of block placement
-  double noise = 0.01;               // relative
+  double noise = 0.01;               // relative, per sample
+  double cell_noise = 0.01;          // relative, per cell (lognormal sigma); 0: none
   int repeats = 8;
   std::uint64_t seed = 1;
   Mode mode = Mode::one_to_one;

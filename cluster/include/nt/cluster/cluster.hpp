@@ -19,7 +19,12 @@ struct Options {
   bool relative = true;
   int exceptions = 0;       // per cluster and per matrix after the region's first one
   int min_region = 2;       // fewest matrices in a region
+  // Clusters are formed with cluster_factor x threshold (relative: at most max(threshold, 0.5));
+  // every value then gets a quantised residual against its cluster centre that brings it within
+  // the threshold (layout 2). 1 = clusters alone keep the bound (residuals only for exceptions).
+  double cluster_factor = 50;
   void validate() const;    // throws UsageError
+  double cluster_threshold() const;
 };
 
 // The tolerance rule. allowed(v): how far a reconstructed value may be from v (T, or T*|v|).
@@ -84,6 +89,11 @@ struct CompressReport {
 // compress() + write_clustered() with the attributes (parameters, errors, ratios).
 CompressReport compress_file(const std::filesystem::path& in, const std::filesystem::path& out, const Options& o,
                              bool overwrite);
+
+// The smallest relative bound (to 1 %, searched in [1e-4, 0.5]) whose file reaches `target`
+// times smaller than the input; `chosen` gets it. Throws UsageError when even 50 % does not.
+CompressReport compress_to_ratio(const std::filesystem::path& in, const std::filesystem::path& out, Options o,
+                                 double target, bool overwrite, double& chosen);
 
 // What `network_cluster info` shows.
 struct FileSummary {
