@@ -131,7 +131,10 @@ CompressReport compress_to_ratio(const fs::path& in, const fs::path& out, Option
   if (!o.relative) throw UsageError("--target-ratio searches a relative bound; it cannot be --absolute");
   check_output(out, overwrite);
   refuse_same_file(out, {in});
-  const fs::path tmp = out.string() + ".search.tmp";
+  // The trial files of the search: one temporary beside the output, removed on every path
+  // (errors, signals; a killed run's is removed by the next writer in the directory).
+  PendingOutput scratch(out, true);
+  const fs::path tmp = scratch.temp();
   // Bisection on log(bound) in [1e-4, 0.5]: the file shrinks as the bound grows (not strictly, so
   // the result is the smallest bound found that reaches the target, to 1 % of the bound).
   const auto attempt = [&](double t) {
@@ -141,8 +144,6 @@ CompressReport compress_to_ratio(const fs::path& in, const fs::path& out, Option
   double lo = 1e-4, hi = 0.5;
   CompressReport best = attempt(hi);
   if (best.compression_ratio < target) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
     throw UsageError(fmt::format("--target-ratio {}: even a bound of 50 % gives only {:.1f}x", target,
                                  best.compression_ratio));
   }
@@ -166,8 +167,7 @@ CompressReport compress_to_ratio(const fs::path& in, const fs::path& out, Option
   chosen = best_t;
   // The chosen bound once more, now to the real output (the one output path).
   o.threshold = best_t;
-  std::error_code ec;
-  fs::remove(tmp, ec);
+  scratch.discard();
   return compress_file(in, out, o, overwrite);
 }
 
