@@ -264,13 +264,9 @@ ClusteredReader::ClusteredReader(const fs::path& path) : file_(nc::File::open(pa
   };
   // Declared sizes before any allocation: a small corrupt file must not make us read gigabytes.
   check_declared_size(path, static_cast<long long>(P()), static_cast<long long>(ni));
-  {
-    const auto bytes = static_cast<long double>(fs::file_size(path));
-    const long double declared = 4.0L * static_cast<long double>(nn) * static_cast<long double>(nx) *
-                                     static_cast<long double>(nx) +
-                                 4.0L * static_cast<long double>(ni) + 8.0L * static_cast<long double>(d_);
-    if (declared > 1000.0L * bytes + (1 << 20)) throw corrupt("declares far more values than the file can hold");
-  }
+  check_compressed_size(path, 4.0L * static_cast<long double>(nn) * static_cast<long double>(nx) *
+                                    static_cast<long double>(nx) +
+                                4.0L * static_cast<long double>(ni) + 8.0L * static_cast<long double>(d_));
   const int vml = var_with("message_length", NC_INT, {ni});
   const int vlen = var_with("length", NC_INT, {nn});
   info_var_ = var_with("info", NC_INT, {nn, nx, nx});

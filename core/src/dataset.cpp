@@ -56,6 +56,13 @@ void check_declared_size(const std::filesystem::path& file, long long ranks, lon
                                       static_cast<double>(memory_limit()) / 1e9));
 }
 
+void check_compressed_size(const std::filesystem::path& file, long double declared_bytes) {
+  const auto bytes = static_cast<long double>(std::filesystem::file_size(file));
+  if (declared_bytes > 1000.0L * bytes + (1 << 20))
+    throw FileError(file, fmt::format("declares {:.3g} GB of data in a file of {} bytes: corrupt",
+                                      static_cast<double>(declared_bytes) / 1e9, static_cast<long long>(bytes)));
+}
+
 void check_lengths(const std::filesystem::path& file, const std::vector<std::int64_t>& lengths) {
   for (std::size_t k = 0; k < lengths.size(); ++k) {
     if (lengths[k] < 0)

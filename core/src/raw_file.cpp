@@ -321,16 +321,8 @@ RawReader::RawReader(const fs::path& path) {
   }
   const bool nc4 = file_.kind() == nc::Kind::netcdf4 || file_.kind() == nc::Kind::netcdf4_classic;
   if (nc4) {
-    // Compressed files: even a perfectly compressible sweep does not shrink 1000-fold; a tiny
-    // file that declares gigabytes is corrupt, and reading it would take minutes.
-    const long double declared = 8.0L * static_cast<long double>(P) * static_cast<long double>(P) *
-                                 static_cast<long double>(n) * std::max(samples_, 1);
-    const auto bytes = static_cast<long double>(fs::file_size(path));
-    if (declared > 1000.0L * bytes + (1 << 20))
-      throw FileError(path, "declares " + std::to_string(n) + " matrices of " + std::to_string(P) + " ranks (" +
-                                std::to_string(static_cast<double>(declared) / 1e9) +
-                                " GB) in a file of " + std::to_string(static_cast<long long>(bytes)) +
-                                " bytes: corrupt");
+    check_compressed_size(path, 8.0L * static_cast<long double>(P) * static_cast<long double>(P) *
+                                    static_cast<long double>(n) * std::max(samples_, 1));
     fill_is_missing_ = true;
   }
   const std::size_t n_complete = complete_records(path, n);

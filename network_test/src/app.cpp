@@ -85,11 +85,11 @@ void add_options(CLI::App& app, Settings& s) {
     }
 }
 
-// Checks everything that depends only on the options and the number of ranks: the same verdict
-// on every rank without any communication.
 // More samples per pair and length than this is a typing error; the samples are kept in memory.
 constexpr int kMaxRepeats = 1000000;
 
+// Checks everything that depends only on the options and the number of ranks: the same verdict
+// on every rank without any communication.
 const ModeSpec& validate(Settings& s, int P) {
   const ModeSpec* spec = registry().find(s.mode_name);
   if (!spec) throw UsageError("unknown mode '" + s.mode_name + "' (see --list)");

@@ -64,6 +64,10 @@ std::uint64_t memory_limit();
 // Throws FileError unless P ranks and n lengths are possible: P >= 1, one P x P matrix of
 // doubles within memory_limit(), P and n within the suite's int-based file layout.
 void check_declared_size(const std::filesystem::path& file, long long ranks, long long lengths);
+// Throws FileError when a compressed (NetCDF-4) file declares more data than it can hold: even a
+// perfectly compressible sweep does not shrink 1000-fold, so a tiny file declaring gigabytes is
+// corrupt, and reading its unwritten chunks would take minutes.
+void check_compressed_size(const std::filesystem::path& file, long double declared_bytes);
 // Throws FileError unless the lengths are non-negative and strictly increasing: the matrices of
 // a file are indexed by them, and every reader relies on that order.
 void check_lengths(const std::filesystem::path& file, const std::vector<std::int64_t>& lengths);
