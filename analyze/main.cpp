@@ -249,8 +249,11 @@ int run(int argc, char** argv) {
                                  nt::format_seconds(p.loggp.g), fmt::format("{:.4g} s/B", p.loggp.G),
                                  p.have_loggp ? "(LogGP measured)" : "(o, g assumed)");
         for (const auto& rg : p.hockney)
-          std::cout << fmt::format("  {:<14} Hockney {} .. {}: ts {} tw {:.4g} s/B (r2 {:.4f})\n", "", nt::format_bytes(rg.from),
-                                   nt::format_bytes(rg.to), nt::format_seconds(rg.fit.ts), rg.fit.tw, rg.fit.r2);
+          std::cout << fmt::format("  {:<14} Hockney {} .. {}: ts {} tw {} (rel.rms {:.2f}%, {})\n", "",
+                                   nt::format_bytes(rg.from), nt::format_bytes(rg.to),
+                                   rg.fit.ts_identifiable ? nt::format_seconds(rg.fit.ts) : "not identifiable",
+                                   rg.fit.tw_identifiable ? fmt::format("{:.4g} s/B", rg.fit.tw) : "not identifiable",
+                                   100 * rg.fit.rel_rms, na::fit_quality(rg.fit.rel_rms));
       }
       std::cout << fmt::format("\nBroadcast on {} processes, {} parameters\n", P, cp.name);
       std::cout << fmt::format("  {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>14} {:>12}\n", "length", "measured",

@@ -60,6 +60,39 @@ LineFit fit_hockney(std::span<const double> m, std::span<const double> t) {
     return f;
   }
   const bool line = s.solve(f.ts, f.tw);
+  if (!line) {
+    f.ts_identifiable = f.ts > 0;  // one length: ts is the (weighted) mean delay, tw unknown
+  } else if (f.ts >= 0 && f.tw >= 0) {
+    // Free optimum is feasible; a parameter within two standard errors of 0 is not determined.
+    const long double det = s.S * s.Sxx - s.Sx * s.Sx;
+    const double sigma2 = s.n > 2 ? s.sse() / (s.n - 2) : 0.0;
+    const double se_tw = std::sqrt(std::max(0.0, static_cast<double>(sigma2 * s.S / det)));
+    const double se_ts = std::sqrt(std::max(0.0, static_cast<double>(sigma2 * s.Sxx / det)));
+    f.ts_identifiable = f.ts > 0 && f.ts > 2 * se_ts;
+    f.tw_identifiable = f.tw > 0 && f.tw > 2 * se_tw;
+  } else {
+    // Non-negative least squares in two parameters: the optimum lies on a bound; take the better of
+    // tw = 0 (ts = weighted mean) and ts = 0 (line through the origin). The bound parameter is not
+    // identifiable from these data.
+    const double ts_a = static_cast<double>(s.Sy / s.S);
+    const double sse_a = static_cast<double>(s.Syy - s.Sy * s.Sy / s.S);
+    double tw_b = kNaN, sse_b = std::numeric_limits<double>::infinity();
+    if (s.Sxx > 0) {
+      tw_b = static_cast<double>(s.Sxy / s.Sxx);
+      sse_b = static_cast<double>(s.Syy - s.Sxy * s.Sxy / s.Sxx);
+    }
+    if (sse_a <= sse_b || !(tw_b >= 0)) {
+      f.ts = ts_a;
+      f.tw = 0.0;
+      f.ts_identifiable = ts_a > 0;
+      f.tw_identifiable = false;
+    } else {
+      f.ts = 0.0;
+      f.tw = tw_b;
+      f.ts_identifiable = false;
+      f.tw_identifiable = tw_b > 0;
+    }
+  }
   double ss_res = 0, ss_tot = 0, rel = 0, mean = 0;
   for (std::size_t k = 0; k < m.size() && k < t.size(); ++k)
     if (Cube::usable(t[k])) mean += t[k];
@@ -72,12 +105,22 @@ LineFit fit_hockney(std::span<const double> m, std::span<const double> t) {
     rel += ((t[k] - pred) / t[k]) * ((t[k] - pred) / t[k]);
   }
   f.rel_rms = std::sqrt(rel / s.n);
-  f.r2 = ss_tot > 0 ? 1.0 - ss_res / ss_tot : (ss_res <= 1e-30 ? 1.0 : 0.0);
+  // r2 of a weighted (relative) fit can fall below 0 in absolute terms; it is only a secondary
+  // figure, kept within [0, 1] (rel_rms and fit_quality are what the report shows).
+  f.r2 = ss_tot > 0 ? std::clamp(1.0 - ss_res / ss_tot, 0.0, 1.0) : (ss_res <= 1e-30 ? 1.0 : 0.0);
   return f;
 }
 
+const char* fit_quality(double rel_rms) {
+  if (!std::isfinite(rel_rms)) return "n/a";
+  if (rel_rms < 1e-9) return "exact";
+  if (rel_rms <= 0.03) return "good";
+  if (rel_rms <= 0.10) return "fair";
+  return "poor";
+}
+
 std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, std::span<const double> t,
-                                       const ThresholdOptions& opt) {
+                                       const ThresholdOptions& opt, double noise_in) {
   std::vector<double> m, y;
   std::vector<std::int64_t> len;
   for (std::size_t k = 0; k < lengths.size() && k < t.size(); ++k)
@@ -123,12 +166,26 @@ std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, st
     const double yb = tsb + (lb ? twb * at : 0.0);
     if (!(ya > 0)) continue;
     const double jump = yb / ya - 1.0;
-    // The step must stand out of the scatter of both segments around their lines.
+    // A protocol switch makes messages slower, never faster: a negative step is noise or a
+    // measurement artefact, not a threshold.
+    if (!(jump > 0)) continue;
+    // The step must stand out of the scatter of both segments around their lines, and of the
+    // class's own noise.
     auto scatter = [&](std::size_t a, std::size_t b) {
       return std::sqrt((pre[b] - pre[a]).sse() / static_cast<double>(b - a));
     };
-    const double noise = std::max(scatter(a0, b0), scatter(b0, b1));
-    if (std::fabs(jump) >= opt.min_jump && std::fabs(jump) >= 3.0 * noise) out.push_back({len[b0], len[b0 - 1], jump});
+    const double noise = std::max({scatter(a0, b0), scatter(b0, b1), noise_in});
+    if (jump < opt.min_jump || jump < 3.0 * std::max(scatter(a0, b0), scatter(b0, b1)) || jump <= noise) continue;
+    // It must hold: the next lengths (up to 3) all lie above the old regime's line by half the step
+    // (in seconds: a shift of ts keeps its size while the relative step shrinks with m).
+    const std::size_t check = std::min<std::size_t>(3, K - b0);
+    if (check < 2) continue;
+    bool holds = true;
+    for (std::size_t q = b0; q < b0 + check; ++q) {
+      const double old_line = tsa + (la ? twa * m[q] : 0.0);
+      if (!(y[q] - old_line >= 0.5 * (yb - ya))) holds = false;
+    }
+    if (holds) out.push_back({len[b0], len[b0 - 1], jump});
   }
   return out;
 }
@@ -139,7 +196,20 @@ const ClassFit* HockneyResult::find(int cls) const {
   return nullptr;
 }
 
-HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const ThresholdOptions& opt) {
+namespace {
+// Robust relative spread of positive delays: 1.4826 * MAD of their logarithms.
+double log_spread(const std::vector<double>& x) {
+  if (x.size() < 3) return kNaN;
+  std::vector<double> l(x.size());
+  for (std::size_t q = 0; q < x.size(); ++q) l[q] = std::log(x[q]);
+  const double med = finite_median(l);
+  for (auto& v : l) v = std::fabs(v - med);
+  return 1.4826 * finite_median(l);
+}
+}  // namespace
+
+HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const ThresholdOptions& opt,
+                                    const Cube* deviation) {
   HockneyResult r;
   const int P = c.P;
   const std::size_t K = c.count();
@@ -163,20 +233,39 @@ HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const Thre
     fits[static_cast<std::size_t>(k)].pairs = count[static_cast<std::size_t>(k)];
     fits[static_cast<std::size_t>(k)].curve.assign(K, kNaN);
   }
+  const bool dev_ok = deviation && deviation->P == P && deviation->count() == K;
+  std::vector<std::vector<double>> spread(static_cast<std::size_t>(nc)), dev_rel(static_cast<std::size_t>(nc));
+  std::vector<std::vector<double>> dev_bucket(static_cast<std::size_t>(nc));
   for (std::size_t k = 0; k < K; ++k) {
     for (auto& b : bucket) b.clear();
+    for (auto& b : dev_bucket) b.clear();
     for (int i = 0; i < P; ++i)
       for (int j = 0; j < P; ++j) {
         const int q = cls[static_cast<std::size_t>(i * P + j)];
-        if (q >= 0 && Cube::usable(c.at(k, i, j))) bucket[static_cast<std::size_t>(q)].push_back(c.at(k, i, j));
+        if (q < 0 || !Cube::usable(c.at(k, i, j))) continue;
+        bucket[static_cast<std::size_t>(q)].push_back(c.at(k, i, j));
+        if (dev_ok && std::isfinite(deviation->at(k, i, j)) && deviation->at(k, i, j) >= 0)
+          dev_bucket[static_cast<std::size_t>(q)].push_back(deviation->at(k, i, j) / c.at(k, i, j));
       }
-    for (int q = 0; q < nc; ++q)
-      if (!bucket[static_cast<std::size_t>(q)].empty())
-        fits[static_cast<std::size_t>(q)].curve[k] = finite_median(bucket[static_cast<std::size_t>(q)]);
+    for (int q = 0; q < nc; ++q) {
+      const auto& b = bucket[static_cast<std::size_t>(q)];
+      if (b.empty()) continue;
+      fits[static_cast<std::size_t>(q)].curve[k] = finite_median(b);
+      const double sp = log_spread(b);
+      if (std::isfinite(sp)) spread[static_cast<std::size_t>(q)].push_back(sp);
+      if (!dev_bucket[static_cast<std::size_t>(q)].empty())
+        dev_rel[static_cast<std::size_t>(q)].push_back(finite_median(dev_bucket[static_cast<std::size_t>(q)]));
+    }
+  }
+  for (int q = 0; q < nc; ++q) {
+    double n = 0;
+    if (!spread[static_cast<std::size_t>(q)].empty()) n = finite_median(spread[static_cast<std::size_t>(q)]);
+    if (!dev_rel[static_cast<std::size_t>(q)].empty()) n = std::max(n, finite_median(dev_rel[static_cast<std::size_t>(q)]));
+    fits[static_cast<std::size_t>(q)].noise = std::isfinite(n) ? n : 0.0;
   }
   for (auto& f : fits) {
     if (f.pairs == 0) continue;
-    f.thresholds = find_thresholds(c.lengths, f.curve, opt);
+    f.thresholds = find_thresholds(c.lengths, f.curve, opt, f.noise);
     std::size_t k0 = 0;
     auto add_range = [&](std::size_t a, std::size_t b) {
       if (a >= b) return;
@@ -214,14 +303,19 @@ HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const Thre
   for (auto& f : fits) {
     if (f.pairs == 0) continue;
     for (std::size_t g = 0; g < f.ranges.size(); ++g) {
-      std::vector<double> ts, tw, r2;
+      std::vector<double> ts, tw, r2, rr;
+      ClassFit::Spread s;
       for (const auto& p : r.pairs)
         if (p.cls == f.cls && g < p.ranges.size() && p.ranges[g].ok()) {
-          if (std::isfinite(p.ranges[g].ts)) ts.push_back(p.ranges[g].ts);
-          if (std::isfinite(p.ranges[g].tw)) tw.push_back(p.ranges[g].tw);
-          r2.push_back(p.ranges[g].r2);
+          const auto& x = p.ranges[g];
+          ++s.fitted;
+          if (std::isfinite(x.ts)) ts.push_back(x.ts);
+          if (std::isfinite(x.tw)) tw.push_back(x.tw);
+          if (!x.ts_identifiable) ++s.ts_unidentifiable;
+          if (!x.tw_identifiable) ++s.tw_unidentifiable;
+          r2.push_back(x.r2);
+          rr.push_back(x.rel_rms);
         }
-      ClassFit::Spread s;
       if (!ts.empty()) {
         s.ts_median = finite_median(ts);
         s.ts_min = *std::min_element(ts.begin(), ts.end());
@@ -235,6 +329,7 @@ HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const Thre
         s.tw_median = s.tw_min = s.tw_max = kNaN;
       }
       if (!r2.empty()) s.r2_median = finite_median(r2);
+      if (!rr.empty()) s.rel_rms_median = finite_median(rr);
       f.pair_spread.push_back(s);
     }
     r.classes.push_back(std::move(f));

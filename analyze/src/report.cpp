@@ -32,10 +32,30 @@ std::string lengths_text(const std::vector<std::int64_t>& l) {
   return fmt::format("{} .. {} ({} lengths)", format_bytes(l.front()), format_bytes(l.back()), l.size());
 }
 
-std::string bw_text(double tw) {
-  if (!std::isfinite(tw)) return "n/a";
-  if (tw <= 0) return "unbounded";
-  return format_bandwidth(1.0 / tw);
+// A fitted parameter for humans: "not identifiable" when the data cannot determine it (held at
+// the bound 0 or within two standard errors of it), never a negative number.
+std::string ts_text(const LineFit& f) {
+  if (!std::isfinite(f.ts)) return "n/a";
+  if (!f.ts_identifiable) return "not ident.";
+  return format_seconds(f.ts);
+}
+
+std::string bw_text(const LineFit& f) {
+  if (!std::isfinite(f.tw)) return "n/a";
+  if (!f.tw_identifiable || f.tw <= 0) return "not ident.";
+  return format_bandwidth(1.0 / f.tw);
+}
+
+nlohmann::json fit_json(const LineFit& f) {
+  return {{"ts", num(f.ts)},
+          {"tw", num(f.tw)},
+          {"ts_identifiable", f.ts_identifiable},
+          {"tw_identifiable", f.tw_identifiable},
+          {"bandwidth", num(f.tw_identifiable && f.tw > 0 ? 1.0 / f.tw : std::nan(""))},
+          {"r2", num(f.r2)},
+          {"rel_rms", num(f.rel_rms)},
+          {"quality", fit_quality(f.rel_rms)},
+          {"points", f.points}};
 }
 
 }  // namespace
@@ -58,7 +78,7 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, c
     auto v = find_variance_anomalies(c, *deviation, r.hosts, opt.anomalies);
     r.anomalies.insert(r.anomalies.end(), v.begin(), v.end());
   }
-  r.hockney = fit_classes_and_pairs(c, r.topology, opt.thresholds);
+  r.hockney = fit_classes_and_pairs(c, r.topology, opt.thresholds, deviation);
   r.params = class_params(&r.cube, r.topology, &r.hockney, nullptr, {});
   if (async) {
     const Cube* one = &c;
@@ -178,36 +198,35 @@ nlohmann::json to_json(const Report& r, bool with_pairs) {
       steps.push_back({{"length", t.length}, {"previous_length", t.previous_length}, {"jump", num(t.jump)}});
       lens.push_back(t.length);
     }
-    th.push_back({{"class", f.name}, {"lengths", lens}, {"steps", steps}});
+    th.push_back({{"class", f.name}, {"lengths", lens}, {"steps", steps}, {"class_noise", num(f.noise)}});
     auto ranges = nlohmann::json::array();
     for (std::size_t g = 0; g < f.ranges.size(); ++g) {
       const auto& rg = f.ranges[g];
-      nlohmann::json x{{"name", f.ranges.size() == 1 ? "all" : (g == 0 ? "short" : (g + 1 == f.ranges.size() ? "long" : "middle"))},
-                       {"from", rg.from},
-                       {"to", rg.to},
-                       {"ts", num(rg.fit.ts)},
-                       {"tw", num(rg.fit.tw)},
-                       {"bandwidth", num(rg.fit.tw > 0 ? 1.0 / rg.fit.tw : std::nan(""))},
-                       {"r2", num(rg.fit.r2)},
-                       {"rel_rms", num(rg.fit.rel_rms)},
-                       {"points", rg.fit.points}};
+      nlohmann::json x = fit_json(rg.fit);
+      x["name"] = f.ranges.size() == 1 ? "all" : (g == 0 ? "short" : (g + 1 == f.ranges.size() ? "long" : "middle"));
+      x["from"] = rg.from;
+      x["to"] = rg.to;
       if (g < f.pair_spread.size()) {
         const auto& s = f.pair_spread[g];
         x["pairs"] = {{"ts_median", num(s.ts_median)}, {"ts_min", num(s.ts_min)}, {"ts_max", num(s.ts_max)},
                       {"tw_median", num(s.tw_median)}, {"tw_min", num(s.tw_min)}, {"tw_max", num(s.tw_max)},
-                      {"r2_median", num(s.r2_median)}};
+                      {"r2_median", num(s.r2_median)}, {"rel_rms_median", num(s.rel_rms_median)},
+                      {"fitted", s.fitted}, {"ts_not_identifiable", s.ts_unidentifiable},
+                      {"tw_not_identifiable", s.tw_unidentifiable}};
       }
       ranges.push_back(x);
     }
     hc.push_back({{"class", f.name}, {"pairs", f.pairs}, {"ranges", ranges}});
   }
   j["thresholds"] = th;
-  j["hockney"] = {{"model", "t = ts + m*tw, least squares on relative errors"}, {"classes", hc}};
+  j["hockney"] = {{"model", "t = ts + m*tw, least squares on relative errors with ts >= 0 and tw >= 0; "
+                            "a parameter with *_identifiable false is not determined by the data"},
+                  {"classes", hc}};
   if (with_pairs || c.P <= 16) {
     auto ps = nlohmann::json::array();
     for (const auto& p : r.hockney.pairs) {
       auto rs = nlohmann::json::array();
-      for (const auto& f : p.ranges) rs.push_back({{"ts", num(f.ts)}, {"tw", num(f.tw)}, {"r2", num(f.r2)}});
+      for (const auto& f : p.ranges) rs.push_back(fit_json(f));
       ps.push_back({{"sender", p.i}, {"receiver", p.j}, {"class", r.topology.class_name(p.cls)}, {"ranges", rs}});
     }
     j["hockney"]["pairs"] = ps;
@@ -269,30 +288,38 @@ std::string to_text(const Report& r) {
   o << "\nProtocol thresholds (lengths where the delay curve steps)\n";
   for (const auto& f : r.hockney.classes) {
     o << fmt::format("  {:<14}", f.name);
-    if (f.thresholds.empty()) o << "none\n";
+    if (f.thresholds.empty()) o << fmt::format("none (steps must exceed the class noise {:.1f}%)\n", 100 * f.noise);
     else {
       std::vector<std::string> s;
       for (const auto& t : f.thresholds)
-        s.push_back(fmt::format("{} (after {}, step {:+.0f}%)", format_bytes(t.length), format_bytes(t.previous_length),
-                                100 * t.jump));
+        s.push_back(fmt::format("{} (after {}, step +{:.0f}%, class noise {:.1f}%)", format_bytes(t.length),
+                                format_bytes(t.previous_length), 100 * t.jump, 100 * f.noise));
       o << fmt::format("{}\n", fmt::join(s, "; "));
     }
   }
-  o << "\nHockney t = ts + m*tw per class (fit of the class median curve; pairs: median [min, max])\n";
-  o << fmt::format("  {:<14} {:<24} {:>10} {:>12} {:>8} {:>8}   {}\n", "class", "range", "ts", "bandwidth", "r2",
-                   "rel.rms", "pairs ts");
+  o << "\nHockney t = ts + m*tw per class (fit of the class median curve, ts >= 0, tw >= 0; pairs: median [min, max])\n";
+  o << fmt::format("  {:<14} {:<24} {:>10} {:>12} {:>8} {:>7}   {}\n", "class", "range", "ts", "bandwidth", "rel.rms",
+                   "quality", "pairs ts");
+  bool any_unident = false;
   for (const auto& f : r.hockney.classes)
     for (std::size_t g = 0; g < f.ranges.size(); ++g) {
       const auto& rg = f.ranges[g];
+      any_unident = any_unident || !rg.fit.ts_identifiable || !rg.fit.tw_identifiable;
       std::string spread;
       if (g < f.pair_spread.size()) {
         const auto& s = f.pair_spread[g];
         spread = fmt::format("{} [{}, {}]", format_seconds(s.ts_median), format_seconds(s.ts_min), format_seconds(s.ts_max));
+        if (s.ts_unidentifiable > 0 || s.tw_unidentifiable > 0)
+          spread += fmt::format("; not identifiable in {} of {} pairs (ts) / {} (tw)", s.ts_unidentifiable, s.fitted,
+                                s.tw_unidentifiable);
       }
-      o << fmt::format("  {:<14} {:<24} {:>10} {:>12} {:>8.4f} {:>8.4f}   {}\n", g == 0 ? f.name : "",
-                       fmt::format("{} .. {}", format_bytes(rg.from), format_bytes(rg.to)), format_seconds(rg.fit.ts),
-                       bw_text(rg.fit.tw), rg.fit.r2, rg.fit.rel_rms, spread);
+      o << fmt::format("  {:<14} {:<24} {:>10} {:>12} {:>7.2f}% {:>7}   {}\n", g == 0 ? f.name : "",
+                       fmt::format("{} .. {}", format_bytes(rg.from), format_bytes(rg.to)), ts_text(rg.fit),
+                       bw_text(rg.fit), 100 * rg.fit.rel_rms, fit_quality(rg.fit.rel_rms), spread);
     }
+  if (any_unident)
+    o << "  not ident.: the delays of that range do not determine the parameter (its best value is 0 or within\n"
+         "  two standard errors of 0): measure a wider range of lengths, or read it from another range\n";
   o << "\nLogP from the delays: L + 2o = delay of the shortest message\n";
   for (const auto& p : r.params)
     o << fmt::format("  {:<14} L + 2o = {} (at {}, {} pairs)\n", p.name, format_seconds(p.t0), format_bytes(p.t0_length), p.pairs);

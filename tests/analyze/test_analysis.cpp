@@ -506,7 +506,7 @@ TEST(Hockney, ProtocolThresholdSplitsShortAndLongRanges) {
   }
 }
 
-TEST(Hockney, ThresholdsIgnoreAnOutlierAndSeeDownwardSteps) {
+TEST(Hockney, ThresholdsIgnoreAnOutlierAndDownwardStepsButSeeAnUpwardStep) {
   std::vector<std::int64_t> len;
   std::vector<double> t;
   for (int e = 0; e <= 16; ++e) {
@@ -516,12 +516,23 @@ TEST(Hockney, ThresholdsIgnoreAnOutlierAndSeeDownwardSteps) {
   auto u = t;
   u[8] *= 3;  // one disturbed measurement is not a protocol switch
   EXPECT_TRUE(na::find_thresholds(len, u).empty());
-  auto d = t;  // a faster protocol from 4 KiB on: the delay drops by 1 us
+  // A protocol switch makes messages slower: a drop of the delay (issue 13 called "step -19 %"
+  // a made-up threshold) is not reported.
+  auto d = t;
   for (std::size_t k = 12; k < d.size(); ++k) d[k] -= 1e-6;
-  const auto th = na::find_thresholds(len, d);
+  EXPECT_TRUE(na::find_thresholds(len, d).empty());
+  auto up = t;  // a rendezvous-like extra 1 us from 4 KiB on
+  for (std::size_t k = 12; k < up.size(); ++k) up[k] += 1e-6;
+  const auto th = na::find_thresholds(len, up);
   ASSERT_EQ(th.size(), 1u);
   EXPECT_EQ(th[0].length, 4096);
-  EXPECT_LT(th[0].jump, -0.1);
+  EXPECT_GT(th[0].jump, 0.1);
+  // The same step inside the class noise is not reported.
+  EXPECT_TRUE(na::find_thresholds(len, up, {}, 0.25).empty());
+  // A step that does not hold (only one length up, then back) is not a threshold.
+  auto blip = t;
+  for (std::size_t k = 12; k < 14; ++k) blip[k] *= 1.5;
+  EXPECT_TRUE(na::find_thresholds(len, blip).empty());
 }
 
 TEST(Hockney, NoThresholdOnPlainLinesWithNoise) {

@@ -12,17 +12,29 @@
 namespace nt::analysis {
 
 struct LineFit {
-  double ts = 0.0;       // s
-  double tw = 0.0;       // s per byte (NaN when only one length)
-  double r2 = 0.0;       // coefficient of determination (1 for an exact fit)
+  double ts = 0.0;       // s, never negative
+  double tw = 0.0;       // s per byte, never negative (NaN when only one length)
+  double r2 = 0.0;       // coefficient of determination, clamped to [0, 1]
   double rel_rms = 0.0;  // RMS of the relative residuals
   int points = 0;
+  // False when the data cannot determine the parameter: the unconstrained optimum lay below 0 (the
+  // fit then holds it at 0), the estimate is smaller than twice its standard error, or (tw) all
+  // lengths are equal. The value is then only an upper-bound-like placeholder, not a measurement.
+  bool ts_identifiable = false;
+  bool tw_identifiable = false;
   bool ok() const { return points > 0; }
 };
 
-// Least squares with relative weights (1/t^2), so that short messages count as much as long ones.
-// Points with unusable t are skipped. One point gives ts = t, tw = NaN.
+// Least squares with relative weights (1/t^2), so that short messages count as much as long ones,
+// under ts >= 0 and tw >= 0 (the two-parameter non-negative least squares: when the free optimum is
+// infeasible, the better of the two boundary fits ts = 0 and tw = 0). Points with unusable t are
+// skipped. One point gives ts = t, tw = NaN.
 LineFit fit_hockney(std::span<const double> m, std::span<const double> t);
+
+// One word for a fit's relative RMS residual: "good" (<= 3 %), "fair" (<= 10 %), "poor" (more), and
+// "exact" for a residual below 1e-9. Used instead of r2, which is meaningless (or negative) for flat
+// curves and fits held at a bound.
+const char* fit_quality(double rel_rms);
 
 struct Threshold {
   std::int64_t length = 0;           // first length of the new regime
@@ -38,8 +50,12 @@ struct ThresholdOptions {
 // Segmented least squares (dynamic programming, segments of >= 3 points, relative errors) on a
 // delay curve sorted by length; a break is reported when the lines step by >= min_jump and by 3x
 // the relative scatter of both segments. Needs at least 6 usable points.
+// `noise` is the relative noise of the curve's class (robust spread of the pairs' delays around the
+// class curve, or the deviation file's spread, whichever is larger): a step must exceed it, be
+// positive, and hold at the following lengths (each of the next min(3, rest) points lies above the
+// old regime's line by at least half the step).
 std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, std::span<const double> t,
-                                       const ThresholdOptions& opt = {});
+                                       const ThresholdOptions& opt = {}, double noise = 0.0);
 
 struct RangeFit {
   std::int64_t from = 0, to = 0;  // lengths covered, inclusive
@@ -55,8 +71,13 @@ struct ClassFit {
   std::vector<Threshold> thresholds;
   std::vector<RangeFit> ranges;          // fit of the median curve per range (short ... long)
   // Per range: median, min and max over the pairs of the per-pair ts and tw, and the median r2.
-  struct Spread { double ts_median = 0, ts_min = 0, ts_max = 0, tw_median = 0, tw_min = 0, tw_max = 0, r2_median = 0; };
+  struct Spread {
+    double ts_median = 0, ts_min = 0, ts_max = 0, tw_median = 0, tw_min = 0, tw_max = 0, r2_median = 0;
+    double rel_rms_median = 0;
+    std::size_t ts_unidentifiable = 0, tw_unidentifiable = 0, fitted = 0;  // pair counts
+  };
   std::vector<Spread> pair_spread;
+  double noise = 0.0;  // relative noise of the class used for the thresholds (see find_thresholds)
 };
 
 struct PairFit {
@@ -70,6 +91,9 @@ struct HockneyResult {
   const ClassFit* find(int cls) const;
 };
 
-HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const ThresholdOptions& opt = {});
+// `deviation`, when given (same ranks and lengths), raises each class's noise to the median relative
+// deviation of its cells.
+HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const ThresholdOptions& opt = {},
+                                    const Cube* deviation = nullptr);
 
 }  // namespace nt::analysis
