@@ -50,15 +50,19 @@ struct LinkHit {
   int i, j;
   double score;
   std::vector<std::int64_t> lengths;
+  double sigmas = 0.0;  // median robust z-score of the residual (or of the direction difference)
 };
+
+// Link hits merged per pair of node groups. `ordered`: per (sender group, receiver group), for
+// one-way findings whose direction matters; else per unordered pair of groups.
 std::vector<Anomaly> merge_links(const std::string& kind, const std::vector<LinkHit>& hits, const Topology& t,
                                  const std::vector<std::string>& hosts, std::size_t max_items,
-                                 const std::string& what) {
+                                 const std::string& what, bool ordered) {
   std::map<std::pair<int, int>, std::vector<const LinkHit*>> by;
   const auto& g = t.levels.front().group_of;
   for (const auto& h : hits) {
     int a = g[static_cast<std::size_t>(h.i)], b = g[static_cast<std::size_t>(h.j)];
-    if (a > b) std::swap(a, b);
+    if (!ordered && a > b) std::swap(a, b);
     by[{a, b}].push_back(&h);
   }
   std::vector<Anomaly> out;
@@ -67,23 +71,29 @@ std::vector<Anomaly> merge_links(const std::string& kind, const std::vector<Link
     a.kind = kind;
     std::set<int> ranks;
     std::set<std::int64_t> lens;
-    std::vector<double> scores;
+    std::vector<double> scores, sig;
     for (const auto* h : v) {
       ranks.insert(h->i);
       ranks.insert(h->j);
       lens.insert(h->lengths.begin(), h->lengths.end());
       scores.push_back(h->score);
+      sig.push_back(h->sigmas);
       a.pairs.emplace_back(h->i, h->j);
     }
     a.ranks.assign(ranks.begin(), ranks.end());
     a.lengths.assign(lens.begin(), lens.end());
     a.score = finite_median(scores);
     a.hosts = hosts_of(a.ranks, hosts);
+    const std::string evidence =
+        fmt::format("{:.2f}x, {:.1f} sigmas, at {} of the lengths", a.score, finite_median(sig), a.lengths.size());
     if (v.size() == 1)
-      a.detail = fmt::format("{} {} -> {}: {:.2f}x", what, v.front()->i, v.front()->j, a.score);
+      a.detail = fmt::format("{} rank {} -> rank {}: {}", what, v.front()->i, v.front()->j, evidence);
+    else if (ordered)
+      a.detail = fmt::format("{} node group {} -> node group {} (sender -> receiver, {} rank pairs): {}", what,
+                             key.first, key.second, v.size(), evidence);
     else
-      a.detail = fmt::format("{} between node groups {} and {} ({} rank pairs): {:.2f}x", what, key.first,
-                             key.second, v.size(), a.score);
+      a.detail = fmt::format("{} between node groups {} and {}, both directions ({} rank pairs): {}", what,
+                             key.first, key.second, v.size(), evidence);
     out.push_back(std::move(a));
   }
   std::sort(out.begin(), out.end(), [](const Anomaly& x, const Anomaly& y) { return x.score > y.score; });
@@ -302,9 +312,11 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   }
 
   // --- slow links and asymmetric pairs, from the residuals of the rank-effect model
-  std::vector<double> thr(K), athr(K);
+  std::vector<double> thr(K), athr(K), rmed(K), rsig(K), dsig(K);
   for (std::size_t k = 0; k < K; ++k) {
     const auto [m, s] = robust(e.resid[k]);
+    rmed[k] = std::isfinite(m) ? m : 0.0;
+    rsig[k] = s;
     thr[k] = std::max(min_log, opt.mad_factor * s) + (std::isfinite(m) ? m : 0.0);
     std::vector<double> d;
     for (std::size_t i = 0; i < N; ++i)
@@ -314,6 +326,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
       }
     const auto [md, sd] = robust(d);
     athr[k] = std::max(min_log, opt.mad_factor * sd);
+    dsig[k] = sd;
     (void)md;
   }
   std::vector<LinkHit> slow, asym;
@@ -322,16 +335,18 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
     for (std::size_t j = 0; j < N; ++j) {
       if (i == j || explained[i] || explained[j]) continue;
       LinkHit h{static_cast<int>(i), static_cast<int>(j), 0, {}};
-      std::vector<double> sc;
+      std::vector<double> sc, zs;
       for (std::size_t k = 0; k < K; ++k) {
         const double x = e.resid[k][i * N + j];
         if (std::isfinite(x) && x > thr[k]) {
           h.lengths.push_back(c.lengths[k]);
           sc.push_back(std::exp(x));
+          zs.push_back(rsig[k] > 0 ? (x - rmed[k]) / rsig[k] : kNaN);
         }
       }
       if (h.lengths.size() >= need) {
         h.score = finite_median(sc);
+        h.sigmas = finite_median(zs);
         slow.push_back(h);
         is_slow[i * N + j] = 1;
       }
@@ -339,7 +354,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   for (std::size_t i = 0; i < N; ++i)
     for (std::size_t j = i + 1; j < N; ++j) {
       if (is_slow[i * N + j] || is_slow[j * N + i] || explained[i] || explained[j]) continue;
-      std::vector<double> sc;
+      std::vector<double> sc, zs;
       std::vector<std::int64_t> lens;
       int sign = 0;
       for (std::size_t k = 0; k < K; ++k) {
@@ -348,6 +363,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
         if (std::fabs(a - b) > athr[k]) {
           lens.push_back(c.lengths[k]);
           sc.push_back(std::exp(std::fabs(a - b)));
+          zs.push_back(dsig[k] > 0 ? std::fabs(a - b) / dsig[k] : kNaN);
           sign += a > b ? 1 : -1;
         }
       }
@@ -355,11 +371,21 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
         LinkHit h = sign > 0 ? LinkHit{static_cast<int>(i), static_cast<int>(j), 0, lens}
                              : LinkHit{static_cast<int>(j), static_cast<int>(i), 0, lens};
         h.score = finite_median(sc);
+        h.sigmas = finite_median(zs);
         asym.push_back(h);
       }
     }
-  auto sl = merge_links("slow_link", slow, t, hosts, opt.max_links, "slow link");
-  auto as = merge_links("asymmetric_pair", asym, t, hosts, opt.max_links, "asymmetric: slower direction");
+  // A slow link whose reverse direction is normal is one-way: an asymmetric pair (sender ->
+  // receiver), not a slow cable (issue 13: it was reported as slow_link, receiving group first).
+  std::vector<LinkHit> both;
+  for (const auto& h : slow) {
+    const auto rev = static_cast<std::size_t>(h.j) * N + static_cast<std::size_t>(h.i);
+    if (is_slow[rev]) both.push_back(h);
+    else asym.push_back(h);
+  }
+  auto sl = merge_links("slow_link", both, t, hosts, opt.max_links, "slow link", false);
+  auto as = merge_links("asymmetric_pair", asym, t, hosts, opt.max_links,
+                        "asymmetric, one-way slow (slower direction)", true);
   out.insert(out.end(), sl.begin(), sl.end());
   out.insert(out.end(), as.begin(), as.end());
   return out;
@@ -485,10 +511,10 @@ DuplexResult analyze_duplex(const Cube& one, const Cube& async, const Topology& 
         if (!std::isfinite(x)) continue;
         const double z = std::log(x) - m;
         if (x >= opt.duplex_ratio && z >= opt.mad_factor * s && z >= std::log(opt.duplex_ratio) / 2)
-          hits.push_back({static_cast<int>(i), static_cast<int>(j), x, d.lengths});
+          hits.push_back({static_cast<int>(i), static_cast<int>(j), x, d.lengths, s > 0 ? z / s : kNaN});
       }
   }
-  auto links = merge_links("half_duplex", hits, t, hosts, opt.max_links, "half duplex");
+  auto links = merge_links("half_duplex", hits, t, hosts, opt.max_links, "half duplex", false);
   d.anomalies.insert(d.anomalies.end(), links.begin(), links.end());
   return d;
 }
