@@ -176,14 +176,31 @@ std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, st
     };
     const double noise = std::max({scatter(a0, b0), scatter(b0, b1), noise_in});
     if (jump < opt.min_jump || jump < 3.0 * std::max(scatter(a0, b0), scatter(b0, b1)) || jump <= noise) continue;
+    // One line over both segments must fit clearly worse than two (F test, 2 extra parameters):
+    // a kink or a wobble of the median curve is not a step.
+    {
+      const double sse_split = (pre[b0] - pre[a0]).sse() + (pre[b1] - pre[b0]).sse();
+      const double sse_one = (pre[b1] - pre[a0]).sse();
+      const double dof = static_cast<double>(b1 - a0) - 4.0;
+      const double gain = sse_one - sse_split;
+      if (!(gain > 1e-12 * std::max(sse_one, 1e-300))) continue;
+      if (dof > 0 && sse_split > 0 && (gain / 2.0) / (sse_split / dof) < opt.min_f) continue;
+    }
+    bool holds = true;
     // It must hold: the next lengths (up to 3) all lie above the old regime's line by half the step
     // (in seconds: a shift of ts keeps its size while the relative step shrinks with m).
     const std::size_t check = std::min<std::size_t>(3, K - b0);
     if (check < 2) continue;
-    bool holds = true;
     for (std::size_t q = b0; q < b0 + check; ++q) {
       const double old_line = tsa + (la ? twa * m[q] : 0.0);
       if (!(y[q] - old_line >= 0.5 * (yb - ya))) holds = false;
+    }
+    // And it must be a step, not a kink: the new regime's line, taken back to the last lengths of
+    // the old one, lies above them by half the step too (a flat segment followed by the linear
+    // part of one Hockney line gives a "jump" between the lines, but no such offset).
+    for (std::size_t q = b0 >= 2 ? b0 - 2 : 0; q < b0 && holds; ++q) {
+      const double new_line = tsb + (lb ? twb * m[q] : 0.0);
+      if (!(new_line - y[q] >= 0.5 * (yb - ya))) holds = false;
     }
     if (holds) out.push_back({len[b0], len[b0 - 1], jump});
   }

@@ -45,6 +45,7 @@ struct Threshold {
 struct ThresholdOptions {
   double penalty = 0.002;  // cost of one more segment, in squared relative error
   double min_jump = 0.08;  // smallest relative step reported
+  double min_f = 10.0;     // F statistic one line vs two lines around a break must exceed
 };
 
 // Segmented least squares (dynamic programming, segments of >= 3 points, relative errors) on a
@@ -53,7 +54,8 @@ struct ThresholdOptions {
 // `noise` is the relative noise of the curve's class (robust spread of the pairs' delays around the
 // class curve, or the deviation file's spread, whichever is larger): a step must exceed it, be
 // positive, and hold at the following lengths (each of the next min(3, rest) points lies above the
-// old regime's line by at least half the step).
+// old regime's line by at least half the step, and the new regime's line lies above the last two old
+// points by as much: a step, not a kink).
 std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, std::span<const double> t,
                                        const ThresholdOptions& opt = {}, double noise = 0.0);
 
