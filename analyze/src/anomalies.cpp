@@ -209,11 +209,70 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
     }
   }
   for (auto& h : hit) h.slow = h.lengths.size() >= need;
+  // A node as a whole: the median effect of its ranks per length. A node slowed by exactly the
+  // threshold factor has rank effects scattered around it, so some ranks pass and some do not
+  // (issue 13: 4-5 separate slow_rank entries); the node's median has sqrt(ranks) less noise and
+  // is allowed one standard error below the threshold.
+  std::vector<char> node_slow(t.levels.front().groups.size(), 0);
+  std::vector<std::vector<double>> node_score(node_slow.size()), node_sig(node_slow.size());
+  std::vector<std::vector<std::int64_t>> node_lens(node_slow.size());
+  for (std::size_t gi = 0; gi < t.levels.front().groups.size(); ++gi) {
+    const auto& g = t.levels.front().groups[gi];
+    if (g.size() < 2) continue;
+    // A node alone in an upper-level group has links of its own class only: judged further down.
+    bool lone = false;
+    for (std::size_t l = 1; l < t.levels.size(); ++l)
+      lone = lone || t.levels[l].groups[static_cast<std::size_t>(t.levels[l].group_of[static_cast<std::size_t>(g.front())])].size() == g.size();
+    if (lone) continue;
+    std::vector<double> ds, dr, d_all, se_all;
+    for (std::size_t k = 0; k < K; ++k) {
+      const auto [ms, ss] = robust(e.send[k]);
+      const auto [mr, sr] = robust(e.recv[k]);
+      ds.clear();
+      dr.clear();
+      for (int r : g) {
+        ds.push_back(e.send[k][static_cast<std::size_t>(r)] - ms);
+        dr.push_back(e.recv[k][static_cast<std::size_t>(r)] - mr);
+      }
+      const double nds = finite_median(ds), ndr = finite_median(dr);
+      const double se = std::max(ss, sr) * 1.2533 / std::sqrt(static_cast<double>(g.size()));
+      const double d = std::max(nds, ndr);
+      const double sig = d == nds ? ss : sr;
+      d_all.push_back(d);
+      se_all.push_back(se);
+      if (d >= min_log - se && d >= opt.mad_factor * sig) {
+        node_lens[gi].push_back(c.lengths[k]);
+        node_score[gi].push_back(std::exp(d));
+        node_sig[gi].push_back(sig > 0 ? d / sig : kNaN);
+      }
+    }
+    // ... and the node is that slow over the whole sweep, not only over part of it (a node behind
+    // a switch of its own differs at the short lengths only).
+    // Half of its ranks slow on their own also makes the node slow (once, not rank by rank).
+    const auto nslow = std::count_if(g.begin(), g.end(), [&](int r) { return hit[static_cast<std::size_t>(r)].slow; });
+    node_slow[gi] = node_lens[gi].size() >= need &&
+                    (finite_median(d_all) >= min_log - finite_median(se_all) || 2 * static_cast<std::size_t>(nslow) >= g.size());
+  }
   auto direction = [](const RankHit& h) {
     return h.send && h.recv ? "sends and receives" : (h.send ? "sends" : "receives");
   };
-  for (const auto& g : t.levels.front().groups) {
+  for (std::size_t gi = 0; gi < t.levels.front().groups.size(); ++gi) {
+    const auto& g = t.levels.front().groups[gi];
     const bool all = std::all_of(g.begin(), g.end(), [&](int r) { return hit[static_cast<std::size_t>(r)].slow; });
+    if (!all && node_slow[gi]) {
+      Anomaly a;
+      a.kind = "slow_node";
+      a.ranks = g;
+      a.hosts = hosts_of(g, hosts);
+      a.lengths = node_lens[gi];
+      a.score = finite_median(node_score[gi]);
+      a.detail = fmt::format("the ranks of the group are {:.2f}x their class (median over its {} ranks, {:.1f} sigmas, "
+                             "at {} of {} lengths)",
+                             a.score, g.size(), finite_median(node_sig[gi]), a.lengths.size(), K);
+      if (!a.hosts.empty()) a.detail += " on " + fmt::format("{}", fmt::join(a.hosts, ","));
+      out.push_back(std::move(a));
+      continue;
+    }
     if (all && g.size() >= 2) {
       Anomaly a;
       a.kind = "slow_node";
