@@ -71,6 +71,7 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, c
   if (c.statistic == Statistic::deviation)
     r.notes.push_back("this is a deviation file: the analysis describes the spread, not the delays");
   r.topology = find_topology(c, opt.topology);
+  check_node_level(c, r.topology, !r.hosts.empty());
   for (const auto& n : r.topology.notes) r.notes.push_back(n);
   r.agreement = compare_with_hosts(r.topology.levels.front().groups, r.hosts);
   r.anomalies = find_anomalies(c, r.topology, r.hosts, opt.anomalies);

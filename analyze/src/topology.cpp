@@ -1,4 +1,5 @@
 #include "nt/analysis/topology.hpp"
+#include "nt/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -221,6 +222,10 @@ int Topology::pair_class(int i, int j) const {
 }
 
 std::string Topology::class_name(int c) const {
+  if (!node_level_identified) {
+    if (c == 0) return "within-group";
+    if (c == 1) return "between-groups";
+  }
   if (c == 0) return "intra-node";
   if (c == 1) return "inter-node";
   if (c == 2) return "inter-switch";
@@ -367,6 +372,37 @@ HostAgreement compare_with_hosts(const std::vector<std::vector<int>>& groups, co
   else if (finer) h.summary = "the groups split hosts (e.g. sockets or NUMA domains look different)";
   else h.summary = "the groups and the hosts disagree";
   return h;
+}
+
+}  // namespace nt::analysis
+
+namespace nt::analysis {
+
+double check_node_level(const Cube& c, Topology& t, bool hosts_known, double min_ratio) {
+  if (t.levels.empty() || c.P < 3 || c.count() == 0) return std::nan("");
+  // Median delay of the two finest classes over the shortest lengths (up to 3).
+  std::vector<double> in, out;
+  const std::size_t kn = std::min<std::size_t>(3, c.count());
+  for (std::size_t k = 0; k < kn; ++k)
+    for (int i = 0; i < c.P; ++i)
+      for (int j = 0; j < c.P; ++j) {
+        if (i == j || !Cube::usable(c.at(k, i, j))) continue;
+        const int q = t.pair_class(i, j);
+        if (q == 0) in.push_back(c.at(k, i, j));
+        else if (q == 1 || (q > 1 && t.levels.size() == 1)) out.push_back(c.at(k, i, j));
+      }
+  if (in.empty() || out.empty()) return std::nan("");
+  const double ratio = finite_median(out) / finite_median(in);
+  if (!hosts_known && ratio < min_ratio) {
+    t.node_level_identified = false;
+    t.levels.front().name = "group";
+    t.notes.push_back(fmt::format(
+        "WARNING: the node level cannot be identified: links inside the finest groups are only {:.2f}x faster than "
+        "between them (shared memory is usually {:.1f}x or more faster than the network), so these groups are "
+        "probably switches or sets of nodes with one rank per node; give a hosts file (--hosts) to know the nodes",
+        ratio, min_ratio));
+  }
+  return ratio;
 }
 
 }  // namespace nt::analysis

@@ -288,7 +288,7 @@ TEST(HeldOut, DISABLED_SeveralSlowNodesUnderSwitches) {
   }
 }
 
-TEST(HeldOut, DISABLED_OneRankPerNodeWarnsThatNodesAreNotIdentified) {
+TEST(HeldOut, OneRankPerNodeWarnsThatNodesAreNotIdentified) {
   for (std::uint64_t seed : {1, 2, 3}) {
     Plan p;
     p.seed = seed;

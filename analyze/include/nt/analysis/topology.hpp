@@ -36,6 +36,10 @@ struct Topology {
   int P = 0;
   std::vector<Level> levels;              // levels[0]: the finest (node) level
   std::vector<std::string> notes;
+  // False when the finest groups may not be nodes (one rank per node and no host names: the groups
+  // found are then switches or other sets of nodes); classes are then named "within-group" and
+  // "between-groups" instead of intra-/inter-node. Set by the report (check_node_level).
+  bool node_level_identified = true;
   // 0: same node; 1: different node, same group at level 1; ...; levels.size(): differ everywhere.
   int pair_class(int i, int j) const;
   int class_count() const { return static_cast<int>(levels.size()) + 1; }
@@ -43,6 +47,13 @@ struct Topology {
 };
 
 Topology find_topology(const Cube& c, const TopologyOptions& opt = {});
+
+// Without host names the finest groups are nodes only if their internal links are clearly faster
+// than the links between them (shared memory against a network: `min_ratio` at the shortest
+// lengths). When they are not (one rank per node, so the groups are switches), clears
+// node_level_identified, renames the finest level "group" and adds a warning to the notes.
+// Returns the ratio found (NaN when there is nothing to compare).
+double check_node_level(const Cube& c, Topology& t, bool hosts_known, double min_ratio = 2.5);
 
 // Comparison of the finest groups with the partition given by host names.
 struct HostAgreement {
