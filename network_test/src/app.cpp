@@ -70,6 +70,14 @@ void add_options(CLI::App& app, Settings& s) {
                  "we have cores")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
+  app.add_flag("--estimate", s.estimate,
+               "calibrate briefly on these ranks and print the plan: tasks, predicted wall time of both schedules "
+               "per length and in total, the time limit to ask for; writes no file");
+  app.add_option("--estimate-tasks", s.estimate_tasks, "--estimate: tasks timed per class and length")
+      ->capture_default_str();
+  app.add_option("--estimate-iterations", s.estimate_iterations,
+                 "--estimate: iterations of the longer calibration timing (the shorter has a third)")
+      ->capture_default_str();
   app.add_flag("--list", s.list, "list the modes with their descriptions and options");
   app.add_flag("-q,--quiet", s.quiet, "no progress output and no summary");
   app.add_option("--progress", s.progress,
@@ -118,6 +126,12 @@ const ModeSpec& validate(Settings& s, int P) {
   if (s.concurrent && !spec->concurrent_ok)
     throw UsageError("--concurrent applies to the pairwise modes, not to " + spec->name);
   if (s.resume && s.force) throw UsageError("--resume and --force exclude each other");
+  if (s.estimate) {
+    if (spec->mode == Mode::loggp) throw UsageError("--estimate does not model loggp (one task per pair over all sizes)");
+    if (s.estimate_tasks < 1 || s.estimate_tasks > 1000) throw UsageError("--estimate-tasks must be in 1..1000");
+    if (s.estimate_iterations < 1 || s.estimate_iterations > kMaxRepeats)
+      throw UsageError(fmt::format("--estimate-iterations must be in 1..{}", kMaxRepeats));
+  }
   if (spec->mode == Mode::loggp) {
     if (s.resume) throw UsageError("--resume is not available for loggp (it writes its file at the end)");
     if (s.raw) throw UsageError("--raw does not apply to loggp (the file holds every PRTT median)");
@@ -349,7 +363,7 @@ int run_network_test(int argc, char** argv) {
   FileInfo info;
   int code = 0;
   std::string message;
-  if (rank == 0) {
+  if (rank == 0 && !s.estimate) {  // --estimate writes nothing
     try {
       info = make_info(s, *spec, P, ranks);
       std::vector<std::string> hosts;
@@ -396,6 +410,10 @@ int run_network_test(int argc, char** argv) {
     MPI_Barrier(comm);
   }
   const bool show = rank == 0 && !s.quiet;
+  if (s.estimate) {
+    run_estimate(c, all_hosts, show);
+    return 0;
+  }
   if (show && first > 0)
     std::cerr << kProgram << ": resuming after " << first << " complete lengths of " << s.lengths.size() << '\n';
   const double t0 = MPI_Wtime();

@@ -35,8 +35,21 @@ class Progress {
   double total_ = 0, done_ = 0, start_ = 0, last_ = 0;
 };
 
+// Schedules of one length (runner.cpp), also driven by the calibration of --estimate:
+// the tasks one after the other (turn-taking by "go" messages),
+void run_sequential(Ctx& c, const std::vector<Task>& tasks);
+// these rounds of disjoint pairs, each closed by a (sleeping) barrier of every rank,
+void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds);
+// the (x, x) tasks of the exchange modes, every rank at once (concurrent schedule),
+void run_self_tasks(Ctx& c);
+// a barrier whose waiting ranks sleep.
+void idle_barrier(Ctx& c, double tasks_ahead);
+
 // Runs lengths [first, end) of the sweep; rank 0 writes every length as soon as it is gathered.
 void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress);
+// --estimate: a short calibration on these ranks, then rank 0 prints the plan on stdout
+// (estimate.cpp). Writes no file. hosts: the host of every rank.
+void run_estimate(Ctx& c, const std::vector<std::string>& hosts, bool show);
 // Runs the loggp mode; rank 0 writes the loggp file.
 void run_loggp(Ctx& c, const FileInfo& info, const std::filesystem::path& path, bool overwrite);
 

@@ -137,6 +137,8 @@ double idle_deadline(const Ctx& c, double tasks_ahead) {
   return Ctx::now() + c.settings.timeout * std::max(1.0, tasks_ahead) + 30.0;
 }
 
+}  // namespace
+
 void run_sequential(Ctx& c, const std::vector<Task>& tasks) {
   char go = 1;
   long last = -1;
@@ -168,12 +170,7 @@ void idle_barrier(Ctx& c, double tasks_ahead) {
               fmt::format("timeout: rank {} waited too long for the other pairs at length {}", c.rank, c.length));
 }
 
-void run_concurrent(Ctx& c) {
-  auto rounds = round_robin(c.size);
-  if (c.settings.shuffle) {
-    std::uint64_t st = mix_seed(c.settings.seed.value_or(0), c.length_index, 0x636f6e63ULL);
-    for (std::size_t i = rounds.size(); i > 1; --i) std::swap(rounds[i - 1], rounds[splitmix64(st) % i]);
-  }
+void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds) {
   auto pair_task = [&](int x, int y) {
     Task t;
     t.x = x;
@@ -182,7 +179,6 @@ void run_concurrent(Ctx& c) {
     t.members = {std::min(x, y), std::max(x, y)};
     return t;
   };
-  idle_barrier(c, 1);  // rank 0 has written the previous length
   for (const auto& round : rounds) {
     for (const auto& [a, b] : round) {
       if (c.rank != a && c.rank != b) continue;
@@ -197,12 +193,29 @@ void run_concurrent(Ctx& c) {
     }
     idle_barrier(c, 2);
   }
+}
+
+void run_self_tasks(Ctx& c) {
   if (c.spec.kind == TaskKind::exchange_pairs) {
-    Task t = pair_task(c.rank, c.rank);
+    Task t;
+    t.x = t.y = c.rank;
     t.members = {c.rank};
     t.leader = c.rank;
     run_task(c, t);
   }
+}
+
+namespace {
+
+void run_concurrent(Ctx& c) {
+  auto rounds = round_robin(c.size);
+  if (c.settings.shuffle) {
+    std::uint64_t st = mix_seed(c.settings.seed.value_or(0), c.length_index, 0x636f6e63ULL);
+    for (std::size_t i = rounds.size(); i > 1; --i) std::swap(rounds[i - 1], rounds[splitmix64(st) % i]);
+  }
+  idle_barrier(c, 1);  // rank 0 has written the previous length
+  run_rounds(c, rounds);
+  run_self_tasks(c);
 }
 
 }  // namespace

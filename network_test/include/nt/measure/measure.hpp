@@ -44,6 +44,9 @@ struct Settings {
   double idle_sleep_max = 100e-6;         // longest back-off sleep of a waiting rank
   int loggp_n = 8;                        // messages per PRTT(n, ., s) train
   double loggp_break_tol = 0.25;          // relative deviation that breaks the g + G*s fit
+  bool estimate = false;                  // --estimate: calibrate, print the plan, write nothing
+  int estimate_tasks = 4;                 // tasks sampled per class and length (and rounds, at most 2)
+  int estimate_iterations = 30;           // iterations of the longer calibration timing
   std::string command_line;
   // Derived by finalize():
   std::vector<std::int64_t> lengths;      // the sweep, in order
