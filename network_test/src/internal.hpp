@@ -19,7 +19,8 @@ struct Output {
   FileInfo info;
 };
 
-// Progress on stderr (rank 0): a bar with ETA on a terminal, a plain line every 10 s otherwise.
+// Progress on stderr (rank 0): a bar with ETA on a terminal, a plain line every 10 s otherwise;
+// the fraction done and the ETA are weighted by predicted time (predict_remaining), not bytes.
 class Progress {
  public:
   // style: "bar", "lines", "none" or "auto" (bar on a terminal, lines otherwise).
@@ -28,11 +29,12 @@ class Progress {
   void finish();
 
  private:
-  double weight(std::size_t k) const;
   bool enabled_, tty_;
   std::vector<std::int64_t> lengths_;
   std::size_t first_;
-  double total_ = 0, done_ = 0, start_ = 0, last_ = 0;
+  std::vector<std::int64_t> done_lengths_;  // completed in this run, with the seconds each took
+  std::vector<double> done_seconds_;
+  double start_ = 0, last_ = 0, last_done_ = 0;
 };
 
 // Schedules of one length (runner.cpp), also driven by the calibration of --estimate:

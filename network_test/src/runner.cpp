@@ -19,6 +19,7 @@
 
 #include "internal.hpp"
 #include "nt/loggp.hpp"
+#include "nt/measure/plan.hpp"
 #include "nt/stats.hpp"
 
 namespace nt::measure {
@@ -44,11 +45,8 @@ Progress::Progress(const std::string& style, const std::vector<std::int64_t>& le
       tty_(style == "bar" || (style == "auto" && looks_interactive())),
       lengths_(lengths),
       first_(first) {
-  for (std::size_t k = first; k < lengths.size(); ++k) total_ += weight(k);
-  start_ = last_ = MPI_Wtime();
+  start_ = last_ = last_done_ = MPI_Wtime();
 }
-
-double Progress::weight(std::size_t k) const { return static_cast<double>(lengths_[k]) + 512.0; }
 
 namespace {
 std::string clock_text(double s) {
@@ -61,10 +59,16 @@ std::string clock_text(double s) {
 
 void Progress::update(std::size_t k, std::int64_t length) {
   if (!enabled_) return;
-  done_ += weight(k);
+  // Weighted by predicted time, not bytes: the seconds the completed lengths took, and for the
+  // rest the cost line of the last completed lengths (nt/measure/plan.hpp).
   const double now = MPI_Wtime(), elapsed = now - start_;
-  const double frac = total_ > 0 ? done_ / total_ : 1.0;
-  const double eta = frac > 0 ? elapsed * (1.0 - frac) / frac : -1;
+  done_lengths_.push_back(length);
+  done_seconds_.push_back(now - last_done_);
+  last_done_ = now;
+  const std::vector<std::int64_t> rest(lengths_.begin() + static_cast<std::ptrdiff_t>(k + 1), lengths_.end());
+  double eta = 0;
+  for (double v : predict_remaining(done_lengths_, done_seconds_, rest)) eta += v;
+  const double frac = elapsed + eta > 0 ? elapsed / (elapsed + eta) : 1.0;
   const std::size_t n = lengths_.size();
   if (tty_) {
     if (now - last_ < 0.2 && k + 1 < n) return;
