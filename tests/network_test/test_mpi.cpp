@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <thread>
 
 #include "nt/hosts.hpp"
@@ -425,3 +427,81 @@ TEST(NetworkTest, PingPongClockOffsetEstimate) {
 }
 
 }  // namespace
+
+// ---- --estimate: the plan's fields, nothing written, exit codes ----
+namespace {
+
+std::map<std::string, std::string> plan_fields(const std::string& out) {
+  std::map<std::string, std::string> kv;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("plan.", 0) == 0 && line.find('=') != std::string::npos)
+      kv[line.substr(5, line.find('=') - 5)] = line.substr(line.find('=') + 1);
+  return kv;
+}
+
+bool is_hms(const std::string& v) {
+  return v.size() >= 8 && v[v.size() - 3] == ':' && v[v.size() - 6] == ':';
+}
+
+}  // namespace
+
+TEST(NetworkTest, EstimatePrintsThePlanAndWritesNothing) {
+  const fs::path d = dir() / "estimate";
+  fs::create_directories(d);
+  for (int P : {2, 4}) {
+    SCOPED_TRACE(P);
+    const auto r = run_nt(P, "--estimate --lengths 0,1024,65536 -n 20 --warmup 2 --estimate-iterations 6 -q -f " +
+                                 (d / "never").string());
+    ASSERT_EQ(r.code, 0) << r.out;
+    const auto kv = plan_fields(r.out);
+    EXPECT_EQ(kv.at("mode"), "one_to_one");
+    EXPECT_EQ(kv.at("ranks"), std::to_string(P));
+    EXPECT_EQ(kv.at("lengths"), "3");
+    EXPECT_EQ(std::stoll(kv.at("tasks")), 3LL * P * (P - 1));
+    EXPECT_EQ(std::stoll(kv.at("rounds")), 3LL * (P - 1));
+    const double seq = std::stod(kv.at("sequential_seconds")), conc = std::stod(kv.at("concurrent_seconds"));
+    EXPECT_GT(seq, 0.0);
+    EXPECT_GT(conc, 0.0);
+    EXPECT_EQ(std::stod(kv.at("predicted_seconds")), seq);  // sequential unless --concurrent
+    EXPECT_TRUE(is_hms(kv.at("time_limit"))) << kv.at("time_limit");
+    EXPECT_GE(std::stod(kv.at("time_limit_seconds")), 1.3 * seq + 300);
+    EXPECT_EQ(std::stod(kv.at("rank0_bytes")), 48.0 * P * P);
+    EXPECT_NE(r.out.find("sbatch --time="), std::string::npos);
+    EXPECT_EQ(count(r.out, "plan.mode="), 1u) << "one plan, from rank 0 only";
+  }
+  EXPECT_TRUE(fs::is_empty(d)) << "--estimate wrote a file";
+
+  // With --concurrent the advice follows that schedule; the existing files are left alone.
+  const std::string pre = prefix("estimate_existing");
+  ASSERT_EQ(run_nt(2, "--lengths 0 -n 3 --warmup 1 -q -f " + pre).code, 0);
+  const auto before = fs::last_write_time(result_path(pre, Statistic::median));
+  const auto r = run_nt(2, "--estimate --concurrent --lengths 0,4096 -n 5 -q -f " + pre);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto kv = plan_fields(r.out);
+  EXPECT_EQ(std::stod(kv.at("predicted_seconds")), std::stod(kv.at("concurrent_seconds")));
+  EXPECT_EQ(kv.at("time_limit"), kv.at("time_limit_concurrent"));
+  EXPECT_EQ(fs::last_write_time(result_path(pre, Statistic::median)), before);
+  EXPECT_EQ(RawReader(result_path(pre, Statistic::median)).count(), 1u);
+
+  // Collective and exchange modes have their own task classes; bcast has no concurrent schedule.
+  const auto b = run_nt(4, "--estimate -t bcast --lengths 0,1024 -n 5 -q -f " + (d / "b").string());
+  ASSERT_EQ(b.code, 0) << b.out;
+  const auto kb = plan_fields(b.out);
+  EXPECT_EQ(std::stoll(kb.at("tasks")), 2LL * (4 + 3));  // 4 roots + 3 clock synchronisations
+  EXPECT_EQ(kb.count("concurrent_seconds"), 0u);
+  const auto x = run_nt(3, "--estimate -t send_recv_and_recv_send --lengths 8 -n 5 -q -f " + (d / "x").string());
+  ASSERT_EQ(x.code, 0) << x.out;
+  EXPECT_EQ(std::stoll(plan_fields(x.out).at("tasks")), 3LL + 3);  // 3 pairs + 3 (x, x)
+  EXPECT_EQ(std::stoll(plan_fields(x.out).at("rounds")), 3LL);
+  EXPECT_TRUE(fs::is_empty(d));
+
+  // Refusals: exit 2 on every rank, one line.
+  for (const std::string bad : {"-t loggp --estimate", "--estimate --estimate-tasks 0", "--estimate --estimate-iterations 0"}) {
+    SCOPED_TRACE(bad);
+    const auto e = run_nt(2, bad + " --lengths 0 -f " + (d / "e").string());
+    EXPECT_EQ(e.code, 2) << e.out;
+    EXPECT_EQ(count(e.out, "error:"), 1u) << e.out;
+  }
+  EXPECT_TRUE(fs::is_empty(d));
+}

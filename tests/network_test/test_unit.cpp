@@ -259,3 +259,88 @@ TEST(Loggp, FileRoundTrip) {
   EXPECT_EQ(r.osend, d.osend);
   std::filesystem::remove(path);
 }
+
+// ---- the cost model of --estimate and of the progress ETA (nt/measure/plan.hpp) ----
+#include "nt/measure/plan.hpp"
+
+namespace {
+
+TEST(Plan, FitCostThroughTwoTimings) {
+  const nt::measure::Cost c = nt::measure::fit_cost(10, 0.003, 30, 0.007);
+  EXPECT_NEAR(c.per_iteration, 0.0002, 1e-12);
+  EXPECT_NEAR(c.fixed, 0.001, 1e-12);
+  EXPECT_NEAR(c.at(110), 0.023, 1e-12);
+  // Noise that tilts the line the wrong way never gives a negative cost.
+  const nt::measure::Cost d = nt::measure::fit_cost(10, 0.005, 30, 0.004);
+  EXPECT_GE(d.per_iteration, 0.0);
+  EXPECT_GE(d.fixed, 0.0);
+  EXPECT_GT(d.at(30), 0.0);
+  const nt::measure::Cost e = nt::measure::fit_cost(10, 0.001, 30, 0.009);  // intercept < 0
+  EXPECT_GE(e.fixed, 0.0);
+  EXPECT_NEAR(e.at(30), 0.009, 1e-12);
+}
+
+TEST(Plan, TaskCountsMatchTheScheduleByHost) {
+  using namespace nt::measure;
+  const std::vector<std::string> hosts{"a", "a", "b", "b", "b", "c"};
+  const int P = static_cast<int>(hosts.size());
+  Settings s;
+  s.seed = 3;
+  for (const auto& m : registry().all()) {
+    if (m.mode == nt::Mode::loggp || (m.uses_noise && P < 3)) continue;
+    s.noise_procs = 1;
+    const auto tasks = make_tasks(m, s, P, 0);
+    TaskCounts want;
+    for (const auto& t : tasks) {
+      if (t.sync) ++want.sync;
+      else if (m.kind == TaskKind::per_root || m.kind == TaskKind::all_ranks) ++want.collective;
+      else if (t.x == t.y) ++want.self;
+      else if (hosts[static_cast<std::size_t>(t.x)] == hosts[static_cast<std::size_t>(t.y)]) ++want.same_host;
+      else ++want.other_host;
+    }
+    const TaskCounts got = count_tasks(m, hosts);
+    SCOPED_TRACE(m.name);
+    EXPECT_EQ(got.same_host, want.same_host);
+    EXPECT_EQ(got.other_host, want.other_host);
+    EXPECT_EQ(got.self, want.self);
+    EXPECT_EQ(got.collective, want.collective);
+    EXPECT_EQ(got.sync, want.sync);
+    EXPECT_EQ(got.total(), static_cast<std::int64_t>(tasks.size()));
+  }
+  EXPECT_EQ(concurrent_rounds(6), 5);
+  EXPECT_EQ(concurrent_rounds(7), 7);
+  EXPECT_EQ(static_cast<std::int64_t>(round_robin(7).size()), concurrent_rounds(7));
+}
+
+TEST(Plan, TimeLimitHasMarginAndBatchSyntax) {
+  using namespace nt::measure;
+  EXPECT_EQ(hms(3725), "01:02:05");
+  EXPECT_EQ(hms(90061), "1-01:01:01");
+  EXPECT_EQ(advised_time_limit(0), 300.0);
+  const double lim = advised_time_limit(3600);
+  EXPECT_GE(lim, 1.3 * 3600 + 300);
+  EXPECT_EQ(std::fmod(lim, 60.0), 0.0);
+  EXPECT_DOUBLE_EQ(rank0_bytes(1024, false, 100), 8.0 * 1024 * 1024 * 6);
+  EXPECT_GT(rank0_bytes(1024, true, 100), rank0_bytes(1024, false, 100));
+}
+
+TEST(Plan, ProgressPredictsFromCompletedLengths) {
+  using namespace nt::measure;
+  // Seconds = 0.01 + 1e-6 * length: the line through the completed lengths predicts the rest.
+  const std::vector<std::int64_t> done{0, 100000, 200000};
+  const std::vector<double> secs{0.01, 0.11, 0.21};
+  const auto p = predict_remaining(done, secs, {300000, 1000000});
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_NEAR(p[0], 0.31, 1e-9);
+  EXPECT_NEAR(p[1], 1.01, 1e-9);
+  // One completed length: scaled from it; larger lengths never predicted cheaper.
+  const auto q = predict_remaining({0}, {0.5}, {1024, 1048576});
+  EXPECT_GT(q[0], 0.5);
+  EXPECT_GT(q[1], q[0]);
+  // Falling times (noise) never give a negative prediction.
+  const auto r = predict_remaining({0, 10, 20}, {0.3, 0.2, 0.1}, {30});
+  EXPECT_GE(r[0], 0.0);
+  EXPECT_TRUE(predict_remaining({}, {}, {}).empty());
+}
+
+}  // namespace
