@@ -96,8 +96,8 @@ void run_estimate(Ctx& c, const std::vector<std::string>& hosts, bool show) {
     barrier_cost = 0;
     barrier_cost = timed(c, [] {});
     std::vector<Task> tasks;
-    double overhead = timed_once(c, [&] { tasks = make_tasks(spec, s, P, k); });
-    overhead += timed(c, [&] {
+    const double list_cost = timed_once(c, [&] { tasks = make_tasks(spec, s, P, k); });  // sequential only
+    const double overhead = timed(c, [&] {
       MPI_Request req;
       MPI_Igather(local.data(), 5 * P, MPI_DOUBLE, gathered.data(), 5 * P, MPI_DOUBLE, 0, c.comm, &req);
       c.idle_wait(req, 0, "");
@@ -122,7 +122,7 @@ void run_estimate(Ctx& c, const std::vector<std::string>& hosts, bool show) {
     LengthPlan lp;
     lp.length = c.length;
     lp.tasks = counts;
-    lp.sequential = overhead;
+    lp.sequential = list_cost + overhead;
     if (!sync.empty()) {  // every offset: the collective tasks need them; cost independent of -n
       set_iterations(c, 1);
       lp.sequential += timed_once(c, [&] { run_sequential(c, sync); });
@@ -148,7 +148,7 @@ void run_estimate(Ctx& c, const std::vector<std::string>& hosts, bool show) {
     self_cost = measure(self, counts.self);
     measure(coll, counts.collective);
     const auto work = counts.total() - counts.sync;
-    lp.task_seconds = work > 0 ? (lp.sequential - overhead) / static_cast<double>(counts.total()) : 0.0;
+    lp.task_seconds = work > 0 ? (lp.sequential - overhead - list_cost) / static_cast<double>(counts.total()) : 0.0;
 
     if (spec.concurrent_ok && !picked_rounds.empty()) {
       const double per = 1.0 / static_cast<double>(picked_rounds.size());
