@@ -96,8 +96,10 @@ void Ctx::recv(void* buf, int count, MPI_Datatype type, int src, int tag) {
 }
 
 void Ctx::spin_until(double t) const {
-  while (now() < t) {
-  }
+  // Oversubscribed: a rank spinning until the start would hold its core while a rank that
+  // shares it has yet to receive its start time; yielding lets every rank reach the start.
+  while (now() < t)
+    if (yield) sched_yield();
 }
 
 void Ctx::idle_wait(MPI_Request& req, double deadline_abs, const std::string& on_timeout) {
