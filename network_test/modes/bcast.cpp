@@ -7,7 +7,7 @@ void run(Ctx& c, const Task& t) {
   const int len = c.count_of(c.length);
   const int root = t.x;
   double* col = c.sample_row(root);
-  kernels::group_samples(c, [&](double start, int k) {
+  kernels::group_samples(c, root, [&](double start, int k) {
     char* buf = c.rank == root ? c.sbuf.data() : c.rbuf.data();
     if (c.yield) {
       // Oversubscribed: MPI_Bcast polls without yielding, so a rank of the tree that shares a

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -35,8 +36,20 @@ class Progress {
   double total_ = 0, done_ = 0, start_ = 0, last_ = 0;
 };
 
-// Runs lengths [first, end) of the sweep; rank 0 writes every length as soon as it is gathered.
-void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress);
+// --precision: runs task t in batches (run_batch runs the mode once with c.R samples at c.base)
+// until the median of every cell it measures is precise enough; sets c.used for those cells.
+void run_adaptive(Ctx& c, const Task& t, const std::function<void()>& run_batch);
+
+// Samples flagged at one length, over every rank (rank 0 collects them for the summary).
+struct FlagCount {
+  std::int64_t length = 0;
+  long late = 0, preempted = 0;
+};
+using FlagCounts = std::vector<FlagCount>;
+
+// Runs lengths [first, end) of the sweep; rank 0 writes every length as soon as it is gathered
+// and collects the flag counts.
+void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts);
 // Runs the loggp mode; rank 0 writes the loggp file.
 void run_loggp(Ctx& c, const FileInfo& info, const std::filesystem::path& path, bool overwrite);
 

@@ -126,6 +126,8 @@ void run_task(Ctx& c, const Task& t) {
   }
   if (t.sync)
     run_sync_task(c, t);
+  else if (c.settings.precision > 0)
+    run_adaptive(c, t, [&] { c.spec.run(c, t); });
   else
     c.spec.run(c, t);
   if (pinned) sched_setaffinity(0, sizeof saved, &saved);
@@ -210,27 +212,44 @@ void run_concurrent(Ctx& c) {
 // ---------------------------------------------------------------------------------------------
 // The sweep
 
-void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress) {
+void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts) {
   const auto& lengths = c.settings.lengths;
   const int P = c.size;
   const auto PU = static_cast<std::size_t>(P);
-  const auto RU = static_cast<std::size_t>(c.R);
-  const bool raw = c.settings.raw;
+  const auto RU = static_cast<std::size_t>(c.stride);
+  const bool raw = c.settings.raw, adaptive = c.settings.precision > 0;
   std::vector<double> local(5 * PU), gathered(c.rank == 0 ? 5 * PU * PU : 0);
   std::vector<double> raw_gathered(c.rank == 0 && raw ? PU * PU * RU : 0), raw_record;
+  std::vector<std::uint8_t> flags_gathered(c.rank == 0 && raw ? PU * PU * RU : 0), flags_record;
+  std::vector<int> used_gathered(c.rank == 0 && adaptive ? PU * PU : 0), used_record;
   c.samples.assign(PU * RU, 0.0);
+  c.flags.assign(PU * RU, 0);
   for (std::size_t k = first; k < lengths.size(); ++k) {
     c.length = lengths[k];
     c.length_index = k;
     std::fill(c.samples.begin(), c.samples.end(), 0.0);
+    std::fill(c.flags.begin(), c.flags.end(), std::uint8_t{0});
+    c.used.assign(PU, c.stride);
     const auto tasks = make_tasks(c.spec, c.settings, P, k);
     if (c.settings.concurrent)
       run_concurrent(c);
     else
       run_sequential(c, tasks);
 
+    long flagged[2] = {0, 0};  // samples this rank measured late / preempted at this length
     for (std::size_t q = 0; q < PU; ++q) {
-      const Summary s = summarize(std::span<const double>(c.samples.data() + q * RU, RU));
+      const auto n = static_cast<std::size_t>(c.used[q]);
+      double* row = c.samples.data() + q * RU;
+      std::uint8_t* fl = c.flags.data() + q * RU;
+      for (std::size_t i = 0; i < n; ++i) {
+        flagged[0] += (fl[i] & kSampleLate) ? 1 : 0;
+        flagged[1] += (fl[i] & kSamplePreempted) ? 1 : 0;
+      }
+      const Summary s = summarize(std::span<const double>(row, n));
+      for (std::size_t i = n; i < RU; ++i) {  // not taken (--precision): missing in the _all file
+        row[i] = std::numeric_limits<double>::quiet_NaN();
+        fl[i] = kSampleNotTaken;
+      }
       double* o = local.data() + q * 5;
       o[0] = s.mean;
       o[1] = s.median;
@@ -239,21 +258,40 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress) {
       o[4] = s.stddev;
     }
     const double ahead = static_cast<double>(tasks.size());
-    MPI_Request req;
-    MPI_Igather(local.data(), 5 * P, MPI_DOUBLE, gathered.data(), 5 * P, MPI_DOUBLE, 0, c.comm, &req);
-    c.idle_wait(req, idle_deadline(c, ahead),
-                fmt::format("timeout: rank {} waited too long for the results of length {}", c.rank, c.length));
-    if (raw) {
-      MPI_Igather(c.samples.data(), P * c.R, MPI_DOUBLE, raw_gathered.data(), P * c.R, MPI_DOUBLE, 0, c.comm, &req);
+    auto gather = [&](const void* send, int count, MPI_Datatype type, void* recv, const char* what) {
+      MPI_Request req;
+      MPI_Igather(send, count, type, recv, count, type, 0, c.comm, &req);
       c.idle_wait(req, idle_deadline(c, ahead),
-                  fmt::format("timeout: rank {} waited too long for the samples of length {}", c.rank, c.length));
+                  fmt::format("timeout: rank {} waited too long for the {} of length {}", c.rank, what, c.length));
+    };
+    gather(local.data(), 5 * P, MPI_DOUBLE, gathered.data(), "results");
+    long flagged_all[2] = {0, 0};
+    {
+      MPI_Request req;
+      MPI_Ireduce(flagged, flagged_all, 2, MPI_LONG, MPI_SUM, 0, c.comm, &req);
+      c.idle_wait(req, idle_deadline(c, ahead),
+                  fmt::format("timeout: rank {} waited too long for the flag counts of length {}", c.rank, c.length));
+    }
+    if (adaptive) gather(c.used.data(), P, MPI_INT, used_gathered.data(), "sample counts");
+    if (raw) {
+      gather(c.samples.data(), P * c.stride, MPI_DOUBLE, raw_gathered.data(), "samples");
+      gather(c.flags.data(), P * c.stride, MPI_UINT8_T, flags_gathered.data(), "sample flags");
     }
     if (c.rank != 0) continue;
+    if (counts) counts->push_back({c.length, flagged_all[0], flagged_all[1]});
 
     // Assemble in our orientation: rank r held its row (sender) or its column (receiver).
     auto cell = [&](std::size_t r, std::size_t q) -> std::pair<std::size_t, std::size_t> {
       return c.spec.results_in_rows ? std::make_pair(r, q) : std::make_pair(q, r);
     };
+    if (adaptive) {
+      used_record.assign(PU * PU, 0);
+      for (std::size_t r = 0; r < PU; ++r)
+        for (std::size_t q = 0; q < PU; ++q) {
+          const auto [x, y] = cell(r, q);
+          used_record[x * PU + y] = used_gathered[r * PU + q];
+        }
+    }
     for (auto& [stat, writer] : out->stats) {
       if (writer.records() > k) continue;  // already written by the interrupted run (--resume)
       int idx = 0;
@@ -271,16 +309,18 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress) {
           const auto [x, y] = cell(r, q);
           m.at(static_cast<int>(x), static_cast<int>(y)) = gathered[r * 5 * PU + q * 5 + static_cast<std::size_t>(idx)];
         }
-      writer.append(c.length, m);
+      writer.append(c.length, m.values(), used_record);
     }
     if (raw && out->all && out->all->records() <= k) {
       raw_record.assign(PU * PU * RU, 0.0);
+      flags_record.assign(PU * PU * RU, 0);
       for (std::size_t r = 0; r < PU; ++r)
         for (std::size_t q = 0; q < PU; ++q) {
           const auto [x, y] = cell(r, q);
           std::copy_n(raw_gathered.data() + (r * PU + q) * RU, RU, raw_record.data() + (x * PU + y) * RU);
+          std::copy_n(flags_gathered.data() + (r * PU + q) * RU, RU, flags_record.data() + (x * PU + y) * RU);
         }
-      out->all->append(c.length, raw_record);
+      out->all->append(c.length, raw_record, {}, flags_record);
     }
     if (progress) progress->update(k, c.length);
   }

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "nt/hosts.hpp"
 #include "nt/loggp.hpp"
 #include "nt/raw_file.hpp"
@@ -210,6 +212,11 @@ TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
       {2, "-e 2147483648", "--end"},
       {2, "--seed -1", "must not be negative"},
       {2, "-n abc", "--repeats"},
+      {2, "--precision 1.5", "--precision must be between 0 and 1"},
+      {4, "--precision -0.1", "--precision must be between 0 and 1"},
+      {2, "--precision 0.05 --min-repeats 4", "--min-repeats must be at least 8"},
+      {2, "--precision 0.05 -n 10 --min-repeats 20", "more than the maximum -n 10"},
+      {2, "-t loggp --precision 0.05", "does not apply to loggp"},
   };
   for (const auto& c : cases) {
     const bool own_prefix = c.args.find("-f ") != std::string::npos;
@@ -256,6 +263,79 @@ TEST(NetworkTest, RawFileHoldsEverySample) {
         EXPECT_DOUBLE_EQ(nt::median(s), med.value(x, y, k));
         EXPECT_DOUBLE_EQ(*std::min_element(s.begin(), s.end()), mn.value(x, y, k));
       }
+}
+
+// Every sample of an _all file carries validity flags; an oversubscribed collective (4 ranks on
+// 2 cores) exercises the late/preempted checks, and whatever they flag stays within the bits.
+TEST(NetworkTest, RawFileFlagsEverySample) {
+  const std::string pre = prefix("flags");
+  const RunResult r = run_nt(4, "-t all_to_all -f " + pre + " --raw --lengths 0,512 -n 20 --warmup 2 --seed 3");
+  ASSERT_EQ(r.code, 0) << r.out;
+  RawReader all(result_path(pre, Statistic::all));
+  ASSERT_TRUE(all.has_sample_flags());
+  EXPECT_FALSE(all.has_sample_count()) << "no --precision: every cell has -n samples";
+  for (std::size_t k = 0; k < 2; ++k) {
+    const auto f = all.sample_flags(k);
+    ASSERT_EQ(f.size(), 4u * 4u * 20u);
+    for (std::uint8_t v : f) EXPECT_EQ(v & ~(kSampleLateFlag | kSamplePreemptedFlag), 0) << int(v);
+  }
+  // The summary's count per length and `info`'s column say the same as the flags.
+  long late = 0, pre_empted = 0;
+  for (std::size_t k = 0; k < 2; ++k)
+    for (std::uint8_t v : all.sample_flags(k)) {
+      late += (v & kSampleLateFlag) ? 1 : 0;
+      pre_empted += (v & kSamplePreemptedFlag) ? 1 : 0;
+    }
+  if (late + pre_empted > 0)
+    EXPECT_NE(r.out.find(fmt::format("{} late, {} preempted at", late, pre_empted)), std::string::npos) << r.out;
+  else
+    EXPECT_EQ(r.out.find("scheduler disturbed"), std::string::npos) << r.out;
+}
+
+// --precision: each cell stops between --min-repeats and -n samples; the count is in every
+// statistic file, the statistics are of the samples taken, and the _all file marks the rest.
+TEST(NetworkTest, PrecisionRecordsSamplesPerCell) {
+  for (const char* mode : {"one_to_one", "async_one_to_one", "bcast"}) {
+    SCOPED_TRACE(mode);
+    const std::string pre = prefix(std::string("prec_") + mode);
+    const RunResult r = run_nt(2, std::string("-t ") + mode + " -f " + pre +
+                                      " --raw --lengths 0,4096,65536 -n 60 --min-repeats 10 --precision 0.2 -q");
+    ASSERT_EQ(r.code, 0) << r.out;
+    RawReader all(result_path(pre, Statistic::all));
+    const Mode m = all.params().mode;
+    for (Statistic st : standard_statistics()) {
+      RawReader f(result_path(pre, st));
+      ASSERT_TRUE(f.has_sample_count()) << statistic_name(st);
+      EXPECT_NE(f.meta().extra.at("precision").find("0.2"), std::string::npos);
+    }
+    RawReader med(result_path(pre, Statistic::median)), mx(result_path(pre, Statistic::max));
+    bool some_early = false;
+    for (std::size_t k = 0; k < 3; ++k) {
+      const auto counts = med.sample_count(k);
+      const auto flags = all.sample_flags(k);
+      for (int x = 0; x < 2; ++x)
+        for (int y = 0; y < 2; ++y) {
+          if (x == y && diagonal_is_zero(m)) continue;
+          const int n = counts[static_cast<std::size_t>(x * 2 + y)];
+          EXPECT_GE(n, 10);
+          EXPECT_LE(n, 60);
+          some_early = some_early || n < 60;
+          const auto s = all.samples_of(x, y, k);
+          std::vector<double> taken;
+          for (std::size_t i = 0; i < s.size(); ++i) {
+            const bool not_taken = (flags[(static_cast<std::size_t>(x * 2 + y)) * 60 + i] & kSampleNotTakenFlag) != 0;
+            EXPECT_EQ(not_taken, static_cast<int>(i) >= n) << i;
+            EXPECT_EQ(std::isnan(s[i]), not_taken) << i;
+            if (!not_taken) taken.push_back(s[i]);
+          }
+          EXPECT_DOUBLE_EQ(nt::median(taken), med.value(x, y, k));
+          EXPECT_DOUBLE_EQ(*std::max_element(taken.begin(), taken.end()), mx.value(x, y, k));
+          EXPECT_DOUBLE_EQ(nt::median(taken), all.value(x, y, k)) << "the _all file's median skips samples not taken";
+        }
+    }
+    // 20 % of the median is within reach of 60 samples for most cells on any machine.
+    EXPECT_TRUE(some_early) << "no cell stopped before the maximum";
+  }
 }
 
 TEST(NetworkTest, GeometricSweepAndMetadata) {

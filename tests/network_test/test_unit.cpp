@@ -259,3 +259,29 @@ TEST(Loggp, FileRoundTrip) {
   EXPECT_EQ(r.osend, d.osend);
   std::filesystem::remove(path);
 }
+
+// The distribution-free 95 % interval of the median: no finite interval below 8 samples, the
+// textbook ranks for n = 100 (x_(40), x_(61)), and a narrow sample is precise where a wide one
+// is not.
+TEST(Precision, MedianConfidenceInterval) {
+  using nt::measure::median_ci_indices;
+  for (std::size_t n : {0u, 1u, 5u, 7u}) {
+    const auto [lo, hi] = median_ci_indices(n);
+    EXPECT_GT(lo, hi) << n;
+  }
+  const auto [lo10, hi10] = median_ci_indices(10);
+  EXPECT_EQ(lo10, 0u);
+  EXPECT_EQ(hi10, 9u);
+  const auto [lo, hi] = median_ci_indices(100);
+  EXPECT_EQ(lo, 39u);
+  EXPECT_EQ(hi, 60u);
+  std::vector<double> narrow, wide;
+  for (int i = 0; i < 100; ++i) {
+    narrow.push_back(1.0 + 0.001 * (i % 10));
+    wide.push_back(1.0 + 0.5 * (i % 10));
+  }
+  EXPECT_TRUE(nt::measure::median_precise(narrow, 0.02));
+  EXPECT_FALSE(nt::measure::median_precise(wide, 0.02));
+  std::vector<double> few{1, 1, 1, 1, 1};
+  EXPECT_FALSE(nt::measure::median_precise(few, 0.5)) << "too few samples for any interval";
+}
