@@ -420,7 +420,11 @@ ViewResult Document::render_pair(const ViewSpec& spec) {
   if (pairs.size() * (1 + plot_files_.size()) > kMaxCurves)
     throw nt::UsageError(fmt::format("{} pairs x {} files make more than {} curves: plot fewer at a time", pairs.size(),
                                      1 + plot_files_.size(), kMaxCurves));
-  const std::int64_t lo = lengths()[spec.k0], hi = lengths()[spec.k1 - 1];
+  // A window narrower than this file's sweep clips every file's curve to its lengths; the whole
+  // sweep shows every file whole (another run may go further).
+  const bool whole = spec.k0 == 0 && spec.k1 == count();
+  const std::int64_t lo = whole ? 0 : lengths()[spec.k0];
+  const std::int64_t hi = whole ? std::numeric_limits<std::int64_t>::max() : lengths()[spec.k1 - 1];
   const bool several_files = !plot_files_.empty();
   const auto host_of = [](const nt::Dataset& d, int r) {
     const auto& h = d.meta().hosts;

@@ -291,7 +291,8 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
       }
       const QPointF pt(g.x_to_px(static_cast<double>(c.lengths[i])), g.y_to_px(c.y[i]));
       if (started) path.lineTo(pt); else path.moveTo(pt);
-      started = true;
+      // No line across the axis break: 0 B stands alone left of the log scale.
+      started = !(g.x_zero && c.lengths[i] <= 0);
     }
     p.setBrush(Qt::NoBrush);
     p.setPen(QPen(c.color, 2));
