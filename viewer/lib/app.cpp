@@ -219,8 +219,8 @@ int run(int argc, char** argv) {
     if (!out.empty()) {
       if (files.empty()) throw nt::UsageError("--render needs an input file");
       if (files.size() > 1 && o.view != "pair")
-        throw nt::UsageError("--render takes one input file (several only with --view pair, to plot the same pairs "
-                             "from each)");
+        throw nt::UsageError("--render needs exactly one input file (several only with --view pair, to plot the same "
+                             "pairs from each)");
       o.plot_files.assign(files.begin() + 1, files.end());
       if (!o.window.empty() && o.window[0] > o.window[1]) std::swap(o.window[0], o.window[1]);
       o.file = files.front();
