@@ -163,6 +163,17 @@ class TestCompare : public QObject {
     s.k1 = 2;  // 8 .. 16 B
     QCOMPARE(doc->render(s).curves[1].lengths, (std::vector<std::int64_t>{8}));
     s.k1 = 0;
+    // Before/after runs with the same file name: the legend tells them apart by folder.
+    fs::create_directories(dir_ / "before");
+    fs::create_directories(dir_ / "after");
+    auto before = Document::open(fixtures::exact_raw(dir_ / "before" / "run_average.nc", 8, {8, 16}, fa));
+    before->add_plot_file(fixtures::exact_raw(dir_ / "after" / "run_average.nc", 8, {8, 16}, fa));
+    s.sender = 0;
+    s.receiver = 3;
+    const ViewResult ba = before->render(s);
+    QVERIFY2(ba.curves[0].label.startsWith(QStringLiteral("before/run_average.nc")), qPrintable(ba.curves[0].label));
+    QVERIFY2(ba.curves[1].label.startsWith(QStringLiteral("after/run_average.nc")), qPrintable(ba.curves[1].label));
+    QCOMPARE(ba.curves[1].source, 1);
     // A pair on a host B lacks and outside B's ranks by number is refused with both named.
     auto big = Document::open(b_);
     big->add_plot_file(fixtures::exact_raw(dir_ / "small_average.nc", 4, {8}, fa, nt::Statistic::average,

@@ -438,6 +438,17 @@ ViewResult Document::render_pair(const ViewSpec& spec) {
   std::vector<PlotCurve> curves;
   bool any_band = false;
   std::set<std::string> stats;
+  // Display names: the file name, with its folder when two files share a name (before/run_median.nc,
+  // after/run_median.nc).
+  std::vector<std::filesystem::path> paths{path_};
+  for (const auto& f : plot_files_) paths.push_back(f.path);
+  const auto display = [&](std::size_t i) {
+    const auto name = paths[i].filename();
+    const bool shared = std::count_if(paths.begin(), paths.end(), [&](const auto& p) { return p.filename() == name; }) > 1;
+    const auto dir = std::filesystem::absolute(paths[i]).parent_path().filename();
+    return QString::fromStdString(shared ? (dir / name).string() : name.string());
+  };
+  std::size_t source = 0;
   const auto add_file = [&](const nt::Dataset& d, const nt::Dataset* dev, const std::filesystem::path& path,
                             bool primary) {
     stats.insert(std::string(nt::statistic_name(d.params().statistic)));
@@ -461,7 +472,8 @@ ViewResult Document::render_pair(const ViewSpec& spec) {
         }
       }
       PlotCurve c;
-      c.file = QString::fromStdString(file_name(path));
+      c.file = display(source);
+      c.source = static_cast<int>(source);
       c.sender = s;
       c.receiver = r;
       const auto all = d.pair(s, r);
@@ -486,6 +498,7 @@ ViewResult Document::render_pair(const ViewSpec& spec) {
       c.color = curve_color(curves.size());
       curves.push_back(std::move(c));
     }
+    ++source;
   };
   add_file(*data_, dev_is_self_ ? nullptr : deviation(), path_, true);
   for (const auto& f : plot_files_) add_file(*f.data, f.dev.get(), f.path, false);

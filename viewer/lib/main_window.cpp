@@ -466,7 +466,7 @@ QString MainWindow::hoverText(int row, int col) const {
     const auto k = static_cast<std::size_t>(col);
     if (k >= c.y.size() || k >= c.lengths.size()) return {};
     // Host names of this window's file; a curve of another file names its own ranks only.
-    const bool own = row == 0 || c.file == QFileInfo(doc_.path).fileName();
+    const bool own = c.source == 0;
     const QString sender = own ? rankName(c.sender) : QString::number(c.sender);
     const QString receiver = own ? rankName(c.receiver) : QString::number(c.receiver);
     QString t = QStringLiteral("sender %1 -> receiver %2 at %3: %4")

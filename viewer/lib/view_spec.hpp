@@ -75,7 +75,8 @@ struct PlotGeometry {
 // One curve of a pair plot: one (sender, receiver) of one file, with what the hover needs.
 struct PlotCurve {
   QString label;                   // legend text
-  QString file;                    // file name the curve comes from
+  QString file;                    // file name the curve comes from (with its folder when ambiguous)
+  int source = 0;                  // 0: the document's file; i: the i-th file added to the plot
   int sender = 0, receiver = 1;    // ranks in that file
   std::vector<std::int64_t> lengths;
   std::vector<double> y;           // seconds (no data: NaN)
