@@ -260,23 +260,39 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
   p.restore();
   p.drawText(QRectF(0, 4, width, 22), Qt::AlignHCenter | Qt::AlignVCenter, st.title);
 
-  // Bands first, so that no band hides another curve.
+  // Bands first, so that no band hides another curve. One polygon per run of points with data,
+  // never across a gap or the 0 B axis break; a lone point gets an error bar.
   for (std::size_t ci = 0; ci < curves.size(); ++ci) {
     const auto& c = curves[ci];
     if (c.band.empty() || c.band.size() != c.y.size()) continue;
-    QPolygonF poly;
-    for (std::size_t i = 0; i < c.y.size() && i < c.lengths.size(); ++i)
-      if (plottable(c.y[i]) && plottable(c.band[i]))
-        poly << QPointF(g.x_to_px(static_cast<double>(c.lengths[i])), g.y_to_px(c.y[i] + c.band[i]));
-    for (std::size_t i = std::min(c.y.size(), c.lengths.size()); i-- > 0;)
-      if (plottable(c.y[i]) && plottable(c.band[i])) {
-        double v = c.y[i] - c.band[i];
-        if (st.y_log && !(v > 0)) v = g.y_min;
-        poly << QPointF(g.x_to_px(static_cast<double>(c.lengths[i])), g.y_to_px(v));
-      }
+    const std::size_t n = std::min(c.y.size(), c.lengths.size());
     p.setPen(Qt::NoPen);
     p.setBrush(band_color(ci, c.color));
-    p.drawPolygon(poly);
+    const auto lower = [&](std::size_t i) {
+      double v = c.y[i] - c.band[i];
+      if (st.y_log && !(v > 0)) v = g.y_min;
+      return v;
+    };
+    std::size_t i = 0;
+    while (i < n) {
+      if (!plottable(c.y[i]) || !plottable(c.band[i])) {
+        ++i;
+        continue;
+      }
+      std::size_t j = i + 1;
+      while (j < n && plottable(c.y[j]) && plottable(c.band[j]) && !(g.x_zero && c.lengths[j - 1] <= 0)) ++j;
+      if (j - i == 1) {
+        const double x = g.x_to_px(static_cast<double>(c.lengths[i]));
+        p.drawRect(QRectF(QPointF(x - 3, g.y_to_px(c.y[i] + c.band[i])), QPointF(x + 3, g.y_to_px(lower(i)))));
+      } else {
+        QPolygonF poly;
+        for (std::size_t k = i; k < j; ++k)
+          poly << QPointF(g.x_to_px(static_cast<double>(c.lengths[k])), g.y_to_px(c.y[k] + c.band[k]));
+        for (std::size_t k = j; k-- > i;) poly << QPointF(g.x_to_px(static_cast<double>(c.lengths[k])), g.y_to_px(lower(k)));
+        p.drawPolygon(poly);
+      }
+      i = j;
+    }
   }
   // The curves and their points.
   p.setClipRect(g.area.adjusted(-4, -4, 4, 4));
