@@ -175,8 +175,10 @@ const ModeSpec& validate(Settings& s, int P) {
     if (s.loggp_n < 2) throw UsageError("--loggp-n must be at least 2");
     if (!(s.loggp_break_tol > 0)) throw UsageError("--loggp-break-tol must be positive");
   }
-  // Memory rank 0 needs for the gathered matrices and, with --raw, every sample of a length.
-  const long double matrices = 8.0L * P * P * (s.raw ? static_cast<long double>(s.repeats) + 5 : 5.0L);
+  // Memory rank 0 needs per length: one gathered statistic (P x P doubles) and its transposed
+  // copy; with --raw every sample twice (gathered, reordered) and their flags twice.
+  const long double matrices =
+      static_cast<long double>(P) * P * (16.0L + (s.raw ? 18.0L * static_cast<long double>(s.repeats) : 0.0L));
   if (matrices > static_cast<long double>(memory_limit()))
     throw UsageError(fmt::format("{} ranks{} need {:.3g} GB on rank 0 per length, more than the memory limit of {:.3g} GB "
                                  "(NT_MEMORY_LIMIT changes it)",

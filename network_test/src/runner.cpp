@@ -264,7 +264,9 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
   const auto PU = static_cast<std::size_t>(P);
   const auto RU = static_cast<std::size_t>(c.stride);
   const bool raw = c.settings.raw, adaptive = c.settings.precision > 0;
-  std::vector<double> local(5 * PU), gathered(c.rank == 0 ? 5 * PU * PU : 0);
+  // Rank 0 gathers one statistic at a time: P x P doubles, plus the matrix it writes when the
+  // orientation needs a transposition (app.cpp's memory check counts the same).
+  std::vector<double> local(5 * PU), gathered;
   std::vector<double> raw_gathered(c.rank == 0 && raw ? PU * PU * RU : 0), raw_record;
   std::vector<std::uint8_t> flags_gathered(c.rank == 0 && raw ? PU * PU * RU : 0), flags_record;
   std::vector<int> used_gathered(c.rank == 0 && adaptive ? PU * PU : 0), used_record;
@@ -296,12 +298,11 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
         row[i] = std::numeric_limits<double>::quiet_NaN();
         fl[i] = kSampleNotTaken;
       }
-      double* o = local.data() + q * 5;
-      o[0] = s.mean;
-      o[1] = s.median;
-      o[2] = s.min;
-      o[3] = s.max;
-      o[4] = s.stddev;
+      local[0 * PU + q] = s.mean;  // [statistic * P + peer], statistics in kGatherOrder
+      local[1 * PU + q] = s.median;
+      local[2 * PU + q] = s.min;
+      local[3 * PU + q] = s.max;
+      local[4 * PU + q] = s.stddev;
     }
     const double ahead = static_cast<double>(tasks.size());
     auto gather = [&](const void* send, int count, MPI_Datatype type, void* recv, const char* what) {
@@ -310,7 +311,6 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
       c.idle_wait(req, idle_deadline(c, ahead),
                   fmt::format("timeout: rank {} waited too long for the {} of length {}", c.rank, what, c.length));
     };
-    gather(local.data(), 5 * P, MPI_DOUBLE, gathered.data(), "results");
     long flagged_all[2] = {0, 0};
     {
       MPI_Request req;
@@ -323,40 +323,41 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
       gather(c.samples.data(), P * c.stride, MPI_DOUBLE, raw_gathered.data(), "samples");
       gather(c.flags.data(), P * c.stride, MPI_UINT8_T, flags_gathered.data(), "sample flags");
     }
-    if (c.rank != 0) continue;
-    if (counts) counts->push_back({c.length, flagged_all[0], flagged_all[1]});
-
     // Assemble in our orientation: rank r held its row (sender) or its column (receiver).
     auto cell = [&](std::size_t r, std::size_t q) -> std::pair<std::size_t, std::size_t> {
       return c.spec.results_in_rows ? std::make_pair(r, q) : std::make_pair(q, r);
     };
-    if (adaptive) {
-      used_record.assign(PU * PU, 0);
-      for (std::size_t r = 0; r < PU; ++r)
-        for (std::size_t q = 0; q < PU; ++q) {
-          const auto [x, y] = cell(r, q);
-          used_record[x * PU + y] = used_gathered[r * PU + q];
+    static constexpr Statistic kGatherOrder[5] = {Statistic::average, Statistic::median, Statistic::min,
+                                                  Statistic::max, Statistic::deviation};
+    for (std::size_t i = 0; i < 5; ++i) {
+      if (c.rank == 0) gathered.resize(PU * PU);
+      gather(local.data() + i * PU, P, MPI_DOUBLE, gathered.data(), "results");
+      if (c.rank != 0) continue;
+      for (auto& [stat, writer] : out->stats) {
+        if (stat != kGatherOrder[i] || writer.records() > k) continue;  // written by the interrupted run (--resume)
+        if (adaptive && used_record.empty()) {
+          used_record.assign(PU * PU, 0);
+          for (std::size_t r = 0; r < PU; ++r)
+            for (std::size_t q = 0; q < PU; ++q) {
+              const auto [x, y] = cell(r, q);
+              used_record[x * PU + y] = used_gathered[r * PU + q];
+            }
         }
-    }
-    for (auto& [stat, writer] : out->stats) {
-      if (writer.records() > k) continue;  // already written by the interrupted run (--resume)
-      int idx = 0;
-      switch (stat) {
-        case Statistic::average: idx = 0; break;
-        case Statistic::median: idx = 1; break;
-        case Statistic::min: idx = 2; break;
-        case Statistic::max: idx = 3; break;
-        case Statistic::deviation: idx = 4; break;
-        default: continue;
+        if (c.spec.results_in_rows) {
+          writer.append(c.length, gathered, used_record);
+        } else {
+          Matrix m(P);
+          for (std::size_t r = 0; r < PU; ++r)
+            for (std::size_t q = 0; q < PU; ++q)
+              m.at(static_cast<int>(q), static_cast<int>(r)) = gathered[r * PU + q];
+          writer.append(c.length, m.values(), used_record);
+        }
       }
-      Matrix m(P);
-      for (std::size_t r = 0; r < PU; ++r)
-        for (std::size_t q = 0; q < PU; ++q) {
-          const auto [x, y] = cell(r, q);
-          m.at(static_cast<int>(x), static_cast<int>(y)) = gathered[r * 5 * PU + q * 5 + static_cast<std::size_t>(idx)];
-        }
-      writer.append(c.length, m.values(), used_record);
     }
+    if (c.rank != 0) continue;
+    used_record.clear();
+    if (counts) counts->push_back({c.length, flagged_all[0], flagged_all[1]});
+
     if (raw && out->all && out->all->records() <= k) {
       raw_record.assign(PU * PU * RU, 0.0);
       flags_record.assign(PU * PU * RU, 0);

@@ -301,14 +301,14 @@ TEST(NetworkTest, PrecisionRecordsSamplesPerCell) {
     SCOPED_TRACE(mode);
     const std::string pre = prefix(std::string("prec_") + mode);
     const RunResult r = run_nt(2, std::string("-t ") + mode + " -f " + pre +
-                                      " --raw --lengths 0,4096,65536 -n 60 --min-repeats 10 --precision 0.2 -q");
+                                      " --raw --lengths 0,4096,65536 -n 80 --min-repeats 40 --precision 0.5 -q");
     ASSERT_EQ(r.code, 0) << r.out;
     RawReader all(result_path(pre, Statistic::all));
     const Mode m = all.params().mode;
     for (Statistic st : standard_statistics()) {
       RawReader f(result_path(pre, st));
       ASSERT_TRUE(f.has_sample_count()) << statistic_name(st);
-      EXPECT_NE(f.meta().extra.at("precision").find("0.2"), std::string::npos);
+      EXPECT_NE(f.meta().extra.at("precision").find("within 0.5 of it"), std::string::npos);
     }
     RawReader med(result_path(pre, Statistic::median)), mx(result_path(pre, Statistic::max));
     bool some_early = false;
@@ -319,13 +319,13 @@ TEST(NetworkTest, PrecisionRecordsSamplesPerCell) {
         for (int y = 0; y < 2; ++y) {
           if (x == y && diagonal_is_zero(m)) continue;
           const int n = counts[static_cast<std::size_t>(x * 2 + y)];
-          EXPECT_GE(n, 10);
-          EXPECT_LE(n, 60);
-          some_early = some_early || n < 60;
+          EXPECT_GE(n, 40);
+          EXPECT_LE(n, 80);
+          some_early = some_early || n < 80;
           const auto s = all.samples_of(x, y, k);
           std::vector<double> taken;
           for (std::size_t i = 0; i < s.size(); ++i) {
-            const bool not_taken = (flags[(static_cast<std::size_t>(x * 2 + y)) * 60 + i] & kSampleNotTakenFlag) != 0;
+            const bool not_taken = (flags[(static_cast<std::size_t>(x * 2 + y)) * 80 + i] & kSampleNotTakenFlag) != 0;
             EXPECT_EQ(not_taken, static_cast<int>(i) >= n) << i;
             EXPECT_EQ(std::isnan(s[i]), not_taken) << i;
             if (!not_taken) taken.push_back(s[i]);
@@ -335,7 +335,9 @@ TEST(NetworkTest, PrecisionRecordsSamplesPerCell) {
           EXPECT_DOUBLE_EQ(nt::median(taken), all.value(x, y, k)) << "the _all file's median skips samples not taken";
         }
     }
-    // 20 % of the median is within reach of 60 samples for most cells on any machine.
+    // With 40 samples the interval spans the 14th to the 28th: the middle third of the samples,
+    // which lies within 50 % of the median on any machine, loaded or not (a preempted sample is
+    // an outlier, not the middle third), so cells stop after the first batch.
     EXPECT_TRUE(some_early) << "no cell stopped before the maximum";
   }
 }
