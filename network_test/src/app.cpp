@@ -59,6 +59,9 @@ void add_options(CLI::App& app, Settings& s) {
   app.add_flag("--force", s.force, "overwrite existing result files");
   app.add_flag("--resume", s.resume, "continue an interrupted run after its last complete length");
   app.add_flag("--raw", s.raw, "also write every sample to <prefix>_all.nc");
+  app.add_flag("--estimate", s.estimate,
+               "calibrate on these ranks for a few seconds and print the plan: time per length, sequential and "
+               "--concurrent, and the batch time limit to ask for; writes no result files");
   app.add_flag("--shuffle", s.shuffle, "randomise the order of pairs (from --seed)");
   app.add_flag("--concurrent", s.concurrent,
                "run disjoint pairs together in P-1 rounds (measures a loaded network)");
@@ -162,6 +165,9 @@ const ModeSpec& validate(Settings& s, int P) {
   if (s.concurrent && !spec->concurrent_ok)
     throw UsageError("--concurrent applies to the pairwise modes, not to " + spec->name);
   if (s.resume && s.force) throw UsageError("--resume and --force exclude each other");
+  if (s.estimate && s.resume) throw UsageError("--estimate plans a whole sweep; it does not combine with --resume");
+  if (s.estimate && spec->mode == Mode::loggp)
+    throw UsageError("--estimate does not apply to loggp (its run is a fixed set of trains per pair)");
   if (spec->mode == Mode::loggp) {
     if (s.resume) throw UsageError("--resume is not available for loggp (it writes its file at the end)");
     if (s.raw) throw UsageError("--raw does not apply to loggp (the file holds every PRTT median)");
@@ -169,8 +175,10 @@ const ModeSpec& validate(Settings& s, int P) {
     if (s.loggp_n < 2) throw UsageError("--loggp-n must be at least 2");
     if (!(s.loggp_break_tol > 0)) throw UsageError("--loggp-break-tol must be positive");
   }
-  // Memory rank 0 needs for the gathered matrices and, with --raw, every sample of a length.
-  const long double matrices = 8.0L * P * P * (s.raw ? static_cast<long double>(s.repeats) + 5 : 5.0L);
+  // Memory rank 0 needs per length: one gathered statistic (P x P doubles) and its transposed
+  // copy; with --raw every sample twice (gathered, reordered) and their flags twice.
+  const long double matrices =
+      static_cast<long double>(P) * P * (16.0L + (s.raw ? 18.0L * static_cast<long double>(s.repeats) : 0.0L));
   if (matrices > static_cast<long double>(memory_limit()))
     throw UsageError(fmt::format("{} ranks{} need {:.3g} GB on rank 0 per length, more than the memory limit of {:.3g} GB "
                                  "(NT_MEMORY_LIMIT changes it)",
@@ -402,7 +410,7 @@ int run_network_test(int argc, char** argv) {
   FileInfo info;
   int code = 0;
   std::string message;
-  if (rank == 0) {
+  if (rank == 0 && !s.estimate) {
     try {
       info = make_info(s, *spec, P, ranks);
       std::vector<std::string> hosts;
@@ -447,6 +455,10 @@ int run_network_test(int argc, char** argv) {
     std::vector<int> a(static_cast<std::size_t>(P), rank), b(static_cast<std::size_t>(P));
     MPI_Alltoall(a.data(), 1, MPI_INT, b.data(), 1, MPI_INT, comm);
     MPI_Barrier(comm);
+  }
+  if (s.estimate) {
+    run_estimate(c, process_age_s());
+    return 0;
   }
   const bool show = rank == 0 && !s.quiet;
   if (show && first > 0)

@@ -285,3 +285,20 @@ TEST(Precision, MedianConfidenceInterval) {
   std::vector<double> few{1, 1, 1, 1, 1};
   EXPECT_FALSE(nt::measure::median_precise(few, 0.5)) << "too few samples for any interval";
 }
+
+// Progress's ETA: a latency + bandwidth fit of the lengths done predicts the ones to come, so a
+// geometric sweep is not "0 %" at length 12 of 22.
+TEST(Progress, PredictsFromTheLengthsDone) {
+  using nt::measure::predict_time;
+  EXPECT_LT(predict_time({}, {1, 2}), 0.0);
+  // d = 1 ms + 1 ns/B exactly: the fit recovers it.
+  std::vector<std::pair<std::int64_t, double>> done;
+  for (std::int64_t l : {0, 1024, 4096, 16384}) done.emplace_back(l, 1e-3 + 1e-9 * static_cast<double>(l));
+  EXPECT_NEAR(predict_time(done, {1 << 20}), 1e-3 + 1e-9 * (1 << 20), 1e-9);
+  EXPECT_NEAR(predict_time(done, {0, 0}), 2e-3, 1e-9);
+  // Noise that would make the slope negative: constant time, never a negative prediction.
+  EXPECT_NEAR(predict_time({{0, 2e-3}, {100, 1e-3}}, {1000}), 1.5e-3, 1e-12);
+  // One length seen: half of its time is latency at 16 KiB.
+  EXPECT_NEAR(predict_time({{16384, 2e-3}}, {0}), 1e-3, 1e-12);
+  EXPECT_NEAR(predict_time({{0, 1e-3}}, {16384}), 2e-3, 1e-12);
+}

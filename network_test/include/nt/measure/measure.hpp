@@ -37,7 +37,7 @@ struct Settings {
   int noise_length = 1024, noise_messages = 10, noise_procs = 1;
   bool noise_procs_given = false;
   std::optional<std::uint64_t> seed;      // resolved on rank 0 when not given
-  bool force = false, resume = false, raw = false, shuffle = false, concurrent = false;
+  bool force = false, resume = false, raw = false, shuffle = false, concurrent = false, estimate = false;
   bool list = false, quiet = false;
   std::string progress = "auto";          // auto, bar, lines, none
   std::string yield = "auto";             // busy waits call sched_yield: auto (when oversubscribed), on, off
@@ -86,6 +86,11 @@ inline constexpr std::uint8_t kSampleLate = kSampleLateFlag, kSamplePreempted = 
 // (another process ran), not the network's: a handover between two ranks sharing a core costs
 // about 5 us here, a scheduler time slice is 1 ms or more.
 inline constexpr double kSchedulerGap = 50e-6;
+
+// Seconds the `lengths` still to come will take, from (length, seconds) of those done: fitted
+// as a + b * length (a, b >= 0); with one length seen, latency and bandwidth are assumed to cost
+// the same at 16 KiB. -1 without data. Progress's ETA.
+double predict_time(const std::vector<std::pair<std::int64_t, double>>& done, const std::vector<std::int64_t>& lengths);
 
 // The distribution-free 95 % confidence interval of the median of sorted samples (order
 // statistics); {lo, hi} are indices into v. Needs v.size() >= 6 for a finite interval.
@@ -212,6 +217,7 @@ class Ctx {
   std::vector<int> used;
   int stride = 0, base = 0;
   double poll_gap = 0;            // longest pause between two polls of the current sample
+  bool calibrating = false;       // --estimate's calibration: fixed sample counts, no --precision
   // Flags of the sample that started at `start` (late by the caller's own rule or by waking
   // more than kSchedulerGap after it), from poll_gap; resets poll_gap.
   std::uint8_t sample_flags(double start, double woke, bool got_late);
