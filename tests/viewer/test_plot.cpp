@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <random>
 
@@ -220,6 +221,31 @@ class TestPlot : public QObject {
       for (int x = static_cast<int>(g.area.left()); x < g.area.left() + 40; ++x)
         if (colorDist(without.pixelColor(x, y), band) <= 6) ++n;
     QCOMPARE(n, 0);
+  }
+
+  // Whatever the data (no values, NaN, infinities, absurd or negative delays, one point, the
+  // largest lengths), plotting returns an image at once and ticks stay few.
+  void hostileDataNeverHangs() {
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    const std::vector<std::vector<double>> ys{{}, {nan, nan}, {inf, -inf}, {1.7e308, 1e-6}, {-1e-6, 2e-6}, {5e-6}, {0, 0}};
+    const std::vector<std::vector<std::int64_t>> xs{{}, {0, 0}, {0, 1}, {0, std::int64_t{1} << 62}, {1, 2}, {7}, {0, 1000}};
+    for (std::size_t i = 0; i < ys.size(); ++i)
+      for (bool ylog : {false, true}) {
+        PlotCurve c;
+        c.lengths = xs[i];
+        c.y = ys[i];
+        c.band.assign(ys[i].size(), i % 2 ? nan : 1e300);
+        c.color = curve_color(i);
+        PlotStyle st;
+        st.y_log = ylog;
+        st.band_label = QStringLiteral("band");
+        AxisTicks xt, yt;
+        const QImage img = plot_image({c, c}, st, 300, 200, nullptr, &xt, &yt);
+        QCOMPARE(img.size(), QSize(300, 200));
+        QVERIFY(xt.at.size() <= 64 && yt.at.size() <= 64);
+        QCOMPARE(xt.at.size(), static_cast<std::size_t>(xt.labels.size()));
+      }
+    QVERIFY(plot_image({}, PlotStyle{}, 50, 40, nullptr).width() == 50);
   }
 
   void diagonalPairRefused() {

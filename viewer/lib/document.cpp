@@ -150,6 +150,7 @@ void Document::add_plot_file(const std::filesystem::path& path) {
   PlotFile f;
   f.path = path;
   f.data = nt::open_dataset(path);
+  if (f.data->ranks() <= 0) throw nt::FileError(path, "the file holds no ranks");
   if (f.data->count() == 0) throw nt::FileError(path, "the file holds no message lengths (no complete record)");
   if (f.data->params().statistic != nt::Statistic::deviation) {
     std::error_code ec;
