@@ -174,6 +174,11 @@ class TestCompare : public QObject {
     QVERIFY2(ba.curves[0].label.startsWith(QStringLiteral("before/run_average.nc")), qPrintable(ba.curves[0].label));
     QVERIFY2(ba.curves[1].label.startsWith(QStringLiteral("after/run_average.nc")), qPrintable(ba.curves[1].label));
     QCOMPARE(ba.curves[1].source, 1);
+    before->set_compare(dir_ / "after" / "run_average.nc");
+    ViewSpec rs;
+    rs.view = ViewKind::ratio;
+    QVERIFY2(before->render(rs).title.startsWith(QStringLiteral("before/run_average.nc / after/run_average.nc")),
+             qPrintable(before->render(rs).title));
     // A pair on a host B lacks and outside B's ranks by number is refused with both named.
     auto big = Document::open(b_);
     big->add_plot_file(fixtures::exact_raw(dir_ / "small_average.nc", 4, {8}, fa, nt::Statistic::average,

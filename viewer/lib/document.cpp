@@ -304,9 +304,16 @@ QString Document::title_for(const ViewSpec& spec) const {
           .arg(file, spec.relative ? QStringLiteral("relative deviation") : QStringLiteral("deviation"), len(spec.k),
                QString::fromLatin1(nt::mode_name(data_->params().mode).data()));
     case ViewKind::ratio:
-      return QStringLiteral("%1 / %2 at %3").arg(file, QFileInfo(QString::fromStdString(cmp_path_.string())).fileName(), len(spec.k));
-    case ViewKind::difference:
-      return QStringLiteral("%1 - %2 at %3").arg(file, QFileInfo(QString::fromStdString(cmp_path_.string())).fileName(), len(spec.k));
+    case ViewKind::difference: {
+      // Runs are often named alike (before/run_median.nc, after/run_median.nc): then with folders.
+      QString a = file, b = QString::fromStdString(file_name(cmp_path_));
+      if (a == b) {
+        a = QString::fromStdString((std::filesystem::absolute(path_).parent_path().filename() / path_.filename()).string());
+        b = QString::fromStdString((std::filesystem::absolute(cmp_path_).parent_path().filename() / cmp_path_.filename()).string());
+      }
+      return (spec.view == ViewKind::ratio ? QStringLiteral("%1 / %2 at %3") : QStringLiteral("%1 - %2 at %3"))
+          .arg(a, b, len(spec.k));
+    }
     case ViewKind::row:
       return QStringLiteral("%1: row of sender %2 (%3)").arg(file).arg(spec.rank).arg(what);
     case ViewKind::column:
