@@ -4,6 +4,7 @@
 #   share/doc/network-tests/              README.md and share/doc/*.md with their images
 #   share/network-tests/{slurm,pbs}/      the batch-job templates (NT_BIN defaults to network_test's
 #                                         directory on PATH, so they run the installed programs)
+#   libexec/network-tests/plan-modes      the templates' planning helper
 #   share/applications, share/icons       desktop file and icon of network_viewer
 # `cpack -G DEB` in the build folder makes network-tests_<version>_<arch>.deb (MPICH build) or
 # network-tests-openmpi_... (preset openmpi): the two hold the same files and conflict.
@@ -18,6 +19,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${NT_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/share/doc/ DESTINATION ${NT_DOCDIR})
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/slurm/network_test.sbatch DESTINATION ${NT_DATADIR}/slurm)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/pbs/network_test.pbs DESTINATION ${NT_DATADIR}/pbs)
+# The templates' planning helper, found at $NT_BIN/../libexec/network-tests.
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/plan-modes DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/network-tests)
 
 # Man pages: one per program of this build, from its --help and its subcommands' (cmake/nt-man.sh).
 option(NT_MAN_PAGES "Make and install a man page per program (needs help2man)" ON)

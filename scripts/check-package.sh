@@ -36,7 +36,8 @@ for p in "${progs[@]}"; do
 done
 for f in usr/share/doc/network-tests/README.md usr/share/doc/network-tests/formats.md \
          usr/share/doc/network-tests/images/vc-slow-node.png \
-         usr/share/network-tests/slurm/network_test.sbatch usr/share/network-tests/pbs/network_test.pbs; do
+         usr/share/network-tests/slurm/network_test.sbatch usr/share/network-tests/pbs/network_test.pbs \
+         usr/libexec/network-tests/plan-modes; do
   [[ -s $root/$f ]] || fail "/$f missing"
 done
 # Nothing from the build tree: no tests, benchmarks or static libraries.

@@ -43,7 +43,7 @@ check_complete() { # OUT MODES...
 }
 
 MODES="one_to_one async_one_to_one bcast"
-common=(NT_BIN="$BIN" NT_MODES="$MODES" NT_LENGTHS=0,1024,65536 NT_REPEATS=3 NT_EXTRA="--warmup 1")
+common=(NT_BIN="$BIN" NT_SCRIPTS="$SRC/scripts" NT_MODES="$MODES" NT_LENGTHS=0,1024,65536 NT_REPEATS=3 NT_EXTRA="--warmup 1")
 
 echo "== Slurm template: full sweep"
 S=$WORK/slurm
@@ -51,15 +51,29 @@ env "${common[@]}" NT_OUT="$S" NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_
   SLURM_JOB_ID=101 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm1.log" 2>&1 ||
   { cat "$WORK/slurm1.log"; fail "sbatch template exited with $?"; }
 check_complete "$S" $MODES
+# The first start logs the plan of every mode (network_test --estimate) and writes no results for it.
+grep -q "^total_s=[0-9.]* time_limit=[0-9]*:[0-9][0-9]:[0-9][0-9]$" "$WORK/slurm1.log" || { cat "$WORK/slurm1.log"; fail "no plan"; }
+[[ $(grep -cE '^(one_to_one|async_one_to_one|bcast) +[0-9.]+ s' "$WORK/slurm1.log") == 3 ]] || { cat "$WORK/slurm1.log"; fail "plan lacks a mode"; }
+compgen -G "$S/plan*" >/dev/null && fail "the plan left files: $(ls "$S"/plan*)"
 env "${common[@]}" NT_OUT="$S" NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 \
   SLURM_JOB_ID=101 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm2.log" 2>&1
 [[ $(grep -c 'done before, skipped' "$WORK/slurm2.log") == 3 ]] || { cat "$WORK/slurm2.log"; fail "finished modes not skipped"; }
 echo "ok"
 
+echo "== Slurm template: NT_PLAN_ONLY=1 plans and measures nothing"
+S0=$WORK/slurm-plan
+env "${common[@]}" NT_OUT="$S0" NT_PLAN_ONLY=1 NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 \
+  SLURM_JOB_ID=100 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm0.log" 2>&1 ||
+  { cat "$WORK/slurm0.log"; fail "plan-only job failed"; }
+grep -q "stopping after the plan" "$WORK/slurm0.log" || { cat "$WORK/slurm0.log"; fail "plan-only did not stop"; }
+compgen -G "$S0/*.nc" >/dev/null && fail "plan-only measured: $(ls "$S0")"
+echo "ok"
+
 echo "== Slurm template: USR1 before the time limit, requeue, resume"
 S2=$WORK/slurm-limit
 # 21 lengths up to 8 MB: a few seconds, long enough to be stopped after the first lengths.
-long=(NT_BIN="$BIN" NT_MODES="one_to_one" NT_BEGIN=0 NT_END=8000000 NT_GEOMETRIC= NT_STEP=400000 NT_REPEATS=20)
+# (No plan here: the time limits below are about the measurement.)
+long=(NT_BIN="$BIN" NT_MODES="one_to_one" NT_BEGIN=0 NT_END=8000000 NT_GEOMETRIC= NT_STEP=400000 NT_REPEATS=20 NT_PLAN=0)
 # Rank 1 hangs at the third length (network_test's test hook, as a stuck node would), so the
 # signal always arrives mid-sweep however fast this machine is.
 stall=(NT_DEBUG_STALL=1:800000)
