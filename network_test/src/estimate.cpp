@@ -1,174 +1,243 @@
-// network_test --estimate: a short calibration on the real ranks and the printed plan.
+// --estimate: a short calibration on the real ranks and the plan of the sweep it predicts.
 //
-// Per length, a few tasks of every class (pairs on one host, pairs across hosts, (x, x) tasks,
-// collective tasks) run through the real sequential schedule, and a few rounds through the real
-// concurrent one, each twice: with 1 and with n2 iterations (no warm-up). The two timings give
-// the cost line fixed + iterations * per_iteration of the class, evaluated at the run's
-// warm-up + repeats; times the task counts (and rounds) of the class it gives the length's wall
-// time. The gather of the length's results and the building of its task list are timed as they
-// run. Nothing is written: the samples stay in memory and are dropped.
+// Model. A sweep is, per length, a list of tasks run one after the other (sequential schedule),
+// or P-1 rounds of disjoint pairs at once (--concurrent). Tasks differ by where their ranks are:
+// pairs on one host, pairs across hosts, the clock-offset tasks of the common-start modes and the
+// collective tasks are separate classes. Calibration runs up to 16 tasks of each class, spread
+// over the task list, through the real schedule with the run's own warm-up and sample count (no
+// extrapolation in the number of samples: differencing two short runs amplified scheduler noise
+// 10-fold), timed on rank 0 between sleeping barriers minus a barrier's own cost, repeated and the
+// median taken when the window is under 50 ms. A length then costs the sum over classes of tasks x
+// time per task; --concurrent costs rounds x the time of a round, calibrated on two real rounds.
+// Per length, rank 0 also gathers and writes five synced records: timed with a real gather and a
+// temporary file in the output directory (removed). Lengths are calibrated one by one up to 24 of
+// them; longer sweeps calibrate 16 spread over the sweep and interpolate linearly in the length.
+// With --precision the prediction is for -n samples: an upper bound.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cmath>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "internal.hpp"
-#include "nt/measure/plan.hpp"
+#include "nt/output.hpp"
 #include "nt/units.hpp"
 
 namespace nt::measure {
 
 namespace {
 
-void set_iterations(Ctx& c, int n) {
-  c.W = 0;
-  c.R = n;
-  c.samples.assign(static_cast<std::size_t>(c.size) * static_cast<std::size_t>(n), 0.0);
+constexpr std::size_t kTasksPerClass = 16;
+constexpr int kTrials = 3;
+constexpr double kShortWindow = 0.05;  // below this a timing is repeated (kTrials, median)
+
+// Runs `run` (units tasks or rounds, with the run's own warm-up and samples) on every rank,
+// timed on rank 0 between sleeping barriers minus a barrier's own cost; repeated while the
+// window is short, where a scheduler hiccup would count. Rank 0 gets seconds per unit; rank 0
+// decides about repeating, the others follow its broadcast.
+double calibrate(Ctx& c, double units, double barrier_cost, const std::function<void()>& run) {
+  std::vector<double> t;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    idle_barrier(c, 1);
+    const double t0 = Ctx::now();
+    run();
+    idle_barrier(c, 1);
+    const double dt = std::max(0.0, Ctx::now() - t0 - barrier_cost);
+    t.push_back(dt / units);
+    int again = dt < kShortWindow ? 1 : 0;
+    MPI_Request req;
+    MPI_Ibcast(&again, 1, MPI_INT, 0, c.comm, &req);
+    c.idle_wait(req, idle_deadline(c, 1), "timeout: waiting for the calibration");
+    if (!again) break;
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
 }
 
-// Seconds (meaningful on rank 0) that f takes on every rank, between two sleeping barriers.
-template <class F>
-double timed_once(Ctx& c, F&& f) {
-  idle_barrier(c, 1);
-  const double t0 = Ctx::now();
-  f();
-  idle_barrier(c, 1);
-  return Ctx::now() - t0;
-}
-// The faster of two timings (noise on a shared machine only ever adds time), less the cost of
-// the two barriers themselves (the real schedule has none between its tasks).
-double barrier_cost = 0;
-template <class F>
-double timed(Ctx& c, F&& f) {
-  const double a = timed_once(c, f);
-  return std::max(0.0, std::min(a, timed_once(c, f)) - barrier_cost);
+// Class of a task for the calibration: where its measured ranks are.
+std::string task_class(const Ctx& c, const Task& t) {
+  if (t.sync) return "clock offsets";
+  if (c.spec.kind == TaskKind::per_root || c.spec.kind == TaskKind::all_ranks) return "collective";
+  const auto& h = c.hosts;
+  return h[static_cast<std::size_t>(t.x)] == h[static_cast<std::size_t>(t.y)] ? "pairs on one host"
+                                                                            : "pairs across hosts";
 }
 
-// Up to k elements spread evenly over v (first, ..., last), in order.
+// Every `step`-th element, up to n of them, first included.
 template <class T>
-std::vector<T> spread(const std::vector<T>& v, int k) {
+std::vector<T> spread(const std::vector<T>& v, std::size_t n) {
+  if (v.size() <= n) return v;
   std::vector<T> out;
-  if (v.empty() || k <= 0) return out;
-  const std::size_t n = std::min(v.size(), static_cast<std::size_t>(k));
-  std::set<std::size_t> idx;
-  for (std::size_t i = 0; i < n; ++i) idx.insert(n == 1 ? 0 : i * (v.size() - 1) / (n - 1));
-  for (auto i : idx) out.push_back(v[i]);
+  for (std::size_t i = 0; i < n; ++i) out.push_back(v[i * v.size() / n]);
   return out;
 }
 
+std::string clock(double s) {
+  const auto t = static_cast<long long>(std::ceil(s));
+  return fmt::format("{}:{:02}:{:02}", t / 3600, (t / 60) % 60, t % 60);
+}
+
+// Seconds as a short human figure.
+std::string span(double s) { return s < 100 ? format_seconds(s) : fmt::format("{} ({:.0f} s)", clock(s), s); }
+
+struct LengthCost {
+  std::map<std::string, double> per_class;  // seconds per task
+  double round = 0;                          // seconds per round of --concurrent
+};
+
+double lerp(double lo, double hi, double f) { return lo + f * (hi - lo); }
+
 }  // namespace
 
-void run_estimate(Ctx& c, const std::vector<std::string>& hosts, bool show) {
+void run_estimate(Ctx& c, double startup_s) {
   const Settings& s = c.settings;
-  const ModeSpec& spec = c.spec;
+  const auto& lengths = s.lengths;
   const int P = c.size;
-  const int full = s.warmup + s.repeats;  // iterations of every task of the real run
-  const int n2 = std::max(1, std::min(full, s.estimate_iterations));
-  const int n1 = std::max(1, n2 / 3);
-  const double start = Ctx::now();
+  const auto PU = static_cast<std::size_t>(P);
+  c.samples.assign(PU * static_cast<std::size_t>(c.stride), 0.0);
+  c.flags.assign(PU * static_cast<std::size_t>(c.stride), 0);
+  c.used.assign(PU, c.stride);
+  c.calibrating = true;
+  const double t_start = Ctx::now();
 
-  Plan plan;
-  plan.mode = spec.name;
-  plan.ranks = P;
-  plan.hosts = static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
-  plan.repeats = s.repeats;
-  plan.warmup = s.warmup;
-  plan.concurrent_ok = spec.concurrent_ok;
-  plan.concurrent_requested = s.concurrent;
-  plan.raw = s.raw;
-  plan.calibration_tasks = s.estimate_tasks;
-  plan.calibration_iterations[0] = n1;
-  plan.calibration_iterations[1] = n2;
-  const TaskCounts counts = count_tasks(spec, hosts);
-  const auto all_rounds = round_robin(P);
-  const auto picked_rounds = spread(all_rounds, std::min(2, s.estimate_tasks));
-  plan.calibration_rounds = spec.concurrent_ok ? static_cast<int>(picked_rounds.size()) : 0;
-
-  std::vector<double> local(5 * static_cast<std::size_t>(P)), gathered(c.rank == 0 ? local.size() * P : 0);
-  for (std::size_t k = 0; k < s.lengths.size(); ++k) {
-    c.length = s.lengths[k];
-    c.length_index = k;
-    if (show)
-      std::cerr << fmt::format("network_test: calibrating length {} ({}/{})\n", format_bytes(c.length), k + 1,
-                               s.lengths.size());
-    // Per-length work of the real run outside the tasks: its task list and the gather.
-    barrier_cost = 0;
-    barrier_cost = timed(c, [] {});
-    std::vector<Task> tasks;
-    const double list_cost = timed_once(c, [&] { tasks = make_tasks(spec, s, P, k); });  // sequential only
-    const double overhead = timed(c, [&] {
-      MPI_Request req;
-      MPI_Igather(local.data(), 5 * P, MPI_DOUBLE, gathered.data(), 5 * P, MPI_DOUBLE, 0, c.comm, &req);
-      c.idle_wait(req, 0, "");
-    });
-
-    std::vector<Task> sync, same, other, self, coll;
-    for (auto& t : tasks) {
-      if (t.sync)
-        sync.push_back(std::move(t));
-      else if (spec.kind == TaskKind::per_root || spec.kind == TaskKind::all_ranks)
-        coll.push_back(std::move(t));
-      else if (t.x == t.y)
-        self.push_back(std::move(t));
-      else if (hosts[static_cast<std::size_t>(t.x)] == hosts[static_cast<std::size_t>(t.y)])
-        same.push_back(std::move(t));
-      else
-        other.push_back(std::move(t));
-    }
-    tasks.clear();
-    tasks.shrink_to_fit();
-
-    LengthPlan lp;
-    lp.length = c.length;
-    lp.tasks = counts;
-    lp.sequential = list_cost + overhead;
-    if (!sync.empty()) {  // every offset: the collective tasks need them; cost independent of -n
-      set_iterations(c, 1);
-      lp.sequential += timed_once(c, [&] { run_sequential(c, sync); });
-    }
-    Cost self_cost;
-    auto measure = [&](const std::vector<Task>& cls, std::int64_t count) -> Cost {
-      if (cls.empty() || count == 0) return {};
-      const auto sel = spread(cls, s.estimate_tasks);
-      const double per = 1.0 / static_cast<double>(sel.size());
-      set_iterations(c, n1);
-      const double t1 = timed(c, [&] { run_sequential(c, sel); }) * per;
-      double t2 = t1;
-      if (n2 != n1) {
-        set_iterations(c, n2);
-        t2 = timed(c, [&] { run_sequential(c, sel); }) * per;
-      }
-      const Cost cost = fit_cost(n1, t1, n2, t2);
-      lp.sequential += static_cast<double>(count) * cost.at(full);
-      return cost;
-    };
-    measure(same, counts.same_host);
-    measure(other, counts.other_host);
-    self_cost = measure(self, counts.self);
-    measure(coll, counts.collective);
-    const auto work = counts.total() - counts.sync;
-    lp.task_seconds = work > 0 ? (lp.sequential - overhead - list_cost) / static_cast<double>(counts.total()) : 0.0;
-
-    if (spec.concurrent_ok && !picked_rounds.empty()) {
-      const double per = 1.0 / static_cast<double>(picked_rounds.size());
-      set_iterations(c, n1);
-      const double t1 = timed(c, [&] { run_rounds(c, picked_rounds); }) * per;
-      double t2 = t1;
-      if (n2 != n1) {
-        set_iterations(c, n2);
-        t2 = timed(c, [&] { run_rounds(c, picked_rounds); }) * per;
-      }
-      const Cost round = fit_cost(n1, t1, n2, t2);
-      lp.rounds = concurrent_rounds(P);
-      lp.round_seconds = round.at(full);
-      // The (x, x) tasks run on every rank at once after the rounds.
-      lp.concurrent = overhead + static_cast<double>(lp.rounds) * lp.round_seconds + self_cost.at(full);
-    }
-    plan.lengths.push_back(lp);
+  // A sleeping barrier's own cost, to take it out of every timing.
+  double barrier = 0;
+  {
+    idle_barrier(c, 1);
+    const double t0 = Ctx::now();
+    for (int i = 0; i < 5; ++i) idle_barrier(c, 1);
+    barrier = (Ctx::now() - t0) / 5;
   }
-  plan.calibration_seconds = Ctx::now() - start;
-  if (c.rank == 0) std::cout << plan_text(plan) << std::flush;
+
+  std::vector<std::size_t> calibrated(lengths.size());
+  for (std::size_t k = 0; k < lengths.size(); ++k) calibrated[k] = k;
+  if (lengths.size() > 24) {
+    calibrated = spread(calibrated, 16);
+    if (calibrated.back() != lengths.size() - 1) calibrated.push_back(lengths.size() - 1);
+  }
+  const bool concurrent = c.spec.concurrent_ok;
+  auto rounds = round_robin(P);
+  std::map<std::size_t, LengthCost> cost;
+  for (std::size_t k : calibrated) {
+    c.length = lengths[k];
+    c.length_index = k;
+    const auto tasks = make_tasks(c.spec, s, P, k);
+    std::map<std::string, std::vector<Task>> by_class;
+    for (const auto& t : tasks) by_class[task_class(c, t)].push_back(t);
+    LengthCost& lc = cost[k];
+    for (const auto& [name, list] : by_class) {
+      const auto few = spread(list, kTasksPerClass);
+      lc.per_class[name] = calibrate(c, static_cast<double>(few.size()), barrier, [&] { run_sequential(c, few); });
+    }
+    if (concurrent) {
+      const std::vector<std::vector<std::pair<int, int>>> two = {rounds.front(), rounds[rounds.size() / 2]};
+      lc.round = calibrate(c, static_cast<double>(two.size()), barrier, [&] { run_rounds(c, two, false); });
+    }
+  }
+
+  // Per length: one real gather of the statistics, and five synced records written by rank 0 to
+  // a temporary file in the output directory (the same filesystem as the results).
+  double per_length_io = 0;
+  {
+    std::vector<double> local(5 * PU, 1e-6), all(c.rank == 0 ? 5 * PU * PU : 0);
+    idle_barrier(c, 1);
+    const double t0 = Ctx::now();
+    MPI_Request req;
+    MPI_Igather(local.data(), 5 * P, MPI_DOUBLE, all.data(), 5 * P, MPI_DOUBLE, 0, c.comm, &req);
+    c.idle_wait(req, idle_deadline(c, 1), "timeout: waiting for the calibration gather");
+    double write = 0;
+    if (c.rank == 0) {
+      namespace fs = std::filesystem;
+      fs::path dir = fs::path(s.prefix).parent_path();
+      if (dir.empty()) dir = ".";
+      if (!fs::is_directory(dir)) dir = fs::temp_directory_path();
+      const fs::path tmp = dir / fmt::format(".network_test-estimate-{}.nc", getpid());
+      try {
+        FileInfo fi;
+        fi.params.proc_num = P;
+        RawWriter w(tmp, fi, true);
+        Matrix m(P);
+        const double w0 = Ctx::now();
+        for (int i = 0; i < 5; ++i) w.append(i, m);
+        write = Ctx::now() - w0;
+        w.close();
+      } catch (const std::exception&) {
+        write = 0;  // an unwritable directory is reported by the real run, not by the plan
+      }
+      std::error_code ec;
+      fs::remove(tmp, ec);
+    }
+    per_length_io = Ctx::now() - t0 + write;
+  }
+  c.calibrating = false;
+  const double calibration_s = Ctx::now() - t_start;
+  if (c.rank != 0) return;
+
+  // The plan.
+  const int samples = c.W + c.stride;
+  auto cost_at = [&](std::size_t k) -> LengthCost {
+    if (cost.count(k)) return cost.at(k);
+    auto hi = cost.lower_bound(k);
+    auto lo = std::prev(hi);
+    const double f = static_cast<double>(lengths[k] - lengths[lo->first]) /
+                     static_cast<double>(std::max<std::int64_t>(1, lengths[hi->first] - lengths[lo->first]));
+    LengthCost out;
+    for (const auto& [name, a] : lo->second.per_class)
+      out.per_class[name] = hi->second.per_class.count(name) ? lerp(a, hi->second.per_class.at(name), f) : a;
+    out.round = lerp(lo->second.round, hi->second.round, f);
+    return out;
+  };
+  std::set<std::string> hosts(c.hosts.begin(), c.hosts.end());
+  std::cout << fmt::format(
+      "network_test --estimate: {}, {} ranks on {} host{}, {} lengths ({} B .. {} B), {} samples per task "
+      "({} + {} warm-up){}\n",
+      c.spec.name, P, hosts.size(), hosts.size() == 1 ? "" : "s", lengths.size(), lengths.front(), lengths.back(),
+      samples, c.stride, c.W,
+      s.precision > 0 ? fmt::format("; --precision stops earlier, so this is the upper bound") : "");
+  std::cout << fmt::format("calibration: {} of {} lengths, up to {} tasks of each class{} with every sample, {:.2f} s\n",
+                           calibrated.size(), lengths.size(), kTasksPerClass, concurrent ? " and 2 rounds" : "",
+                           calibration_s);
+  std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}\n", "length", "tasks", "per task", "sequential",
+                           concurrent ? fmt::format("  {:>12}  {:>7}", "concurrent", "rounds") : "");
+  double seq_total = 0, conc_total = 0;
+  const auto n_rounds = static_cast<double>(rounds.size());
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    const auto tasks = make_tasks(c.spec, s, P, k);
+    std::map<std::string, std::size_t> n;
+    for (const auto& t : tasks) ++n[task_class(c, t)];
+    const LengthCost lc = cost_at(k);
+    double seq = per_length_io;
+    for (const auto& [name, count] : n)
+      if (lc.per_class.count(name)) seq += static_cast<double>(count) * lc.per_class.at(name);
+    const double conc = per_length_io + n_rounds * lc.round;
+    seq_total += seq;
+    conc_total += conc;
+    std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}\n", lengths[k], tasks.size(),
+                             format_seconds((seq - per_length_io) / static_cast<double>(tasks.size())),
+                             format_seconds(seq),
+                             concurrent ? fmt::format("  {:>12}  {:>7}", format_seconds(conc), rounds.size()) : "");
+  }
+  std::cout << fmt::format("total: sequential {}{}; plus MPI start-up and setup, {} here\n", span(seq_total),
+                           concurrent ? fmt::format(", concurrent {}", span(conc_total)) : "",
+                           format_seconds(startup_s));
+  // What to ask for: 1.5 times the prediction plus 5 minutes (start-up on a large allocation, a
+  // slower node), rounded up to whole minutes.
+  auto limit = [&](double t) { return clock(60.0 * std::ceil((1.5 * (t + startup_s) + 300.0) / 60.0)); };
+  const double chosen = s.concurrent ? conc_total : seq_total;
+  std::cout << fmt::format("time limit to ask for ({}, 1.5 x + 5 min): {}   (#SBATCH --time={} / #PBS -l walltime={})\n",
+                           s.concurrent ? "concurrent" : "sequential", limit(chosen), limit(chosen), limit(chosen));
+  // One line for scripts (the batch templates read it).
+  std::cout << fmt::format("plan: sequential_s={:.6g} concurrent_s={} startup_s={:.3g} time_limit={}\n", seq_total,
+                           concurrent ? fmt::format("{:.6g}", conc_total) : std::string("-"), startup_s,
+                           limit(chosen));
+  std::cout << "model: per length, the number of tasks of each class (pairs on one host, across hosts, clock "
+               "offsets, collectives) times the time of such a task measured now, or rounds times the time of a "
+               "round for --concurrent, plus the gather and five synced records (share/doc/network_test.md)\n";
+  std::cout.flush();
 }
 
 }  // namespace nt::measure

@@ -260,87 +260,45 @@ TEST(Loggp, FileRoundTrip) {
   std::filesystem::remove(path);
 }
 
-// ---- the cost model of --estimate and of the progress ETA (nt/measure/plan.hpp) ----
-#include "nt/measure/plan.hpp"
-
-namespace {
-
-TEST(Plan, FitCostThroughTwoTimings) {
-  const nt::measure::Cost c = nt::measure::fit_cost(10, 0.003, 30, 0.007);
-  EXPECT_NEAR(c.per_iteration, 0.0002, 1e-12);
-  EXPECT_NEAR(c.fixed, 0.001, 1e-12);
-  EXPECT_NEAR(c.at(110), 0.023, 1e-12);
-  // Noise that tilts the line the wrong way never gives a negative cost.
-  const nt::measure::Cost d = nt::measure::fit_cost(10, 0.005, 30, 0.004);
-  EXPECT_GE(d.per_iteration, 0.0);
-  EXPECT_GE(d.fixed, 0.0);
-  EXPECT_GT(d.at(30), 0.0);
-  const nt::measure::Cost e = nt::measure::fit_cost(10, 0.001, 30, 0.009);  // intercept < 0
-  EXPECT_GE(e.fixed, 0.0);
-  EXPECT_NEAR(e.at(30), 0.009, 1e-12);
-}
-
-TEST(Plan, TaskCountsMatchTheScheduleByHost) {
-  using namespace nt::measure;
-  const std::vector<std::string> hosts{"a", "a", "b", "b", "b", "c"};
-  const int P = static_cast<int>(hosts.size());
-  Settings s;
-  s.seed = 3;
-  for (const auto& m : registry().all()) {
-    if (m.mode == nt::Mode::loggp || (m.uses_noise && P < 3)) continue;
-    s.noise_procs = 1;
-    const auto tasks = make_tasks(m, s, P, 0);
-    TaskCounts want;
-    for (const auto& t : tasks) {
-      if (t.sync) ++want.sync;
-      else if (m.kind == TaskKind::per_root || m.kind == TaskKind::all_ranks) ++want.collective;
-      else if (t.x == t.y) ++want.self;
-      else if (hosts[static_cast<std::size_t>(t.x)] == hosts[static_cast<std::size_t>(t.y)]) ++want.same_host;
-      else ++want.other_host;
-    }
-    const TaskCounts got = count_tasks(m, hosts);
-    SCOPED_TRACE(m.name);
-    EXPECT_EQ(got.same_host, want.same_host);
-    EXPECT_EQ(got.other_host, want.other_host);
-    EXPECT_EQ(got.self, want.self);
-    EXPECT_EQ(got.collective, want.collective);
-    EXPECT_EQ(got.sync, want.sync);
-    EXPECT_EQ(got.total(), static_cast<std::int64_t>(tasks.size()));
+// The distribution-free 95 % interval of the median: no finite interval below 8 samples, the
+// textbook ranks for n = 100 (x_(40), x_(61)), and a narrow sample is precise where a wide one
+// is not.
+TEST(Precision, MedianConfidenceInterval) {
+  using nt::measure::median_ci_indices;
+  for (std::size_t n : {0u, 1u, 5u, 7u}) {
+    const auto [lo, hi] = median_ci_indices(n);
+    EXPECT_GT(lo, hi) << n;
   }
-  EXPECT_EQ(concurrent_rounds(6), 5);
-  EXPECT_EQ(concurrent_rounds(7), 7);
-  EXPECT_EQ(static_cast<std::int64_t>(round_robin(7).size()), concurrent_rounds(7));
+  const auto [lo10, hi10] = median_ci_indices(10);
+  EXPECT_EQ(lo10, 0u);
+  EXPECT_EQ(hi10, 9u);
+  const auto [lo, hi] = median_ci_indices(100);
+  EXPECT_EQ(lo, 39u);
+  EXPECT_EQ(hi, 60u);
+  std::vector<double> narrow, wide;
+  for (int i = 0; i < 100; ++i) {
+    narrow.push_back(1.0 + 0.001 * (i % 10));
+    wide.push_back(1.0 + 0.5 * (i % 10));
+  }
+  EXPECT_TRUE(nt::measure::median_precise(narrow, 0.02));
+  EXPECT_FALSE(nt::measure::median_precise(wide, 0.02));
+  std::vector<double> few{1, 1, 1, 1, 1};
+  EXPECT_FALSE(nt::measure::median_precise(few, 0.5)) << "too few samples for any interval";
 }
 
-TEST(Plan, TimeLimitHasMarginAndBatchSyntax) {
-  using namespace nt::measure;
-  EXPECT_EQ(hms(3725), "01:02:05");
-  EXPECT_EQ(hms(90061), "1-01:01:01");
-  EXPECT_EQ(advised_time_limit(0), 300.0);
-  const double lim = advised_time_limit(3600);
-  EXPECT_GE(lim, 1.3 * 3600 + 300);
-  EXPECT_EQ(std::fmod(lim, 60.0), 0.0);
-  EXPECT_DOUBLE_EQ(rank0_bytes(1024, false, 100), 8.0 * 1024 * 1024 * 6);
-  EXPECT_GT(rank0_bytes(1024, true, 100), rank0_bytes(1024, false, 100));
+// Progress's ETA: a latency + bandwidth fit of the lengths done predicts the ones to come, so a
+// geometric sweep is not "0 %" at length 12 of 22.
+TEST(Progress, PredictsFromTheLengthsDone) {
+  using nt::measure::predict_time;
+  EXPECT_LT(predict_time({}, {1, 2}), 0.0);
+  // d = 1 ms + 1 ns/B exactly: the fit recovers it.
+  std::vector<std::pair<std::int64_t, double>> done;
+  for (std::int64_t l : {0, 1024, 4096, 16384}) done.emplace_back(l, 1e-3 + 1e-9 * static_cast<double>(l));
+  EXPECT_NEAR(predict_time(done, {1 << 20}), 1e-3 + 1e-9 * (1 << 20), 1e-9);
+  EXPECT_NEAR(predict_time(done, {0, 0}), 2e-3, 1e-9);
+  // Noise that would make the slope negative: constant time, never a negative prediction.
+  EXPECT_NEAR(predict_time({{0, 2e-3}, {100, 1e-3}}, {1000}), 1.5e-3, 1e-12);
+  // One length seen: half of its time is latency at 16 KiB.
+  EXPECT_NEAR(predict_time({{16384, 2e-3}}, {0}), 1e-3, 1e-12);
+  EXPECT_NEAR(predict_time({{0, 1e-3}}, {16384}), 2e-3, 1e-12);
 }
-
-TEST(Plan, ProgressPredictsFromCompletedLengths) {
-  using namespace nt::measure;
-  // Seconds = 0.01 + 1e-6 * length: the line through the completed lengths predicts the rest.
-  const std::vector<std::int64_t> done{0, 100000, 200000};
-  const std::vector<double> secs{0.01, 0.11, 0.21};
-  const auto p = predict_remaining(done, secs, {300000, 1000000});
-  ASSERT_EQ(p.size(), 2u);
-  EXPECT_NEAR(p[0], 0.31, 1e-9);
-  EXPECT_NEAR(p[1], 1.01, 1e-9);
-  // One completed length: scaled from it; larger lengths never predicted cheaper.
-  const auto q = predict_remaining({0}, {0.5}, {1024, 1048576});
-  EXPECT_GT(q[0], 0.5);
-  EXPECT_GT(q[1], q[0]);
-  // Falling times (noise) never give a negative prediction.
-  const auto r = predict_remaining({0, 10, 20}, {0.3, 0.2, 0.1}, {30});
-  EXPECT_GE(r[0], 0.0);
-  EXPECT_TRUE(predict_remaining({}, {}, {}).empty());
-}
-
-}  // namespace
