@@ -259,8 +259,9 @@ TEST(HeldOut, SlowNodeAtExactlyTheThresholdIsOneNode) {
     for (const auto& a : an) ++kinds[a.kind];
     EXPECT_EQ(kinds["slow_rank"], 0) << "seed " << seed;
     ASSERT_EQ(kinds["slow_node"], 1) << "seed " << seed;
-    for (const auto& a : an)
+    for (const auto& a : an) {
       if (a.kind == "slow_node") EXPECT_EQ(a.ranks, ranks_of(g.node, 5));
+    }
   }
 }
 
