@@ -260,7 +260,9 @@ TEST(HeldOut, SlowNodeAtExactlyTheThresholdIsOneNode) {
     EXPECT_EQ(kinds["slow_rank"], 0) << "seed " << seed;
     ASSERT_EQ(kinds["slow_node"], 1) << "seed " << seed;
     for (const auto& a : an) {
-      if (a.kind == "slow_node") EXPECT_EQ(a.ranks, ranks_of(g.node, 5));
+      if (a.kind == "slow_node") {
+        EXPECT_EQ(a.ranks, ranks_of(g.node, 5));
+      }
     }
   }
 }
