@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <numeric>
 #include <thread>
@@ -40,13 +41,35 @@ Cube load_cube(const Dataset& d) {
   return c;
 }
 
-void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+Cube cube_header(const Cube& c) {
+  Cube h;
+  h.P = c.P;
+  h.lengths = c.lengths;
+  h.mode = c.mode;
+  h.statistic = c.statistic;
+  h.hosts = c.hosts;
+  h.source = c.source;
+  h.bad = c.bad;
+  return h;
+}
+
+namespace {
+std::atomic<std::size_t> g_threads{0};
+}  // namespace
+
+void set_threads(std::size_t n) { g_threads = n; }
+
+std::size_t threads() {
+  if (const std::size_t n = g_threads.load(); n > 0) return n;
   // The CPUs this process may run on (a batch job's allocation), not the whole machine's.
   cpu_set_t set;
   CPU_ZERO(&set);
-  const std::size_t hw = sched_getaffinity(0, sizeof set, &set) == 0 ? std::max(1, CPU_COUNT(&set))
-                                                                     : std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t T = std::min<std::size_t>(hw, n);
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? static_cast<std::size_t>(std::max(1, CPU_COUNT(&set)))
+                                                     : std::max(1u, std::thread::hardware_concurrency());
+}
+
+void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+  const std::size_t T = std::min<std::size_t>(threads(), n);
   if (T <= 1) {
     if (n > 0) body(0, n);
     return;

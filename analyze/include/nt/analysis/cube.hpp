@@ -39,7 +39,15 @@ struct Cube {
 // dataset holds no matrix or fewer than 2 ranks.
 Cube load_cube(const Dataset& d);
 
-// Runs body(begin, end) over [0, n) split into contiguous chunks on the hardware threads.
+// Everything of `c` but its delays (v stays empty): what a report keeps of its input.
+Cube cube_header(const Cube& c);
+
+// Threads parallel_for uses: set_threads(n) for n >= 1, set_threads(0) (the default) for the
+// CPUs of the process's affinity mask (sched_getaffinity: a batch job's allocation).
+void set_threads(std::size_t n);
+std::size_t threads();
+
+// Runs body(begin, end) over [0, n) split into contiguous chunks on threads() threads.
 void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body);
 
 // The hosts to compare with: `override_file` when given, else the dataset's own.
