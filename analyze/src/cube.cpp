@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <limits>
 #include <numeric>
@@ -34,7 +35,10 @@ Cube load_cube(const Dataset& d) {
     // Bad delays (NaN, infinite, negative, absurd) are missing data for every analysis.
     auto out = c.v.begin() + static_cast<std::ptrdiff_t>(k * PP);
     std::transform(m.values().begin(), m.values().end(), out,
-                   [](double x) { return is_good_delay(x) ? x : std::numeric_limits<double>::quiet_NaN(); });
+                   [](double x) {
+                     const auto f = static_cast<float>(x);
+                     return is_good_delay(x) && std::isfinite(f) ? f : std::numeric_limits<float>::quiet_NaN();
+                   });
     c.lengths.push_back(d.lengths()[order[k]]);
   }
   if (!c.hosts.empty() && static_cast<int>(c.hosts.size()) != c.P) c.hosts.clear();
