@@ -441,6 +441,16 @@ std::vector<int> RawReader::sample_count(std::size_t k) const {
   return v;
 }
 
+std::vector<int> RawReader::sample_count_of(int sender, int receiver) const {
+  if (count_var_ < 0 || count() == 0) return {};
+  check_rank(sender);
+  check_rank(receiver);
+  std::vector<int> v(count());
+  file_.get(count_var_, {0, static_cast<std::size_t>(sender), static_cast<std::size_t>(receiver)}, {count(), 1, 1},
+            v.data());
+  return v;
+}
+
 std::vector<std::uint8_t> RawReader::sample_flags(std::size_t k) const {
   if (flags_var_ < 0) return {};
   check_index(k);

@@ -159,7 +159,7 @@ std::pair<double, double> Ctx::estimate_offset(int peer, bool leader) {
     }
   }
   if (!leader) return {0.0, 0.0};
-  // Ranks on one host read the same system clock (MPI_Wtime is clock_gettime): the offset is
+  // Ranks on one host read the same system clock (Ctx::now is CLOCK_MONOTONIC): the offset is
   // exactly 0 there, and an estimate could only add error (e.g. on oversubscribed cores).
   if (settings.clock_sync == "auto" && !hosts.empty() && hosts[static_cast<std::size_t>(rank)] == hosts[static_cast<std::size_t>(peer)])
     offset = 0.0;

@@ -92,6 +92,8 @@ class RawReader final : public Dataset {
   // empty otherwise.
   bool has_sample_count() const noexcept { return count_var_ >= 0; }
   std::vector<int> sample_count(std::size_t k) const;
+  // Samples taken for (sender, receiver) at every length; empty when not recorded.
+  std::vector<int> sample_count_of(int sender, int receiver) const;
   // Validity flags of every sample at matrix k, [(x*P + y)*samples + s] (_all files with
   // flags); empty otherwise.
   bool has_sample_flags() const noexcept { return flags_var_ >= 0; }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <mpi.h>
+#include <time.h>
 
 #include "nt/error.hpp"
 #include "nt/raw_file.hpp"
@@ -235,7 +236,20 @@ class Ctx {
   double deadline = 0;            // MPI_Wtime value, 0 = none
   std::string what;
 
-  static double now() { return MPI_Wtime(); }
+  // The host's monotonic clock, which every process of a node reads alike (what clock sync
+  // "auto" relies on: offset 0 between ranks of one host). Not MPI_Wtime: Open MPI 4 subtracts
+  // from it an origin taken in each process's MPI_Init, so two ranks of one host would differ by
+  // their start-up skew and one-way delays come out wrong (even negative).
+  static double now() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
+  static double now_resolution() {
+    timespec ts{};
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
   void check_deadline() const;
   // Busy waiting (active ranks of a task).
   void wait(MPI_Request& req);
