@@ -80,6 +80,11 @@ int run(int argc, char** argv) {
   app.name("network_analyze");
   app.set_version_flag("--version", std::string(nt::version_string()));
   app.require_subcommand(1);
+  std::size_t n_threads = 0;
+  app.add_option("--threads", n_threads,
+                 "threads of the analysis (default: the CPUs this process may run on, from its affinity mask)")
+      ->check(CLI::Range(1, 4096));
+  app.fallthrough();  // --threads also after the subcommand
 
   // report
   auto* rep = app.add_subcommand("report", "Topology groups, anomalies, protocol thresholds and Hockney fits of FILE");
@@ -135,6 +140,7 @@ int run(int argc, char** argv) {
   exp->add_flag("--force", e_force, "overwrite the output file");
 
   if (const int rc = nt::parse_cli(app, argc, argv); rc >= 0) return rc;
+  na::set_threads(n_threads);
 
   if (rep->parsed()) {
     ropt.find_deviation_beside = !r_no_dev;

@@ -115,7 +115,7 @@ RankEffects rank_effects(const Cube& c, const Topology& t) {
   RankEffects e;
   e.send.assign(K, std::vector<double>(N, 0.0));
   e.recv.assign(K, std::vector<double>(N, 0.0));
-  e.resid.assign(K, std::vector<double>(N * N, kNaN));
+  e.resid.assign(K, std::vector<float>(N * N, std::numeric_limits<float>::quiet_NaN()));
   parallel_for(K, [&](std::size_t k0, std::size_t k1) {
     std::vector<double> R(N * N), cc(static_cast<std::size_t>(nc)), tmp;
     std::vector<std::vector<double>> byclass(static_cast<std::size_t>(nc));
@@ -168,7 +168,7 @@ RankEffects rank_effects(const Cube& c, const Topology& t) {
         for (auto& x : cc) x += ms + mr;
       }
       for (std::size_t x = 0; x < N * N; ++x)
-        if (std::isfinite(R[x])) e.resid[k][x] = R[x];
+        if (std::isfinite(R[x])) e.resid[k][x] = static_cast<float>(R[x]);
     }
   });
   return e;
@@ -373,14 +373,14 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   // --- slow links and asymmetric pairs, from the residuals of the rank-effect model
   std::vector<double> thr(K), athr(K), rmed(K), rsig(K), dsig(K);
   for (std::size_t k = 0; k < K; ++k) {
-    const auto [m, s] = robust(e.resid[k]);
+    const auto [m, s] = robust(std::vector<double>(e.resid[k].begin(), e.resid[k].end()));
     rmed[k] = std::isfinite(m) ? m : 0.0;
     rsig[k] = s;
     thr[k] = std::max(min_log, opt.mad_factor * s) + (std::isfinite(m) ? m : 0.0);
     std::vector<double> d;
     for (std::size_t i = 0; i < N; ++i)
       for (std::size_t j = i + 1; j < N; ++j) {
-        const double a = e.resid[k][i * N + j], b = e.resid[k][j * N + i];
+        const double a = static_cast<double>(e.resid[k][i * N + j]), b = static_cast<double>(e.resid[k][j * N + i]);
         if (std::isfinite(a) && std::isfinite(b)) d.push_back(a - b);
       }
     const auto [md, sd] = robust(d);
@@ -396,7 +396,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
       LinkHit h{static_cast<int>(i), static_cast<int>(j), 0, {}};
       std::vector<double> sc, zs;
       for (std::size_t k = 0; k < K; ++k) {
-        const double x = e.resid[k][i * N + j];
+        const double x = static_cast<double>(e.resid[k][i * N + j]);
         if (std::isfinite(x) && x > thr[k]) {
           h.lengths.push_back(c.lengths[k]);
           sc.push_back(std::exp(x));
@@ -417,7 +417,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
       std::vector<std::int64_t> lens;
       int sign = 0;
       for (std::size_t k = 0; k < K; ++k) {
-        const double a = e.resid[k][i * N + j], b = e.resid[k][j * N + i];
+        const double a = static_cast<double>(e.resid[k][i * N + j]), b = static_cast<double>(e.resid[k][j * N + i]);
         if (!std::isfinite(a) || !std::isfinite(b)) continue;
         if (std::fabs(a - b) > athr[k]) {
           lens.push_back(c.lengths[k]);

@@ -3,6 +3,8 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cmath>
+#include <atomic>
 #include <limits>
 #include <numeric>
 #include <thread>
@@ -33,20 +35,45 @@ Cube load_cube(const Dataset& d) {
     // Bad delays (NaN, infinite, negative, absurd) are missing data for every analysis.
     auto out = c.v.begin() + static_cast<std::ptrdiff_t>(k * PP);
     std::transform(m.values().begin(), m.values().end(), out,
-                   [](double x) { return is_good_delay(x) ? x : std::numeric_limits<double>::quiet_NaN(); });
+                   [](double x) {
+                     const auto f = static_cast<float>(x);
+                     return is_good_delay(x) && std::isfinite(f) ? f : std::numeric_limits<float>::quiet_NaN();
+                   });
     c.lengths.push_back(d.lengths()[order[k]]);
   }
   if (!c.hosts.empty() && static_cast<int>(c.hosts.size()) != c.P) c.hosts.clear();
   return c;
 }
 
-void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+Cube cube_header(const Cube& c) {
+  Cube h;
+  h.P = c.P;
+  h.lengths = c.lengths;
+  h.mode = c.mode;
+  h.statistic = c.statistic;
+  h.hosts = c.hosts;
+  h.source = c.source;
+  h.bad = c.bad;
+  return h;
+}
+
+namespace {
+std::atomic<std::size_t> g_threads{0};
+}  // namespace
+
+void set_threads(std::size_t n) { g_threads = n; }
+
+std::size_t threads() {
+  if (const std::size_t n = g_threads.load(); n > 0) return n;
   // The CPUs this process may run on (a batch job's allocation), not the whole machine's.
   cpu_set_t set;
   CPU_ZERO(&set);
-  const std::size_t hw = sched_getaffinity(0, sizeof set, &set) == 0 ? std::max(1, CPU_COUNT(&set))
-                                                                     : std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t T = std::min<std::size_t>(hw, n);
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? static_cast<std::size_t>(std::max(1, CPU_COUNT(&set)))
+                                                     : std::max(1u, std::thread::hardware_concurrency());
+}
+
+void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+  const std::size_t T = std::min<std::size_t>(threads(), n);
   if (T <= 1) {
     if (n > 0) body(0, n);
     return;

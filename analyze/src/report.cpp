@@ -63,7 +63,7 @@ nlohmann::json fit_json(const LineFit& f) {
 Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, const Cube* deviation) {
   Report r;
   r.source = c.source;
-  r.cube = c;
+  r.cube = cube_header(c);  // the delays stay with the caller: no second copy of the file
   r.hosts = hosts_for(c, opt.hosts_file);
   if (c.mode == Mode::bcast || c.mode == Mode::all_to_all || c.mode == Mode::loggp)
     r.notes.push_back(fmt::format("mode {} is not a point-to-point delay: groups and fits are to be read with care",

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "nt/analysis/linkage.hpp"
+
 namespace nt::analysis {
 namespace {
 
@@ -159,34 +161,7 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
     D[i] = m;
   }
   // Average linkage while the closest clusters are alike (scaled distance < 1).
-  std::vector<std::vector<int>> members(N);
-  for (int a = 0; a < n; ++a) members[static_cast<std::size_t>(a)] = {a};
-  std::vector<bool> alive(N, true);
-  for (;;) {
-    double best = 1.0;
-    std::size_t ba = N, bc = N;
-    for (std::size_t a = 0; a < N; ++a) {
-      if (!alive[a]) continue;
-      for (std::size_t c = a + 1; c < N; ++c)
-        if (alive[c] && D[a * N + c] < best) {
-          best = D[a * N + c];
-          ba = a;
-          bc = c;
-        }
-    }
-    if (ba == N) break;
-    const double na = static_cast<double>(members[ba].size()), nc = static_cast<double>(members[bc].size());
-    for (std::size_t e = 0; e < N; ++e) {
-      if (!alive[e] || e == ba || e == bc) continue;
-      const double v = (na * D[ba * N + e] + nc * D[bc * N + e]) / (na + nc);
-      D[ba * N + e] = D[e * N + ba] = v;
-    }
-    members[ba].insert(members[ba].end(), members[bc].begin(), members[bc].end());
-    members[bc].clear();
-    alive[bc] = false;
-  }
-  for (std::size_t a = 0; a < N; ++a)
-    for (int m : members[a]) label[static_cast<std::size_t>(m)] = static_cast<int>(a);
+  label = average_linkage(D, N, 1.0);
   return label;
 }
 

@@ -316,7 +316,7 @@ TEST(Anomalies, SlowRankSlowLinkAndAsymmetricPair) {
   const int slow_rank = n2[1];
   for (std::size_t k = 0; k < c.count(); ++k) {
     for (int j = 0; j < c.P; ++j)
-      if (j != slow_rank) c.at(k, slow_rank, j) *= 2.5;  // a rank that sends slowly
+      if (j != slow_rank) c.at(k, slow_rank, j) *= 2.5f;  // a rank that sends slowly
     for (int a : n0)
       for (int b : n1) {  // a bad cable between nodes 0 and 1, both directions
         c.at(k, a, b) *= 3;
@@ -324,8 +324,8 @@ TEST(Anomalies, SlowRankSlowLinkAndAsymmetricPair) {
       }
     for (int a : n3)
       for (int b : n0) {  // asymmetric between nodes 3 and 0, neither direction much slower than its class
-        c.at(k, a, b) *= 1.3;
-        c.at(k, b, a) /= 1.3;
+        c.at(k, a, b) *= 1.3f;
+        c.at(k, b, a) /= 1.3f;
       }
   }
   const auto t = na::find_topology(c);
@@ -379,7 +379,7 @@ namespace {
 na::Cube async_of(const na::Cube& one) {
   na::Cube a = one;
   a.mode = nt::Mode::async_one_to_one;
-  for (auto& v : a.v) v *= 1.1;
+  for (auto& v : a.v) v *= 1.1f;
   return a;
 }
 }  // namespace
@@ -403,8 +403,8 @@ TEST(Duplex, HalfDuplexLinkBetweenTwoNodes) {
   for (std::size_t k = 0; k < as.count(); ++k)
     for (int i : a)
       for (int j : b) {
-        as.at(k, i, j) *= 1.9;
-        as.at(k, j, i) *= 1.9;
+        as.at(k, i, j) *= 1.9f;
+        as.at(k, j, i) *= 1.9f;
       }
   const auto d = na::analyze_duplex(s.cube, as, t, s.r.hosts);
   ASSERT_EQ(d.anomalies.size(), 1u);
@@ -429,7 +429,7 @@ TEST(Duplex, WholeClassHalfDuplex) {
   for (std::size_t k = 0; k < as.count(); ++k)
     for (int i = 0; i < as.P; ++i)
       for (int j = 0; j < as.P; ++j)
-        if (t.pair_class(i, j) == 1) as.at(k, i, j) *= 1.8;
+        if (t.pair_class(i, j) == 1) as.at(k, i, j) *= 1.8f;
   const auto d = na::analyze_duplex(s.cube, as, t, s.r.hosts);
   ASSERT_EQ(d.classes.size(), 2u);
   EXPECT_FALSE(d.classes[0].half_duplex);

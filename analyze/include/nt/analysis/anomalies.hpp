@@ -37,7 +37,7 @@ struct AnomalyOptions {
 // fitted by median polish over the off-diagonal cells.
 struct RankEffects {
   std::vector<std::vector<double>> send, recv;  // [k][rank], log ratio
-  std::vector<std::vector<double>> resid;       // [k][i*P+j] (NaN on the diagonal)
+  std::vector<std::vector<float>> resid;        // [k][i*P+j] (NaN on the diagonal); float: a cube's size
 };
 RankEffects rank_effects(const Cube& c, const Topology& t);
 

@@ -29,7 +29,7 @@ struct ReportOptions {
 
 struct Report {
   std::string source;
-  Cube cube;
+  Cube cube;  // the input's shape (P, lengths, mode, bad values): cube_header, v is empty
   std::vector<std::string> hosts;
   Topology topology;
   HostAgreement agreement;
