@@ -347,6 +347,8 @@ void MainWindow::onChanged(const DocumentInfo& info) {
 }
 
 void MainWindow::onRendered(const ViewResult& r) {
+  // A successful view supersedes an earlier failure: the error bar must not stay on (issue 14).
+  errorLabel_->hide();
   view_->setResult(r, true);
   for (QDoubleSpinBox* spin : {whiteSpin_, blackSpin_}) spin->setSuffix(r.ratio() ? QStringLiteral(" %") : QStringLiteral(" µs"));
   // Show the levels in use unless the user fixed them.
