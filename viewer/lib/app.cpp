@@ -31,6 +31,8 @@ QImage render_image(const RenderOptions& o) {
   if (*view == ViewKind::difference && o.compare.empty())
     throw nt::UsageError("--view difference needs --compare FILE");
   if (o.size < 0 || o.size > 32768) throw nt::UsageError(fmt::format("--size {} is outside 1..32768", o.size));
+  if (o.white && o.black && !(*o.white < *o.black))
+    throw nt::UsageError(fmt::format("--white {} must be below --black {}", *o.white, *o.black));
   auto doc = Document::open(o.file);
   if (!o.compare.empty()) doc->set_compare(o.compare);
   if (!o.groups.empty()) doc->set_groups(o.groups);
