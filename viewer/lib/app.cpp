@@ -94,17 +94,8 @@ void save_image(const QImage& img, const std::string& out, bool force, const std
   nt::PendingOutput file(out, force, {input});
   const bool svg = out.size() > 4 && out.compare(out.size() - 4, 4, ".svg") == 0;
   if (svg) {
-    // A vector wrapper around the picture: any browser or document tool embeds it.
-    QByteArray png;
-    QBuffer buf(&png);
-    buf.open(QIODevice::WriteOnly);
-    img.save(&buf, "PNG");
     std::ofstream f(file.temp(), std::ios::binary);
-    f << fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
-                     "width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\">\n<image width=\"{0}\" height=\"{1}\" "
-                     "style=\"image-rendering:pixelated\" xlink:href=\"data:image/png;base64,",
-                     img.width(), img.height())
-      << png.toBase64().toStdString() << "\"/>\n</svg>\n";
+    f << svg_document(img);
     f.close();
     if (!f) throw nt::FileError(out, "cannot write the SVG file: " + nt::errno_text(errno));
   } else if (!img.save(QString::fromStdString(file.temp().string()), "PNG")) {
@@ -120,29 +111,6 @@ QImage render_image(const RenderOptions& o) {
   const ViewResult r = doc->render(s);
   std::vector<std::pair<QString, std::vector<std::vector<int>>>> h;
   return compose(r, compose_options(o, *doc, h));
-}
-
-std::string view_csv(const ViewResult& r) {
-  std::string out;
-  const auto& v = *r.values;
-  auto num = [](double x) { return std::isnan(x) ? std::string() : fmt::format("{:.9g}", x); };
-  if (r.plot) {
-    out = "length_bytes,value_s\n";
-    for (std::size_t k = 0; k < v.size() && k < r.row_lengths.size(); ++k)
-      out += fmt::format("{},{}\n", r.row_lengths[k], num(v[k]));
-    return out;
-  }
-  const bool lengths = !r.row_lengths.empty();
-  out = lengths ? "length_bytes" : (r.row_label.startsWith(QStringLiteral("sender")) ? "sender\\receiver" : "row");
-  for (int c = 0; c < r.cols; ++c) out += fmt::format(",{}", r.rank_at(c));
-  out += "\n";
-  for (int i = 0; i < r.rows; ++i) {
-    out += lengths ? std::to_string(r.row_lengths[static_cast<std::size_t>(i)]) : std::to_string(r.rank_at(i));
-    for (int c = 0; c < r.cols; ++c)
-      out += "," + num(v[static_cast<std::size_t>(i) * static_cast<std::size_t>(r.cols) + static_cast<std::size_t>(c)]);
-    out += "\n";
-  }
-  return out;
 }
 
 std::size_t render_all(const RenderOptions& o_in, const std::string& dir, bool force) {

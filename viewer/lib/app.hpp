@@ -36,8 +36,6 @@ struct RenderOptions {
 class Document;
 // Opens the document of a --render run and builds the spec (throws nt::Error for user errors).
 std::unique_ptr<Document> open_for_render(const RenderOptions& o, ViewSpec& spec);
-// The data behind a rendered view as CSV (values in seconds, or ratios; empty cell = no data).
-std::string view_csv(const ViewResult& r);
 // Writes one image per stored length into dir (matrix-like views), named
 // <view>_<index>_<length>B.png; levels over the whole file unless --normalize says otherwise.
 // Returns the number of images written.

@@ -1,5 +1,6 @@
 #include "render.hpp"
 
+#include <QBuffer>
 #include <QFont>
 #include <QFontMetrics>
 #include <QLinearGradient>
@@ -9,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "nt/validate.hpp"
 #include "nt/units.hpp"
@@ -587,6 +590,41 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
   paint_colorbar(p, bar, r.levels, colour ? cmap : Colormap::grey, r.ratio(), colour);
   p.end();
   return out;
+}
+
+std::string view_csv(const ViewResult& r) {
+  std::string out;
+  const auto& v = *r.values;
+  auto num = [](double x) { return std::isnan(x) ? std::string() : fmt::format("{:.9g}", x); };
+  if (r.plot) {
+    out = "length_bytes,value_s\n";
+    for (std::size_t k = 0; k < v.size() && k < r.row_lengths.size(); ++k)
+      out += fmt::format("{},{}\n", r.row_lengths[k], num(v[k]));
+    return out;
+  }
+  const bool lengths = !r.row_lengths.empty();
+  out = lengths ? "length_bytes" : (r.row_label.startsWith(QStringLiteral("sender")) ? "sender\\receiver" : "row");
+  for (int c = 0; c < r.cols; ++c) out += fmt::format(",{}", r.rank_at(c));
+  out += "\n";
+  for (int i = 0; i < r.rows; ++i) {
+    out += lengths ? std::to_string(r.row_lengths[static_cast<std::size_t>(i)]) : std::to_string(r.rank_at(i));
+    for (int c = 0; c < r.cols; ++c)
+      out += "," + num(v[static_cast<std::size_t>(i) * static_cast<std::size_t>(r.cols) + static_cast<std::size_t>(c)]);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string svg_document(const QImage& img) {
+  QByteArray png;
+  QBuffer buf(&png);
+  buf.open(QIODevice::WriteOnly);
+  img.save(&buf, "PNG");
+  return fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
+                     "width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\">\n<image width=\"{0}\" height=\"{1}\" "
+                     "style=\"image-rendering:pixelated\" xlink:href=\"data:image/png;base64,",
+                     img.width(), img.height()) +
+         png.toBase64().toStdString() + "\"/>\n</svg>\n";
 }
 
 }  // namespace ntv

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "view_spec.hpp"
@@ -79,7 +80,7 @@ struct ComposeOptions {
   const std::vector<std::vector<int>>* groups = nullptr;  // overlays (matrix-like views only)
   // Every hierarchy level (finest first); when set, drawn instead of `groups`, with a legend.
   const std::vector<std::pair<QString, std::vector<std::vector<int>>>>* hierarchy = nullptr;
-  Colormap colormap = Colormap::automatic;
+  Colormap colormap = Colormap::grey;  // the programs pass the user's choice (auto by default)
   bool raw = false;          // undecorated: grey levels stay grey (script-readable) unless a map is chosen
 };
 // The image a user exports: cell image scaled (nearest) with optional overlays/decorations.
@@ -91,6 +92,12 @@ QImage compose(const ViewResult& r, const ComposeOptions& o);
 void paint_groups(QPainter& p, const QRectF& area, int rows, int cols,
                   const std::vector<std::vector<int>>& groups, int level = 0);
 QColor group_color(std::size_t index);
+
+// The data behind a view as CSV: a header of displayed ranks (or lengths), values in seconds
+// (ratios for the relative deviation), an empty field for no data.
+std::string view_csv(const ViewResult& r);
+// An SVG document that holds the picture (embedded PNG, drawn without smoothing).
+std::string svg_document(const QImage& img);
 
 // A value for labels and hover text: seconds with units ("-1.20 µs" for negatives), or a
 // percentage for ratios.
