@@ -1,6 +1,7 @@
 #include "nt/hosts.hpp"
 
 #include <fstream>
+#include <map>
 #include <regex>
 
 #include "nt/error.hpp"
@@ -48,6 +49,20 @@ std::optional<fs::path> find_hosts_beside(const fs::path& data_file) {
   std::error_code ec;
   if (fs::is_regular_file(h, ec)) return h;
   return std::nullopt;
+}
+
+std::vector<int> match_ranks_by_host(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  if (a.empty() || b.empty()) return {};
+  std::map<std::string, std::vector<int>> in_b;
+  for (std::size_t r = 0; r < b.size(); ++r) in_b[b[r]].push_back(static_cast<int>(r));
+  std::map<std::string, std::size_t> seen;
+  std::vector<int> out(a.size(), -1);
+  for (std::size_t r = 0; r < a.size(); ++r) {
+    const std::size_t m = seen[a[r]]++;
+    const auto it = in_b.find(a[r]);
+    if (it != in_b.end() && m < it->second.size()) out[r] = it->second[m];
+  }
+  return out;
 }
 
 }  // namespace nt

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "view_spec.hpp"
@@ -20,7 +21,8 @@ struct RenderOptions {
   std::string view = "matrix";
   std::optional<long long> length;     // bytes; default: the first stored length
   int rank = 0;
-  std::vector<int> pair;               // {sender, receiver}; default 0,1
+  std::vector<std::pair<int, int>> pairs;  // --pair (repeatable); default 0,1
+  std::vector<std::string> plot_files;     // pair view: further files overlaid (same pairs)
   int size = 0;                        // 0: one pixel per cell (plots: 800 wide)
   std::string normalize = "matrix";
   std::vector<long long> window;       // {a, b} bytes
@@ -33,6 +35,8 @@ struct RenderOptions {
   std::string order = "rank";          // --order rank|host|groups
 };
 
+// "S,R" -> (S, R); UsageError naming --pair otherwise.
+std::pair<int, int> parse_pair(const std::string& text);
 class Document;
 // Opens the document of a --render run and builds the spec (throws nt::Error for user errors).
 std::unique_ptr<Document> open_for_render(const RenderOptions& o, ViewSpec& spec);

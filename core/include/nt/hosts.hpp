@@ -20,5 +20,10 @@ std::optional<std::filesystem::path> find_hosts_beside(const std::filesystem::pa
 // The prefix of a result file: ".../run_median.nc" -> ".../run".
 std::filesystem::path prefix_of(const std::filesystem::path& data_file);
 
+// Matches the ranks of run A to those of run B by host: the m-th rank (in rank order) on host h
+// in A is the m-th rank on h in B. Returns, for every rank of A, its rank in B or -1 (host not
+// in B, or fewer ranks on it there). Empty when either list is empty (no hosts known).
+std::vector<int> match_ranks_by_host(const std::vector<std::string>& a, const std::vector<std::string>& b);
+
 
 }  // namespace nt
