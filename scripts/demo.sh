@@ -44,7 +44,11 @@ fi
 [ -x "$BIN/network_cluster" ] && run "$BIN/network_cluster" compress "${DATA}_median.nc" -o "$OUT/clustered.nc" \
   --threshold 0.05 --relative --force
 if [ -x "$BIN/network_viewer" ]; then
-  QT_QPA_PLATFORM=offscreen run "$BIN/network_viewer" "${DATA}_median.nc" --render "$OUT/matrix.png" --decorate --size 512
+  # At the longest message (short ones are noise-dominated), ordered by the analysed groups.
+  opts=(--length 65536)
+  [ -f "$OUT/report.json" ] && opts+=(--groups "$OUT/report.json" --order groups)
+  QT_QPA_PLATFORM=offscreen run "$BIN/network_viewer" "${DATA}_median.nc" --render "$OUT/matrix.png" --size 512 "${opts[@]}" --force \
+    || QT_QPA_PLATFORM=offscreen run "$BIN/network_viewer" "${DATA}_median.nc" --render "$OUT/matrix.png" --size 512 --force
 fi
 echo
 echo "Results in $OUT:"

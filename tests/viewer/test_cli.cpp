@@ -1,4 +1,6 @@
 // network_viewer --render: the real program, its PNGs and its exit codes.
+#include <QDir>
+#include <QFile>
 #include <QProcess>
 #include <QtTest>
 
@@ -6,6 +8,12 @@
 #include <fstream>
 
 #include "fixtures.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
 
 namespace fs = std::filesystem;
 
@@ -40,7 +48,8 @@ class TestCli : public QObject {
   }
 
   void matrixPngIsOnePixelPerCell() {
-    const Run r = run({in("median"), QStringLiteral("--render"), out("m.png"), QStringLiteral("--length"), QStringLiteral("4096")});
+    const Run r = run({in("median"), QStringLiteral("--render"), out("m.png"), QStringLiteral("--length"), QStringLiteral("4096"),
+                       QStringLiteral("--raw-pixels")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QImage img(out("m.png"));
     QCOMPARE(img.size(), QSize(8, 8));
@@ -80,17 +89,19 @@ class TestCli : public QObject {
     int i = 0;
     for (const auto& c : cases) {
       const QString png = out("v") + QString::number(i++) + QStringLiteral(".png");
-      const Run r = run(QStringList{in("median"), QStringLiteral("--render"), png} + c.args);
+      const bool decorated = c.args.contains(QStringLiteral("--decorate")) || c.args.contains(QStringLiteral("pair"));
+      const Run r = run(QStringList{in("median"), QStringLiteral("--render"), png} + c.args +
+                        (decorated ? QStringList{} : QStringList{QStringLiteral("--raw-pixels")}));
       QVERIFY2(r.code == 0, qPrintable(c.args.join(' ') + QStringLiteral(": ") + r.err));
       QImage img(png);
       if (c.size.isEmpty()) QVERIFY(img.width() > 512 && img.height() > 512);
       else QCOMPARE(img.size(), c.size);
     }
     // File normalisation makes the shortest length lighter than per-matrix normalisation.
-    QCOMPARE(run({in("median"), QStringLiteral("--render"), out("nm.png"), QStringLiteral("--length"), QStringLiteral("16384")}).code, 0);
+    QCOMPARE(run({in("median"), QStringLiteral("--render"), out("nm.png"), QStringLiteral("--length"), QStringLiteral("16384"), QStringLiteral("--raw-pixels")}).code, 0);
     QCOMPARE(run({in("median"), QStringLiteral("--render"), out("nf.png"), QStringLiteral("--length"), QStringLiteral("0"),
-                  QStringLiteral("--normalize"), QStringLiteral("file")}).code, 0);
-    QCOMPARE(run({in("median"), QStringLiteral("--render"), out("n0.png"), QStringLiteral("--length"), QStringLiteral("0")}).code, 0);
+                  QStringLiteral("--normalize"), QStringLiteral("file"), QStringLiteral("--raw-pixels")}).code, 0);
+    QCOMPARE(run({in("median"), QStringLiteral("--render"), out("n0.png"), QStringLiteral("--length"), QStringLiteral("0"), QStringLiteral("--raw-pixels")}).code, 0);
     QVERIFY(fixtures::row_gray(QImage(out("nf.png")), 4, 4) > fixtures::row_gray(QImage(out("n0.png")), 4, 4) + 20);
   }
 
@@ -119,7 +130,7 @@ class TestCli : public QObject {
     img = QImage(out("pf.png"));
     for (const QColor& c : {first, second, third}) QVERIFY(count(img, c) > 50);
     // The ratio view of two runs.
-    r = run({in("median"), QStringLiteral("--render"), out("ratio.png"), QStringLiteral("--view"), QStringLiteral("ratio"),
+    r = run({in("median"), QStringLiteral("--render"), out("ratio.png"), QStringLiteral("--view"), QStringLiteral("ratio"), QStringLiteral("--raw-pixels"),
              QStringLiteral("--compare"), in("average")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QCOMPARE(QImage(out("ratio.png")).size(), QSize(8, 8));
@@ -128,7 +139,7 @@ class TestCli : public QObject {
   void groupsOverlayInPng() {
     std::ofstream(dir_ / "g.json") << R"({"groups": [[0,1],[2,3],[4,5],[6,7]]})";
     const Run r = run({in("median"), QStringLiteral("--render"), out("g.png"), QStringLiteral("--size"), QStringLiteral("160"),
-                       QStringLiteral("--groups"), out("g.json")});
+                       QStringLiteral("--groups"), out("g.json"), QStringLiteral("--raw-pixels")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QImage img(out("g.png"));
     QCOMPARE(img.size(), QSize(160, 160));
@@ -149,6 +160,12 @@ class TestCli : public QObject {
     QTest::newRow("no deviation file") << QStringList{out("lonely.nc"), QStringLiteral("--render"), dst, QStringLiteral("--view"), QStringLiteral("deviation")} << QStringLiteral("deviation");
     QTest::newRow("corrupt file") << QStringList{out("corrupt.nc"), QStringLiteral("--render"), dst} << QStringLiteral("corrupt.nc");
     QTest::newRow("relative outside deviation") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--relative")} << QStringLiteral("--relative");
+    QTest::newRow("white at black") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--white"), QStringLiteral("2e-6"), QStringLiteral("--black"), QStringLiteral("2e-6")} << QStringLiteral("--white");
+    QTest::newRow("white above black") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--white"), QStringLiteral("3e-6"), QStringLiteral("--black"), QStringLiteral("1e-6")} << QStringLiteral("must be below");
+    QTest::newRow("diagonal pair") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--view"), QStringLiteral("pair"), QStringLiteral("--pair"), QStringLiteral("3,3")} << QStringLiteral("diagonal");
+    QTest::newRow("order groups without groups") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--order"), QStringLiteral("groups")} << QStringLiteral("--groups");
+    QTest::newRow("bad colormap") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--colormap"), QStringLiteral("jet")} << QStringLiteral("--colormap");
+    QTest::newRow("render-all of a pair") << QStringList{in("median"), QStringLiteral("--render-all"), out("seqbad"), QStringLiteral("--view"), QStringLiteral("pair")} << QStringLiteral("--render-all");
     QTest::newRow("two files") << QStringList{in("median"), in("average"), QStringLiteral("--render"), dst} << QStringLiteral("exactly one");
     QTest::newRow("diagonal pair") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--view"), QStringLiteral("pair"), QStringLiteral("--pair"), QStringLiteral("0,1"), QStringLiteral("--pair"), QStringLiteral("3,3")} << QStringLiteral("diagonal");
     QTest::newRow("pair not numbers") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--view"), QStringLiteral("pair"), QStringLiteral("--pair"), QStringLiteral("a,1")} << QStringLiteral("SENDER,RECEIVER");
@@ -172,6 +189,136 @@ class TestCli : public QObject {
     QVERIFY(!fs::exists(dir_ / "e.png"));
   }
 
+  // The issue's "must show": a shuffled run (8 nodes x 4 ranks, two switches, node 5 slow) in
+  // rank order scatters the slow node into separate lines; ordered by the analysed groups the
+  // slow node is one contiguous cross and every node and switch a contiguous block.
+  void orderByGroupsMakesContiguousBlocks() {
+    nt::SynthParams p;
+    p.nodes = 8;
+    p.ranks_per_node = 4;
+    p.nodes_per_switch = 4;
+    p.switch_latency = 20e-6;
+    p.slow_node = 5;
+    p.slow_factor = 3.0;
+    p.shuffle = true;
+    p.seed = 11;
+    p.lengths = {0, 65536};
+    const auto syn = nt::synthesize(p);
+    const std::string prefix = (dir_ / "shuf").string();
+    nt::write_synth(prefix, syn, true);
+    // Groups as an analysis reports them: nodes and switches, by host, in an arbitrary order.
+    const int P = 32;
+    std::map<std::string, std::vector<int>> by_host;
+    for (int r = 0; r < P; ++r) by_host[syn.hosts[static_cast<std::size_t>(r)]].push_back(r);
+    std::vector<std::vector<int>> nodes, switches(2);
+    for (const auto& [h, ranks] : by_host) nodes.push_back(ranks);
+    for (int r = 0; r < P; ++r)
+      switches[static_cast<std::size_t>(syn.switch_of_node[static_cast<std::size_t>(syn.node_of_rank[static_cast<std::size_t>(r)])])].push_back(r);
+    std::reverse(nodes.begin(), nodes.end());
+    nlohmann::json j;
+    j["groups"] = nodes;
+    nlohmann::json node_level = nlohmann::json::object(), switch_level = nlohmann::json::object();
+    node_level["level"] = "node";
+    node_level["groups"] = nodes;
+    switch_level["level"] = "switch";
+    switch_level["groups"] = switches;
+    j["hierarchy"] = nlohmann::json::array({node_level, switch_level});
+    std::ofstream(dir_ / "shuf.json") << j.dump();
+    const QString file = QString::fromStdString(prefix + "_median.nc");
+    auto dark_rows = [&](const QString& png, const QStringList& extra) {
+      const Run r = run(QStringList{file, QStringLiteral("--render"), png, QStringLiteral("--length"), QStringLiteral("65536"),
+                                    QStringLiteral("--raw-pixels"), QStringLiteral("--size"), QStringLiteral("320"),
+                                    QStringLiteral("--force")} + extra);
+      [&] { QVERIFY2(r.code == 0, qPrintable(r.err)); }();
+      // 10 x 10 pixels per cell (outlines only touch block edges): sample the cell centres.
+      const QImage big(png);
+      QImage img(32, 32, QImage::Format_RGB32);
+      for (int y = 0; y < 32; ++y)
+        for (int x = 0; x < 32; ++x) img.setPixel(x, y, big.pixel(x * 10 + 5, y * 10 + 5));
+      std::vector<int> rows;
+      for (int y = 0; y < img.height(); ++y)
+        if (fixtures::row_gray(img, y, y) < 60) rows.push_back(y);
+      return std::pair{img, rows};
+    };
+    const auto [plain, plain_dark] = dark_rows(out("shuf_rank.png"), {});
+    const auto [ord, ord_dark] = dark_rows(out("shuf_groups.png"), {QStringLiteral("--groups"), out("shuf.json"),
+                                                                    QStringLiteral("--order"), QStringLiteral("groups")});
+    QCOMPARE(plain_dark.size(), std::size_t(4));
+    QCOMPARE(ord_dark.size(), std::size_t(4));
+    QVERIFY2(plain_dark.back() - plain_dark.front() > 3, "the shuffled run should scatter the slow node");
+    QCOMPARE(ord_dark.back() - ord_dark.front(), 3);  // one contiguous band of 4 rows
+    // The cross: the same positions are dark columns too.
+    for (int y : ord_dark) {
+      double s = 0;
+      for (int x = 0; x < ord.width(); ++x)
+        if (x != y) s += qGray(ord.pixel(y, x));
+      QVERIFY(s / (ord.width() - 1) < 60);
+    }
+    // Switch blocks: away from the slow node, cells within a switch half are lighter than
+    // cells across the halves; ordered, the halves are contiguous [0,16) and [16,32).
+    auto block_contrast = [](const QImage& img, const std::vector<int>& dark) {
+      double in = 0, across = 0;
+      int ni = 0, na = 0;
+      for (int y = 0; y < 32; ++y)
+        for (int x = 0; x < 32; ++x) {
+          if (x == y || std::count(dark.begin(), dark.end(), x) || std::count(dark.begin(), dark.end(), y)) continue;
+          if ((x < 16) == (y < 16)) { in += qGray(img.pixel(x, y)); ++ni; } else { across += qGray(img.pixel(x, y)); ++na; }
+        }
+      return in / ni - across / na;
+    };
+    // (Grey levels: within a switch ~54 µs, across ~88 µs on a 0..260 µs scale: ~33 levels.)
+    const double c_ord = block_contrast(ord, ord_dark), c_plain = block_contrast(plain, plain_dark);
+    QVERIFY2(c_ord > 20 && std::abs(c_plain) < c_ord / 3, qPrintable(QStringLiteral("%1 %2").arg(c_ord).arg(c_plain)));
+  }
+
+  void defaultsColoursAndExports() {
+    // Decorated by default, at a readable size, in colour, with a colour bar.
+    Run r = run({in("median"), QStringLiteral("--render"), out("d.png"), QStringLiteral("--length"), QStringLiteral("16384")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QImage d(out("d.png"));
+    QVERIFY(d.width() >= 600 && d.height() >= 512);
+    QVERIFY(!d.allGray());
+    // --colormap grey keeps the paper's greys (bar included).
+    r = run({in("median"), QStringLiteral("--render"), out("dg.png"), QStringLiteral("--colormap"), QStringLiteral("grey")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    {
+      // Only the "no data" swatch of the colour bar (18 x 10 pixels) is not grey.
+      const QImage g(out("dg.png"));
+      int coloured = 0;
+      for (int y = 0; y < g.height(); ++y)
+        for (int x = 0; x < g.width(); ++x) coloured += !qIsGray(g.pixel(x, y));
+      QVERIFY2(coloured <= 250, qPrintable(QString::number(coloured)));
+    }
+    // --raw-pixels with a colormap: one coloured pixel per cell, darkest (viridis' purple) for the slow node.
+    r = run({in("median"), QStringLiteral("--render"), out("rv.png"), QStringLiteral("--raw-pixels"), QStringLiteral("--colormap"),
+             QStringLiteral("viridis"), QStringLiteral("--length"), QStringLiteral("16384")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QImage rv(out("rv.png"));
+    QCOMPARE(rv.size(), QSize(8, 8));
+    QVERIFY(qBlue(rv.pixel(0, 5)) > qGreen(rv.pixel(0, 5)));   // purple end
+    QVERIFY(qRed(rv.pixel(0, 1)) > qBlue(rv.pixel(0, 1)));     // yellow end (fast pair)
+    // SVG, CSV and the sequence over every length.
+    r = run({in("median"), QStringLiteral("--render"), out("d.svg"), QStringLiteral("--csv"), out("d.csv"), QStringLiteral("--length"), QStringLiteral("1024")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QFile svg(out("d.svg"));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    QVERIFY(svg.readAll().startsWith("<svg"));
+    QFile csv(out("d.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split('\n');
+    QCOMPARE(lines.size(), 9);
+    QCOMPARE(lines[0], QStringLiteral("sender\\receiver,0,1,2,3,4,5,6,7"));
+    const auto ds = nt::open_dataset(in("median").toStdString());
+    const nt::Matrix m = ds->matrix(1);
+    QCOMPARE(lines[5].split(',')[3].toDouble(), std::stod(fmt::format("{:.9g}", m.at(4, 2))));
+    r = run({in("median"), QStringLiteral("--render-all"), out("seq")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(QDir(out("seq")).entryList({QStringLiteral("*.png")}).size(), 4);
+    // Again without --force: refused before anything is written.
+    r = run({in("median"), QStringLiteral("--render-all"), out("seq")});
+    QCOMPARE(r.code, 2);
+  }
+
   void refusesToOverwriteWithoutForce() {
     const QString png = out("keep.png");
     QCOMPARE(run({in("median"), QStringLiteral("--render"), png}).code, 0);
@@ -180,7 +327,7 @@ class TestCli : public QObject {
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.contains(QStringLiteral("--force")));
     QCOMPARE(fs::file_size(png.toStdString()), before);
-    QCOMPARE(run({in("median"), QStringLiteral("--render"), png, QStringLiteral("--size"), QStringLiteral("100"), QStringLiteral("--force")}).code, 0);
+    QCOMPARE(run({in("median"), QStringLiteral("--render"), png, QStringLiteral("--size"), QStringLiteral("100"), QStringLiteral("--force"), QStringLiteral("--raw-pixels")}).code, 0);
     QCOMPARE(QImage(png).size(), QSize(100, 100));
   }
 
@@ -198,9 +345,9 @@ class TestCli : public QObject {
     QVERIFY2(c.exitCode() == 0, c.readAllStandardError().constData());
     for (const char* len : {"0", "16384"}) {
       const Run a = run({in("median"), QStringLiteral("--render"), out("raw.png"), QStringLiteral("--length"), QLatin1String(len),
-                         QStringLiteral("--force")});
+                         QStringLiteral("--force"), QStringLiteral("--raw-pixels")});
       const Run b = run({out("clustered.nc"), QStringLiteral("--render"), out("cl.png"), QStringLiteral("--length"), QLatin1String(len),
-                         QStringLiteral("--force")});
+                         QStringLiteral("--force"), QStringLiteral("--raw-pixels")});
       QVERIFY2(a.code == 0 && b.code == 0, qPrintable(a.err + b.err));
       const QImage ra(out("raw.png")), cb(out("cl.png"));
       QCOMPARE(cb.size(), QSize(8, 8));

@@ -385,6 +385,18 @@ class TestDocument : public QObject {
     s.sender = -1;
     QVERIFY_THROWS_EXCEPTION(nt::UsageError, doc->render(s));
   }
+  void rankOrders() {
+    // Host order is natural (node10 after node9); group order nests coarse levels first and
+    // does not depend on how the analysis numbered its groups.
+    const std::vector<std::string> hosts{"node10", "node9", "node10", "node9", "a"};
+    QCOMPARE(rank_order(Order::host, 5, hosts, {}), (std::vector<int>{4, 1, 3, 0, 2}));
+    const std::vector<std::pair<std::string, std::vector<std::vector<int>>>> h{
+        {"node", {{3, 1}, {0, 4}, {2}}}, {"switch", {{2, 1, 3}, {4, 0}}}};
+    QCOMPARE(rank_order(Order::groups, 5, {}, h), (std::vector<int>{0, 4, 1, 3, 2}));
+    QCOMPARE(rank_order(Order::rank, 3, {}, {}), (std::vector<int>{0, 1, 2}));
+    QVERIFY_THROWS_EXCEPTION(nt::UsageError, rank_order(Order::groups, 5, {}, {}));
+    QVERIFY_THROWS_EXCEPTION(nt::UsageError, rank_order(Order::host, 5, {}, {}));
+  }
 };
 
 QTEST_MAIN(TestDocument)

@@ -72,6 +72,49 @@ class TestRender : public QObject {
     QCOMPARE(compose(w, {80, false, nullptr}).size(), QSize(80, 20));
   }
 
+  void colorbarTicksAreRoundAndInside() {
+    const auto t = colorbar_ticks(Levels{3e-6, 47e-6, false}, 6);
+    QVERIFY(t.size() >= 3);
+    for (double v : t) {
+      QVERIFY(v >= 3e-6 && v <= 47e-6);
+      const double m = v / std::pow(10.0, std::floor(std::log10(v)));  // mantissa 1, 2 or 5 steps
+      QVERIFY2(std::abs(m - std::round(m)) < 1e-9, qPrintable(QString::number(v)));
+    }
+    QCOMPARE(t[1] - t[0], t[2] - t[1]);
+    // Log: decades inside the range.
+    const auto l = colorbar_ticks(Levels{2e-6, 3e-3, true}, 6);
+    QCOMPARE(l.size(), std::size_t(3));
+    QCOMPARE(l[0], 1e-5);
+    QCOMPARE(l[2], 1e-3);
+    // Short log range: 1-2-5 inside one decade.
+    const auto s = colorbar_ticks(Levels{1.5e-6, 9e-6, true}, 6);
+    QCOMPARE(s.size(), std::size_t(2));
+    QCOMPARE(s[0], 2e-6);
+    QCOMPARE(s[1], 5e-6);
+  }
+
+  void colormapsAndNoData() {
+    // Reversed viridis: high = dark purple, low = yellow; diverging: blue, white, red.
+    QCOMPARE(QColor(colormap_rgb(Colormap::viridis, 1.0)), QColor(0x44, 0x01, 0x54));
+    QCOMPARE(QColor(colormap_rgb(Colormap::viridis, 0.0)), QColor(0xfd, 0xe7, 0x25));
+    QCOMPARE(QColor(colormap_rgb(Colormap::diverging, 0.5)), QColor(0xf7, 0xf7, 0xf7));
+    QVERIFY(qBlue(colormap_rgb(Colormap::diverging, 0.0)) > qRed(colormap_rgb(Colormap::diverging, 0.0)));
+    QCOMPARE(resolve_colormap(Colormap::automatic, true), Colormap::diverging);
+    // Lightness falls monotonically along the reversed viridis (perceptual order kept).
+    double prev = 1e9;
+    for (int i = 0; i <= 16; ++i) {
+      const double l = qGray(colormap_rgb(Colormap::viridis, i / 16.0));  // luma
+      QVERIFY(l <= prev + 1e-9);
+      prev = l;
+    }
+    // A NaN cell gets the no-data colour, which no level of the map has.
+    std::vector<double> v{1, std::nan(""), 3, 4};
+    const Levels lv{1, 4, false};
+    const QImage c = colorize(cells_image(v, 2, 2, lv), Colormap::viridis, &v);
+    QCOMPARE(c.pixel(1, 0), no_data_rgb(Colormap::viridis));
+    for (int g = 0; g < 256; ++g) QVERIFY(colormap_rgb(Colormap::viridis, g / 255.0) != no_data_rgb(Colormap::viridis));
+  }
+
   void darkestPoolKeepsSingleSlowCells() {
     std::vector<double> v(100 * 100, 1.0);
     v[37 * 100 + 62] = 9.0;  // one slow link

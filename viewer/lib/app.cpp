@@ -1,6 +1,7 @@
 #include "app.hpp"
 
 #include <QApplication>
+#include <QBuffer>
 #include <QGuiApplication>
 #include <QScreen>
 #include <QTimer>
@@ -10,6 +11,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <cstdio>
 #include <memory>
 
@@ -47,23 +51,33 @@ std::pair<int, int> parse_pair(const std::string& text) {
   return p;
 }
 
-QImage render_image(const RenderOptions& o) {
+std::unique_ptr<Document> open_for_render(const RenderOptions& o, ViewSpec& s) {
   const auto view = view_from_name(o.view);
   if (!view) throw nt::UsageError(fmt::format("--view: unknown view '{}'", o.view));
   const auto norm = normalize_from_name(o.normalize);
   if (!norm) throw nt::UsageError(fmt::format("--normalize: unknown mode '{}'", o.normalize));
+  const auto order = order_from_name(o.order);
+  if (!order) throw nt::UsageError(fmt::format("--order: unknown order '{}' (rank, host or groups)", o.order));
+  if (!colormap_from_name(o.colormap))
+    throw nt::UsageError(fmt::format("--colormap: unknown colormap '{}' (auto, grey, viridis or diverging)", o.colormap));
   if ((*view == ViewKind::difference || *view == ViewKind::ratio) && o.compare.empty())
     throw nt::UsageError(fmt::format("--view {} needs --compare FILE", o.view));
   if (!o.plot_files.empty() && *view != ViewKind::pair)
     throw nt::UsageError("several input files are plotted together by --view pair only (one file for other views)");
   if (o.size < 0 || o.size > 32768) throw nt::UsageError(fmt::format("--size {} is outside 1..32768", o.size));
+  if (o.white && o.black && !(*o.white < *o.black))
+    throw nt::UsageError(fmt::format("--white {} must be below --black {}", *o.white, *o.black));
+  if (o.relative && *view != ViewKind::deviation) throw nt::UsageError("--relative applies to --view deviation only");
+  if (*order == Order::groups && o.groups.empty())
+    throw nt::UsageError("--order groups needs the analysed groups (--groups REPORT.json from network_analyze report --json)");
   auto doc = Document::open(o.file);
   if (!o.compare.empty()) doc->set_compare(o.compare);
   if (!o.groups.empty()) doc->set_groups(o.groups);
   for (const auto& f : o.plot_files) doc->add_plot_file(f);
-  ViewSpec s;
+  s = ViewSpec{};
   s.view = *view;
   s.normalize = *norm;
+  s.order = *order;
   s.k = o.length ? doc->index_of_length(*o.length) : 0;
   s.rank = o.rank;
   if (!o.pairs.empty()) {
@@ -83,17 +97,73 @@ QImage render_image(const RenderOptions& o) {
   s.black = o.black;
   s.log = o.log;
   s.relative = o.relative;
-  if (o.relative && *view != ViewKind::deviation) throw nt::UsageError("--relative applies to --view deviation only");
   if (*view == ViewKind::pair) {
     const int w = o.size > 0 ? o.size : 800;
     doc->set_plot_size(w, std::max(120, w * 5 / 8));
   }
-  const ViewResult r = doc->render(s);
+  return doc;
+}
+
+namespace {
+ComposeOptions compose_options(const RenderOptions& o, const Document& doc,
+                               std::vector<std::pair<QString, std::vector<std::vector<int>>>>& hierarchy) {
   ComposeOptions c;
   c.size = o.size;
-  c.decorate = o.decorate;
-  if (!doc->groups().empty()) c.groups = &doc->groups();
-  return compose(r, c);
+  c.decorate = !o.raw_pixels;
+  c.raw = o.raw_pixels;
+  c.colormap = *colormap_from_name(o.colormap);
+  if (!doc.groups().empty()) c.groups = &doc.groups();
+  for (const auto& [name, g] : doc.hierarchy()) hierarchy.emplace_back(QString::fromStdString(name), g);
+  if (!hierarchy.empty()) c.hierarchy = &hierarchy;
+  return c;
+}
+
+void save_image(const QImage& img, const std::string& out, bool force, const std::string& input) {
+  nt::PendingOutput file(out, force, {input});
+  const bool svg = out.size() > 4 && out.compare(out.size() - 4, 4, ".svg") == 0;
+  if (svg) {
+    std::ofstream f(file.temp(), std::ios::binary);
+    f << svg_document(img);
+    f.close();
+    if (!f) throw nt::FileError(out, "cannot write the SVG file: " + nt::errno_text(errno));
+  } else if (!img.save(QString::fromStdString(file.temp().string()), "PNG")) {
+    throw nt::FileError(out, "cannot write the PNG file: " + nt::errno_text(errno));
+  }
+  file.commit();
+}
+}  // namespace
+
+QImage render_image(const RenderOptions& o) {
+  ViewSpec s;
+  auto doc = open_for_render(o, s);
+  const ViewResult r = doc->render(s);
+  std::vector<std::pair<QString, std::vector<std::vector<int>>>> h;
+  return compose(r, compose_options(o, *doc, h));
+}
+
+std::size_t render_all(const RenderOptions& o_in, const std::string& dir, bool force) {
+  RenderOptions o = o_in;
+  ViewSpec s;
+  auto doc = open_for_render(o, s);
+  if (s.view != ViewKind::matrix && s.view != ViewKind::deviation && s.view != ViewKind::difference)
+    throw nt::UsageError("--render-all draws one picture per length: use --view matrix, deviation or difference");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw nt::FileError(dir, "cannot create the output directory: " + ec.message());
+  // One scale for the whole sequence, so that frames compare, unless the user chose one.
+  if (o.normalize == "matrix" && !o.white && !o.black) s.normalize = Normalize::file;
+  std::vector<std::pair<QString, std::vector<std::vector<int>>>> h;
+  const ComposeOptions c = compose_options(o, *doc, h);
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < doc->count(); ++k)
+    names.push_back((std::filesystem::path(dir) / fmt::format("{}_{:04}_{}B.png", o.view, k, doc->lengths()[k])).string());
+  for (const auto& n : names) nt::check_output(n, force);  // refuse before writing anything
+  for (std::size_t k = 0; k < doc->count(); ++k) {
+    s.k = k;
+    save_image(compose(doc->render(s), c), names[k], force, o.file);
+  }
+  return names.size();
 }
 
 namespace {
@@ -206,7 +276,15 @@ int run(int argc, char** argv) {
     cli.add_option("--black", o.black, "value (seconds) drawn black");
     cli.add_flag("--log", o.log, "logarithmic grey scale (and delay axis of pair plots)");
     cli.add_flag("--relative", o.relative, "deviation view: deviation divided by the value (coefficient of variation)");
-    cli.add_flag("--decorate", o.decorate, "add title, axes and legend to the PNG");
+    cli.add_flag("--decorate", o.decorate, "add title, axes and colour bar (the default; see --raw-pixels)");
+    cli.add_flag("--raw-pixels", o.raw_pixels, "one grey pixel per cell (P x P), no decoration: for scripts");
+    cli.add_option("--colormap", o.colormap, "auto|grey|viridis|diverging (auto: viridis, diverging for differences)")
+        ->check(CLI::IsMember({"auto", "grey", "gray", "viridis", "diverging"}));
+    cli.add_option("--order", o.order, "rank|host|groups: order of the ranks on the axes (groups needs --groups)")
+        ->check(CLI::IsMember({"rank", "host", "groups"}));
+    std::string render_dir, csv;
+    cli.add_option("--render-all", render_dir, "write one picture per stored length into this directory");
+    cli.add_option("--csv", csv, "write the data behind the view (values in seconds) to this CSV file");
     cli.add_option("--compare", o.compare,
                    "second run for --view difference|ratio (ranks matched by host when the shapes differ)");
     cli.add_option("--groups", o.groups, "topology JSON ({\"groups\": [[ranks...], ...]}) drawn as overlays");
@@ -216,7 +294,7 @@ int run(int argc, char** argv) {
     if (const int rc = nt::parse_cli(cli, argc, argv); rc >= 0) return rc;
     if (lopt->count()) o.length = length;
     for (const auto& t : pair_texts) o.pairs.push_back(parse_pair(t));
-    if (!out.empty()) {
+    if (!out.empty() || !render_dir.empty() || !csv.empty()) {
       if (files.empty()) throw nt::UsageError("--render needs an input file");
       if (files.size() > 1 && o.view != "pair")
         throw nt::UsageError("--render needs exactly one input file (several only with --view pair, to plot the same "
@@ -224,21 +302,38 @@ int run(int argc, char** argv) {
       o.plot_files.assign(files.begin() + 1, files.end());
       if (!o.window.empty() && o.window[0] > o.window[1]) std::swap(o.window[0], o.window[1]);
       o.file = files.front();
-      nt::check_output(out, force);
+      if (o.decorate && o.raw_pixels) throw nt::UsageError("--decorate and --raw-pixels exclude each other");
       std::vector<std::string> inputs = files;
       if (!o.compare.empty()) inputs.push_back(o.compare);
-      nt::refuse_same_file(out, {inputs.begin(), inputs.end()});
+      for (const std::string* p : {&out, &csv})
+        if (!p->empty()) {
+          nt::check_output(*p, force);
+          nt::refuse_same_file(*p, {inputs.begin(), inputs.end()});
+        }
       // Headless: no display needed, whatever the environment says.
       qputenv("QT_QPA_PLATFORM", "offscreen");
       g_default_handler = qInstallMessageHandler(quiet_handler);
       int qargc = 1;
       char* qargv[] = {argv[0], nullptr};
       QGuiApplication app(qargc, qargv);
-      const QImage img = render_image(o);
-      nt::PendingOutput png(out, force);
-      if (!img.save(QString::fromStdString(png.temp().string()), "PNG"))
-        throw nt::FileError(out, "cannot write the PNG file: " + nt::errno_text(errno));
-      png.commit();
+      if (!out.empty() || !csv.empty()) {
+        ViewSpec s;
+        auto doc = open_for_render(o, s);
+        const ViewResult r = doc->render(s);
+        if (!csv.empty()) {
+          nt::PendingOutput f(csv, force, {o.file});
+          std::ofstream cf(f.temp(), std::ios::binary);
+          cf << view_csv(r);
+          cf.close();
+          if (!cf) throw nt::FileError(csv, "cannot write the CSV file: " + nt::errno_text(errno));
+          f.commit();
+        }
+        if (!out.empty()) {
+          std::vector<std::pair<QString, std::vector<std::vector<int>>>> h;
+          save_image(compose(r, compose_options(o, *doc, h)), out, force, o.file);
+        }
+      }
+      if (!render_dir.empty()) render_all(o, render_dir, force);
       return 0;
     }
     if (o.view == "pair" && files.size() > 1) {

@@ -3,6 +3,8 @@
 
 #include <QImage>
 
+#include <memory>
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -27,11 +29,21 @@ struct RenderOptions {
   std::optional<double> white, black;  // seconds
   bool log = false;
   bool relative = false;              // --relative: deviation / value
-  bool decorate = false;
+  bool decorate = false;              // kept for old scripts: decorated is the default now
+  bool raw_pixels = false;             // --raw-pixels: one grey pixel per cell, no decoration
+  std::string colormap = "auto";       // --colormap auto|grey|viridis|diverging
+  std::string order = "rank";          // --order rank|host|groups
 };
 
 // "S,R" -> (S, R); UsageError naming --pair otherwise.
 std::pair<int, int> parse_pair(const std::string& text);
+class Document;
+// Opens the document of a --render run and builds the spec (throws nt::Error for user errors).
+std::unique_ptr<Document> open_for_render(const RenderOptions& o, ViewSpec& spec);
+// Writes one image per stored length into dir (matrix-like views), named
+// <view>_<index>_<length>B.png; levels over the whole file unless --normalize says otherwise.
+// Returns the number of images written.
+std::size_t render_all(const RenderOptions& o, const std::string& dir, bool force);
 
 // Renders the image --render writes (throws nt::Error for every user error).
 QImage render_image(const RenderOptions& o);

@@ -50,6 +50,137 @@ std::vector<std::vector<int>> read_groups(const std::filesystem::path& path, int
   return groups;
 }
 
+namespace {
+std::vector<std::vector<int>> parse_groups(const nlohmann::json& arr, const std::filesystem::path& path, int ranks,
+                                           const char* where) {
+  if (!arr.is_array()) throw nt::FileError(path, fmt::format("\"{}\" must be a list of lists of ranks", where));
+  std::vector<std::vector<int>> groups;
+  std::vector<char> seen(static_cast<std::size_t>(ranks), 0);
+  for (const auto& g : arr) {
+    if (!g.is_array()) throw nt::FileError(path, fmt::format("every entry of \"{}\" must be a list of ranks", where));
+    std::vector<int> of;
+    for (const auto& r : g) {
+      if (!r.is_number_integer()) throw nt::FileError(path, fmt::format("ranks in \"{}\" must be integers", where));
+      const long long v = r.get<long long>();
+      if (v < 0 || v >= ranks)
+        throw nt::FileError(path, fmt::format("rank {} in \"{}\" is outside 0..{}", v, where, ranks - 1));
+      if (seen[static_cast<std::size_t>(v)]++)
+        throw nt::FileError(path, fmt::format("rank {} appears twice in \"{}\"", v, where));
+      of.push_back(static_cast<int>(v));
+    }
+    groups.push_back(std::move(of));
+  }
+  return groups;
+}
+nlohmann::json load_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw nt::FileError(path, "cannot open the groups file");
+  try {
+    nlohmann::json j;
+    in >> j;
+    return j;
+  } catch (const nlohmann::json::exception& e) {
+    throw nt::FileError(path, std::string("not valid JSON: ") + e.what());
+  }
+}
+
+// "node10" after "node9": digit runs compare by value.
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      std::size_t i1 = i, j1 = j;
+      while (i1 < a.size() && a[i1] == '0') ++i1;
+      while (j1 < b.size() && b[j1] == '0') ++j1;
+      std::size_t i2 = i1, j2 = j1;
+      while (i2 < a.size() && std::isdigit(static_cast<unsigned char>(a[i2]))) ++i2;
+      while (j2 < b.size() && std::isdigit(static_cast<unsigned char>(b[j2]))) ++j2;
+      if (i2 - i1 != j2 - j1) return i2 - i1 < j2 - j1;
+      const int c = a.compare(i1, i2 - i1, b, j1, j2 - j1);
+      if (c != 0) return c < 0;
+      i = i2;
+      j = j2;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+}  // namespace
+
+std::vector<std::pair<std::string, std::vector<std::vector<int>>>> read_hierarchy(const std::filesystem::path& path,
+                                                                                 int ranks) {
+  const nlohmann::json j = load_json(path);
+  if (!j.is_object()) throw nt::FileError(path, "expected a JSON object with \"groups\" or \"hierarchy\"");
+  std::vector<std::pair<std::string, std::vector<std::vector<int>>>> levels;
+  if (j.contains("hierarchy")) {
+    if (!j["hierarchy"].is_array()) throw nt::FileError(path, "\"hierarchy\" must be a list of levels");
+    for (const auto& l : j["hierarchy"]) {
+      if (!l.is_object() || !l.contains("groups"))
+        throw nt::FileError(path, "every level of \"hierarchy\" needs \"groups\"");
+      const std::string name = l.contains("level") && l["level"].is_string() ? l["level"].get<std::string>()
+                                                                             : fmt::format("level {}", levels.size());
+      levels.emplace_back(name, parse_groups(l["groups"], path, ranks, "hierarchy"));
+    }
+  }
+  if (levels.empty()) {
+    if (!j.contains("groups"))
+      throw nt::FileError(path, "expected a JSON object with a \"groups\" list of lists of ranks");
+    levels.emplace_back("group", parse_groups(j["groups"], path, ranks, "groups"));
+  }
+  return levels;
+}
+
+std::vector<int> rank_order(Order order, int P, const std::vector<std::string>& hosts,
+                            const std::vector<std::pair<std::string, std::vector<std::vector<int>>>>& hierarchy) {
+  std::vector<int> o(static_cast<std::size_t>(P));
+  for (int i = 0; i < P; ++i) o[static_cast<std::size_t>(i)] = i;
+  if (order == Order::rank) return o;
+  if (order == Order::host) {
+    if (static_cast<int>(hosts.size()) != P)
+      throw nt::UsageError("--order host: the file knows no host names (no hosts variable or <prefix>_hosts.txt)");
+    std::stable_sort(o.begin(), o.end(), [&](int a, int b) {
+      const auto& ha = hosts[static_cast<std::size_t>(a)];
+      const auto& hb = hosts[static_cast<std::size_t>(b)];
+      return ha != hb && natural_less(ha, hb);
+    });
+    return o;
+  }
+  if (hierarchy.empty()) throw nt::UsageError("--order groups needs the analysed groups (--groups REPORT.json)");
+  // key[level][rank]: index of the group holding the rank at that level (ungrouped: last).
+  // A group's index is its position in the sort of the level, i.e. in order of the smallest
+  // rank it holds, so the picture does not depend on how the analysis numbered its groups.
+  std::vector<std::vector<int>> key;
+  for (auto it = hierarchy.rbegin(); it != hierarchy.rend(); ++it) {
+    std::vector<int> k(static_cast<std::size_t>(P), std::numeric_limits<int>::max());
+    const auto& groups = it->second;
+    std::vector<std::size_t> gi(groups.size());
+    for (std::size_t g = 0; g < gi.size(); ++g) gi[g] = g;
+    auto low = [&](std::size_t g) { return groups[g].empty() ? P : *std::min_element(groups[g].begin(), groups[g].end()); };
+    std::stable_sort(gi.begin(), gi.end(), [&](std::size_t a, std::size_t b) { return low(a) < low(b); });
+    for (std::size_t rank_of_g = 0; rank_of_g < gi.size(); ++rank_of_g)
+      for (int r : groups[gi[rank_of_g]]) k[static_cast<std::size_t>(r)] = static_cast<int>(rank_of_g);
+    key.push_back(std::move(k));
+  }
+  std::stable_sort(o.begin(), o.end(), [&](int a, int b) {
+    for (const auto& k : key)
+      if (k[static_cast<std::size_t>(a)] != k[static_cast<std::size_t>(b)])
+        return k[static_cast<std::size_t>(a)] < k[static_cast<std::size_t>(b)];
+    return a < b;
+  });
+  return o;
+}
+
+const std::vector<int>& Document::order_for(Order o) {
+  if (order_cache_.size() != static_cast<std::size_t>(ranks()) || order_cached_ != o) {
+    order_cache_ = rank_order(o, ranks(), data_->info().meta.hosts, hierarchy_);
+    order_cached_ = o;
+  }
+  return order_cache_;
+}
+
 std::unique_ptr<Document> Document::open(const std::filesystem::path& path) {
   std::unique_ptr<Document> d(new Document);
   d->data_ = nt::open_dataset(path);
@@ -167,7 +298,11 @@ void Document::add_plot_file(const std::filesystem::path& path) {
   plot_files_.push_back(std::move(f));
 }
 
-void Document::set_groups(const std::filesystem::path& json) { groups_ = read_groups(json, ranks()); }
+void Document::set_groups(const std::filesystem::path& json) {
+  hierarchy_ = read_hierarchy(json, ranks());
+  groups_ = hierarchy_.front().second;
+  order_cache_.clear();
+}
 
 DocumentInfo Document::info() const {
   DocumentInfo i;
@@ -181,6 +316,7 @@ DocumentInfo Document::info() const {
   i.compare_match = QString::fromStdString(cmp_match_);
   for (const auto& f : plot_files_) i.plot_files.push_back(QString::fromStdString(f.path.string()));
   i.groups = groups_;
+  for (const auto& [name, g] : hierarchy_) i.hierarchy.emplace_back(QString::fromStdString(name), g);
   return i;
 }
 
@@ -396,6 +532,30 @@ ViewResult Document::render(const ViewSpec& spec_in, const Progress& progress) {
     r = scan(src, 0, n, progress);
   } else {
     r = scan(src, spec.k0, spec.k1, progress);
+  }
+  // Reorder the rank axes (levels do not depend on the order): one gather per row.
+  if (spec.order != Order::rank) {
+    const std::vector<int>& o = order_for(spec.order);
+    const bool rows_are_ranks = res.diag_col == ViewResult::kDiagIsRow;
+    std::vector<double> re(values.size());
+    const std::size_t C = static_cast<std::size_t>(res.cols);
+    for (int i = 0; i < res.rows; ++i) {
+      const std::size_t src_row = static_cast<std::size_t>(rows_are_ranks ? o[static_cast<std::size_t>(i)] : i);
+      const double* in = values.data() + src_row * C;
+      double* out = re.data() + static_cast<std::size_t>(i) * C;
+      for (std::size_t j = 0; j < C; ++j) out[j] = in[o[j]];
+    }
+    values.swap(re);
+    res.order = o;
+    if (!rows_are_ranks) {
+      // The diagonal cell of a row/column slice moves with its rank.
+      res.diag_col = static_cast<int>(std::find(o.begin(), o.end(), spec.rank) - o.begin());
+    }
+  }
+  if (const auto& hosts = data_->info().meta.hosts; static_cast<int>(hosts.size()) == P) {
+    res.axis_hosts.resize(static_cast<std::size_t>(P));
+    for (int i = 0; i < P; ++i)
+      res.axis_hosts[static_cast<std::size_t>(i)] = QString::fromStdString(hosts[static_cast<std::size_t>(res.rank_at(i))]);
   }
   res.levels = levels_from(r, spec.log, symmetric);
   if (src == Source::ratio) res.levels = ratio_levels(r);

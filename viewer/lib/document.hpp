@@ -31,6 +31,15 @@ struct Progress {
 
 // Reads {"groups": [[ranks...], ...]} (network_analyze report --json). Throws nt::FileError.
 std::vector<std::vector<int>> read_groups(const std::filesystem::path& path, int ranks);
+// Reads every level of {"hierarchy": [{"level": NAME, "groups": [[...]]}, ...]} (finest first);
+// a file with only "groups" gives one level named "group". Throws nt::FileError.
+std::vector<std::pair<std::string, std::vector<std::vector<int>>>> read_hierarchy(const std::filesystem::path& path,
+                                                                                 int ranks);
+// The rank at each displayed position for an order: host names (natural order, then rank), or
+// nested analysed groups (coarsest level first, then finer levels, then rank). Ranks no group
+// holds come last. Throws nt::UsageError when the order needs what is missing.
+std::vector<int> rank_order(Order order, int ranks, const std::vector<std::string>& hosts,
+                            const std::vector<std::pair<std::string, std::vector<std::vector<int>>>>& hierarchy);
 
 class Document {
  public:
@@ -62,6 +71,7 @@ class Document {
   void set_groups(const std::filesystem::path& json);
   void set_groups(std::vector<std::vector<int>> g) { groups_ = std::move(g); }
   const std::vector<std::vector<int>>& groups() const { return groups_; }
+  const std::vector<std::pair<std::string, std::vector<std::vector<int>>>>& hierarchy() const { return hierarchy_; }
 
   // Matrix index of a stored length; UsageError listing the stored lengths otherwise.
   std::size_t index_of_length(std::int64_t bytes) const;
@@ -93,6 +103,10 @@ class Document {
   std::filesystem::path path_, dev_path_, cmp_path_;
   bool dev_is_self_ = false, dev_tried_ = false;
   std::vector<std::vector<int>> groups_;
+  std::vector<std::pair<std::string, std::vector<std::vector<int>>>> hierarchy_;
+  std::vector<int> order_cache_;
+  Order order_cached_ = Order::rank;
+  const std::vector<int>& order_for(Order o);
   std::vector<int> cmp_rank_;             // rank here -> rank in cmp_ (-1: none)
   std::vector<std::ptrdiff_t> cmp_len_;   // length index here -> index in cmp_ (-1: none)
   std::string cmp_match_;

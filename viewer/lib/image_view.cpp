@@ -25,10 +25,27 @@ ImageView::ImageView(QWidget* parent) : QWidget(parent) {
 void ImageView::setResult(const ViewResult& r, bool keepZoom) {
   const bool same = hasResult() && r.cells.size() == result_.cells.size() && r.plot == result_.plot;
   result_ = r;
-  pixmap_ = QPixmap::fromImage(r.cells);
+  rebuildPixmap();
+  if (!(keepZoom && same) || fitted_) fit();
+  update();
+}
+
+void ImageView::rebuildPixmap() {
+  const Colormap c = resolve_colormap(colormap_, result_.symmetric());
+  pixmap_ = QPixmap::fromImage(result_.plot || result_.cells.isNull() ? result_.cells
+                                                                      : colorize(result_.cells, c, result_.values.get()));
   pooled_ = QPixmap();
   pooledFactor_ = 1;
-  if (!(keepZoom && same) || fitted_) fit();
+}
+
+void ImageView::setColormap(Colormap c) {
+  colormap_ = c;
+  if (hasResult()) rebuildPixmap();
+  update();
+}
+
+void ImageView::setHierarchy(const std::vector<std::pair<QString, std::vector<std::vector<int>>>>& levels) {
+  hierarchy_ = levels;
   update();
 }
 
@@ -49,7 +66,7 @@ QRectF ImageView::imageRect() const {
 void ImageView::fit() {
   if (pixmap_.isNull()) return;
   // Keep the legend and the labels off the picture.
-  const double m = 8, legend = result_.plot ? 0 : 46, left = result_.plot ? 0 : 90, top = result_.plot ? 0 : 18;
+  const double m = 8, legend = 0, left = result_.plot ? 0 : 130, top = result_.plot ? 0 : 18;
   const double z = std::min((width() - 2 * m - 2 * left) / pixmap_.width(),
                             (height() - 2 * m - legend - top) / pixmap_.height());
   // Whole screen pixels per cell when cells are larger than a pixel, so that cells stay even;
@@ -131,7 +148,8 @@ void ImageView::paintEvent(QPaintEvent*) {
   const int factor = result_.plot || zoom_ >= 1.0 ? 1 : static_cast<int>(std::ceil(1.0 / zoom_ - 1e-9));
   if (factor > 1) {
     if (factor != pooledFactor_ || pooled_.isNull()) {
-      pooled_ = QPixmap::fromImage(darkest_pool(result_.cells, factor));
+      pooled_ = QPixmap::fromImage(colorize(darkest_pool(result_.cells, factor),
+                                            resolve_colormap(colormap_, result_.symmetric())));
       pooledFactor_ = factor;
     }
     const QRectF src(0, 0, double(pixmap_.width()) / factor, double(pixmap_.height()) / factor);
@@ -142,8 +160,15 @@ void ImageView::paintEvent(QPaintEvent*) {
   p.setPen(QColor(20, 30, 40));
   p.setBrush(Qt::NoBrush);
   p.drawRect(target.adjusted(-1, -1, 0, 0));
-  if (showGroups_ && !groups_.empty() && !result_.plot && result_.diag_col == ViewResult::kDiagIsRow)
-    paint_groups(p, target, result_.rows, result_.cols, groups_);
+  if (showGroups_ && !result_.plot && result_.diag_col == ViewResult::kDiagIsRow) {
+    if (!hierarchy_.empty()) {
+      for (std::size_t l = hierarchy_.size(); l-- > 0;)
+        paint_groups(p, target, result_.rows, result_.cols, displayed_groups(hierarchy_[l].second, result_.order),
+                     static_cast<int>(l));
+    } else if (!groups_.empty()) {
+      paint_groups(p, target, result_.rows, result_.cols, displayed_groups(groups_, result_.order));
+    }
+  }
   if (!result_.plot) {
     paintLabels(p, target);
     paintLegend(p);
@@ -175,41 +200,29 @@ void ImageView::paintLabels(QPainter& p, const QRectF& target) {
   for (int c = 0; c < result_.cols; c += colStep) {
     const double x = target.left() + (c + 0.5) * cw;
     if (x < 0 || x > width()) continue;
-    p.drawText(QRectF(x - 30, target.top() - 17, 60, 15), Qt::AlignHCenter | Qt::AlignBottom, QString::number(c));
+    p.drawText(QRectF(x - 30, target.top() - 17, 60, 15), Qt::AlignHCenter | Qt::AlignBottom, QString::number(result_.rank_at(c)));
   }
   const bool lengths = !result_.row_lengths.empty();
   for (int r = 0; r < result_.rows; r += rowStep) {
     const double y = target.top() + (r + 0.5) * ch;
     if (y < 0 || y > height()) continue;
     const QString t = lengths ? QString::fromStdString(nt::format_bytes(result_.row_lengths[static_cast<std::size_t>(r)]))
-                              : QString::number(r);
-    p.drawText(QRectF(target.left() - 86, y - 8, 82, 16), Qt::AlignRight | Qt::AlignVCenter, t);
+                              : (static_cast<std::size_t>(r) < result_.axis_hosts.size()
+                                     ? QStringLiteral("%1 %2").arg(result_.axis_hosts[static_cast<std::size_t>(r)]).arg(result_.rank_at(r))
+                                     : QString::number(result_.rank_at(r)));
+    p.drawText(QRectF(target.left() - 126, y - 8, 122, 16), Qt::AlignRight | Qt::AlignVCenter, t);
   }
 }
 
 void ImageView::paintLegend(QPainter& p) {
-  // A horizontal grey ramp from the white to the black level, bottom right.
-  auto text = [this](double v) { return format_value(v, result_.ratio()); };
-  const QRectF box(width() - 262, height() - 46, 254, 38);
+  // A vertical colour bar with ticks in the file's units, right of the picture.
+  const QRectF box(width() - 124, 8, 118, std::min(height() - 16.0, 360.0));
   p.setRenderHint(QPainter::Antialiasing, false);
   p.setPen(Qt::NoPen);
-  p.setBrush(QColor(255, 255, 255, 215));
+  p.setBrush(QColor(255, 255, 255, 225));
   p.drawRect(box);
-  const QRectF bar(box.left() + 8, box.top() + 6, box.width() - 16, 10);
-  QLinearGradient g(bar.topLeft(), bar.topRight());
-  g.setColorAt(0, Qt::white);
-  g.setColorAt(1, Qt::black);
-  p.fillRect(bar, g);
-  p.setPen(QColor(60, 60, 60));
-  p.setBrush(Qt::NoBrush);
-  p.drawRect(bar);
-  QFont f = font();
-  f.setPixelSize(11);
-  p.setFont(f);
-  const QRectF labels(bar.left(), bar.bottom() + 2, bar.width(), 14);
-  p.drawText(labels, Qt::AlignLeft | Qt::AlignVCenter, text(result_.levels.white));
-  p.drawText(labels, Qt::AlignRight | Qt::AlignVCenter, text(result_.levels.black));
-  if (result_.levels.log) p.drawText(labels, Qt::AlignHCenter | Qt::AlignVCenter, tr("log scale"));
+  const QRectF bar(box.left() + 8, box.top() + 10, 16, box.height() - 56);
+  paint_colorbar(p, bar, result_.levels, resolve_colormap(colormap_, result_.symmetric()), result_.ratio(), true);
 }
 
 void ImageView::wheelEvent(QWheelEvent* e) {

@@ -7,6 +7,7 @@
 #include <QPointF>
 #include <QWidget>
 
+#include <utility>
 #include <vector>
 
 #include "view_spec.hpp"
@@ -21,6 +22,12 @@ class ImageView : public QWidget {
   void setResult(const ViewResult& r, bool keepZoom);
   void setGroups(const std::vector<std::vector<int>>& groups);
   void setShowGroups(bool on);
+  // Every hierarchy level (finest first); drawn instead of the plain groups when set.
+  void setHierarchy(const std::vector<std::pair<QString, std::vector<std::vector<int>>>>& levels);
+  void setColormap(Colormap c);
+  Colormap colormap() const { return colormap_; }
+  // The picture as shown (colours, no zoom): one pixel per cell.
+  const QPixmap& pixmap() const { return pixmap_; }
   const ViewResult& result() const { return result_; }
   bool hasResult() const { return !result_.cells.isNull(); }
   double zoom() const { return zoom_; }
@@ -59,6 +66,9 @@ class ImageView : public QWidget {
   QPixmap pooled_;          // darkest-cell reduction used when zoomed out
   int pooledFactor_ = 1;
   std::vector<std::vector<int>> groups_;
+  std::vector<std::pair<QString, std::vector<std::vector<int>>>> hierarchy_;
+  Colormap colormap_ = Colormap::automatic;
+  void rebuildPixmap();
   bool showGroups_ = true;
   double zoom_ = 1.0;       // screen pixels per image pixel
   QPointF offset_;          // widget position of the image's top-left corner

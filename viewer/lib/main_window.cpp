@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -117,7 +118,11 @@ void MainWindow::buildUi() {
   file->addAction(tr("Load topology &groups..."), this, &MainWindow::groupsDialog);
   file->addAction(tr("Add file to &pair plot..."), this, &MainWindow::plotFileDialog);
   file->addAction(tr("Remove added pair-plot files"), this, [this] { session_->clearPlotFiles(); });
-  file->addAction(tr("&Export view as PNG..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportDialog);
+  file->addAction(tr("&Export view as PNG or SVG..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportDialog);
+  file->addAction(tr("Export view &data as CSV..."), this, [this] {
+    const QString f = QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("view.csv"), tr("CSV (*.csv)"));
+    if (!f.isEmpty()) exportCsv(f);
+  });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
@@ -214,6 +219,19 @@ void MainWindow::buildUi() {
   groupsBox_->setChecked(true);
   form->addRow(QString(), logBox_);
   form->addRow(QString(), groupsBox_);
+  mapBox_ = new QComboBox;
+  mapBox_->setObjectName(QStringLiteral("mapBox"));
+  for (Colormap c : {Colormap::automatic, Colormap::viridis, Colormap::grey, Colormap::diverging})
+    mapBox_->addItem(QString::fromLatin1(colormap_name(c).data()), static_cast<int>(c));
+  form->addRow(tr("Colours"), mapBox_);
+  orderBox_ = new QComboBox;
+  orderBox_->setObjectName(QStringLiteral("orderBox"));
+  for (Order o : {Order::rank, Order::host, Order::groups})
+    orderBox_->addItem(QString::fromLatin1(order_name(o).data()), static_cast<int>(o));
+  form->addRow(tr("Order"), orderBox_);
+  connect(mapBox_, &QComboBox::currentIndexChanged, this,
+          [this] { view_->setColormap(static_cast<Colormap>(mapBox_->currentData().toInt())); });
+  connect(orderBox_, &QComboBox::currentIndexChanged, this, &MainWindow::requestView);
 
   auto* controlsDock = new QDockWidget(tr("Controls"), this);
   controlsDock->setObjectName(QStringLiteral("controlsDock"));
@@ -315,6 +333,7 @@ ViewSpec MainWindow::currentSpec() const {
   if (blackSet_->isChecked()) s.black = blackSpin_->value() * unit;
   s.log = logBox_->isChecked();
   s.relative = relativeBox_->isChecked();
+  s.order = static_cast<Order>(orderBox_->currentData().toInt());
   return s;
 }
 
@@ -369,6 +388,8 @@ void MainWindow::addPlotFile(const QString& path) {
 }
 
 void MainWindow::setLog(bool on) { logBox_->setChecked(on); }
+void MainWindow::setColormap(Colormap c) { mapBox_->setCurrentIndex(mapBox_->findData(static_cast<int>(c))); }
+void MainWindow::setOrder(Order o) { orderBox_->setCurrentIndex(orderBox_->findData(static_cast<int>(o))); }
 
 void MainWindow::openFile(const QString& path) {
   statusBar()->showMessage(tr("Opening %1 ...").arg(path));
@@ -385,6 +406,7 @@ void MainWindow::onOpened(const DocumentInfo& info) {
   info_->setDocument(info);
   hosts_->setDocument(info);
   view_->setGroups(info.groups);
+  view_->setHierarchy(info.hierarchy);
   rebuilding_ = true;
   const int P = info.info.params.proc_num;
   const int n = static_cast<int>(info.lengths.size());
@@ -415,10 +437,13 @@ void MainWindow::onChanged(const DocumentInfo& info) {
     statusBar()->showMessage(tr("Compared with %1: %2").arg(info.compare_path, info.compare_match), 10000);
   info_->setDocument(info);
   view_->setGroups(info.groups);
+  view_->setHierarchy(info.hierarchy);
   requestView();
 }
 
 void MainWindow::onRendered(const ViewResult& r) {
+  // A successful view supersedes an earlier failure: the error bar must not stay on (issue 14).
+  errorLabel_->hide();
   view_->setResult(r, true);
   for (QDoubleSpinBox* spin : {whiteSpin_, blackSpin_}) spin->setSuffix(r.ratio() ? QStringLiteral(" %") : QStringLiteral(" µs"));
   // Show the levels in use unless the user fixed them.
@@ -479,12 +504,12 @@ QString MainWindow::hoverText(int row, int col) const {
   if (!r.values || r.plot || row < 0 || col < 0 || row >= r.rows || col >= r.cols) return {};
   const double v = (*r.values)[static_cast<std::size_t>(row) * static_cast<std::size_t>(r.cols) +
                                static_cast<std::size_t>(col)];
-  int sender = row, receiver = col;
+  int sender = r.rank_at(row), receiver = r.rank_at(col);
   std::int64_t len = 0;
   if (r.spec.view == ViewKind::row || r.spec.view == ViewKind::column) {
     len = r.row_lengths[static_cast<std::size_t>(row)];
-    sender = r.spec.view == ViewKind::row ? r.spec.rank : col;
-    receiver = r.spec.view == ViewKind::row ? col : r.spec.rank;
+    sender = r.spec.view == ViewKind::row ? r.spec.rank : r.rank_at(col);
+    receiver = r.spec.view == ViewKind::row ? r.rank_at(col) : r.spec.rank;
   } else if (r.spec.k < doc_.lengths.size()) {
     len = doc_.lengths[r.spec.k];
   }
@@ -504,15 +529,47 @@ bool MainWindow::exportPng(const QString& path) {
   if (!view_->hasResult()) return false;
   ComposeOptions o;
   o.decorate = true;
-  if (groupsBox_->isChecked()) o.groups = &doc_.groups;
+  o.colormap = view_->colormap();
+  if (groupsBox_->isChecked()) {
+    o.groups = &doc_.groups;
+    if (!doc_.hierarchy.empty()) o.hierarchy = &doc_.hierarchy;
+  }
   const QImage img = compose(view_->result(), o);
   // The file dialog has asked about overwriting; the file still appears whole or not at all,
   // and never replaces a device, a symlink or the open result file.
   try {
     nt::PendingOutput out(path.toStdString(), /*force=*/true,
                           {doc_.path.toStdString(), doc_.deviation_path.toStdString(), doc_.compare_path.toStdString()});
-    if (!img.save(QString::fromStdString(out.temp().string()), "PNG"))
+    if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
+      const std::string svg = svg_document(img);
+      QFile f(QString::fromStdString(out.temp().string()));
+      if (!f.open(QIODevice::WriteOnly) || f.write(svg.data(), static_cast<qint64>(svg.size())) != static_cast<qint64>(svg.size()) ||
+          !f.flush())
+        throw nt::FileError(path.toStdString(), "cannot write the SVG file: " + nt::errno_text(errno));
+      f.close();
+    } else if (!img.save(QString::fromStdString(out.temp().string()), "PNG")) {
       throw nt::FileError(path.toStdString(), "cannot write the PNG file: " + nt::errno_text(errno));
+    }
+    out.commit();
+  } catch (const nt::Error& e) {
+    onFailed(QString::fromStdString(nt::one_line(e.what())));
+    return false;
+  }
+  statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+  return true;
+}
+
+bool MainWindow::exportCsv(const QString& path) {
+  if (!view_->hasResult() || !view_->result().values) return false;
+  try {
+    nt::PendingOutput out(path.toStdString(), /*force=*/true,
+                          {doc_.path.toStdString(), doc_.deviation_path.toStdString(), doc_.compare_path.toStdString()});
+    const std::string csv = view_csv(view_->result());
+    QFile f(QString::fromStdString(out.temp().string()));
+    if (!f.open(QIODevice::WriteOnly) || f.write(csv.data(), static_cast<qint64>(csv.size())) != static_cast<qint64>(csv.size()) ||
+        !f.flush())
+      throw nt::FileError(path.toStdString(), "cannot write the CSV file: " + nt::errno_text(errno));
+    f.close();
     out.commit();
   } catch (const nt::Error& e) {
     onFailed(QString::fromStdString(nt::one_line(e.what())));
@@ -545,7 +602,7 @@ void MainWindow::plotFileDialog() {
   if (!f.isEmpty()) addPlotFile(f);
 }
 void MainWindow::exportDialog() {
-  const QString f = QFileDialog::getSaveFileName(this, tr("Export view"), QStringLiteral("view.png"), tr("PNG (*.png)"));
+  const QString f = QFileDialog::getSaveFileName(this, tr("Export view"), QStringLiteral("view.png"), tr("PNG (*.png);;SVG (*.svg)"));
   if (!f.isEmpty()) exportPng(f);
 }
 

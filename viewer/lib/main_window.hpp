@@ -57,6 +57,10 @@ class MainWindow : public QMainWindow {
   void loadGroups(const QString& path);
   // Saves the current view, decorated (title, axes, legend, overlays), as PNG.
   bool exportPng(const QString& path);
+  // Saves the data behind the current view as CSV (values in seconds; empty = no data).
+  bool exportCsv(const QString& path);
+  void setColormap(Colormap c);
+  void setOrder(Order o);
 
   ViewSpec currentSpec() const;
   void setView(ViewKind v);
@@ -135,6 +139,8 @@ class MainWindow : public QMainWindow {
   QCheckBox* logBox_ = nullptr;
   QCheckBox* relativeBox_ = nullptr;
   QCheckBox* groupsBox_ = nullptr;
+  QComboBox* mapBox_ = nullptr;
+  QComboBox* orderBox_ = nullptr;
   QLabel* hoverLabel_ = nullptr;
   QLabel* errorLabel_ = nullptr;
   QProgressBar* progress_ = nullptr;

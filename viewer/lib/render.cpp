@@ -1,5 +1,6 @@
 #include "render.hpp"
 
+#include <QBuffer>
 #include <QFont>
 #include <QFontMetrics>
 #include <QLinearGradient>
@@ -9,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "nt/validate.hpp"
 #include "nt/units.hpp"
@@ -171,7 +174,7 @@ QColor group_color(std::size_t index) {
 }
 
 void paint_groups(QPainter& p, const QRectF& area, int rows, int cols,
-                  const std::vector<std::vector<int>>& groups) {
+                  const std::vector<std::vector<int>>& groups, int level) {
   if (rows <= 0 || cols <= 0) return;
   const double cw = area.width() / cols, ch = area.height() / rows;
   p.save();
@@ -184,8 +187,11 @@ void paint_groups(QPainter& p, const QRectF& area, int rows, int cols,
       if (!runs.empty() && runs.back().second + 1 == r) runs.back().second = r;
       else if (runs.empty() || runs.back().second != r) runs.emplace_back(r, r);
     }
-    QPen pen(group_color(gi));
-    pen.setWidthF(std::clamp(std::min(cw, ch) * 0.25, 1.0, 2.5));
+    // Level 0 (nodes): one colour per group; coarser levels: thicker dashed black/white lines
+    // so that every level stays visible on top of the others.
+    QPen pen(level == 0 ? group_color(gi) : (level % 2 ? QColor(0, 0, 0) : QColor(255, 255, 255)));
+    pen.setWidthF(std::clamp(std::min(cw, ch) * 0.25, 1.0, 2.5) + (level > 0 ? 1.0 : 0.0));
+    if (level > 0) pen.setStyle(Qt::DashLine);
     pen.setJoinStyle(Qt::MiterJoin);
     p.setPen(pen);
     for (const auto& ra : runs)
@@ -201,10 +207,145 @@ void paint_groups(QPainter& p, const QRectF& area, int rows, int cols,
   p.restore();
 }
 
+namespace {
+struct Stop { double t; int r, g, b; };
+// Viridis at nine evenly spaced points of the published 256-entry table (low to high);
+// interpolated linearly in sRGB between them. Drawn reversed: high values dark.
+constexpr Stop kViridis[] = {{0.0, 0x44, 0x01, 0x54}, {0.125, 0x47, 0x2d, 0x7b}, {0.25, 0x3b, 0x52, 0x8b},
+                             {0.375, 0x2c, 0x72, 0x8e}, {0.5, 0x21, 0x90, 0x8c}, {0.625, 0x27, 0xad, 0x81},
+                             {0.75, 0x5d, 0xc8, 0x63}, {0.875, 0xaa, 0xdc, 0x32}, {1.0, 0xfd, 0xe7, 0x25}};
+// A blue - white - red diverging map (ColorBrewer RdBu, 7 classes): low (this file faster) blue.
+constexpr Stop kDiverging[] = {{0.0, 0x21, 0x66, 0xac}, {1.0 / 6, 0x67, 0xa9, 0xcf}, {2.0 / 6, 0xd1, 0xe5, 0xf0},
+                               {0.5, 0xf7, 0xf7, 0xf7}, {4.0 / 6, 0xfd, 0xdb, 0xc7}, {5.0 / 6, 0xef, 0x8a, 0x62},
+                               {1.0, 0xb2, 0x18, 0x2b}};
+template <std::size_t N>
+QRgb interpolate(const Stop (&s)[N], double t) {
+  t = std::clamp(t, 0.0, 1.0);
+  std::size_t i = 1;
+  while (i + 1 < N && s[i].t < t) ++i;
+  const Stop& a = s[i - 1];
+  const Stop& b = s[i];
+  const double u = b.t > a.t ? (t - a.t) / (b.t - a.t) : 0.0;
+  auto mix = [u](int x, int y) { return static_cast<int>(std::lround(x + (y - x) * u)); };
+  return qRgb(mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b));
+}
+}  // namespace
+
+Colormap resolve_colormap(Colormap c, bool symmetric) {
+  if (c != Colormap::automatic) return c;
+  return symmetric ? Colormap::diverging : Colormap::viridis;
+}
+
+QRgb colormap_rgb(Colormap c, double d) {
+  d = std::isnan(d) ? 0.0 : std::clamp(d, 0.0, 1.0);
+  switch (c) {
+    case Colormap::viridis: return interpolate(kViridis, 1.0 - d);
+    case Colormap::diverging: return interpolate(kDiverging, d);
+    case Colormap::automatic:
+    case Colormap::grey: break;
+  }
+  const int g = 255 - static_cast<int>(255.0 * d + 0.5);
+  return qRgb(g, g, g);
+}
+
+QRgb no_data_rgb(Colormap c) {
+  // Colours none of the maps contains: a pink for grey, light grey for viridis, dark grey for
+  // the diverging map (whose middle is near white).
+  switch (c) {
+    case Colormap::viridis: return qRgb(205, 205, 205);
+    case Colormap::diverging: return qRgb(96, 96, 96);
+    default: return qRgb(236, 112, 190);
+  }
+}
+
+QImage colorize(const QImage& cells, Colormap c, const std::vector<double>* values) {
+  QImage out(cells.size(), QImage::Format_RGB32);
+  QRgb lut[256];
+  for (int g = 0; g < 256; ++g) lut[g] = colormap_rgb(c, (255 - g) / 255.0);
+  const QImage grey = cells.format() == QImage::Format_Grayscale8 ? cells : cells.convertToFormat(QImage::Format_Grayscale8);
+  const bool mark = values && values->size() == static_cast<std::size_t>(cells.width()) * static_cast<std::size_t>(cells.height());
+  const QRgb nd = no_data_rgb(c);
+  for (int y = 0; y < grey.height(); ++y) {
+    const uchar* in = grey.constScanLine(y);
+    auto* o = reinterpret_cast<QRgb*>(out.scanLine(y));
+    const double* v = mark ? values->data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(grey.width()) : nullptr;
+    for (int x = 0; x < grey.width(); ++x) o[x] = v && std::isnan(v[x]) ? nd : lut[in[x]];
+  }
+  return out;
+}
+
+std::vector<double> colorbar_ticks(const Levels& lv, int max_ticks) {
+  const double lo = std::min(lv.white, lv.black), hi = std::max(lv.white, lv.black);
+  std::vector<double> t;
+  if (lv.log && lo > 0 && hi > lo && std::isfinite(hi)) {
+    const double decades = std::log10(hi / lo);
+    const std::vector<double> mult = decades < 1.5 ? std::vector<double>{1, 2, 5} : std::vector<double>{1};
+    const int step = std::max(1, static_cast<int>(std::ceil(decades / std::max(1, max_ticks))));
+    for (double e = std::floor(std::log10(lo)); e <= std::ceil(std::log10(hi)) && t.size() < 64; e += step)
+      for (double m : mult) {
+        const double v = m * std::pow(10.0, e);
+        if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) t.push_back(v);
+      }
+    if (t.size() >= 2) return t;
+    t.clear();
+  }
+  t = nice_ticks(lo, hi, std::max(2, max_ticks - 1));
+  std::vector<double> in;
+  for (double v : t)
+    if (v >= lo - 1e-12 * std::abs(hi - lo) && v <= hi + 1e-12 * std::abs(hi - lo)) in.push_back(std::abs(v) < 1e-12 * std::abs(hi - lo) ? 0.0 : v);
+  return in;
+}
+
+void paint_colorbar(QPainter& p, const QRectF& bar, const Levels& lv, Colormap c, bool ratio, bool swatch) {
+  p.save();
+  const int n = std::max(2, static_cast<int>(bar.height()));
+  for (int i = 0; i < n; ++i) {
+    const double d = 1.0 - static_cast<double>(i) / (n - 1);  // top: high (black level)
+    p.fillRect(QRectF(bar.left(), bar.top() + bar.height() * i / n, bar.width(), bar.height() / n + 1),
+               QColor(colormap_rgb(c, d)));
+  }
+  p.setPen(QColor(40, 40, 40));
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(bar);
+  QFont f = p.font();
+  f.setPixelSize(11);
+  p.setFont(f);
+  const auto ticks = colorbar_ticks(lv, std::max(2, static_cast<int>(bar.height() / 28)));
+  for (double v : ticks) {
+    const double y = bar.bottom() - lv.darkness(v) * bar.height();
+    p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
+    p.drawText(QRectF(bar.right() + 6, y - 8, 90, 16), Qt::AlignLeft | Qt::AlignVCenter, format_value(v, ratio));
+  }
+  if (lv.log) p.drawText(QRectF(bar.left() - 4, bar.bottom() + 2, 100, 14), Qt::AlignLeft, QStringLiteral("log scale"));
+  if (swatch) {
+    const QRectF sw(bar.left(), bar.bottom() + (lv.log ? 18 : 4), bar.width(), 10);
+    p.fillRect(sw, QColor(no_data_rgb(c)));
+    p.drawRect(sw);
+    p.drawText(QRectF(sw.right() + 6, sw.top() - 3, 90, 16), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("no data"));
+  }
+  p.restore();
+}
+
+std::vector<std::vector<int>> displayed_groups(const std::vector<std::vector<int>>& groups, const std::vector<int>& order) {
+  if (order.empty()) return groups;
+  std::vector<int> pos(order.size(), -1);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    if (order[i] >= 0 && static_cast<std::size_t>(order[i]) < pos.size()) pos[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
+  auto out = groups;
+  for (auto& g : out)
+    for (int& r : g)
+      if (r >= 0 && static_cast<std::size_t>(r) < pos.size()) r = pos[static_cast<std::size_t>(r)];
+  return out;
+}
+
 QImage compose(const ViewResult& r, const ComposeOptions& o) {
   if (r.plot) {
     return r.cells;
   }
+  const Colormap cmap = resolve_colormap(o.colormap, r.symmetric());
+  // Undecorated output keeps one grey level per cell (scripts read values back) unless the
+  // user asked for a colormap.
+  const bool colour = !(o.raw && (o.colormap == Colormap::automatic || o.colormap == Colormap::grey));
   // Scale the cells (nearest neighbour, so that every cell stays a flat block).
   int w = r.cols, h = r.rows;
   const int longest = std::max(w, h);
@@ -217,73 +358,164 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
     h = r.rows * f;
   }
   QImage cells = r.cells;
-  if (w != r.cols || h != r.rows) {
-    // Shrinking: darkest cell of each block first, so that slow links survive the reduction.
-    const int f = std::max(r.cols / std::max(w, 1), r.rows / std::max(h, 1));
-    if (f >= 2) cells = darkest_pool(cells, f);
-    cells = cells.scaled(w, h, Qt::IgnoreAspectRatio, Qt::FastTransformation);
+  const int f = std::max(r.cols / std::max(w, 1), r.rows / std::max(h, 1));
+  // Shrinking: darkest cell of each block first, so that slow links survive the reduction.
+  if (f >= 2) cells = darkest_pool(cells, f);
+  if (colour) cells = colorize(cells, cmap, f >= 2 ? nullptr : r.values.get());
+  if (w != cells.width() || h != cells.height()) cells = cells.scaled(w, h, Qt::IgnoreAspectRatio, Qt::FastTransformation);
+  const bool matrix_like = r.diag_col == ViewResult::kDiagIsRow;
+  std::vector<std::pair<QString, std::vector<std::vector<int>>>> levels;
+  if (matrix_like && o.hierarchy && !o.hierarchy->empty()) {
+    for (const auto& [name, g] : *o.hierarchy) levels.emplace_back(name, displayed_groups(g, r.order));
+  } else if (matrix_like && o.groups && !o.groups->empty()) {
+    levels.emplace_back(QStringLiteral("group"), displayed_groups(*o.groups, r.order));
   }
-  const bool overlay = o.groups && !o.groups->empty() && r.diag_col == ViewResult::kDiagIsRow;
-  if (!o.decorate && !overlay) return cells;
+  auto paint_levels = [&](QPainter& p, const QRectF& area) {
+    for (std::size_t l = levels.size(); l-- > 0;) paint_groups(p, area, r.rows, r.cols, levels[l].second, static_cast<int>(l));
+  };
+  if (!o.decorate && levels.empty()) return cells;
   if (!o.decorate) {
     QImage out = cells.convertToFormat(QImage::Format_RGB32);
     QPainter p(&out);
-    paint_groups(p, QRectF(0, 0, w, h), r.rows, r.cols, *o.groups);
+    paint_levels(p, QRectF(0, 0, w, h));
     return out;
   }
 
-  const int left = 80, top = 40, bottom = 56, right = 130;
+  const int left = 96, top = 40, bottom = 60 + 18 * static_cast<int>(levels.size()), right = 150;
   QImage out(left + w + right, top + h + bottom, QImage::Format_RGB32);
   out.fill(Qt::white);
   QPainter p(&out);
-  QFont f = p.font();
-  f.setPixelSize(12);
-  p.setFont(f);
+  QFont font = p.font();
+  font.setPixelSize(12);
+  p.setFont(font);
   p.drawImage(QPoint(left, top), cells);
   const QRectF area(left, top, w, h);
-  if (overlay) paint_groups(p, area, r.rows, r.cols, *o.groups);
+  paint_levels(p, area);
   p.setPen(Qt::black);
   p.drawRect(area.adjusted(-0.5, -0.5, 0.5, 0.5));
   p.drawText(QRectF(0, 6, out.width(), 24), Qt::AlignHCenter | Qt::AlignVCenter, r.title);
-  // Ticks: ranks, or message lengths for rows of row/column views.
-  auto ticks = [](int n) {
+  // Ticks: ranks (or host names where known and readable), or message lengths for the rows
+  // of row/column views.
+  auto ticks = [](int n, double px) {
     std::vector<int> t;
-    const int step = std::max(1, static_cast<int>(std::ceil(n / 8.0)));
+    const int want = std::max(2, static_cast<int>(px / 40));
+    const int step = std::max(1, static_cast<int>(std::ceil(double(n) / want)));
     for (int i = 0; i < n; i += step) t.push_back(i);
     return t;
   };
-  for (int c : ticks(r.cols)) {
-    const double x = left + (c + 0.5) * w / r.cols;
-    p.drawLine(QPointF(x, top + h), QPointF(x, top + h + 4));
-    p.drawText(QRectF(x - 30, top + h + 5, 60, 16), Qt::AlignHCenter, QString::number(c));
+  // Runs of the same host along a rank axis, labelled once each when they fit.
+  struct Run { int a, b; QString host; };
+  auto host_runs = [&](int n, double px) {
+    std::vector<Run> runs;
+    if (static_cast<int>(r.axis_hosts.size()) != n) return runs;
+    for (int i = 0; i < n; ++i) {
+      const QString& hn = r.axis_hosts[static_cast<std::size_t>(i)];
+      if (hn.isEmpty()) return std::vector<Run>{};
+      if (!runs.empty() && runs.back().host == hn) runs.back().b = i;
+      else runs.push_back({i, i, hn});
+    }
+    // Scattered hosts (rank order of a shuffled run) would give a label per cell: rank numbers then.
+    if (runs.size() * 16.0 > px || (n > 1 && runs.size() * 2 > static_cast<std::size_t>(n))) return std::vector<Run>{};
+    return runs;
+  };
+  const auto col_runs = host_runs(r.cols, w);
+  if (!col_runs.empty()) {
+    p.save();
+    for (const auto& ru : col_runs) {
+      const double x0 = left + double(ru.a) * w / r.cols, x1 = left + double(ru.b + 1) * w / r.cols;
+      p.drawLine(QPointF(x0, top + h), QPointF(x0, top + h + 4));
+      const QString t = (x1 - x0) >= QFontMetrics(font).horizontalAdvance(ru.host) ? ru.host : QString();
+      p.drawText(QRectF(x0, top + h + 5, x1 - x0, 16), Qt::AlignHCenter, t);
+    }
+    p.restore();
+  } else {
+    for (int c : ticks(r.cols, w)) {
+      const double x = left + (c + 0.5) * w / r.cols;
+      p.drawLine(QPointF(x, top + h), QPointF(x, top + h + 4));
+      p.drawText(QRectF(x - 30, top + h + 5, 60, 16), Qt::AlignHCenter, QString::number(r.rank_at(c)));
+    }
   }
-  for (int rr : ticks(r.rows)) {
-    const double y = top + (rr + 0.5) * h / r.rows;
-    p.drawLine(QPointF(left - 4, y), QPointF(left, y));
-    const QString t = rr < static_cast<int>(r.row_lengths.size())
-                          ? QString::fromStdString(nt::format_bytes(r.row_lengths[static_cast<std::size_t>(rr)]))
-                          : QString::number(rr);
-    p.drawText(QRectF(0, y - 8, left - 6, 16), Qt::AlignRight | Qt::AlignVCenter, t);
+  const auto row_runs = r.row_lengths.empty() ? host_runs(r.rows, h) : std::vector<Run>{};
+  if (!row_runs.empty()) {
+    for (const auto& ru : row_runs) {
+      const double y0 = top + double(ru.a) * h / r.rows, y1 = top + double(ru.b + 1) * h / r.rows;
+      p.drawLine(QPointF(left - 4, y0), QPointF(left, y0));
+      p.drawText(QRectF(0, (y0 + y1) / 2 - 8, left - 6, 16), Qt::AlignRight | Qt::AlignVCenter,
+                 QFontMetrics(font).elidedText(ru.host, Qt::ElideMiddle, left - 10));
+    }
+  } else {
+    for (int rr : ticks(r.rows, h)) {
+      const double y = top + (rr + 0.5) * h / r.rows;
+      p.drawLine(QPointF(left - 4, y), QPointF(left, y));
+      const QString t = rr < static_cast<int>(r.row_lengths.size())
+                            ? QString::fromStdString(nt::format_bytes(r.row_lengths[static_cast<std::size_t>(rr)]))
+                            : QString::number(r.rank_at(rr));
+      p.drawText(QRectF(0, y - 8, left - 6, 16), Qt::AlignRight | Qt::AlignVCenter, t);
+    }
   }
-  p.drawText(QRectF(left, top + h + 24, w, 18), Qt::AlignHCenter, r.col_label);
+  const QString order_note = r.spec.order == Order::rank ? QString()
+                             : QStringLiteral(" (ordered by %1)").arg(QString::fromLatin1(order_name(r.spec.order).data()));
+  p.drawText(QRectF(left, top + h + 24, w, 18), Qt::AlignHCenter, r.col_label + order_note);
   p.save();
   p.translate(14, top + h / 2.0);
   p.rotate(-90);
-  p.drawText(QRectF(-h / 2.0, -10, h, 20), Qt::AlignHCenter | Qt::AlignVCenter, r.row_label);
+  p.drawText(QRectF(-h / 2.0, -10, h, 20), Qt::AlignHCenter | Qt::AlignVCenter, r.row_label + order_note);
   p.restore();
-  // Legend: black level at the top, white at the bottom.
-  const QRectF bar(left + w + 20, top, 18, std::max(60, h));
-  QLinearGradient grad(bar.topLeft(), bar.bottomLeft());
-  grad.setColorAt(0, Qt::black);
-  grad.setColorAt(1, Qt::white);
-  p.fillRect(bar, grad);
-  p.drawRect(bar);
-  p.drawText(QRectF(bar.right() + 4, bar.top() - 2, right - 40, 16), Qt::AlignLeft, format_value(r.levels.black, r.ratio()));
-  p.drawText(QRectF(bar.right() + 4, bar.bottom() - 14, right - 40, 16), Qt::AlignLeft, format_value(r.levels.white, r.ratio()));
-  if (r.levels.log)
-    p.drawText(QRectF(bar.right() + 4, bar.center().y() - 8, right - 40, 16), Qt::AlignLeft, QStringLiteral("log scale"));
+  // Legend for the outlines: one line per hierarchy level.
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    const double y = top + h + 50 + 18.0 * static_cast<double>(l);
+    QPen pen = l == 0 ? QPen(group_color(0), 2.5) : QPen(l % 2 ? QColor(0, 0, 0) : QColor(140, 140, 140), 3.5, Qt::DashLine);
+    p.setPen(pen);
+    const int shown = l == 0 ? std::min<int>(8, static_cast<int>(levels[l].second.size())) : 1;
+    for (int i = 0; i < shown; ++i) {
+      if (l == 0) p.setPen(QPen(group_color(static_cast<std::size_t>(i)), 2.5));
+      p.drawLine(QPointF(left + i * 14, y), QPointF(left + i * 14 + 10, y));
+    }
+    p.setPen(Qt::black);
+    p.drawText(QRectF(left + shown * 14 + 6, y - 8, w + right, 16), Qt::AlignLeft | Qt::AlignVCenter,
+               QStringLiteral("%1 outlines: %2 groups%3").arg(levels[l].first).arg(levels[l].second.size())
+                   .arg(l == 0 ? QStringLiteral(" (one colour each)") : QString()));
+  }
+  // Colour bar: black level at the top, ticks in the file's units.
+  const QRectF bar(left + w + 20, top, 18, std::max(120, h - 40));
+  paint_colorbar(p, bar, r.levels, colour ? cmap : Colormap::grey, r.ratio(), colour);
   p.end();
   return out;
+}
+
+std::string view_csv(const ViewResult& r) {
+  std::string out;
+  const auto& v = *r.values;
+  auto num = [](double x) { return std::isnan(x) ? std::string() : fmt::format("{:.9g}", x); };
+  if (r.plot) {
+    out = "length_bytes,value_s\n";
+    for (std::size_t k = 0; k < v.size() && k < r.row_lengths.size(); ++k)
+      out += fmt::format("{},{}\n", r.row_lengths[k], num(v[k]));
+    return out;
+  }
+  const bool lengths = !r.row_lengths.empty();
+  out = lengths ? "length_bytes" : (r.row_label.startsWith(QStringLiteral("sender")) ? "sender\\receiver" : "row");
+  for (int c = 0; c < r.cols; ++c) out += fmt::format(",{}", r.rank_at(c));
+  out += "\n";
+  for (int i = 0; i < r.rows; ++i) {
+    out += lengths ? std::to_string(r.row_lengths[static_cast<std::size_t>(i)]) : std::to_string(r.rank_at(i));
+    for (int c = 0; c < r.cols; ++c)
+      out += "," + num(v[static_cast<std::size_t>(i) * static_cast<std::size_t>(r.cols) + static_cast<std::size_t>(c)]);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string svg_document(const QImage& img) {
+  QByteArray png;
+  QBuffer buf(&png);
+  buf.open(QIODevice::WriteOnly);
+  img.save(&buf, "PNG");
+  return fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
+                     "width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\">\n<image width=\"{0}\" height=\"{1}\" "
+                     "style=\"image-rendering:pixelated\" xlink:href=\"data:image/png;base64,",
+                     img.width(), img.height()) +
+         png.toBase64().toStdString() + "\"/>\n</svg>\n";
 }
 
 }  // namespace ntv

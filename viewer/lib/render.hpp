@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "view_spec.hpp"
@@ -54,10 +55,30 @@ QImage darkest_pool(const QImage& cells, int factor);
 std::vector<double> nice_ticks(double lo, double hi, int n);
 std::vector<double> log_ticks(double lo, double hi);
 
+// Colour of a darkness 0 (low, the white level) .. 1 (high, the black level) in a colormap
+// (automatic must be resolved first), and the colour of a cell with no data.
+Colormap resolve_colormap(Colormap c, bool symmetric);
+QRgb colormap_rgb(Colormap c, double darkness);
+QRgb no_data_rgb(Colormap c);
+// Colours a cell image (grey levels of cells_image, or a darkest_pool of them). Cells with no
+// value are drawn in no_data_rgb when `values` covers the image one value per pixel.
+QImage colorize(const QImage& cells, Colormap c, const std::vector<double>* values = nullptr);
+// Colour-bar ticks between the levels: 1-2-5 steps (linear) or decades, with 2 and 5 between
+// them when the range is short (log). Always inside [white, black].
+std::vector<double> colorbar_ticks(const Levels& lv, int max_ticks);
+// Draws a vertical colour bar (high at the top) with ticks and labels to its right.
+void paint_colorbar(QPainter& p, const QRectF& bar, const Levels& lv, Colormap c, bool ratio, bool no_data_swatch);
+// Groups of ranks mapped to displayed positions (inverse of ViewResult::order).
+std::vector<std::vector<int>> displayed_groups(const std::vector<std::vector<int>>& groups, const std::vector<int>& order);
+
 struct ComposeOptions {
   int size = 0;              // longest side in pixels of the cell area; 0: one pixel per cell
   bool decorate = false;     // axes, legend and title
   const std::vector<std::vector<int>>* groups = nullptr;  // overlays (matrix-like views only)
+  // Every hierarchy level (finest first); when set, drawn instead of `groups`, with a legend.
+  const std::vector<std::pair<QString, std::vector<std::vector<int>>>>* hierarchy = nullptr;
+  Colormap colormap = Colormap::grey;  // the programs pass the user's choice (auto by default)
+  bool raw = false;          // undecorated: grey levels stay grey (script-readable) unless a map is chosen
 };
 // The image a user exports: cell image scaled (nearest) with optional overlays/decorations.
 // Plots are returned as they are.
@@ -66,8 +87,14 @@ QImage compose(const ViewResult& r, const ComposeOptions& o);
 // Draws the outline of every block (group x group) of ranks onto a cell area of rows x cols
 // cells mapped to `area`. Non-contiguous groups give one rectangle per pair of runs.
 void paint_groups(QPainter& p, const QRectF& area, int rows, int cols,
-                  const std::vector<std::vector<int>>& groups);
+                  const std::vector<std::vector<int>>& groups, int level = 0);
 QColor group_color(std::size_t index);
+
+// The data behind a view as CSV: a header of displayed ranks (or lengths), values in seconds
+// (ratios for the relative deviation), an empty field for no data.
+std::string view_csv(const ViewResult& r);
+// An SVG document that holds the picture (embedded PNG, drawn without smoothing).
+std::string svg_document(const QImage& img);
 
 // A value for labels and hover text: seconds with units ("-1.20 µs" for negatives), or a
 // percentage for ratios.

@@ -21,7 +21,38 @@ constexpr std::array<std::pair<Normalize, std::string_view>, 3> kNorms{{
     {Normalize::file, "file"},
     {Normalize::window, "window"},
 }};
+constexpr std::array<std::pair<Colormap, std::string_view>, 4> kMaps{{
+    {Colormap::automatic, "auto"},
+    {Colormap::grey, "grey"},
+    {Colormap::viridis, "viridis"},
+    {Colormap::diverging, "diverging"},
+}};
+constexpr std::array<std::pair<Order, std::string_view>, 3> kOrders{{
+    {Order::rank, "rank"},
+    {Order::host, "host"},
+    {Order::groups, "groups"},
+}};
+template <class T, std::size_t N>
+std::string_view name_in(const std::array<std::pair<T, std::string_view>, N>& a, T v) {
+  for (const auto& [k, n] : a)
+    if (k == v) return n;
+  return "?";
+}
+template <class T, std::size_t N>
+std::optional<T> value_in(const std::array<std::pair<T, std::string_view>, N>& a, std::string_view s) {
+  for (const auto& [k, n] : a)
+    if (n == s) return k;
+  return std::nullopt;
+}
 }  // namespace
+
+std::string_view colormap_name(Colormap c) { return name_in(kMaps, c); }
+std::optional<Colormap> colormap_from_name(std::string_view s) {
+  if (s == "gray") return Colormap::grey;
+  return value_in(kMaps, s);
+}
+std::string_view order_name(Order o) { return name_in(kOrders, o); }
+std::optional<Order> order_from_name(std::string_view s) { return value_in(kOrders, s); }
 
 std::string_view view_name(ViewKind v) {
   for (const auto& [k, n] : kViews)

@@ -29,11 +29,21 @@ enum class ViewKind { matrix, row, column, pair, deviation, difference, ratio };
 //   matrix: the values on screen (the matrix, or the row/column slice);
 //   file:   every matrix of the file;  window: the matrices in the window of lengths.
 enum class Normalize { matrix, file, window };
+// Colours of the cell views. grey: the paper's (white = low, black = high); viridis: perceptually
+// uniform, reversed so that high stays dark; diverging: blue - white - red for differences.
+// automatic: viridis, or diverging for the difference view.
+enum class Colormap { automatic, grey, viridis, diverging };
+// Order of the ranks on both axes: rank number, host name, or nested analysed groups.
+enum class Order { rank, host, groups };
 
 std::string_view view_name(ViewKind v);
 std::optional<ViewKind> view_from_name(std::string_view s);
 std::string_view normalize_name(Normalize n);
 std::optional<Normalize> normalize_from_name(std::string_view s);
+std::string_view colormap_name(Colormap c);
+std::optional<Colormap> colormap_from_name(std::string_view s);
+std::string_view order_name(Order o);
+std::optional<Order> order_from_name(std::string_view s);
 
 struct ViewSpec {
   ViewKind view = ViewKind::matrix;
@@ -47,6 +57,7 @@ struct ViewSpec {
   std::optional<double> white, black;  // user levels in seconds, override the computed ones
   bool log = false;
   bool relative = false;      // deviation view: deviation / value (coefficient of variation)
+  Order order = Order::rank;  // matrix-like views: order of the ranks on the axes
   bool operator==(const ViewSpec&) const = default;
 };
 
@@ -106,6 +117,14 @@ struct ViewResult {
   std::vector<PlotCurve> curves;  // pair plots: hover row = curve, col = point
   QString title;
   QString row_label, col_label;
+  // Rank shown at each displayed position of a rank axis (empty: rank order), and the host of
+  // each displayed position when the file knows it (for axis labels).
+  std::vector<int> order;
+  std::vector<QString> axis_hosts;
+  int rank_at(int pos) const {
+    return pos >= 0 && static_cast<std::size_t>(pos) < order.size() ? order[static_cast<std::size_t>(pos)] : pos;
+  }
+  bool symmetric() const { return spec.view == ViewKind::difference; }
   // Values are ratios (relative deviation; A / B of the ratio view), not seconds: shown in %.
   bool ratio() const { return (spec.view == ViewKind::deviation && spec.relative) || spec.view == ViewKind::ratio; }
 };
@@ -122,6 +141,8 @@ struct DocumentInfo {
   QString compare_match;   // how the compared file's ranks and lengths were matched
   std::vector<QString> plot_files;  // further files whose curves the pair view overlays
   std::vector<std::vector<int>> groups;
+  // Every level of the analysed hierarchy, finest first ("node", "switch", ...).
+  std::vector<std::pair<QString, std::vector<std::vector<int>>>> hierarchy;
 };
 
 }  // namespace ntv
