@@ -1,4 +1,4 @@
-// Raw result files (DESIGN.md section 4): CDF-2, one record per message length, synced after
+// Raw result files (share/doc/design.md §4): CDF-2, one record per message length, synced after
 // every record so that a file cut off by a killed batch job holds every completed length.
 #pragma once
 
