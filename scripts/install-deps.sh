@@ -8,7 +8,7 @@ PACKAGES=(
   # toolchain
   g++ cmake ninja-build pkg-config git
   # MPI, NetCDF, HDF5
-  mpich libmpich-dev libnetcdf-dev netcdf-bin libhdf5-dev hdf5-tools
+  mpich libmpich-dev libhwloc-dev libnetcdf-dev netcdf-bin libhdf5-dev hdf5-tools
   # libraries
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev
   # viewer

@@ -16,7 +16,7 @@
 
 namespace nt {
 
-// "<prefix>_average.nc" etc.; "<prefix>_all.nc" for Statistic::all.
+// "<prefix>_average.nc" etc.; "<prefix>_all.nc" for Statistic::all (ResultSet(prefix).statistic(s)).
 std::filesystem::path result_path(const std::filesystem::path& prefix, Statistic s);
 
 class RawWriter {
