@@ -7,12 +7,14 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PACKAGES=(
   # toolchain
   g++ cmake ninja-build pkg-config git
-  # MPI, NetCDF, HDF5
-  mpich libmpich-dev libhwloc-dev libnetcdf-dev netcdf-bin libhdf5-dev hdf5-tools
+  # MPI (MPICH is the default; Open MPI for preset openmpi), hwloc, NetCDF, HDF5 (h5dump in tests)
+  mpich libmpich-dev openmpi-bin libopenmpi-dev libhwloc-dev libnetcdf-dev netcdf-bin libhdf5-dev hdf5-tools
   # libraries
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev
   # viewer
-  qt6-base-dev qt6-charts-dev libqt6charts6-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev xvfb xauth
+  qt6-base-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev xvfb xauth
+  # man pages (help2man, from --help at build time), the .deb (cpack: dpkg-shlibdeps, file)
+  help2man dpkg-dev file
   # fuzzing of the readers (scripts/fuzz.sh)
   clang libfuzzer-14-dev
   # interoperability checks and the emulated cluster

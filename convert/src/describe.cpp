@@ -8,6 +8,7 @@
 
 #include "common.hpp"
 #include "nt/params.hpp"
+#include "nt/raw_file.hpp"
 #include "nt/validate.hpp"
 #include "nt/stats.hpp"
 #include "nt/types.hpp"
@@ -109,7 +110,41 @@ void write_info(std::ostream& out, const Dataset& d) {
   const bool skip_diag = diagonal_is_zero(p.mode);
   out << fmt::format("delay per message length ({}; bad values skipped):\n",
                      skip_diag ? "off-diagonal cells, the diagonal is 0 by definition" : "all cells");
-  out << fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}\n", "message_length", "min", "median", "max");
+  // Measurement extras: samples taken per cell (--precision) and flagged samples (_all files).
+  const auto* raw = dynamic_cast<const RawReader*>(&d);
+  const bool counts = raw && raw->has_sample_count(), flags = raw && raw->has_sample_flags();
+  std::string head = fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}", "message_length", "min", "median", "max");
+  if (counts) head += fmt::format("  {:>13}", "samples");
+  if (flags) head += fmt::format("  {:>19}", "late/preempted");
+  out << head << '\n';
+  auto extras = [&](std::size_t k) {
+    std::string e;
+    if (counts) {
+      const std::vector<int> c = raw->sample_count(k);
+      int lo = 0, hi = 0;
+      bool any = false;
+      for (int i = 0; i < d.ranks(); ++i)
+        for (int j = 0; j < d.ranks(); ++j) {
+          if (skip_diag && i == j) continue;
+          const int v = c[static_cast<std::size_t>(i * d.ranks() + j)];
+          lo = any ? std::min(lo, v) : v;
+          hi = any ? std::max(hi, v) : v;
+          any = true;
+        }
+      e += fmt::format("  {:>13}", !any ? std::string("-") : lo == hi ? std::to_string(lo) : fmt::format("{}-{}", lo, hi));
+    }
+    if (flags) {
+      long late = 0, pre = 0;
+      const std::vector<std::uint8_t> fl = raw->sample_flags(k);
+      for (const std::uint8_t f : fl) {
+        if (f & kSampleNotTakenFlag) continue;
+        late += (f & kSampleLateFlag) ? 1 : 0;
+        pre += (f & kSamplePreemptedFlag) ? 1 : 0;
+      }
+      e += fmt::format("  {:>19}", fmt::format("{}/{}", late, pre));
+    }
+    return e;
+  };
   const int P = d.ranks();
   std::vector<double> cells;
   BadValues bad;
@@ -124,12 +159,12 @@ void write_info(std::ostream& out, const Dataset& d) {
         if (is_good_delay(v)) cells.push_back(v);
       }
     if (cells.empty()) {
-      out << fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}\n", d.lengths()[k], "-", "-", "-");
+      out << fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}{}\n", d.lengths()[k], "-", "-", "-", extras(k));
       continue;
     }
     const auto s = summarize(cells);
-    out << fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}\n", d.lengths()[k], format_seconds(s.min),
-                       format_seconds(s.median), format_seconds(s.max));
+    out << fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}{}\n", d.lengths()[k], format_seconds(s.min),
+                       format_seconds(s.median), format_seconds(s.max), extras(k));
   }
   if (bad.total() == 0) {
     out << "bad values: none (no NaN, infinite, negative or absurd delays)\n";

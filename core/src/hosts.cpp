@@ -1,6 +1,7 @@
 #include "nt/hosts.hpp"
 
 #include <fstream>
+#include <map>
 
 #include "nt/error.hpp"
 #include "nt/output.hpp"
@@ -32,5 +33,19 @@ void write_hosts(const fs::path& path, const std::vector<std::string>& hosts, bo
 }
 
 fs::path hosts_path(const fs::path& prefix) { return ResultSet(prefix).hosts(); }
+
+std::vector<int> match_ranks_by_host(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  if (a.empty() || b.empty()) return {};
+  std::map<std::string, std::vector<int>> in_b;
+  for (std::size_t r = 0; r < b.size(); ++r) in_b[b[r]].push_back(static_cast<int>(r));
+  std::map<std::string, std::size_t> seen;
+  std::vector<int> out(a.size(), -1);
+  for (std::size_t r = 0; r < a.size(); ++r) {
+    const std::size_t m = seen[a[r]]++;
+    const auto it = in_b.find(a[r]);
+    if (it != in_b.end() && m < it->second.size()) out[r] = it->second[m];
+  }
+  return out;
+}
 
 }  // namespace nt

@@ -292,6 +292,22 @@ void File::get(int varid, const std::vector<std::size_t>& start, const std::vect
   check(nc_get_vara_short(id_, varid, start.data(), count.data(), values), "read data");
 }
 
+void File::put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+               const std::int8_t* values) {
+  Lock lock(library_mutex());
+  check_shape(varid, start, count);
+  check(nc_put_vara_schar(id_, varid, start.data(), count.data(), reinterpret_cast<const signed char*>(values)),
+        "write data");
+}
+
+void File::get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+               std::int8_t* values) const {
+  Lock lock(library_mutex());
+  check_shape(varid, start, count);
+  check(nc_get_vara_schar(id_, varid, start.data(), count.data(), reinterpret_cast<signed char*>(values)),
+        "read data");
+}
+
 std::optional<int> File::try_scalar_int(const std::string& name) const {
   Lock lock(library_mutex());
   int id = -1;

@@ -204,7 +204,7 @@ static std::size_t complete_records(const fs::path& path, std::size_t n) {
 // ---------------------------------------------------------------------------------------------
 // Writer
 
-RawWriter::RawWriter(const fs::path& path, const FileInfo& info, bool overwrite, int samples)
+RawWriter::RawWriter(const fs::path& path, const FileInfo& info, bool overwrite, int samples, RecordExtras extras)
     : ranks_(info.params.proc_num), samples_(samples) {
   if (ranks_ <= 0) throw UsageError("cannot write " + path.string() + ": no ranks");
   check_output(path, overwrite);
@@ -227,11 +227,23 @@ RawWriter::RawWriter(const fs::path& path, const FileInfo& info, bool overwrite,
                 std::string(statistic_name(fi.params.statistic)) + " " + std::string(mode_name(fi.params.mode)) +
                     " delay from rank x to rank y");
   file_.put_att(data_var_, "coordinates", std::string("message_length"));
+  if (extras.sample_count) {
+    count_var_ = file_.def_var(kSampleCountVar, NC_INT, {n, x, y});
+    file_.put_att(count_var_, "long_name", std::string("samples taken for the cell (--precision)"));
+    file_.put_att(count_var_, "coordinates", std::string("message_length"));
+  }
+  if (extras.sample_flags && samples_ > 0) {
+    flags_var_ = file_.def_var(kSampleFlagsVar, NC_BYTE, dims);
+    file_.put_att(flags_var_, "long_name", std::string("validity of each sample"));
+    file_.put_att(flags_var_, "flag_masks", std::vector<int>{1, 2, 4});
+    file_.put_att(flags_var_, "flag_meanings", std::string("started_late preempted not_taken"));
+    file_.put_att(flags_var_, "coordinates", std::string("message_length"));
+  }
   file_.enddef();
   file_.sync();
 }
 
-RawWriter RawWriter::resume(const fs::path& path, const FileInfo& expected, int samples) {
+RawWriter RawWriter::resume(const fs::path& path, const FileInfo& expected, int samples, RecordExtras extras) {
   RawWriter w;
   w.file_ = nc::File::open(path, true);
   const FileInfo have = read_file_info(w.file_);
@@ -260,6 +272,15 @@ RawWriter RawWriter::resume(const fs::path& path, const FileInfo& expected, int 
   w.samples_ = samples;
   w.data_var_ = w.file_.var("data").id;
   w.length_var_ = w.file_.var("message_length").id;
+  auto extra = [&](bool wanted, const char* name, const char* option) {
+    const auto v = w.file_.find_var(name);
+    if (wanted && !v)
+      throw UsageError("cannot resume " + path.string() + ": it was written without " + option);
+    if (!wanted && v) throw UsageError("cannot resume " + path.string() + ": it was written with " + option);
+    return v ? v->id : -1;
+  };
+  w.count_var_ = extra(extras.sample_count, kSampleCountVar, "--precision");
+  if (samples > 0) w.flags_var_ = extra(extras.sample_flags, kSampleFlagsVar, "sample flags");
   // Continue after the last COMPLETE record, by the same rule as every reader: a record cut by
   // a kill is written again, never trusted because the header counts it.
   const std::size_t n_header = w.file_.dim("n").length;
@@ -271,7 +292,8 @@ RawWriter RawWriter::resume(const fs::path& path, const FileInfo& expected, int 
   return w;
 }
 
-void RawWriter::append(std::int64_t message_length, std::span<const double> values) {
+void RawWriter::append(std::int64_t message_length, std::span<const double> values, std::span<const int> counts,
+                       std::span<const std::uint8_t> flags) {
   const auto P = static_cast<std::size_t>(ranks_);
   const std::size_t expect = P * P * static_cast<std::size_t>(std::max(samples_, 1));
   if (values.size() != expect)
@@ -283,8 +305,17 @@ void RawWriter::append(std::int64_t message_length, std::span<const double> valu
     start.push_back(0);
     count.push_back(static_cast<std::size_t>(samples_));
   }
+  if ((count_var_ >= 0) != !counts.empty() || (!counts.empty() && counts.size() != P * P))
+    throw Error("internal: sample counts do not match the file");
+  if ((flags_var_ >= 0) != !flags.empty() || (!flags.empty() && flags.size() != expect))
+    throw Error("internal: sample flags do not match the file");
   // Data first, then the length: a reader never sees a length without its matrix.
   file_.put(data_var_, start, count, values.data());
+  if (count_var_ >= 0) file_.put(count_var_, {k, 0, 0}, {1, P, P}, counts.data());
+  if (flags_var_ >= 0) {
+    const std::vector<std::int8_t> f(flags.begin(), flags.end());
+    file_.put(flags_var_, start, count, f.data());
+  }
   const int len = checked_int(message_length, file_.path(), "message length");
   file_.put(length_var_, {k}, {1}, &len);
   file_.sync();
@@ -317,6 +348,18 @@ RawReader::RawReader(const fs::path& path) {
     const std::size_t S = file_.dim_length(data.dims[3]);
     if (S < 1 || S > (1u << 20)) throw FileError(path, "data declares " + std::to_string(S) + " samples per cell");
     samples_ = static_cast<int>(S);
+  }
+  // Optional record variables of a measurement: same leading dimensions as data, or ignored
+  // never: a variable of that name with another shape is a corrupt file, not missing data.
+  if (const auto v = file_.find_var(kSampleCountVar)) {
+    if (v->type != NC_INT || v->dims != std::vector<int>(data.dims.begin(), data.dims.begin() + 3))
+      throw FileError(path, std::string("variable '") + kSampleCountVar + "' must be int sample_count(n, x, y)");
+    count_var_ = v->id;
+  }
+  if (const auto v = file_.find_var(kSampleFlagsVar)) {
+    if (v->type != NC_BYTE || v->dims != data.dims)
+      throw FileError(path, std::string("variable '") + kSampleFlagsVar + "' must be byte with the dimensions of data");
+    flags_var_ = v->id;
   }
   const bool nc4 = file_.kind() == nc::Kind::netcdf4 || file_.kind() == nc::Kind::netcdf4_classic;
   if (nc4) {
@@ -378,8 +421,43 @@ void RawReader::read_slab(std::size_t n0, std::size_t nn, std::size_t x0, std::s
   std::vector<double> buf(nn * nx * ny * S);
   file_.get(data_var_, {n0, x0, y0, 0}, {nn, nx, ny, S}, buf.data());
   missing(buf.data(), buf.size());
-  for (std::size_t c = 0; c < nn * nx * ny; ++c)
-    out[c] = median(std::span<const double>(buf.data() + c * S, S));
+  // Samples not taken (--precision stopped earlier) are NaN: the median is of those taken.
+  std::vector<double> taken;
+  for (std::size_t c = 0; c < nn * nx * ny; ++c) {
+    taken.clear();
+    for (std::size_t q = 0; q < S; ++q)
+      if (!std::isnan(buf[c * S + q])) taken.push_back(buf[c * S + q]);
+    out[c] = taken.empty() ? std::nan("") : median(std::span<const double>(taken));
+  }
+}
+
+std::vector<int> RawReader::sample_count(std::size_t k) const {
+  if (count_var_ < 0) return {};
+  check_index(k);
+  const auto P = static_cast<std::size_t>(ranks());
+  std::vector<int> v(P * P);
+  file_.get(count_var_, {k, 0, 0}, {1, P, P}, v.data());
+  return v;
+}
+
+std::vector<int> RawReader::sample_count_of(int sender, int receiver) const {
+  if (count_var_ < 0 || count() == 0) return {};
+  check_rank(sender);
+  check_rank(receiver);
+  std::vector<int> v(count());
+  file_.get(count_var_, {0, static_cast<std::size_t>(sender), static_cast<std::size_t>(receiver)}, {count(), 1, 1},
+            v.data());
+  return v;
+}
+
+std::vector<std::uint8_t> RawReader::sample_flags(std::size_t k) const {
+  if (flags_var_ < 0) return {};
+  check_index(k);
+  const auto P = static_cast<std::size_t>(ranks());
+  const auto S = static_cast<std::size_t>(samples_);
+  std::vector<std::int8_t> v(P * P * S);
+  file_.get(flags_var_, {k, 0, 0, 0}, {1, P, P, S}, v.data());
+  return std::vector<std::uint8_t>(v.begin(), v.end());
 }
 
 Matrix RawReader::matrix(std::size_t k) const {

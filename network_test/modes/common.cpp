@@ -80,6 +80,7 @@ void exchange(Ctx& c, const Task& t) {
   const double base = 2.0 * rtt + 2e-6;
   double margin = base;  // adapted like group_samples: doubled after a late start
   double* col = c.sample_row(peer);
+  std::uint8_t* flags = c.flag_row(peer);
   char done = 0;
   std::vector<MPI_Request> v(2);
   for (int it = 0; it < c.W + c.R; ++it) {
@@ -94,15 +95,17 @@ void exchange(Ctx& c, const Task& t) {
     } else {
       start = c.recv_double(peer, kTagStart);
       done = Ctx::now() > start ? 1 : 0;
-      if (done && it >= c.W) ++c.late_starts;
     }
-    c.spin_until(start);
+    const double woke = c.spin_until(start);
+    c.poll_gap = 0;
     MPI_Irecv(c.rbuf.data(), len, MPI_CHAR, peer, kTagExchange, c.comm, &v[0]);
     MPI_Isend(c.sbuf.data(), len, MPI_CHAR, peer, kTagExchange, c.comm, &v[1]);
     c.waitall(v);
     const double d = Ctx::now() - start;
+    const std::uint8_t f = c.sample_flags(start, woke, !leader && done);
     if (it >= c.W) {
       col[it - c.W] = d;
+      flags[it - c.W] = f;
       if (leader) c.timed_seconds += d;
     }
     if (!leader) c.send(&done, 1, MPI_CHAR, peer, kTagDone);
@@ -113,7 +116,7 @@ void exchange(Ctx& c, const Task& t) {
   }
 }
 
-void group_samples(Ctx& c, const std::function<void(double, int)>& body) {
+void group_samples(Ctx& c, int peer, const std::function<void(double, int)>& body) {
   // Ranks report in their "done" message whether the start had passed when they got it; rank 0
   // then doubles the margin (up to 10 ms), and lets it shrink again slowly while all are on time.
   // On an oversubscribed host this keeps the start common instead of counting late samples.
@@ -151,9 +154,17 @@ void group_samples(Ctx& c, const std::function<void(double, int)>& body) {
       start = c.recv_double(0, kTagStart);
     }
     late = Ctx::now() > start;
-    if (late && it >= c.W) ++c.late_starts;
-    c.spin_until(start);
+    const double woke = c.spin_until(start);
+    c.poll_gap = 0;
     body(start, it >= c.W ? it - c.W : -1);
+    const std::uint8_t f = c.sample_flags(start, woke, late);
+    if (it >= c.W) {
+      const auto k = static_cast<std::size_t>(it - c.W);
+      if (peer >= 0)
+        c.flag_row(peer)[k] = f;
+      else
+        for (int q = 0; q < c.size; ++q) c.flag_row(q)[k] = f;
+    }
     if (c.rank != 0) {
       done = late ? 1 : 0;
       c.send(&done, 1, MPI_CHAR, 0, kTagDone);

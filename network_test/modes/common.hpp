@@ -16,8 +16,9 @@ void one_way(Ctx& c, const Task& t);
 // completion time, stored in its column. (i, i): a message to oneself. async and noise.
 void exchange(Ctx& c, const Task& t);
 // Samples of a task with every rank from common starts scheduled by rank 0 on the
-// offset-corrected clocks. body(start_local, sample_index or -1 for warm-up).
-void group_samples(Ctx& c, const std::function<void(double, int)>& body);
+// offset-corrected clocks. body(start_local, sample_index or -1 for warm-up). The validity
+// flags of each sample go to flag_row(peer), or to every peer's row when peer is -1.
+void group_samples(Ctx& c, int peer, const std::function<void(double, int)>& body);
 
 inline constexpr const char* kOffsetMethod =
     "clock offset per pair from the fastest of K ping-pongs (midpoint method)";

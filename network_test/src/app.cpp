@@ -33,7 +33,14 @@ void add_options(CLI::App& app, Settings& s) {
   app.add_option("-b,--begin", s.begin, "first message length in bytes")->capture_default_str();
   app.add_option("-e,--end", s.end, "last message length in bytes (inclusive)")->capture_default_str();
   app.add_option("-s,--step", s.step, "step between message lengths")->capture_default_str();
-  app.add_option("-n,--repeats", s.repeats, "recorded samples per pair and length")->capture_default_str();
+  app.add_option("-n,--repeats", s.repeats, "recorded samples per pair and length (the maximum with --precision)")
+      ->capture_default_str();
+  app.add_option("--precision", s.precision,
+                 "sample each pair and length until the 95 % confidence interval of its median is within REL of "
+                 "the median (e.g. 0.02), between --min-repeats and -n samples; the counts go to the files")
+      ->type_name("REL");
+  app.add_option("--min-repeats", s.min_repeats, "--precision: samples taken before the first check (>= 8)")
+      ->capture_default_str();
   app.add_option("-l,--noise-length", s.noise_length, "noise modes: length of each noise message")
       ->capture_default_str();
   app.add_option("-m,--noise-messages", s.noise_messages, "noise modes: messages per noise rank and round")
@@ -52,6 +59,9 @@ void add_options(CLI::App& app, Settings& s) {
   app.add_flag("--force", s.force, "overwrite existing result files");
   app.add_flag("--resume", s.resume, "continue an interrupted run after its last complete length");
   app.add_flag("--raw", s.raw, "also write every sample to <prefix>_all.nc");
+  app.add_flag("--estimate", s.estimate,
+               "calibrate on these ranks for a few seconds and print the plan: time per length, sequential and "
+               "--concurrent, and the batch time limit to ask for; writes no result files");
   app.add_flag("--shuffle", s.shuffle, "randomise the order of pairs (from --seed)");
   app.add_flag("--concurrent", s.concurrent,
                "run disjoint pairs together in P-1 rounds (measures a loaded network)");
@@ -85,6 +95,36 @@ void add_options(CLI::App& app, Settings& s) {
     }
 }
 
+// The summary's count of flagged samples per length: only lengths with any, so a clean run
+// prints nothing. Samples are counted per measured cell (a late all_to_all start flags the
+// sample of every cell its rank measures).
+void print_flag_counts(std::ostream& o, const FlagCounts& counts) {
+  long late = 0, pre = 0;
+  std::vector<const FlagCount*> hit;
+  for (const auto& f : counts) {
+    late += f.late;
+    pre += f.preempted;
+    if (f.late + f.preempted > 0) hit.push_back(&f);
+  }
+  if (hit.empty()) return;
+  // Every length when few have any, else the worst few: one line for a batch log.
+  constexpr std::size_t kShown = 6;
+  const std::size_t lengths_hit = hit.size();
+  const bool all = lengths_hit <= kShown;
+  if (!all) {
+    std::partial_sort(hit.begin(), hit.begin() + kShown, hit.end(), [](const FlagCount* a, const FlagCount* b) {
+      return a->late + a->preempted > b->late + b->preempted;
+    });
+    hit.resize(kShown);
+  }
+  std::string per;
+  for (const FlagCount* f : hit)
+    per += fmt::format("{}{} B: {} late, {} preempted", per.empty() ? "" : "; ", f->length, f->late, f->preempted);
+  o << fmt::format("{}: note: samples the scheduler disturbed (--raw keeps their flags): {} late, {} preempted at {} "
+                   "of {} lengths ({}{})\n",
+                   kProgram, late, pre, lengths_hit, counts.size(), all ? "" : "worst: ", per);
+}
+
 // More samples per pair and length than this is a typing error; the samples are kept in memory.
 constexpr int kMaxRepeats = 1000000;
 
@@ -100,6 +140,13 @@ const ModeSpec& validate(Settings& s, int P) {
   if (s.repeats > kMaxRepeats)
     throw UsageError(fmt::format("repeats (-n) {} is more than the {} samples per pair and length allowed", s.repeats,
                                  kMaxRepeats));
+  if (s.precision != 0) {
+    if (!(s.precision > 0 && s.precision < 1)) throw UsageError("--precision must be between 0 and 1 (e.g. 0.02 for 2 %)");
+    if (s.min_repeats < 8)
+      throw UsageError("--min-repeats must be at least 8 (fewer samples give no finite interval for the median)");
+    if (s.min_repeats > s.repeats)
+      throw UsageError(fmt::format("--min-repeats {} is more than the maximum -n {}", s.min_repeats, s.repeats));
+  }
   if (s.warmup < 0) throw UsageError("--warmup must not be negative");
   if (s.warmup > kMaxRepeats) throw UsageError(fmt::format("--warmup must be at most {}", kMaxRepeats));
   if (s.timeout < 0) throw UsageError("--timeout must not be negative");
@@ -118,14 +165,20 @@ const ModeSpec& validate(Settings& s, int P) {
   if (s.concurrent && !spec->concurrent_ok)
     throw UsageError("--concurrent applies to the pairwise modes, not to " + spec->name);
   if (s.resume && s.force) throw UsageError("--resume and --force exclude each other");
+  if (s.estimate && s.resume) throw UsageError("--estimate plans a whole sweep; it does not combine with --resume");
+  if (s.estimate && spec->mode == Mode::loggp)
+    throw UsageError("--estimate does not apply to loggp (its run is a fixed set of trains per pair)");
   if (spec->mode == Mode::loggp) {
     if (s.resume) throw UsageError("--resume is not available for loggp (it writes its file at the end)");
     if (s.raw) throw UsageError("--raw does not apply to loggp (the file holds every PRTT median)");
+    if (s.precision > 0) throw UsageError("--precision does not apply to loggp (its trains have fixed lengths)");
     if (s.loggp_n < 2) throw UsageError("--loggp-n must be at least 2");
     if (!(s.loggp_break_tol > 0)) throw UsageError("--loggp-break-tol must be positive");
   }
-  // Memory rank 0 needs for the gathered matrices and, with --raw, every sample of a length.
-  const long double matrices = 8.0L * P * P * (s.raw ? static_cast<long double>(s.repeats) + 5 : 5.0L);
+  // Memory rank 0 needs per length: one gathered statistic (P x P doubles) and its transposed
+  // copy; with --raw every sample twice (gathered, reordered) and their flags twice.
+  const long double matrices =
+      static_cast<long double>(P) * P * (16.0L + (s.raw ? 18.0L * static_cast<long double>(s.repeats) : 0.0L));
   if (matrices > static_cast<long double>(memory_limit()))
     throw UsageError(fmt::format("{} ranks{} need {:.3g} GB on rank 0 per length, more than the memory limit of {:.3g} GB "
                                  "(NT_MEMORY_LIMIT changes it)",
@@ -164,8 +217,8 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
   auto& m = fi.meta;
   m.program_version = std::string("network_test ") + NT_VERSION;
   m.mpi_version = mpi_library_version();
-  m.timer = "MPI_Wtime";
-  m.timer_resolution = MPI_Wtick();
+  m.timer = "clock_gettime(CLOCK_MONOTONIC)";  // Ctx::now(): why not MPI_Wtime is said there
+  m.timer_resolution = Ctx::now_resolution();
   m.command_line = s.command_line;
   m.start_time = utc_now_iso();
   m.warmup = s.warmup;
@@ -188,6 +241,11 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
   m.extra["idle_wait"] = fmt::format("MPI_Test + nanosleep back-off up to {} s", s.idle_sleep_max);
   m.extra["oversubscribed"] = s.yield;
   if (s.timeout > 0) m.extra["timeout"] = fmt::format("{}", s.timeout);
+  if (s.precision > 0)
+    m.extra["precision"] = fmt::format(
+        "sampled until the 95 % confidence interval of the median is within {} of it, {} to {} samples "
+        "(sample_count per cell)",
+        s.precision, s.min_repeats, s.repeats);
   if (spec.uses_noise) m.extra["noise_draw"] = "noise ranks drawn per pair and length from the seed (splitmix64)";
   if (s.sweep_kind != "linear") {
     std::string l;
@@ -205,6 +263,9 @@ std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo
   const fs::path prefix = s.prefix;
   out.info = info;
   const auto& stats = standard_statistics();
+  RecordExtras stat_extras, all_extras;
+  stat_extras.sample_count = s.precision > 0;
+  all_extras.sample_flags = true;
   if (spec.mode == Mode::loggp) {
     check_output(fs::path(s.prefix + "_loggp.nc"), s.force);
     write_hosts(hosts_path(prefix), hosts, s.force);
@@ -221,11 +282,11 @@ std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo
       FileInfo fi = info;
       fi.params.statistic = st;
       PendingOutput& p = set.add(result_path(prefix, st), s.force);
-      out.stats.emplace_back(st, RawWriter(p.temp(), fi, /*overwrite=*/true));
+      out.stats.emplace_back(st, RawWriter(p.temp(), fi, /*overwrite=*/true, 0, stat_extras));
     }
     if (s.raw) {
       PendingOutput& p = set.add(result_path(prefix, Statistic::all), s.force);
-      out.all.emplace(p.temp(), info, /*overwrite=*/true, s.repeats);
+      out.all.emplace(p.temp(), info, /*overwrite=*/true, s.repeats, all_extras);
     }
     write_file_atomically_into(set.add(hosts_path(prefix), s.force),
                                [&](std::ostream& o) { write_hosts(o, hosts); });
@@ -240,12 +301,12 @@ std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo
     if (!fs::exists(path)) throw FileError(path, "cannot resume: the file does not exist");
     FileInfo fi = info;
     fi.params.statistic = st;
-    out.stats.emplace_back(st, RawWriter::resume(path, fi));
+    out.stats.emplace_back(st, RawWriter::resume(path, fi, 0, stat_extras));
   }
   if (s.raw) {
     const fs::path path = result_path(prefix, Statistic::all);
     if (!fs::exists(path)) throw FileError(path, "cannot resume with --raw: the file does not exist");
-    out.all.emplace(RawWriter::resume(path, info, s.repeats));
+    out.all.emplace(RawWriter::resume(path, info, s.repeats, all_extras));
   }
   std::size_t first = std::numeric_limits<std::size_t>::max(), most = 0;
   auto consider = [&](const RawWriter& w) {
@@ -360,7 +421,7 @@ int run_network_test(int argc, char** argv) {
   FileInfo info;
   int code = 0;
   std::string message;
-  if (rank == 0) {
+  if (rank == 0 && !s.estimate) {
     try {
       info = make_info(s, *spec, P, ranks);
       std::vector<std::string> hosts;
@@ -406,30 +467,32 @@ int run_network_test(int argc, char** argv) {
     MPI_Alltoall(a.data(), 1, MPI_INT, b.data(), 1, MPI_INT, comm);
     MPI_Barrier(comm);
   }
+  if (s.estimate) {
+    run_estimate(c, process_age_s());
+    return 0;
+  }
   const bool show = rank == 0 && !s.quiet;
   if (show && first > 0)
     std::cerr << kProgram << ": resuming after " << first << " complete lengths of " << s.lengths.size() << '\n';
   const double t0 = MPI_Wtime();
+  FlagCounts flag_counts;
   if (spec->mode == Mode::loggp) {
     if (show) std::cerr << kProgram << ": loggp over " << s.lengths.size() << " sizes and " << P * (P - 1) << " pairs\n";
     run_loggp(c, info, s.prefix + "_loggp.nc", s.force);
   } else {
     Progress progress(show ? s.progress : std::string("none"), s.lengths, first);
-    run_sweep(c, rank == 0 ? &out : nullptr, first, rank == 0 ? &progress : nullptr);
+    run_sweep(c, rank == 0 ? &out : nullptr, first, rank == 0 ? &progress : nullptr, &flag_counts);
     progress.finish();
     for (auto& [st, w] : out.stats) w.close();
     if (out.all) out.all->close();
   }
   const double wall = MPI_Wtime() - t0;
   double timed = 0;
-  long late = 0;
   MPI_Reduce(&c.timed_seconds, &timed, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
-  MPI_Reduce(&c.late_starts, &late, 1, MPI_LONG, MPI_SUM, 0, comm);
   if (show) {
     std::cerr << fmt::format("{}: {} done in {:.3f} s; timed communication {:.3f} s ({:.1f}% of the wall time)\n",
                              kProgram, spec->name, wall, timed, wall > 0 ? 100.0 * timed / wall : 0.0);
-    if (late > 0)
-      std::cerr << fmt::format("{}: note: {} samples started late (their common start had passed)\n", kProgram, late);
+    print_flag_counts(std::cerr, flag_counts);
   }
   return 0;
 }

@@ -19,6 +19,7 @@ Ctx::Ctx(MPI_Comm c, const Settings& s, const ModeSpec& sp) : comm(c), settings(
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   R = s.repeats;
+  stride = s.repeats;
   W = s.warmup;
   if (const char* e = std::getenv("NT_DEBUG_STALL")) {
     long long r = -1, l = -1;
@@ -56,8 +57,12 @@ void Ctx::wait(MPI_Request& req) {
   }
   int flag = 0;
   unsigned it = 0;
+  double last = now();
   for (;;) {
     MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    const double t = now();
+    poll_gap = std::max(poll_gap, t - last);
+    last = t;
     if (flag) return;
     // Oversubscribed: after a few microseconds of polling, let a rank that shares this core
     // (possibly the peer) run, instead of spinning until the next reschedule.
@@ -73,8 +78,12 @@ void Ctx::waitall(std::vector<MPI_Request>& reqs) {
   }
   int flag = 0;
   unsigned it = 0;
+  double last = now();
   for (;;) {
     MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, MPI_STATUSES_IGNORE);
+    const double t = now();
+    poll_gap = std::max(poll_gap, t - last);
+    last = t;
     if (flag) return;
     // Oversubscribed: after a few microseconds of polling, let a rank that shares this core
     // (possibly the peer) run, instead of spinning until the next reschedule.
@@ -95,8 +104,21 @@ void Ctx::recv(void* buf, int count, MPI_Datatype type, int src, int tag) {
   wait(r);
 }
 
-void Ctx::spin_until(double t) const {
-  while (now() < t) {
+std::uint8_t Ctx::sample_flags(double start, double woke, bool got_late) {
+  std::uint8_t f = 0;
+  if (got_late || woke - start > kSchedulerGap) f |= kSampleLate;
+  if (poll_gap > kSchedulerGap) f |= kSamplePreempted;
+  poll_gap = 0;
+  return f;
+}
+
+double Ctx::spin_until(double t) const {
+  // Oversubscribed: a rank spinning until the start would hold its core while a rank that
+  // shares it has yet to receive its start time; yielding lets every rank reach the start.
+  for (;;) {
+    const double n = now();
+    if (n >= t) return n;
+    if (yield) sched_yield();
   }
 }
 
@@ -137,7 +159,7 @@ std::pair<double, double> Ctx::estimate_offset(int peer, bool leader) {
     }
   }
   if (!leader) return {0.0, 0.0};
-  // Ranks on one host read the same system clock (MPI_Wtime is clock_gettime): the offset is
+  // Ranks on one host read the same system clock (Ctx::now is CLOCK_MONOTONIC): the offset is
   // exactly 0 there, and an estimate could only add error (e.g. on oversubscribed cores).
   if (settings.clock_sync == "auto" && !hosts.empty() && hosts[static_cast<std::size_t>(rank)] == hosts[static_cast<std::size_t>(peer)])
     offset = 0.0;

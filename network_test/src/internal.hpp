@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -28,15 +29,42 @@ class Progress {
   void finish();
 
  private:
-  double weight(std::size_t k) const;
   bool enabled_, tty_;
   std::vector<std::int64_t> lengths_;
   std::size_t first_;
-  double total_ = 0, done_ = 0, start_ = 0, last_ = 0;
+  std::vector<std::pair<std::int64_t, double>> done_;  // length, seconds it took
+  double start_ = 0, last_ = 0, mark_ = 0;
 };
 
-// Runs lengths [first, end) of the sweep; rank 0 writes every length as soon as it is gathered.
-void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress);
+// Schedules (runner.cpp), also used by the calibration of --estimate. run_sequential takes
+// turns through the tasks (every rank knows the list); run_rounds runs rounds of disjoint pairs
+// at once with a sleeping barrier after each (and each rank's exchange with itself).
+void run_sequential(Ctx& c, const std::vector<Task>& tasks);
+void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange);
+void idle_barrier(Ctx& c, double tasks_ahead);
+// An absolute deadline for a sleeping wait with `tasks_ahead` tasks before it (0: none).
+double idle_deadline(const Ctx& c, double tasks_ahead);
+
+// --precision: runs task t in batches (run_batch runs the mode once with c.R samples at c.base)
+// until the median of every cell it measures is precise enough; sets c.used for those cells.
+void run_adaptive(Ctx& c, const Task& t, const std::function<void()>& run_batch);
+
+// Samples flagged at one length, over every rank (rank 0 collects them for the summary).
+struct FlagCount {
+  std::int64_t length = 0;
+  long late = 0, preempted = 0;
+};
+using FlagCounts = std::vector<FlagCount>;
+
+// --estimate: calibrates on every rank; rank 0 prints the plan on stdout. startup_s: what the
+// run took before the measurement (shown beside the prediction).
+void run_estimate(Ctx& c, double startup_s);
+// Seconds since this process started (/proc), for the start-up share of a run.
+double process_age_s();
+
+// Runs lengths [first, end) of the sweep; rank 0 writes every length as soon as it is gathered
+// and collects the flag counts.
+void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts);
 // Runs the loggp mode; rank 0 writes the loggp file.
 void run_loggp(Ctx& c, const FileInfo& info, const std::filesystem::path& path, bool overwrite);
 

@@ -44,11 +44,45 @@ Progress::Progress(const std::string& style, const std::vector<std::int64_t>& le
       tty_(style == "bar" || (style == "auto" && looks_interactive())),
       lengths_(lengths),
       first_(first) {
-  for (std::size_t k = first; k < lengths.size(); ++k) total_ += weight(k);
-  start_ = last_ = MPI_Wtime();
+  start_ = last_ = mark_ = MPI_Wtime();
 }
 
-double Progress::weight(std::size_t k) const { return static_cast<double>(lengths_[k]) + 512.0; }
+double predict_time(const std::vector<std::pair<std::int64_t, double>>& done,
+                    const std::vector<std::int64_t>& lengths) {
+  if (done.empty()) return -1;
+  // Least squares of d = c0 + c1 * L, both non-negative.
+  double n = 0, sl = 0, sd = 0, sll = 0, sld = 0;
+  for (const auto& [l, d] : done) {
+    const auto x = static_cast<double>(l);
+    n += 1;
+    sl += x;
+    sd += d;
+    sll += x * x;
+    sld += x * d;
+  }
+  const double var = sll - sl * sl / n;
+  double c0 = 0, c1 = 0;
+  if (var > 0 && n >= 2) {
+    c1 = (sld - sl * sd / n) / var;
+    c0 = (sd - c1 * sl) / n;
+    if (c1 < 0) {
+      c1 = 0;
+      c0 = sd / n;
+    } else if (c0 < 0) {
+      c0 = 0;
+      c1 = sld / sll;
+    }
+  } else {
+    // One length (or one size) seen: assume latency and bandwidth cost the same at 16 KiB, a
+    // typical crossover, until longer lengths tell.
+    const double l = sl / n, d = sd / n;
+    c1 = d / (l + 16384.0);
+    c0 = c1 * 16384.0;
+  }
+  double t = 0;
+  for (auto l : lengths) t += c0 + c1 * static_cast<double>(l);
+  return t;
+}
 
 namespace {
 std::string clock_text(double s) {
@@ -61,10 +95,14 @@ std::string clock_text(double s) {
 
 void Progress::update(std::size_t k, std::int64_t length) {
   if (!enabled_) return;
-  done_ += weight(k);
+  // Weighted by predicted time: the time of each length so far, fitted as a + b * length,
+  // predicts the lengths still to come (a geometric sweep's last lengths dominate its time).
   const double now = MPI_Wtime(), elapsed = now - start_;
-  const double frac = total_ > 0 ? done_ / total_ : 1.0;
-  const double eta = frac > 0 ? elapsed * (1.0 - frac) / frac : -1;
+  done_.emplace_back(length, now - mark_);
+  mark_ = now;
+  const std::vector<std::int64_t> rest(lengths_.begin() + static_cast<std::ptrdiff_t>(k + 1), lengths_.end());
+  const double eta = rest.empty() ? 0.0 : predict_time(done_, rest);
+  const double frac = eta >= 0 && elapsed + eta > 0 ? elapsed / (elapsed + eta) : 0.0;
   const std::size_t n = lengths_.size();
   if (tty_) {
     if (now - last_ < 0.2 && k + 1 < n) return;
@@ -104,7 +142,7 @@ void run_sync_task(Ctx& c, const Task& t) {
 
 void run_task(Ctx& c, const Task& t) {
   // Test hook (NT_DEBUG_STALL=rank:length): this rank stops responding, as a hung node would.
-  if (c.rank == c.stall_rank && c.length == c.stall_length)
+  if (c.rank == c.stall_rank && c.length == c.stall_length && !c.calibrating)
     for (;;) sleep(1);
   c.begin_task(c.spec.describe(t) + " at length " + std::to_string(c.length), c.settings.timeout);
   // Oversubscribed host: put the two measured ranks on different cores for the task, so that
@@ -126,11 +164,15 @@ void run_task(Ctx& c, const Task& t) {
   }
   if (t.sync)
     run_sync_task(c, t);
+  else if (c.settings.precision > 0 && !c.calibrating)
+    run_adaptive(c, t, [&] { c.spec.run(c, t); });
   else
     c.spec.run(c, t);
   if (pinned) sched_setaffinity(0, sizeof saved, &saved);
   c.begin_task({}, 0);
 }
+
+}  // namespace
 
 double idle_deadline(const Ctx& c, double tasks_ahead) {
   if (c.settings.timeout <= 0) return 0;
@@ -168,12 +210,7 @@ void idle_barrier(Ctx& c, double tasks_ahead) {
               fmt::format("timeout: rank {} waited too long for the other pairs at length {}", c.rank, c.length));
 }
 
-void run_concurrent(Ctx& c) {
-  auto rounds = round_robin(c.size);
-  if (c.settings.shuffle) {
-    std::uint64_t st = mix_seed(c.settings.seed.value_or(0), c.length_index, 0x636f6e63ULL);
-    for (std::size_t i = rounds.size(); i > 1; --i) std::swap(rounds[i - 1], rounds[splitmix64(st) % i]);
-  }
+void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange) {
   auto pair_task = [&](int x, int y) {
     Task t;
     t.x = x;
@@ -182,7 +219,6 @@ void run_concurrent(Ctx& c) {
     t.members = {std::min(x, y), std::max(x, y)};
     return t;
   };
-  idle_barrier(c, 1);  // rank 0 has written the previous length
   for (const auto& round : rounds) {
     for (const auto& [a, b] : round) {
       if (c.rank != a && c.rank != b) continue;
@@ -197,7 +233,7 @@ void run_concurrent(Ctx& c) {
     }
     idle_barrier(c, 2);
   }
-  if (c.spec.kind == TaskKind::exchange_pairs) {
+  if (self_exchange && c.spec.kind == TaskKind::exchange_pairs) {
     Task t = pair_task(c.rank, c.rank);
     t.members = {c.rank};
     t.leader = c.rank;
@@ -205,82 +241,135 @@ void run_concurrent(Ctx& c) {
   }
 }
 
+namespace {
+
+void run_concurrent(Ctx& c) {
+  auto rounds = round_robin(c.size);
+  if (c.settings.shuffle) {
+    std::uint64_t st = mix_seed(c.settings.seed.value_or(0), c.length_index, 0x636f6e63ULL);
+    for (std::size_t i = rounds.size(); i > 1; --i) std::swap(rounds[i - 1], rounds[splitmix64(st) % i]);
+  }
+  idle_barrier(c, 1);  // rank 0 has written the previous length
+  run_rounds(c, rounds, true);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // The sweep
 
-void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress) {
+void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts) {
   const auto& lengths = c.settings.lengths;
   const int P = c.size;
   const auto PU = static_cast<std::size_t>(P);
-  const auto RU = static_cast<std::size_t>(c.R);
-  const bool raw = c.settings.raw;
-  std::vector<double> local(5 * PU), gathered(c.rank == 0 ? 5 * PU * PU : 0);
+  const auto RU = static_cast<std::size_t>(c.stride);
+  const bool raw = c.settings.raw, adaptive = c.settings.precision > 0;
+  // Rank 0 gathers one statistic at a time: P x P doubles, plus the matrix it writes when the
+  // orientation needs a transposition (app.cpp's memory check counts the same).
+  std::vector<double> local(5 * PU), gathered;
   std::vector<double> raw_gathered(c.rank == 0 && raw ? PU * PU * RU : 0), raw_record;
+  std::vector<std::uint8_t> flags_gathered(c.rank == 0 && raw ? PU * PU * RU : 0), flags_record;
+  std::vector<int> used_gathered(c.rank == 0 && adaptive ? PU * PU : 0), used_record;
   c.samples.assign(PU * RU, 0.0);
+  c.flags.assign(PU * RU, 0);
   for (std::size_t k = first; k < lengths.size(); ++k) {
     c.length = lengths[k];
     c.length_index = k;
     std::fill(c.samples.begin(), c.samples.end(), 0.0);
-    const auto tasks = make_tasks(c.spec, c.settings, P, k);
+    std::fill(c.flags.begin(), c.flags.end(), std::uint8_t{0});
+    c.used.assign(PU, c.stride);
+    // The concurrent schedule needs no task list: P(P-1) tasks of ~100 bytes would be built on
+    // every rank for every length (0.1 GB at 1,024 ranks, 10 GB at 10,000).
+    const auto tasks = c.settings.concurrent ? std::vector<Task>{} : make_tasks(c.spec, c.settings, P, k);
     if (c.settings.concurrent)
       run_concurrent(c);
     else
       run_sequential(c, tasks);
 
+    long flagged[2] = {0, 0};  // samples this rank measured late / preempted at this length
     for (std::size_t q = 0; q < PU; ++q) {
-      const Summary s = summarize(std::span<const double>(c.samples.data() + q * RU, RU));
-      double* o = local.data() + q * 5;
-      o[0] = s.mean;
-      o[1] = s.median;
-      o[2] = s.min;
-      o[3] = s.max;
-      o[4] = s.stddev;
+      const auto n = static_cast<std::size_t>(c.used[q]);
+      double* row = c.samples.data() + q * RU;
+      std::uint8_t* fl = c.flags.data() + q * RU;
+      for (std::size_t i = 0; i < n; ++i) {
+        flagged[0] += (fl[i] & kSampleLate) ? 1 : 0;
+        flagged[1] += (fl[i] & kSamplePreempted) ? 1 : 0;
+      }
+      const Summary s = summarize(std::span<const double>(row, n));
+      for (std::size_t i = n; i < RU; ++i) {  // not taken (--precision): missing in the _all file
+        row[i] = std::numeric_limits<double>::quiet_NaN();
+        fl[i] = kSampleNotTaken;
+      }
+      local[0 * PU + q] = s.mean;  // [statistic * P + peer], statistics in kGatherOrder
+      local[1 * PU + q] = s.median;
+      local[2 * PU + q] = s.min;
+      local[3 * PU + q] = s.max;
+      local[4 * PU + q] = s.stddev;
     }
-    const double ahead = static_cast<double>(tasks.size());
-    MPI_Request req;
-    MPI_Igather(local.data(), 5 * P, MPI_DOUBLE, gathered.data(), 5 * P, MPI_DOUBLE, 0, c.comm, &req);
-    c.idle_wait(req, idle_deadline(c, ahead),
-                fmt::format("timeout: rank {} waited too long for the results of length {}", c.rank, c.length));
-    if (raw) {
-      MPI_Igather(c.samples.data(), P * c.R, MPI_DOUBLE, raw_gathered.data(), P * c.R, MPI_DOUBLE, 0, c.comm, &req);
+    const double ahead = c.settings.concurrent ? static_cast<double>(P) : static_cast<double>(tasks.size());
+    auto gather = [&](const void* send, int count, MPI_Datatype type, void* recv, const char* what) {
+      MPI_Request req;
+      MPI_Igather(send, count, type, recv, count, type, 0, c.comm, &req);
       c.idle_wait(req, idle_deadline(c, ahead),
-                  fmt::format("timeout: rank {} waited too long for the samples of length {}", c.rank, c.length));
+                  fmt::format("timeout: rank {} waited too long for the {} of length {}", c.rank, what, c.length));
+    };
+    long flagged_all[2] = {0, 0};
+    {
+      MPI_Request req;
+      MPI_Ireduce(flagged, flagged_all, 2, MPI_LONG, MPI_SUM, 0, c.comm, &req);
+      c.idle_wait(req, idle_deadline(c, ahead),
+                  fmt::format("timeout: rank {} waited too long for the flag counts of length {}", c.rank, c.length));
     }
-    if (c.rank != 0) continue;
-
+    if (adaptive) gather(c.used.data(), P, MPI_INT, used_gathered.data(), "sample counts");
+    if (raw) {
+      gather(c.samples.data(), P * c.stride, MPI_DOUBLE, raw_gathered.data(), "samples");
+      gather(c.flags.data(), P * c.stride, MPI_UINT8_T, flags_gathered.data(), "sample flags");
+    }
     // Assemble in our orientation: rank r held its row (sender) or its column (receiver).
     auto cell = [&](std::size_t r, std::size_t q) -> std::pair<std::size_t, std::size_t> {
       return c.spec.results_in_rows ? std::make_pair(r, q) : std::make_pair(q, r);
     };
-    for (auto& [stat, writer] : out->stats) {
-      if (writer.records() > k) continue;  // already written by the interrupted run (--resume)
-      int idx = 0;
-      switch (stat) {
-        case Statistic::average: idx = 0; break;
-        case Statistic::median: idx = 1; break;
-        case Statistic::min: idx = 2; break;
-        case Statistic::max: idx = 3; break;
-        case Statistic::deviation: idx = 4; break;
-        default: continue;
-      }
-      Matrix m(P);
-      for (std::size_t r = 0; r < PU; ++r)
-        for (std::size_t q = 0; q < PU; ++q) {
-          const auto [x, y] = cell(r, q);
-          m.at(static_cast<int>(x), static_cast<int>(y)) = gathered[r * 5 * PU + q * 5 + static_cast<std::size_t>(idx)];
+    static constexpr Statistic kGatherOrder[5] = {Statistic::average, Statistic::median, Statistic::min,
+                                                  Statistic::max, Statistic::deviation};
+    for (std::size_t i = 0; i < 5; ++i) {
+      if (c.rank == 0) gathered.resize(PU * PU);
+      gather(local.data() + i * PU, P, MPI_DOUBLE, gathered.data(), "results");
+      if (c.rank != 0) continue;
+      for (auto& [stat, writer] : out->stats) {
+        if (stat != kGatherOrder[i] || writer.records() > k) continue;  // written by the interrupted run (--resume)
+        if (adaptive && used_record.empty()) {
+          used_record.assign(PU * PU, 0);
+          for (std::size_t r = 0; r < PU; ++r)
+            for (std::size_t q = 0; q < PU; ++q) {
+              const auto [x, y] = cell(r, q);
+              used_record[x * PU + y] = used_gathered[r * PU + q];
+            }
         }
-      writer.append(c.length, m);
+        if (c.spec.results_in_rows) {
+          writer.append(c.length, gathered, used_record);
+        } else {
+          Matrix m(P);
+          for (std::size_t r = 0; r < PU; ++r)
+            for (std::size_t q = 0; q < PU; ++q)
+              m.at(static_cast<int>(q), static_cast<int>(r)) = gathered[r * PU + q];
+          writer.append(c.length, m.values(), used_record);
+        }
+      }
     }
+    if (c.rank != 0) continue;
+    used_record.clear();
+    if (counts) counts->push_back({c.length, flagged_all[0], flagged_all[1]});
+
     if (raw && out->all && out->all->records() <= k) {
       raw_record.assign(PU * PU * RU, 0.0);
+      flags_record.assign(PU * PU * RU, 0);
       for (std::size_t r = 0; r < PU; ++r)
         for (std::size_t q = 0; q < PU; ++q) {
           const auto [x, y] = cell(r, q);
           std::copy_n(raw_gathered.data() + (r * PU + q) * RU, RU, raw_record.data() + (x * PU + y) * RU);
+          std::copy_n(flags_gathered.data() + (r * PU + q) * RU, RU, flags_record.data() + (x * PU + y) * RU);
         }
-      out->all->append(c.length, raw_record);
+      out->all->append(c.length, raw_record, {}, flags_record);
     }
     if (progress) progress->update(k, c.length);
   }

@@ -10,9 +10,13 @@
 #include <ctime>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include <fmt/format.h>
 
+#include "internal.hpp"
 #include "nt/measure/measure.hpp"
 
 namespace nt::measure {
@@ -118,6 +122,21 @@ std::string utc_now_iso() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+double process_age_s() {
+  // Field 22 of /proc/self/stat is the start time in clock ticks after boot; /proc/uptime the now.
+  std::ifstream st("/proc/self/stat"), up("/proc/uptime");
+  std::string line;
+  double uptime = 0;
+  if (!std::getline(st, line) || !(up >> uptime)) return 0;
+  const auto close = line.rfind(')');  // the command name may hold spaces
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(line.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && rest >> field; ++i)
+    if (i == 22) return std::max(0.0, uptime - std::stod(field) / static_cast<double>(sysconf(_SC_CLK_TCK)));
+  return 0;
 }
 
 }  // namespace nt::measure

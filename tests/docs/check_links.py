@@ -66,7 +66,7 @@ for md in docs:
             errors.append(f"{rel}: link {target}: no heading '{frag}' in {os.path.relpath(dest, root)}")
     for span in CODE.findall(prose):
         first = span.split("/")[0]
-        if "/" not in span or first not in TOP or re.search(r"[<>*{}$]|\.\.\.", span):
+        if "/" not in span or first not in TOP or span.endswith("/") or re.search(r"[<>*{}$]|\.\.\.", span):
             continue
         if not os.path.exists(os.path.join(root, span.rstrip("/"))):
             errors.append(f"{rel}: names missing file `{span}`")

@@ -7,15 +7,17 @@
 #    next start resumes the interrupted mode with --resume and completes it;
 #  - PBS: a walltime too short for the sweep stops the measurement with `timeout`, resubmits
 #    itself with qsub; the resubmitted job (settings from settings.env) resumes and completes.
-# Usage: batch_templates_test.sh SOURCE_DIR BIN_DIR WORKDIR
+# Usage: batch_templates_test.sh SOURCE_DIR BIN_DIR WORKDIR [MPIEXEC]
+# MPIEXEC: the launcher of the MPI the programs were built with (default: mpiexec on PATH).
 set -uo pipefail
 SRC=$1
 BIN=$2
 WORK=$3
+MPIEXEC=${4:-mpiexec}
 for p in network_test network_analyze network_cluster; do
   [[ -x $BIN/$p ]] || { echo "SKIP: $BIN/$p not built"; exit 77; }
 done
-command -v mpiexec >/dev/null || { echo "SKIP: no mpiexec"; exit 77; }
+command -v "$MPIEXEC" >/dev/null || { echo "SKIP: no $MPIEXEC"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$WORK"
 mkdir -p "$WORK/fake"
@@ -41,27 +43,41 @@ check_complete() { # OUT MODES...
 }
 
 MODES="one_to_one async_one_to_one bcast"
-common=(NT_BIN="$BIN" NT_MODES="$MODES" NT_LENGTHS=0,1024,65536 NT_REPEATS=3 NT_EXTRA="--warmup 1")
+common=(NT_BIN="$BIN" NT_SCRIPTS="$SRC/scripts" NT_MODES="$MODES" NT_LENGTHS=0,1024,65536 NT_REPEATS=3 NT_EXTRA="--warmup 1")
 
 echo "== Slurm template: full sweep"
 S=$WORK/slurm
-env "${common[@]}" NT_OUT="$S" NT_LAUNCH=mpiexec SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 \
+env "${common[@]}" NT_OUT="$S" NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 \
   SLURM_JOB_ID=101 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm1.log" 2>&1 ||
   { cat "$WORK/slurm1.log"; fail "sbatch template exited with $?"; }
 check_complete "$S" $MODES
-env "${common[@]}" NT_OUT="$S" NT_LAUNCH=mpiexec SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 \
+# The first start logs the plan of every mode (network_test --estimate) and writes no results for it.
+grep -q "^total_s=[0-9.]* time_limit=[0-9]*:[0-9][0-9]:[0-9][0-9]$" "$WORK/slurm1.log" || { cat "$WORK/slurm1.log"; fail "no plan"; }
+[[ $(grep -cE '^(one_to_one|async_one_to_one|bcast) +[0-9.]+ s' "$WORK/slurm1.log") == 3 ]] || { cat "$WORK/slurm1.log"; fail "plan lacks a mode"; }
+compgen -G "$S/plan*" >/dev/null && fail "the plan left files: $(ls "$S"/plan*)"
+env "${common[@]}" NT_OUT="$S" NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 \
   SLURM_JOB_ID=101 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm2.log" 2>&1
 [[ $(grep -c 'done before, skipped' "$WORK/slurm2.log") == 3 ]] || { cat "$WORK/slurm2.log"; fail "finished modes not skipped"; }
+echo "ok"
+
+echo "== Slurm template: NT_PLAN_ONLY=1 plans and measures nothing"
+S0=$WORK/slurm-plan
+env "${common[@]}" NT_OUT="$S0" NT_PLAN_ONLY=1 NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 \
+  SLURM_JOB_ID=100 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm0.log" 2>&1 ||
+  { cat "$WORK/slurm0.log"; fail "plan-only job failed"; }
+grep -q "stopping after the plan" "$WORK/slurm0.log" || { cat "$WORK/slurm0.log"; fail "plan-only did not stop"; }
+compgen -G "$S0/*.nc" >/dev/null && fail "plan-only measured: $(ls "$S0")"
 echo "ok"
 
 echo "== Slurm template: USR1 before the time limit, requeue, resume"
 S2=$WORK/slurm-limit
 # 21 lengths up to 8 MB: a few seconds, long enough to be stopped after the first lengths.
-long=(NT_BIN="$BIN" NT_MODES="one_to_one" NT_BEGIN=0 NT_END=8000000 NT_GEOMETRIC= NT_STEP=400000 NT_REPEATS=20)
+# (No plan here: the time limits below are about the measurement.)
+long=(NT_BIN="$BIN" NT_MODES="one_to_one" NT_BEGIN=0 NT_END=8000000 NT_GEOMETRIC= NT_STEP=400000 NT_REPEATS=20 NT_PLAN=0)
 # Rank 1 hangs at the third length (network_test's test hook, as a stuck node would), so the
 # signal always arrives mid-sweep however fast this machine is.
 stall=(NT_DEBUG_STALL=1:800000)
-env "${long[@]}" "${stall[@]}" NT_OUT="$S2" NT_LAUNCH=mpiexec SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 SLURM_JOB_ID=102 \
+env "${long[@]}" "${stall[@]}" NT_OUT="$S2" NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 SLURM_JOB_ID=102 \
   bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm3.log" 2>&1 &
 job=$!
 # Wait until the first length is stored, then signal.
@@ -80,7 +96,7 @@ pgrep -f "network_test -t one_to_one .*$S2/one_to_one" >/dev/null && fail "netwo
 from netCDF4 import Dataset; import sys
 n = len(Dataset('$S2/one_to_one_median.nc').dimensions['n'])
 print('lengths stored when stopped:', n); sys.exit(0 if 0 < n < 21 else 1)" || fail "partial file not as expected"
-env "${long[@]}" NT_OUT="$S2" NT_LAUNCH=mpiexec SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 SLURM_JOB_ID=102 \
+env "${long[@]}" NT_OUT="$S2" NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 SLURM_JOB_ID=102 \
   SLURM_RESTART_COUNT=1 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm4.log" 2>&1 ||
   { cat "$WORK/slurm4.log"; fail "restarted job failed"; }
 grep -q "one_to_one: --resume" "$WORK/slurm4.log" || { cat "$WORK/slurm4.log"; fail "restart did not resume"; }
@@ -94,7 +110,7 @@ echo "ok"
 echo "== PBS template: full sweep"
 P=$WORK/pbs
 printf 'localhost\nlocalhost\n' >"$WORK/nodefile"
-env "${common[@]}" NT_OUT="$P" PBS_NODEFILE="$WORK/nodefile" PBS_JOBID=201 PBS_O_WORKDIR="$WORK" \
+env "${common[@]}" NT_OUT="$P" NT_MPIEXEC="$MPIEXEC" PBS_NODEFILE="$WORK/nodefile" PBS_JOBID=201 PBS_O_WORKDIR="$WORK" \
   bash "$SRC/scripts/pbs/network_test.pbs" >"$WORK/pbs1.log" 2>&1 ||
   { cat "$WORK/pbs1.log"; fail "pbs template exited with $?"; }
 grep -q "1 nodes x 2 ranks (2 ranks)" "$WORK/pbs1.log" || { cat "$WORK/pbs1.log"; fail "node file not read"; }
@@ -106,7 +122,7 @@ P2=$WORK/pbs-limit
 # qstat reports a walltime that leaves 2 s after the 300 s margin.
 printf '#!/bin/sh\necho "    Resource_List.walltime = 00:05:02"\n' >"$WORK/fake/qstat"
 chmod +x "$WORK/fake/qstat"
-env "${long[@]}" "${stall[@]}" NT_MIN_RUN=1 NT_OUT="$P2" PBS_NODEFILE="$WORK/nodefile" PBS_JOBID=202 \
+env "${long[@]}" "${stall[@]}" NT_MIN_RUN=1 NT_OUT="$P2" NT_MPIEXEC="$MPIEXEC" PBS_NODEFILE="$WORK/nodefile" PBS_JOBID=202 \
   PBS_O_WORKDIR="$WORK" NT_SCRIPT="$SRC/scripts/pbs/network_test.pbs" \
   bash "$SRC/scripts/pbs/network_test.pbs" >"$WORK/pbs2.log" 2>&1
 grep -q "stopped before the walltime" "$WORK/pbs2.log" || { cat "$WORK/pbs2.log"; fail "walltime stop not seen"; }

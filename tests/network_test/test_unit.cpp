@@ -259,3 +259,46 @@ TEST(Loggp, FileRoundTrip) {
   EXPECT_EQ(r.osend, d.osend);
   std::filesystem::remove(path);
 }
+
+// The distribution-free 95 % interval of the median: no finite interval below 8 samples, the
+// textbook ranks for n = 100 (x_(40), x_(61)), and a narrow sample is precise where a wide one
+// is not.
+TEST(Precision, MedianConfidenceInterval) {
+  using nt::measure::median_ci_indices;
+  for (std::size_t n : {0u, 1u, 5u, 7u}) {
+    const auto [lo, hi] = median_ci_indices(n);
+    EXPECT_GT(lo, hi) << n;
+  }
+  const auto [lo10, hi10] = median_ci_indices(10);
+  EXPECT_EQ(lo10, 0u);
+  EXPECT_EQ(hi10, 9u);
+  const auto [lo, hi] = median_ci_indices(100);
+  EXPECT_EQ(lo, 39u);
+  EXPECT_EQ(hi, 60u);
+  std::vector<double> narrow, wide;
+  for (int i = 0; i < 100; ++i) {
+    narrow.push_back(1.0 + 0.001 * (i % 10));
+    wide.push_back(1.0 + 0.5 * (i % 10));
+  }
+  EXPECT_TRUE(nt::measure::median_precise(narrow, 0.02));
+  EXPECT_FALSE(nt::measure::median_precise(wide, 0.02));
+  std::vector<double> few{1, 1, 1, 1, 1};
+  EXPECT_FALSE(nt::measure::median_precise(few, 0.5)) << "too few samples for any interval";
+}
+
+// Progress's ETA: a latency + bandwidth fit of the lengths done predicts the ones to come, so a
+// geometric sweep is not "0 %" at length 12 of 22.
+TEST(Progress, PredictsFromTheLengthsDone) {
+  using nt::measure::predict_time;
+  EXPECT_LT(predict_time({}, {1, 2}), 0.0);
+  // d = 1 ms + 1 ns/B exactly: the fit recovers it.
+  std::vector<std::pair<std::int64_t, double>> done;
+  for (std::int64_t l : {0, 1024, 4096, 16384}) done.emplace_back(l, 1e-3 + 1e-9 * static_cast<double>(l));
+  EXPECT_NEAR(predict_time(done, {1 << 20}), 1e-3 + 1e-9 * (1 << 20), 1e-9);
+  EXPECT_NEAR(predict_time(done, {0, 0}), 2e-3, 1e-9);
+  // Noise that would make the slope negative: constant time, never a negative prediction.
+  EXPECT_NEAR(predict_time({{0, 2e-3}, {100, 1e-3}}, {1000}), 1.5e-3, 1e-12);
+  // One length seen: half of its time is latency at 16 KiB.
+  EXPECT_NEAR(predict_time({{16384, 2e-3}}, {0}), 1e-3, 1e-12);
+  EXPECT_NEAR(predict_time({{0, 1e-3}}, {16384}), 2e-3, 1e-12);
+}

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,9 +38,11 @@ inline std::string synth_run(const std::filesystem::path& dir, int slow_node = 2
 }
 
 // A raw file with exact values: value(i, j, k) = f(i, j, k) in seconds; lengths as given.
+// Hosts: node<i/2> for rank i, or `hosts` when given (an empty list: no hosts in the file).
 template <class F>
 std::filesystem::path exact_raw(const std::filesystem::path& path, int P, const std::vector<std::int64_t>& lengths,
-                                F f, nt::Statistic stat = nt::Statistic::average) {
+                                F f, nt::Statistic stat = nt::Statistic::average,
+                                const std::optional<std::vector<std::string>>& hosts = std::nullopt) {
   nt::FileInfo info;
   info.params.proc_num = P;
   info.params.statistic = stat;
@@ -47,7 +50,9 @@ std::filesystem::path exact_raw(const std::filesystem::path& path, int P, const 
   info.params.end_length = static_cast<int>(lengths.back());
   info.params.num_repeats = 10;
   info.meta.sweep = "list";
-  for (int i = 0; i < P; ++i) info.meta.hosts.push_back("node" + std::to_string(i / 2));
+  if (hosts) info.meta.hosts = *hosts;
+  else
+    for (int i = 0; i < P; ++i) info.meta.hosts.push_back("node" + std::to_string(i / 2));
   nt::MemoryDataset d(info);
   for (std::size_t k = 0; k < lengths.size(); ++k) {
     nt::Matrix m(P);

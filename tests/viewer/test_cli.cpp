@@ -94,6 +94,37 @@ class TestCli : public QObject {
     QVERIFY(fixtures::row_gray(QImage(out("nf.png")), 4, 4) > fixtures::row_gray(QImage(out("n0.png")), 4, 4) + 20);
   }
 
+  // Several pairs, and the same pair from two files, on one plot: each curve in its own colour.
+  void severalCurvesOnOnePlot() {
+    const auto count = [](const QImage& img, QColor c) {
+      int n = 0;
+      for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) {
+          const QColor p = img.pixelColor(x, y);
+          if (std::abs(p.red() - c.red()) <= 8 && std::abs(p.green() - c.green()) <= 8 && std::abs(p.blue() - c.blue()) <= 8) ++n;
+        }
+      return n;
+    };
+    const QColor first(20, 40, 120), second(213, 94, 0), third(0, 158, 115);
+    Run r = run({in("median"), QStringLiteral("--render"), out("pp.png"), QStringLiteral("--view"), QStringLiteral("pair"),
+                 QStringLiteral("--pair"), QStringLiteral("0,1"), QStringLiteral("--pair"), QStringLiteral("4,0")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QImage img(out("pp.png"));
+    QVERIFY(count(img, first) > 100);
+    QVERIFY(count(img, second) > 100);
+    QCOMPARE(count(img, third), 0);
+    r = run({in("median"), in("average"), QStringLiteral("--render"), out("pf.png"), QStringLiteral("--view"), QStringLiteral("pair"),
+             QStringLiteral("--pair"), QStringLiteral("4,0"), QStringLiteral("--pair"), QStringLiteral("2,6")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    img = QImage(out("pf.png"));
+    for (const QColor& c : {first, second, third}) QVERIFY(count(img, c) > 50);
+    // The ratio view of two runs.
+    r = run({in("median"), QStringLiteral("--render"), out("ratio.png"), QStringLiteral("--view"), QStringLiteral("ratio"),
+             QStringLiteral("--compare"), in("average")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(QImage(out("ratio.png")).size(), QSize(8, 8));
+  }
+
   void groupsOverlayInPng() {
     std::ofstream(dir_ / "g.json") << R"({"groups": [[0,1],[2,3],[4,5],[6,7]]})";
     const Run r = run({in("median"), QStringLiteral("--render"), out("g.png"), QStringLiteral("--size"), QStringLiteral("160"),
@@ -119,10 +150,17 @@ class TestCli : public QObject {
     QTest::newRow("corrupt file") << QStringList{out("corrupt.nc"), QStringLiteral("--render"), dst} << QStringLiteral("corrupt.nc");
     QTest::newRow("relative outside deviation") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--relative")} << QStringLiteral("--relative");
     QTest::newRow("two files") << QStringList{in("median"), in("average"), QStringLiteral("--render"), dst} << QStringLiteral("exactly one");
+    QTest::newRow("diagonal pair") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--view"), QStringLiteral("pair"), QStringLiteral("--pair"), QStringLiteral("0,1"), QStringLiteral("--pair"), QStringLiteral("3,3")} << QStringLiteral("diagonal");
+    QTest::newRow("pair not numbers") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--view"), QStringLiteral("pair"), QStringLiteral("--pair"), QStringLiteral("a,1")} << QStringLiteral("SENDER,RECEIVER");
+    QTest::newRow("ratio without compare") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--view"), QStringLiteral("ratio")} << QStringLiteral("--compare");
+    QTest::newRow("compare unmatchable") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--view"), QStringLiteral("ratio"), QStringLiteral("--compare"), out("nohosts.nc")} << QStringLiteral("cannot be matched by host");
   }
   void errorsExitTwoWithOneMessage() {
     QFETCH(QStringList, args);
     QFETCH(QString, needle);
+    if (!fs::exists(dir_ / "nohosts.nc"))
+      fixtures::exact_raw(dir_ / "nohosts.nc", 3, {0, 1024}, [](int i, int j, std::size_t) { return i == j ? 0.0 : 1e-6; },
+                          nt::Statistic::average, std::vector<std::string>{});
     if (!fs::exists(dir_ / "lonely.nc"))
       fixtures::exact_raw(dir_ / "lonely.nc", 3, {8}, [](int i, int j, std::size_t) { return i == j ? 0.0 : 1e-6; });
     std::ofstream(dir_ / "corrupt.nc", std::ios::binary) << "CDF\x02 this is not really netcdf at all";

@@ -261,8 +261,18 @@ class TestDocument : public QObject {
     QVERIFY(std::abs(gray(r, 0, 1) - 128) <= 1); // equal: middle grey
     QVERIFY(r.levels.white < 0 && r.levels.black > 0);
     QCOMPARE((*r.values)[1 * 4 + 2], smooth(1, 2, 0) - 3 * smooth(1, 2, 0));
+    // Another shape: ranks are matched by host (c's 3 ranks on node0, node0, node1 are a's 0..2);
+    // a's rank 3 has no counterpart and shows no data, never a value of another rank.
     const auto c = fixtures::exact_raw(dir_ / "c.nc", 3, {8, 16}, smooth);
-    QVERIFY_THROWS_EXCEPTION(nt::UsageError, doc->set_compare(c));
+    doc->set_compare(c);
+    const ViewResult rc = doc->render(s);
+    QCOMPARE((*rc.values)[0 * 4 + 1], 0.0);
+    QVERIFY(std::isnan((*rc.values)[0 * 4 + 3]));
+    QVERIFY(std::isnan((*rc.values)[3 * 4 + 1]));
+    // Without host names a file of another shape cannot be matched: refused.
+    const auto d = fixtures::exact_raw(dir_ / "d.nc", 3, {8, 16}, smooth, nt::Statistic::average,
+                                       std::vector<std::string>{});
+    QVERIFY_THROWS_EXCEPTION(nt::UsageError, doc->set_compare(d));
   }
 
   void textAndLegacyFiles() {

@@ -14,6 +14,7 @@
 #include "main_window.hpp"
 #include "models.hpp"
 #include "session.hpp"
+#include "nt/raw_file.hpp"
 
 using namespace ntv;
 namespace fs = std::filesystem;
@@ -139,6 +140,68 @@ class TestGui : public QObject {
     QImage img(png);
     QVERIFY(!img.isNull());
     QVERIFY(img.width() > 100);
+  }
+
+  // Pinned pairs and another file's curves on the pair plot; hover names the curve under the
+  // mouse, its file and, where the file records them, the samples behind each value.
+  void pinnedPairsFilesAndSamples() {
+    MainWindow w;
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::documentOpened), rendered(&w, &MainWindow::viewRendered);
+    w.openFile(median_);
+    QVERIFY(waitFor(opened));
+    w.setView(ViewKind::pair);
+    QTRY_COMPARE(w.view()->result().spec.view, ViewKind::pair);
+    w.setPair(0, 1);
+    w.pinPair();
+    w.setPair(4, 0);
+    QTRY_COMPARE(w.view()->result().curves.size(), std::size_t(2));
+    {
+      const ViewResult& r = w.view()->result();
+      QCOMPARE(r.curves[0].sender, 4);  // the boxes' pair first, then the pinned one
+      QCOMPARE(r.curves[1].sender, 0);
+      // Over the pinned (fast, lower) curve's last point: its curve, not the slow one above.
+      const PlotCurve& c = r.curves[1];
+      const QPointF img(r.geometry.x_to_px(static_cast<double>(c.lengths[3])), r.geometry.y_to_px(c.y[3]));
+      QCOMPARE(w.view()->cellAt(w.view()->widgetPos(img)), QPoint(3, 1));
+      QVERIFY2(w.hoverText(1, 3).contains(QStringLiteral("sender 0")), qPrintable(w.hoverText(1, 3)));
+      QVERIFY(!w.hoverText(1, 3).contains(QStringLiteral("samples")));  // not recorded in this file
+    }
+    w.addPlotFile(QString(median_).replace(QStringLiteral("_median"), QStringLiteral("_average")));
+    QTRY_COMPARE(w.view()->result().curves.size(), std::size_t(4));
+    QVERIFY2(w.hoverText(3, 0).contains(QStringLiteral("[run_average.nc]")), qPrintable(w.hoverText(3, 0)));
+    w.clearPinnedPairs();
+    QTRY_COMPARE(w.view()->result().curves.size(), std::size_t(2));
+    QCOMPARE(w.lastError(), QString());
+
+    // A file with samples per cell (network_test --precision).
+    nt::FileInfo info;
+    info.params.proc_num = 3;
+    info.params.statistic = nt::Statistic::median;
+    info.params.end_length = 64;
+    info.params.num_repeats = 100;
+    const fs::path prec = dir_ / "prec_median.nc";
+    {
+      nt::RawWriter wr(prec, info, true, 0, nt::RecordExtras{true, false});
+      for (int k = 0; k < 2; ++k) {
+        std::vector<double> v(9, 1e-6 * (k + 1));
+        std::vector<int> c(9, 0);
+        for (int i = 0; i < 9; ++i) c[static_cast<std::size_t>(i)] = 10 * (k + 1) + i;
+        wr.append(k * 64, v, c);
+      }
+      wr.close();
+    }
+    MainWindow p;
+    p.show();
+    QSignalSpy popened(&p, &MainWindow::documentOpened);
+    p.openFile(QString::fromStdString(prec.string()));
+    QVERIFY(waitFor(popened));
+    QTRY_VERIFY(p.view()->hasResult() && p.view()->result().samples);
+    QVERIFY2(p.hoverText(1, 2).endsWith(QStringLiteral(", 15 samples")), qPrintable(p.hoverText(1, 2)));
+    p.setView(ViewKind::pair);
+    p.setPair(2, 0);
+    QTRY_VERIFY(p.view()->result().plot && p.view()->result().curves[0].sender == 2);
+    QVERIFY2(p.hoverText(0, 1).endsWith(QStringLiteral(", 26 samples")), qPrintable(p.hoverText(0, 1)));
   }
 
   void errorsAreShownNotCrashes() {

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "view_spec.hpp"
@@ -18,7 +19,8 @@ struct RenderOptions {
   std::string view = "matrix";
   std::optional<long long> length;     // bytes; default: the first stored length
   int rank = 0;
-  std::vector<int> pair;               // {sender, receiver}; default 0,1
+  std::vector<std::pair<int, int>> pairs;  // --pair (repeatable); default 0,1
+  std::vector<std::string> plot_files;     // pair view: further files overlaid (same pairs)
   int size = 0;                        // 0: one pixel per cell (plots: 800 wide)
   std::string normalize = "matrix";
   std::vector<long long> window;       // {a, b} bytes
@@ -27,6 +29,9 @@ struct RenderOptions {
   bool relative = false;              // --relative: deviation / value
   bool decorate = false;
 };
+
+// "S,R" -> (S, R); UsageError naming --pair otherwise.
+std::pair<int, int> parse_pair(const std::string& text);
 
 // Renders the image --render writes (throws nt::Error for every user error).
 QImage render_image(const RenderOptions& o);

@@ -8,12 +8,14 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "nt/error.hpp"
+#include "plot.hpp"
 #include "nt/hosts.hpp"
 #include "nt/result_set.hpp"
 #include "nt/raw_file.hpp"
@@ -78,14 +80,90 @@ const nt::Dataset* Document::deviation() {
   return dev_.get();
 }
 
+namespace {
+std::string file_name(const std::filesystem::path& p) { return p.filename().string(); }
+
+// Why the ranks of `a` cannot be matched by host to those of `b` (for messages).
+std::string no_host_match(const nt::Dataset& a, const std::filesystem::path& pa, const nt::Dataset& b,
+                          const std::filesystem::path& pb, int matched) {
+  for (const auto& [d, p] : {std::pair{&a, &pa}, std::pair{&b, &pb}})
+    if (d->meta().hosts.size() != static_cast<std::size_t>(d->ranks()))
+      return fmt::format("{} names no host per rank (no {} beside it)", file_name(*p),
+                         file_name(nt::hosts_path(nt::prefix_of(*p))));
+  return fmt::format("only {} of the {} ranks of {} run on a host of {}", matched, a.ranks(), file_name(pa), file_name(pb));
+}
+
+// Ranks of `a` matched by host in `b` when both name a host for every rank; else empty.
+std::vector<int> host_match(const nt::Dataset& a, const nt::Dataset& b) {
+  const auto& ha = a.meta().hosts;
+  const auto& hb = b.meta().hosts;
+  if (ha.size() != static_cast<std::size_t>(a.ranks()) || hb.size() != static_cast<std::size_t>(b.ranks())) return {};
+  return nt::match_ranks_by_host(ha, hb);
+}
+}  // namespace
+
 void Document::set_compare(const std::filesystem::path& path) {
   auto c = nt::open_dataset(path);
-  if (c->ranks() != ranks() || c->lengths() != lengths())
-    throw nt::UsageError(fmt::format("{} and {} do not have the same shape ({} ranks x {} lengths vs {} x {})",
-                                     path_.string(), path.string(), ranks(), count(), c->ranks(), c->count()));
+  const int P = ranks(), Q = c->ranks();
+  const std::vector<int> by_host = host_match(*data_, *c);
+  const int matched = static_cast<int>(std::count_if(by_host.begin(), by_host.end(), [](int r) { return r >= 0; }));
+  std::vector<int> map;
+  std::string how;
+  bool identity = true;
+  for (int i = 0; i < static_cast<int>(by_host.size()); ++i) identity = identity && by_host[static_cast<std::size_t>(i)] == i;
+  if (matched == P && P > 0) {
+    map = by_host;
+    how = identity && P == Q ? "ranks matched by host (same placement)"
+                             : fmt::format("ranks matched by host ({} ranks here, {} there)", P, Q);
+  } else if (P == Q) {
+    map.resize(static_cast<std::size_t>(P));
+    for (int i = 0; i < P; ++i) map[static_cast<std::size_t>(i)] = i;
+    how = by_host.empty() ? "ranks matched by number (no host names)" : "ranks matched by number (the hosts differ)";
+  } else if (matched >= 2) {
+    map = by_host;
+    how = fmt::format("ranks matched by host: {} of {} ranks (the others show no data)", matched, P);
+  } else {
+    throw nt::UsageError(fmt::format("cannot compare {} ({} ranks) with {} ({} ranks): the shapes differ and the ranks "
+                                     "cannot be matched by host: {}",
+                                     path_.string(), P, path.string(), Q, no_host_match(*data_, path_, *c, path, matched)));
+  }
+  std::vector<std::ptrdiff_t> len(count(), -1);
+  std::size_t common = 0;
+  for (std::size_t k = 0; k < count(); ++k)
+    if ((len[k] = c->index_of_length(lengths()[k])) >= 0) ++common;
+  if (common == 0)
+    throw nt::UsageError(fmt::format("cannot compare {} with {}: no message length in common ({} .. {} vs {} .. {})",
+                                     path_.string(), path.string(), lengths().front(), lengths().back(),
+                                     c->lengths().front(), c->lengths().back()));
+  if (common < count()) how += fmt::format("; {} of {} lengths in common", common, count());
   cmp_ = std::move(c);
   cmp_path_ = path;
+  cmp_rank_ = std::move(map);
+  cmp_len_ = std::move(len);
+  cmp_match_ = std::move(how);
   cache_.erase(Source::difference);
+  cache_.erase(Source::ratio);
+}
+
+void Document::add_plot_file(const std::filesystem::path& path) {
+  PlotFile f;
+  f.path = path;
+  f.data = nt::open_dataset(path);
+  if (f.data->ranks() <= 0) throw nt::FileError(path, "the file holds no ranks");
+  if (f.data->count() == 0) throw nt::FileError(path, "the file holds no message lengths (no complete record)");
+  if (f.data->params().statistic != nt::Statistic::deviation) {
+    std::error_code ec;
+    const auto candidate = nt::result_path(nt::prefix_of(path), nt::Statistic::deviation);
+    if (std::filesystem::exists(candidate, ec) && !std::filesystem::equivalent(candidate, path, ec)) {
+      try {
+        auto dv = nt::open_dataset(candidate);
+        if (dv->ranks() == f.data->ranks() && dv->lengths() == f.data->lengths()) f.dev = std::move(dv);
+      } catch (const nt::Error&) {
+        // A broken deviation file only disables the band of this curve.
+      }
+    }
+  }
+  plot_files_.push_back(std::move(f));
 }
 
 void Document::set_groups(const std::filesystem::path& json) { groups_ = read_groups(json, ranks()); }
@@ -99,6 +177,8 @@ DocumentInfo Document::info() const {
   i.has_deviation = dev_ != nullptr || dev_is_self_;
   i.deviation_path = QString::fromStdString(dev_is_self_ ? path_.string() : dev_path_.string());
   i.compare_path = QString::fromStdString(cmp_path_.string());
+  i.compare_match = QString::fromStdString(cmp_match_);
+  for (const auto& f : plot_files_) i.plot_files.push_back(QString::fromStdString(f.path.string()));
   i.groups = groups_;
   return i;
 }
@@ -163,13 +243,27 @@ std::vector<double> Document::matrix_values(Source s, std::size_t k) {
       }
       return std::move(m.values());
     }
-    case Source::difference: {
+    case Source::difference:
+    case Source::ratio: {
       if (!cmp_) throw nt::UsageError("the difference view needs a second file (--compare FILE)");
       nt::Matrix a = data_->matrix(k);
-      nt::Matrix b = cmp_->matrix(k);
       auto& av = as_missing(a.values());
+      const std::ptrdiff_t kb = k < cmp_len_.size() ? cmp_len_[k] : -1;
+      if (kb < 0) {  // a length the other run does not hold: no data
+        std::fill(av.begin(), av.end(), std::numeric_limits<double>::quiet_NaN());
+        return std::move(av);
+      }
+      nt::Matrix b = cmp_->matrix(static_cast<std::size_t>(kb));
       const auto& bv = as_missing(b.values());
-      for (std::size_t i = 0; i < av.size(); ++i) av[i] -= bv[i];
+      const auto P = static_cast<std::size_t>(ranks()), Q = static_cast<std::size_t>(cmp_->ranks());
+      for (std::size_t i = 0; i < P; ++i)
+        for (std::size_t j = 0; j < P; ++j) {
+          const int bi = cmp_rank_[i], bj = cmp_rank_[j];
+          const double o = bi < 0 || bj < 0 ? std::numeric_limits<double>::quiet_NaN()
+                                            : bv[static_cast<std::size_t>(bi) * Q + static_cast<std::size_t>(bj)];
+          double& x = av[i * P + j];
+          x = s == Source::difference ? x - o : (o > 0 ? x / o : std::numeric_limits<double>::quiet_NaN());
+        }
       return std::move(av);
     }
   }
@@ -208,8 +302,17 @@ QString Document::title_for(const ViewSpec& spec) const {
       return QStringLiteral("%1: %2 at %3 (%4)")
           .arg(file, spec.relative ? QStringLiteral("relative deviation") : QStringLiteral("deviation"), len(spec.k),
                QString::fromLatin1(nt::mode_name(data_->params().mode).data()));
-    case ViewKind::difference:
-      return QStringLiteral("%1 - %2 at %3").arg(file, QFileInfo(QString::fromStdString(cmp_path_.string())).fileName(), len(spec.k));
+    case ViewKind::ratio:
+    case ViewKind::difference: {
+      // Runs are often named alike (before/run_median.nc, after/run_median.nc): then with folders.
+      QString a = file, b = QString::fromStdString(file_name(cmp_path_));
+      if (a == b) {
+        a = QString::fromStdString((std::filesystem::absolute(path_).parent_path().filename() / path_.filename()).string());
+        b = QString::fromStdString((std::filesystem::absolute(cmp_path_).parent_path().filename() / cmp_path_.filename()).string());
+      }
+      return (spec.view == ViewKind::ratio ? QStringLiteral("%1 / %2 at %3") : QStringLiteral("%1 - %2 at %3"))
+          .arg(a, b, len(spec.k));
+    }
     case ViewKind::row:
       return QStringLiteral("%1: row of sender %2 (%3)").arg(file).arg(spec.rank).arg(what);
     case ViewKind::column:
@@ -240,40 +343,23 @@ ViewResult Document::render(const ViewSpec& spec_in, const Progress& progress) {
   res.title = title_for(spec);
   Source src = Source::primary;
   std::vector<double> values;
-  if (spec.view == ViewKind::pair) {
-    check_rank(spec.sender, "sender");
-    check_rank(spec.receiver, "receiver");
-    PlotSeries s;
-    const auto all = data_->pair(spec.sender, spec.receiver);
-    const nt::Dataset* dv = dev_is_self_ ? nullptr : deviation();
-    std::vector<double> band_all;
-    if (dv) band_all = dv->pair(spec.sender, spec.receiver);
-    for (std::size_t k = spec.k0; k < spec.k1; ++k) {
-      s.x.push_back(static_cast<double>(lengths()[k]));
-      s.y.push_back(all[k]);
-      if (dv) s.band.push_back(band_all[k]);
-    }
-    const double lo = std::max<double>(1.0, static_cast<double>(lengths()[spec.k0]));
-    const double hi = static_cast<double>(lengths()[spec.k1 - 1]);
-    s.x_log = data_->params().step_length == 0 && hi / lo >= 64.0;
-    res.plot = true;
-    res.cells = plot_image(s, plot_w_, plot_h_, spec.log, res.title, &res.geometry);
-    res.rows = 1;
-    res.cols = static_cast<int>(s.y.size());
-    res.values = std::make_shared<const std::vector<double>>(std::move(s.y));
-    res.row_lengths.assign(lengths().begin() + static_cast<std::ptrdiff_t>(spec.k0),
-                           lengths().begin() + static_cast<std::ptrdiff_t>(spec.k1));
-    res.diag_col = ViewResult::kNoDiag;
-    return res;
-  }
+  if (spec.view == ViewKind::pair) return render_pair(spec);
   switch (spec.view) {
     case ViewKind::matrix:
     case ViewKind::deviation:
     case ViewKind::difference:
+    case ViewKind::ratio:
       src = spec.view == ViewKind::matrix ? Source::primary
             : spec.view == ViewKind::deviation ? (spec.relative ? Source::relative_deviation : Source::deviation)
+            : spec.view == ViewKind::ratio     ? Source::ratio
                                                 : Source::difference;
+      if ((src == Source::difference || src == Source::ratio) && cmp_ && cmp_len_[spec.k] < 0)
+        throw nt::UsageError(fmt::format("{} holds no message length {} (matched: {})", cmp_path_.string(),
+                                         lengths()[spec.k], cmp_match_));
       values = matrix_values(src, spec.k);
+      if (src == Source::primary)
+        if (const auto* raw = dynamic_cast<const nt::RawReader*>(data_.get()); raw && raw->has_sample_count())
+          res.samples = std::make_shared<const std::vector<int>>(raw->sample_count(spec.k));
       res.rows = res.cols = P;
       res.diag_col = ViewResult::kDiagIsRow;
       res.row_label = QStringLiteral("sender (from)");
@@ -311,10 +397,149 @@ ViewResult Document::render(const ViewSpec& spec_in, const Progress& progress) {
     r = scan(src, spec.k0, spec.k1, progress);
   }
   res.levels = levels_from(r, spec.log, symmetric);
+  if (src == Source::ratio) res.levels = ratio_levels(r);
   if (spec.white) res.levels.white = *spec.white;
   if (spec.black) res.levels.black = *spec.black;
   res.cells = cells_image(values, res.rows, res.cols, res.levels);
   res.values = std::make_shared<const std::vector<double>>(std::move(values));
+  return res;
+}
+
+}  // namespace ntv
+
+namespace ntv {
+
+ViewResult Document::render_pair(const ViewSpec& spec) {
+  const int P = ranks();
+  std::vector<std::pair<int, int>> pairs{{spec.sender, spec.receiver}};
+  for (const auto& pr : spec.more_pairs)
+    if (std::find(pairs.begin(), pairs.end(), pr) == pairs.end()) pairs.push_back(pr);
+  for (const auto& [s, r] : pairs) {
+    for (int x : {s, r})
+      if (x < 0 || x >= P)
+        throw nt::UsageError(fmt::format("pair {},{}: rank {} is outside 0..{} of {}", s, r, x, P - 1, path_.string()));
+    if (s == r)
+      throw nt::UsageError(fmt::format("pair {0},{0} is on the diagonal: a rank does not measure messages to itself, "
+                                       "so there is nothing to plot; choose two different ranks",
+                                       s));
+  }
+  constexpr std::size_t kMaxCurves = 64;
+  if (pairs.size() * (1 + plot_files_.size()) > kMaxCurves)
+    throw nt::UsageError(fmt::format("{} pairs x {} files make more than {} curves: plot fewer at a time", pairs.size(),
+                                     1 + plot_files_.size(), kMaxCurves));
+  // A window narrower than this file's sweep clips every file's curve to its lengths; the whole
+  // sweep shows every file whole (another run may go further).
+  const bool whole = spec.k0 == 0 && spec.k1 == count();
+  const std::int64_t lo = whole ? 0 : lengths()[spec.k0];
+  const std::int64_t hi = whole ? std::numeric_limits<std::int64_t>::max() : lengths()[spec.k1 - 1];
+  const bool several_files = !plot_files_.empty();
+  const auto host_of = [](const nt::Dataset& d, int r) {
+    const auto& h = d.meta().hosts;
+    return r >= 0 && static_cast<std::size_t>(r) < h.size() ? h[static_cast<std::size_t>(r)] : std::string();
+  };
+
+  ViewResult res;
+  res.spec = spec;
+  res.plot = true;
+  res.diag_col = ViewResult::kNoDiag;
+  std::vector<PlotCurve> curves;
+  bool any_band = false;
+  std::set<std::string> stats;
+  // Display names: the file name, with its folder when two files share a name (before/run_median.nc,
+  // after/run_median.nc).
+  std::vector<std::filesystem::path> paths{path_};
+  for (const auto& f : plot_files_) paths.push_back(f.path);
+  const auto display = [&](std::size_t i) {
+    const auto name = paths[i].filename();
+    const bool shared = std::count_if(paths.begin(), paths.end(), [&](const auto& p) { return p.filename() == name; }) > 1;
+    const auto dir = std::filesystem::absolute(paths[i]).parent_path().filename();
+    return QString::fromStdString(shared ? (dir / name).string() : name.string());
+  };
+  std::size_t source = 0;
+  const auto add_file = [&](const nt::Dataset& d, const nt::Dataset* dev, const std::filesystem::path& path,
+                            bool primary) {
+    stats.insert(std::string(nt::statistic_name(d.params().statistic)));
+    const std::vector<int> by_host = primary ? std::vector<int>{} : host_match(*data_, d);
+    const auto* raw = dynamic_cast<const nt::RawReader*>(&d);
+    for (const auto& [s0, r0] : pairs) {
+      int s = s0, r = r0;
+      bool mapped = false;
+      if (!primary) {
+        const int ms = by_host.empty() ? -1 : by_host[static_cast<std::size_t>(s0)];
+        const int mr = by_host.empty() ? -1 : by_host[static_cast<std::size_t>(r0)];
+        if (ms >= 0 && mr >= 0) {
+          s = ms;
+          r = mr;
+          mapped = true;
+        } else if (s0 >= d.ranks() || r0 >= d.ranks()) {
+          throw nt::UsageError(fmt::format("{} has {} ranks and names {}: pair {},{} of {} is in neither by number nor "
+                                           "by host",
+                                           path.string(), d.ranks(), by_host.empty() ? "no hosts" : "other hosts", s0,
+                                           r0, file_name(path_)));
+        }
+      }
+      PlotCurve c;
+      c.file = display(source);
+      c.source = static_cast<int>(source);
+      c.sender = s;
+      c.receiver = r;
+      const auto all = d.pair(s, r);
+      std::vector<double> band;
+      if (dev) band = dev->pair(s, r);
+      const std::vector<int> counts = raw && raw->has_sample_count() ? raw->sample_count_of(s, r) : std::vector<int>{};
+      for (std::size_t k = 0; k < d.count(); ++k) {
+        if (d.lengths()[k] < lo || d.lengths()[k] > hi) continue;
+        c.lengths.push_back(d.lengths()[k]);
+        c.y.push_back(nt::is_good_delay(all[k]) ? all[k] : std::numeric_limits<double>::quiet_NaN());
+        if (k < band.size()) c.band.push_back(band[k]);
+        if (!counts.empty()) c.samples.push_back(counts[k]);
+      }
+      if (c.band.size() != c.y.size()) c.band.clear();
+      any_band = any_band || !c.band.empty();
+      QString ranks = QStringLiteral("%1 -> %2").arg(s).arg(r);
+      const std::string hs = host_of(d, s), hr = host_of(d, r);
+      if (!hs.empty() && !hr.empty())
+        ranks += QStringLiteral(" (%1 -> %2)").arg(QString::fromStdString(hs), QString::fromStdString(hr));
+      if (mapped && (s != s0 || r != r0)) ranks += QStringLiteral(", by host");
+      c.label = several_files ? c.file + QStringLiteral(": ") + ranks : ranks;
+      c.color = curve_color(curves.size());
+      curves.push_back(std::move(c));
+    }
+    ++source;
+  };
+  add_file(*data_, dev_is_self_ ? nullptr : deviation(), path_, true);
+  for (const auto& f : plot_files_) add_file(*f.data, f.dev.get(), f.path, false);
+
+  PlotStyle st;
+  st.y_log = spec.log;
+  st.y_what = stats.size() == 1 ? QString::fromStdString(*stats.begin()) + QStringLiteral(" delay") : QStringLiteral("delay");
+  if (any_band)
+    st.band_label = several_files ? QString::fromUtf8("±1 standard deviation (each file's _deviation.nc)")
+                                  : QString::fromUtf8("±1 standard deviation (%1)")
+                                        .arg(QString::fromStdString(file_name(dev_path_)));
+  const QString what = QString::fromLatin1(nt::mode_name(data_->params().mode).data());
+  if (curves.size() == 1)
+    st.title = title_for(spec);
+  else if (!several_files)
+    st.title = QStringLiteral("%1: %2 pairs (%3, %4)")
+                   .arg(QString::fromStdString(file_name(path_)))
+                   .arg(pairs.size())
+                   .arg(QString::fromStdString(*stats.begin()), what);
+  else
+    st.title = pairs.size() == 1 ? QStringLiteral("pair %1 -> %2 in %3 files (%4)")
+                                       .arg(pairs[0].first)
+                                       .arg(pairs[0].second)
+                                       .arg(1 + plot_files_.size())
+                                       .arg(what)
+                                 : QStringLiteral("%1 pairs in %2 files (%3)").arg(pairs.size()).arg(1 + plot_files_.size()).arg(what);
+  res.title = st.title;
+  res.cells = plot_image(curves, st, plot_w_, plot_h_, &res.geometry);
+  res.rows = static_cast<int>(curves.size());
+  res.cols = 0;
+  for (const auto& c : curves) res.cols = std::max(res.cols, static_cast<int>(c.y.size()));
+  res.values = std::make_shared<const std::vector<double>>(curves.front().y);
+  res.row_lengths = curves.front().lengths;
+  res.curves = std::move(curves);
   return res;
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -46,8 +47,18 @@ class Document {
   // `<prefix>_deviation.nc` beside it; nullptr when there is none.
   const nt::Dataset* deviation();
   const nt::Dataset* compare() const { return cmp_.get(); }
-  // Opens a file of the same shape (ranks and lengths) for the difference view.
+  // Opens a second run for the difference and ratio views. Ranks are matched by host when both
+  // files name the host of every rank of this one, else by number when the rank counts agree,
+  // else by host for the ranks found in both (the others show no data); lengths by value.
+  // UsageError when the ranks cannot be matched or no length is common.
   void set_compare(const std::filesystem::path& path);
+  // How set_compare matched the ranks and lengths (one line; empty without a compared file).
+  const std::string& compare_match() const { return cmp_match_; }
+  // Further files whose curves the pair view overlays (the same pairs, ranks matched by host
+  // when both files name hosts, else by number).
+  void add_plot_file(const std::filesystem::path& path);
+  void clear_plot_files() { plot_files_.clear(); }
+  std::size_t plot_files() const { return plot_files_.size(); }
   void set_groups(const std::filesystem::path& json);
   void set_groups(std::vector<std::vector<int>> g) { groups_ = std::move(g); }
   const std::vector<std::vector<int>>& groups() const { return groups_; }
@@ -64,7 +75,12 @@ class Document {
   void set_plot_size(int w, int h) { plot_w_ = w; plot_h_ = h; }
 
  private:
-  enum class Source { primary, deviation, relative_deviation, difference };
+  enum class Source { primary, deviation, relative_deviation, difference, ratio };
+  struct PlotFile {
+    std::filesystem::path path;
+    std::unique_ptr<nt::Dataset> data, dev;
+  };
+  ViewResult render_pair(const ViewSpec& spec);
   Document() = default;
   std::vector<double> matrix_values(Source s, std::size_t k);
   Range matrix_range(Source s, std::size_t k);
@@ -77,6 +93,10 @@ class Document {
   std::filesystem::path path_, dev_path_, cmp_path_;
   bool dev_is_self_ = false, dev_tried_ = false;
   std::vector<std::vector<int>> groups_;
+  std::vector<int> cmp_rank_;             // rank here -> rank in cmp_ (-1: none)
+  std::vector<std::ptrdiff_t> cmp_len_;   // length index here -> index in cmp_ (-1: none)
+  std::string cmp_match_;
+  std::vector<PlotFile> plot_files_;
   std::map<Source, std::vector<std::optional<Range>>> cache_;
   int plot_w_ = 800, plot_h_ = 500;
 };

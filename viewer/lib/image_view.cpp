@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "render.hpp"
 #include "nt/units.hpp"
@@ -80,18 +81,33 @@ QPoint ImageView::cellAt(const QPointF& pos) const {
   if (!hasResult()) return {-1, -1};
   const QPointF p = (pos - offset_) / zoom_;
   if (result_.plot) {
-    // Pair plots: the nearest point along the length axis, within a few pixels.
-    int best = -1;
-    double bestDist = 12.0;
-    for (std::size_t k = 0; k < result_.row_lengths.size(); ++k) {
-      const double d = std::abs(result_.geometry.x_to_px(static_cast<double>(result_.row_lengths[k])) - p.x());
-      if (d < bestDist) {
-        bestDist = d;
-        best = static_cast<int>(k);
+    // Pair plots: per curve the nearest point along the length axis (within a few pixels), then
+    // the curve whose point is nearest vertically. Returns (point, curve).
+    if (!result_.geometry.area.adjusted(-12, -12, 12, 12).contains(p)) return {-1, -1};
+    int bestCurve = -1, bestPoint = -1;
+    double bestY = std::numeric_limits<double>::infinity();
+    for (std::size_t c = 0; c < result_.curves.size(); ++c) {
+      const PlotCurve& cv = result_.curves[c];
+      int best = -1;
+      double bestDist = 12.0;
+      for (std::size_t k = 0; k < cv.lengths.size(); ++k) {
+        const double d = std::abs(result_.geometry.x_to_px(static_cast<double>(cv.lengths[k])) - p.x());
+        if (d < bestDist) {
+          bestDist = d;
+          best = static_cast<int>(k);
+        }
+      }
+      if (best < 0) continue;
+      const double y = cv.y[static_cast<std::size_t>(best)];
+      const double dy = std::isfinite(y) ? std::abs(result_.geometry.y_to_px(y) - p.y()) : 1e9;
+      if (bestCurve < 0 || dy < bestY) {
+        bestY = dy;
+        bestCurve = static_cast<int>(c);
+        bestPoint = best;
       }
     }
-    if (best < 0 || !result_.geometry.area.adjusted(-12, -12, 12, 12).contains(p)) return {-1, -1};
-    return {best, 0};
+    if (bestCurve < 0) return {-1, -1};
+    return {bestPoint, bestCurve};
   }
   const int col = static_cast<int>(std::floor(p.x() * result_.cols / pixmap_.width()));
   const int row = static_cast<int>(std::floor(p.y() * result_.rows / pixmap_.height()));

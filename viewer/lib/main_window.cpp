@@ -13,6 +13,7 @@
 #include <QHeaderView>
 #include <QKeySequence>
 #include <QLabel>
+#include <QListWidget>
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QPushButton>
@@ -114,6 +115,8 @@ void MainWindow::buildUi() {
   file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::openDialog);
   file->addAction(tr("&Compare with..."), this, &MainWindow::compareDialog);
   file->addAction(tr("Load topology &groups..."), this, &MainWindow::groupsDialog);
+  file->addAction(tr("Add file to &pair plot..."), this, &MainWindow::plotFileDialog);
+  file->addAction(tr("Remove added pair-plot files"), this, [this] { session_->clearPlotFiles(); });
   file->addAction(tr("&Export view as PNG..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportDialog);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -128,7 +131,7 @@ void MainWindow::buildUi() {
   viewBox_ = new QComboBox;
   viewBox_->setObjectName(QStringLiteral("viewBox"));
   for (ViewKind v : {ViewKind::matrix, ViewKind::row, ViewKind::column, ViewKind::pair, ViewKind::deviation,
-                     ViewKind::difference})
+                     ViewKind::difference, ViewKind::ratio})
     viewBox_->addItem(QString::fromLatin1(view_name(v).data()), static_cast<int>(v));
   form->addRow(tr("View"), viewBox_);
   lengthSlider_ = new QSlider(Qt::Horizontal);
@@ -149,6 +152,28 @@ void MainWindow::buildUi() {
   prow->addWidget(new QLabel(QStringLiteral("->")));
   prow->addWidget(receiverSpin_);
   form->addRow(tr("Pair"), prow);
+  // Pinned pairs: further curves of the pair view.
+  pairsList_ = new QListWidget;
+  pairsList_->setObjectName(QStringLiteral("pairsList"));
+  pairsList_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  pairsList_->setMaximumHeight(90);
+  pairsList_->setToolTip(tr("Pairs drawn beside the one above; Pin adds the current pair"));
+  pinButton_ = new QPushButton(tr("Pin"));
+  unpinButton_ = new QPushButton(tr("Remove"));
+  auto* pinRow = new QHBoxLayout;
+  pinRow->addWidget(pinButton_);
+  pinRow->addWidget(unpinButton_);
+  auto* pinBox = new QVBoxLayout;
+  pinBox->addWidget(pairsList_);
+  pinBox->addLayout(pinRow);
+  form->addRow(tr("More pairs"), pinBox);
+  connect(pinButton_, &QPushButton::clicked, this, &MainWindow::pinPair);
+  connect(unpinButton_, &QPushButton::clicked, this, [this] {
+    const auto items = pairsList_->selectedItems();
+    if (items.isEmpty()) return;
+    qDeleteAll(items);
+    requestView();
+  });
   normBox_ = new QComboBox;
   normBox_->setObjectName(QStringLiteral("normBox"));
   for (Normalize n : {Normalize::matrix, Normalize::file, Normalize::window})
@@ -250,12 +275,16 @@ void MainWindow::buildUi() {
 
 void MainWindow::updateEnabled() {
   const auto v = static_cast<ViewKind>(viewBox_->currentData().toInt());
-  const bool atLength = v == ViewKind::matrix || v == ViewKind::deviation || v == ViewKind::difference;
+  const bool atLength =
+      v == ViewKind::matrix || v == ViewKind::deviation || v == ViewKind::difference || v == ViewKind::ratio;
   const bool slice = v == ViewKind::row || v == ViewKind::column;
   lengthSlider_->setEnabled(haveDoc_ && atLength);
   lengthSpin_->setEnabled(haveDoc_ && atLength);
   rankSpin_->setEnabled(haveDoc_ && slice);
   senderSpin_->setEnabled(haveDoc_ && v == ViewKind::pair);
+  for (QWidget* w : {static_cast<QWidget*>(pairsList_), static_cast<QWidget*>(pinButton_),
+                     static_cast<QWidget*>(unpinButton_)})
+    w->setEnabled(haveDoc_ && v == ViewKind::pair);
   relativeBox_->setEnabled(haveDoc_ && v == ViewKind::deviation);
   receiverSpin_->setEnabled(haveDoc_ && v == ViewKind::pair);
   const bool window = slice || v == ViewKind::pair ||
@@ -271,12 +300,17 @@ ViewSpec MainWindow::currentSpec() const {
   s.rank = rankSpin_->value();
   s.sender = senderSpin_->value();
   s.receiver = receiverSpin_->value();
+  for (int i = 0; i < pairsList_->count(); ++i) {
+    const QPoint pr = pairsList_->item(i)->data(Qt::UserRole).toPoint();
+    s.more_pairs.emplace_back(pr.x(), pr.y());
+  }
   s.normalize = static_cast<Normalize>(normBox_->currentData().toInt());
   const int a = std::min(winFrom_->value(), winTo_->value()), b = std::max(winFrom_->value(), winTo_->value());
   s.k0 = static_cast<std::size_t>(std::max(0, a));
   s.k1 = static_cast<std::size_t>(std::max(0, b) + 1);
   // Level spin boxes are in µs, or in % for the relative deviation.
-  const double unit = s.view == ViewKind::deviation && relativeBox_->isChecked() ? 1e-2 : 1e-6;
+  const double unit =
+      (s.view == ViewKind::deviation && relativeBox_->isChecked()) || s.view == ViewKind::ratio ? 1e-2 : 1e-6;
   if (whiteSet_->isChecked()) s.white = whiteSpin_->value() * unit;
   if (blackSet_->isChecked()) s.black = blackSpin_->value() * unit;
   s.log = logBox_->isChecked();
@@ -299,6 +333,41 @@ void MainWindow::setPair(int s, int r) {
   rebuilding_ = false;
   receiverSpin_->setValue(r);
 }
+void MainWindow::setPairs(const std::vector<std::pair<int, int>>& pairs) {
+  rebuilding_ = true;
+  pairsList_->clear();
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    if (i == 0) {
+      senderSpin_->setValue(pairs[0].first);
+      receiverSpin_->setValue(pairs[0].second);
+      continue;
+    }
+    auto* item = new QListWidgetItem(QStringLiteral("%1 -> %2").arg(pairs[i].first).arg(pairs[i].second), pairsList_);
+    item->setData(Qt::UserRole, QPoint(pairs[i].first, pairs[i].second));
+  }
+  rebuilding_ = false;
+  requestView();
+}
+
+void MainWindow::pinPair() {
+  const QPoint pr(senderSpin_->value(), receiverSpin_->value());
+  for (int i = 0; i < pairsList_->count(); ++i)
+    if (pairsList_->item(i)->data(Qt::UserRole).toPoint() == pr) return;
+  auto* item = new QListWidgetItem(QStringLiteral("%1 -> %2").arg(pr.x()).arg(pr.y()), pairsList_);
+  item->setData(Qt::UserRole, pr);
+  requestView();
+}
+
+void MainWindow::clearPinnedPairs() {
+  pairsList_->clear();
+  requestView();
+}
+
+void MainWindow::addPlotFile(const QString& path) {
+  session_->addPlotFile(path);
+  setView(ViewKind::pair);
+}
+
 void MainWindow::setLog(bool on) { logBox_->setChecked(on); }
 
 void MainWindow::openFile(const QString& path) {
@@ -330,6 +399,7 @@ void MainWindow::onOpened(const DocumentInfo& info) {
   for (QSpinBox* s : {rankSpin_, senderSpin_, receiverSpin_}) s->setRange(0, std::max(0, P - 1));
   senderSpin_->setValue(0);
   receiverSpin_->setValue(P > 1 ? 1 : 0);
+  pairsList_->clear();  // pinned pairs belong to the previous file
   rankSpin_->setValue(0);
   rebuilding_ = false;
   setWindowTitle(QStringLiteral("%1 - network_viewer").arg(QFileInfo(info.path).fileName()));
@@ -341,6 +411,8 @@ void MainWindow::onOpened(const DocumentInfo& info) {
 
 void MainWindow::onChanged(const DocumentInfo& info) {
   doc_ = info;
+  if (!info.compare_match.isEmpty())
+    statusBar()->showMessage(tr("Compared with %1: %2").arg(info.compare_path, info.compare_match), 10000);
   info_->setDocument(info);
   view_->setGroups(info.groups);
   requestView();
@@ -388,11 +460,21 @@ QString MainWindow::rankName(int r) const {
 
 QString MainWindow::hoverText(int row, int col) const {
   const ViewResult& r = view_->result();
-  if (r.plot && r.values && row == 0 && col >= 0 && static_cast<std::size_t>(col) < r.values->size()) {
-    const double v = (*r.values)[static_cast<std::size_t>(col)];
-    return QStringLiteral("sender %1 -> receiver %2 at %3: %4")
-        .arg(rankName(r.spec.sender), rankName(r.spec.receiver),
-             QString::fromStdString(nt::format_bytes(r.row_lengths[static_cast<std::size_t>(col)])), format_value(v, false));
+  if (r.plot) {
+    if (row < 0 || col < 0 || static_cast<std::size_t>(row) >= r.curves.size()) return {};
+    const PlotCurve& c = r.curves[static_cast<std::size_t>(row)];
+    const auto k = static_cast<std::size_t>(col);
+    if (k >= c.y.size() || k >= c.lengths.size()) return {};
+    // Host names of this window's file; a curve of another file names its own ranks only.
+    const bool own = c.source == 0;
+    const QString sender = own ? rankName(c.sender) : QString::number(c.sender);
+    const QString receiver = own ? rankName(c.receiver) : QString::number(c.receiver);
+    QString t = QStringLiteral("sender %1 -> receiver %2 at %3: %4")
+                    .arg(sender, receiver, QString::fromStdString(nt::format_bytes(c.lengths[k])), format_value(c.y[k], false));
+    if (k < c.band.size() && std::isfinite(c.band[k])) t += QStringLiteral(" +- ") + format_value(c.band[k], false);
+    if (k < c.samples.size()) t += QStringLiteral(", %1 samples").arg(c.samples[k]);
+    if (!doc_.plot_files.empty()) t += QStringLiteral(" [%1]").arg(c.file);
+    return t;
   }
   if (!r.values || r.plot || row < 0 || col < 0 || row >= r.rows || col >= r.cols) return {};
   const double v = (*r.values)[static_cast<std::size_t>(row) * static_cast<std::size_t>(r.cols) +
@@ -410,6 +492,10 @@ QString MainWindow::hoverText(int row, int col) const {
   if (r.spec.view == ViewKind::deviation)
     value = (r.spec.relative ? QStringLiteral("relative deviation ") : QStringLiteral("deviation ")) + value;
   if (r.spec.view == ViewKind::difference) value = QStringLiteral("difference ") + value;
+  if (r.spec.view == ViewKind::ratio) value = QStringLiteral("ratio ") + value;
+  if (r.samples && r.samples->size() == static_cast<std::size_t>(r.rows) * static_cast<std::size_t>(r.cols))
+    value += QStringLiteral(", %1 samples")
+                 .arg((*r.samples)[static_cast<std::size_t>(row) * static_cast<std::size_t>(r.cols) + static_cast<std::size_t>(col)]);
   return QStringLiteral("sender %1 -> receiver %2 at %3: %4")
       .arg(rankName(sender), rankName(receiver), QString::fromStdString(nt::format_bytes(len)), value);
 }
@@ -452,6 +538,11 @@ void MainWindow::compareDialog() {
 void MainWindow::groupsDialog() {
   const QString f = QFileDialog::getOpenFileName(this, tr("Topology groups"), QString(), tr("JSON (*.json)"));
   if (!f.isEmpty()) loadGroups(f);
+}
+void MainWindow::plotFileDialog() {
+  const QString f = QFileDialog::getOpenFileName(this, tr("Add file to the pair plot"), QString(),
+                                                 tr("Results (*.nc *.txt *.dat);;All files (*)"));
+  if (!f.isEmpty()) addPlotFile(f);
 }
 void MainWindow::exportDialog() {
   const QString f = QFileDialog::getSaveFileName(this, tr("Export view"), QStringLiteral("view.png"), tr("PNG (*.png)"));

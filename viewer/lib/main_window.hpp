@@ -7,6 +7,7 @@
 #include <QSpinBox>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "view_spec.hpp"
@@ -15,6 +16,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QListWidget;
 class QProgressBar;
 class QPushButton;
 class QSlider;
@@ -62,6 +64,14 @@ class MainWindow : public QMainWindow {
   void setNormalize(Normalize n);
   void setRank(int r);
   void setPair(int sender, int receiver);
+  // The pair view's curves: the first pair goes to the sender/receiver boxes, the others to the
+  // list of pinned pairs (replacing it).
+  void setPairs(const std::vector<std::pair<int, int>>& pairs);
+  // Pins the sender/receiver boxes' pair to the list (its curve stays as the boxes move on).
+  void pinPair();
+  void clearPinnedPairs();
+  // Overlays the same pairs from another file in the pair view.
+  void addPlotFile(const QString& path);
   void setLog(bool on);
 
   ImageView* view() const { return view_; }
@@ -90,6 +100,7 @@ class MainWindow : public QMainWindow {
   void compareDialog();
   void groupsDialog();
   void exportDialog();
+  void plotFileDialog();
 
  private:
   void buildUi();
@@ -111,6 +122,9 @@ class MainWindow : public QMainWindow {
   QSpinBox* rankSpin_ = nullptr;
   QSpinBox* senderSpin_ = nullptr;
   QSpinBox* receiverSpin_ = nullptr;
+  QListWidget* pairsList_ = nullptr;
+  QPushButton* pinButton_ = nullptr;
+  QPushButton* unpinButton_ = nullptr;
   QComboBox* normBox_ = nullptr;
   LengthSpinBox* winFrom_ = nullptr;
   LengthSpinBox* winTo_ = nullptr;

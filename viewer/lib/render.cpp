@@ -66,6 +66,13 @@ Levels levels_from(const Range& r, bool log, bool symmetric) {
   return lv;
 }
 
+Levels ratio_levels(const Range& r) {
+  double m = 2.0;
+  if (!r.empty() && r.lo_pos <= r.hi) m = std::max({r.hi, 1.0 / r.lo_pos, 1.0});
+  if (!std::isfinite(m)) m = 2.0;
+  return Levels{1.0 / m, m, true};
+}
+
 QImage cells_image(std::span<const double> values, int rows, int cols, const Levels& lv) {
   QImage img(cols, rows, QImage::Format_Grayscale8);
   const bool linear = !(lv.log && lv.white > 0 && lv.black > 0) && lv.black > lv.white;
@@ -111,8 +118,7 @@ QString signed_seconds(double v) {
   return QString::fromStdString(nt::format_seconds(v));
 }
 
-// A value a plot can place: delays and their differences, never NaN, infinite or absurd.
-bool plottable(double v) { return std::isfinite(v) && std::fabs(v) <= nt::kAbsurdDelay; }
+}  // namespace
 
 // About n "nice" tick positions over [lo, hi] (linear).
 // Every tick routine is total: non-finite or degenerate bounds give no ticks or one, and no loop
@@ -152,121 +158,6 @@ std::vector<double> log_ticks(double lo, double hi) {
   return t;
 }
 
-std::vector<double> pow2_ticks(double lo, double hi) {
-  std::vector<double> t;
-  const double a = std::max(lo, 1.0);
-  if (!std::isfinite(hi) || !(hi >= a)) return t;
-  const int e0 = static_cast<int>(std::ceil(std::log2(a))), e1 = static_cast<int>(std::floor(std::log2(hi)));
-  const int step = std::max(1, (e1 - e0 + 1) / 7);
-  for (int e = e0; e <= e1; e += step) t.push_back(std::ldexp(1.0, e));
-  return t;
-}
-
-}  // namespace
-
-QImage plot_image(const PlotSeries& s, int width, int height, bool y_log, const QString& title,
-                  PlotGeometry* geometry) {
-  QImage img(width, height, QImage::Format_RGB32);
-  img.fill(Qt::white);
-  PlotGeometry g;
-  const double left = 86, right = 24, top = 34, bottom = 52;
-  g.area = QRectF(left, top, std::max(10.0, width - left - right), std::max(10.0, height - top - bottom));
-  g.x_log = s.x_log;
-  g.y_log = y_log;
-  // Ranges.
-  Range xr, yr;
-  for (double x : s.x) xr.add(x);
-  for (std::size_t i = 0; i < s.y.size(); ++i) {
-    if (!plottable(s.y[i])) continue;  // bad values are no data, and never set the scale
-    const double b = i < s.band.size() && plottable(s.band[i]) ? s.band[i] : 0.0;
-    yr.add(s.y[i] + b);
-    yr.add(s.y[i] - b);
-    yr.add(s.y[i]);
-  }
-  g.x_min = xr.empty() ? 0 : (s.x_log ? std::max(1.0, xr.lo) : xr.lo);
-  g.x_max = xr.empty() ? 1 : xr.hi;
-  if (!(g.x_max > g.x_min)) g.x_max = g.x_min + 1;
-  if (y_log) {
-    g.y_min = yr.lo_pos <= yr.hi ? yr.lo_pos / 1.25 : 1e-9;
-    g.y_max = yr.hi > 0 ? yr.hi * 1.25 : 1e-6;
-  } else {
-    const double lo = yr.empty() ? 0 : std::min(0.0, yr.lo), hi = yr.empty() ? 1 : yr.hi;
-    g.y_min = lo;
-    g.y_max = hi > lo ? hi + 0.05 * (hi - lo) : lo + 1e-6;
-  }
-
-  QPainter p(&img);
-  p.setRenderHint(QPainter::Antialiasing, true);
-  QFont f = p.font();
-  f.setPixelSize(12);
-  p.setFont(f);
-  const QFontMetrics fm(f);
-
-  // Grid and ticks.
-  p.setPen(QColor(225, 225, 225));
-  const auto yt = y_log ? log_ticks(g.y_min, g.y_max) : nice_ticks(g.y_min, g.y_max, 6);
-  const auto xt = s.x_log ? pow2_ticks(g.x_min, g.x_max) : nice_ticks(g.x_min, g.x_max, 6);
-  for (double v : yt) p.drawLine(QPointF(g.area.left(), g.y_to_px(v)), QPointF(g.area.right(), g.y_to_px(v)));
-  for (double v : xt) p.drawLine(QPointF(g.x_to_px(v), g.area.top()), QPointF(g.x_to_px(v), g.area.bottom()));
-  p.setPen(Qt::black);
-  for (double v : yt) {
-    const QString t = signed_seconds(v);
-    p.drawText(QRectF(0, g.y_to_px(v) - 8, left - 6, 16), Qt::AlignRight | Qt::AlignVCenter, t);
-  }
-  for (double v : xt) {
-    const QString t = QString::fromStdString(nt::format_bytes(static_cast<std::int64_t>(std::llround(v))));
-    p.drawText(QRectF(g.x_to_px(v) - 40, g.area.bottom() + 4, 80, 16), Qt::AlignHCenter | Qt::AlignTop, t);
-  }
-  p.drawText(QRectF(g.area.left(), height - 20, g.area.width(), 18), Qt::AlignHCenter,
-             QStringLiteral("message length") + (s.x_log ? QStringLiteral(" (log scale)") : QString()));
-  p.drawText(QRectF(0, 4, width, 22), Qt::AlignHCenter | Qt::AlignVCenter, title);
-
-  // Deviation band.
-  if (!s.band.empty() && s.band.size() == s.y.size()) {
-    QPolygonF poly;
-    for (std::size_t i = 0; i < s.x.size(); ++i)
-      if (plottable(s.y[i])) {
-        double v = s.y[i] + s.band[i];
-        poly << QPointF(g.x_to_px(s.x[i]), g.y_to_px(v));
-      }
-    for (std::size_t i = s.x.size(); i-- > 0;)
-      if (plottable(s.y[i])) {
-        double v = s.y[i] - s.band[i];
-        if (y_log && !(v > 0)) v = g.y_min;
-        poly << QPointF(g.x_to_px(s.x[i]), g.y_to_px(v));
-      }
-    p.setPen(Qt::NoPen);
-    p.setBrush(QColor(150, 180, 230, 140));
-    p.drawPolygon(poly);
-  }
-  // The curve and its points.
-  p.setClipRect(g.area.adjusted(-4, -4, 4, 4));
-  QPainterPath path;
-  bool started = false;
-  for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-    if (!plottable(s.y[i]) || (y_log && !(s.y[i] > 0))) {
-      started = false;
-      continue;
-    }
-    const QPointF pt(g.x_to_px(s.x[i]), g.y_to_px(s.y[i]));
-    if (started) path.lineTo(pt); else path.moveTo(pt);
-    started = true;
-  }
-  p.setBrush(Qt::NoBrush);
-  p.setPen(QPen(QColor(20, 40, 120), 2));
-  p.drawPath(path);
-  p.setBrush(QColor(20, 40, 120));
-  for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
-    if (plottable(s.y[i]) && (!y_log || s.y[i] > 0))
-      p.drawEllipse(QPointF(g.x_to_px(s.x[i]), g.y_to_px(s.y[i])), 2.5, 2.5);
-  p.setClipping(false);
-  p.setPen(Qt::black);
-  p.setBrush(Qt::NoBrush);
-  p.drawRect(g.area);
-  p.end();
-  if (geometry) *geometry = g;
-  return img;
-}
 
 QString format_value(double v, bool ratio) {
   if (std::isnan(v)) return QStringLiteral("no value");

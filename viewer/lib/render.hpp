@@ -40,6 +40,8 @@ struct Range {
 Range range_of(std::span<const double> values, int rows, int cols, int diag_col);
 // Levels from a range; `symmetric` (differences) centres them on zero. Empty range: 0..1.
 Levels levels_from(const Range& r, bool log, bool symmetric);
+// Levels of a ratio view (A / B): log scale symmetric around 1 (1/m .. m). Empty range: 1/2 .. 2.
+Levels ratio_levels(const Range& r);
 // One grey pixel per value, larger = darker.
 QImage cells_image(std::span<const double> values, int rows, int cols, const Levels& lv);
 
@@ -47,15 +49,10 @@ QImage cells_image(std::span<const double> values, int rows, int cols, const Lev
 // f x f cells it covers, so that one slow link stays visible when a big matrix is zoomed out.
 QImage darkest_pool(const QImage& cells, int factor);
 
-struct PlotSeries {
-  std::vector<double> x;      // message lengths in bytes
-  std::vector<double> y;      // seconds
-  std::vector<double> band;   // optional deviation (same size as y), drawn as y +- band
-  bool x_log = false;         // logarithmic length axis (geometric sweeps)
-};
-// Renders a pair plot of width x height pixels; `geometry` receives the mapping used.
-QImage plot_image(const PlotSeries& s, int width, int height, bool y_log, const QString& title,
-                  PlotGeometry* geometry);
+// About n tick positions at 1-2-5 steps over [lo, hi]; log_ticks: the decades within [lo, hi]
+// (1-2-5 steps when fewer than two fall inside). Total: non-finite bounds give no ticks.
+std::vector<double> nice_ticks(double lo, double hi, int n);
+std::vector<double> log_ticks(double lo, double hi);
 
 struct ComposeOptions {
   int size = 0;              // longest side in pixels of the cell area; 0: one pixel per cell

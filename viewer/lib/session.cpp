@@ -57,6 +57,26 @@ void Session::loadGroups(const QString& path) {
   QMetaObject::invokeMethod(worker_, [this, path] { doGroups(path); }, Qt::QueuedConnection);
 }
 
+void Session::addPlotFile(const QString& path) {
+  QMetaObject::invokeMethod(worker_, [this, path] {
+    if (!doc_) return;
+    try {
+      doc_->add_plot_file(path.toStdString());
+      emit changed(doc_->info());
+    } catch (const std::exception& e) {
+      emit failed(QString::fromStdString(e.what()));
+    }
+  }, Qt::QueuedConnection);
+}
+
+void Session::clearPlotFiles() {
+  QMetaObject::invokeMethod(worker_, [this] {
+    if (!doc_) return;
+    doc_->clear_plot_files();
+    emit changed(doc_->info());
+  }, Qt::QueuedConnection);
+}
+
 void Session::setPlotSize(int w, int h) {
   QMetaObject::invokeMethod(worker_, [this, w, h] {
     plot_w_ = w;

@@ -31,6 +31,9 @@ class Session : public QObject {
   void open(const QString& path);
   void openCompare(const QString& path);
   void loadGroups(const QString& path);
+  // Further files for the pair view (emit changed); clearPlotFiles removes them all.
+  void addPlotFile(const QString& path);
+  void clearPlotFiles();
   void request(const ViewSpec& spec);
   void setPlotSize(int w, int h);
   void cancel();

@@ -7,13 +7,14 @@
 
 namespace ntv {
 namespace {
-constexpr std::array<std::pair<ViewKind, std::string_view>, 6> kViews{{
+constexpr std::array<std::pair<ViewKind, std::string_view>, 7> kViews{{
     {ViewKind::matrix, "matrix"},
     {ViewKind::row, "row"},
     {ViewKind::column, "column"},
     {ViewKind::pair, "pair"},
     {ViewKind::deviation, "deviation"},
     {ViewKind::difference, "difference"},
+    {ViewKind::ratio, "ratio"},
 }};
 constexpr std::array<std::pair<Normalize, std::string_view>, 3> kNorms{{
     {Normalize::matrix, "matrix"},
@@ -71,10 +72,18 @@ double tr(double v, bool lg) { return lg ? std::log10(std::max(v, 1e-300)) : v; 
 }  // namespace
 
 double PlotGeometry::x_to_px(double x) const {
+  QRectF ar = area;
+  if (x_log && x_zero) {
+    // 0 B sits in a slot of its own left of the log scale, past an axis break.
+    const double gap = zero_gap();
+    if (!(x > 0)) return area.left() + gap * 0.35;
+    ar.setLeft(area.left() + gap);
+  }
   const double a = tr(x_log ? std::max(x, 1.0) : x, x_log), lo = tr(x_min, x_log), hi = tr(x_max, x_log);
   const double t = hi > lo ? (a - lo) / (hi - lo) : 0.5;
-  return area.left() + t * area.width();
+  return ar.left() + t * ar.width();
 }
+double PlotGeometry::zero_gap() const { return std::clamp(area.width() * 0.08, 24.0, 60.0); }
 double PlotGeometry::y_to_px(double y) const {
   const double a = tr(y, y_log), lo = tr(y_min, y_log), hi = tr(y_max, y_log);
   const double t = hi > lo ? (a - lo) / (hi - lo) : 0.5;

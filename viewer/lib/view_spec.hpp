@@ -5,6 +5,7 @@
 // values behind the pixels, so that widgets can show hover text without touching the file.
 #pragma once
 
+#include <QColor>
 #include <QImage>
 #include <QMetaType>
 #include <QRectF>
@@ -16,13 +17,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "nt/params.hpp"
 
 namespace ntv {
 
-enum class ViewKind { matrix, row, column, pair, deviation, difference };
+enum class ViewKind { matrix, row, column, pair, deviation, difference, ratio };
 // Where the white and black levels come from (diagonal always excluded):
 //   matrix: the values on screen (the matrix, or the row/column slice);
 //   file:   every matrix of the file;  window: the matrices in the window of lengths.
@@ -39,6 +41,7 @@ struct ViewSpec {
   int rank = 0;               // row / column views
   int sender = 0;             // pair view
   int receiver = 1;
+  std::vector<std::pair<int, int>> more_pairs;  // pair view: further (sender, receiver) curves
   Normalize normalize = Normalize::matrix;
   std::size_t k0 = 0, k1 = 0; // window of matrix indices [k0, k1); k1 == 0: every matrix
   std::optional<double> white, black;  // user levels in seconds, override the computed ones
@@ -62,8 +65,24 @@ struct PlotGeometry {
   QRectF area;               // plot area in image pixels
   double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
   bool x_log = false, y_log = false;
+  // Log length axis with a 0 B point: 0 gets its own slot left of the log scale (axis break).
+  bool x_zero = false;
   double x_to_px(double x) const;
+  double zero_gap() const;   // width of the 0 B slot when x_zero
   double y_to_px(double y) const;
+};
+
+// One curve of a pair plot: one (sender, receiver) of one file, with what the hover needs.
+struct PlotCurve {
+  QString label;                   // legend text
+  QString file;                    // file name the curve comes from (with its folder when ambiguous)
+  int source = 0;                  // 0: the document's file; i: the i-th file added to the plot
+  int sender = 0, receiver = 1;    // ranks in that file
+  std::vector<std::int64_t> lengths;
+  std::vector<double> y;           // seconds (no data: NaN)
+  std::vector<double> band;        // +-1 sd in seconds, same size as y; empty: no deviation file
+  std::vector<int> samples;        // samples per point when the file records them; else empty
+  QColor color;
 };
 
 struct ViewResult {
@@ -73,6 +92,7 @@ struct ViewResult {
   Levels levels;
   int rows = 0, cols = 0;    // cell grid (rows = senders or lengths)
   std::shared_ptr<const std::vector<double>> values;  // rows*cols values behind the pixels
+  std::shared_ptr<const std::vector<int>> samples;    // matrix view: samples per cell, when recorded
   std::vector<std::int64_t> row_lengths;  // row/column views: message length of each image row
   // Which cell of each image row is a diagonal (i,i) cell, excluded from normalisation:
   // kDiagIsRow (matrix views: column == row), kNoDiag, or a fixed column (row/column views).
@@ -83,10 +103,11 @@ struct ViewResult {
     return diag_col == kDiagIsRow ? row == col : col == diag_col;
   }
   PlotGeometry geometry;     // pair plots
+  std::vector<PlotCurve> curves;  // pair plots: hover row = curve, col = point
   QString title;
   QString row_label, col_label;
-  // Values are ratios (relative deviation), not seconds.
-  bool ratio() const { return spec.view == ViewKind::deviation && spec.relative; }
+  // Values are ratios (relative deviation; A / B of the ratio view), not seconds: shown in %.
+  bool ratio() const { return (spec.view == ViewKind::deviation && spec.relative) || spec.view == ViewKind::ratio; }
 };
 
 // A summary of an opened document handed to the GUI thread (value type).
@@ -98,6 +119,8 @@ struct DocumentInfo {
   bool has_deviation = false;
   QString deviation_path;
   QString compare_path;
+  QString compare_match;   // how the compared file's ranks and lengths were matched
+  std::vector<QString> plot_files;  // further files whose curves the pair view overlays
   std::vector<std::vector<int>> groups;
 };
 

@@ -16,5 +16,10 @@ void write_hosts(std::ostream& out, const std::vector<std::string>& hosts);
 // "<prefix>_hosts.txt" (ResultSet(prefix).hosts(); siblings of a file: ResultSet::of(file)).
 std::filesystem::path hosts_path(const std::filesystem::path& prefix);
 
+// Matches the ranks of run A to those of run B by host: the m-th rank (in rank order) on host h
+// in A is the m-th rank on h in B. Returns, for every rank of A, its rank in B or -1 (host not
+// in B, or fewer ranks on it there). Empty when either list is empty (no hosts known).
+std::vector<int> match_ranks_by_host(const std::vector<std::string>& a, const std::vector<std::string>& b);
+
 
 }  // namespace nt

@@ -106,6 +106,10 @@ class File {
            const std::int16_t* values);
   void get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
            std::int16_t* values) const;
+  void put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+           const std::int8_t* values);
+  void get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
+           std::int8_t* values) const;
   int get_scalar_int(const std::string& name) const;
   std::optional<int> try_scalar_int(const std::string& name) const;
 

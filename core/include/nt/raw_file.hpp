@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <memory>
 #include <span>
 #include <string>
@@ -19,14 +20,28 @@ namespace nt {
 // "<prefix>_average.nc" etc.; "<prefix>_all.nc" for Statistic::all (ResultSet(prefix).statistic(s)).
 std::filesystem::path result_path(const std::filesystem::path& prefix, Statistic s);
 
+// Record variables a measurement may add beside `data` (same record, written before the
+// length like the data, so the one rule for a complete record covers them).
+struct RecordExtras {
+  bool sample_count = false;  // sample_count(n, x, y): samples taken per cell (--precision)
+  bool sample_flags = false;  // sample_flags(n, x, y, s): validity bits per sample (_all files)
+};
+inline constexpr const char* kSampleCountVar = "sample_count";
+inline constexpr const char* kSampleFlagsVar = "sample_flags";
+// Bits of sample_flags (flag_masks/flag_meanings in the file say the same).
+inline constexpr std::uint8_t kSampleLateFlag = 1, kSamplePreemptedFlag = 2, kSampleNotTakenFlag = 4;
+
 class RawWriter {
  public:
   // Creates the file (CDF-2), writes parameters and metadata. `samples` > 0 makes an _all file
   // with data(n, x, y, s). An existing file is an error unless overwrite is set.
-  RawWriter(const std::filesystem::path& path, const FileInfo& info, bool overwrite, int samples = 0);
+  RawWriter(const std::filesystem::path& path, const FileInfo& info, bool overwrite, int samples = 0,
+            RecordExtras extras = {});
   // Reopens an existing file to append more records (--resume). Throws UsageError naming the
-  // first parameter that differs from `expected` (mode, statistic, ranks, sweep, repeats...).
-  static RawWriter resume(const std::filesystem::path& path, const FileInfo& expected, int samples = 0);
+  // first parameter that differs from `expected` (mode, statistic, ranks, sweep, repeats...),
+  // or an extra variable the file lacks.
+  static RawWriter resume(const std::filesystem::path& path, const FileInfo& expected, int samples = 0,
+                          RecordExtras extras = {});
 
   RawWriter(RawWriter&&) noexcept = default;
   RawWriter& operator=(RawWriter&&) noexcept = default;
@@ -34,7 +49,9 @@ class RawWriter {
 
   // Appends one record (matrix of P*P values in our orientation, or P*P*samples for _all
   // files, [(x*P + y)*samples + s]) and syncs it to disk.
-  void append(std::int64_t message_length, std::span<const double> values);
+  // counts (P*P) and flags (P*P*samples) go to the extra variables the writer was made with.
+  void append(std::int64_t message_length, std::span<const double> values, std::span<const int> counts = {},
+              std::span<const std::uint8_t> flags = {});
   void append(std::int64_t message_length, const Matrix& m) { append(message_length, m.values()); }
   std::size_t records() const noexcept { return lengths_.size(); }
   const std::vector<std::int64_t>& lengths() const noexcept { return lengths_; }
@@ -52,6 +69,7 @@ class RawWriter {
   RawWriter() = default;
   nc::File file_;
   int data_var_ = -1, length_var_ = -1, ranks_ = 0, samples_ = 0;
+  int count_var_ = -1, flags_var_ = -1;
   std::vector<std::int64_t> lengths_;
 };
 
@@ -70,6 +88,16 @@ class RawReader final : public Dataset {
   int samples() const noexcept { return samples_; }
   // Every sample of (sender, receiver) at matrix k (only for _all files).
   std::vector<double> samples_of(int sender, int receiver, std::size_t k) const;
+  // Samples taken per cell at matrix k, [x*P + y], when the file records them (--precision);
+  // empty otherwise.
+  bool has_sample_count() const noexcept { return count_var_ >= 0; }
+  std::vector<int> sample_count(std::size_t k) const;
+  // Samples taken for (sender, receiver) at every length; empty when not recorded.
+  std::vector<int> sample_count_of(int sender, int receiver) const;
+  // Validity flags of every sample at matrix k, [(x*P + y)*samples + s] (_all files with
+  // flags); empty otherwise.
+  bool has_sample_flags() const noexcept { return flags_var_ >= 0; }
+  std::vector<std::uint8_t> sample_flags(std::size_t k) const;
 
  private:
   // Reads the hyperslab of the file variable (file orientation) into `out`.
@@ -78,6 +106,7 @@ class RawReader final : public Dataset {
   nc::File file_;
   int data_var_ = -1;
   int samples_ = 0;
+  int count_var_ = -1, flags_var_ = -1;
   bool transposed_ = false;  // legacy files whose rows are receivers
   bool fill_is_missing_ = false;  // NetCDF-4: unwritten chunks read as the fill value
 };

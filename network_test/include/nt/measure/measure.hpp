@@ -10,8 +10,10 @@
 #include <vector>
 
 #include <mpi.h>
+#include <time.h>
 
 #include "nt/error.hpp"
+#include "nt/raw_file.hpp"
 #include "nt/types.hpp"
 
 namespace CLI {
@@ -29,12 +31,14 @@ struct Settings {
   int begin = 0, end = 10000, step = 100;
   std::vector<std::int64_t> length_list;  // --lengths
   double geometric = 0.0;                 // --geometric FACTOR (> 1)
-  int repeats = 100;
+  int repeats = 100;                     // samples per pair and length (the maximum with --precision)
   int warmup = 10;
+  double precision = 0.0;                 // --precision REL: sample until the median's 95 % CI is within REL
+  int min_repeats = 10;                   // --min-repeats: first batch with --precision
   int noise_length = 1024, noise_messages = 10, noise_procs = 1;
   bool noise_procs_given = false;
   std::optional<std::uint64_t> seed;      // resolved on rank 0 when not given
-  bool force = false, resume = false, raw = false, shuffle = false, concurrent = false;
+  bool force = false, resume = false, raw = false, shuffle = false, concurrent = false, estimate = false;
   bool list = false, quiet = false;
   std::string progress = "auto";          // auto, bar, lines, none
   std::string yield = "auto";             // busy waits call sched_yield: auto (when oversubscribed), on, off
@@ -72,6 +76,28 @@ struct Task {
 };
 
 class Ctx;
+
+// Validity flags of one sample (the _all file's sample_flags): what the measuring rank saw.
+// kSampleLate: its common start had passed when it got it, or it woke well after it;
+// kSamplePreempted: its polling stopped for longer than kSchedulerGap during the sample;
+// kSampleNotTaken: --precision stopped before this sample (value NaN). The bits are the file's.
+inline constexpr std::uint8_t kSampleLate = kSampleLateFlag, kSamplePreempted = kSamplePreemptedFlag,
+                              kSampleNotTaken = kSampleNotTakenFlag;
+// A pause longer than this in a rank's polling, or a start missed by more, is the scheduler's
+// (another process ran), not the network's: a handover between two ranks sharing a core costs
+// about 5 us here, a scheduler time slice is 1 ms or more.
+inline constexpr double kSchedulerGap = 50e-6;
+
+// Seconds the `lengths` still to come will take, from (length, seconds) of those done: fitted
+// as a + b * length (a, b >= 0); with one length seen, latency and bandwidth are assumed to cost
+// the same at 16 KiB. -1 without data. Progress's ETA.
+double predict_time(const std::vector<std::pair<std::int64_t, double>>& done, const std::vector<std::int64_t>& lengths);
+
+// The distribution-free 95 % confidence interval of the median of sorted samples (order
+// statistics); {lo, hi} are indices into v. Needs v.size() >= 6 for a finite interval.
+std::pair<std::size_t, std::size_t> median_ci_indices(std::size_t n);
+// True when the 95 % CI of the median of v (unsorted; sorted in place) lies within rel * median.
+bool median_precise(std::vector<double>& v, double rel);
 
 struct OptionDoc {
   std::string flags, help;
@@ -159,7 +185,7 @@ class TimeoutError : public std::runtime_error {
 // Tags of the measurement protocol.
 enum Tag : int {
   kTagGo = 100, kTagReady, kTagData, kTagDone, kTagSync, kTagStart, kTagResult, kTagStop, kTagNoise,
-  kTagNoiseFlag, kTagExchange,
+  kTagNoiseFlag, kTagExchange, kTagPrecision,
 };
 
 // ------------------------------------------------------------------------------------------
@@ -184,8 +210,18 @@ class Ctx {
   MPI_Win win = MPI_WIN_NULL;
   char* win_base = nullptr;
 
-  // Samples this rank holds for the current length: [peer * R + k] (its row or its column).
+  // Samples this rank holds for the current length: [peer * stride + k] (its row or its
+  // column), stride = the maximum repeats; flags alike; used = samples taken per peer.
+  // sample_row() starts at `base`, where --precision appends a further batch.
   std::vector<double> samples;
+  std::vector<std::uint8_t> flags;
+  std::vector<int> used;
+  int stride = 0, base = 0;
+  double poll_gap = 0;            // longest pause between two polls of the current sample
+  bool calibrating = false;       // --estimate's calibration: fixed sample counts, no --precision
+  // Flags of the sample that started at `start` (late by the caller's own rule or by waking
+  // more than kSchedulerGap after it), from poll_gap; resets poll_gap.
+  std::uint8_t sample_flags(double start, double woke, bool got_late);
   // Clock offsets of every rank to rank 0 (clock(r) - clock(0)) and the fastest round trips,
   // held by rank 0 for the common-start modes.
   std::vector<double> offset_to_root, rtt_to_root;
@@ -193,7 +229,6 @@ class Ctx {
   bool yield = false;              // busy waits call sched_yield (more ranks than cores here)
   int stall_rank = -1;             // test hook NT_DEBUG_STALL=rank:length
   std::int64_t stall_length = -1;
-  long late_starts = 0;           // samples whose scheduled start had passed already
   double timed_seconds = 0;       // sum of timed intervals on this rank (instrumentation)
 
   // Deadline handling: the task being run (for messages) and when it must be over.
@@ -201,7 +236,20 @@ class Ctx {
   double deadline = 0;            // MPI_Wtime value, 0 = none
   std::string what;
 
-  static double now() { return MPI_Wtime(); }
+  // The host's monotonic clock, which every process of a node reads alike (what clock sync
+  // "auto" relies on: offset 0 between ranks of one host). Not MPI_Wtime: Open MPI 4 subtracts
+  // from it an origin taken in each process's MPI_Init, so two ranks of one host would differ by
+  // their start-up skew and one-way delays come out wrong (even negative).
+  static double now() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
+  static double now_resolution() {
+    timespec ts{};
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
   void check_deadline() const;
   // Busy waiting (active ranks of a task).
   void wait(MPI_Request& req);
@@ -214,7 +262,8 @@ class Ctx {
     recv(&v, 1, MPI_DOUBLE, src, tag);
     return v;
   }
-  void spin_until(double t) const;
+  // Waits until clock time t (yielding when oversubscribed); returns the time it saw, >= t.
+  double spin_until(double t) const;
   // Sleeping wait (idle ranks): MPI_Test + nanosleep with exponential back-off.
   void idle_wait(MPI_Request& req, double deadline_abs, const std::string& on_timeout);
 
@@ -232,7 +281,12 @@ class Ctx {
   // loggp: per peer, 5 blocks of S values (prtt1, prttn, prttd, delay, orecv).
   std::vector<double> loggp_rows;
   std::vector<std::int64_t> sizes;  // the whole sweep
-  double* sample_row(int peer) { return samples.data() + static_cast<std::size_t>(peer) * static_cast<std::size_t>(R); }
+  double* sample_row(int peer) {
+    return samples.data() + static_cast<std::size_t>(peer) * static_cast<std::size_t>(stride) + static_cast<std::size_t>(base);
+  }
+  std::uint8_t* flag_row(int peer) {
+    return flags.data() + static_cast<std::size_t>(peer) * static_cast<std::size_t>(stride) + static_cast<std::size_t>(base);
+  }
 };
 
 // Runs network_test with MPI initialised; returns the exit code (every rank returns the same).

@@ -1,0 +1,249 @@
+// --estimate: a short calibration on the real ranks and the plan of the sweep it predicts.
+//
+// Model. A sweep is, per length, a list of tasks run one after the other (sequential schedule),
+// or P-1 rounds of disjoint pairs at once (--concurrent). Tasks differ by where their ranks are:
+// pairs on one host, pairs across hosts, the clock-offset tasks of the common-start modes and the
+// collective tasks are separate classes. Calibration runs up to 16 tasks of each class, spread
+// over the task list, through the real schedule with the run's own warm-up and sample count (no
+// extrapolation in the number of samples: differencing two short runs amplified scheduler noise
+// 10-fold), timed on rank 0 between sleeping barriers minus a barrier's own cost, repeated and the
+// median taken when the window is under 50 ms. A length then costs the sum over classes of tasks x
+// time per task; --concurrent costs rounds x the time of a round, calibrated on two real rounds.
+// Per length, rank 0 also gathers and writes five synced records: timed with a real gather and a
+// temporary file in the output directory (removed). Lengths are calibrated one by one up to 24 of
+// them; longer sweeps calibrate 16 spread over the sweep and interpolate linearly in the length.
+// With --precision the prediction is for -n samples: an upper bound.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "internal.hpp"
+#include "nt/output.hpp"
+#include "nt/units.hpp"
+
+namespace nt::measure {
+
+namespace {
+
+constexpr std::size_t kTasksPerClass = 16;
+constexpr int kTrials = 3;
+constexpr double kShortWindow = 0.05;  // below this a timing is repeated (kTrials, median)
+
+// Runs `run` (units tasks or rounds, with the run's own warm-up and samples) on every rank,
+// timed on rank 0 between sleeping barriers minus a barrier's own cost; repeated while the
+// window is short, where a scheduler hiccup would count. Rank 0 gets seconds per unit; rank 0
+// decides about repeating, the others follow its broadcast.
+double calibrate(Ctx& c, double units, double barrier_cost, const std::function<void()>& run) {
+  std::vector<double> t;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    idle_barrier(c, 1);
+    const double t0 = Ctx::now();
+    run();
+    idle_barrier(c, 1);
+    const double dt = std::max(0.0, Ctx::now() - t0 - barrier_cost);
+    t.push_back(dt / units);
+    int again = dt < kShortWindow ? 1 : 0;
+    MPI_Request req;
+    MPI_Ibcast(&again, 1, MPI_INT, 0, c.comm, &req);
+    c.idle_wait(req, idle_deadline(c, 1), "timeout: waiting for the calibration");
+    if (!again) break;
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// Class of a task for the calibration: where its measured ranks are.
+std::string task_class(const Ctx& c, const Task& t) {
+  if (t.sync) return "clock offsets";
+  if (c.spec.kind == TaskKind::per_root || c.spec.kind == TaskKind::all_ranks) return "collective";
+  const auto& h = c.hosts;
+  return h[static_cast<std::size_t>(t.x)] == h[static_cast<std::size_t>(t.y)] ? "pairs on one host"
+                                                                            : "pairs across hosts";
+}
+
+// Every `step`-th element, up to n of them, first included.
+template <class T>
+std::vector<T> spread(const std::vector<T>& v, std::size_t n) {
+  if (v.size() <= n) return v;
+  std::vector<T> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back(v[i * v.size() / n]);
+  return out;
+}
+
+std::string clock(double s) {
+  const auto t = static_cast<long long>(std::ceil(s));
+  return fmt::format("{}:{:02}:{:02}", t / 3600, (t / 60) % 60, t % 60);
+}
+
+// Seconds as a short human figure.
+std::string span(double s) { return s < 100 ? format_seconds(s) : fmt::format("{} ({:.0f} s)", clock(s), s); }
+
+struct LengthCost {
+  std::map<std::string, double> per_class;  // seconds per task
+  double round = 0;                          // seconds per round of --concurrent
+};
+
+double lerp(double lo, double hi, double f) { return lo + f * (hi - lo); }
+
+}  // namespace
+
+void run_estimate(Ctx& c, double startup_s) {
+  const Settings& s = c.settings;
+  const auto& lengths = s.lengths;
+  const int P = c.size;
+  const auto PU = static_cast<std::size_t>(P);
+  c.samples.assign(PU * static_cast<std::size_t>(c.stride), 0.0);
+  c.flags.assign(PU * static_cast<std::size_t>(c.stride), 0);
+  c.used.assign(PU, c.stride);
+  c.calibrating = true;
+  const double t_start = Ctx::now();
+
+  // A sleeping barrier's own cost, to take it out of every timing.
+  double barrier = 0;
+  {
+    idle_barrier(c, 1);
+    const double t0 = Ctx::now();
+    for (int i = 0; i < 5; ++i) idle_barrier(c, 1);
+    barrier = (Ctx::now() - t0) / 5;
+  }
+
+  std::vector<std::size_t> calibrated(lengths.size());
+  for (std::size_t k = 0; k < lengths.size(); ++k) calibrated[k] = k;
+  if (lengths.size() > 24) {
+    calibrated = spread(calibrated, 16);
+    if (calibrated.back() != lengths.size() - 1) calibrated.push_back(lengths.size() - 1);
+  }
+  const bool concurrent = c.spec.concurrent_ok;
+  auto rounds = round_robin(P);
+  std::map<std::size_t, LengthCost> cost;
+  for (std::size_t k : calibrated) {
+    c.length = lengths[k];
+    c.length_index = k;
+    const auto tasks = make_tasks(c.spec, s, P, k);
+    std::map<std::string, std::vector<Task>> by_class;
+    for (const auto& t : tasks) by_class[task_class(c, t)].push_back(t);
+    LengthCost& lc = cost[k];
+    for (const auto& [name, list] : by_class) {
+      const auto few = spread(list, kTasksPerClass);
+      lc.per_class[name] = calibrate(c, static_cast<double>(few.size()), barrier, [&] { run_sequential(c, few); });
+    }
+    if (concurrent) {
+      const std::vector<std::vector<std::pair<int, int>>> two = {rounds.front(), rounds[rounds.size() / 2]};
+      lc.round = calibrate(c, static_cast<double>(two.size()), barrier, [&] { run_rounds(c, two, false); });
+    }
+  }
+
+  // Per length: one real gather of the statistics, and five synced records written by rank 0 to
+  // a temporary file in the output directory (the same filesystem as the results).
+  double per_length_io = 0;
+  {
+    std::vector<double> local(5 * PU, 1e-6), all(c.rank == 0 ? 5 * PU * PU : 0);
+    idle_barrier(c, 1);
+    const double t0 = Ctx::now();
+    MPI_Request req;
+    MPI_Igather(local.data(), 5 * P, MPI_DOUBLE, all.data(), 5 * P, MPI_DOUBLE, 0, c.comm, &req);
+    c.idle_wait(req, idle_deadline(c, 1), "timeout: waiting for the calibration gather");
+    double write = 0;
+    if (c.rank == 0) {
+      namespace fs = std::filesystem;
+      fs::path dir = fs::path(s.prefix).parent_path();
+      if (dir.empty()) dir = ".";
+      if (!fs::is_directory(dir)) dir = fs::temp_directory_path();
+      const fs::path tmp = dir / fmt::format(".network_test-estimate-{}.nc", getpid());
+      try {
+        FileInfo fi;
+        fi.params.proc_num = P;
+        RawWriter w(tmp, fi, true);
+        Matrix m(P);
+        const double w0 = Ctx::now();
+        for (int i = 0; i < 5; ++i) w.append(i, m);
+        write = Ctx::now() - w0;
+        w.close();
+      } catch (const std::exception&) {
+        write = 0;  // an unwritable directory is reported by the real run, not by the plan
+      }
+      std::error_code ec;
+      fs::remove(tmp, ec);
+    }
+    per_length_io = Ctx::now() - t0 + write;
+  }
+  c.calibrating = false;
+  const double calibration_s = Ctx::now() - t_start;
+  if (c.rank != 0) return;
+
+  // The plan.
+  const int samples = c.W + c.stride;
+  auto cost_at = [&](std::size_t k) -> LengthCost {
+    if (cost.count(k)) return cost.at(k);
+    auto hi = cost.lower_bound(k);
+    auto lo = std::prev(hi);
+    const double f = static_cast<double>(lengths[k] - lengths[lo->first]) /
+                     static_cast<double>(std::max<std::int64_t>(1, lengths[hi->first] - lengths[lo->first]));
+    LengthCost out;
+    for (const auto& [name, a] : lo->second.per_class)
+      out.per_class[name] = hi->second.per_class.count(name) ? lerp(a, hi->second.per_class.at(name), f) : a;
+    out.round = lerp(lo->second.round, hi->second.round, f);
+    return out;
+  };
+  std::set<std::string> hosts(c.hosts.begin(), c.hosts.end());
+  std::cout << fmt::format(
+      "network_test --estimate: {}, {} ranks on {} host{}, {} lengths ({} B .. {} B), {} samples per task "
+      "({} + {} warm-up){}\n",
+      c.spec.name, P, hosts.size(), hosts.size() == 1 ? "" : "s", lengths.size(), lengths.front(), lengths.back(),
+      samples, c.stride, c.W,
+      s.precision > 0 ? fmt::format("; --precision stops earlier, so this is the upper bound") : "");
+  std::cout << fmt::format("calibration: {} of {} lengths, up to {} tasks of each class{} with every sample, {:.2f} s\n",
+                           calibrated.size(), lengths.size(), kTasksPerClass, concurrent ? " and 2 rounds" : "",
+                           calibration_s);
+  std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}\n", "length", "tasks", "per task", "sequential",
+                           concurrent ? fmt::format("  {:>12}  {:>7}", "concurrent", "rounds") : "");
+  double seq_total = 0, conc_total = 0;
+  const auto n_rounds = static_cast<double>(rounds.size());
+  // Tasks per class: the same at every length (only their order and noise ranks change), so the
+  // list is built once here (it takes ~100 B per task: 0.1 GB at 1,024 ranks).
+  std::map<std::string, std::size_t> n;
+  std::size_t n_tasks = 0;
+  {
+    const auto tasks = make_tasks(c.spec, s, P, 0);
+    for (const auto& t : tasks) ++n[task_class(c, t)];
+    n_tasks = tasks.size();
+  }
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    const LengthCost lc = cost_at(k);
+    double seq = per_length_io;
+    for (const auto& [name, count] : n)
+      if (lc.per_class.count(name)) seq += static_cast<double>(count) * lc.per_class.at(name);
+    const double conc = per_length_io + n_rounds * lc.round;
+    seq_total += seq;
+    conc_total += conc;
+    std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}\n", lengths[k], n_tasks,
+                             format_seconds((seq - per_length_io) / static_cast<double>(n_tasks)),
+                             format_seconds(seq),
+                             concurrent ? fmt::format("  {:>12}  {:>7}", format_seconds(conc), rounds.size()) : "");
+  }
+  std::cout << fmt::format("total: sequential {}{}; plus MPI start-up and setup, {} here\n", span(seq_total),
+                           concurrent ? fmt::format(", concurrent {}", span(conc_total)) : "",
+                           format_seconds(startup_s));
+  // What to ask for: 1.5 times the prediction plus 5 minutes (start-up on a large allocation, a
+  // slower node), rounded up to whole minutes.
+  auto limit = [&](double t) { return clock(60.0 * std::ceil((1.5 * (t + startup_s) + 300.0) / 60.0)); };
+  const double chosen = s.concurrent ? conc_total : seq_total;
+  std::cout << fmt::format("time limit to ask for ({}, 1.5 x + 5 min): {}   (#SBATCH --time={} / #PBS -l walltime={})\n",
+                           s.concurrent ? "concurrent" : "sequential", limit(chosen), limit(chosen), limit(chosen));
+  // One line for scripts (the batch templates read it).
+  std::cout << fmt::format("plan: sequential_s={:.6g} concurrent_s={} startup_s={:.3g} time_limit={}\n", seq_total,
+                           concurrent ? fmt::format("{:.6g}", conc_total) : std::string("-"), startup_s,
+                           limit(chosen));
+  std::cout << "model: per length, the number of tasks of each class (pairs on one host, across hosts, clock "
+               "offsets, collectives) times the time of such a task measured now, or rounds times the time of a "
+               "round for --concurrent, plus the gather and five synced records (share/doc/network_test.md)\n";
+  std::cout.flush();
+}
+
+}  // namespace nt::measure
