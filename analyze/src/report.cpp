@@ -11,6 +11,7 @@
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
+#include "nt/result_set.hpp"
 #include "nt/loggp.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/units.hpp"
@@ -118,9 +119,7 @@ Report make_report(const std::string& file, const ReportOptions& opt) {
   if (!opt.async_file.empty()) async = load_delays(opt.async_file);
   std::string devfile = opt.deviation_file;
   if (devfile.empty() && opt.find_deviation_beside && c.statistic != Statistic::deviation) {
-    const auto cand = result_path(prefix_of(file), Statistic::deviation);
-    std::error_code ec;
-    if (cand != std::filesystem::path(file) && std::filesystem::exists(cand, ec)) devfile = cand.string();
+    if (const auto cand = ResultSet::of(file).find_statistic(Statistic::deviation, file)) devfile = cand->string();
   }
   if (!devfile.empty()) {
     dev = load_delays(devfile);

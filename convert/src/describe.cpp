@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
+#include "nt/params.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/validate.hpp"
 #include "nt/stats.hpp"
@@ -59,7 +60,6 @@ void write_info(std::ostream& out, const Dataset& d) {
   out << "metadata:\n";
   line(out, "  format version", std::to_string(m.format_version));
   line(out, "  program", or_unknown(m.program_version));
-  line(out, "  MPI library", or_unknown(m.mpi_version));
   line(out, "  timer", m.timer.empty() ? "(not recorded)"
                                       : m.timer_resolution > 0
                                           ? fmt::format("{} (resolution {})", m.timer, format_seconds(m.timer_resolution))
@@ -69,19 +69,41 @@ void write_info(std::ostream& out, const Dataset& d) {
   line(out, "  warm-up", std::to_string(m.warmup));
   line(out, "  seed", std::to_string(m.seed));
   line(out, "  synchronisation", or_unknown(m.sync_method));
-  for (const auto& [k, v] : m.extra) line(out, "  " + k, v);
+  for (const auto& [k, v] : m.extra)
+    if (k != kAttrRankBinding && k != kAttrNodeCpu) line(out, "  " + k, v);
+
+  // The machine the run measured: the node's CPU per host, and each rank's binding (hosts table).
+  const auto lines_of = [&](const char* key) {
+    std::vector<std::string> v;
+    if (auto it = m.extra.find(key); it != m.extra.end()) {
+      std::size_t pos = 0;
+      while (pos <= it->second.size()) {
+        const auto nl = std::min(it->second.find('\n', pos), it->second.size());
+        v.push_back(it->second.substr(pos, nl - pos));
+        pos = nl + 1;
+      }
+    }
+    return v;
+  };
+  const auto nodes = lines_of(kAttrNodeCpu);
+  const auto binding = lines_of(kAttrRankBinding);
+  out << "machine:\n";
+  line(out, "  MPI library", or_unknown(m.mpi_version));
+  if (nodes.empty()) line(out, "  CPU", "(not recorded)");
+  for (const auto& node : nodes) line(out, "  CPU", node);
 
   if (m.hosts.empty()) {
     out << "hosts: (not recorded)\n";
   } else {
     const std::set<std::string> distinct(m.hosts.begin(), m.hosts.end());
     out << fmt::format("hosts: {} ranks on {} hosts\n", m.hosts.size(), distinct.size());
-    out << fmt::format("  {:>6}  {:<24} {:>5} {:>5}\n", "rank", "host", "cpu", "numa");
+    out << fmt::format("  {:>6}  {:<24} {:>5} {:>5}  {}\n", "rank", "host", "cpu", "numa", "bound to");
     for (std::size_t r = 0; r < m.hosts.size(); ++r) {
       auto opt = [](const std::vector<int>& v, std::size_t i) {
         return i < v.size() && v[i] >= 0 ? std::to_string(v[i]) : std::string("-");
       };
-      out << fmt::format("  {:>6}  {:<24} {:>5} {:>5}\n", r, m.hosts[r], opt(m.cpus, r), opt(m.numa_nodes, r));
+      out << fmt::format("  {:>6}  {:<24} {:>5} {:>5}  {}\n", r, m.hosts[r], opt(m.cpus, r), opt(m.numa_nodes, r),
+                         r < binding.size() ? binding[r] : std::string("-"));
     }
   }
 

@@ -1,5 +1,5 @@
 // Clustered files: writer (write_clustered) and lazy random-access reader (open_clustered).
-// Layout and lookup rule: nt/clustered_writer.hpp and DESIGN.md section 5.
+// Layout and lookup rule: nt/clustered_writer.hpp and share/doc/design.md §5.
 #include "nt/clustered.hpp"
 
 #include <netcdf.h>

@@ -2,10 +2,10 @@
 
 #include <fstream>
 #include <map>
-#include <regex>
 
 #include "nt/error.hpp"
 #include "nt/output.hpp"
+#include "nt/result_set.hpp"
 
 namespace fs = std::filesystem;
 
@@ -32,24 +32,7 @@ void write_hosts(const fs::path& path, const std::vector<std::string>& hosts, bo
   write_file_atomically(path, overwrite, [&](std::ostream& out) { write_hosts(out, hosts); });
 }
 
-fs::path hosts_path(const fs::path& prefix) { return fs::path(prefix.string() + "_hosts.txt"); }
-
-fs::path prefix_of(const fs::path& data_file) {
-  static const std::regex suffix(R"(_(average|median|min|max|deviation|all|loggp|hosts)(\.[A-Za-z0-9]+)?$)");
-  const std::string s = data_file.string();
-  std::smatch m;
-  if (std::regex_search(s, m, suffix)) return fs::path(s.substr(0, static_cast<std::size_t>(m.position(0))));
-  // No statistic suffix: strip the extension.
-  fs::path p = data_file;
-  return p.replace_extension();
-}
-
-std::optional<fs::path> find_hosts_beside(const fs::path& data_file) {
-  const fs::path h = hosts_path(prefix_of(data_file));
-  std::error_code ec;
-  if (fs::is_regular_file(h, ec)) return h;
-  return std::nullopt;
-}
+fs::path hosts_path(const fs::path& prefix) { return ResultSet(prefix).hosts(); }
 
 std::vector<int> match_ranks_by_host(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   if (a.empty() || b.empty()) return {};

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "nt/hosts.hpp"
+#include "nt/result_set.hpp"
 #include "nt/stats.hpp"
 #include "nt/version.hpp"
 
@@ -70,9 +71,7 @@ int checked_int(std::int64_t v, const fs::path& p, const char* what) {
 
 }  // namespace
 
-fs::path result_path(const fs::path& prefix, Statistic s) {
-  return fs::path(prefix.string() + "_" + std::string(statistic_name(s)) + ".nc");
-}
+fs::path result_path(const fs::path& prefix, Statistic s) { return ResultSet(prefix).statistic(s); }
 
 void write_file_info(nc::File& f, const FileInfo& info) {
   const TestParameters& p = info.params;
@@ -398,7 +397,7 @@ RawReader::RawReader(const fs::path& path) {
   format_ = legacy() ? "legacy" : (file_.kind() == nc::Kind::netcdf4 ? "netcdf4" : "raw");
   transposed_ = legacy() && legacy_is_transposed(info_.params.mode);
   if (info_.meta.hosts.empty())
-    if (auto h = find_hosts_beside(path)) {
+    if (auto h = ResultSet::of(path).find_hosts()) {
       auto hosts = read_hosts(*h);
       if (hosts.size() == P) info_.meta.hosts = std::move(hosts);
     }

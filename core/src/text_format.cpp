@@ -12,6 +12,7 @@
 
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
+#include "nt/result_set.hpp"
 
 namespace fs = std::filesystem;
 
@@ -197,7 +198,7 @@ std::unique_ptr<MemoryDataset> read_text(std::istream& in, const fs::path& name)
   }
   check_lengths(name, ds->lengths());
   if (info.meta.hosts.empty())
-    if (auto h = find_hosts_beside(name)) {
+    if (auto h = ResultSet::of(name).find_hosts()) {
       auto hosts = read_hosts(*h);
       if (hosts.size() == static_cast<std::size_t>(P)) ds->mutable_info().meta.hosts = std::move(hosts);
     }

@@ -231,6 +231,10 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
     m.hosts.push_back(r.host);
     m.cpus.push_back(r.cpu);
     m.numa_nodes.push_back(r.numa);
+    m.extra[kAttrRankBinding] += (m.extra[kAttrRankBinding].empty() ? "" : "\n") + r.binding;
+    const std::string node = r.host + ": " + r.node;  // once per host, in rank order
+    if (("\n" + m.extra[kAttrNodeCpu] + "\n").find("\n" + node + "\n") == std::string::npos)
+      m.extra[kAttrNodeCpu] += (m.extra[kAttrNodeCpu].empty() ? "" : "\n") + node;
   }
   m.extra["pair_order"] = s.concurrent ? "concurrent round-robin rounds (loaded network)"
                                        : (s.shuffle ? "shuffled per length from the seed" : "sender-major");
@@ -394,12 +398,19 @@ int run_network_test(int argc, char** argv) {
     MPI_Allgather(host, 256, MPI_CHAR, hosts.data(), 256, MPI_CHAR, comm);
     for (int r = 0; r < P; ++r) all_hosts.emplace_back(hosts.data() + 256 * static_cast<std::size_t>(r));
     MPI_Gather(cpu, 2, MPI_INT, cpus.data(), 2, MPI_INT, 0, comm);
+    char mach[512] = {};  // binding, then the node's CPU (each cut at 255 characters)
+    std::snprintf(mach, 256, "%s", me.binding.c_str());
+    std::snprintf(mach + 256, 256, "%s", me.node.c_str());
+    std::vector<char> machs(rank == 0 ? 512 * static_cast<std::size_t>(P) : 0);
+    MPI_Gather(mach, 512, MPI_CHAR, machs.data(), 512, MPI_CHAR, 0, comm);
     if (rank == 0)
       for (int r = 0; r < P; ++r) {
         RankInfo ri;
         ri.host = std::string(hosts.data() + 256 * static_cast<std::size_t>(r));
         ri.cpu = cpus[2 * static_cast<std::size_t>(r)];
         ri.numa = cpus[2 * static_cast<std::size_t>(r) + 1];
+        ri.binding = std::string(machs.data() + 512 * static_cast<std::size_t>(r));
+        ri.node = std::string(machs.data() + 512 * static_cast<std::size_t>(r) + 256);
         ranks.push_back(ri);
       }
   }

@@ -1,4 +1,6 @@
-// Where each rank runs: host name, CPU and NUMA node; MPI library version; UTC time.
+// Where each rank runs: host name, CPU and NUMA node, the cores it is bound to and the node's CPU
+// (hwloc); MPI library version; UTC time.
+#include <hwloc.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -6,10 +8,13 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "internal.hpp"
 #include "nt/measure/measure.hpp"
@@ -31,6 +36,38 @@ int numa_node_of_cpu(int cpu) {
   }
   return -1;
 }
+
+// The node's CPU model and core count and this process' binding, from hwloc (which reads cpuinfo,
+// sysfs and the cgroup limits). On failure the fields stay "unknown": the run goes on.
+void node_and_binding(RankInfo& info) {
+  hwloc_topology_t topo = nullptr;
+  if (hwloc_topology_init(&topo) != 0) return;
+  if (hwloc_topology_load(topo) == 0) {
+    const int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    const int pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    const int sockets = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+    std::string model;
+    if (hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0))
+      if (const char* m = hwloc_obj_get_info_by_name(pkg, "CPUModel")) model = m;
+    if (model.empty())
+      if (const char* m = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo), "CPUModel")) model = m;
+    info.node = fmt::format("{}; {} socket(s), {} cores, {} hardware threads", model.empty() ? "unknown CPU" : model,
+                            sockets, cores, pus);
+    if (hwloc_bitmap_t set = hwloc_bitmap_alloc()) {
+      if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
+        char* text = nullptr;
+        if (hwloc_bitmap_list_asprintf(&text, set) >= 0 && text) {
+          info.binding = text;
+          std::free(text);
+        }
+        const int n = hwloc_bitmap_weight(set);
+        info.binding += n == pus ? " (all)" : fmt::format(" ({} of {})", n, pus);
+      }
+      hwloc_bitmap_free(set);
+    }
+  }
+  hwloc_topology_destroy(topo);
+}
 }  // namespace
 
 RankInfo this_rank_info() {
@@ -48,6 +85,7 @@ RankInfo this_rank_info() {
   }
 #endif
   if (const int n = numa_node_of_cpu(info.cpu); n >= 0) info.numa = n;
+  node_and_binding(info);
   return info;
 }
 

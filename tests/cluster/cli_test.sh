@@ -36,7 +36,7 @@ assert sum(r["end_matrix"] - r["first_matrix"] for r in j["regions"]) == 12
 assert abs(j["compression_ratio"] - j["raw_bytes"] / os.path.getsize(sys.argv[2])) < 1e-6 * j["compression_ratio"]
 assert j["max_relative_error"] <= 0.05 or j["values_beyond_threshold"] > 0
 PY
-# The file is ordinary NetCDF-4 with the layout of DESIGN.md section 5.
+# The file is ordinary NetCDF-4 with the layout of share/doc/design.md §5.
 if command -v ncdump >/dev/null; then
   ncdump -h "$W/c.nc" >"$W/ncdump.out" 2>&1 || { echo "FAIL ncdump"; fail=1; }
   for pat in "x = 24" "i = 12" "n = UNLIMITED" "d = UNLIMITED" "int info(n, x, x)" "int length(n)" \
@@ -51,7 +51,7 @@ check decompress 0 "$NC" decompress "$W/c.nc" -o "$W/back"
 [ -f "$W/back_hosts.txt" ] || { echo "FAIL decompress: no back_hosts.txt"; fail=1; }
 cmp -s "$W/back_hosts.txt" "$W/run_hosts.txt" || { echo "FAIL decompress: hosts differ"; fail=1; }
 check decompress_file 0 "$NC" decompress "$W/c.nc" -o "$W/exact.nc"
-# An independent reader (Python netCDF4) applies the lookup rule of DESIGN.md section 5 and must
+# An independent reader (Python netCDF4) applies the lookup rule of share/doc/design.md §5 and must
 # get exactly the values of the decompressed raw file.
 /usr/bin/python3 - "$W/c.nc" "$W/back_median.nc" <<'PY' || { echo "FAIL python lookup rule"; fail=1; }
 import sys, bisect

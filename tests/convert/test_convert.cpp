@@ -519,3 +519,40 @@ TEST(FormatDouble, ShortestRoundTrip) {
 }
 
 }  // namespace
+
+// `info` shows the machine description a run recorded (MPI library, CPU per host, binding per
+// rank) from a real file, and says "(not recorded)" for files without it.
+TEST_F(ConvertTest, InfoShowsTheMachine) {
+  auto d = awkward(2);
+  FileInfo info = d->info();
+  info.meta.mpi_version = "MPICH Version: 4.0.2";
+  info.meta.hosts = {"n1", "n1", "n2"};
+  info.params.proc_num = 3;
+  info.meta.extra[kAttrNodeCpu] = "n1: Xeon Gold 6130; 2 socket(s), 32 cores, 64 hardware threads\nn2: EPYC 7742; 1 socket(s), 64 cores, 128 hardware threads";
+  info.meta.extra[kAttrRankBinding] = "0 (1 of 64)\n16 (1 of 64)\n0-127 (all)";
+  {
+    RawWriter w(p("mach_median.nc"), info, false);
+    w.append(0, Matrix(3, std::vector<double>(9, 1e-6)));
+    w.close();
+  }
+  std::ostringstream out;
+  convert::write_info(out, *open_dataset(p("mach_median.nc")));
+  const auto s = out.str();
+  EXPECT_NE(s.find("machine:\n  MPI library     MPICH Version: 4.0.2\n"
+                   "  CPU             n1: Xeon Gold 6130; 2 socket(s), 32 cores, 64 hardware threads\n"
+                   "  CPU             n2: EPYC 7742; 1 socket(s), 64 cores, 128 hardware threads\n"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("bound to"), std::string::npos) << s;
+  const auto row = [](int r, const char* host, const char* bound) {
+    return fmt::format("  {:>6}  {:<24} {:>5} {:>5}  {}\n", r, host, "-", "-", bound);
+  };
+  EXPECT_NE(s.find(row(1, "n1", "16 (1 of 64)")), std::string::npos) << s;
+  EXPECT_NE(s.find(row(2, "n2", "0-127 (all)")), std::string::npos) << s;
+  EXPECT_EQ(s.find("rank_binding"), std::string::npos) << "raw attribute listed again:\n" << s;
+
+  write_legacy_file(p("old_mach.nc"), LegacySpec{});
+  std::ostringstream old;
+  convert::write_info(old, *open_dataset(p("old_mach.nc")));
+  EXPECT_NE(old.str().find("  CPU             (not recorded)\n"), std::string::npos) << old.str();
+}

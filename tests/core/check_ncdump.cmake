@@ -1,4 +1,4 @@
-# ncdump -h shows the layout of DESIGN.md section 4.
+# ncdump -h shows the layout of share/doc/design.md §4.
 execute_process(COMMAND ncdump -h ${FILE} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "ncdump failed (${rc})")

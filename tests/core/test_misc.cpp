@@ -1,7 +1,9 @@
+#include <fstream>
 #include <gtest/gtest.h>
 
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
+#include "nt/result_set.hpp"
 #include "nt/netcdf.hpp"
 #include "nt/types.hpp"
 #include "nt/units.hpp"
@@ -25,12 +27,12 @@ TEST(Types, NamesAliasesAndCodes) {
 
 TEST(Hosts, PrefixAndBesideLookup) {
   const auto dir = test::scratch_dir();
-  EXPECT_EQ(prefix_of("/a/run_median.nc"), std::filesystem::path("/a/run"));
-  EXPECT_EQ(prefix_of("/a/my_run_deviation.nc"), std::filesystem::path("/a/my_run"));
-  EXPECT_EQ(prefix_of("/a/plain.nc"), std::filesystem::path("/a/plain"));
-  EXPECT_FALSE(find_hosts_beside(dir / "x_median.nc").has_value());
+  EXPECT_EQ(ResultSet::of("/a/run_median.nc").prefix(), std::filesystem::path("/a/run"));
+  EXPECT_EQ(ResultSet::of("/a/my_run_deviation.nc").prefix(), std::filesystem::path("/a/my_run"));
+  EXPECT_EQ(ResultSet::of("/a/plain.nc").prefix(), std::filesystem::path("/a/plain"));
+  EXPECT_FALSE(ResultSet::of(dir / "x_median.nc").find_hosts().has_value());
   write_hosts(hosts_path(dir / "x"), {"n1", "n2"}, false);
-  EXPECT_EQ(find_hosts_beside(dir / "x_median.nc"), hosts_path(dir / "x"));
+  EXPECT_EQ(ResultSet::of(dir / "x_median.nc").find_hosts(), hosts_path(dir / "x"));
   EXPECT_EQ(read_hosts(hosts_path(dir / "x")), (std::vector<std::string>{"n1", "n2"}));
   EXPECT_THROW(write_hosts(hosts_path(dir / "x"), {"n1"}, false), FileError);
   EXPECT_THROW(read_hosts(dir / "none.txt"), FileError);
@@ -62,4 +64,38 @@ TEST(NetcdfWrapper, ErrorsCarryLibraryMessageAndFile) {
   }
   EXPECT_THROW(nc::File::create(dir / "w.nc", nc::Kind::cdf2, false), FileError);
   EXPECT_THROW(f.var("missing"), FileError);
+}
+
+// One type names every file of a run and finds a file's siblings on disk.
+TEST(ResultSet, NamesAndFindsSiblings) {
+  const auto dir = test::scratch_dir();
+  const ResultSet set(dir / "run");
+  EXPECT_EQ(set.statistic(Statistic::deviation), dir / "run_deviation.nc");
+  EXPECT_EQ(set.statistic(Statistic::all), dir / "run_all.nc");
+  EXPECT_EQ(set.hosts(), dir / "run_hosts.txt");
+  EXPECT_EQ(set.loggp(), dir / "run_loggp.nc");
+  const auto files = set.standard_files();
+  ASSERT_EQ(files.size(), 6u);
+  EXPECT_EQ(files.front(), dir / "run_average.nc");
+  EXPECT_EQ(files.back(), dir / "run_hosts.txt");
+  // Every member maps back to the prefix; other names lose their extension only.
+  for (const auto& f : files) EXPECT_EQ(ResultSet::of(f).prefix(), dir / "run") << f;
+  EXPECT_EQ(ResultSet::of(set.loggp()).prefix(), dir / "run");
+  EXPECT_EQ(ResultSet::of(set.statistic(Statistic::all)).prefix(), dir / "run");
+  EXPECT_EQ(ResultSet::of("/a/run_median").prefix(), std::filesystem::path("/a/run"));
+  EXPECT_EQ(ResultSet::of("/a/run_median.nc4").prefix(), std::filesystem::path("/a/run"));
+  EXPECT_EQ(ResultSet::of("/a/run_fast.nc").prefix(), std::filesystem::path("/a/run_fast"));
+  EXPECT_EQ(ResultSet::of("/a/run_median.nc.bak").prefix(), std::filesystem::path("/a/run_median.nc"));
+  EXPECT_EQ(ResultSet::of("/a_median/plain.nc").prefix(), std::filesystem::path("/a_median/plain"));
+
+  // Lookup on disk: absent, present, the file itself (also through another spelling), a directory.
+  EXPECT_FALSE(set.find_statistic(Statistic::deviation).has_value());
+  { std::ofstream(set.statistic(Statistic::deviation)) << "x"; }
+  EXPECT_EQ(ResultSet::of(set.statistic(Statistic::median)).find_statistic(Statistic::deviation),
+            set.statistic(Statistic::deviation));
+  const auto self = set.statistic(Statistic::deviation);
+  EXPECT_FALSE(set.find_statistic(Statistic::deviation, self).has_value());
+  EXPECT_FALSE(set.find_statistic(Statistic::deviation, dir / "." / "run_deviation.nc").has_value());
+  std::filesystem::create_directory(set.loggp());
+  EXPECT_FALSE(set.find_loggp().has_value());
 }

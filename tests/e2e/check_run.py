@@ -8,7 +8,7 @@
       groups == hosts; every anomaly involves a slow host's rank (rank-level kinds: only slow
       ranks); every rank of a slow host is flagged; a healthy cluster has no anomaly
   check_run.py cluster CLUSTERED.nc RAW.nc --threshold T --slow-hosts H[,H]
-      the clustered file read with the lookup rule of DESIGN.md section 5 reproduces the raw
+      the clustered file read with the lookup rule of share/doc/design.md §5 reproduces the raw
       file within its recorded errors, and still shows the slow host
   check_run.py png FILE.png
       a PNG with a plausible size and more than one grey level

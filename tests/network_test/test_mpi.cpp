@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -553,3 +554,56 @@ TEST(NetworkTest, PingPongClockOffsetEstimate) {
 }
 
 }  // namespace
+
+namespace {
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> v;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    const auto nl = std::min(s.find('\n', pos), s.size());
+    v.push_back(s.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return v;
+}
+}  // namespace
+
+// The files describe the machine: MPI library, the node's CPU, each rank's binding, the command
+// line. With binding to cores (hydra's HYDRA_BINDING, Open MPI's MCA policy) the two ranks report
+// one core each, different ones, and the CPU each ran on lies in its binding.
+TEST(NetworkTest, FilesDescribeTheMachine) {
+  const std::string pre = prefix("machine");
+  const RunResult r = run_nt(2, "-f " + pre + " --lengths 0,8 -n 3 --warmup 1 -q --seed 17",
+                             "HYDRA_BINDING=core OMPI_MCA_hwloc_base_binding_policy=core");
+  ASSERT_EQ(r.code, 0) << r.out;
+  RawReader f(result_path(pre, Statistic::median));
+  const auto& m = f.meta();
+  EXPECT_TRUE(m.mpi_version.find("MPICH") != std::string::npos || m.mpi_version.find("Open MPI") != std::string::npos)
+      << m.mpi_version;
+  EXPECT_NE(m.command_line.find("--seed 17"), std::string::npos) << m.command_line;
+  ASSERT_TRUE(m.extra.count(kAttrRankBinding)) << "no rank_binding attribute";
+  ASSERT_TRUE(m.extra.count(kAttrNodeCpu)) << "no node_cpu attribute";
+  const auto binding = split_lines(m.extra.at(kAttrRankBinding));
+  ASSERT_EQ(binding.size(), 2u) << m.extra.at(kAttrRankBinding);
+  const std::regex one_core(R"(^(\d+) \(1 of (\d+)\)$)");
+  std::smatch a, b;
+  ASSERT_TRUE(std::regex_match(binding[0], a, one_core)) << binding[0];
+  ASSERT_TRUE(std::regex_match(binding[1], b, one_core)) << binding[1];
+  EXPECT_NE(a[1].str(), b[1].str());
+  ASSERT_EQ(m.cpus.size(), 2u);
+  EXPECT_EQ(std::to_string(m.cpus[0]), a[1].str());
+  EXPECT_EQ(std::to_string(m.cpus[1]), b[1].str());
+  // One line per host: "host: model; S socket(s), C cores, T hardware threads", C and T > 0.
+  const auto nodes = split_lines(m.extra.at(kAttrNodeCpu));
+  ASSERT_EQ(nodes.size(), 1u) << m.extra.at(kAttrNodeCpu);
+  ASSERT_EQ(m.hosts.size(), 2u);
+  EXPECT_EQ(nodes[0].rfind(m.hosts[0] + ": ", 0), 0u) << nodes[0];
+  std::smatch c;
+  ASSERT_TRUE(std::regex_search(nodes[0], c, std::regex(R"(; (\d+) socket\(s\), (\d+) cores, (\d+) hardware threads$)")))
+      << nodes[0];
+  EXPECT_GT(std::stoi(c[2].str()), 0);
+  EXPECT_EQ(c[3].str(), a[2].str());  // the binding counts out of the node's hardware threads
+  // Every statistic file carries the same description.
+  RawReader dev(result_path(pre, Statistic::deviation));
+  EXPECT_EQ(dev.meta().extra.at(kAttrRankBinding), m.extra.at(kAttrRankBinding));
+}

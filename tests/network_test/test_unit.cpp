@@ -148,7 +148,7 @@ TEST(Registry, EveryModeAndAliasIsThere) {
   EXPECT_EQ(reg.find(std::string("test_noise"))->mode, Mode::noise);
   EXPECT_EQ(reg.find(std::string("test_noise_blocking"))->mode, Mode::noise_blocking);
   EXPECT_EQ(reg.find(std::string("nonsense")), nullptr);
-  // Results live where the diagonal semantics of DESIGN.md section 3 expect them.
+  // Results live where the diagonal semantics of share/doc/design.md §3 expect them.
   for (Mode m : {Mode::one_to_one, Mode::send_recv_and_recv_send, Mode::noise_blocking, Mode::put, Mode::get})
     EXPECT_TRUE(diagonal_is_zero(m));
 }

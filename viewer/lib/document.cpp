@@ -17,6 +17,7 @@
 #include "nt/error.hpp"
 #include "plot.hpp"
 #include "nt/hosts.hpp"
+#include "nt/result_set.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/types.hpp"
 #include "nt/units.hpp"
@@ -195,14 +196,12 @@ const nt::Dataset* Document::deviation() {
   if (dev_is_self_) return data_.get();
   if (!dev_tried_) {
     dev_tried_ = true;
-    std::error_code ec;
-    const auto candidate = nt::result_path(nt::prefix_of(path_), nt::Statistic::deviation);
-    if (std::filesystem::exists(candidate, ec) && !std::filesystem::equivalent(candidate, path_, ec)) {
+    if (const auto candidate = nt::ResultSet::of(path_).find_statistic(nt::Statistic::deviation, path_)) {
       try {
-        auto dv = nt::open_dataset(candidate);
+        auto dv = nt::open_dataset(*candidate);
         if (dv->ranks() == ranks() && dv->lengths() == lengths()) {
           dev_ = std::move(dv);
-          dev_path_ = candidate;
+          dev_path_ = *candidate;
         }
       } catch (const nt::Error&) {
         // A broken deviation file beside the data only disables the band and the map.
@@ -367,7 +366,7 @@ std::vector<double> Document::matrix_values(Source s, std::size_t k) {
       const nt::Dataset* dv = deviation();
       if (!dv)
         throw nt::UsageError(fmt::format("no deviation file for {} (expected {})", path_.string(),
-                                         nt::result_path(nt::prefix_of(path_), nt::Statistic::deviation).string()));
+                                         nt::ResultSet::of(path_).statistic(nt::Statistic::deviation).string()));
       nt::Matrix m = dv->matrix(k);
       if (s == Source::relative_deviation) {
         if (dv == data_.get())

@@ -1,4 +1,4 @@
-// Clustered files (DESIGN.md section 5): NetCDF-4 with regions of message lengths, per region a
+// Clustered files (share/doc/design.md §5): NetCDF-4 with regions of message lengths, per region a
 // map of pairs to cluster instances, one mean value per cluster and length.
 // Reader: value(i, j, k) = data[info[r][i][j] + (k - length[r])] with r found by binary search.
 #pragma once

@@ -1,4 +1,4 @@
-// Writer side of clustered files (DESIGN.md section 5), used by network_cluster.
+// Writer side of clustered files (share/doc/design.md §5), used by network_cluster.
 //
 // Layout (NetCDF-4):
 //   dimensions: x = P ; i = matrices before clustering ; n = UNLIMITED (regions) ; d = UNLIMITED ;

@@ -13,12 +13,8 @@ std::vector<std::string> read_hosts(const std::filesystem::path& path);
 void write_hosts(const std::filesystem::path& path, const std::vector<std::string>& hosts, bool overwrite);
 // One name a line, into any stream (e.g. an output under construction).
 void write_hosts(std::ostream& out, const std::vector<std::string>& hosts);
-// "<prefix>_hosts.txt".
+// "<prefix>_hosts.txt" (ResultSet(prefix).hosts(); siblings of a file: ResultSet::of(file)).
 std::filesystem::path hosts_path(const std::filesystem::path& prefix);
-// For ".../run_median.nc" (any statistic suffix) returns ".../run_hosts.txt" when it exists.
-std::optional<std::filesystem::path> find_hosts_beside(const std::filesystem::path& data_file);
-// The prefix of a result file: ".../run_median.nc" -> ".../run".
-std::filesystem::path prefix_of(const std::filesystem::path& data_file);
 
 // Matches the ranks of run A to those of run B by host: the m-th rank (in rank order) on host h
 // in A is the m-th rank on h in B. Returns, for every rank of A, its rank in B or -1 (host not

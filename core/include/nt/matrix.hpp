@@ -1,4 +1,4 @@
-// A dense P x P matrix of delays, row-major. Orientation (DESIGN.md section 3):
+// A dense P x P matrix of delays, row-major. Orientation (share/doc/design.md §3):
 // at(i, j) is the value for data going FROM rank i TO rank j; row i is everything rank i sends.
 #pragma once
 

@@ -49,6 +49,13 @@ struct Metadata {
   std::map<std::string, std::string> extra;  // any other text attribute, kept on round trips
 };
 
+// Machine description attributes (text, in Metadata::extra), written by network_test:
+//   rank_binding: one line per rank, the cores it may run on ("0-3 (4 of 8)", "unknown");
+//   node_cpu:     one line per host, "host: CPU model; S socket(s), C cores, T hardware threads".
+// The MPI library and version and the command line are Metadata::mpi_version and ::command_line.
+inline constexpr const char* kAttrRankBinding = "rank_binding";
+inline constexpr const char* kAttrNodeCpu = "node_cpu";
+
 struct FileInfo {
   TestParameters params;
   Metadata meta;

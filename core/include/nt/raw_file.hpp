@@ -1,4 +1,4 @@
-// Raw result files (DESIGN.md section 4): CDF-2, one record per message length, synced after
+// Raw result files (share/doc/design.md §4): CDF-2, one record per message length, synced after
 // every record so that a file cut off by a killed batch job holds every completed length.
 #pragma once
 
@@ -17,7 +17,7 @@
 
 namespace nt {
 
-// "<prefix>_average.nc" etc.; "<prefix>_all.nc" for Statistic::all.
+// "<prefix>_average.nc" etc.; "<prefix>_all.nc" for Statistic::all (ResultSet(prefix).statistic(s)).
 std::filesystem::path result_path(const std::filesystem::path& prefix, Statistic s);
 
 // Record variables a measurement may add beside `data` (same record, written before the

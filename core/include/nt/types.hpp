@@ -9,7 +9,7 @@
 
 namespace nt {
 
-// Values are the legacy `test_type` codes (DESIGN.md section 4); loggp is new.
+// Values are the legacy `test_type` codes (share/doc/design.md §4); loggp is new.
 enum class Mode : int {
   one_to_one = 1,
   all_to_all = 2,
@@ -45,7 +45,7 @@ std::optional<Statistic> statistic_from_code(int code);
 // The five per-statistic files every run writes, in a fixed order.
 const std::vector<Statistic>& standard_statistics();
 
-// Diagonal semantics (DESIGN.md section 3): true when (i,i) is 0 by definition.
+// Diagonal semantics (share/doc/design.md §3): true when (i,i) is 0 by definition.
 bool diagonal_is_zero(Mode m);
 
 // Legacy files store row = the rank that measured. That is the receiver for every mode except

@@ -1,4 +1,4 @@
-// Anomalies (DESIGN.md section 7): ranks, nodes and links slower than their own class, asymmetric
+// Anomalies (share/doc/design.md §7): ranks, nodes and links slower than their own class, asymmetric
 // pairs, half-duplex links, high variance. A healthy cluster reports none: every decision needs a
 // robust outlier score (median/MAD over the peers) AND a minimum effect size.
 #pragma once

@@ -1,4 +1,4 @@
-// Topology discovery from delays alone (DESIGN.md section 7).
+// Topology discovery from delays alone (share/doc/design.md §7).
 //
 // Ranks are grouped when their rows (what they send) AND their columns (what they receive) look
 // alike, the diagonal and the pair's own cells left out. Per band of message lengths (short, middle,

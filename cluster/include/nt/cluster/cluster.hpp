@@ -1,5 +1,5 @@
 // network_cluster: compresses a stack of delay matrices into regions of message lengths with
-// stable clusters of rank pairs (DESIGN.md section 5; algorithm in share/doc/cluster.md).
+// stable clusters of rank pairs (share/doc/design.md §5; algorithm in share/doc/cluster.md).
 #pragma once
 
 #include <cstddef>
