@@ -220,7 +220,7 @@ std::string no_host_match(const nt::Dataset& a, const std::filesystem::path& pa,
   for (const auto& [d, p] : {std::pair{&a, &pa}, std::pair{&b, &pb}})
     if (d->meta().hosts.size() != static_cast<std::size_t>(d->ranks()))
       return fmt::format("{} names no host per rank (no {} beside it)", file_name(*p),
-                         file_name(nt::hosts_path(nt::prefix_of(*p))));
+                         file_name(nt::ResultSet::of(*p).hosts()));
   return fmt::format("only {} of the {} ranks of {} run on a host of {}", matched, a.ranks(), file_name(pa), file_name(pb));
 }
 
@@ -283,11 +283,9 @@ void Document::add_plot_file(const std::filesystem::path& path) {
   if (f.data->ranks() <= 0) throw nt::FileError(path, "the file holds no ranks");
   if (f.data->count() == 0) throw nt::FileError(path, "the file holds no message lengths (no complete record)");
   if (f.data->params().statistic != nt::Statistic::deviation) {
-    std::error_code ec;
-    const auto candidate = nt::result_path(nt::prefix_of(path), nt::Statistic::deviation);
-    if (std::filesystem::exists(candidate, ec) && !std::filesystem::equivalent(candidate, path, ec)) {
+    if (const auto candidate = nt::ResultSet::of(path).find_statistic(nt::Statistic::deviation, path)) {
       try {
-        auto dv = nt::open_dataset(candidate);
+        auto dv = nt::open_dataset(*candidate);
         if (dv->ranks() == f.data->ranks() && dv->lengths() == f.data->lengths()) f.dev = std::move(dv);
       } catch (const nt::Error&) {
         // A broken deviation file only disables the band of this curve.
