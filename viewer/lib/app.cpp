@@ -120,15 +120,7 @@ ComposeOptions compose_options(const RenderOptions& o, const Document& doc,
 
 void save_image(const QImage& img, const std::string& out, bool force, const std::string& input) {
   nt::PendingOutput file(out, force, {input});
-  const bool svg = out.size() > 4 && out.compare(out.size() - 4, 4, ".svg") == 0;
-  if (svg) {
-    std::ofstream f(file.temp(), std::ios::binary);
-    f << svg_document(img);
-    f.close();
-    if (!f) throw nt::FileError(out, "cannot write the SVG file: " + nt::errno_text(errno));
-  } else if (!img.save(QString::fromStdString(file.temp().string()), "PNG")) {
-    throw nt::FileError(out, "cannot write the PNG file: " + nt::errno_text(errno));
-  }
+  write_image(img, file);
   file.commit();
 }
 }  // namespace

@@ -540,16 +540,7 @@ bool MainWindow::exportPng(const QString& path) {
   try {
     nt::PendingOutput out(path.toStdString(), /*force=*/true,
                           {doc_.path.toStdString(), doc_.deviation_path.toStdString(), doc_.compare_path.toStdString()});
-    if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
-      const std::string svg = svg_document(img);
-      QFile f(QString::fromStdString(out.temp().string()));
-      if (!f.open(QIODevice::WriteOnly) || f.write(svg.data(), static_cast<qint64>(svg.size())) != static_cast<qint64>(svg.size()) ||
-          !f.flush())
-        throw nt::FileError(path.toStdString(), "cannot write the SVG file: " + nt::errno_text(errno));
-      f.close();
-    } else if (!img.save(QString::fromStdString(out.temp().string()), "PNG")) {
-      throw nt::FileError(path.toStdString(), "cannot write the PNG file: " + nt::errno_text(errno));
-    }
+    write_image(img, out);
     out.commit();
   } catch (const nt::Error& e) {
     onFailed(QString::fromStdString(nt::one_line(e.what())));

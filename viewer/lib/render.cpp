@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "nt/error.hpp"
+#include "nt/output.hpp"
 #include "nt/validate.hpp"
 #include "nt/units.hpp"
 
@@ -506,11 +508,27 @@ std::string view_csv(const ViewResult& r) {
   return out;
 }
 
-std::string svg_document(const QImage& img) {
+namespace {
+QByteArray png_bytes(const QImage& img) {
   QByteArray png;
   QBuffer buf(&png);
   buf.open(QIODevice::WriteOnly);
-  img.save(&buf, "PNG");
+  if (!img.save(&buf, "PNG")) throw nt::Error("cannot encode the picture as PNG");
+  return png;
+}
+}  // namespace
+
+void write_image(const QImage& img, nt::PendingOutput& out) {
+  // Encoded in memory first: libpng writing to a file would report a full disk as its own
+  // "Write Error" on stderr; the output discipline's stream names the cause instead.
+  const std::string name = out.target().string();
+  const bool svg = name.size() > 4 && QString::fromStdString(name).endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive);
+  const std::string bytes = svg ? svg_document(img) : png_bytes(img).toStdString();
+  nt::write_file_atomically_into(out, [&](std::ostream& o) { o.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
+}
+
+std::string svg_document(const QImage& img) {
+  const QByteArray png = png_bytes(img);
   return fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
                      "width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\">\n<image width=\"{0}\" height=\"{1}\" "
                      "style=\"image-rendering:pixelated\" xlink:href=\"data:image/png;base64,",

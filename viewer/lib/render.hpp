@@ -14,6 +14,10 @@
 
 #include "view_spec.hpp"
 
+namespace nt {
+class PendingOutput;
+}
+
 namespace ntv {
 
 // Running range of the finite values (and of the positive ones, for log scales).
@@ -95,6 +99,9 @@ QColor group_color(std::size_t index);
 std::string view_csv(const ViewResult& r);
 // An SVG document that holds the picture (embedded PNG, drawn without smoothing).
 std::string svg_document(const QImage& img);
+// Writes the picture into an output under construction: SVG when its name ends in .svg, else
+// PNG; a write error (a full disk) is a FileError naming the cause. The caller commits.
+void write_image(const QImage& img, nt::PendingOutput& out);
 
 // A value for labels and hover text: seconds with units ("-1.20 µs" for negatives), or a
 // percentage for ratios.
