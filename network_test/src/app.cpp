@@ -480,7 +480,7 @@ int run_network_test(int argc, char** argv) {
     if (show) std::cerr << kProgram << ": loggp over " << s.lengths.size() << " sizes and " << P * (P - 1) << " pairs\n";
     run_loggp(c, info, s.prefix + "_loggp.nc", s.force);
   } else {
-    Progress progress(show ? s.progress : std::string("none"), s.lengths, first);
+    Progress progress(show ? s.progress : std::string("none"), s.lengths);
     run_sweep(c, rank == 0 ? &out : nullptr, first, rank == 0 ? &progress : nullptr, &flag_counts);
     progress.finish();
     for (auto& [st, w] : out.stats) w.close();

@@ -24,14 +24,13 @@ struct Output {
 class Progress {
  public:
   // style: "bar", "lines", "none" or "auto" (bar on a terminal, lines otherwise).
-  Progress(const std::string& style, const std::vector<std::int64_t>& lengths, std::size_t first);
+  Progress(const std::string& style, const std::vector<std::int64_t>& lengths);
   void update(std::size_t done_index, std::int64_t length);
   void finish();
 
  private:
   bool enabled_, tty_;
   std::vector<std::int64_t> lengths_;
-  std::size_t first_;
   std::vector<std::pair<std::int64_t, double>> done_;  // length, seconds it took
   double start_ = 0, last_ = 0, mark_ = 0;
 };

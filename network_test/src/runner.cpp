@@ -39,11 +39,8 @@ bool looks_interactive() {
 }
 }  // namespace
 
-Progress::Progress(const std::string& style, const std::vector<std::int64_t>& lengths, std::size_t first)
-    : enabled_(style != "none"),
-      tty_(style == "bar" || (style == "auto" && looks_interactive())),
-      lengths_(lengths),
-      first_(first) {
+Progress::Progress(const std::string& style, const std::vector<std::int64_t>& lengths)
+    : enabled_(style != "none"), tty_(style == "bar" || (style == "auto" && looks_interactive())), lengths_(lengths) {
   start_ = last_ = mark_ = MPI_Wtime();
 }
 
@@ -331,20 +328,20 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
     };
     static constexpr Statistic kGatherOrder[5] = {Statistic::average, Statistic::median, Statistic::min,
                                                   Statistic::max, Statistic::deviation};
+    if (c.rank == 0 && adaptive) {
+      used_record.assign(PU * PU, 0);
+      for (std::size_t r = 0; r < PU; ++r)
+        for (std::size_t q = 0; q < PU; ++q) {
+          const auto [x, y] = cell(r, q);
+          used_record[x * PU + y] = used_gathered[r * PU + q];
+        }
+    }
     for (std::size_t i = 0; i < 5; ++i) {
       if (c.rank == 0) gathered.resize(PU * PU);
       gather(local.data() + i * PU, P, MPI_DOUBLE, gathered.data(), "results");
       if (c.rank != 0) continue;
       for (auto& [stat, writer] : out->stats) {
         if (stat != kGatherOrder[i] || writer.records() > k) continue;  // written by the interrupted run (--resume)
-        if (adaptive && used_record.empty()) {
-          used_record.assign(PU * PU, 0);
-          for (std::size_t r = 0; r < PU; ++r)
-            for (std::size_t q = 0; q < PU; ++q) {
-              const auto [x, y] = cell(r, q);
-              used_record[x * PU + y] = used_gathered[r * PU + q];
-            }
-        }
         if (c.spec.results_in_rows) {
           writer.append(c.length, gathered, used_record);
         } else {
@@ -357,7 +354,6 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
       }
     }
     if (c.rank != 0) continue;
-    used_record.clear();
     if (counts) counts->push_back({c.length, flagged_all[0], flagged_all[1]});
 
     if (raw && out->all && out->all->records() <= k) {

@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <cstdio>
 #include <memory>
 
@@ -313,12 +312,7 @@ int run(int argc, char** argv) {
         auto doc = open_for_render(o, s);
         const ViewResult r = doc->render(s);
         if (!csv.empty()) {
-          nt::PendingOutput f(csv, force, {o.file});
-          std::ofstream cf(f.temp(), std::ios::binary);
-          cf << view_csv(r);
-          cf.close();
-          if (!cf) throw nt::FileError(csv, "cannot write the CSV file: " + nt::errno_text(errno));
-          f.commit();
+          nt::write_file_atomically(csv, force, [&](std::ostream& cf) { cf << view_csv(r); }, {o.file});
         }
         if (!out.empty()) {
           std::vector<std::pair<QString, std::vector<std::vector<int>>>> h;

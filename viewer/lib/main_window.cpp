@@ -555,12 +555,7 @@ bool MainWindow::exportCsv(const QString& path) {
   try {
     nt::PendingOutput out(path.toStdString(), /*force=*/true,
                           {doc_.path.toStdString(), doc_.deviation_path.toStdString(), doc_.compare_path.toStdString()});
-    const std::string csv = view_csv(view_->result());
-    QFile f(QString::fromStdString(out.temp().string()));
-    if (!f.open(QIODevice::WriteOnly) || f.write(csv.data(), static_cast<qint64>(csv.size())) != static_cast<qint64>(csv.size()) ||
-        !f.flush())
-      throw nt::FileError(path.toStdString(), "cannot write the CSV file: " + nt::errno_text(errno));
-    f.close();
+    nt::write_file_atomically_into(out, [&](std::ostream& o) { o << view_csv(view_->result()); });
     out.commit();
   } catch (const nt::Error& e) {
     onFailed(QString::fromStdString(nt::one_line(e.what())));
