@@ -26,19 +26,12 @@ void run(Ctx& c, const Task& t) {
     }
   });
 }
+
+const Registrar kRegistered{kernels::common_start_mode(
+    {.name = "bcast",
+     .id = 7,
+     .description = "MPI_Bcast from each root x; [x][y] = time at y from a synchronised start until MPI_Bcast returns",
+     .kind = TaskKind::per_root},
+    run)};
 }  // namespace
-
-void register_bcast(Registry& r) {
-  ModeSpec m;
-  m.mode = Mode::bcast;
-  m.name = "bcast";
-  m.description = "MPI_Bcast from each root x; [x][y] = time at y from a synchronised start until MPI_Bcast returns";
-  m.kind = TaskKind::per_root;
-  m.results_in_rows = false;
-  m.common_start = true;
-  m.sync_method = kernels::kCommonStartMethod;
-  m.run = run;
-  r.add(std::move(m));
-}
-
 }  // namespace nt::measure
