@@ -4,15 +4,14 @@
 namespace nt::measure {
 namespace {
 const Registrar kRegistered{{
-    .name = "async_one_to_one",
-    .id = 3,
-    .description = "x and y exchange at once with Isend/Irecv from a common start; [x][y] = y's completion time",
-    .sync_method = std::string(kernels::kOffsetMethod) +
-                   "; the pair starts each exchange at a common time the leader sends ahead on the peer's clock",
+    .name = "async_one_to_one", .id = 3,
     .kind = TaskKind::exchange_pairs,
     .results_in_rows = false,
     .concurrent_ok = true,
     .run = [](Ctx& c, const Task& t) { kernels::exchange(c, t); },
+    .description = "x and y exchange at once with Isend/Irecv from a common start; [x][y] = y's completion time",
+    .sync_method = std::string(kernels::kOffsetMethod) +
+                   "; the pair starts each exchange at a common time the leader sends ahead on the peer's clock",
 }};
 }  // namespace
 }  // namespace nt::measure

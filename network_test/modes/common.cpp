@@ -119,7 +119,7 @@ void exchange(Ctx& c, const Task& t, NoiseTraffic* noise) {
   }
 }
 
-void group_samples(Ctx& c, int peer, const std::function<void(double, int)>& body) {
+void group_samples(Ctx& c, int peer, const std::function<double(double, int)>& body) {
   // Ranks report in their "done" message whether the start had passed when they got it; rank 0
   // then doubles the margin (up to 10 ms), and lets it shrink again slowly while all are on time.
   // On an oversubscribed host this keeps the start common instead of counting late samples.
@@ -159,7 +159,8 @@ void group_samples(Ctx& c, int peer, const std::function<void(double, int)>& bod
     late = Ctx::now() > start;
     const double woke = c.spin_until(start);
     c.poll_gap = 0;
-    body(start, it >= c.W ? it - c.W : -1);
+    const double timed = body(start, it >= c.W ? it - c.W : -1);
+    if (it >= c.W) c.timed_seconds += timed;
     const std::uint8_t f = c.sample_flags(start, woke, late);
     if (it >= c.W) {
       const auto k = static_cast<std::size_t>(it - c.W);

@@ -29,9 +29,10 @@ void one_way(Ctx& c, const Task& t, NoiseTraffic* noise = nullptr);
 // noise with noise traffic.
 void exchange(Ctx& c, const Task& t, NoiseTraffic* noise = nullptr);
 // Samples of a task with every rank from common starts scheduled by rank 0 on the
-// offset-corrected clocks. body(start_local, sample_index or -1 for warm-up). The validity
-// flags of each sample go to flag_row(peer), or to every peer's row when peer is -1.
-void group_samples(Ctx& c, int peer, const std::function<void(double, int)>& body);
+// offset-corrected clocks. body(start_local, sample_index or -1 for warm-up) returns the time
+// this rank counts as timed communication (0 on ranks that do not count). The validity flags of
+// each sample go to flag_row(peer), or to every peer's row when peer is -1.
+void group_samples(Ctx& c, int peer, const std::function<double(double, int)>& body);
 
 // The samples of a task timed on one rank's clock: c.W warm-up calls of sample(), then c.R
 // recorded ones; out[k] = scale * duration, the duration counted as timed communication.

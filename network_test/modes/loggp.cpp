@@ -177,11 +177,7 @@ void Loggp::finish(Ctx& c, const FileInfo& info) {
 }
 
 const Registrar kRegistered{{
-    .name = "loggp",
-    .id = 10,
-    .description = "LogGP parameters per pair from PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) over the sweep (writes "
-                   "<prefix>_loggp.nc)",
-    .sync_method = "none needed: round trips on the client's clock (Hoefler's PRTT method, as netgauge's loggp pattern)",
+    .name = "loggp", .id = 10,
     .per_length = false,
     .add_options =
         [](CLI::App& app, Settings&) {
@@ -204,6 +200,9 @@ const Registrar kRegistered{{
         },
     .own_files = [](const Settings& s) { return std::vector<std::filesystem::path>{loggp_path(s)}; },
     .start = [](Ctx& c) -> std::unique_ptr<ModeRun> { return std::make_unique<Loggp>(c); },
+    .description = "LogGP parameters per pair from PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) over the sweep (writes "
+                   "<prefix>_loggp.nc)",
+    .sync_method = "none needed: round trips on the client's clock (Hoefler's PRTT method, as netgauge's loggp pattern)",
 }};
 }  // namespace
 }  // namespace nt::measure

@@ -26,12 +26,11 @@ void run(Ctx& c, const Task& t) {
 }
 
 const Registrar kRegistered{{
-    .name = "send_recv_and_recv_send",
-    .id = 4,
-    .description = "ping-pong x->y->x; half the round trip (every statistic of halved samples)",
-    .sync_method = "none needed: round trips on the initiator's clock",
+    .name = "send_recv_and_recv_send", .id = 4,
     .concurrent_ok = true,
     .run = run,
+    .description = "ping-pong x->y->x; half the round trip (every statistic of halved samples)",
+    .sync_method = "none needed: round trips on the initiator's clock",
 }};
 }  // namespace
 }  // namespace nt::measure

@@ -45,8 +45,6 @@ struct ModeSpec {
   int id = 0;                        // the files' test_type: stable, never reused (network_test2's
                                      // codes 1-9, loggp 10; a new mode takes the next free one)
   std::vector<std::string> aliases;  // further names -t accepts (network_test2's)
-  std::string description;           // --list
-  std::string sync_method;           // recorded in the files
   // Shape of the measurement.
   TaskKind kind = TaskKind::ordered_pairs;
   bool results_in_rows = true;   // samples held by the sender x (rows) or the receiver y (columns)
@@ -65,6 +63,9 @@ struct ModeSpec {
   std::function<std::vector<std::filesystem::path>(const Settings&)> own_files;  // what its sink writes
   std::function<std::unique_ptr<ModeRun>(Ctx&)> start;           // per-run state; default: `run`
   std::function<void(Ctx&, const Task&)> run;                    // a mode without state
+  // Documentation.
+  std::string description;           // --list
+  std::string sync_method;           // how the samples are timed, recorded in the files
 
   Mode mode() const { return static_cast<Mode>(id); }
   const std::string& group() const { return option_group.empty() ? name : option_group; }
