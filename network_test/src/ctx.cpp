@@ -30,13 +30,13 @@ int Ctx::count_of(std::int64_t n) const {
 }
 
 void Ctx::begin_task(const std::string& w, double seconds_allowed) {
-  what = w;
-  deadline = seconds_allowed > 0 ? now() + seconds_allowed : 0.0;
+  what_ = w;
+  deadline_ = seconds_allowed > 0 ? now() + seconds_allowed : 0.0;
 }
 
 void Ctx::check_deadline() const {
-  if (deadline > 0 && now() > deadline)
-    throw TimeoutError(fmt::format("timeout: {} did not finish within {} s (rank {} gave up waiting)", what,
+  if (deadline_ > 0 && now() > deadline_)
+    throw TimeoutError(fmt::format("timeout: {} did not finish within {} s (rank {} gave up waiting)", what_,
                                    settings.timeout, rank));
 }
 
@@ -59,7 +59,7 @@ void Ctx::poll(Test&& test) {
 }
 
 void Ctx::wait(MPI_Request& req) {
-  if (deadline <= 0 && !yield) {  // nothing to check while waiting: MPICH's own polling loop
+  if (deadline_ <= 0 && !yield) {  // nothing to check while waiting: MPICH's own polling loop
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     return;
   }
@@ -67,7 +67,7 @@ void Ctx::wait(MPI_Request& req) {
 }
 
 void Ctx::waitall(std::vector<MPI_Request>& reqs) {
-  if (deadline <= 0 && !yield) {
+  if (deadline_ <= 0 && !yield) {
     MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
     return;
   }

@@ -47,6 +47,11 @@ void Registry::add(ModeSpec spec) {
         throw Error("internal: mode name " + n + " registered twice");
   }
   if (spec.id <= 0) throw Error("internal: mode " + spec.name + " needs a positive id");
+  // The id is the files' test_type: one that the readers (core's file vocabulary) know as
+  // another mode would make every file of this one read as that mode.
+  if (const auto known = mode_name(spec.mode()); known != "unknown" && known != spec.name)
+    throw Error("internal: mode " + spec.name + " takes id " + std::to_string(spec.id) + ", which files know as " +
+                std::string(known));
   const auto at = std::find_if(modes_.begin(), modes_.end(), [&](const ModeSpec& m) { return m.id > spec.id; });
   modes_.insert(at, std::move(spec));
 }

@@ -167,6 +167,28 @@ TEST(Registry, EveryModeAndAliasIsThere) {
     EXPECT_TRUE(diagonal_is_zero(m));
 }
 
+TEST(Registry, RefusesClashesOfNamesAndFileIds) {
+  auto spec = [](std::string name, int id, std::vector<std::string> aliases = {}) {
+    ModeSpec m;
+    m.name = std::move(name);
+    m.id = id;
+    m.aliases = std::move(aliases);
+    return m;
+  };
+  Registry r;
+  r.add(spec("one_to_one", 1, {"first"}));
+  r.add(spec("brand_new", 11));  // an id the readers do not know yet is allowed
+  EXPECT_THROW(r.add(spec("other", 1)), nt::Error);              // id taken
+  EXPECT_THROW(r.add(spec("first", 12)), nt::Error);             // an alias as a name
+  EXPECT_THROW(r.add(spec("x", 13, {"brand_new"})), nt::Error);  // a name as an alias
+  EXPECT_THROW(r.add(spec("x", 0)), nt::Error);                  // no id
+  // An id the files know as another mode: its files would read as that mode.
+  EXPECT_THROW(r.add(spec("barrier", 5)), nt::Error);
+  EXPECT_EQ(r.all().size(), 2u);
+  EXPECT_EQ(r.find(std::string("first"))->id, 1);
+  EXPECT_EQ(r.all().back().name, "brand_new");
+}
+
 namespace {
 // PRTTs of the LogGP model: one message costs o_s + L + G*s + o_r each way; trains of n
 // messages add (n-1)*(g + G*s); with a delay d > gap the sender needs (n-1)*(o_s + d).

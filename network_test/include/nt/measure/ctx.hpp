@@ -81,8 +81,6 @@ class Ctx {
 
   // Deadline handling: the task being run (for messages) and when it must be over.
   void begin_task(const std::string& what, double seconds_allowed);
-  double deadline = 0;            // MPI_Wtime value, 0 = none
-  std::string what;
 
   // The host's monotonic clock, which every process of a node reads alike (what clock sync
   // "auto" relies on: offset 0 between ranks of one host). Not MPI_Wtime: Open MPI 4 subtracts
@@ -122,6 +120,8 @@ class Ctx {
   int count_of(std::int64_t n) const;  // checked int for MPI counts
 
  private:
+  double deadline_ = 0;            // Ctx::now() value when the current task must be over, 0 = none
+  std::string what_;               // the current task, for the timeout message
   std::size_t cell_offset(int peer) const {
     return static_cast<std::size_t>(peer) * static_cast<std::size_t>(stride) + static_cast<std::size_t>(base);
   }
