@@ -20,7 +20,7 @@ Ctx::Ctx(MPI_Comm c, const Settings& s, const ModeSpec& sp) : comm(c), settings(
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   R = s.repeats;
-  stride = s.repeats;
+  store.stride = s.repeats;
   W = s.warmup;
 }
 

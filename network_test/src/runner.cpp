@@ -271,7 +271,7 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
   const auto& lengths = c.settings.lengths;
   const int P = c.size;
   const auto PU = static_cast<std::size_t>(P);
-  const auto RU = static_cast<std::size_t>(c.stride);
+  const auto RU = static_cast<std::size_t>(c.store.stride);
   const bool raw = c.settings.raw, adaptive = c.settings.precision > 0;
   // Rank 0 gathers one statistic at a time: P x P doubles, plus the matrix it writes when the
   // orientation needs a transposition (app.cpp's memory check counts the same).
@@ -279,14 +279,14 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
   std::vector<double> raw_gathered(c.rank == 0 && raw ? PU * PU * RU : 0), raw_record;
   std::vector<std::uint8_t> flags_gathered(c.rank == 0 && raw ? PU * PU * RU : 0), flags_record;
   std::vector<int> used_gathered(c.rank == 0 && adaptive ? PU * PU : 0), used_record;
-  c.samples.assign(PU * RU, 0.0);
-  c.flags.assign(PU * RU, 0);
+  c.store.values.assign(PU * RU, 0.0);
+  c.store.flags.assign(PU * RU, 0);
   for (std::size_t k = first; k < lengths.size(); ++k) {
     c.length = lengths[k];
     c.length_index = k;
-    std::fill(c.samples.begin(), c.samples.end(), 0.0);
-    std::fill(c.flags.begin(), c.flags.end(), std::uint8_t{0});
-    c.used.assign(PU, c.stride);
+    std::fill(c.store.values.begin(), c.store.values.end(), 0.0);
+    std::fill(c.store.flags.begin(), c.store.flags.end(), std::uint8_t{0});
+    c.store.used.assign(PU, c.store.stride);
     // The concurrent schedule needs no task list: P(P-1) tasks of ~100 bytes would be built on
     // every rank for every length (0.1 GB at 1,024 ranks, 10 GB at 10,000).
     const auto tasks = c.settings.concurrent ? std::vector<Task>{} : make_tasks(c.spec, c.settings, P, k);
@@ -297,9 +297,9 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
 
     long flagged[2] = {0, 0};  // samples this rank measured late / preempted at this length
     for (std::size_t q = 0; q < PU; ++q) {
-      const auto n = static_cast<std::size_t>(c.used[q]);
-      double* row = c.samples.data() + q * RU;
-      std::uint8_t* fl = c.flags.data() + q * RU;
+      const auto n = static_cast<std::size_t>(c.store.used[q]);
+      double* row = c.store.values.data() + q * RU;
+      std::uint8_t* fl = c.store.flags.data() + q * RU;
       for (std::size_t i = 0; i < n; ++i) {
         flagged[0] += (fl[i] & kSampleLate) ? 1 : 0;
         flagged[1] += (fl[i] & kSamplePreempted) ? 1 : 0;
@@ -329,10 +329,10 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
       c.idle_wait(req, idle_deadline(c, ahead),
                   fmt::format("timeout: rank {} waited too long for the flag counts of length {}", c.rank, c.length));
     }
-    if (adaptive) gather(c.used.data(), P, MPI_INT, used_gathered.data(), "sample counts");
+    if (adaptive) gather(c.store.used.data(), P, MPI_INT, used_gathered.data(), "sample counts");
     if (raw) {
-      gather(c.samples.data(), P * c.stride, MPI_DOUBLE, raw_gathered.data(), "samples");
-      gather(c.flags.data(), P * c.stride, MPI_UINT8_T, flags_gathered.data(), "sample flags");
+      gather(c.store.values.data(), P * c.store.stride, MPI_DOUBLE, raw_gathered.data(), "samples");
+      gather(c.store.flags.data(), P * c.store.stride, MPI_UINT8_T, flags_gathered.data(), "sample flags");
     }
     // Assemble in our orientation: rank r held its row (sender) or its column (receiver).
     auto cell = [&](std::size_t r, std::size_t q) -> std::pair<std::size_t, std::size_t> {

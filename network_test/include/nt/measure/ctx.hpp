@@ -41,6 +41,23 @@ inline constexpr std::uint8_t kSampleLate = kSampleLateFlag, kSamplePreempted = 
 // about 5 us here, a scheduler time slice is 1 ms or more.
 inline constexpr double kSchedulerGap = 50e-6;
 
+// The samples a rank holds for the current length: [peer * stride + k] (its row or its column),
+// stride = the maximum repeats; flags alike; used = samples taken per peer. row() starts at
+// `base`, where --precision appends a further batch.
+struct SampleStore {
+  std::vector<double> values;
+  std::vector<std::uint8_t> flags;
+  std::vector<int> used;
+  int stride = 0, base = 0;
+  double* row(int peer) { return values.data() + offset(peer); }
+  std::uint8_t* flag_row(int peer) { return flags.data() + offset(peer); }
+
+ private:
+  std::size_t offset(int peer) const {
+    return static_cast<std::size_t>(peer) * static_cast<std::size_t>(stride) + static_cast<std::size_t>(base);
+  }
+};
+
 class Ctx {
  public:
   Ctx(MPI_Comm comm, const Settings& s, const ModeSpec& spec);
@@ -58,17 +75,11 @@ class Ctx {
   std::int64_t max_length = 0;
   std::vector<char> sbuf, rbuf;   // message buffers, sized for the mode
 
-  // Samples this rank holds for the current length: [peer * stride + k] (its row or its
-  // column), stride = the maximum repeats; flags alike; used = samples taken per peer.
-  // sample_row() starts at `base`, where --precision appends a further batch.
-  std::vector<double> samples;
-  std::vector<std::uint8_t> flags;
-  std::vector<int> used;
-  int stride = 0, base = 0;
+  SampleStore store;              // the samples this rank holds for the current length
+  double* sample_row(int peer) { return store.row(peer); }
+  std::uint8_t* flag_row(int peer) { return store.flag_row(peer); }
   double poll_gap = 0;            // longest pause between two polls of the current sample
   bool calibrating = false;       // --estimate's calibration: fixed sample counts, no --precision
-  double* sample_row(int peer) { return samples.data() + cell_offset(peer); }
-  std::uint8_t* flag_row(int peer) { return flags.data() + cell_offset(peer); }
   // Flags of the sample that started at `start` (late by the caller's own rule or by waking
   // more than kSchedulerGap after it), from poll_gap; resets poll_gap.
   std::uint8_t sample_flags(double start, double woke, bool got_late);
@@ -122,9 +133,6 @@ class Ctx {
  private:
   double deadline_ = 0;            // Ctx::now() value when the current task must be over, 0 = none
   std::string what_;               // the current task, for the timeout message
-  std::size_t cell_offset(int peer) const {
-    return static_cast<std::size_t>(peer) * static_cast<std::size_t>(stride) + static_cast<std::size_t>(base);
-  }
   // The polling loop of wait and waitall: test() until it reports completion, tracking the
   // longest pause (poll_gap), yielding when oversubscribed and checking the deadline.
   template <class Test>
