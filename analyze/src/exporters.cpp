@@ -12,6 +12,8 @@
 
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
+#include "nt/json_text.hpp"
+#include "nt/loggp.hpp"
 
 namespace nt::analysis {
 namespace {
@@ -96,7 +98,7 @@ std::string export_simgrid(const Report& r) {
   std::vector<std::string> name(G);
   for (std::size_t g = 0; g < G; ++g) {
     name[g] = (r.agreement.exact && !r.hosts.empty()) ? xml_id(r.hosts[static_cast<std::size_t>(nodes[g].front())])
-                                                      : fmt::format("node{}", g);
+                                                      : fmt::format("{}{}", t.node_level_identified ? "node" : "group", g);
   }
   // Per class: short-range ts and long-range tw of the median curve.
   auto class_ts = [&](int c) {
@@ -147,7 +149,17 @@ std::string export_simgrid(const Report& r) {
   o << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n";
   o << "<!-- SimGrid platform from network_analyze " << version_string() << ", data " << xml_escape(r.source)
     << ".\n     One host per node group found in the delays; latency and bandwidth from Hockney fits\n"
-       "     (short-range ts, long-range 1/tw). Host speeds are placeholders (not measured). -->\n";
+       "     (short-range ts, long-range 1/tw). Host speeds are placeholders (not measured).";
+  if (!t.node_level_identified)
+    o << "\n     The node level could not be identified from the delays (no hosts file): each host stands for a\n"
+         "     group of ranks, probably several nodes with one rank each.";
+  for (std::size_t lv = 1; lv < t.levels.size(); ++lv)
+    for (std::size_t lg : lone_node_groups(t, lv)) {
+      const int node = t.levels.front().group_of[static_cast<std::size_t>(t.levels[lv].groups[lg].front())];
+      o << fmt::format("\n     Host {} is alone in its {} group ({}{}_uplink): a lone node {}.", name[static_cast<std::size_t>(node)],
+                       t.levels[lv].name, t.levels[lv].name, lg, kLoneNodeCaveat);
+    }
+  o << " -->\n";
   o << "<platform version=\"4.1\">\n  <zone id=\"network_analyze\" routing=\"Full\">\n";
   for (std::size_t g = 0; g < G; ++g) {
     o << fmt::format("    <host id=\"{}\" speed=\"1Gf\" core=\"{}\">\n", name[g], nodes[g].size());
@@ -204,6 +216,36 @@ std::string export_csv(const Report& r) {
     }
   }
   return o.str();
+}
+
+const std::vector<std::pair<std::string, ExportFormat>>& export_formats() {
+  static const std::vector<std::pair<std::string, ExportFormat>> f{{"json", ExportFormat::json},
+                                                                   {"loggopsim", ExportFormat::loggopsim},
+                                                                   {"simgrid", ExportFormat::simgrid},
+                                                                   {"csv", ExportFormat::csv}};
+  return f;
+}
+
+std::string export_text(const Report& r, ExportFormat format) {
+  switch (format) {
+    case ExportFormat::loggopsim: return export_loggopsim(r.params);
+    case ExportFormat::simgrid: return export_simgrid(r);
+    case ExportFormat::csv: return export_csv(r);
+    case ExportFormat::json: break;
+  }
+  return json_text(to_json(r, true), 1) + "\n";
+}
+
+std::string make_export(const ExportRequest& req) {
+  ReportOptions o;
+  o.hosts_file = req.hosts_file;
+  o.find_deviation_beside = false;
+  Report r = make_report(req.delay_file, o);
+  if (!req.loggp_file.empty()) {
+    const auto lg = read_loggp(req.loggp_file);
+    r.params = class_params(&r.cube, r.topology, &r.hockney, &lg, {});
+  }
+  return export_text(r, req.format);
 }
 
 }  // namespace nt::analysis

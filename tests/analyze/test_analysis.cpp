@@ -1,10 +1,12 @@
 // Unit tests of nt_analysis on synthetic data (nt::synthesize), hand-made loggp files and the
 // worked examples of MODELS.md.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -14,10 +16,13 @@
 #include "nt/analysis/cube.hpp"
 #include "nt/analysis/exporters.hpp"
 #include "nt/analysis/fits.hpp"
+#include "nt/analysis/model_report.hpp"
 #include "nt/analysis/models.hpp"
 #include "nt/analysis/report.hpp"
 #include "nt/analysis/topology.hpp"
+#include "nt/error.hpp"
 #include "nt/loggp.hpp"
+#include "nt/stats.hpp"
 #include "nt/synth.hpp"
 
 namespace na = nt::analysis;
@@ -416,6 +421,17 @@ TEST(Duplex, HalfDuplexLinkBetweenTwoNodes) {
   EXPECT_NEAR(d.anomalies[0].score, 2.09, 0.05);
   EXPECT_FALSE(d.lengths.empty());
   EXPECT_GE(d.lengths.front(), 64);  // long messages only
+  // The `duplex` command's JSON and text, from a report made with the async cube.
+  const auto r = na::make_report(s.cube, {}, &as);
+  const auto j = na::duplex_json(r, "one.nc", "async.nc");
+  EXPECT_EQ(j["file"], "one.nc");
+  EXPECT_EQ(j["async_file"], "async.nc");
+  ASSERT_EQ(j["anomalies"].size(), 1u);
+  EXPECT_EQ(j["anomalies"][0]["ranks"], both);
+  EXPECT_EQ(j["classes"].size(), 2u);
+  const auto text = na::duplex_text(r, "one.nc", "async.nc");
+  EXPECT_EQ(text.rfind(fmt::format("Duplex check: one.nc vs async.nc at {} lengths\n", d.lengths.size()), 0), 0u) << text;
+  EXPECT_NE(text.find("half_duplex score 2.0"), std::string::npos) << text;
 }
 
 TEST(Duplex, WholeClassHalfDuplex) {
@@ -700,4 +716,90 @@ TEST(Export, CsvHasOneLinePerPairAndRange) {
   const auto lines = std::count(csv.begin(), csv.end(), '\n');
   EXPECT_EQ(lines, 1 + 6 * 5 * 2);
   EXPECT_EQ(csv.rfind("sender,receiver,", 0), 0u);
+}
+
+// ---------------------------------------------------------------- the commands' library side
+
+TEST(Stats, RobustSpreadIsTheScaledMadOfTheFiniteValues) {
+  const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  const auto r = nt::robust_spread(std::vector<double>{4, 1, 100, 3, nan, 2, inf});
+  EXPECT_DOUBLE_EQ(r.median, 3.0);
+  EXPECT_DOUBLE_EQ(r.sigma, 1.4826);  // |x - 3| = 1, 2, 97, 0, 1: median 1
+  EXPECT_DOUBLE_EQ(nt::robust_sigma_of_deviations(std::vector<double>{0.5, 2, 1}), 1.4826);
+  EXPECT_TRUE(std::isnan(nt::robust_spread(std::vector<double>{nan}).sigma));
+}
+
+TEST(ModelReport, PredictionsAreTheFormulasWithTheChosenClass) {
+  nt::SynthParams p;
+  p.nodes = 4;
+  p.ranks_per_node = 2;
+  p.lengths = geometric(10);
+  auto s = make(p);
+  const auto m = na::make_model(s.cube, nullptr, nullptr, "", {});
+  EXPECT_EQ(m.prediction_class, "inter-node");  // the coarsest class present
+  EXPECT_EQ(m.processes, 8);
+  ASSERT_EQ(m.bcast.size(), s.cube.lengths.size());
+  ASSERT_EQ(m.collectives.size(), s.cube.lengths.size());
+  const auto& cp = na::pick_class(m.params, "inter-node");
+  const double lambda = na::pick_class(m.params, "intra-node").hockney_for(1e18).tw;
+  for (std::size_t k = 0; k < m.collectives.size(); ++k) {
+    const auto x = static_cast<double>(s.cube.lengths[k]);
+    const auto h = cp.hockney_for(x);
+    const auto& c = m.collectives[k];
+    EXPECT_DOUBLE_EQ(c.allgather_ring, na::hockney_allgather_ring(8, h, x));
+    EXPECT_DOUBLE_EQ(c.alltoall_mesh, na::hockney_alltoall_mesh(8, h, x));
+    EXPECT_DOUBLE_EQ(c.scatter_gather, na::hockney_scatter(8, h, x));
+    EXPECT_DOUBLE_EQ(c.reduce_binomial_logp_root, na::logp_binomial_reduce_root(8, cp.loggp, x, lambda, lambda));
+    EXPECT_GE(c.reduce_kchain_k, 1);
+    EXPECT_DOUBLE_EQ(m.bcast[k].hockney_binomial, na::hockney_bcast_binomial(8, h, x));
+    EXPECT_LT(m.bcast[k].measured, 0);  // no bcast file
+  }
+  const auto j = na::to_json(m);
+  EXPECT_EQ(j["processes"], 8);
+  EXPECT_EQ(j["prediction_class"], "inter-node");
+  EXPECT_EQ(j["classes"].size(), 2u);
+  EXPECT_TRUE(j["bcast"][0]["measured"].is_null());
+  EXPECT_DOUBLE_EQ(j["collectives"][3]["allgather_ring"].get<double>(), m.collectives[3].allgather_ring);
+  EXPECT_EQ(j["groups"].size(), 4u);
+  const auto text = na::to_text(m);
+  EXPECT_NE(text.find("Broadcast on 8 processes, inter-node parameters"), std::string::npos) << text;
+  EXPECT_NE(text.find("(o, g assumed)"), std::string::npos);
+  // --class and the overrides of o and g.
+  na::ModelOptions mo;
+  mo.o = 1e-7;
+  mo.g = 3e-6;
+  const auto intra = na::make_model(s.cube, nullptr, nullptr, "intra-node", mo);
+  EXPECT_EQ(intra.prediction_class, "intra-node");
+  for (const auto& c : intra.params) {
+    EXPECT_DOUBLE_EQ(c.loggp.o, 1e-7);
+    EXPECT_DOUBLE_EQ(c.loggp.g, 3e-6);
+  }
+  try {
+    (void)na::make_model(s.cube, nullptr, nullptr, "inter-galactic", {});
+    ADD_FAILURE() << "no such class";
+  } catch (const nt::UsageError& e) {
+    EXPECT_STREQ(e.what(), "--class inter-galactic: no such class in the data (have: intra-node inter-node)");
+  }
+  na::ModelRequest q;
+  EXPECT_THROW((void)na::make_model(q), nt::UsageError);  // neither a delay file nor a loggp file
+  q.options.g = -1.0;
+  EXPECT_THROW((void)na::make_model(q), nt::UsageError);
+}
+
+TEST(Export, FormatsByNameGiveTheirExports) {
+  std::vector<std::string> names;
+  for (const auto& [n, f] : na::export_formats()) names.push_back(n);
+  EXPECT_EQ(names, (std::vector<std::string>{"json", "loggopsim", "simgrid", "csv"}));
+  nt::SynthParams p;
+  p.nodes = 3;
+  p.ranks_per_node = 2;
+  p.lengths = geometric(8);
+  auto s = make(p);
+  const auto r = na::make_report(s.cube, {});
+  EXPECT_EQ(na::export_text(r, na::ExportFormat::csv), na::export_csv(r));
+  EXPECT_EQ(na::export_text(r, na::ExportFormat::simgrid), na::export_simgrid(r));
+  EXPECT_EQ(na::export_text(r, na::ExportFormat::loggopsim), na::export_loggopsim(r.params));
+  const auto j = nlohmann::json::parse(na::export_text(r, na::ExportFormat::json));
+  EXPECT_EQ(j["groups"].size(), 3u);
+  EXPECT_EQ(j["hockney"]["pairs"].size(), 30u);  // every pair in the JSON export
 }

@@ -50,6 +50,14 @@ Report make_report(const std::string& file, const ReportOptions& opt);
 nlohmann::json to_json(const Report& r, bool with_pairs);
 std::string to_text(const Report& r);
 
+// The levels: [{"level", "groups", "lone_nodes": [group index...], "lone_node_caveat"}, ...]
+// (the last two on levels above the nodes that have a lone node; see lone_node_groups).
+nlohmann::json hierarchy_json(const Topology& t);
+
+// `duplex`: the half-duplex check of a report made with an async file (r.duplex set), as JSON and text.
+nlohmann::json duplex_json(const Report& r, const std::string& one_to_one_file, const std::string& async_file);
+std::string duplex_text(const Report& r, const std::string& one_to_one_file, const std::string& async_file);
+
 nlohmann::json to_json(const Anomaly& a);
 nlohmann::json to_json(const ClassParams& p);
 
