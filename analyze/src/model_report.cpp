@@ -23,6 +23,10 @@ std::string param_text(bool identifiable, const std::string& value) { return ide
 
 }  // namespace
 
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CollectiveRow, length, allgather_ring, allgather_mesh, allgather_hypercube,
+                                   alltoall_ring, alltoall_mesh, alltoall_hypercube, allreduce_hypercube,
+                                   scatter_gather, reduce_binomial_logp_root, reduce_kchain_k, reduce_kchain)
+
 const ClassParams& pick_class(const std::vector<ClassParams>& ps, const std::string& which) {
   if (ps.empty()) throw Error("no class with data");
   if (which.empty() || which == "auto") {
@@ -43,6 +47,7 @@ ModelReport make_model(const Cube& delays, const LoggpData* loggp, const Cube* b
   ModelReport m;
   m.topology = find_topology(delays);
   check_node_level(delays, m.topology, !hosts.empty());
+  check_node_level_against_hosts(m.topology, compare_with_hosts(m.topology.levels.front().groups, hosts));
   m.notes = m.topology.notes;
   const HockneyResult hockney = fit_classes_and_pairs(delays, m.topology);
   m.params = class_params(&delays, m.topology, &hockney, loggp, opt);
@@ -126,22 +131,8 @@ nlohmann::json to_json(const ModelReport& m) {
                   {"kchain", r.kchain},
                   {"kchain_k", r.kchain_k},
                   {"hierarchical", num_or_null(r.hierarchical, r.hierarchical >= 0)}});
-  auto coll = nlohmann::json::array();
-  for (const auto& c : m.collectives)
-    coll.push_back({{"length", c.length},
-                    {"allgather_ring", c.allgather_ring},
-                    {"allgather_mesh", c.allgather_mesh},
-                    {"allgather_hypercube", c.allgather_hypercube},
-                    {"alltoall_ring", c.alltoall_ring},
-                    {"alltoall_mesh", c.alltoall_mesh},
-                    {"alltoall_hypercube", c.alltoall_hypercube},
-                    {"allreduce_hypercube", c.allreduce_hypercube},
-                    {"scatter_gather", c.scatter_gather},
-                    {"reduce_binomial_logp_root", c.reduce_binomial_logp_root},
-                    {"reduce_kchain_k", c.reduce_kchain_k},
-                    {"reduce_kchain", c.reduce_kchain}});
   j["bcast"] = br;
-  j["collectives"] = coll;
+  j["collectives"] = m.collectives;  // keys: the member names
   j["assumptions"] = "reduce: lambda = gamma = intra-node tw; LogP without a loggp file: o = 0, g = L + 2o unless given";
   j["notes"] = m.notes;
   return j;

@@ -82,6 +82,7 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, c
                                     r.topology.levels[l].name, lone.size(), fmt::join(lone, ","), kLoneNodeCaveat));
   }
   r.agreement = compare_with_hosts(r.topology.levels.front().groups, r.hosts);
+  if (check_node_level_against_hosts(r.topology, r.agreement)) r.notes.push_back(r.topology.notes.back());
   r.anomalies = find_anomalies(c, r.topology, r.hosts, opt.anomalies);
   if (deviation) {
     auto v = find_variance_anomalies(c, *deviation, r.hosts, opt.anomalies);
@@ -135,6 +136,21 @@ Report make_report(const std::string& file, const ReportOptions& opt) {
   Report r = make_report(c, opt, async ? &*async : nullptr, dev ? &*dev : nullptr);
   if (!devfile.empty()) r.notes.push_back("variance from " + devfile);
   return r;
+}
+
+bool check_node_level_against_hosts(Topology& t, const HostAgreement& a) {
+  if (!a.known || a.exact || !t.node_level_identified || t.levels.empty()) return false;
+  const auto& group_of = t.levels.front().group_of;
+  for (const auto& host : a.host_groups)
+    for (int r : host)
+      if (group_of[static_cast<std::size_t>(r)] != group_of[static_cast<std::size_t>(host.front())]) return false;
+  t.node_level_identified = false;
+  t.levels.front().name = "group";
+  t.notes.push_back(
+      "WARNING: the node level cannot be identified from the delays: every finest group holds whole hosts and some "
+      "hold several (ranks on different hosts look alike, e.g. one rank per node), so these groups are switches or "
+      "sets of nodes; their classes are named within-group and between-groups");
+  return true;
 }
 
 nlohmann::json hierarchy_json(const Topology& t) {

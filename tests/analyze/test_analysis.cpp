@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
+#include "analysis_test_util.hpp"
 #include "planted_loggp.hpp"
 #include "nt/analysis/anomalies.hpp"
 #include "nt/analysis/cube.hpp"
@@ -26,6 +28,7 @@
 #include "nt/synth.hpp"
 
 namespace na = nt::analysis;
+using nt::test::partition;
 
 namespace {
 
@@ -33,6 +36,20 @@ std::vector<std::int64_t> geometric(int max_pow) {
   std::vector<std::int64_t> l{0};
   for (int e = 0; e <= max_pow; ++e) l.push_back(std::int64_t{1} << e);
   return l;
+}
+
+// A synthetic cluster of nodes x ranks_per_node; lengths 0, 1, 2, 4, ..., 2^max_pow (-1: the
+// default lengths); with a seed, the ranks are placed at random (shuffled) by that seed.
+nt::SynthParams cluster(int nodes, int ranks_per_node, int max_pow, std::optional<std::uint64_t> shuffle_seed = {}) {
+  nt::SynthParams p;
+  p.nodes = nodes;
+  p.ranks_per_node = ranks_per_node;
+  if (max_pow >= 0) p.lengths = geometric(max_pow);
+  if (shuffle_seed) {
+    p.shuffle = true;
+    p.seed = *shuffle_seed;
+  }
+  return p;
 }
 
 struct Synth {
@@ -47,22 +64,7 @@ Synth make(nt::SynthParams p, nt::Statistic s = nt::Statistic::median) {
   return x;
 }
 
-// Partition as a set of sorted groups, to compare regardless of order.
-std::set<std::vector<int>> partition(const std::vector<int>& label) {
-  std::map<int, std::vector<int>> m;
-  for (std::size_t i = 0; i < label.size(); ++i) m[label[i]].push_back(static_cast<int>(i));
-  std::set<std::vector<int>> s;
-  for (auto& [k, v] : m) s.insert(v);
-  return s;
-}
-std::set<std::vector<int>> partition(const std::vector<std::vector<int>>& g) { return {g.begin(), g.end()}; }
-
-std::vector<int> ranks_of_node(const nt::SynthResult& r, int node) {
-  std::vector<int> v;
-  for (std::size_t i = 0; i < r.node_of_rank.size(); ++i)
-    if (r.node_of_rank[i] == node) v.push_back(static_cast<int>(i));
-  return v;
-}
+std::vector<int> ranks_of_node(const nt::SynthResult& r, int node) { return nt::test::ranks_with(r.node_of_rank, node); }
 
 }  // namespace
 
@@ -70,13 +72,8 @@ std::vector<int> ranks_of_node(const nt::SynthResult& r, int node) {
 
 TEST(Topology, GroupsEqualTrueNodesWithShuffledPlacementAndSlowNode) {
   for (std::uint64_t seed : {1, 2, 3, 4, 5}) {
-    nt::SynthParams p;
-    p.nodes = 8;
-    p.ranks_per_node = 4;
-    p.shuffle = true;
+    nt::SynthParams p = cluster(8, 4, 12, seed);
     p.slow_node = static_cast<int>(seed % 8);
-    p.seed = seed;
-    p.lengths = geometric(12);
     auto s = make(p);
     const auto t = na::find_topology(s.cube);
     ASSERT_FALSE(t.levels.empty());
@@ -112,13 +109,8 @@ TEST(Topology, LargeShuffledClusterUsesTheSampledOffsets) {
 }
 
 TEST(Topology, TwoRanksPerNodeAndNoisyData) {
-  nt::SynthParams p;
-  p.nodes = 16;
-  p.ranks_per_node = 2;
-  p.shuffle = true;
+  nt::SynthParams p = cluster(16, 2, 10, 11);
   p.noise = 0.05;
-  p.seed = 11;
-  p.lengths = geometric(10);
   auto s = make(p);
   const auto t = na::find_topology(s.cube);
   EXPECT_EQ(partition(t.levels[0].groups), partition(s.r.node_of_rank));
@@ -126,13 +118,8 @@ TEST(Topology, TwoRanksPerNodeAndNoisyData) {
 
 TEST(Topology, SwitchLevelRecovered) {
   for (std::uint64_t seed : {1, 7}) {
-    nt::SynthParams p;
-    p.nodes = 8;
-    p.ranks_per_node = 2;
+    nt::SynthParams p = cluster(8, 2, 12, seed);
     p.nodes_per_switch = 4;
-    p.shuffle = true;
-    p.seed = seed;
-    p.lengths = geometric(12);
     auto s = make(p);
     const auto t = na::find_topology(s.cube);
     ASSERT_EQ(t.levels.size(), 2u) << "seed " << seed;
@@ -169,13 +156,8 @@ na::Cube subcube(const na::Cube& c, const std::vector<int>& keep) {
 
 TEST(Topology, UnevenNodesIncludingASingleton) {
   for (std::uint64_t seed : {1, 2}) {
-    nt::SynthParams p;
-    p.nodes = 5;
-    p.ranks_per_node = 3;
-    p.shuffle = true;
-    p.seed = seed;
+    nt::SynthParams p = cluster(5, 3, 12, seed);
     p.noise = 0.02;
-    p.lengths = geometric(12);
     auto s = make(p);
     // Keep 1 rank of node 0, 2 of node 1, all of the others: sizes 1, 2, 3, 3, 3.
     std::map<int, int> left = {{0, 1}, {1, 2}};
@@ -194,10 +176,7 @@ TEST(Topology, UnevenNodesIncludingASingleton) {
 }
 
 TEST(Topology, ThreeRanks) {
-  nt::SynthParams p;
-  p.nodes = 2;
-  p.ranks_per_node = 2;
-  p.lengths = geometric(6);
+  nt::SynthParams p = cluster(2, 2, 6);
   auto s = make(p);
   const auto sub = subcube(s.cube, {0, 1, 2});  // ranks 0,1 on node 0, rank 2 on node 1
   const auto t = na::find_topology(sub);
@@ -205,10 +184,7 @@ TEST(Topology, ThreeRanks) {
 }
 
 TEST(Topology, HostMismatchIsReported) {
-  nt::SynthParams p;
-  p.nodes = 4;
-  p.ranks_per_node = 2;
-  p.lengths = geometric(8);
+  nt::SynthParams p = cluster(4, 2, 8);
   auto s = make(p);
   const auto t = na::find_topology(s.cube);
   auto hosts = s.r.hosts;
@@ -221,9 +197,7 @@ TEST(Topology, HostMismatchIsReported) {
 }
 
 TEST(Topology, TwoRanksFormOneGroupWithANote) {
-  nt::SynthParams p;
-  p.nodes = 1;
-  p.ranks_per_node = 2;
+  nt::SynthParams p = cluster(1, 2, -1);
   auto s = make(p);
   const auto t = na::find_topology(s.cube);
   ASSERT_EQ(t.levels.size(), 1u);
@@ -235,14 +209,9 @@ TEST(Topology, TwoRanksFormOneGroupWithANote) {
 
 TEST(Anomalies, HealthyClusterReportsNone) {
   for (std::uint64_t seed : {1, 2, 3, 4, 5, 6}) {
-    nt::SynthParams p;
-    p.nodes = 6;
-    p.ranks_per_node = 4;
-    p.shuffle = true;
-    p.seed = seed;
+    nt::SynthParams p = cluster(6, 4, 12, seed);
     p.noise = seed % 2 ? 0.01 : 0.05;
     p.nodes_per_switch = seed % 3 == 0 ? 3 : 0;
-    p.lengths = geometric(12);
     for (auto st : {nt::Statistic::median, nt::Statistic::average, nt::Statistic::min}) {
       auto s = make(p, st);
       na::ReportOptions o;
@@ -255,14 +224,9 @@ TEST(Anomalies, HealthyClusterReportsNone) {
 
 TEST(Anomalies, SlowNodeFlaggedAndNothingElse) {
   for (std::uint64_t seed : {1, 2, 3}) {
-    nt::SynthParams p;
-    p.nodes = 6;
-    p.ranks_per_node = 4;
-    p.shuffle = true;
-    p.seed = seed;
+    nt::SynthParams p = cluster(6, 4, 12, seed);
     p.slow_node = static_cast<int>(seed);
     p.slow_factor = seed == 3 ? 1.8 : 3.0;
-    p.lengths = geometric(12);
     auto s = make(p);
     const auto rep = na::make_report(s.cube, {});
     ASSERT_EQ(rep.anomalies.size(), 1u) << "seed " << seed;
@@ -308,12 +272,7 @@ TEST(Anomalies, SlowNodeAmongThreeIsFlaggedThoughItLooksLikeASwitch) {
 }
 
 TEST(Anomalies, SlowRankSlowLinkAndAsymmetricPair) {
-  nt::SynthParams p;
-  p.nodes = 6;
-  p.ranks_per_node = 3;
-  p.shuffle = true;
-  p.seed = 5;
-  p.lengths = geometric(10);
+  nt::SynthParams p = cluster(6, 3, 10, 5);
   auto s = make(p);
   auto& c = s.cube;
   const auto n0 = ranks_of_node(s.r, 0), n1 = ranks_of_node(s.r, 1), n2 = ranks_of_node(s.r, 2),
@@ -358,11 +317,7 @@ TEST(Anomalies, SlowRankSlowLinkAndAsymmetricPair) {
 }
 
 TEST(Anomalies, HighVarianceRank) {
-  nt::SynthParams p;
-  p.nodes = 4;
-  p.ranks_per_node = 4;
-  p.shuffle = true;
-  p.lengths = geometric(8);
+  nt::SynthParams p = cluster(4, 4, 8, 1);
   auto r = nt::synthesize(p);
   const auto val = na::load_cube(*r.stats.at(nt::Statistic::average));
   auto dev = na::load_cube(*r.stats.at(nt::Statistic::deviation));
@@ -390,12 +345,7 @@ na::Cube async_of(const na::Cube& one) {
 }  // namespace
 
 TEST(Duplex, HalfDuplexLinkBetweenTwoNodes) {
-  nt::SynthParams p;
-  p.nodes = 5;
-  p.ranks_per_node = 2;
-  p.shuffle = true;
-  p.seed = 9;
-  p.lengths = geometric(14);
+  nt::SynthParams p = cluster(5, 2, 14, 9);
   auto s = make(p);
   const auto t = na::find_topology(s.cube);
   auto as = async_of(s.cube);
@@ -435,10 +385,7 @@ TEST(Duplex, HalfDuplexLinkBetweenTwoNodes) {
 }
 
 TEST(Duplex, WholeClassHalfDuplex) {
-  nt::SynthParams p;
-  p.nodes = 4;
-  p.ranks_per_node = 2;
-  p.lengths = geometric(12);
+  nt::SynthParams p = cluster(4, 2, 12);
   auto s = make(p);
   const auto t = na::find_topology(s.cube);
   auto as = async_of(s.cube);
@@ -470,12 +417,8 @@ TEST(Hockney, FitRecoversNoiselessLine) {
 }
 
 TEST(Hockney, ClassFitsRecoverSynthParametersWithinOnePercent) {
-  nt::SynthParams p;
-  p.nodes = 4;
-  p.ranks_per_node = 3;
-  p.shuffle = true;
+  nt::SynthParams p = cluster(4, 3, 16, 1);
   p.noise = 0.0;
-  p.lengths = geometric(16);
   auto s = make(p);
   const auto t = na::find_topology(s.cube);
   const auto h = na::fit_classes_and_pairs(s.cube, t);
@@ -497,13 +440,9 @@ TEST(Hockney, ClassFitsRecoverSynthParametersWithinOnePercent) {
 }
 
 TEST(Hockney, ProtocolThresholdSplitsShortAndLongRanges) {
-  nt::SynthParams p;
-  p.nodes = 4;
-  p.ranks_per_node = 2;
-  p.shuffle = true;
+  nt::SynthParams p = cluster(4, 2, 18, 1);
   p.noise = 0.01;
   p.protocol_step = 8192;
-  p.lengths = geometric(18);
   auto s = make(p);
   const auto t = na::find_topology(s.cube);
   const auto h = na::fit_classes_and_pairs(s.cube, t);
@@ -553,12 +492,9 @@ TEST(Hockney, ThresholdsIgnoreAnOutlierAndDownwardStepsButSeeAnUpwardStep) {
 
 TEST(Hockney, NoThresholdOnPlainLinesWithNoise) {
   for (std::uint64_t seed : {1, 2, 3}) {
-    nt::SynthParams p;
-    p.nodes = 3;
-    p.ranks_per_node = 2;
+    nt::SynthParams p = cluster(3, 2, 20);
     p.seed = seed;
     p.noise = 0.05;
-    p.lengths = geometric(20);
     auto s = make(p);
     const auto t = na::find_topology(s.cube);
     const auto h = na::fit_classes_and_pairs(s.cube, t);
@@ -705,11 +641,8 @@ TEST(LogGP, ClassParametersFromAHandMadeLoggpFile) {
 // ---------------------------------------------------------------- exports
 
 TEST(Export, CsvHasOneLinePerPairAndRange) {
-  nt::SynthParams p;
-  p.nodes = 3;
-  p.ranks_per_node = 2;
+  nt::SynthParams p = cluster(3, 2, 14);
   p.protocol_step = 4096;
-  p.lengths = geometric(14);
   auto s = make(p);
   const auto r = na::make_report(s.cube, {});
   const std::string csv = na::export_csv(r);
@@ -730,10 +663,7 @@ TEST(Stats, RobustSpreadIsTheScaledMadOfTheFiniteValues) {
 }
 
 TEST(ModelReport, PredictionsAreTheFormulasWithTheChosenClass) {
-  nt::SynthParams p;
-  p.nodes = 4;
-  p.ranks_per_node = 2;
-  p.lengths = geometric(10);
+  nt::SynthParams p = cluster(4, 2, 10);
   auto s = make(p);
   const auto m = na::make_model(s.cube, nullptr, nullptr, "", {});
   EXPECT_EQ(m.prediction_class, "inter-node");  // the coarsest class present
@@ -790,10 +720,7 @@ TEST(Export, FormatsByNameGiveTheirExports) {
   std::vector<std::string> names;
   for (const auto& [n, f] : na::export_formats()) names.push_back(n);
   EXPECT_EQ(names, (std::vector<std::string>{"json", "loggopsim", "simgrid", "csv"}));
-  nt::SynthParams p;
-  p.nodes = 3;
-  p.ranks_per_node = 2;
-  p.lengths = geometric(8);
+  nt::SynthParams p = cluster(3, 2, 8);
   auto s = make(p);
   const auto r = na::make_report(s.cube, {});
   EXPECT_EQ(na::export_text(r, na::ExportFormat::csv), na::export_csv(r));

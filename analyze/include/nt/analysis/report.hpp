@@ -50,6 +50,12 @@ Report make_report(const std::string& file, const ReportOptions& opt);
 nlohmann::json to_json(const Report& r, bool with_pairs);
 std::string to_text(const Report& r);
 
+// With host names: when every finest group holds whole hosts and some group holds several (ranks on
+// different hosts look alike, e.g. one rank per node), the groups are not nodes: clears
+// node_level_identified, renames the level "group" and adds a warning, as check_node_level does
+// without host names. Returns whether it did.
+bool check_node_level_against_hosts(Topology& t, const HostAgreement& a);
+
 // The levels: [{"level", "groups", "lone_nodes": [group index...], "lone_node_caveat"}, ...]
 // (the last two on levels above the nodes that have a lone node; see lone_node_groups).
 nlohmann::json hierarchy_json(const Topology& t);
