@@ -64,6 +64,13 @@ Synth make(nt::SynthParams p, nt::Statistic s = nt::Statistic::median) {
   return x;
 }
 
+// The synthetic truth of a class (0: intra-node, else inter-node): latency and seconds per byte.
+double true_ts(const nt::SynthParams& p, int cls) { return cls == 0 ? p.intra_latency : p.inter_latency; }
+double true_tw(const nt::SynthParams& p, int cls) { return 1.0 / (cls == 0 ? p.intra_bandwidth : p.inter_bandwidth); }
+
+// The class and pair fits of a synthetic cluster, classed by the topology found in it.
+na::HockneyResult fits_of(const Synth& s) { return na::fit_classes_and_pairs(s.cube, na::find_topology(s.cube)); }
+
 std::vector<int> ranks_of_node(const nt::SynthResult& r, int node) { return nt::test::ranks_with(r.node_of_rank, node); }
 
 }  // namespace
@@ -419,20 +426,17 @@ TEST(Hockney, FitRecoversNoiselessLine) {
 TEST(Hockney, ClassFitsRecoverSynthParametersWithinOnePercent) {
   nt::SynthParams p = cluster(4, 3, 16, 1);
   p.noise = 0.0;
-  auto s = make(p);
-  const auto t = na::find_topology(s.cube);
-  const auto h = na::fit_classes_and_pairs(s.cube, t);
+  const auto h = fits_of(make(p));
   ASSERT_EQ(h.classes.size(), 2u);
   for (const auto& c : h.classes) {
-    const double ts = c.cls == 0 ? p.intra_latency : p.inter_latency;
-    const double tw = 1.0 / (c.cls == 0 ? p.intra_bandwidth : p.inter_bandwidth);
+    const double ts = true_ts(p, c.cls), tw = true_tw(p, c.cls);
     EXPECT_TRUE(c.thresholds.empty()) << c.name;
     ASSERT_EQ(c.ranges.size(), 1u);
     EXPECT_NEAR(c.ranges[0].fit.ts, ts, 0.01 * ts) << c.name;
     EXPECT_NEAR(c.ranges[0].fit.tw, tw, 0.01 * tw) << c.name;
   }
   for (const auto& pf : h.pairs) {
-    const double ts = pf.cls == 0 ? p.intra_latency : p.inter_latency;
+    const double ts = true_ts(p, pf.cls);
     ASSERT_EQ(pf.ranges.size(), 1u);
     EXPECT_NEAR(pf.ranges[0].ts, ts, 0.01 * ts);
   }
@@ -443,17 +447,14 @@ TEST(Hockney, ProtocolThresholdSplitsShortAndLongRanges) {
   nt::SynthParams p = cluster(4, 2, 18, 1);
   p.noise = 0.01;
   p.protocol_step = 8192;
-  auto s = make(p);
-  const auto t = na::find_topology(s.cube);
-  const auto h = na::fit_classes_and_pairs(s.cube, t);
+  const auto h = fits_of(make(p));
   ASSERT_EQ(h.classes.size(), 2u);
   for (const auto& c : h.classes) {
     ASSERT_EQ(c.thresholds.size(), 1u) << c.name;
     EXPECT_EQ(c.thresholds[0].length, 8192);
     EXPECT_EQ(c.thresholds[0].previous_length, 4096);
     ASSERT_EQ(c.ranges.size(), 2u);
-    const double ts = c.cls == 0 ? p.intra_latency : p.inter_latency;
-    const double tw = 1.0 / (c.cls == 0 ? p.intra_bandwidth : p.inter_bandwidth);
+    const double ts = true_ts(p, c.cls), tw = true_tw(p, c.cls);
     // Noise only makes delays grow (by about 0.7% for the median of |N|): 2% bounds.
     EXPECT_NEAR(c.ranges[0].fit.ts, ts, 0.02 * ts);
     EXPECT_NEAR(c.ranges[1].fit.ts, ts + p.protocol_extra, 0.02 * (ts + p.protocol_extra));
