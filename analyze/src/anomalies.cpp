@@ -193,6 +193,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
     bool send = false, recv = false;
     std::vector<std::int64_t> lengths;
     std::vector<double> score;
+    std::vector<double> sigmas;  // robust z-score of the effect at each of those lengths
   };
   std::vector<RankHit> hit(N);
   for (std::size_t k = 0; k < K; ++k) {
@@ -206,7 +207,10 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
         hit[i].send |= fs;
         hit[i].recv |= fr;
         hit[i].lengths.push_back(c.lengths[k]);
-        hit[i].score.push_back(std::exp(std::max(fs ? ds : 0.0, fr ? dr : 0.0)));
+        const double d = std::max(fs ? ds : 0.0, fr ? dr : 0.0);
+        const double sig = d == ds ? ss : sr;
+        hit[i].score.push_back(std::exp(d));
+        hit[i].sigmas.push_back(sig > 0 ? d / sig : kNaN);
       }
     }
   }
@@ -286,16 +290,18 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
       a.ranks = g;
       a.hosts = hosts_of(g, hosts);
       std::set<std::int64_t> lens;
-      std::vector<double> sc;
+      std::vector<double> sc, zs;
       for (int r : g) {
         const auto& h = hit[static_cast<std::size_t>(r)];
         lens.insert(h.lengths.begin(), h.lengths.end());
         sc.insert(sc.end(), h.score.begin(), h.score.end());
+        zs.insert(zs.end(), h.sigmas.begin(), h.sigmas.end());
       }
       a.lengths.assign(lens.begin(), lens.end());
       a.score = finite_median(sc);
-      a.detail = fmt::format("every rank of the group {} ({}x its class)",
-                             direction(hit[static_cast<std::size_t>(g.front())]), fmt::format("{:.2f}", a.score));
+      a.detail = fmt::format("every rank of the group {} slowly ({:.2f}x its class, {:.1f} sigmas, at {} of {} lengths)",
+                             direction(hit[static_cast<std::size_t>(g.front())]), a.score, finite_median(zs),
+                             a.lengths.size(), K);
       if (!a.hosts.empty()) a.detail += " on " + fmt::format("{}", fmt::join(a.hosts, ","));
       out.push_back(std::move(a));
       continue;
@@ -309,7 +315,8 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
       a.hosts = hosts_of(a.ranks, hosts);
       a.lengths = h.lengths;
       a.score = finite_median(h.score);
-      a.detail = fmt::format("rank {} {} {:.2f}x slower than its class", r, direction(h), a.score);
+      a.detail = fmt::format("rank {} {} {:.2f}x slower than its class ({:.1f} sigmas, at {} of {} lengths)", r,
+                             direction(h), a.score, finite_median(h.sigmas), a.lengths.size(), K);
       out.push_back(std::move(a));
     }
   }
@@ -490,7 +497,8 @@ std::vector<Anomaly> find_variance_anomalies(const Cube& values, const Cube& dev
       a.hosts = hosts_of(a.ranks, hosts);
       for (auto [ka, kb] : ks) a.lengths.push_back(values.lengths[ka]);
       a.score = m > 0 ? cv / m : cv;
-      a.detail = fmt::format("rank {}: coefficient of variation {:.3f}, typical {:.3f}", r, cv, m);
+      a.detail = fmt::format("rank {}: coefficient of variation {:.3f}, typical {:.3f} ({:.2f}x, {:.1f} sigmas, at {} lengths)",
+                             r, cv, m, a.score, s > 0 ? (cv - m) / s : kNaN, a.lengths.size());
       out.push_back(std::move(a));
     }
   }
@@ -553,7 +561,8 @@ DuplexResult analyze_duplex(const Cube& one, const Cube& async, const Topology& 
       a.hosts = hosts_of(a.ranks, hosts);
       a.lengths = d.lengths;
       a.score = dc.median_ratio;
-      a.detail = fmt::format("every {} link: a simultaneous exchange takes {:.2f}x one message", dc.name, dc.median_ratio);
+      a.detail = fmt::format("every {} link: a simultaneous exchange takes {:.2f}x one message (median over {} pairs, "
+                             "at {} lengths)", dc.name, dc.median_ratio, v.size(), d.lengths.size());
       d.anomalies.push_back(std::move(a));
       continue;
     }

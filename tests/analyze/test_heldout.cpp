@@ -359,3 +359,25 @@ TEST(HeldOut, NoNegativeNumberInAnyOutputOfNoisyCases) {
     }
   }
 }
+
+// Issue 13: every anomaly with its evidence: the ratio, the robust z-score and the lengths.
+TEST(HeldOut, EveryAnomalyCarriesItsEvidence) {
+  Plan p = shape(8, 3, 1, 0.05, 4);
+  p.slow_nodes = {{2, 3.0}};
+  p.one_way = {{4, 5, 3.0}, {5, 4, 3.0}, {6, 1, 2.5}};
+  auto g = generate(p);
+  const int lone_rank = ranks_with(g.node, 7).front();  // one slow rank of node 7 (sends slowly)
+  for (std::size_t k = 0; k < g.cube.count(); ++k)
+    for (int j = 0; j < g.cube.P; ++j)
+      if (j != lone_rank) g.cube.at(k, lone_rank, j) *= 2.5;
+  const auto an = na::find_anomalies(g.cube, na::find_topology(g.cube), {});
+  std::set<std::string> kinds;
+  for (const auto& a : an) {
+    kinds.insert(a.kind);
+    EXPECT_NE(a.detail.find("sigmas"), std::string::npos) << a.detail;
+    EXPECT_TRUE(std::regex_search(a.detail, std::regex("[0-9.]+x.* at [0-9]+ of (the|[0-9]+) lengths"))) << a.detail;
+    EXPECT_FALSE(a.lengths.empty());
+    EXPECT_GT(a.score, 1.0);
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"slow_node", "slow_rank", "slow_link", "asymmetric_pair"}));
+}
