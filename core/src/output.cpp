@@ -193,6 +193,10 @@ void recover_interrupted_outputs(const fs::path& dir) try {
 
 void check_output(const fs::path& target, bool force) {
   if (target.empty()) throw UsageError("empty output file name");
+  // "-" is standard output by Unix convention; a file of that name would be a trap.
+  if (target == "-")
+    throw UsageError("'-' (standard output) is not an output here: the outputs are written under a temporary name "
+                     "and moved into place; give a file name");
   for (const auto& part : target)
     if (part.string().size() > kNameMax)
       throw FileError(target, "a name in this path is longer than " + std::to_string(kNameMax) + " bytes");
