@@ -66,6 +66,8 @@ std::string export_loggopsim(const std::vector<ClassParams>& params) {
                      p.loggp.g, p.have_loggp ? p.loggp.G : p.hockney_for(1e18).tw,
                      p.have_loggp ? "measured LogGP" : "from delays: o=0, g=L+2o assumed, G=Hockney tw", p.pairs);
   }
+  for (const auto& p : params)
+    for (const auto& n : p.notes) o << "# note: " << n << "\n";
   const double G = pick->have_loggp ? pick->loggp.G : pick->hockney_for(1e18).tw;
   std::int64_t S = -1;
   std::string s_note;

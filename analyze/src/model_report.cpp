@@ -51,6 +51,7 @@ ModelReport make_model(const Cube& delays, const LoggpData* loggp, const Cube* b
   m.notes = m.topology.notes;
   const HockneyResult hockney = fit_classes_and_pairs(delays, m.topology);
   m.params = class_params(&delays, m.topology, &hockney, loggp, opt);
+  for (const auto& p : m.params) m.notes.insert(m.notes.end(), p.notes.begin(), p.notes.end());
   const ClassParams& cp = pick_class(m.params, which);
   m.prediction_class = cp.name;
   m.processes = bc ? bc->P : m.topology.P;

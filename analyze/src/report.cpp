@@ -214,6 +214,7 @@ nlohmann::json to_json(const ClassParams& p) {
                    {"o_r", num(p.o_r)},
                    {"g", num(p.loggp.g)},
                    {"G", num(p.loggp.G)}};
+  if (!p.notes.empty()) j["notes"] = p.notes;
   if (p.have_loggp) {
     j["loggp_residual"] = num(p.loggp_residual);
     j["fit_break"] = p.fit_break;

@@ -731,3 +731,18 @@ TEST(Export, FormatsByNameGiveTheirExports) {
   EXPECT_EQ(j["groups"].size(), 3u);
   EXPECT_EQ(j["hockney"]["pairs"].size(), 30u);  // every pair in the JSON export
 }
+
+TEST(ModelReport, NegativeLoggpMediansAreShownAsZeroWithANote) {
+  nt::LoggpData d = nt::test::planted_loggp({0, 1, 0, 1}, {"a", "b", "a", "b"});
+  for (auto& g : d.g) g = -std::fabs(g);  // a gap line whose intercept fell below 0
+  const auto cube = na::cube_from_loggp(d);
+  const auto m = na::make_model(cube, &d, nullptr, "", {});
+  for (const auto& c : m.params) EXPECT_EQ(c.loggp.g, 0.0) << c.name;
+  ASSERT_EQ(m.notes.size(), 2u);
+  EXPECT_NE(m.notes[0].find("median g is negative"), std::string::npos) << m.notes[0];
+  nt::test::expect_no_negative(na::to_json(m), "model");
+  nt::test::expect_no_negative_text(na::to_text(m));
+  const auto lg = na::export_loggopsim(m.params);  // the export says so too, and has -g 0
+  EXPECT_NE(lg.find("# note: inter-node: the loggp file's median g is negative"), std::string::npos) << lg;
+  EXPECT_NE(lg.find(" -g 0 "), std::string::npos) << lg;
+}
