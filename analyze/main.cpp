@@ -54,7 +54,7 @@ CLI::Validator one_of(const std::vector<std::pair<std::string, E>>& names) {
           }
         return s + " not in {" + list + "}";
       },
-      "");
+      "{" + list + "}");
 }
 
 void add_report_command(CLI::App& app) {
@@ -145,6 +145,7 @@ void add_export_command(CLI::App& app) {
   c->add_option("FILE", a->req.delay_file, "delay file")->required();
   c->add_option("--format", a->req.format, "json | loggopsim | simgrid | csv")
       ->required()
+      ->type_name("TEXT")
       ->transform(one_of(na::export_formats()));
   c->add_option("-o,--output", a->out, "output file ('-' for stdout, the default)");
   c->add_option("--loggp", a->req.loggp_file, "loggp file: measured LogGP parameters for loggopsim/json");

@@ -206,15 +206,18 @@ std::string export_simgrid(const Report& r) {
 
 std::string export_csv(const Report& r) {
   std::ostringstream o;
-  o << "sender,receiver,sender_host,receiver_host,class,range,from_bytes,to_bytes,ts_s,tw_s_per_byte,bandwidth_Bps,r2,rel_rms\n";
+  o << "sender,receiver,sender_host,receiver_host,class,range,from_bytes,to_bytes,ts_s,tw_s_per_byte,bandwidth_Bps,r2,rel_rms,"
+       "ts_identifiable,tw_identifiable\n";
   auto host = [&](int x) { return r.hosts.empty() ? std::string() : r.hosts[static_cast<std::size_t>(x)]; };
   for (const auto& p : r.hockney.pairs) {
     const ClassFit* f = r.hockney.find(p.cls);
     if (!f) continue;
     for (std::size_t g = 0; g < p.ranges.size() && g < f->ranges.size(); ++g) {
       const auto& l = p.ranges[g];
-      o << fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6f},{:.6f}\n", p.i, p.j, host(p.i), host(p.j), f->name, g,
-                       f->ranges[g].from, f->ranges[g].to, l.ts, l.tw, l.tw > 0 ? 1.0 / l.tw : kNaN, l.r2, l.rel_rms);
+      o << fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6f},{:.6f},{:d},{:d}\n", p.i, p.j, host(p.i),
+                       host(p.j), f->name, g, f->ranges[g].from, f->ranges[g].to, l.ts, l.tw,
+                       l.tw_identifiable && l.tw > 0 ? 1.0 / l.tw : kNaN, l.r2, l.rel_rms, l.ts_identifiable ? 1 : 0,
+                       l.tw_identifiable ? 1 : 0);
     }
   }
   return o.str();

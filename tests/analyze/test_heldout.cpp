@@ -11,6 +11,7 @@
 #include <random>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "nt/analysis/anomalies.hpp"
@@ -122,6 +123,16 @@ void expect_honest_numbers(const na::Cube& c, const na::Report& r) {
   nt::test::expect_no_negative_text(na::to_text(m));
   const std::string csv = na::export_csv(r);
   EXPECT_EQ(csv.find(",-"), std::string::npos) << csv.substr(0, 2000);
+  // A parameter the pair's data cannot determine is flagged in the CSV as in the JSON.
+  std::size_t unident = 0;
+  for (const auto& pf : r.hockney.pairs)
+    for (const auto& f : pf.ranges) unident += (f.ts_identifiable ? 0 : 1) + (f.tw_identifiable ? 0 : 1);
+  std::size_t flagged = 0;
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);  // header
+  while (std::getline(lines, line)) flagged += (line.ends_with(",0,0") ? 2 : 0) + (line.ends_with(",1,0") || line.ends_with(",0,1") ? 1 : 0);
+  EXPECT_EQ(flagged, unident);
   for (auto f : {na::ExportFormat::loggopsim, na::ExportFormat::simgrid})
     EXPECT_FALSE(std::regex_search(na::export_text(r, f), std::regex("[ =\"]-[0-9]"))) << na::export_text(r, f);
 }
