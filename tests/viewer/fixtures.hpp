@@ -93,6 +93,40 @@ std::filesystem::path legacy_raw(const std::filesystem::path& path, int P, int b
   return path;
 }
 
+// What a killed run leaves: a raw file whose parameters plan a sweep (linear from `begin` by
+// `step` to `end`, or a list/geometric one with step 0 that ends at `end`) but which holds only
+// the records of `written` (value 1 us per off-diagonal cell, k-fold at the k-th length).
+inline std::filesystem::path killed_run(const std::filesystem::path& path, int P, int begin, int step, int end,
+                                        const std::vector<std::int64_t>& written) {
+  nt::FileInfo info;
+  info.params.proc_num = P;
+  info.params.statistic = nt::Statistic::median;
+  info.params.begin_length = begin;
+  info.params.end_length = end;
+  info.params.step_length = step;
+  info.params.num_repeats = 10;
+  info.meta.sweep = step > 0 ? "linear" : "geometric";
+  nt::RawWriter w(path, info, true);
+  for (std::size_t k = 0; k < written.size(); ++k) {
+    std::vector<double> v(static_cast<std::size_t>(P * P), 1e-6 * static_cast<double>(k + 1));
+    for (int i = 0; i < P; ++i) v[static_cast<std::size_t>(i * P + i)] = 0.0;
+    w.append(written[k], v);
+  }
+  w.close();
+  return path;
+}
+
+// Pixels of an RGB image within `rect` that are the dark red of a warning note (paint_note).
+inline int note_pixels(const QImage& img, const QRect& rect) {
+  int n = 0;
+  for (int y = std::max(0, rect.top()); y <= std::min(img.height() - 1, rect.bottom()); ++y)
+    for (int x = std::max(0, rect.left()); x <= std::min(img.width() - 1, rect.right()); ++x) {
+      const QColor c = img.pixelColor(x, y);
+      if (c.red() > 120 && c.green() < 80 && c.blue() < 80) ++n;
+    }
+  return n;
+}
+
 // Mean grey (0 black .. 255 white) of one row of an 8-bit image, skipping column `skip`.
 inline double row_gray(const QImage& img, int row, int skip = -1) {
   double s = 0;

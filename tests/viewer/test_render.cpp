@@ -93,6 +93,43 @@ class TestRender : public QObject {
     QCOMPARE(s[1], 5e-6);
   }
 
+  // The ratio view (A / B): levels log-symmetric around 1, the diverging map white at 1, and a
+  // bar whose ticks pair each factor f with 1/f.
+  void ratioBarIsCentredOnOne() {
+    for (double m : {1.3, 4.0, 37.0, 5000.0}) {
+      const Levels lv = ratio_levels(Range{1.0 / m, m, 1.0 / m});
+      QVERIFY(lv.log);
+      QVERIFY(std::abs(lv.white * lv.black - 1.0) < 1e-12);
+      QCOMPARE(lv.darkness(1.0), 0.5);
+      const auto t = factor_ticks(lv, 9);
+      QVERIFY2(t.size() >= 3 && t.size() <= 9, qPrintable(QString::number(t.size())));
+      QVERIFY(std::find(t.begin(), t.end(), 1.0) != t.end());
+      for (double v : t) {
+        QVERIFY(v >= lv.white * (1 - 1e-9) && v <= lv.black * (1 + 1e-9));
+        // Every factor above 1 has its reciprocal below, at the mirrored height of the bar.
+        QVERIFY(std::any_of(t.begin(), t.end(), [&](double u) { return std::abs(u * v - 1.0) < 1e-9; }));
+        QVERIFY(std::abs(lv.darkness(v) + lv.darkness(1.0 / v) - 1.0) < 1e-9);
+      }
+    }
+    QCOMPARE(factor_ticks(ratio_levels(Range{0.25, 4, 0.25}), 9), (std::vector<double>{0.25, 0.5, 1.0, 2.0, 4.0}));
+    QCOMPARE(format_factor(2.0), QString::fromUtf8("×2"));
+    QCOMPARE(format_factor(0.5), QString::fromUtf8("×0.5"));
+    // Decorated: the cells of ratio 1 are the map's white, faster (< 1) blue, slower red.
+    ViewResult r;
+    r.spec.view = ViewKind::ratio;
+    r.rows = r.cols = 3;
+    std::vector<double> v{0, 0.5, 1.0, 2.0, 0, 1.0, 1.0, 1.0, 0};
+    r.levels = ratio_levels(range_of(v, 3, 3, ViewResult::kDiagIsRow));
+    r.cells = cells_image(v, 3, 3, r.levels);
+    r.values = std::make_shared<const std::vector<double>>(v);
+    QVERIFY(r.symmetric());
+    QCOMPARE(r.unit(), ValueUnit::factor);
+    const QImage img = compose(r, {3, false, nullptr, nullptr, Colormap::automatic, false});
+    for (int ch : {qRed(img.pixel(2, 0)), qGreen(img.pixel(2, 0)), qBlue(img.pixel(2, 0))}) QVERIFY(std::abs(ch - 0xf7) <= 3);
+    QVERIFY(qBlue(img.pixel(1, 0)) > qRed(img.pixel(1, 0)) + 40);
+    QVERIFY(qRed(img.pixel(0, 1)) > qBlue(img.pixel(0, 1)) + 40);
+  }
+
   void colormapsAndNoData() {
     // Reversed viridis: high = dark purple, low = yellow; diverging: blue, white, red.
     QCOMPARE(QColor(colormap_rgb(Colormap::viridis, 1.0)), QColor(0x44, 0x01, 0x54));

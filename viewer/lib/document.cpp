@@ -301,8 +301,19 @@ void Document::set_groups(const std::filesystem::path& json) {
   order_cache_.clear();
 }
 
+QString cut_short_note(const nt::Dataset& d) {
+  const nt::SweepCompleteness c = nt::sweep_completeness(d);
+  if (!c.cut_short) return {};
+  if (c.planned > 0)
+    return QStringLiteral("cut short: %1 of %2 message lengths stored (the run stopped early)").arg(c.stored).arg(c.planned);
+  return QStringLiteral("cut short: the run stopped before %1 (last stored: %2)")
+      .arg(QString::fromStdString(nt::format_bytes(d.params().end_length)),
+           d.lengths().empty() ? QStringLiteral("none") : QString::fromStdString(nt::format_bytes(d.lengths().back())));
+}
+
 DocumentInfo Document::info() const {
   DocumentInfo i;
+  i.cut_short = cut_short_note(*data_);
   i.path = QString::fromStdString(path_.string());
   i.format = QString::fromStdString(data_->format());
   i.info = data_->info();
@@ -379,7 +390,10 @@ std::vector<double> Document::matrix_values(Source s, std::size_t k) {
     }
     case Source::difference:
     case Source::ratio: {
-      if (!cmp_) throw nt::UsageError("the difference view needs a second file (--compare FILE)");
+      if (!cmp_)
+        throw nt::UsageError(fmt::format("the {} view needs a second run to compare with: open it with File > Compare "
+                                         "with... (on the command line: --compare FILE)",
+                                         s == Source::ratio ? "ratio" : "difference"));
       nt::Matrix a = data_->matrix(k);
       auto& av = as_missing(a.values());
       const std::ptrdiff_t kb = k < cmp_len_.size() ? cmp_len_[k] : -1;
@@ -475,6 +489,7 @@ ViewResult Document::render(const ViewSpec& spec_in, const Progress& progress) {
   ViewResult res;
   res.spec = spec;
   res.title = title_for(spec);
+  res.note = cut_short_note(*data_);
   Source src = Source::primary;
   std::vector<double> values;
   if (spec.view == ViewKind::pair) return render_pair(spec);
@@ -690,7 +705,9 @@ ViewResult Document::render_pair(const ViewSpec& spec) {
                                        .arg(1 + plot_files_.size())
                                        .arg(what)
                                  : QStringLiteral("%1 pairs in %2 files (%3)").arg(pairs.size()).arg(1 + plot_files_.size()).arg(what);
+  st.note = cut_short_note(*data_);
   res.title = st.title;
+  res.note = st.note;
   res.cells = plot_image(curves, st, plot_w_, plot_h_, &res.geometry);
   res.rows = static_cast<int>(curves.size());
   res.cols = 0;

@@ -41,6 +41,9 @@ std::vector<std::pair<std::string, std::vector<std::vector<int>>>> read_hierarch
 std::vector<int> rank_order(Order order, int ranks, const std::vector<std::string>& hosts,
                             const std::vector<std::pair<std::string, std::vector<std::vector<int>>>>& hierarchy);
 
+// "cut short: ..." when the file holds fewer lengths than its run planned; empty otherwise.
+QString cut_short_note(const nt::Dataset& d);
+
 class Document {
  public:
   // Opens any file nt::open_dataset knows; throws nt::Error with a clear message.

@@ -151,6 +151,8 @@ void MainWindow::buildUi() {
   form->addRow(tr("Rank"), rankSpin_);
   senderSpin_ = new QSpinBox;
   receiverSpin_ = new QSpinBox;
+  senderSpin_->setObjectName(QStringLiteral("senderSpin"));
+  receiverSpin_->setObjectName(QStringLiteral("receiverSpin"));
   auto* prow = new QHBoxLayout;
   prow->addWidget(senderSpin_);
   prow->addWidget(new QLabel(QStringLiteral("->")));
@@ -164,6 +166,8 @@ void MainWindow::buildUi() {
   pairsList_->setToolTip(tr("Pairs drawn beside the one above; Pin adds the current pair"));
   pinButton_ = new QPushButton(tr("Pin"));
   unpinButton_ = new QPushButton(tr("Remove"));
+  pinButton_->setObjectName(QStringLiteral("pinButton"));
+  unpinButton_->setObjectName(QStringLiteral("unpinButton"));
   auto* pinRow = new QHBoxLayout;
   pinRow->addWidget(pinButton_);
   pinRow->addWidget(unpinButton_);
@@ -263,7 +267,12 @@ void MainWindow::buildUi() {
   progress_->hide();
   cancel_ = new QPushButton(tr("Cancel"));
   cancel_->hide();
+  cutShortLabel_ = new QLabel;
+  cutShortLabel_->setObjectName(QStringLiteral("cutShortLabel"));
+  cutShortLabel_->setStyleSheet(QStringLiteral("QLabel { color: #8a1f11; font-weight: bold; }"));
+  cutShortLabel_->hide();
   statusBar()->addWidget(hoverLabel_, 1);
+  statusBar()->addPermanentWidget(cutShortLabel_);
   statusBar()->addPermanentWidget(progress_);
   statusBar()->addPermanentWidget(cancel_);
   connect(cancel_, &QPushButton::clicked, session_, &Session::cancel);
@@ -423,7 +432,13 @@ void MainWindow::onOpened(const DocumentInfo& info) {
   pairsList_->clear();  // pinned pairs belong to the previous file
   rankSpin_->setValue(0);
   rebuilding_ = false;
-  setWindowTitle(QStringLiteral("%1 - network_viewer").arg(QFileInfo(info.path).fileName()));
+  // A killed run's file says so wherever the user looks: title, status bar, Parameters tab.
+  setWindowTitle(info.cut_short.isEmpty()
+                     ? QStringLiteral("%1 - network_viewer").arg(QFileInfo(info.path).fileName())
+                     : QStringLiteral("%1 (cut short) - network_viewer").arg(QFileInfo(info.path).fileName()));
+  cutShortLabel_->setText(info.cut_short);
+  cutShortLabel_->setToolTip(info.cut_short);
+  cutShortLabel_->setVisible(!info.cut_short.isEmpty());
   statusBar()->showMessage(tr("%1: %2 ranks, %3 message lengths (%4)").arg(info.path).arg(P).arg(n).arg(info.format), 5000);
   updateEnabled();
   emit documentOpened();
@@ -443,6 +458,7 @@ void MainWindow::onChanged(const DocumentInfo& info) {
 void MainWindow::onRendered(const ViewResult& r) {
   // A successful view supersedes an earlier failure: the error bar must not stay on (issue 14).
   errorLabel_->hide();
+  lastError_.clear();
   view_->setResult(r, true);
   for (QDoubleSpinBox* spin : {whiteSpin_, blackSpin_}) spin->setSuffix(r.ratio() ? QStringLiteral(" %") : QStringLiteral(" µs"));
   // Show the levels in use unless the user fixed them.

@@ -143,6 +143,7 @@ class MainWindow : public QMainWindow {
   QComboBox* orderBox_ = nullptr;
   QLabel* hoverLabel_ = nullptr;
   QLabel* errorLabel_ = nullptr;
+  QLabel* cutShortLabel_ = nullptr;  // status bar: "cut short: ..." while such a file is open
   QProgressBar* progress_ = nullptr;
   QPushButton* cancel_ = nullptr;
 };

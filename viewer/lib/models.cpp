@@ -21,7 +21,8 @@ void InfoModel::setDocument(const DocumentInfo& d) {
   add(QStringLiteral("ranks"), QString::number(p.proc_num));
   add(QStringLiteral("mode"), q(nt::mode_name(p.mode)));
   add(QStringLiteral("statistic"), q(nt::statistic_name(p.statistic)));
-  add(QStringLiteral("message lengths"), QString::number(d.lengths.size()));
+  add(QStringLiteral("message lengths"), d.cut_short.isEmpty() ? QString::number(d.lengths.size())
+                                                               : QStringLiteral("%1 (%2)").arg(d.lengths.size()).arg(d.cut_short));
   if (!d.lengths.empty())
     add(QStringLiteral("length range"),
         q(nt::format_bytes(d.lengths.front())) + QStringLiteral(" .. ") + q(nt::format_bytes(d.lengths.back())));

@@ -187,7 +187,7 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
   QImage img(width, height, QImage::Format_RGB32);
   img.fill(Qt::white);
   PlotGeometry g;
-  const double left = 96, right = 24, top = 34, bottom = 56;
+  const double left = 96, right = 24, top = st.note.isEmpty() ? 34 : 50, bottom = 56;
   g.area = QRectF(left, top, std::max(10.0, width - left - right), std::max(10.0, height - top - bottom));
   g.y_log = st.y_log;
 
@@ -259,6 +259,7 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
   p.drawText(QRectF(-g.area.height() / 2, -9, g.area.height(), 18), Qt::AlignHCenter | Qt::AlignVCenter, y_title);
   p.restore();
   p.drawText(QRectF(0, 4, width, 22), Qt::AlignHCenter | Qt::AlignVCenter, st.title);
+  if (!st.note.isEmpty()) paint_note(p, QRectF(0, 26, width, 16), st.note);
 
   // Bands first, so that no band hides another curve. One polygon per run of points with data,
   // never across a gap or the 0 B axis break; a lone point gets an error bar.

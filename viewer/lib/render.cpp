@@ -298,7 +298,51 @@ std::vector<double> colorbar_ticks(const Levels& lv, int max_ticks) {
   return in;
 }
 
-void paint_colorbar(QPainter& p, const QRectF& bar, const Levels& lv, Colormap c, bool ratio, bool swatch) {
+void paint_note(QPainter& p, const QRectF& where, const QString& note) {
+  p.save();
+  p.setPen(QColor(170, 20, 20));
+  QFont f = p.font();
+  f.setPixelSize(12);
+  f.setBold(true);
+  p.setFont(f);
+  p.drawText(where, Qt::AlignHCenter | Qt::AlignVCenter, note);
+  p.restore();
+}
+
+std::vector<double> factor_ticks(const Levels& lv, int max_ticks) {
+  const double m = std::max(lv.black, lv.white > 0 ? 1.0 / lv.white : 1.0);
+  if (!(m > 1.0) || !std::isfinite(m)) return {1.0};
+  const std::size_t per_side = static_cast<std::size_t>(std::max(1, (max_ticks - 1) / 2));
+  const double fits = m * (1 + 1e-9);
+  std::vector<double> up;  // factors > 1, each with its reciprocal below 1
+  if (m < 2.0) {
+    // Within a factor of 2: the largest round factors that fit (1.5, 1.25, 1.2, 1.1, 1.05).
+    for (double f : {1.5, 1.25, 1.2, 1.1, 1.05})
+      if (f <= fits && up.size() < per_side) up.push_back(f);
+  } else {
+    // Powers of the smallest round base (2, 4, 10, 100, ...) that gives at most per_side ticks.
+    double base = 2.0;
+    for (double b : {2.0, 4.0, 10.0, 100.0, 1e3, 1e4, 1e6, 1e9, 1e12, 1e18, 1e36, 1e72, 1e144}) {
+      base = b;
+      if (std::floor(std::log(m) / std::log(b) + 1e-9) <= static_cast<double>(per_side)) break;
+    }
+    for (double f = base; f <= fits && up.size() < per_side; f *= base) up.push_back(f);
+  }
+  std::vector<double> t{1.0};
+  for (double f : up) {
+    t.push_back(f);
+    t.push_back(1.0 / f);
+  }
+  std::sort(t.begin(), t.end());
+  return t;
+}
+
+QString format_factor(double v) {
+  if (std::isnan(v)) return QStringLiteral("no value");
+  return QString::fromUtf8("×") + QString::number(v, 'g', 3);
+}
+
+void paint_colorbar(QPainter& p, const QRectF& bar, const Levels& lv, Colormap c, ValueUnit unit, bool swatch) {
   p.save();
   const int n = std::max(2, static_cast<int>(bar.height()));
   for (int i = 0; i < n; ++i) {
@@ -312,11 +356,13 @@ void paint_colorbar(QPainter& p, const QRectF& bar, const Levels& lv, Colormap c
   QFont f = p.font();
   f.setPixelSize(11);
   p.setFont(f);
-  const auto ticks = colorbar_ticks(lv, std::max(2, static_cast<int>(bar.height() / 28)));
+  const int room = std::max(2, static_cast<int>(bar.height() / 28));
+  const auto ticks = unit == ValueUnit::factor ? factor_ticks(lv, room) : colorbar_ticks(lv, room);
   for (double v : ticks) {
     const double y = bar.bottom() - lv.darkness(v) * bar.height();
     p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
-    p.drawText(QRectF(bar.right() + 6, y - 8, 90, 16), Qt::AlignLeft | Qt::AlignVCenter, format_value(v, ratio));
+    p.drawText(QRectF(bar.right() + 6, y - 8, 90, 16), Qt::AlignLeft | Qt::AlignVCenter,
+               unit == ValueUnit::factor ? format_factor(v) : format_value(v, unit == ValueUnit::percent));
   }
   if (lv.log) p.drawText(QRectF(bar.left() - 4, bar.bottom() + 2, 100, 14), Qt::AlignLeft, QStringLiteral("log scale"));
   if (swatch) {
@@ -383,7 +429,7 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
     return out;
   }
 
-  const int left = 96, top = 40, bottom = 60 + 18 * static_cast<int>(levels.size()), right = 150;
+  const int left = 96, top = r.note.isEmpty() ? 40 : 58, bottom = 60 + 18 * static_cast<int>(levels.size()), right = 150;
   QImage out(left + w + right, top + h + bottom, QImage::Format_RGB32);
   out.fill(Qt::white);
   QPainter p(&out);
@@ -396,6 +442,7 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
   p.setPen(Qt::black);
   p.drawRect(area.adjusted(-0.5, -0.5, 0.5, 0.5));
   p.drawText(QRectF(0, 6, out.width(), 24), Qt::AlignHCenter | Qt::AlignVCenter, r.title);
+  if (!r.note.isEmpty()) paint_note(p, QRectF(0, 30, out.width(), 18), r.note);
   // Ticks: ranks (or host names where known and readable), or message lengths for the rows
   // of row/column views.
   auto ticks = [](int n, double px) {
@@ -480,7 +527,7 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
   }
   // Colour bar: black level at the top, ticks in the file's units.
   const QRectF bar(left + w + 20, top, 18, std::max(120, h - 40));
-  paint_colorbar(p, bar, r.levels, colour ? cmap : Colormap::grey, r.ratio(), colour);
+  paint_colorbar(p, bar, r.levels, colour ? cmap : Colormap::grey, r.unit(), colour);
   p.end();
   return out;
 }
