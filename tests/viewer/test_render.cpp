@@ -194,6 +194,35 @@ class TestRender : public QObject {
     QVERIFY(img.pixelColor(79, 60) != QColor(Qt::white));
     QVERIFY(group_color(0) != group_color(1));
   }
+
+  // Scattered groups (a shuffled run in rank order: thousands of tiny blocks) are outlined pixel
+  // by pixel: at one pixel per cell, every cell of a block (rank i and j in one group) is an
+  // isolated block border in its group's colour, and no other cell is touched.
+  void scatteredGroupsOutlinedPerPixel() {
+    constexpr int P = 256;
+    ViewResult r;
+    r.rows = r.cols = P;
+    std::vector<double> v(P * P, 0.0);
+    r.levels = Levels{0, 1, false};
+    r.cells = cells_image(v, P, P, r.levels);  // all white
+    std::vector<std::vector<int>> groups(8);  // rank i in group i % 8: 32 runs each, 8192 blocks
+    for (int i = 0; i < P; ++i) groups[static_cast<std::size_t>(i % 8)].push_back(i);
+    const QImage img = compose(r, {P, false, &groups});
+    QCOMPARE(img.size(), QSize(P, P));
+    for (int i = 0; i < P; ++i)
+      for (int j = 0; j < P; ++j) {
+        const QColor want = i % 8 == j % 8 ? group_color(static_cast<std::size_t>(i % 8)) : QColor(Qt::white);
+        if (img.pixel(j, i) != want.rgb())
+          QFAIL(qPrintable(QStringLiteral("cell %1,%2: %3, expected %4").arg(i).arg(j).arg(img.pixelColor(j, i).name(), want.name())));
+      }
+    // Ordered by group, the same groups are 8 contiguous blocks, drawn as rectangles again.
+    std::vector<std::vector<int>> contiguous(8);
+    for (int i = 0; i < P; ++i) contiguous[static_cast<std::size_t>(i / 32)].push_back(i);
+    const QImage blocks = compose(r, {P, false, &contiguous});
+    QCOMPARE(blocks.pixelColor(16, 16), QColor(Qt::white));      // inside block 0
+    QVERIFY(blocks.pixelColor(0, 16) != QColor(Qt::white));       // its left edge
+    QCOMPARE(blocks.pixelColor(40, 16), QColor(Qt::white));      // rows of group 0, columns of group 1
+  }
 };
 
 QTEST_MAIN(TestRender)

@@ -10,6 +10,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -263,7 +265,16 @@ int run_gui(int argc, char** argv, const std::vector<std::string>& files, const 
 
 }  // namespace
 
+void keep_large_buffers() {
+  // A 2048-rank matrix is 32 MiB, its picture 20 MiB: glibc would map and unmap each such block
+  // and the kernel zero it again on every view (half the time of an animation export went to
+  // page faults). Kept in the heap, they are reused from one length to the next.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
 int run(int argc, char** argv) {
+  keep_large_buffers();
   return nt::guarded_main("network_viewer", [&]() -> int {
     CLI::App cli{"network_viewer: grayscale delay matrices, row/column slices, pair plots, deviation maps and "
                  "differences of network_test result files. Without --render it opens the Qt GUI."};

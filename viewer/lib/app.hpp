@@ -51,6 +51,10 @@ inline constexpr int kFrameDelayCs = 50;
 // Renders the image --render writes (throws nt::Error for every user error).
 QImage render_image(const RenderOptions& o);
 
+// Keeps the large blocks of matrices and pictures in the heap between views (glibc's mmap
+// threshold): run() calls it first; benchmarks call it to measure the program's path.
+void keep_large_buffers();
+
 // main(): parses the command line, renders headless or starts the GUI.
 int run(int argc, char** argv);
 

@@ -183,8 +183,12 @@ const std::vector<int>& Document::order_for(Order o) {
 }
 
 std::unique_ptr<Document> Document::open(const std::filesystem::path& path) {
+  return adopt(nt::open_dataset(path), path);
+}
+
+std::unique_ptr<Document> Document::adopt(std::unique_ptr<nt::Dataset> data, const std::filesystem::path& path) {
   std::unique_ptr<Document> d(new Document);
-  d->data_ = nt::open_dataset(path);
+  d->data_ = std::move(data);
   d->path_ = path;
   if (d->data_->ranks() <= 0) throw nt::FileError(path, "the file holds no ranks");
   if (d->data_->count() == 0) throw nt::FileError(path, "the file holds no message lengths (no complete record)");
