@@ -1,7 +1,9 @@
 // Small result files for the viewer tests, written with the core library.
 #pragma once
 
+#include <QColor>
 #include <QImage>
+#include <QString>
 #include <QTemporaryDir>
 
 #include <netcdf.h>
@@ -12,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "pixels.hpp"
 #include "nt/dataset.hpp"
+#include "nt/error.hpp"
 #include "nt/netcdf.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/synth.hpp"
@@ -93,6 +97,18 @@ std::filesystem::path legacy_raw(const std::filesystem::path& path, int P, int b
   return path;
 }
 
+// The message of the error of type E that f() throws, or "(no error)" when it throws none, for
+// checks like QVERIFY2(error_of([&] { ... }).contains("diagonal"), ...).
+template <class E = nt::UsageError, class F>
+QString error_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return QString::fromUtf8(e.what());
+  }
+  return QStringLiteral("(no error)");
+}
+
 // What a killed run leaves: a raw file whose parameters plan a sweep (linear from `begin` by
 // `step` to `end`, or a list/geometric one with step 0 that ends at `end`) but which holds only
 // the records of `written` (value 1 us per off-diagonal cell, k-fold at the k-th length).
@@ -114,29 +130,6 @@ inline std::filesystem::path killed_run(const std::filesystem::path& path, int P
   }
   w.close();
   return path;
-}
-
-// Pixels of an RGB image within `rect` that are the dark red of a warning note (paint_note).
-inline int note_pixels(const QImage& img, const QRect& rect) {
-  int n = 0;
-  for (int y = std::max(0, rect.top()); y <= std::min(img.height() - 1, rect.bottom()); ++y)
-    for (int x = std::max(0, rect.left()); x <= std::min(img.width() - 1, rect.right()); ++x) {
-      const QColor c = img.pixelColor(x, y);
-      if (c.red() > 120 && c.green() < 80 && c.blue() < 80) ++n;
-    }
-  return n;
-}
-
-// Mean grey (0 black .. 255 white) of one row of an 8-bit image, skipping column `skip`.
-inline double row_gray(const QImage& img, int row, int skip = -1) {
-  double s = 0;
-  int n = 0;
-  for (int c = 0; c < img.width(); ++c) {
-    if (c == skip) continue;
-    s += qGray(img.pixel(c, row));
-    ++n;
-  }
-  return n ? s / n : 0;
 }
 
 }  // namespace fixtures

@@ -112,15 +112,7 @@ class TestCli : public QObject {
 
   // Several pairs, and the same pair from two files, on one plot: each curve in its own colour.
   void severalCurvesOnOnePlot() {
-    const auto count = [](const QImage& img, QColor c) {
-      int n = 0;
-      for (int y = 0; y < img.height(); ++y)
-        for (int x = 0; x < img.width(); ++x) {
-          const QColor p = img.pixelColor(x, y);
-          if (std::abs(p.red() - c.red()) <= 8 && std::abs(p.green() - c.green()) <= 8 && std::abs(p.blue() - c.blue()) <= 8) ++n;
-        }
-      return n;
-    };
+    const auto count = [](const QImage& img, const QColor& c) { return fixtures::count_colour(img, c); };
     const QColor first(20, 40, 120), second(213, 94, 0), third(0, 158, 115);
     Run r = run({in("median"), QStringLiteral("--render"), out("pp.png"), QStringLiteral("--view"), QStringLiteral("pair"),
                  QStringLiteral("--pair"), QStringLiteral("0,1"), QStringLiteral("--pair"), QStringLiteral("4,0")});

@@ -314,14 +314,8 @@ class TestDocument : public QObject {
     if (name != QLatin1String("missing.nc")) {
       std::ofstream(p, std::ios::binary).write(content.constData(), content.size());
     }
-    try {
-      auto d = Document::open(p);
-      ViewSpec s;
-      d->render(s);
-      QFAIL("no error for a broken file");
-    } catch (const nt::Error& e) {
-      QVERIFY2(QString::fromStdString(e.what()).contains(name), e.what());
-    }
+    const QString m = fixtures::error_of<nt::Error>([&] { Document::open(p)->render(ViewSpec{}); });
+    QVERIFY2(m.contains(name), qPrintable(m));
   }
 
   void truncatedRawFile() {

@@ -277,21 +277,18 @@ void MainWindow::buildUi() {
   statusBar()->addPermanentWidget(cancel_);
   connect(cancel_, &QPushButton::clicked, session_, &Session::cancel);
 
-  // Every control change asks the worker for a new view.
-  connect(viewBox_, &QComboBox::currentIndexChanged, this, [this] {
-    updateEnabled();
-    requestView();
-  });
+  // Every control change asks the worker for a new view; the view and the normalisation also
+  // decide which controls apply.
+  for (QComboBox* b : {viewBox_, normBox_})
+    connect(b, &QComboBox::currentIndexChanged, this, [this] {
+      updateEnabled();
+      requestView();
+    });
   connect(lengthSlider_, &QSlider::valueChanged, lengthSpin_, &QSpinBox::setValue);
   connect(lengthSpin_, &QSpinBox::valueChanged, lengthSlider_, &QSlider::setValue);
-  connect(lengthSpin_, &QSpinBox::valueChanged, this, &MainWindow::requestView);
-  for (QSpinBox* s : {static_cast<QSpinBox*>(rankSpin_), senderSpin_, receiverSpin_,
+  for (QSpinBox* s : {static_cast<QSpinBox*>(lengthSpin_), rankSpin_, senderSpin_, receiverSpin_,
                       static_cast<QSpinBox*>(winFrom_), static_cast<QSpinBox*>(winTo_)})
     connect(s, &QSpinBox::valueChanged, this, &MainWindow::requestView);
-  connect(normBox_, &QComboBox::currentIndexChanged, this, [this] {
-    updateEnabled();
-    requestView();
-  });
   connect(logBox_, &QCheckBox::toggled, this, &MainWindow::requestView);
   connect(groupsBox_, &QCheckBox::toggled, view_, &ImageView::setShowGroups);
   connect(view_, &ImageView::cellHovered, this, [this](int r, int c) { hoverLabel_->setText(hoverText(r, c)); });
