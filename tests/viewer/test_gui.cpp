@@ -34,6 +34,12 @@ class TestGui : public QObject {
     while (spy.count() < n && t.elapsed() < ms) spy.wait(200);
     return spy.count() >= n;
   }
+  // Shows the window and opens the fixture in it; true once the first view is drawn.
+  bool showOpened(MainWindow& w, QSignalSpy& rendered) {
+    w.show();
+    w.openFile(median_);
+    return waitFor(rendered);
+  }
 
  private slots:
   void initTestCase() {
@@ -295,10 +301,8 @@ class TestGui : public QObject {
   // The selectors added for issue 14, driven through their widgets (keyboard and clicks).
   void colormapSelectorRecolours() {
     MainWindow w;
-    w.show();
     QSignalSpy rendered(&w, &MainWindow::viewRendered);
-    w.openFile(median_);
-    QVERIFY(waitFor(rendered));
+    QVERIFY(showOpened(w, rendered));
     auto* maps = w.findChild<QComboBox*>(QStringLiteral("mapBox"));
     QVERIFY(maps);
     QAbstractItemModelTester t(maps->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -339,10 +343,8 @@ class TestGui : public QObject {
 
   void orderSelectorReordersAxes() {
     MainWindow w;
-    w.show();
     QSignalSpy rendered(&w, &MainWindow::viewRendered), err(&w, &MainWindow::errorShown);
-    w.openFile(median_);
-    QVERIFY(waitFor(rendered));
+    QVERIFY(showOpened(w, rendered));
     // Groups that pair each rank with one of another node: order 0,5,1,4,2,7,3,6.
     const fs::path json = dir_ / "pairs.json";
     std::ofstream(json) << R"({"groups": [[3, 6], [1, 4], [0, 5], [2, 7]]})";
@@ -369,10 +371,8 @@ class TestGui : public QObject {
 
   void pairListPinsAndRemoves() {
     MainWindow w;
-    w.show();
     QSignalSpy rendered(&w, &MainWindow::viewRendered);
-    w.openFile(median_);
-    QVERIFY(waitFor(rendered));
+    QVERIFY(showOpened(w, rendered));
     auto* views = w.findChild<QComboBox*>(QStringLiteral("viewBox"));
     auto* sender = w.findChild<QSpinBox*>(QStringLiteral("senderSpin"));
     auto* receiver = w.findChild<QSpinBox*>(QStringLiteral("receiverSpin"));
@@ -411,10 +411,8 @@ class TestGui : public QObject {
 
   void ratioAndDifferenceViews() {
     MainWindow w;
-    w.show();
     QSignalSpy rendered(&w, &MainWindow::viewRendered), err(&w, &MainWindow::errorShown);
-    w.openFile(median_);
-    QVERIFY(waitFor(rendered));
+    QVERIFY(showOpened(w, rendered));
     w.openCompare(QString(median_).replace(QStringLiteral("_median"), QStringLiteral("_min")));
     QTRY_VERIFY(!w.document().compare_path.isEmpty());
     auto* views = w.findChild<QComboBox*>(QStringLiteral("viewBox"));

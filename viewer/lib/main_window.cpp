@@ -547,27 +547,23 @@ bool MainWindow::exportPng(const QString& path) {
     if (!doc_.hierarchy.empty()) o.hierarchy = &doc_.hierarchy;
   }
   const QImage img = compose(view_->result(), o);
+  return saveOutput(path, [&](nt::PendingOutput& out) { write_image(img, out); });
+}
+
+bool MainWindow::exportCsv(const QString& path) {
+  if (!view_->hasResult() || !view_->result().values) return false;
+  return saveOutput(path, [&](nt::PendingOutput& out) {
+    nt::write_file_atomically_into(out, [&](std::ostream& os) { os << view_csv(view_->result()); });
+  });
+}
+
+bool MainWindow::saveOutput(const QString& path, const std::function<void(nt::PendingOutput&)>& write) {
   // The file dialog has asked about overwriting; the file still appears whole or not at all,
   // and never replaces a device, a symlink or the open result file.
   try {
     nt::PendingOutput out(path.toStdString(), /*force=*/true,
                           {doc_.path.toStdString(), doc_.deviation_path.toStdString(), doc_.compare_path.toStdString()});
-    write_image(img, out);
-    out.commit();
-  } catch (const nt::Error& e) {
-    onFailed(QString::fromStdString(nt::one_line(e.what())));
-    return false;
-  }
-  statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
-  return true;
-}
-
-bool MainWindow::exportCsv(const QString& path) {
-  if (!view_->hasResult() || !view_->result().values) return false;
-  try {
-    nt::PendingOutput out(path.toStdString(), /*force=*/true,
-                          {doc_.path.toStdString(), doc_.deviation_path.toStdString(), doc_.compare_path.toStdString()});
-    nt::write_file_atomically_into(out, [&](std::ostream& o) { o << view_csv(view_->result()); });
+    write(out);
     out.commit();
   } catch (const nt::Error& e) {
     onFailed(QString::fromStdString(nt::one_line(e.what())));
