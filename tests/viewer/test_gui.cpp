@@ -426,6 +426,7 @@ class TestGui : public QObject {
       for (int i = 0; i < r.rows; ++i)
         for (int j = 0; j < r.cols; ++j)
           if (i != j) QVERIFY((*r.values)[static_cast<std::size_t>(i * r.cols + j)] >= 1.0 - 1e-12);
+          else QCOMPARE((*r.values)[static_cast<std::size_t>(i * r.cols + j)], 1.0);  // 0 and 0: no change
       // The diverging map: ratios above 1 are red (slower here), never blue.
       const QImage img = w.view()->pixmap().toImage();
       int red = 0, blue = 0;

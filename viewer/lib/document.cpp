@@ -414,7 +414,11 @@ std::vector<double> Document::matrix_values(Source s, std::size_t k) {
           const double o = bi < 0 || bj < 0 ? std::numeric_limits<double>::quiet_NaN()
                                             : bv[static_cast<std::size_t>(bi) * Q + static_cast<std::size_t>(bj)];
           double& x = av[i * P + j];
-          x = s == Source::difference ? x - o : (o > 0 ? x / o : std::numeric_limits<double>::quiet_NaN());
+          // Equal values (the diagonal's 0 and 0 too) are a ratio of 1: no change.
+          x = s == Source::difference ? x - o
+              : x == o                ? 1.0
+              : o > 0                 ? x / o
+                                      : std::numeric_limits<double>::quiet_NaN();
         }
       return std::move(av);
     }
