@@ -155,14 +155,12 @@ std::size_t render_all(const RenderOptions& o, const std::string& target, bool f
   };
   if (is_animation_target(target)) {
     // One file, written frame by frame: never more than one frame in memory.
-    nt::PendingOutput out(target, force, {o.file});
+    nt::PendingOutput out(target, force, {o.file, o.compare});
     nt::write_file_atomically_into(out, [&](std::ostream& os) {
       const QImage first = frame(0);
       const bool grey = o.raw_pixels && (c.colormap == Colormap::automatic || c.colormap == Colormap::grey);
-      ViewResult probe;
-      probe.spec = s;
       GifWriter gif(os, first.width(), first.height(),
-                    animation_palette(grey ? Colormap::grey : resolve_colormap(c.colormap, probe.symmetric())),
+                    animation_palette(grey ? Colormap::grey : resolve_colormap(c.colormap, centred(s.view))),
                     kFrameDelayCs);
       gif.add(first);
       for (std::size_t k = 1; k < doc->count(); ++k) gif.add(frame(k));

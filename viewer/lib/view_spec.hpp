@@ -40,6 +40,9 @@ enum class ValueUnit { seconds, percent, factor };
 enum class Order { rank, host, groups };
 
 std::string_view view_name(ViewKind v);
+// Views whose levels are centred on a neutral value (difference: 0; ratio: 1, log-symmetric):
+// the automatic colormap is the diverging one, white at the centre.
+inline bool centred(ViewKind v) { return v == ViewKind::difference || v == ViewKind::ratio; }
 std::optional<ViewKind> view_from_name(std::string_view s);
 std::string_view normalize_name(Normalize n);
 std::optional<Normalize> normalize_from_name(std::string_view s);
@@ -129,9 +132,7 @@ struct ViewResult {
   int rank_at(int pos) const {
     return pos >= 0 && static_cast<std::size_t>(pos) < order.size() ? order[static_cast<std::size_t>(pos)] : pos;
   }
-  // Levels centred on a neutral value (difference: 0; ratio: 1, log-symmetric): the automatic
-  // colormap is the diverging one, white at the centre.
-  bool symmetric() const { return spec.view == ViewKind::difference || spec.view == ViewKind::ratio; }
+  bool symmetric() const { return centred(spec.view); }
   // Values are ratios (relative deviation; A / B of the ratio view), not seconds: shown in %.
   bool ratio() const { return (spec.view == ViewKind::deviation && spec.relative) || spec.view == ViewKind::ratio; }
   ValueUnit unit() const {
