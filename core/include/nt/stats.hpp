@@ -5,6 +5,8 @@
 #include <span>
 #include <vector>
 
+#include "nt/types.hpp"
+
 namespace nt {
 
 struct Summary {
@@ -18,16 +20,15 @@ double mean(std::span<const double> x);
 double median(std::span<const double> x);
 // Sample standard deviation (divides by n-1), computed with a two-pass algorithm.
 double sample_stddev(std::span<const double> x);
-// Percentile p in [0, 100] by linear interpolation between closest ranks (p=50 is the median).
-double percentile(std::span<const double> x, double p);
 Summary summarize(std::span<const double> x);
+// The value a statistic file stores for a summary (average: mean, deviation: stddev, ...): the one
+// mapping from a summary to the five standard statistics, used by network_test and synth.
+// Throws std::invalid_argument for Statistic::all (every sample, not a summary).
+double summary_value(const Summary& s, Statistic st);
 // Empty input throws std::invalid_argument in all of the above.
 
 // Median of the finite values (NaN and infinities skipped); NaN when there are none. For
 // analysis over matrices whose diagonal or missing cells are NaN.
 double finite_median(std::span<const double> x);
-
-// Median absolute deviation (unscaled); robust spread for anomaly detection.
-double mad(std::span<const double> x);
 
 }  // namespace nt
