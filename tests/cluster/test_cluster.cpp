@@ -19,10 +19,12 @@
 #include "nt/clustered.hpp"
 #include "nt/clustered_writer.hpp"
 #include "nt/error.hpp"
+#include "nt/hosts.hpp"
 #include "nt/netcdf.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/synth.hpp"
 #include "nt/text_format.hpp"
+#include "scenarios.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -103,6 +105,12 @@ std::unique_ptr<MemoryDataset> block_data(std::mt19937_64& rng, int P, int N, bo
     ds->append(lengths[static_cast<std::size_t>(k)], m);
   }
   return ds;
+}
+
+// The same from its own generator seeded with `seed`, zero diagonal.
+std::unique_ptr<MemoryDataset> block_data(std::uint64_t seed, int P, int N) {
+  std::mt19937_64 rng(seed);
+  return block_data(rng, P, N, true);
 }
 
 struct Layout {
@@ -291,8 +299,7 @@ TEST(Property, RandomBlockInputsObeyTheRules) {
 // Zero threshold: lossless.
 TEST(Property, ZeroThresholdIsLossless) {
   const fs::path dir = temp_dir("zero");
-  std::mt19937_64 rng(77);
-  const auto in = block_data(rng, 9, 6, true);
+  const auto in = block_data(77, 9, 6);
   Options o;
   o.relative = false;
   o.threshold = 0;
@@ -306,16 +313,7 @@ TEST(Property, ZeroThresholdIsLossless) {
 // The acceptance scenario of issue 5.
 TEST(Acceptance, SyntheticClusterAtFivePercent) {
   const fs::path dir = temp_dir("accept");
-  SynthParams sp;
-  sp.nodes = 8;
-  sp.ranks_per_node = 8;
-  sp.noise = 0.01;
-  sp.slow_node = 5;
-  sp.lengths.clear();
-  for (int k = 0; k < 32; ++k) sp.lengths.push_back(k * 2048);
-  sp.protocol_step = 16 * 2048;
-  sp.seed = 11;
-  const SynthResult syn = synthesize(sp);
+  const SynthResult syn = synthesize(cluster::test::acceptance_scenario());
   write_synth((dir / "run").string(), syn, true);
   for (const Statistic st : {Statistic::median, Statistic::average}) {
     SCOPED_TRACE(std::string(statistic_name(st)));
@@ -446,8 +444,7 @@ TEST(BadInput, NanOneLengthAndOptions) {
 // Corrupt clustered files: clear errors, never a crash.
 TEST(BadInput, CorruptClusteredFiles) {
   const fs::path dir = temp_dir("corrupt");
-  std::mt19937_64 rng(21);
-  const auto in = block_data(rng, 6, 5, true);
+  const auto in = block_data(21, 6, 5);
   write_raw(dir / "in.nc", *in, true);
   Options o;
   o.min_region = 1;
@@ -554,8 +551,7 @@ TEST(Groups, ClassesAreTheNodes) {
 // Any file the suite reads is an input; for non-CDF inputs the ratio uses the raw payload size.
 TEST(Inputs, TextFileAndMissingDirectory) {
   const fs::path dir = temp_dir("text");
-  std::mt19937_64 rng(31);
-  const auto in = block_data(rng, 5, 4, true);
+  const auto in = block_data(31, 5, 4);
   write_text(dir / "in.txt", *in, true);
   Options o;
   const auto rep = cluster::compress_file(dir / "in.txt", dir / "c.nc", o, false);

@@ -27,9 +27,9 @@
 
 namespace fs = std::filesystem;
 using namespace nt;
-using nt::convert::testing::LegacySpec;
-using nt::convert::testing::legacy_value;
-using nt::convert::testing::write_legacy_file;
+using nt::fixtures::LegacySpec;
+using nt::fixtures::legacy_value;
+using nt::fixtures::write_legacy_file;
 
 namespace {
 
