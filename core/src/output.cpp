@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <mutex>
 #include <utility>
 
@@ -355,6 +356,15 @@ void FileStream::finish() {
 }
 
 // ---- whole files ----------------------------------------------------------------------------
+
+void flush_stdout() {
+  errno = 0;
+  std::cout.flush();
+  const int err = errno;
+  if (std::cout) return;
+  std::cout.clear();  // once reported, not again (guarded_main after a library call that threw)
+  throw Error(std::string("writing to standard output failed") + (err ? ": " + errno_text(err) : std::string()));
+}
 
 void write_file_atomically(const fs::path& target, bool force, const std::function<void(std::ostream&)>& body,
                            const std::vector<fs::path>& inputs) {

@@ -100,6 +100,11 @@ void write_file_atomically(const std::filesystem::path& target, bool force,
 // The same into an output under construction, without committing it (for OutputSet members).
 void write_file_atomically_into(PendingOutput& out, const std::function<void(std::ostream&)>& body);
 
+// Flushes standard output and throws Error ("writing to standard output failed: No space left on
+// device") when any write to it failed: a report sent to a full disk or a closed pipe is an error,
+// not a silent success. guarded_main calls it after every program's work.
+void flush_stdout();
+
 // The name a user knows for a file: the final target for one of our temporaries
 // ("dir/.run.csv.nt-tmp-host-12-0" -> "dir/run.csv"), the path itself otherwise. Messages use it.
 std::filesystem::path output_name(const std::filesystem::path& p);
