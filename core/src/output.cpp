@@ -16,6 +16,8 @@
 #include <mutex>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "nt/error.hpp"
 
 namespace fs = std::filesystem;
@@ -25,6 +27,19 @@ namespace nt {
 std::string errno_text(int err) {
   if (err == 0) return "I/O error (no system error code)";
   return std::strerror(err);
+}
+
+std::string temp_host_tag(std::string_view hostname) {
+  std::string h(hostname.empty() ? std::string_view("host") : hostname);
+  for (char& c : h)
+    if (c == '/' || c == '-') c = '_';
+  if (h == hostname && h.size() <= 40) return h;
+  // Shortened or changed: a hash of the whole name keeps two hosts apart (FNV-1a, the same in
+  // every build, so that another program version on the other host computes the same tag).
+  std::uint32_t hash = 2166136261u;
+  for (const char c : hostname) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  if (h.size() > 31) h.resize(31);
+  return h + fmt::format("_{:08x}", hash);
 }
 
 namespace {
@@ -91,11 +106,7 @@ void unregister_temp(int slot) {
 std::string host_tag() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == 0) return "host";
-  std::string h(buf);
-  for (char& c : h)
-    if (c == '/' || c == '-') c = '_';
-  if (h.size() > 40) h.resize(40);
-  return h;
+  return temp_host_tag(buf);
 }
 
 // The part of a temporary's name before "<pid>-<n>": ".NAME.nt-tmp-HOST-". NAME is shortened so

@@ -18,6 +18,7 @@
 #include <ostream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nt {
@@ -104,6 +105,13 @@ void write_file_atomically_into(PendingOutput& out, const std::function<void(std
 // device") when any write to it failed: a report sent to a full disk or a closed pipe is an error,
 // not a silent success. guarded_main calls it after every program's work.
 void flush_stdout();
+
+// The host part of our temporaries' names (".run.csv.nt-tmp-HOST-PID-N") for `hostname`: the name
+// itself when it is short and plain, else up to 31 characters of it and a hash of the whole name.
+// A writer removes the temporaries of dead processes of its own host only, so two hosts of a
+// shared filesystem must never share a tag (cutting long names alone made "...-rack1-node01" and
+// "...-rack1-node02" the same host when they differed only past the cut).
+std::string temp_host_tag(std::string_view hostname);
 
 // The name a user knows for a file: the final target for one of our temporaries
 // ("dir/.run.csv.nt-tmp-host-12-0" -> "dir/run.csv"), the path itself otherwise. Messages use it.
