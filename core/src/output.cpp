@@ -151,6 +151,13 @@ void fsync_path(const fs::path& p, bool directory, const fs::path& report_as) {
     throw FileError(report_as, "cannot sync to disk: " + errno_text(err));
 }
 
+void fsync_dir_quietly(const fs::path& dir) noexcept {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
 }  // namespace
 
 void check_output(const fs::path& target, bool force) {
@@ -228,14 +235,18 @@ PendingOutput::PendingOutput(PendingOutput&& o) noexcept
       temp_(std::move(o.temp_)),
       force_(o.force_),
       committed_(o.committed_),
+      synced_(o.synced_),
       replaced_(o.replaced_),
+      kept_(std::move(o.kept_)),
       slot_(std::exchange(o.slot_, -1)) {
   o.committed_ = true;  // the moved-from object owns nothing
   o.temp_.clear();
+  o.kept_.clear();
 }
 
 PendingOutput::~PendingOutput() {
   if (!committed_) discard();
+  if (!kept_.empty()) ::unlink(kept_.c_str());  // the replaced file, no longer needed (or put back)
 }
 
 void PendingOutput::discard() noexcept {
@@ -243,9 +254,24 @@ void PendingOutput::discard() noexcept {
   unregister_temp(std::exchange(slot_, -1));
 }
 
+void PendingOutput::sync() {
+  if (synced_ || committed_) return;
+  fsync_path(temp_, false, target_);
+  synced_ = true;
+}
+
+void PendingOutput::keep_replaced() {
+  if (!force_ || committed_ || !kept_.empty()) return;
+  struct stat st {};
+  if (::lstat(target_.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  // Named like our temporaries, so that a killed run's leftover is removed by the next writer.
+  const fs::path kept = temp_.string() + "-old";
+  if (::link(target_.c_str(), kept.c_str()) == 0) kept_ = kept;
+}
+
 void PendingOutput::commit() {
   if (committed_) return;
-  fsync_path(temp_, false, target_);
+  sync();
   struct stat st {};
   const bool exists = ::lstat(target_.c_str(), &st) == 0;
   if (exists && !S_ISREG(st.st_mode))
@@ -277,7 +303,13 @@ void PendingOutput::commit() {
 }
 
 void PendingOutput::uncommit() noexcept {
-  if (committed_ && !replaced_) ::unlink(target_.c_str());
+  if (!committed_) return;
+  if (!replaced_) {
+    ::unlink(target_.c_str());
+  } else if (!kept_.empty() && ::rename(kept_.c_str(), target_.c_str()) == 0) {
+    kept_.clear();
+    fsync_dir_quietly(dir_of(target_));
+  }
 }
 
 // ---- OutputSet ------------------------------------------------------------------------------
@@ -292,7 +324,15 @@ PendingOutput& OutputSet::add(const fs::path& target, bool force, const std::vec
 void OutputSet::commit_all() {
   std::size_t done = 0;
   try {
-    for (; done < outputs_.size(); ++done) outputs_[done]->commit();
+    // Every temporary on disk before any target changes: a full disk or an I/O error that
+    // fsync reports leaves all the old files as they were.
+    for (auto& o : outputs_) o->sync();
+    // Replaced files are kept until the whole set is in place: a failure in the middle puts
+    // them back instead of leaving a set that mixes two runs.
+    for (; done < outputs_.size(); ++done) {
+      outputs_[done]->keep_replaced();
+      outputs_[done]->commit();
+    }
   } catch (...) {
     for (std::size_t i = 0; i < done; ++i) outputs_[i]->uncommit();
     for (auto& o : outputs_) o->discard();

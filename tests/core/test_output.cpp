@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -96,4 +97,46 @@ TEST(Output, FullStandardOutputIsAnError) {
   EXPECT_NE(message.find("standard output"), std::string::npos) << message;
   EXPECT_NE(message.find("No space left on device"), std::string::npos) << message;
   EXPECT_NO_THROW(flush_stdout());  // reported once, and a working stdout is fine
+}
+
+namespace {
+std::string content(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+}  // namespace
+
+// A --force set whose last member cannot be committed used to leave the first member replaced:
+// a set of files from two different runs. Now the replaced file comes back.
+TEST(Output, ForcedSetThatFailsPutsTheReplacedFilesBack) {
+  const auto dir = test::scratch_dir();
+  std::ofstream(dir / "a_median.nc") << "old a";
+  std::ofstream(dir / "a_hosts.txt") << "old hosts";
+  {
+    OutputSet set;
+    PendingOutput& a = set.add(dir / "a_median.nc", true);
+    PendingOutput& h = set.add(dir / "a_hosts.txt", true);
+    write_file_atomically_into(a, [](std::ostream& o) { o << "new a"; });
+    write_file_atomically_into(h, [](std::ostream& o) { o << "new hosts"; });
+    // Something takes the second name away meanwhile: its commit is refused.
+    fs::remove(dir / "a_hosts.txt");
+    fs::create_directory(dir / "a_hosts.txt");
+    EXPECT_THROW(set.commit_all(), FileError);
+  }
+  EXPECT_EQ(content(dir / "a_median.nc"), "old a");
+  EXPECT_EQ(names_in(dir), (std::set<std::string>{"a_median.nc", "a_hosts.txt"})) << "no temporaries or kept files left";
+}
+
+TEST(Output, ForcedSetReplacesEverythingAndKeepsNothing) {
+  const auto dir = test::scratch_dir();
+  std::ofstream(dir / "a_median.nc") << "old a";
+  {
+    OutputSet set;
+    write_file_atomically_into(set.add(dir / "a_median.nc", true), [](std::ostream& o) { o << "new a"; });
+    write_file_atomically_into(set.add(dir / "a_hosts.txt", true), [](std::ostream& o) { o << "new hosts"; });
+    set.commit_all();
+  }
+  EXPECT_EQ(content(dir / "a_median.nc"), "new a");
+  EXPECT_EQ(content(dir / "a_hosts.txt"), "new hosts");
+  EXPECT_EQ(names_in(dir), (std::set<std::string>{"a_median.nc", "a_hosts.txt"}));
 }

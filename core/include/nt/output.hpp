@@ -9,7 +9,9 @@
 //    written is a clear user error (exit 2) naming the cause;
 //  * temporaries are removed on every error path, on SIGINT/SIGTERM/SIGHUP, and temporaries that
 //    a killed run left behind (their PID no longer alive) are removed by the next writer;
-//  * several outputs of one command (OutputSet) appear together or not at all.
+//  * several outputs of one command (OutputSet) appear together or not at all: every temporary
+//    is synced before the first target changes, and files a --force set replaces are kept (hard
+//    links) until the whole set is in place, so that a failure puts them back.
 #pragma once
 
 #include <filesystem>
@@ -47,9 +49,15 @@ class PendingOutput {
   const std::filesystem::path& temp() const noexcept { return temp_; }
   const std::filesystem::path& target() const noexcept { return target_; }
   bool committed() const noexcept { return committed_; }
+  // fsync the temporary (once; commit() does it when not done yet).
+  void sync();
+  // With force, keeps the file the commit will replace (a hard link beside it) until this object
+  // is destroyed, so that uncommit() can put it back. No-op when there is none or links fail.
+  void keep_replaced();
   // fsync the temporary, move it into place (no replace unless force), fsync the directory.
   void commit();
-  // Removes the committed file again (OutputSet rollback). Only for files this object made.
+  // Undoes the commit (OutputSet rollback): removes a file this object made, or puts back the
+  // file it replaced when keep_replaced() kept it.
   void uncommit() noexcept;
   // Removes the temporary now (after a failure).
   void discard() noexcept;
@@ -58,12 +66,15 @@ class PendingOutput {
   std::filesystem::path target_, temp_;
   bool force_ = false;
   bool committed_ = false;
-  bool replaced_ = false;  // the commit replaced an older file (cannot be rolled back)
+  bool synced_ = false;
+  bool replaced_ = false;  // the commit replaced an older file
+  std::filesystem::path kept_;  // hard link to the replaced file (keep_replaced), removed at the end
   int slot_ = -1;          // signal-cleanup registry slot
 };
 
-// Several outputs of one command: commit_all() commits every one or, when one fails, removes
-// the ones already committed (those that did not replace an older file) and rethrows.
+// Several outputs of one command: commit_all() syncs every temporary, then commits every one or,
+// when one fails, undoes the ones already committed (removes the new files, puts back the files
+// they replaced) and rethrows.
 class OutputSet {
  public:
   PendingOutput& add(const std::filesystem::path& target, bool force,
