@@ -214,14 +214,12 @@ const ClassFit* HockneyResult::find(int cls) const {
 }
 
 namespace {
-// Robust relative spread of positive delays: 1.4826 * MAD of their logarithms.
+// Robust relative spread of positive delays: the robust sigma of their logarithms.
 double log_spread(const std::vector<double>& x) {
   if (x.size() < 3) return kNaN;
   std::vector<double> l(x.size());
   for (std::size_t q = 0; q < x.size(); ++q) l[q] = std::log(x[q]);
-  const double med = finite_median(l);
-  for (auto& v : l) v = std::fabs(v - med);
-  return 1.4826 * finite_median(l);
+  return robust_spread(l).sigma;
 }
 }  // namespace
 

@@ -1,142 +1,116 @@
-// The output discipline's own rules that the program-level hardening tests cannot reach: the
-// host part of temporaries' names, stale-temporary removal across hosts, and standard output.
+// The output discipline's promise for several outputs of one command: they appear together or
+// not at all, even when the writer is killed (SIGKILL) between two of its renames.
 #include <gtest/gtest.h>
-
-#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
+#include <cstdlib>
 #include <fstream>
-#include <iostream>
 #include <iterator>
-#include <set>
 #include <string>
 
-#include "nt/error.hpp"
+#include "nt/dataset.hpp"
 #include "nt/output.hpp"
+#include "nt/synth.hpp"
 #include "test_util.hpp"
 
-using namespace nt;
 namespace fs = std::filesystem;
+using namespace nt;
 
 namespace {
 
-std::string this_host() {
-  char buf[256] = {};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
-std::set<std::string> names_in(const fs::path& dir) {
-  std::set<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) out.insert(e.path().filename().string());
-  return out;
-}
-
-}  // namespace
-
-TEST(Output, HostTagsOfLongNamesStayApart) {
-  EXPECT_EQ(temp_host_tag("cn0123"), "cn0123");
-  // Two nodes whose names differ only past the 40th character once shared a tag, so that a writer
-  // on one removed the other's live temporaries as those of dead local processes.
-  const std::string stem = "compute.partition-gpu.rack-0042.datacenter-north";
-  ASSERT_GT(stem.size(), 40u);
-  const std::string a = temp_host_tag(stem + "-node01"), b = temp_host_tag(stem + "-node02");
-  EXPECT_NE(a, b);
-  EXPECT_LE(a.size(), 40u);
-  EXPECT_EQ(a, temp_host_tag(stem + "-node01"));  // stable
-  // Names made equal by the character mapping stay apart too.
-  EXPECT_NE(temp_host_tag("node-1"), temp_host_tag("node_1"));
-  for (const auto& t : {a, b, temp_host_tag("node-1"), temp_host_tag("")}) {
-    EXPECT_FALSE(t.empty());
-    EXPECT_EQ(t.find_first_of("/-"), std::string::npos) << t;
-  }
-}
-
-TEST(Output, StaleTemporariesOfThisHostOnlyAreRemoved) {
-  const auto dir = test::scratch_dir();
-  // No process has this PID (above the kernel's pid_max of 4194304).
-  const std::string dead_pid = "9999999";
-  const std::string mine = ".a.csv.nt-tmp-" + temp_host_tag(this_host()) + "-" + dead_pid + "-0";
-  const std::string other = ".a.csv.nt-tmp-" + temp_host_tag(this_host() + "-and-another-long-node-name-suffix") +
-                            "-" + dead_pid + "-0";
-  const std::string alive = ".a.csv.nt-tmp-" + temp_host_tag(this_host()) + "-" + std::to_string(::getpid()) + "-99";
-  for (const auto& n : {mine, other, alive}) std::ofstream(dir / n) << "partial";
-  write_file_atomically(dir / "b.csv", false, [](std::ostream& o) { o << "x\n"; });
-  const auto left = names_in(dir);
-  EXPECT_FALSE(left.count(mine)) << "a dead local writer's temporary is removed";
-  EXPECT_TRUE(left.count(other)) << "another host's temporary is left alone";
-  EXPECT_TRUE(left.count(alive)) << "a live writer's temporary is left alone";
-  EXPECT_TRUE(left.count("b.csv"));
-}
-
-TEST(Output, FullStandardOutputIsAnError) {
-  std::cout.flush();
-  std::fflush(stdout);
-  const int saved = ::dup(STDOUT_FILENO);
-  const int full = ::open("/dev/full", O_WRONLY);
-  ASSERT_GE(saved, 0);
-  if (full < 0) GTEST_SKIP() << "no /dev/full";
-  ::dup2(full, STDOUT_FILENO);
-  std::string message;
-  bool threw = false;
-  std::cout << "a report nobody will read\n";
-  try {
-    flush_stdout();
-  } catch (const Error& e) {
-    threw = true;
-    message = e.what();
-  }
-  std::fflush(stdout);  // drop what stdio still holds before the real output comes back
-  std::cout.clear();
-  ::dup2(saved, STDOUT_FILENO);
-  std::clearerr(stdout);
-  ::close(saved);
-  ::close(full);
-  EXPECT_TRUE(threw);
-  EXPECT_NE(message.find("standard output"), std::string::npos) << message;
-  EXPECT_NE(message.find("No space left on device"), std::string::npos) << message;
-  EXPECT_NO_THROW(flush_stdout());  // reported once, and a working stdout is fine
-}
-
-namespace {
-std::string content(const fs::path& p) {
+std::string slurp(const fs::path& p) {
   std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return {std::istreambuf_iterator<char>(in), {}};
 }
+
+int count_matching(const fs::path& dir, const std::string& tag) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().find(tag) != std::string::npos) ++n;
+  return n;
+}
+
+// In a child process: writes `names` (content "<generation>:<name>") as one OutputSet with
+// --force semantics; NT_DEBUG_KILL_IN_COMMIT=kill_after kills it after that many renames.
+// Returns the child's wait status.
+int write_set_in_child(const fs::path& dir, const std::vector<std::string>& names, const std::string& generation,
+                       int kill_after) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (kill_after >= 0) ::setenv("NT_DEBUG_KILL_IN_COMMIT", std::to_string(kill_after).c_str(), 1);
+    OutputSet set;
+    for (const auto& n : names)
+      write_file_atomically_into(set.add(dir / n, true), [&](std::ostream& o) { o << generation << ':' << n; });
+    set.commit_all();
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
 }  // namespace
 
-// A --force set whose last member cannot be committed used to leave the first member replaced:
-// a set of files from two different runs. Now the replaced file comes back.
-TEST(Output, ForcedSetThatFailsPutsTheReplacedFilesBack) {
+TEST(OutputSet, KilledBetweenRenamesIsRolledForwardByTheNextWriter) {
   const auto dir = test::scratch_dir();
-  std::ofstream(dir / "a_median.nc") << "old a";
-  std::ofstream(dir / "a_hosts.txt") << "old hosts";
-  {
-    OutputSet set;
-    PendingOutput& a = set.add(dir / "a_median.nc", true);
-    PendingOutput& h = set.add(dir / "a_hosts.txt", true);
-    write_file_atomically_into(a, [](std::ostream& o) { o << "new a"; });
-    write_file_atomically_into(h, [](std::ostream& o) { o << "new hosts"; });
-    // Something takes the second name away meanwhile: its commit is refused.
-    fs::remove(dir / "a_hosts.txt");
-    fs::create_directory(dir / "a_hosts.txt");
-    EXPECT_THROW(set.commit_all(), FileError);
+  const std::vector<std::string> names = {"run_median.nc", "run_min.nc", "run_hosts.txt"};
+  ASSERT_EQ(write_set_in_child(dir, names, "old", -1), 0);
+  std::string before = "old";
+  for (std::size_t kill_after = 0; kill_after < names.size(); ++kill_after) {
+    SCOPED_TRACE("killed after " + std::to_string(kill_after) + " renames");
+    const std::string now = "new" + std::to_string(kill_after);
+    const int status = write_set_in_child(dir, names, now, static_cast<int>(kill_after));
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    // The killed run left a mixed set and its journal: the first `kill_after` files are new.
+    EXPECT_EQ(count_matching(dir, ".nt-commit-"), 1);
+    for (std::size_t i = 0; i < names.size(); ++i)
+      EXPECT_EQ(slurp(dir / names[i]), (i < kill_after ? now : before) + ":" + names[i]);
+    // The next writer into the directory completes the commit before it starts its own.
+    write_file_atomically(dir / "other.csv", true, [](std::ostream& o) { o << "x"; });
+    for (const auto& n : names) EXPECT_EQ(slurp(dir / n), now + ":" + n);
+    before = now;
+    EXPECT_EQ(count_matching(dir, ".nt-commit-"), 0);
+    EXPECT_EQ(count_matching(dir, ".nt-tmp-"), 0);
   }
-  EXPECT_EQ(content(dir / "a_median.nc"), "old a");
-  EXPECT_EQ(names_in(dir), (std::set<std::string>{"a_median.nc", "a_hosts.txt"})) << "no temporaries or kept files left";
 }
 
-TEST(Output, ForcedSetReplacesEverythingAndKeepsNothing) {
+TEST(OutputSet, NewSetKilledMidCommitIsCompletedWhenAFileIsOpened) {
   const auto dir = test::scratch_dir();
-  std::ofstream(dir / "a_median.nc") << "old a";
-  {
-    OutputSet set;
-    write_file_atomically_into(set.add(dir / "a_median.nc", true), [](std::ostream& o) { o << "new a"; });
-    write_file_atomically_into(set.add(dir / "a_hosts.txt", true), [](std::ostream& o) { o << "new hosts"; });
-    set.commit_all();
+  // A real result set (statistic files + hosts), killed after writing 2 of its 6 files.
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("NT_DEBUG_KILL_IN_COMMIT", "2", 1);
+    SynthParams p;
+    p.nodes = 2;
+    p.ranks_per_node = 2;
+    p.lengths = {0, 1024};
+    write_synth((dir / "run").string(), synthesize(p), false);
+    ::_exit(0);
   }
-  EXPECT_EQ(content(dir / "a_median.nc"), "new a");
-  EXPECT_EQ(content(dir / "a_hosts.txt"), "new hosts");
-  EXPECT_EQ(names_in(dir), (std::set<std::string>{"a_median.nc", "a_hosts.txt"}));
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  int present = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string()[0] != '.') ++present;
+  EXPECT_EQ(present, 2);
+  // A reader of any file of the set completes the set first.
+  auto d = open_dataset(dir / "run_median.nc");
+  EXPECT_EQ(d->info().params.proc_num, 4);
+  EXPECT_TRUE(fs::exists(dir / "run_hosts.txt"));
+  EXPECT_TRUE(fs::exists(dir / "run_deviation.nc"));
+  EXPECT_EQ(count_matching(dir, ".nt-commit-"), 0);
+  EXPECT_EQ(count_matching(dir, ".nt-tmp-"), 0);
+}
+
+TEST(OutputSet, ALiveWritersJournalIsLeftAlone) {
+  const auto dir = test::scratch_dir();
+  // A journal of this (live) process: not a killed run's, so nobody may roll it forward.
+  const fs::path journal = dir / (".x.nt-commit-" + std::string("h") + "-" + std::to_string(::getpid()));
+  std::ofstream(journal) << "R\t" << (dir / "t").string() << "\t" << (dir / "x").string() << "\n";
+  std::ofstream(dir / "t") << "temp";
+  recover_interrupted_outputs(dir);
+  EXPECT_TRUE(fs::exists(dir / "t"));
+  EXPECT_FALSE(fs::exists(dir / "x"));
 }

@@ -9,9 +9,11 @@
 //    written is a clear user error (exit 2) naming the cause;
 //  * temporaries are removed on every error path, on SIGINT/SIGTERM/SIGHUP, and temporaries that
 //    a killed run left behind (their PID no longer alive) are removed by the next writer;
-//  * several outputs of one command (OutputSet) appear together or not at all: every temporary
-//    is synced before the first target changes, and files a --force set replaces are kept (hard
-//    links) until the whole set is in place, so that a failure puts them back.
+//  * several outputs of one command (OutputSet) appear together or not at all: their commit goes
+//    through a journal (".NAME.nt-commit-HOST-PID"), and a commit that a SIGKILL interrupted is
+//    completed by the next program of this host that writes into the directory or opens a result
+//    file there (recover_interrupted_outputs); when a commit fails instead, the files a --force
+//    set replaced (kept as hard links until the set is in place) are put back.
 #pragma once
 
 #include <filesystem>
@@ -49,7 +51,8 @@ class PendingOutput {
   const std::filesystem::path& temp() const noexcept { return temp_; }
   const std::filesystem::path& target() const noexcept { return target_; }
   bool committed() const noexcept { return committed_; }
-  // fsync the temporary (once; commit() does it when not done yet).
+  bool force() const noexcept { return force_; }
+  // fsync the temporary (once); commit() does it when it was not done.
   void sync();
   // With force, keeps the file the commit will replace (a hard link beside it) until this object
   // is destroyed, so that uncommit() can put it back. No-op when there is none or links fail.
@@ -72,9 +75,8 @@ class PendingOutput {
   int slot_ = -1;          // signal-cleanup registry slot
 };
 
-// Several outputs of one command: commit_all() syncs every temporary, then commits every one or,
-// when one fails, undoes the ones already committed (removes the new files, puts back the files
-// they replaced) and rethrows.
+// Several outputs of one command: commit_all() commits every one or, when one fails, removes
+// the ones already committed (those that did not replace an older file) and rethrows.
 class OutputSet {
  public:
   PendingOutput& add(const std::filesystem::path& target, bool force,
@@ -127,6 +129,11 @@ std::string temp_host_tag(std::string_view hostname);
 // The name a user knows for a file: the final target for one of our temporaries
 // ("dir/.run.csv.nt-tmp-host-12-0" -> "dir/run.csv"), the path itself otherwise. Messages use it.
 std::filesystem::path output_name(const std::filesystem::path& p);
+
+// Completes the OutputSet commits in `dir` that a killed run of this host left half done (rolled
+// forward from their journal), then removes the temporaries killed runs left. Best effort: a
+// directory that cannot be read or written is left as it is. Cheap (one directory listing).
+void recover_interrupted_outputs(const std::filesystem::path& dir);
 
 // "No space left on device" style text for the current errno (never "Success").
 std::string errno_text(int err);
