@@ -1,4 +1,5 @@
-// compress_file (algorithm + writer + attributes) and the summary behind `network_cluster info`.
+// compress_file (algorithm + writer + attributes), the compress and decompress commands, and the
+// summary behind `network_cluster info`.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,6 +16,7 @@
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
 #include "nt/netcdf.hpp"
+#include "nt/raw_file.hpp"
 #include "nt/types.hpp"
 
 namespace fs = std::filesystem;
@@ -169,6 +171,76 @@ CompressReport compress_to_ratio(const fs::path& in, const fs::path& out, Option
   o.threshold = best_t;
   scratch.discard();
   return compress_file(in, out, o, overwrite);
+}
+
+void parse_threshold(const std::string& text, Options& o, bool absolute) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw UsageError("--threshold '" + text + "' is not a number");
+  }
+  const std::string unit = text.substr(used);
+  static const std::pair<const char*, double> kUnits[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6},
+                                                           {"\u00b5s", 1e-6}, {"ns", 1e-9}};
+  if (unit == "%") {
+    if (absolute) throw UsageError("--threshold " + text + " is a percentage; it cannot be --absolute");
+    o.relative = true;
+    o.threshold = v / 100;
+    return;
+  }
+  for (const auto& [name, scale] : kUnits)
+    if (unit == name) {
+      if (o.relative && unit != "")
+        throw UsageError("--threshold " + text + " has a time unit; it cannot be --relative");
+      o.threshold = v * scale;
+      return;
+    }
+  throw UsageError("--threshold '" + text + "': unknown unit '" + unit + "' (use s, ms, us, ns or %)");
+}
+
+std::string compress_command(const fs::path& in, const fs::path& out, CompressRequest r) {
+  if (r.absolute && r.o.relative) throw UsageError("--absolute and --relative exclude each other");
+  CompressReport rep;
+  std::string chosen;
+  if (r.target_ratio > 0) {
+    if (r.absolute) throw UsageError("--target-ratio searches a relative bound; it cannot be --absolute");
+    r.o.relative = true;
+    double t = 0;
+    rep = compress_to_ratio(in, out, r.o, r.target_ratio, r.force, t);
+    chosen = fmt::format("bound {:.4g}% (the smallest found that reaches {}x); ", t * 100, r.target_ratio);
+  } else {
+    if (r.threshold.empty()) throw UsageError("compress needs --threshold or --target-ratio");
+    parse_threshold(r.threshold, r.o, r.absolute);
+    rep = compress_file(in, out, r.o, r.force);
+  }
+  const auto& e = rep.result.errors;
+  return fmt::format(
+      "{}: {}{} regions, {} cluster instances, {} values stored; {} bytes (raw {} bytes): ratio {:.1f}x on disk, "
+      "{:.1f}x in values; max relative error {:.3g}%, mean {:.3g}%; {} values beyond the threshold ({:.3g}%)\n",
+      out.string(), chosen, rep.result.regions.size(), rep.result.cluster_instances, rep.result.content.data.size(),
+      rep.clustered_bytes, rep.raw_bytes, rep.compression_ratio, rep.values_ratio, e.max_relative * 100,
+      e.mean_relative * 100, e.beyond, e.cells ? 100.0 * static_cast<double>(e.beyond) / static_cast<double>(e.cells) : 0.0);
+}
+
+std::string decompress_file(const fs::path& in, const fs::path& prefix, bool force) {
+  const auto ds = open_dataset(in);
+  if (ds->format() != "clustered")
+    throw UsageError(in.string() + " is not a clustered file (it is " + ds->format() + "); nothing to decompress");
+  const bool single = prefix.extension() == ".nc";
+  const fs::path out = single ? prefix : result_path(prefix, ds->params().statistic);
+  refuse_same_file(out, {in});
+  const bool hosts = !ds->meta().hosts.empty() && !single;
+  // The matrices and the hosts file appear together or not at all.
+  OutputSet set;
+  PendingOutput& data = set.add(out, force);
+  PendingOutput* hosts_out = hosts ? &set.add(hosts_path(prefix), force) : nullptr;
+  write_raw(data, *ds);
+  if (hosts_out) write_file_atomically_into(*hosts_out, [&](std::ostream& o) { write_hosts(o, ds->meta().hosts); });
+  set.commit_all();
+  return fmt::format("{}: {} ranks, {} message lengths{}\n", out.string(), ds->ranks(), ds->count(),
+                     hosts ? ", hosts in " + hosts_path(prefix).string() : std::string());
 }
 
 FileSummary summarize_file(const fs::path& path) {

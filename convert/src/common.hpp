@@ -2,6 +2,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <iosfwd>
 #include <string>
 
 #include "nt/dataset.hpp"
@@ -17,6 +19,12 @@ void write_raw_stream(PendingOutput& out, const Dataset& d, const FileInfo& info
 // The parameters and metadata an output written from d carries: current format version, and
 // statistic `median` for an _all input (its readers yield the median over each cell's samples).
 FileInfo output_info(const Dataset& d);
+
+// Writes what `body` writes to `out` through the output discipline (nothing under the final name
+// unless complete), or to standard output when `out` is empty or "-" and `stdout_ok`, where a
+// failed write (a full disk, a closed pipe) is an error too. `in`: the input (never overwritten).
+void emit(const std::filesystem::path& in, const std::filesystem::path& out, bool force, bool stdout_ok,
+          const std::function<void(std::ostream&)>& body);
 
 // "raw file", "legacy network_test2 file", ... for messages.
 std::string describe_format(const Dataset& d);

@@ -1,5 +1,6 @@
-// to-text, from-text, to-csv, to-json, upgrade, pair.
+// synth, to-text, from-text, to-csv, to-json, upgrade, pair.
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <iterator>
 
@@ -11,15 +12,14 @@
 #include "nt/json_text.hpp"
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
+#include "nt/output.hpp"
 #include "nt/raw_file.hpp"
+#include "nt/result_set.hpp"
 #include "nt/text_format.hpp"
 #include "nt/types.hpp"
 #include "nt_convert/convert.hpp"
-#include "output.hpp"
 
 namespace nt::convert {
-
-using detail::TextOutput;
 
 std::string format_double(double v) {
   if (std::isnan(v)) return "nan";
@@ -54,6 +54,17 @@ std::string describe_format(const Dataset& d) {
   return f + " data";
 }
 
+
+void emit(const fs::path& in, const fs::path& out, bool force, bool stdout_ok,
+          const std::function<void(std::ostream&)>& body) {
+  if (stdout_ok && (out.empty() || out == "-")) {
+    body(std::cout);
+    flush_stdout();
+    return;
+  }
+  write_file_atomically(out, force, body, {in});
+}
+
 }  // namespace detail
 
 std::vector<fs::path> prefix_outputs(const fs::path& prefix, const Dataset& d) {
@@ -63,6 +74,15 @@ std::vector<fs::path> prefix_outputs(const fs::path& prefix, const Dataset& d) {
 }
 
 namespace {
+
+// Opens `in` for a command that takes only `format`; anything else is refused with
+// "<in>: is a <format description>, <refusal>".
+std::unique_ptr<Dataset> open_only(const fs::path& in, const std::string& format, std::string_view refusal) {
+  auto d = open_dataset(in);
+  if (d->format() != format)
+    throw UsageError(fmt::format("{}: is a {}, {}", in.string(), detail::describe_format(*d), refusal));
+  return d;
+}
 
 // Writes the data file and the hosts file of `d` under `prefix`: both appear, or neither.
 std::vector<fs::path> write_prefix(const Dataset& d, const FileInfo& info, const fs::path& prefix, bool force,
@@ -84,17 +104,13 @@ std::vector<fs::path> write_prefix(const Dataset& d, const FileInfo& info, const
 
 void to_text(const fs::path& in, const fs::path& out, bool force) {
   auto d = open_dataset(in);
-  TextOutput o(out, force, {in});
-  write_text(o.stream(), *d);
-  o.commit();
+  detail::emit(in, out, force, false, [&](std::ostream& o) { write_text(o, *d); });
 }
 
 std::vector<fs::path> from_text(const fs::path& in, const fs::path& prefix, bool force) {
-  auto d = open_dataset(in);
-  if (d->format() != "text")
-    throw UsageError(fmt::format("{}: is a {}, not a text result file (from-text converts text files; "
-                                 "use upgrade for legacy files, to-text for the other direction)",
-                                 in.string(), detail::describe_format(*d)));
+  auto d = open_only(in, "text",
+                     "not a text result file (from-text converts text files; use upgrade for legacy files, to-text "
+                     "for the other direction)");
   FileInfo info = detail::output_info(*d);
   info.meta.extra["converted_from"] = in.filename().string();
   return write_prefix(*d, info, prefix, force, in);
@@ -129,9 +145,7 @@ void write_csv(std::ostream& out, const Dataset& d) {
 
 void to_csv(const fs::path& in, const fs::path& out, bool force) {
   auto d = open_dataset(in);
-  TextOutput o(out, force, {in});
-  write_csv(o.stream(), *d);
-  o.commit();
+  detail::emit(in, out, force, false, [&](std::ostream& o) { write_csv(o, *d); });
 }
 
 // ---- JSON ---------------------------------------------------------------------------------
@@ -144,18 +158,14 @@ ojson number_or_null(double v) { return std::isfinite(v) ? ojson(v) : ojson(null
 
 ojson params_json(const TestParameters& p) {
   ojson j;
-  j["proc_num"] = p.proc_num;
-  j["mode"] = std::string(mode_name(p.mode));
-  j["test_type"] = static_cast<int>(p.mode);
-  j["statistic"] = std::string(statistic_name(p.statistic));
-  j["data_type"] = static_cast<int>(p.statistic);
-  j["begin_mes_length"] = p.begin_length;
-  j["end_mes_length"] = p.end_length;
-  j["step_length"] = p.step_length;
-  j["noise_mes_length"] = p.noise_message_length;
-  j["num_noise_mes"] = p.num_noise_messages;
-  j["num_noise_proc"] = p.num_noise_procs;
-  j["num_repeates"] = p.num_repeats;
+  for (const auto& f : kIntParameters) {  // under their NetCDF names; mode and statistic after proc_num
+    j[f.netcdf] = p.*(f.field);
+    if (f.field != &TestParameters::proc_num) continue;
+    j["mode"] = std::string(mode_name(p.mode));
+    j["test_type"] = static_cast<int>(p.mode);
+    j["statistic"] = std::string(statistic_name(p.statistic));
+    j["data_type"] = static_cast<int>(p.statistic);
+  }
   return j;
 }
 
@@ -215,24 +225,13 @@ void write_json(std::ostream& out, const Dataset& d) {
 
 void to_json(const fs::path& in, const fs::path& out, bool force) {
   auto d = open_dataset(in);
-  if (out.empty() || out == "-") {
-    write_json(std::cout, *d);
-    std::cout.flush();
-    if (!std::cout) throw Error("writing to standard output failed");
-    return;
-  }
-  TextOutput o(out, force, {in});
-  write_json(o.stream(), *d);
-  o.commit();
+  detail::emit(in, out, force, true, [&](std::ostream& o) { write_json(o, *d); });
 }
 
 // ---- legacy -------------------------------------------------------------------------------
 
 std::vector<fs::path> upgrade(const fs::path& in, const fs::path& prefix, bool force) {
-  auto d = open_dataset(in);
-  if (d->format() != "legacy")
-    throw UsageError(fmt::format("{}: is a {}, not a legacy network_test2 file; nothing to upgrade",
-                                 in.string(), detail::describe_format(*d)));
+  auto d = open_only(in, "legacy", "not a legacy network_test2 file; nothing to upgrade");
   FileInfo info = detail::output_info(*d);
   if (info.meta.sweep.empty()) info.meta.sweep = "linear";
   info.meta.extra["upgraded_from"] = in.filename().string();
@@ -253,6 +252,34 @@ void write_pair(std::ostream& out, const Dataset& d, int sender, int receiver) {
   out << fmt::format("message_length\tdelay_{}_to_{}_s\n", sender, receiver);
   for (std::size_t k = 0; k < values.size(); ++k)
     out << d.lengths()[k] << '\t' << format_double(values[k]) << '\n';
+}
+
+void pair(const fs::path& in, const fs::path& out, int sender, int receiver, bool force) {
+  auto d = open_dataset(in);
+  detail::emit(in, out, force, true, [&](std::ostream& o) { write_pair(o, *d, sender, receiver); });
+}
+
+// ---- synth --------------------------------------------------------------------------------
+
+std::vector<std::int64_t> sweep_lengths(const Sweep& s) {
+  if (!s.begin && !s.end && !s.step) return {};
+  if (!s.end || !s.step) throw UsageError("synth: a linear sweep needs --end and --step (and optionally --begin)");
+  const std::int64_t begin = s.begin.value_or(0), end = *s.end, step = *s.step;
+  if (begin < 0 || step <= 0 || end < begin)
+    throw UsageError(fmt::format("synth: impossible sweep begin {} end {} step {}", begin, end, step));
+  if ((end - begin) / step + 1 > 100000) throw UsageError("synth: the sweep has more than 100000 lengths");
+  std::vector<std::int64_t> lengths;
+  for (auto l = begin; l <= end; l += step) lengths.push_back(l);
+  return lengths;
+}
+
+std::vector<fs::path> synth(const SynthParams& p, const fs::path& prefix, bool force) {
+  for (auto l : p.lengths)
+    if (l < 0) throw UsageError(fmt::format("synth: negative message length {}", l));
+  auto outputs = ResultSet(prefix).standard_files();
+  for (const auto& o : outputs) check_output(o, force);  // before the work (write_synth commits all or none)
+  write_synth(prefix.string(), synthesize(p), force);
+  return outputs;
 }
 
 }  // namespace nt::convert

@@ -171,4 +171,9 @@ void write_info(std::ostream& out, const Dataset& d) {
   if (bad.total() > bad.first.size()) out << fmt::format("  ... and {} more\n", bad.total() - bad.first.size());
 }
 
+void info(const fs::path& in) {
+  auto d = open_dataset(in);
+  detail::emit(in, {}, false, true, [&](std::ostream& o) { write_info(o, *d); });
+}
+
 }  // namespace nt::convert

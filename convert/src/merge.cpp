@@ -12,7 +12,7 @@
 #include "nt/stats.hpp"
 #include "nt/types.hpp"
 #include "nt_convert/convert.hpp"
-#include "output.hpp"
+#include "nt/output.hpp"
 
 namespace nt::convert {
 

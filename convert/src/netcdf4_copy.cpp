@@ -9,7 +9,7 @@
 #include "nt/raw_file.hpp"
 #include "nt_convert/convert.hpp"
 #include "common.hpp"
-#include "output.hpp"
+#include "nt/output.hpp"
 
 namespace nt::convert {
 

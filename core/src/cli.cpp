@@ -10,6 +10,7 @@
 
 #include "nt/error.hpp"
 #include "nt/netcdf.hpp"
+#include "nt/output.hpp"
 #include "nt/version.hpp"
 
 namespace nt {
@@ -33,7 +34,9 @@ std::string one_line(const std::string& message) {
 namespace {
 int run_guarded(const char* program, const std::function<int()>& body) {
   try {
-    return body();
+    const int code = body();
+    flush_stdout();  // a report lost to a full disk or a closed pipe is an error
+    return code;
   } catch (const Error& e) {
     std::cerr << program << ": error: " << one_line(e.what()) << '\n';
     return kExitUsage;
@@ -74,6 +77,30 @@ int parse_cli(CLI::App& app, int argc, char** argv) {
     return kExitUsage;
   }
   return -1;
+}
+
+int run_subcommands(CLI::App& app, int argc, char** argv) {
+  app.set_version_flag("--version", version_string());
+  app.require_subcommand(1);
+  const int rc = parse_cli(app, argc, argv);
+  return rc >= 0 ? rc : 0;
+}
+
+CLI::Option* add_mode_option(CLI::App& app, const std::string& flags, Mode& mode, const std::string& help) {
+  std::string names;
+  for (const Mode m : all_modes()) names += (names.empty() ? "" : ", ") + std::string(mode_name(m));
+  const CLI::Validator to_mode(
+      [names](std::string& text) -> std::string {
+        const auto m = mode_from_name(text);
+        if (!m) return "unknown mode '" + text + "' (one of " + names + ")";
+        text = std::to_string(static_cast<int>(*m));
+        return {};
+      },
+      "", "mode name");
+  return app.add_option(flags, mode, help)
+      ->transform(to_mode)
+      ->type_name("MODE")
+      ->default_str(std::string(mode_name(mode)));
 }
 
 const char* version_string() { return NT_VERSION; }

@@ -444,8 +444,7 @@ std::vector<double> ClusteredReader::column(int receiver, std::size_t k0, std::s
 }
 
 std::vector<double> ClusteredReader::pair(int sender, int receiver) const {
-  check_rank(sender);
-  check_rank(receiver);
+  check_pair(sender, receiver);
   std::vector<double> out;
   out.reserve(count());
   for (std::size_t r = 0; r < starts_.size(); ++r) {
@@ -457,8 +456,7 @@ std::vector<double> ClusteredReader::pair(int sender, int receiver) const {
 }
 
 double ClusteredReader::value(int sender, int receiver, std::size_t k) const {
-  check_rank(sender);
-  check_rank(receiver);
+  check_pair(sender, receiver);
   check_index(k);
   const std::size_t r = region_of(k);
   const int off = info_one(r, sender, receiver);

@@ -118,8 +118,7 @@ std::vector<double> Dataset::column(int receiver, std::size_t k0, std::size_t k1
 }
 
 std::vector<double> Dataset::pair(int sender, int receiver) const {
-  check_rank(sender);
-  check_rank(receiver);
+  check_pair(sender, receiver);
   std::vector<double> out;
   out.reserve(count());
   for (std::size_t k = 0; k < count(); ++k) out.push_back(value(sender, receiver, k));
@@ -127,8 +126,7 @@ std::vector<double> Dataset::pair(int sender, int receiver) const {
 }
 
 double Dataset::value(int sender, int receiver, std::size_t k) const {
-  check_rank(sender);
-  check_rank(receiver);
+  check_pair(sender, receiver);
   return matrix(k).at(sender, receiver);
 }
 
@@ -149,8 +147,7 @@ void MemoryDataset::append(std::int64_t length, Matrix m) {
 Matrix MemoryDataset::matrix(std::size_t k) const { return at(k); }
 
 double MemoryDataset::value(int sender, int receiver, std::size_t k) const {
-  check_rank(sender);
-  check_rank(receiver);
+  check_pair(sender, receiver);
   return at(k).at(sender, receiver);
 }
 
@@ -162,12 +159,6 @@ const Matrix& MemoryDataset::at(std::size_t k) const {
 Matrix& MemoryDataset::at(std::size_t k) {
   check_index(k);
   return matrices_[k];
-}
-
-std::unique_ptr<MemoryDataset> load_into_memory(const Dataset& d) {
-  auto m = std::make_unique<MemoryDataset>(d.info(), d.format(), d.source());
-  for (std::size_t k = 0; k < d.count(); ++k) m->append(d.lengths()[k], d.matrix(k));
-  return m;
 }
 
 SweepCompleteness sweep_completeness(const Dataset& d) {

@@ -367,36 +367,39 @@ std::optional<std::string> File::get_att_text(int varid, const std::string& name
   return s;
 }
 
-std::optional<double> File::get_att_double(int varid, const std::string& name) const {
+namespace {
+
+int get_att(int id, int varid, const char* name, double* v) { return nc_get_att_double(id, varid, name, v); }
+int get_att(int id, int varid, const char* name, int* v) { return nc_get_att_int(id, varid, name, v); }
+
+// The values of a numeric attribute, converted to T; nullopt when it is absent, text, or (with
+// `one`) not a single value.
+template <class T>
+std::optional<std::vector<T>> numeric_att(int id, const fs::path& path, int varid, const std::string& name, bool one) {
   Lock lock(library_mutex());
   nc_type type = 0;
   std::size_t len = 0;
-  if (nc_inq_att(id_, varid, name.c_str(), &type, &len) != NC_NOERR || len != 1 || type == NC_CHAR)
+  if (nc_inq_att(id, varid, name.c_str(), &type, &len) != NC_NOERR || type == NC_CHAR || (one && len != 1))
     return std::nullopt;
-  double v = 0;
-  check(nc_get_att_double(id_, varid, name.c_str(), &v), "read attribute " + name);
+  std::vector<T> v(len);
+  if (len) check(get_att(id, varid, name.c_str(), v.data()), path, "read attribute " + name);
   return v;
+}
+
+}  // namespace
+
+std::optional<double> File::get_att_double(int varid, const std::string& name) const {
+  if (auto v = numeric_att<double>(id_, path_, varid, name, true)) return v->front();
+  return std::nullopt;
 }
 
 std::optional<int> File::get_att_int(int varid, const std::string& name) const {
-  Lock lock(library_mutex());
-  nc_type type = 0;
-  std::size_t len = 0;
-  if (nc_inq_att(id_, varid, name.c_str(), &type, &len) != NC_NOERR || len != 1 || type == NC_CHAR)
-    return std::nullopt;
-  int v = 0;
-  check(nc_get_att_int(id_, varid, name.c_str(), &v), "read attribute " + name);
-  return v;
+  if (auto v = numeric_att<int>(id_, path_, varid, name, true)) return v->front();
+  return std::nullopt;
 }
 
 std::optional<std::vector<int>> File::get_att_ints(int varid, const std::string& name) const {
-  Lock lock(library_mutex());
-  nc_type type = 0;
-  std::size_t len = 0;
-  if (nc_inq_att(id_, varid, name.c_str(), &type, &len) != NC_NOERR || type == NC_CHAR) return std::nullopt;
-  std::vector<int> v(len);
-  if (len) check(nc_get_att_int(id_, varid, name.c_str(), v.data()), "read attribute " + name);
-  return v;
+  return numeric_att<int>(id_, path_, varid, name, false);
 }
 
 std::vector<std::string> File::att_names(int varid) const {

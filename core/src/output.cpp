@@ -14,9 +14,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <mutex>
 #include <optional>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "nt/error.hpp"
 
@@ -27,6 +30,19 @@ namespace nt {
 std::string errno_text(int err) {
   if (err == 0) return "I/O error (no system error code)";
   return std::strerror(err);
+}
+
+std::string temp_host_tag(std::string_view hostname) {
+  std::string h(hostname.empty() ? std::string_view("host") : hostname);
+  for (char& c : h)
+    if (c == '/' || c == '-') c = '_';
+  if (h == hostname && h.size() <= 40) return h;
+  // Shortened or changed: a hash of the whole name keeps two hosts apart (FNV-1a, the same in
+  // every build, so that another program version on the other host computes the same tag).
+  std::uint32_t hash = 2166136261u;
+  for (const char c : hostname) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  if (h.size() > 31) h.resize(31);
+  return h + fmt::format("_{:08x}", hash);
 }
 
 namespace {
@@ -95,11 +111,7 @@ void unregister_temp(int slot) {
 std::string host_tag() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == 0) return "host";
-  std::string h(buf);
-  for (char& c : h)
-    if (c == '/' || c == '-') c = '_';
-  if (h.size() > 40) h.resize(40);
-  return h;
+  return temp_host_tag(buf);
 }
 
 // The part of a temporary's name before "<pid>-<n>": ".NAME.nt-tmp-HOST-". NAME is shortened so
@@ -138,6 +150,13 @@ void remove_stale_temps(const fs::path& dir) {
 }
 
 fs::path dir_of(const fs::path& target) { return target.has_parent_path() ? target.parent_path() : fs::path("."); }
+
+void fsync_dir_quietly(const fs::path& dir) noexcept {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
 
 void fsync_path(const fs::path& p, bool directory, const fs::path& report_as) {
   const int fd = ::open(p.c_str(), O_RDONLY | (directory ? O_DIRECTORY : 0) | O_CLOEXEC);
@@ -272,13 +291,16 @@ PendingOutput::PendingOutput(PendingOutput&& o) noexcept
       committed_(o.committed_),
       synced_(o.synced_),
       replaced_(o.replaced_),
+      kept_(std::move(o.kept_)),
       slot_(std::exchange(o.slot_, -1)) {
   o.committed_ = true;  // the moved-from object owns nothing
   o.temp_.clear();
+  o.kept_.clear();
 }
 
 PendingOutput::~PendingOutput() {
   if (!committed_) discard();
+  if (!kept_.empty()) ::unlink(kept_.c_str());  // the replaced file, no longer needed (or put back)
 }
 
 void PendingOutput::discard() noexcept {
@@ -290,6 +312,15 @@ void PendingOutput::sync() {
   if (synced_ || committed_) return;
   fsync_path(temp_, false, target_);
   synced_ = true;
+}
+
+void PendingOutput::keep_replaced() {
+  if (!force_ || committed_ || !kept_.empty()) return;
+  struct stat st {};
+  if (::lstat(target_.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  // Named like our temporaries, so that a killed run's leftover is removed by the next writer.
+  const fs::path kept = temp_.string() + "-old";
+  if (::link(target_.c_str(), kept.c_str()) == 0) kept_ = kept;
 }
 
 void PendingOutput::commit() {
@@ -326,7 +357,13 @@ void PendingOutput::commit() {
 }
 
 void PendingOutput::uncommit() noexcept {
-  if (committed_ && !replaced_) ::unlink(target_.c_str());
+  if (!committed_) return;
+  if (!replaced_) {
+    ::unlink(target_.c_str());
+  } else if (!kept_.empty() && ::rename(kept_.c_str(), target_.c_str()) == 0) {
+    kept_.clear();
+    fsync_dir_quietly(dir_of(target_));
+  }
 }
 
 // ---- OutputSet ------------------------------------------------------------------------------
@@ -393,6 +430,9 @@ void OutputSet::commit_all() {
   try {
     for (; done < outputs_.size(); ++done) {
       if (kill_at && std::strtoul(kill_at, nullptr, 10) == done) ::raise(SIGKILL);
+      // A replaced file is kept until the whole set is in place: a failure in the middle puts
+      // it back instead of leaving a set that mixes two runs.
+      outputs_[done]->keep_replaced();
       outputs_[done]->commit();
     }
   } catch (...) {
@@ -474,6 +514,15 @@ void FileStream::finish() {
 }
 
 // ---- whole files ----------------------------------------------------------------------------
+
+void flush_stdout() {
+  errno = 0;
+  std::cout.flush();
+  const int err = errno;
+  if (std::cout) return;
+  std::cout.clear();  // once reported, not again (guarded_main after a library call that threw)
+  throw Error(std::string("writing to standard output failed") + (err ? ": " + errno_text(err) : std::string()));
+}
 
 void write_file_atomically(const fs::path& target, bool force, const std::function<void(std::ostream&)>& body,
                            const std::vector<fs::path>& inputs) {

@@ -19,22 +19,6 @@ namespace fs = std::filesystem;
 namespace nt {
 namespace {
 
-// The legacy scalar variables, in the original's order.
-struct Scalar {
-  const char* name;
-  int TestParameters::*field;
-};
-constexpr Scalar kIntScalars[] = {
-    {"proc_num", &TestParameters::proc_num},
-    {"begin_mes_length", &TestParameters::begin_length},
-    {"end_mes_length", &TestParameters::end_length},
-    {"step_length", &TestParameters::step_length},
-    {"noise_mes_length", &TestParameters::noise_message_length},
-    {"num_noise_mes", &TestParameters::num_noise_messages},
-    {"num_noise_proc", &TestParameters::num_noise_procs},
-    {"num_repeates", &TestParameters::num_repeats},
-};
-
 // Global attributes this file layer owns; anything else textual goes to Metadata::extra.
 const char* const kKnownAtts[] = {"format_version", "program", "program_version", "mode", "statistic",
                                   "orientation", "mpi_version", "timer", "timer_resolution",
@@ -77,7 +61,7 @@ void write_file_info(nc::File& f, const FileInfo& info) {
   const TestParameters& p = info.params;
   const Metadata& m = info.meta;
   std::vector<std::pair<int, int>> values;  // varid, value
-  for (const auto& s : kIntScalars) values.emplace_back(f.def_var(s.name, NC_INT, {}), p.*(s.field));
+  for (const auto& s : kIntParameters) values.emplace_back(f.def_var(s.netcdf, NC_INT, {}), p.*(s.field));
   values.emplace_back(f.def_var("test_type", NC_INT, {}), static_cast<int>(p.mode));
   values.emplace_back(f.def_var("data_type", NC_INT, {}), static_cast<int>(p.statistic));
 
@@ -139,7 +123,7 @@ FileInfo read_file_info(const nc::File& f) {
   FileInfo info;
   TestParameters& p = info.params;
   Metadata& m = info.meta;
-  for (const auto& s : kIntScalars) p.*(s.field) = f.get_scalar_int(s.name);
+  for (const auto& s : kIntParameters) p.*(s.field) = f.get_scalar_int(s.netcdf);
   const int tt = f.get_scalar_int("test_type");
   const auto mode = mode_from_code(tt);
   if (!mode) throw FileError(f.path(), "unknown test_type " + std::to_string(tt));
@@ -442,8 +426,7 @@ std::vector<int> RawReader::sample_count(std::size_t k) const {
 
 std::vector<int> RawReader::sample_count_of(int sender, int receiver) const {
   if (count_var_ < 0 || count() == 0) return {};
-  check_rank(sender);
-  check_rank(receiver);
+  check_pair(sender, receiver);
   std::vector<int> v(count());
   file_.get(count_var_, {0, static_cast<std::size_t>(sender), static_cast<std::size_t>(receiver)}, {count(), 1, 1},
             v.data());
@@ -468,37 +451,30 @@ Matrix RawReader::matrix(std::size_t k) const {
   return transposed_ ? m.transposed() : m;
 }
 
-std::vector<double> RawReader::row(int sender, std::size_t k0, std::size_t k1) const {
-  check_rank(sender);
+std::vector<double> RawReader::line(int rank, bool as_sender, std::size_t k0, std::size_t k1) const {
+  check_rank(rank);
   check_window(k0, k1);
   const auto P = static_cast<std::size_t>(ranks());
-  const auto s = static_cast<std::size_t>(sender);
+  const auto i = static_cast<std::size_t>(rank);
   std::vector<double> out((k1 - k0) * P);
   if (out.empty()) return out;
-  if (transposed_)
-    read_slab(k0, k1 - k0, 0, P, s, 1, out.data());
+  if (as_sender != transposed_)  // the rank is the file's x (a sender, or a legacy file's receiver)
+    read_slab(k0, k1 - k0, i, 1, 0, P, out.data());
   else
-    read_slab(k0, k1 - k0, s, 1, 0, P, out.data());
+    read_slab(k0, k1 - k0, 0, P, i, 1, out.data());
   return out;
+}
+
+std::vector<double> RawReader::row(int sender, std::size_t k0, std::size_t k1) const {
+  return line(sender, true, k0, k1);
 }
 
 std::vector<double> RawReader::column(int receiver, std::size_t k0, std::size_t k1) const {
-  check_rank(receiver);
-  check_window(k0, k1);
-  const auto P = static_cast<std::size_t>(ranks());
-  const auto r = static_cast<std::size_t>(receiver);
-  std::vector<double> out((k1 - k0) * P);
-  if (out.empty()) return out;
-  if (transposed_)
-    read_slab(k0, k1 - k0, r, 1, 0, P, out.data());
-  else
-    read_slab(k0, k1 - k0, 0, P, r, 1, out.data());
-  return out;
+  return line(receiver, false, k0, k1);
 }
 
 std::vector<double> RawReader::pair(int sender, int receiver) const {
-  check_rank(sender);
-  check_rank(receiver);
+  check_pair(sender, receiver);
   std::vector<double> out(count());
   if (out.empty()) return out;
   auto x = static_cast<std::size_t>(sender), y = static_cast<std::size_t>(receiver);
@@ -508,8 +484,7 @@ std::vector<double> RawReader::pair(int sender, int receiver) const {
 }
 
 double RawReader::value(int sender, int receiver, std::size_t k) const {
-  check_rank(sender);
-  check_rank(receiver);
+  check_pair(sender, receiver);
   check_index(k);
   auto x = static_cast<std::size_t>(sender), y = static_cast<std::size_t>(receiver);
   if (transposed_) std::swap(x, y);
@@ -520,8 +495,7 @@ double RawReader::value(int sender, int receiver, std::size_t k) const {
 
 std::vector<double> RawReader::samples_of(int sender, int receiver, std::size_t k) const {
   if (samples_ == 0) throw Error(source_.string() + " holds statistics, not every sample");
-  check_rank(sender);
-  check_rank(receiver);
+  check_pair(sender, receiver);
   check_index(k);
   std::vector<double> out(static_cast<std::size_t>(samples_));
   file_.get(data_var_, {k, static_cast<std::size_t>(sender), static_cast<std::size_t>(receiver), 0},

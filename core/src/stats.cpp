@@ -12,14 +12,6 @@ void require(std::span<const double> x, const char* what) {
   if (x.empty()) throw std::invalid_argument(std::string(what) + " of no samples");
 }
 
-// Value at fractional rank h (0-based) of sorted data.
-double interpolate(const std::vector<double>& s, double h) {
-  const auto lo = static_cast<std::size_t>(std::floor(h));
-  const auto hi = std::min(lo + 1, s.size() - 1);
-  const double frac = h - static_cast<double>(lo);
-  return s[lo] + frac * (s[hi] - s[lo]);
-}
-
 }  // namespace
 
 double mean(std::span<const double> x) {
@@ -56,14 +48,6 @@ double sample_stddev(std::span<const double> x) {
   return std::sqrt(ss / static_cast<double>(x.size() - 1));
 }
 
-double percentile(std::span<const double> x, double p) {
-  require(x, "percentile");
-  if (!(p >= 0.0 && p <= 100.0)) throw std::invalid_argument("percentile outside [0, 100]");
-  std::vector<double> s(x.begin(), x.end());
-  std::sort(s.begin(), s.end());
-  return interpolate(s, p / 100.0 * static_cast<double>(s.size() - 1));
-}
-
 Summary summarize(std::span<const double> x) {
   require(x, "summary");
   Summary r;
@@ -75,6 +59,18 @@ Summary summarize(std::span<const double> x) {
   r.max = *mx;
   r.stddev = sample_stddev(x);
   return r;
+}
+
+double summary_value(const Summary& s, Statistic st) {
+  switch (st) {
+    case Statistic::average: return s.mean;
+    case Statistic::median: return s.median;
+    case Statistic::deviation: return s.stddev;
+    case Statistic::min: return s.min;
+    case Statistic::max: return s.max;
+    case Statistic::all: break;
+  }
+  throw std::invalid_argument("statistic " + std::string(statistic_name(st)) + " is not a summary value");
 }
 
 double finite_median(std::span<const double> x) {
@@ -96,14 +92,6 @@ RobustSpread robust_spread(std::span<const double> x) {
   for (double v : x)
     if (std::isfinite(v)) d.push_back(std::fabs(v - m));
   return {m, robust_sigma_of_deviations(d)};
-}
-
-double mad(std::span<const double> x) {
-  const double m = median(x);
-  std::vector<double> d;
-  d.reserve(x.size());
-  for (double v : x) d.push_back(std::fabs(v - m));
-  return median(d);
 }
 
 }  // namespace nt

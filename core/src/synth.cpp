@@ -63,18 +63,9 @@ SynthResult synthesize(const SynthParams& p) {
     r.hosts.push_back(fmt::format("node{:0{}}", r.node_of_rank[static_cast<std::size_t>(rank)], width));
 
   FileInfo info;
-  TestParameters& tp = info.params;
-  tp.proc_num = P;
-  tp.mode = p.mode;
-  tp.begin_length = static_cast<int>(p.lengths.front());
-  tp.end_length = static_cast<int>(p.lengths.back());
-  tp.num_repeats = p.repeats;
-  bool linear = p.lengths.size() > 1;
-  const std::int64_t step = p.lengths.size() > 1 ? p.lengths[1] - p.lengths[0] : 0;
-  for (std::size_t k = 1; k < p.lengths.size(); ++k) linear = linear && p.lengths[k] - p.lengths[k - 1] == step;
-  linear = linear && step > 0;
-  tp.step_length = linear ? static_cast<int>(step) : 0;
-  info.meta.sweep = linear ? "linear" : "list";
+  const int step = linear_step(p.lengths);
+  info.params = run_parameters(P, p.mode, p.lengths, p.repeats, step);
+  info.meta.sweep = step > 0 ? "linear" : "list";
   info.meta.program_version = NT_VERSION;
   info.meta.timer = "synthetic";
   info.meta.seed = p.seed;
@@ -121,11 +112,7 @@ SynthResult synthesize(const SynthParams& p) {
         if (p.cell_noise > 0) base *= std::exp(p.cell_noise * normal(rng));  // no draw at 0: old streams stay
         for (auto& v : samples) v = base * (1.0 + p.noise * std::fabs(normal(rng)));
         const Summary sm = summarize(samples);
-        mats[Statistic::average].at(i, j) = sm.mean;
-        mats[Statistic::median].at(i, j) = sm.median;
-        mats[Statistic::min].at(i, j) = sm.min;
-        mats[Statistic::max].at(i, j) = sm.max;
-        mats[Statistic::deviation].at(i, j) = sm.stddev;
+        for (auto& [s, mat] : mats) mat.at(i, j) = summary_value(sm, s);
       }
     }
     for (auto& [s, mat] : mats) r.stats[s]->append(len, std::move(mat));

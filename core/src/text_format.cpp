@@ -118,28 +118,14 @@ std::unique_ptr<MemoryDataset> read_text(std::istream& in, const fs::path& name)
   info.meta.format_version = 0;
   bool ours = false, have_procs = false;
   std::string line;
-  struct IntField {
-    std::string_view key;
-    int TestParameters::*field;
-  };
-  const IntField fields[] = {
-      {"processors", &TestParameters::proc_num},
-      {"begin message length", &TestParameters::begin_length},
-      {"end message length", &TestParameters::end_length},
-      {"step length", &TestParameters::step_length},
-      {"noise message length", &TestParameters::noise_message_length},
-      {"number of noise messages", &TestParameters::num_noise_messages},
-      {"number of noise processes", &TestParameters::num_noise_procs},
-      {"number of repeates", &TestParameters::num_repeats},
-  };
   // Header, up to the first "Message length".
   bool more = ps.next(line);
   if (!more) throw FileError(name, "empty file");
   while (more && !starts_with(line, "Message length")) {
     bool matched = false;
-    for (const auto& f : fields) {
-      if (starts_with(line, f.key)) {
-        p.*(f.field) = ps.integer(trim(line.substr(f.key.size())), std::string(f.key).c_str());
+    for (const auto& f : kIntParameters) {
+      if (const std::string_view key = f.text; starts_with(line, key)) {
+        p.*(f.field) = ps.integer(trim(line.substr(key.size())), f.text);
         if (f.field == &TestParameters::proc_num) have_procs = true;
         matched = true;
         break;
@@ -213,18 +199,13 @@ std::unique_ptr<MemoryDataset> read_text(const fs::path& path) {
 
 void write_text(std::ostream& out, const Dataset& d) {
   const TestParameters& p = d.params();
-  out << "processors " << p.proc_num << '\n'
-      << "test type \"" << mode_name(p.mode) << "\"\n"
-      << "data type \"" << statistic_name(p.statistic) << "\"\n"
-      << "begin message length " << p.begin_length << '\n'
-      << "end message length " << p.end_length << '\n'
-      << "step length " << p.step_length << '\n'
-      << "noise message length " << p.noise_message_length << '\n'
-      << "number of noise messages " << p.num_noise_messages << '\n'
-      << "number of noise processes " << p.num_noise_procs << '\n'
-      << "number of repeates " << p.num_repeats << '\n'
-      << kOrientationLine << '\n'
-      << "hosts:\n";
+  for (const auto& f : kIntParameters) {
+    out << f.text << ' ' << p.*(f.field) << '\n';
+    if (f.field == &TestParameters::proc_num)  // the types follow the processors line
+      out << "test type \"" << mode_name(p.mode) << "\"\n"
+          << "data type \"" << statistic_name(p.statistic) << "\"\n";
+  }
+  out << kOrientationLine << '\n' << "hosts:\n";
   for (const auto& h : d.meta().hosts) out << h << '\n';
   std::string buf;
   for (std::size_t k = 0; k < d.count(); ++k) {

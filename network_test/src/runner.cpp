@@ -275,7 +275,8 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
   const bool raw = c.settings.raw, adaptive = c.settings.precision > 0;
   // Rank 0 gathers one statistic at a time: P x P doubles, plus the matrix it writes when the
   // orientation needs a transposition (app.cpp's memory check counts the same).
-  std::vector<double> local(5 * PU), gathered;
+  const auto& kGatherOrder = standard_statistics();  // the statistics gathered, in this order
+  std::vector<double> local(kGatherOrder.size() * PU), gathered;
   std::vector<double> raw_gathered(c.rank == 0 && raw ? PU * PU * RU : 0), raw_record;
   std::vector<std::uint8_t> flags_gathered(c.rank == 0 && raw ? PU * PU * RU : 0), flags_record;
   std::vector<int> used_gathered(c.rank == 0 && adaptive ? PU * PU : 0), used_record;
@@ -309,11 +310,8 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
         row[i] = std::numeric_limits<double>::quiet_NaN();
         fl[i] = kSampleNotTaken;
       }
-      local[0 * PU + q] = s.mean;  // [statistic * P + peer], statistics in kGatherOrder
-      local[1 * PU + q] = s.median;
-      local[2 * PU + q] = s.min;
-      local[3 * PU + q] = s.max;
-      local[4 * PU + q] = s.stddev;
+      for (std::size_t i = 0; i < kGatherOrder.size(); ++i)  // [statistic * P + peer]
+        local[i * PU + q] = summary_value(s, kGatherOrder[i]);
     }
     const double ahead = c.settings.concurrent ? static_cast<double>(P) : static_cast<double>(tasks.size());
     auto gather = [&](const void* send, int count, MPI_Datatype type, void* recv, const char* what) {
@@ -338,8 +336,6 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
     auto cell = [&](std::size_t r, std::size_t q) -> std::pair<std::size_t, std::size_t> {
       return c.spec.results_in_rows ? std::make_pair(r, q) : std::make_pair(q, r);
     };
-    static constexpr Statistic kGatherOrder[5] = {Statistic::average, Statistic::median, Statistic::min,
-                                                  Statistic::max, Statistic::deviation};
     if (c.rank == 0 && adaptive) {
       used_record.assign(PU * PU, 0);
       for (std::size_t r = 0; r < PU; ++r)
@@ -348,7 +344,7 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
           used_record[x * PU + y] = used_gathered[r * PU + q];
         }
     }
-    for (std::size_t i = 0; i < 5; ++i) {
+    for (std::size_t i = 0; i < kGatherOrder.size(); ++i) {
       if (c.rank == 0) gathered.resize(PU * PU);
       gather(local.data() + i * PU, P, MPI_DOUBLE, gathered.data(), "results");
       if (c.rank != 0) continue;

@@ -11,6 +11,7 @@
 
 #include "nt/raw_file.hpp"
 #include "nt/synth.hpp"
+#include "scenarios.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -26,14 +27,7 @@ int main(int argc, char** argv) {
   p.lengths.clear();
   for (int k = 0; k < 12; ++k) p.lengths.push_back(k * 1024);
   if (kind == "one") p.lengths = {4096};
-  if (kind == "accept") {
-    p.nodes = 8;
-    p.slow_node = 5;
-    p.lengths.clear();
-    for (int k = 0; k < 32; ++k) p.lengths.push_back(k * 2048);
-    p.protocol_step = 16 * 2048;
-    p.seed = 11;
-  }
+  if (kind == "accept") p = nt::cluster::test::acceptance_scenario();
   auto r = nt::synthesize(p);
   if (kind == "synth" || kind == "accept") {
     nt::write_synth(path, r, true);

@@ -19,10 +19,12 @@
 #include "nt/clustered.hpp"
 #include "nt/clustered_writer.hpp"
 #include "nt/error.hpp"
+#include "nt/hosts.hpp"
 #include "nt/netcdf.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/synth.hpp"
 #include "nt/text_format.hpp"
+#include "scenarios.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -103,6 +105,12 @@ std::unique_ptr<MemoryDataset> block_data(std::mt19937_64& rng, int P, int N, bo
     ds->append(lengths[static_cast<std::size_t>(k)], m);
   }
   return ds;
+}
+
+// The same from its own generator seeded with `seed`, zero diagonal.
+std::unique_ptr<MemoryDataset> block_data(std::uint64_t seed, int P, int N) {
+  std::mt19937_64 rng(seed);
+  return block_data(rng, P, N, true);
 }
 
 struct Layout {
@@ -291,8 +299,7 @@ TEST(Property, RandomBlockInputsObeyTheRules) {
 // Zero threshold: lossless.
 TEST(Property, ZeroThresholdIsLossless) {
   const fs::path dir = temp_dir("zero");
-  std::mt19937_64 rng(77);
-  const auto in = block_data(rng, 9, 6, true);
+  const auto in = block_data(77, 9, 6);
   Options o;
   o.relative = false;
   o.threshold = 0;
@@ -306,16 +313,7 @@ TEST(Property, ZeroThresholdIsLossless) {
 // The acceptance scenario of issue 5.
 TEST(Acceptance, SyntheticClusterAtFivePercent) {
   const fs::path dir = temp_dir("accept");
-  SynthParams sp;
-  sp.nodes = 8;
-  sp.ranks_per_node = 8;
-  sp.noise = 0.01;
-  sp.slow_node = 5;
-  sp.lengths.clear();
-  for (int k = 0; k < 32; ++k) sp.lengths.push_back(k * 2048);
-  sp.protocol_step = 16 * 2048;
-  sp.seed = 11;
-  const SynthResult syn = synthesize(sp);
+  const SynthResult syn = synthesize(cluster::test::acceptance_scenario());
   write_synth((dir / "run").string(), syn, true);
   for (const Statistic st : {Statistic::median, Statistic::average}) {
     SCOPED_TRACE(std::string(statistic_name(st)));
@@ -446,8 +444,7 @@ TEST(BadInput, NanOneLengthAndOptions) {
 // Corrupt clustered files: clear errors, never a crash.
 TEST(BadInput, CorruptClusteredFiles) {
   const fs::path dir = temp_dir("corrupt");
-  std::mt19937_64 rng(21);
-  const auto in = block_data(rng, 6, 5, true);
+  const auto in = block_data(21, 6, 5);
   write_raw(dir / "in.nc", *in, true);
   Options o;
   o.min_region = 1;
@@ -554,8 +551,7 @@ TEST(Groups, ClassesAreTheNodes) {
 // Any file the suite reads is an input; for non-CDF inputs the ratio uses the raw payload size.
 TEST(Inputs, TextFileAndMissingDirectory) {
   const fs::path dir = temp_dir("text");
-  std::mt19937_64 rng(31);
-  const auto in = block_data(rng, 5, 4, true);
+  const auto in = block_data(31, 5, 4);
   write_text(dir / "in.txt", *in, true);
   Options o;
   const auto rep = cluster::compress_file(dir / "in.txt", dir / "c.nc", o, false);
@@ -679,4 +675,74 @@ TEST(BadInput, CorruptResiduals) {
   broken("step0.nc", [](nc::File& f, int v) { f.put_att(v, "residual_step", 0.0); });
   broken("stepnan.nc", [](nc::File& f, int v) { f.put_att(v, "residual_step", std::nan("")); });
   broken("mode.nc", [](nc::File& f, int v) { f.put_att(v, "residual_mode", std::string("sideways")); });
+}
+
+// ---- the commands' library side (what the thin main calls) -------------------------------
+
+TEST(Commands, ThresholdTextUnitsAndRefusals) {
+  auto parsed = [](const std::string& text, bool relative = false) {
+    Options o;
+    o.relative = relative;
+    cluster::parse_threshold(text, o, false);
+    return std::make_pair(o.threshold, o.relative);
+  };
+  EXPECT_DOUBLE_EQ(parsed("2e-7").first, 2e-7);
+  EXPECT_DOUBLE_EQ(parsed("0.2us").first, 2e-7);
+  EXPECT_DOUBLE_EQ(parsed("0.2\u00b5s").first, 2e-7);
+  EXPECT_DOUBLE_EQ(parsed("200ns").first, 2e-7);
+  EXPECT_DOUBLE_EQ(parsed("0.1ms").first, 1e-4);
+  EXPECT_DOUBLE_EQ(parsed("1e-6s").first, 1e-6);
+  EXPECT_EQ(parsed("5%"), std::make_pair(0.05, true));  // a percentage implies relative
+  EXPECT_EQ(parsed("0.05", true), std::make_pair(0.05, true));
+  auto refused = [](const std::string& text, bool relative, bool absolute, const std::string& why) {
+    Options o;
+    o.relative = relative;
+    try {
+      cluster::parse_threshold(text, o, absolute);
+      ADD_FAILURE() << text << " accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  refused("5%", false, true, "is a percentage; it cannot be --absolute");
+  refused("1us", true, false, "has a time unit; it cannot be --relative");
+  refused("3parsecs", false, false, "unknown unit 'parsecs'");
+  refused("fast", false, false, "'fast' is not a number");
+}
+
+TEST(Commands, CompressAndDecompressCommands) {
+  const fs::path dir = temp_dir("commands");
+  const auto in = block_data(41, 6, 5);
+  for (int r = 0; r < 6; ++r) in->mutable_info().meta.hosts.push_back("n" + std::to_string(r / 3));
+  write_raw(dir / "run_median.nc", *in, true);
+  cluster::CompressRequest r;
+  r.o.relative = false;
+  r.o.min_region = 1;
+  EXPECT_THROW(cluster::compress_command(dir / "run_median.nc", dir / "c.nc", r), UsageError);  // no bound
+  r.threshold = "0";
+  r.absolute = true;
+  r.o.relative = true;
+  EXPECT_THROW(cluster::compress_command(dir / "run_median.nc", dir / "c.nc", r), UsageError);
+  r.o.relative = false;
+  const std::string line = cluster::compress_command(dir / "run_median.nc", dir / "c.nc", r);
+  EXPECT_EQ(line.rfind((dir / "c.nc").string() + ": ", 0), 0u) << line;
+  EXPECT_NE(line.find(" 0 values beyond the threshold"), std::string::npos) << line;
+  EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 1);
+
+  // Decompressed under a prefix: the statistic file and the hosts, values exact (threshold 0).
+  const std::string back = cluster::decompress_file(dir / "c.nc", dir / "back", false);
+  EXPECT_NE(back.find("6 ranks, 5 message lengths, hosts in"), std::string::npos) << back;
+  const auto ds = open_dataset(dir / "back_median.nc");
+  for (std::size_t k = 0; k < in->count(); ++k) EXPECT_EQ(ds->matrix(k), in->matrix(k));
+  EXPECT_EQ(read_hosts(dir / "back_hosts.txt"), in->meta().hosts);
+  // To a file name: no hosts file beside it.
+  cluster::decompress_file(dir / "c.nc", dir / "one.nc", false);
+  EXPECT_TRUE(fs::exists(dir / "one.nc"));
+  EXPECT_FALSE(fs::exists(dir / "one.nc_hosts.txt"));
+  // Refusals: an existing output, a raw input, the input itself.
+  EXPECT_THROW(cluster::decompress_file(dir / "c.nc", dir / "back", false), FileError);
+  EXPECT_THROW(cluster::decompress_file(dir / "run_median.nc", dir / "x", false), UsageError);
+  EXPECT_FALSE(fs::exists(dir / "x_median.nc"));
+  EXPECT_THROW(cluster::decompress_file(dir / "c.nc", dir / "c.nc", true), FileError);
+  EXPECT_TRUE(fs::exists(dir / "c.nc"));
 }

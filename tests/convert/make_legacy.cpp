@@ -10,9 +10,9 @@ int main(int argc, char** argv) {
     std::cerr << "usage: make_legacy OUT.nc TEST_TYPE ROW_IS_RECEIVER\n";
     return 2;
   }
-  nt::convert::testing::LegacySpec s;
+  nt::fixtures::LegacySpec s;
   s.test_type = std::atoi(argv[2]);
   s.row_is_receiver = std::atoi(argv[3]) != 0;
-  nt::convert::testing::write_legacy_file(argv[1], s);
+  nt::fixtures::write_legacy_file(argv[1], s);
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -27,9 +28,9 @@
 
 namespace fs = std::filesystem;
 using namespace nt;
-using nt::convert::testing::LegacySpec;
-using nt::convert::testing::legacy_value;
-using nt::convert::testing::write_legacy_file;
+using nt::fixtures::LegacySpec;
+using nt::fixtures::legacy_value;
+using nt::fixtures::write_legacy_file;
 
 namespace {
 
@@ -578,4 +579,80 @@ TEST_F(ConvertTest, InfoShowsTheMachine) {
   std::ostringstream old;
   convert::write_info(old, *open_dataset(p("old_mach.nc")));
   EXPECT_NE(old.str().find("  CPU             (not recorded)\n"), std::string::npos) << old.str();
+}
+
+// ---- the commands' library side (what the thin main calls) -------------------------------
+
+TEST(SweepLengths, LinearSweepsAndTheirRefusals) {
+  using convert::Sweep;
+  EXPECT_TRUE(convert::sweep_lengths(Sweep{}).empty());  // nothing given: the defaults stay
+  EXPECT_EQ(convert::sweep_lengths(Sweep{100, 400, 100}), (std::vector<std::int64_t>{100, 200, 300, 400}));
+  EXPECT_EQ(convert::sweep_lengths(Sweep{std::nullopt, 10, 5}), (std::vector<std::int64_t>{0, 5, 10}));
+  EXPECT_EQ(convert::sweep_lengths(Sweep{0, 9, 4}), (std::vector<std::int64_t>{0, 4, 8}));  // end not on the grid
+  auto refused = [](const Sweep& s, const std::string& why) {
+    try {
+      convert::sweep_lengths(s);
+      ADD_FAILURE() << "accepted, expected: " << why;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  refused(Sweep{100, std::nullopt, std::nullopt}, "needs --end and --step");
+  refused(Sweep{std::nullopt, 100, std::nullopt}, "needs --end and --step");
+  refused(Sweep{100, 10, 5}, "impossible sweep begin 100 end 10 step 5");
+  refused(Sweep{0, 10, 0}, "impossible sweep");
+  refused(Sweep{-1, 10, 1}, "impossible sweep");
+  refused(Sweep{0, 1000000, 1}, "more than 100000 lengths");
+}
+
+TEST_F(ConvertTest, SynthWritesTheWholeSetOrNothing) {
+  SynthParams sp;
+  sp.nodes = 2;
+  sp.ranks_per_node = 2;
+  sp.lengths = {0, 512};
+  const auto files = convert::synth(sp, p("s"), false);
+  ASSERT_EQ(files.size(), 6u);
+  for (const auto& f : files) EXPECT_TRUE(fs::exists(f)) << f;
+  EXPECT_EQ(open_dataset(p("s_median.nc"))->lengths(), sp.lengths);
+  // One existing member refuses the whole set before any work, and leaves the rest alone.
+  fs::remove(p("s_min.nc"));
+  EXPECT_THROW(convert::synth(sp, p("s"), false), FileError);
+  EXPECT_FALSE(fs::exists(p("s_min.nc")));
+  sp.lengths = {0, -8};
+  EXPECT_THROW(convert::synth(sp, p("neg"), false), UsageError);
+  EXPECT_FALSE(fs::exists(p("neg_median.nc")));
+}
+
+TEST_F(ConvertTest, PairCommandWritesAFileAndRefusesBadRanks) {
+  write_legacy_file(p("old.nc"), LegacySpec{});
+  convert::pair(p("old.nc"), p("pair.txt"), 2, 0, false);
+  const auto lines = lines_of(p("pair.txt"));
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "message_length\tdelay_2_to_0_s");
+  EXPECT_EQ(lines[3], "200\t" + convert::format_double(legacy_value(2, 0, 2)));
+  EXPECT_THROW(convert::pair(p("old.nc"), p("bad.txt"), 0, 3, false), UsageError);
+  EXPECT_FALSE(fs::exists(p("bad.txt")));
+  EXPECT_THROW(convert::pair(p("old.nc"), p("pair.txt"), 2, 0, false), FileError);  // exists, no force
+}
+
+// The mode option parses names and the original's aliases into the Mode, through the real command
+// line; an unknown name is one clear error with exit code 2 and writes nothing.
+TEST_F(ConvertTest, SynthModeOptionTakesNamesAndAliases) {
+  const std::string prefix = p("m").string();
+  auto run = [](std::vector<std::string> args) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    return convert::run(static_cast<int>(argv.size()), argv.data());
+  };
+  ASSERT_EQ(run({"network_convert", "synth", "-o", prefix, "--nodes", "1", "--ranks-per-node", "2", "--lengths",
+                 "0", "--mode", "put_one_to_one"}),
+            0);
+  EXPECT_EQ(open_dataset(p("m_median.nc"))->params().mode, Mode::put);
+  testing::internal::CaptureStderr();
+  const int rc = run({"network_convert", "synth", "-o", p("x").string(), "--mode", "one-to-one"});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(err.find("unknown mode 'one-to-one' (one of one_to_one,"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_FALSE(fs::exists(p("x_median.nc")));
 }

@@ -3,9 +3,7 @@
 // that measured (the receiver for one_to_one, the origin for put).
 #include <gtest/gtest.h>
 
-#include <netcdf.h>
-
-#include "nt/netcdf.hpp"
+#include "legacy_fixture.hpp"
 #include "nt/raw_file.hpp"
 #include "test_util.hpp"
 
@@ -13,29 +11,20 @@ using namespace nt;
 
 namespace {
 
-// file value at [k][row][col] = 1e-6 * (100*k + 10*row + col)
+// file value at [k][row][col] = 1e-6 * (100*k + 10*row + col), stored as network_test2 did (CDF-1,
+// rows are the measuring rank, end_mes_length past the last record).
 void make_legacy(const std::filesystem::path& path, int type, int P, int begin, int step, int records) {
-  auto f = nc::File::create(path, nc::Kind::classic, true);
-  const int n = f.def_dim("n", std::nullopt);
-  const int x = f.def_dim("x", static_cast<std::size_t>(P));
-  const int y = f.def_dim("y", static_cast<std::size_t>(P));
-  const std::pair<const char*, int> scalars[] = {
-      {"proc_num", P}, {"test_type", type}, {"data_type", 1}, {"begin_mes_length", begin},
-      {"end_mes_length", begin + step * (records + 3)}, {"step_length", step}, {"noise_mes_length", 0},
-      {"num_noise_mes", 0}, {"num_noise_proc", 0}, {"num_repeates", 100}};
-  std::vector<int> ids;
-  for (const auto& s : scalars) ids.push_back(f.def_var(s.first, NC_INT, {}));
-  const int data = f.def_var("data", NC_DOUBLE, {n, x, y});
-  f.enddef();
-  for (std::size_t i = 0; i < ids.size(); ++i) f.put(ids[i], {}, {}, &scalars[i].second);
-  for (int k = 0; k < records; ++k) {
-    std::vector<double> m(static_cast<std::size_t>(P * P));
-    for (int r = 0; r < P; ++r)
-      for (int c = 0; c < P; ++c) m[static_cast<std::size_t>(r * P + c)] = 1e-6 * (100 * k + 10 * r + c);
-    f.put(data, {static_cast<std::size_t>(k), 0, 0}, {1, static_cast<std::size_t>(P), static_cast<std::size_t>(P)},
-          m.data());
-  }
-  f.close();
+  fixtures::LegacySpec s;
+  s.ranks = P;
+  s.test_type = type;
+  s.begin = begin;
+  s.step = step;
+  s.count = records;
+  s.end = begin + step * (records + 3);
+  s.num_repeats = 100;
+  s.classic = true;
+  s.value = [](int sender, int receiver, int k) { return 1e-6 * (100 * k + 10 * receiver + sender); };
+  fixtures::write_legacy_file(path, s);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "nt/hosts.hpp"
 #include "nt/result_set.hpp"
 #include "nt/netcdf.hpp"
+#include "nt/params.hpp"
 #include "nt/types.hpp"
 #include "nt/units.hpp"
 #include "test_util.hpp"
@@ -23,6 +24,53 @@ TEST(Types, NamesAliasesAndCodes) {
   EXPECT_EQ(statistic_from_name("deviation"), Statistic::deviation);
   EXPECT_TRUE(diagonal_is_zero(Mode::put));
   EXPECT_FALSE(diagonal_is_zero(Mode::all_to_all));
+}
+
+TEST(Types, EveryLegacyCodeHasItsName) {
+  // The names are part of the file format (text "test type", attributes, file suffixes).
+  const std::vector<std::pair<int, std::string>> modes{
+      {1, "one_to_one"}, {2, "all_to_all"}, {3, "async_one_to_one"}, {4, "send_recv_and_recv_send"},
+      {5, "noise"},      {6, "noise_blocking"}, {7, "bcast"},        {8, "put"},
+      {9, "get"},        {10, "loggp"}};
+  ASSERT_EQ(all_modes().size(), modes.size());
+  for (const auto& [code, name] : modes) {
+    ASSERT_TRUE(mode_from_code(code).has_value()) << code;
+    EXPECT_EQ(mode_name(*mode_from_code(code)), name);
+    EXPECT_EQ(mode_from_name(name), mode_from_code(code));
+  }
+  const std::vector<std::pair<int, std::string>> stats{{1, "average"}, {2, "median"}, {3, "deviation"},
+                                                       {4, "min"},     {5, "max"},    {6, "all"}};
+  for (const auto& [code, name] : stats) {
+    ASSERT_TRUE(statistic_from_code(code).has_value()) << code;
+    EXPECT_EQ(statistic_name(*statistic_from_code(code)), name);
+    EXPECT_EQ(statistic_from_name(name), statistic_from_code(code));
+  }
+  EXPECT_FALSE(mode_from_code(0).has_value());
+  EXPECT_FALSE(mode_from_code(11).has_value());
+  EXPECT_FALSE(statistic_from_code(0).has_value());
+  EXPECT_FALSE(statistic_from_code(7).has_value());
+  EXPECT_FALSE(mode_from_name("").has_value());
+  EXPECT_FALSE(statistic_from_name("").has_value());
+  EXPECT_FALSE(statistic_from_name("avg").has_value());
+  EXPECT_EQ(mode_name(static_cast<Mode>(42)), "unknown");
+  EXPECT_EQ(statistic_name(static_cast<Statistic>(0)), "unknown");
+}
+
+TEST(Params, RunParametersAndLinearStep) {
+  EXPECT_EQ(linear_step({0, 100, 200, 300}), 100);
+  EXPECT_EQ(linear_step({0, 100, 250}), 0);  // not equally spaced: a list
+  EXPECT_EQ(linear_step({4096}), 0);         // one length is no sweep
+  EXPECT_EQ(linear_step({300, 200, 100}), 0);
+  EXPECT_EQ(linear_step({5, 5, 5}), 0);
+  const auto p = run_parameters(6, Mode::bcast, {16, 32, 48}, 20, 16);
+  EXPECT_EQ(p.proc_num, 6);
+  EXPECT_EQ(p.mode, Mode::bcast);
+  EXPECT_EQ(p.begin_length, 16);
+  EXPECT_EQ(p.end_length, 48);
+  EXPECT_EQ(p.step_length, 16);
+  EXPECT_EQ(p.num_repeats, 20);
+  EXPECT_EQ(p.num_noise_procs, 0);
+  EXPECT_THROW(run_parameters(2, Mode::put, {}, 1, 0), std::invalid_argument);
 }
 
 TEST(Hosts, PrefixAndBesideLookup) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <set>
 #include <vector>
 
 #include "nt/stats.hpp"
@@ -44,21 +45,19 @@ TEST(Stats, SummaryOdd) {
   EXPECT_NEAR(s.stddev, 1e-6, 1e-21);  // sqrt((1+0+1)/2) us
 }
 
-TEST(Stats, PercentileInterpolates) {
-  const std::vector<double> x{10, 20, 30, 40, 50};
-  EXPECT_DOUBLE_EQ(nt::percentile(x, 0), 10);
-  EXPECT_DOUBLE_EQ(nt::percentile(x, 100), 50);
-  EXPECT_DOUBLE_EQ(nt::percentile(x, 50), 30);
-  EXPECT_DOUBLE_EQ(nt::percentile(x, 25), 20);
-  EXPECT_DOUBLE_EQ(nt::percentile(x, 90), 46);  // rank 3.6: 40 + 0.6*10
-  const std::vector<double> even{1, 2, 3, 4};
-  EXPECT_DOUBLE_EQ(nt::percentile(even, 50), nt::median(even));
-  EXPECT_THROW(nt::percentile(x, 101), std::invalid_argument);
-}
-
-TEST(Stats, MadIsRobust) {
-  const std::vector<double> x{1, 1, 2, 2, 4, 6, 9};  // median 2, deviations 1,1,0,0,2,4,7
-  EXPECT_DOUBLE_EQ(nt::mad(x), 1.0);
+TEST(Stats, SummaryValueMapsEveryStandardStatistic) {
+  const std::vector<double> x{4e-6, 1e-6, 2e-6, 9e-6};
+  const auto s = nt::summarize(x);
+  EXPECT_DOUBLE_EQ(nt::summary_value(s, nt::Statistic::average), 4e-6);
+  EXPECT_DOUBLE_EQ(nt::summary_value(s, nt::Statistic::median), 3e-6);
+  EXPECT_DOUBLE_EQ(nt::summary_value(s, nt::Statistic::min), 1e-6);
+  EXPECT_DOUBLE_EQ(nt::summary_value(s, nt::Statistic::max), 9e-6);
+  EXPECT_DOUBLE_EQ(nt::summary_value(s, nt::Statistic::deviation), nt::sample_stddev(x));
+  // Five distinct values: no two statistics share a field.
+  std::set<double> seen;
+  for (auto st : nt::standard_statistics()) seen.insert(nt::summary_value(s, st));
+  EXPECT_EQ(seen.size(), nt::standard_statistics().size());
+  EXPECT_THROW(nt::summary_value(s, nt::Statistic::all), std::invalid_argument);
 }
 
 TEST(Stats, EmptyInputThrows) {

@@ -10,14 +10,29 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "nt/dataset.hpp"
+#include "nt/synth.hpp"
 
 namespace nt::convert {
 
 namespace fs = std::filesystem;
+
+// ---- synth --------------------------------------------------------------------------------
+// A linear sweep of message lengths as given on the command line (each part optional).
+struct Sweep {
+  std::optional<std::int64_t> begin, end, step;
+};
+// begin, begin+step, ... <= end; empty when no part is given. UsageError when end or step is
+// missing, the sweep is impossible (begin < 0, step <= 0, end < begin) or longer than 100000.
+std::vector<std::int64_t> sweep_lengths(const Sweep& s);
+// A synthetic run -> PREFIX_<statistic>.nc for the five statistics and PREFIX_hosts.txt, all or
+// none; existing outputs (without force) and negative lengths are refused before any work.
+// Returns the files written.
+std::vector<fs::path> synth(const SynthParams& p, const fs::path& prefix, bool force);
 
 // ---- text ---------------------------------------------------------------------------------
 // Any input -> the original text format (17 significant digits, exact round trip).
@@ -67,9 +82,13 @@ std::vector<fs::path> merge(const std::vector<fs::path>& in, const fs::path& pre
 // Two tab-separated columns with a header line: message_length and the delay sender -> receiver
 // (our orientation: sender = the rank the data comes from), seconds at full precision.
 void write_pair(std::ostream& out, const Dataset& d, int sender, int receiver);
+// The same from the file `in` into `out` (empty or "-": standard output).
+void pair(const fs::path& in, const fs::path& out, int sender, int receiver, bool force);
 // Human-readable summary: parameters, metadata, lengths, hosts, min/median/max delay per length
 // (off-diagonal cells when the mode's diagonal is zero by definition).
 void write_info(std::ostream& out, const Dataset& d);
+// write_info of the file `in` to standard output.
+void info(const fs::path& in);
 
 // ---- helpers shared with tests ------------------------------------------------------------
 // Shortest decimal that reads back to the same double ("nan", "inf", "-inf" for the rest).

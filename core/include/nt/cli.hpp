@@ -4,8 +4,11 @@
 #include <functional>
 #include <string>
 
+#include "nt/types.hpp"
+
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace nt {
@@ -17,6 +20,16 @@ int guarded_main(const char* program, const std::function<int()>& body);
 // Parses with CLI11. Returns -1 to go on, otherwise the exit code to return right away:
 // 0 after --help/--version, 2 after a parse error (message printed, with a hint to --help).
 int parse_cli(CLI::App& app, int argc, char** argv);
+
+// The whole command line of a program made of subcommands (network_convert, network_cluster):
+// adds --version, requires exactly one subcommand, parses; the subcommand's callback does the
+// work. Returns the exit code as parse_cli does (0 when the callback returned normally).
+int run_subcommands(CLI::App& app, int argc, char** argv);
+
+// An option taking a mode name (canonical, or an alias of the original: put_one_to_one, ...),
+// stored as the Mode. Its default in --help is the mode's name; an unknown name is a parse error
+// "unknown mode 'x' (one of one_to_one, ...)" (exit 2).
+CLI::Option* add_mode_option(CLI::App& app, const std::string& flags, Mode& mode, const std::string& help);
 
 // An error message as one printable line: control characters (a newline inside a quoted token of
 // a corrupt file, say) become \xHH, and overly long messages are cut.

@@ -51,6 +51,10 @@ class Dataset {
   Dataset() = default;
   void check_index(std::size_t k) const;
   void check_rank(int r) const;
+  void check_pair(int sender, int receiver) const {
+    check_rank(sender);
+    check_rank(receiver);
+  }
   void check_window(std::size_t k0, std::size_t k1) const;
   FileInfo info_;
   std::vector<std::int64_t> lengths_;
@@ -103,8 +107,5 @@ class MemoryDataset final : public Dataset {
 // network_test2), NetCDF-4 copies, clustered files, and the text format. Hosts are read from the
 // file, or else from the `<prefix>_hosts.txt` beside it. Throws FileError with a clear message.
 std::unique_ptr<Dataset> open_dataset(const std::filesystem::path& path);
-
-// Reads the whole dataset into memory (for small data and conversions).
-std::unique_ptr<MemoryDataset> load_into_memory(const Dataset& d);
 
 }  // namespace nt

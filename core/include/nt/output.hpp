@@ -12,7 +12,8 @@
 //  * several outputs of one command (OutputSet) appear together or not at all: their commit goes
 //    through a journal (".NAME.nt-commit-HOST-PID"), and a commit that a SIGKILL interrupted is
 //    completed by the next program of this host that writes into the directory or opens a result
-//    file there (recover_interrupted_outputs).
+//    file there (recover_interrupted_outputs); when a commit fails instead, the files a --force
+//    set replaced (kept as hard links until the set is in place) are put back.
 #pragma once
 
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include <ostream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nt {
@@ -52,9 +54,13 @@ class PendingOutput {
   bool force() const noexcept { return force_; }
   // fsync the temporary (once); commit() does it when it was not done.
   void sync();
+  // With force, keeps the file the commit will replace (a hard link beside it) until this object
+  // is destroyed, so that uncommit() can put it back. No-op when there is none or links fail.
+  void keep_replaced();
   // fsync the temporary, move it into place (no replace unless force), fsync the directory.
   void commit();
-  // Removes the committed file again (OutputSet rollback). Only for files this object made.
+  // Undoes the commit (OutputSet rollback): removes a file this object made, or puts back the
+  // file it replaced when keep_replaced() kept it.
   void uncommit() noexcept;
   // Removes the temporary now (after a failure).
   void discard() noexcept;
@@ -64,7 +70,8 @@ class PendingOutput {
   bool force_ = false;
   bool committed_ = false;
   bool synced_ = false;
-  bool replaced_ = false;  // the commit replaced an older file (cannot be rolled back)
+  bool replaced_ = false;  // the commit replaced an older file
+  std::filesystem::path kept_;  // hard link to the replaced file (keep_replaced), removed at the end
   int slot_ = -1;          // signal-cleanup registry slot
 };
 
@@ -106,6 +113,18 @@ void write_file_atomically(const std::filesystem::path& target, bool force,
 
 // The same into an output under construction, without committing it (for OutputSet members).
 void write_file_atomically_into(PendingOutput& out, const std::function<void(std::ostream&)>& body);
+
+// Flushes standard output and throws Error ("writing to standard output failed: No space left on
+// device") when any write to it failed: a report sent to a full disk or a closed pipe is an error,
+// not a silent success. guarded_main calls it after every program's work.
+void flush_stdout();
+
+// The host part of our temporaries' names (".run.csv.nt-tmp-HOST-PID-N") for `hostname`: the name
+// itself when it is short and plain, else up to 31 characters of it and a hash of the whole name.
+// A writer removes the temporaries of dead processes of its own host only, so two hosts of a
+// shared filesystem must never share a tag (cutting long names alone made "...-rack1-node01" and
+// "...-rack1-node02" the same host when they differed only past the cut).
+std::string temp_host_tag(std::string_view hostname);
 
 // The name a user knows for a file: the final target for one of our temporaries
 // ("dir/.run.csv.nt-tmp-host-12-0" -> "dir/run.csv"), the path itself otherwise. Messages use it.

@@ -30,6 +30,33 @@ struct TestParameters {
   bool operator==(const TestParameters&) const = default;
 };
 
+// The integer parameters in the original's order, with their names as legacy scalar variables of
+// the raw NetCDF layout and as header lines of the text format ("processors 4").
+struct IntParameter {
+  const char* netcdf;
+  const char* text;
+  int TestParameters::*field;
+};
+inline constexpr IntParameter kIntParameters[] = {
+    {"proc_num", "processors", &TestParameters::proc_num},
+    {"begin_mes_length", "begin message length", &TestParameters::begin_length},
+    {"end_mes_length", "end message length", &TestParameters::end_length},
+    {"step_length", "step length", &TestParameters::step_length},
+    {"noise_mes_length", "noise message length", &TestParameters::noise_message_length},
+    {"num_noise_mes", "number of noise messages", &TestParameters::num_noise_messages},
+    {"num_noise_proc", "number of noise processes", &TestParameters::num_noise_procs},
+    {"num_repeates", "number of repeates", &TestParameters::num_repeats},
+};
+
+// The parameters of a run of `mode` on `proc_num` ranks over `lengths` (not empty) with `repeats`
+// samples per cell: begin and end length from the list, step_length = `step` (0 for a list or a
+// geometric sweep), no noise, statistic average (each writer sets its own).
+TestParameters run_parameters(int proc_num, Mode mode, const std::vector<std::int64_t>& lengths, int repeats,
+                              int step);
+// The step of `lengths` when they are a linear sweep (two or more, equally spaced, increasing),
+// else 0.
+int linear_step(const std::vector<std::int64_t>& lengths);
+
 // Everything new this suite stores beside the parameters (global attributes, hosts variables).
 struct Metadata {
   int format_version = kFormatVersion;  // 0: legacy file

@@ -103,6 +103,8 @@ class RawReader final : public Dataset {
   // Reads the hyperslab of the file variable (file orientation) into `out`.
   void read_slab(std::size_t n0, std::size_t nn, std::size_t x0, std::size_t nx, std::size_t y0,
                  std::size_t ny, double* out) const;
+  // row() (as_sender) or column() of `rank` over matrices [k0, k1), in our orientation.
+  std::vector<double> line(int rank, bool as_sender, std::size_t k0, std::size_t k1) const;
   nc::File file_;
   int data_var_ = -1;
   int samples_ = 0;

@@ -5,6 +5,8 @@
 #include <span>
 #include <vector>
 
+#include "nt/types.hpp"
+
 namespace nt {
 
 struct Summary {
@@ -18,9 +20,11 @@ double mean(std::span<const double> x);
 double median(std::span<const double> x);
 // Sample standard deviation (divides by n-1), computed with a two-pass algorithm.
 double sample_stddev(std::span<const double> x);
-// Percentile p in [0, 100] by linear interpolation between closest ranks (p=50 is the median).
-double percentile(std::span<const double> x, double p);
 Summary summarize(std::span<const double> x);
+// The value a statistic file stores for a summary (average: mean, deviation: stddev, ...): the one
+// mapping from a summary to the five standard statistics, used by network_test and synth.
+// Throws std::invalid_argument for Statistic::all (every sample, not a summary).
+double summary_value(const Summary& s, Statistic st);
 // Empty input throws std::invalid_argument in all of the above.
 
 // Median of the finite values (NaN and infinities skipped); NaN when there are none. For
@@ -36,8 +40,5 @@ struct RobustSpread {
 RobustSpread robust_spread(std::span<const double> x);
 // The same sigma from absolute deviations already taken about some centre (|x - centre|).
 double robust_sigma_of_deviations(std::span<const double> abs_deviations);
-
-// Median absolute deviation (unscaled); robust spread for anomaly detection.
-double mad(std::span<const double> x);
 
 }  // namespace nt

@@ -95,6 +95,29 @@ CompressReport compress_file(const std::filesystem::path& in, const std::filesys
 CompressReport compress_to_ratio(const std::filesystem::path& in, const std::filesystem::path& out, Options o,
                                  double target, bool overwrite, double& chosen);
 
+// A --threshold text into `o`: seconds with an optional unit ("2e-7", "0.2us", "200ns", "0.1ms",
+// "1e-6s"), a fraction when o.relative ("0.05"), or a percentage ("5%", sets o.relative).
+// UsageError for text that is not a number, an unknown unit, a percentage with `absolute`, or a
+// time unit with o.relative.
+void parse_threshold(const std::string& text, Options& o, bool absolute);
+
+// `network_cluster compress` as asked on the command line: a threshold text (parse_threshold) or
+// a target ratio (compress_to_ratio), with --absolute / --relative.
+struct CompressRequest {
+  Options o;               // o.relative: --relative given
+  std::string threshold;   // empty: none given
+  double target_ratio = 0; // 0: none given
+  bool absolute = false;
+  bool force = false;
+};
+// Checks the request (UsageError), compresses, and returns the one-line report the program prints.
+std::string compress_command(const std::filesystem::path& in, const std::filesystem::path& out, CompressRequest r);
+
+// A clustered file -> the raw CDF-2 file it stands for: `prefix`_<statistic>.nc and
+// `prefix`_hosts.txt when hosts are known (together or not at all), or the file `prefix` itself
+// when it ends in .nc. Refuses inputs that are not clustered. Returns the one-line report.
+std::string decompress_file(const std::filesystem::path& in, const std::filesystem::path& prefix, bool force);
+
 // What `network_cluster info` shows.
 struct FileSummary {
   std::filesystem::path path;

@@ -6,7 +6,7 @@
 
 #include "nt/netcdf.hpp"
 
-namespace nt::convert::testing {
+namespace nt::fixtures {
 
 double legacy_value(int sender, int receiver, int k) {
   if (sender == receiver) return 0.0;
@@ -14,7 +14,7 @@ double legacy_value(int sender, int receiver, int k) {
 }
 
 void write_legacy_file(const std::filesystem::path& path, const LegacySpec& s) {
-  auto f = nc::File::create(path, nc::Kind::cdf2, /*overwrite=*/true);
+  auto f = nc::File::create(path, s.classic ? nc::Kind::classic : nc::Kind::cdf2, /*overwrite=*/true);
   const auto P = static_cast<std::size_t>(s.ranks);
   const int x = f.def_dim("x", P);
   const int y = f.def_dim("y", P);
@@ -23,7 +23,7 @@ void write_legacy_file(const std::filesystem::path& path, const LegacySpec& s) {
   const std::pair<const char*, int> scalars[] = {
       {"proc_num", s.ranks},         {"test_type", s.test_type},
       {"data_type", s.data_type},    {"begin_mes_length", s.begin},
-      {"end_mes_length", s.begin + (s.count - 1) * s.step},
+      {"end_mes_length", s.end >= 0 ? s.end : s.begin + (s.count - 1) * s.step},
       {"step_length", s.step},       {"noise_mes_length", 0},
       {"num_noise_mes", 0},          {"num_noise_proc", 0},
       {"num_repeates", s.num_repeats}};
@@ -38,11 +38,11 @@ void write_legacy_file(const std::filesystem::path& path, const LegacySpec& s) {
       for (int col = 0; col < s.ranks; ++col) {
         const int sender = s.row_is_receiver ? col : row;
         const int receiver = s.row_is_receiver ? row : col;
-        m[static_cast<std::size_t>(row) * P + static_cast<std::size_t>(col)] = legacy_value(sender, receiver, k);
+        m[static_cast<std::size_t>(row) * P + static_cast<std::size_t>(col)] = s.value(sender, receiver, k);
       }
     f.put(data, {static_cast<std::size_t>(k), 0, 0}, {1, P, P}, m.data());
   }
   f.close();
 }
 
-}  // namespace nt::convert::testing
+}  // namespace nt::fixtures
