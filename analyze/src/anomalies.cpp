@@ -253,6 +253,9 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
     node_slow[gi] = node_lens[gi].size() >= need &&
                     (finite_median(d_all) >= min_log - finite_median(se_all) || 2 * static_cast<std::size_t>(nslow) >= g.size());
   }
+  // Ranks of slow nodes: a link between two of them is not compared with the product of both
+  // factors (two slow ends need not multiply; issue 13: a spurious asymmetric pair between them).
+  std::vector<char> slow_end(N, 0);
   auto direction = [](const RankHit& h) {
     return h.send && h.recv ? "sends and receives" : (h.send ? "sends" : "receives");
   };
@@ -270,6 +273,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
                              "at {} of {} lengths)",
                              a.score, g.size(), finite_median(node_sig[gi]), a.lengths.size(), K);
       if (!a.hosts.empty()) a.detail += " on " + fmt::format("{}", fmt::join(a.hosts, ","));
+      for (int r : g) slow_end[static_cast<std::size_t>(r)] = 1;
       out.push_back(std::move(a));
       continue;
     }
@@ -290,6 +294,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
       a.detail = fmt::format("every rank of the group {} ({}x its class)",
                              direction(hit[static_cast<std::size_t>(g.front())]), fmt::format("{:.2f}", a.score));
       if (!a.hosts.empty()) a.detail += " on " + fmt::format("{}", fmt::join(a.hosts, ","));
+      for (int r : g) slow_end[static_cast<std::size_t>(r)] = 1;
       out.push_back(std::move(a));
       continue;
     }
@@ -392,7 +397,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   std::vector<char> is_slow(N * N, 0);
   for (std::size_t i = 0; i < N; ++i)
     for (std::size_t j = 0; j < N; ++j) {
-      if (i == j || explained[i] || explained[j]) continue;
+      if (i == j || explained[i] || explained[j] || (slow_end[i] && slow_end[j])) continue;
       LinkHit h{static_cast<int>(i), static_cast<int>(j), 0, {}};
       std::vector<double> sc, zs;
       for (std::size_t k = 0; k < K; ++k) {
@@ -412,7 +417,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
     }
   for (std::size_t i = 0; i < N; ++i)
     for (std::size_t j = i + 1; j < N; ++j) {
-      if (is_slow[i * N + j] || is_slow[j * N + i] || explained[i] || explained[j]) continue;
+      if (is_slow[i * N + j] || is_slow[j * N + i] || explained[i] || explained[j] || (slow_end[i] && slow_end[j])) continue;
       std::vector<double> sc, zs;
       std::vector<std::int64_t> lens;
       int sign = 0;

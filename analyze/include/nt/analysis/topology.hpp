@@ -24,6 +24,7 @@ struct TopologyOptions {
   double noise_factor = 6.0;   // ... or this many robust noise sigmas, when larger
   int bands = 3;               // length bands
   int max_levels = 4;          // levels above the node level
+  int candidates = 24;         // items each item is compared with first (nearest by the direct link)
 };
 
 struct Level {
