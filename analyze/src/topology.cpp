@@ -18,15 +18,8 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double median_inplace(std::vector<double>& x) {
-  if (x.empty()) return kNaN;
-  const std::size_t n = x.size();
-  auto mid = x.begin() + static_cast<std::ptrdiff_t>(n / 2);
-  std::nth_element(x.begin(), mid, x.end());
-  const double upper = *mid;
-  if (n % 2 == 1) return upper;
-  return 0.5 * (upper + *std::max_element(x.begin(), mid));
-}
+// Median of a scratch buffer (reordered); NaN when empty.
+double median_inplace(std::vector<double>& x) { return x.empty() ? kNaN : nt::median_inplace(x); }
 
 // n x n profile per band, [b][a*n + c]; NaN where unknown (and on the diagonal).
 using Profiles = std::vector<std::vector<double>>;
