@@ -394,22 +394,26 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
 
   // --- slow links and asymmetric pairs, from the residuals of the rank-effect model
   std::vector<double> thr(K), athr(K), rmed(K), rsig(K), dsig(K);
-  for (std::size_t k = 0; k < K; ++k) {
-    const auto [m, s] = robust(std::vector<double>(e.resid[k].begin(), e.resid[k].end()));
-    rmed[k] = std::isfinite(m) ? m : 0.0;
-    rsig[k] = s;
-    thr[k] = std::max(min_log, opt.mad_factor * s) + (std::isfinite(m) ? m : 0.0);
+  parallel_for(K, [&](std::size_t ka, std::size_t kb) {
     std::vector<double> d;
-    for (std::size_t i = 0; i < N; ++i)
-      for (std::size_t j = i + 1; j < N; ++j) {
-        const double a = static_cast<double>(e.resid[k][i * N + j]), b = static_cast<double>(e.resid[k][j * N + i]);
-        if (std::isfinite(a) && std::isfinite(b)) d.push_back(a - b);
-      }
-    const auto [md, sd] = robust(d);
-    athr[k] = std::max(min_log, opt.mad_factor * sd);
-    dsig[k] = sd;
-    (void)md;
-  }
+    for (std::size_t k = ka; k < kb; ++k) {
+      d.assign(e.resid[k].begin(), e.resid[k].end());
+      const auto [m, s] = robust(d);
+      rmed[k] = std::isfinite(m) ? m : 0.0;
+      rsig[k] = s;
+      thr[k] = std::max(min_log, opt.mad_factor * s) + (std::isfinite(m) ? m : 0.0);
+      d.clear();
+      for (std::size_t i = 0; i < N; ++i)
+        for (std::size_t j = i + 1; j < N; ++j) {
+          const double a = static_cast<double>(e.resid[k][i * N + j]), b = static_cast<double>(e.resid[k][j * N + i]);
+          if (std::isfinite(a) && std::isfinite(b)) d.push_back(a - b);
+        }
+      const auto [md, sd] = robust(d);
+      athr[k] = std::max(min_log, opt.mad_factor * sd);
+      dsig[k] = sd;
+      (void)md;
+    }
+  });
   std::vector<LinkHit> slow, asym;
   std::vector<char> is_slow(N * N, 0);
   for (std::size_t i = 0; i < N; ++i)
