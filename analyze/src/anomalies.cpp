@@ -25,9 +25,9 @@ std::pair<double, double> robust(const std::vector<double>& v) {
   for (double e : v)
     if (std::isfinite(e)) x.push_back(e);
   if (x.empty()) return {kNaN, kNaN};
-  const double m = median_inplace(x);
+  const double m = population_median(x);
   for (double& e : x) e = std::fabs(e - m);
-  return {m, 1.4826 * median_inplace(x)};
+  return {m, 1.4826 * population_median(x)};
 }
 
 std::vector<std::string> hosts_of(const std::vector<int>& ranks, const std::vector<std::string>& hosts) {
@@ -139,7 +139,7 @@ RankEffects rank_effects(const Cube& c, const Topology& t) {
           if (std::isfinite(R[x])) byclass[static_cast<std::size_t>(cls[x])].push_back(R[x]);
         std::vector<double> dc(static_cast<std::size_t>(nc), 0.0);
         for (int q = 0; q < nc; ++q)
-          if (!byclass[static_cast<std::size_t>(q)].empty()) dc[static_cast<std::size_t>(q)] = median_inplace(byclass[static_cast<std::size_t>(q)]);
+          if (!byclass[static_cast<std::size_t>(q)].empty()) dc[static_cast<std::size_t>(q)] = population_median(byclass[static_cast<std::size_t>(q)]);
         for (std::size_t x = 0; x < N * N; ++x)
           if (cls[x] >= 0) R[x] -= dc[static_cast<std::size_t>(cls[x])];
         for (int q = 0; q < nc; ++q) cc[static_cast<std::size_t>(q)] += dc[static_cast<std::size_t>(q)];

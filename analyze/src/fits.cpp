@@ -219,9 +219,9 @@ double log_spread(const std::vector<double>& x, std::vector<double>& l) {
   if (x.size() < 3) return kNaN;
   l.resize(x.size());
   for (std::size_t q = 0; q < x.size(); ++q) l[q] = std::log(x[q]);
-  const double med = median_inplace(l);
+  const double med = population_median(l);
   for (auto& v : l) v = std::fabs(v - med);
-  return 1.4826 * median_inplace(l);
+  return 1.4826 * population_median(l);
 }
 }  // namespace
 
@@ -270,10 +270,10 @@ HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const Thre
       for (int q = 0; q < nc; ++q) {
         auto& b = bucket[static_cast<std::size_t>(q)];
         if (b.empty()) continue;
-        fits[static_cast<std::size_t>(q)].curve[k] = median_inplace(b);
+        fits[static_cast<std::size_t>(q)].curve[k] = population_median(b);
         sp_k[k * static_cast<std::size_t>(nc) + static_cast<std::size_t>(q)] = log_spread(b, scratch);
         if (!dev_bucket[static_cast<std::size_t>(q)].empty())
-          dev_k[k * static_cast<std::size_t>(nc) + static_cast<std::size_t>(q)] = median_inplace(dev_bucket[static_cast<std::size_t>(q)]);
+          dev_k[k * static_cast<std::size_t>(nc) + static_cast<std::size_t>(q)] = population_median(dev_bucket[static_cast<std::size_t>(q)]);
       }
     }
   });

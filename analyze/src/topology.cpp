@@ -357,7 +357,7 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt) {
       for (std::size_t i = 0; i < N; ++i)
         for (std::size_t j = 0; j < N; ++j)
           if (i != j && Cube::usable(m[i * N + j])) tmp.push_back(m[i * N + j]);
-      if (!tmp.empty()) norm[k] = median_inplace(tmp);
+      if (!tmp.empty()) norm[k] = population_median(tmp);
     }
   });
   const std::size_t B = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, opt.bands)), K));
