@@ -336,3 +336,19 @@ TEST(HeldOut, OneRankPerNodeWarnsThatNodesAreNotIdentified) {
     expect_honest_numbers(r);
   }
 }
+
+// One rank per node under two switches of 128 nodes: the finest groups are the switches, found
+// as whole sets (the clustering's sampled check of a large set), not split and not merged.
+TEST(HeldOut, OneRankPerNodeUnderLargeSwitches) {
+  for (std::uint64_t seed : {1, 2}) {
+    Plan p;
+    p.seed = seed;
+    p.nodes = 256;
+    p.ranks_per_node = 1;
+    p.switches = 2;
+    p.noise = 0.05;
+    const auto g = generate(p);
+    const auto t = na::find_topology(g.cube);
+    EXPECT_EQ(partition(t.levels.front().groups), partition(g.sw)) << "seed " << seed;
+  }
+}
