@@ -69,6 +69,14 @@ double population_median(std::vector<double>& x) {
   return median_inplace(x);
 }
 
+RobustSpread population_spread(std::vector<double>& x) {
+  x.erase(std::remove_if(x.begin(), x.end(), [](double e) { return !std::isfinite(e); }), x.end());
+  if (x.empty()) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+  const double m = population_median(x);
+  for (double& e : x) e = std::fabs(e - m);
+  return {m, robust_sigma_of_deviations(x)};
+}
+
 namespace {
 std::atomic<std::size_t> g_threads{0};
 }  // namespace

@@ -12,6 +12,8 @@
 
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
+#include "nt/json_text.hpp"
+#include "nt/loggp.hpp"
 
 namespace nt::analysis {
 namespace {
@@ -64,6 +66,8 @@ std::string export_loggopsim(const std::vector<ClassParams>& params) {
                      p.loggp.g, p.have_loggp ? p.loggp.G : p.hockney_for(1e18).tw,
                      p.have_loggp ? "measured LogGP" : "from delays: o=0, g=L+2o assumed, G=Hockney tw", p.pairs);
   }
+  for (const auto& p : params)
+    for (const auto& n : p.notes) o << "# note: " << n << "\n";
   const double G = pick->have_loggp ? pick->loggp.G : pick->hockney_for(1e18).tw;
   std::int64_t S = -1;
   std::string s_note;
@@ -96,7 +100,7 @@ std::string export_simgrid(const Report& r) {
   std::vector<std::string> name(G);
   for (std::size_t g = 0; g < G; ++g) {
     name[g] = (r.agreement.exact && !r.hosts.empty()) ? xml_id(r.hosts[static_cast<std::size_t>(nodes[g].front())])
-                                                      : fmt::format("node{}", g);
+                                                      : fmt::format("{}{}", t.node_level_identified ? "node" : "group", g);
   }
   // Per class: short-range ts and long-range tw of the median curve.
   auto class_ts = [&](int c) {
@@ -147,7 +151,17 @@ std::string export_simgrid(const Report& r) {
   o << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n";
   o << "<!-- SimGrid platform from network_analyze " << version_string() << ", data " << xml_escape(r.source)
     << ".\n     One host per node group found in the delays; latency and bandwidth from Hockney fits\n"
-       "     (short-range ts, long-range 1/tw). Host speeds are placeholders (not measured). -->\n";
+       "     (short-range ts, long-range 1/tw). Host speeds are placeholders (not measured).";
+  if (!t.node_level_identified)
+    o << "\n     The node level could not be identified from the delays (no hosts file): each host stands for a\n"
+         "     group of ranks, probably several nodes with one rank each.";
+  for (std::size_t lv = 1; lv < t.levels.size(); ++lv)
+    for (std::size_t lg : lone_node_groups(t, lv)) {
+      const int node = t.levels.front().group_of[static_cast<std::size_t>(t.levels[lv].groups[lg].front())];
+      o << fmt::format("\n     Host {} is alone in its {} group ({}{}_uplink): a lone node {}.", name[static_cast<std::size_t>(node)],
+                       t.levels[lv].name, t.levels[lv].name, lg, kLoneNodeCaveat);
+    }
+  o << " -->\n";
   o << "<platform version=\"4.1\">\n  <zone id=\"network_analyze\" routing=\"Full\">\n";
   for (std::size_t g = 0; g < G; ++g) {
     o << fmt::format("    <host id=\"{}\" speed=\"1Gf\" core=\"{}\">\n", name[g], nodes[g].size());
@@ -192,18 +206,51 @@ std::string export_simgrid(const Report& r) {
 
 std::string export_csv(const Report& r) {
   std::ostringstream o;
-  o << "sender,receiver,sender_host,receiver_host,class,range,from_bytes,to_bytes,ts_s,tw_s_per_byte,bandwidth_Bps,r2,rel_rms\n";
+  o << "sender,receiver,sender_host,receiver_host,class,range,from_bytes,to_bytes,ts_s,tw_s_per_byte,bandwidth_Bps,r2,rel_rms,"
+       "ts_identifiable,tw_identifiable\n";
   auto host = [&](int x) { return r.hosts.empty() ? std::string() : r.hosts[static_cast<std::size_t>(x)]; };
   for (const auto& p : r.hockney.pairs) {
     const ClassFit* f = r.hockney.find(p.cls);
     if (!f) continue;
     for (std::size_t g = 0; g < p.ranges.size() && g < f->ranges.size(); ++g) {
       const auto& l = p.ranges[g];
-      o << fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6f},{:.6f}\n", p.i, p.j, host(p.i), host(p.j), f->name, g,
-                       f->ranges[g].from, f->ranges[g].to, l.ts, l.tw, l.tw > 0 ? 1.0 / l.tw : kNaN, l.r2, l.rel_rms);
+      o << fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6f},{:.6f},{:d},{:d}\n", p.i, p.j, host(p.i),
+                       host(p.j), f->name, g, f->ranges[g].from, f->ranges[g].to, l.ts, l.tw,
+                       l.tw_identifiable && l.tw > 0 ? 1.0 / l.tw : kNaN, l.r2, l.rel_rms, l.ts_identifiable ? 1 : 0,
+                       l.tw_identifiable ? 1 : 0);
     }
   }
   return o.str();
+}
+
+const std::vector<std::pair<std::string, ExportFormat>>& export_formats() {
+  static const std::vector<std::pair<std::string, ExportFormat>> f{{"json", ExportFormat::json},
+                                                                   {"loggopsim", ExportFormat::loggopsim},
+                                                                   {"simgrid", ExportFormat::simgrid},
+                                                                   {"csv", ExportFormat::csv}};
+  return f;
+}
+
+std::string export_text(const Report& r, ExportFormat format) {
+  switch (format) {
+    case ExportFormat::loggopsim: return export_loggopsim(r.params);
+    case ExportFormat::simgrid: return export_simgrid(r);
+    case ExportFormat::csv: return export_csv(r);
+    case ExportFormat::json: break;
+  }
+  return json_text(to_json(r, true), 1) + "\n";
+}
+
+std::string make_export(const ExportRequest& req) {
+  ReportOptions o;
+  o.hosts_file = req.hosts_file;
+  o.find_deviation_beside = false;
+  Report r = make_report(req.delay_file, o);
+  if (!req.loggp_file.empty()) {
+    const auto lg = read_loggp(req.loggp_file);
+    r.params = class_params(&r.cube, r.topology, &r.hockney, &lg, {});
+  }
+  return export_text(r, req.format);
 }
 
 }  // namespace nt::analysis

@@ -214,14 +214,12 @@ const ClassFit* HockneyResult::find(int cls) const {
 }
 
 namespace {
-// Robust relative spread of positive delays: 1.4826 * MAD of their logarithms (l: scratch).
+// Robust relative spread of positive delays: the robust sigma of their logarithms (l: scratch).
 double log_spread(const std::vector<double>& x, std::vector<double>& l) {
   if (x.size() < 3) return kNaN;
   l.resize(x.size());
   for (std::size_t q = 0; q < x.size(); ++q) l[q] = std::log(x[q]);
-  const double med = population_median(l);
-  for (auto& v : l) v = std::fabs(v - med);
-  return 1.4826 * population_median(l);
+  return population_spread(l).sigma;
 }
 }  // namespace
 

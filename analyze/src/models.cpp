@@ -251,6 +251,16 @@ std::vector<ClassParams> class_params(const Cube* delays, const Topology& t, con
         p.o_r = finite_median(orr);
         p.loggp_residual = finite_median(res);
         p.fit_break = fb.empty() ? -1 : static_cast<std::int64_t>(finite_median(fb));
+        // A LogGP fit of noisy data can give a negative median (g, the intercept of the gap line,
+        // say): no such time exists, so it is 0 with a note instead of a negative number.
+        for (auto [what, v] : {std::pair{"L", &p.loggp.L}, std::pair{"o", &p.loggp.o}, std::pair{"o_r", &p.o_r},
+                               std::pair{"g", &p.loggp.g}, std::pair{"G", &p.loggp.G}})
+          if (*v < 0) {
+            p.notes.push_back(fmt::format("{}: the loggp file's median {} is negative (below 0 by {:.3g}): not "
+                                          "identifiable from that fit, 0 used",
+                                          p.name, what, -*v));
+            *v = 0;
+          }
         if (!f) p.t0 = p.loggp.L + p.loggp.o + p.o_r;
       }
     }

@@ -74,7 +74,15 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, c
   r.topology = find_topology(c, opt.topology);
   check_node_level(c, r.topology, !r.hosts.empty());
   for (const auto& n : r.topology.notes) r.notes.push_back(n);
+  for (std::size_t l = 1; l < r.topology.levels.size(); ++l) {
+    const auto lone = lone_node_groups(r.topology, l);
+    if (!lone.empty())
+      r.notes.push_back(fmt::format("{} level: {} group(s) ({}) hold a single node: a lone node {} (the delays "
+                                    "cannot tell the two apart; see the anomalies)",
+                                    r.topology.levels[l].name, lone.size(), fmt::join(lone, ","), kLoneNodeCaveat));
+  }
   r.agreement = compare_with_hosts(r.topology.levels.front().groups, r.hosts);
+  if (check_node_level_against_hosts(r.topology, r.agreement)) r.notes.push_back(r.topology.notes.back());
   r.anomalies = find_anomalies(c, r.topology, r.hosts, opt.anomalies);
   if (deviation) {
     auto v = find_variance_anomalies(c, *deviation, r.hosts, opt.anomalies);
@@ -130,6 +138,59 @@ Report make_report(const std::string& file, const ReportOptions& opt) {
   return r;
 }
 
+bool check_node_level_against_hosts(Topology& t, const HostAgreement& a) {
+  if (!a.known || a.exact || !t.node_level_identified || t.levels.empty()) return false;
+  const auto& group_of = t.levels.front().group_of;
+  for (const auto& host : a.host_groups)
+    for (int r : host)
+      if (group_of[static_cast<std::size_t>(r)] != group_of[static_cast<std::size_t>(host.front())]) return false;
+  t.node_level_identified = false;
+  t.levels.front().name = "group";
+  t.notes.push_back(
+      "WARNING: the node level cannot be identified from the delays: every finest group holds whole hosts and some "
+      "hold several (ranks on different hosts look alike, e.g. one rank per node), so these groups are switches or "
+      "sets of nodes; their classes are named within-group and between-groups");
+  return true;
+}
+
+nlohmann::json hierarchy_json(const Topology& t) {
+  auto h = nlohmann::json::array();
+  for (std::size_t l = 0; l < t.levels.size(); ++l) {
+    nlohmann::json x{{"level", t.levels[l].name}, {"groups", t.levels[l].groups}};
+    if (const auto lone = lone_node_groups(t, l); !lone.empty()) {
+      x["lone_nodes"] = lone;
+      x["lone_node_caveat"] = kLoneNodeCaveat;
+    }
+    h.push_back(std::move(x));
+  }
+  return h;
+}
+
+nlohmann::json duplex_json(const Report& r, const std::string& one, const std::string& async) {
+  nlohmann::json j;
+  j["file"] = one;
+  j["async_file"] = async;
+  j["groups"] = r.topology.levels.front().groups;
+  auto cl = nlohmann::json::array();
+  for (const auto& c : r.duplex->classes)
+    cl.push_back({{"class", c.name}, {"async_over_one_to_one", num(c.median_ratio)}, {"half_duplex", c.half_duplex}});
+  j["lengths"] = r.duplex->lengths;
+  j["classes"] = cl;
+  auto an = nlohmann::json::array();
+  for (const auto& a : r.duplex->anomalies) an.push_back(to_json(a));
+  j["anomalies"] = an;
+  return j;
+}
+
+std::string duplex_text(const Report& r, const std::string& one, const std::string& async) {
+  std::string o = fmt::format("Duplex check: {} vs {} at {} lengths\n", one, async, r.duplex->lengths.size());
+  for (const auto& c : r.duplex->classes)
+    o += fmt::format("  {:<14} async/one_to_one {:.2f}  {}\n", c.name, c.median_ratio, c.half_duplex ? "HALF DUPLEX" : "full duplex");
+  if (r.duplex->anomalies.empty()) o += "  half-duplex links: none\n";
+  for (const auto& a : r.duplex->anomalies) o += fmt::format("  {} score {:.2f}: {}\n", a.kind, a.score, a.detail);
+  return o;
+}
+
 nlohmann::json to_json(const Anomaly& a) {
   nlohmann::json j{{"kind", a.kind}, {"ranks", a.ranks}, {"hosts", a.hosts}, {"lengths", a.lengths},
                    {"score", num(a.score)}, {"detail", a.detail}};
@@ -153,6 +214,7 @@ nlohmann::json to_json(const ClassParams& p) {
                    {"o_r", num(p.o_r)},
                    {"g", num(p.loggp.g)},
                    {"G", num(p.loggp.G)}};
+  if (!p.notes.empty()) j["notes"] = p.notes;
   if (p.have_loggp) {
     j["loggp_residual"] = num(p.loggp_residual);
     j["fit_break"] = p.fit_break;
@@ -175,9 +237,8 @@ nlohmann::json to_json(const Report& r, bool with_pairs) {
   j["excluded_bad_values"] = {{"total", c.bad.total()}, {"nan", c.bad.missing}, {"infinite", c.bad.infinite},
                               {"negative", c.bad.negative}, {"absurd", c.bad.absurd}};
   j["groups"] = r.topology.levels.front().groups;
-  auto h = nlohmann::json::array();
-  for (const auto& l : r.topology.levels) h.push_back({{"level", l.name}, {"groups", l.groups}});
-  j["hierarchy"] = h;
+  j["hierarchy"] = hierarchy_json(r.topology);
+  j["node_level_identified"] = r.topology.node_level_identified;
   j["hosts"] = {{"known", r.agreement.known},
                 {"names", r.hosts},
                 {"agreement",
@@ -256,7 +317,9 @@ std::string to_text(const Report& r) {
     o << "\n\n";
   }
   o << "Topology (from the delays alone)\n";
-  for (const auto& l : r.topology.levels) {
+  for (std::size_t li = 0; li < r.topology.levels.size(); ++li) {
+    const auto& l = r.topology.levels[li];
+    const auto lone_groups = lone_node_groups(r.topology, li);
     o << fmt::format("  {} level: {} group(s)\n", l.name, l.groups.size());
     std::size_t shown = 0;
     for (std::size_t g = 0; g < l.groups.size() && shown < 32; ++g, ++shown) {
@@ -269,7 +332,9 @@ std::string to_text(const Report& r) {
         if (names.size() > 4) names.resize(4), names.push_back("...");
         hs = fmt::format("  [{}]", fmt::join(names, ","));
       }
-      o << fmt::format("    {:>4}: ranks {}{}\n", g, ranks_text(l.groups[g]), hs);
+      const bool lone = std::find(lone_groups.begin(), lone_groups.end(), g) != lone_groups.end();
+      o << fmt::format("    {:>4}: ranks {}{}{}\n", g, ranks_text(l.groups[g]), hs,
+                       lone ? fmt::format("  (lone node: {})", kLoneNodeCaveat) : "");
     }
     if (l.groups.size() > shown) o << fmt::format("    ... {} more\n", l.groups.size() - shown);
   }

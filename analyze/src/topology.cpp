@@ -246,9 +246,9 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
         }
         if (best == N) continue;
         cmp.compare(b, a, best, s0, true);
-        if (!s0.all.empty()) nn.push_back(median_inplace(s0.all));
+        if (!s0.all.empty()) nn.push_back(robust_sigma_of_deviations(s0.all));
       }
-      const double sigma = nn.empty() ? 0.0 : 1.4826 * median_inplace(nn);
+      const double sigma = nn.empty() ? 0.0 : median_inplace(nn);
       tau[b] = std::max(std::log(opt.min_ratio), opt.noise_factor * sigma);
     }
   }
@@ -530,6 +530,18 @@ HostAgreement compare_with_hosts(const std::vector<std::vector<int>>& groups, co
 }  // namespace nt::analysis
 
 namespace nt::analysis {
+
+std::vector<std::size_t> lone_node_groups(const Topology& t, std::size_t l) {
+  std::vector<std::size_t> out;
+  if (l == 0 || l >= t.levels.size()) return out;
+  const auto& node_of = t.levels.front().group_of;
+  for (std::size_t g = 0; g < t.levels[l].groups.size(); ++g) {
+    const auto& rs = t.levels[l].groups[g];
+    if (std::all_of(rs.begin(), rs.end(), [&](int r) { return node_of[static_cast<std::size_t>(r)] == node_of[static_cast<std::size_t>(rs.front())]; }))
+      out.push_back(g);
+  }
+  return out;
+}
 
 double check_node_level(const Cube& c, Topology& t, bool hosts_known, double min_ratio) {
   if (t.levels.empty() || c.P < 3 || c.count() == 0) return std::nan("");

@@ -4,6 +4,7 @@
 #include "nt/dataset.hpp"
 #include "nt/error.hpp"
 #include "nt/netcdf.hpp"
+#include "nt/output.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/text_format.hpp"
 
@@ -12,6 +13,9 @@ namespace fs = std::filesystem;
 namespace nt {
 
 std::unique_ptr<Dataset> open_dataset(const fs::path& path) {
+  // A set of outputs whose commit a killed run left half done is completed first, so that the
+  // file and its siblings (hosts, other statistics) belong to one run.
+  recover_interrupted_outputs(path.has_parent_path() ? path.parent_path() : fs::path("."));
   std::error_code ec;
   if (!fs::exists(path, ec)) throw FileError(path, "no such file");
   if (fs::is_directory(path, ec)) throw FileError(path, "is a directory, not a result file");

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,9 +11,11 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "nt/error.hpp"
@@ -30,6 +33,8 @@ namespace {
 
 constexpr std::size_t kNameMax = 255;
 constexpr const char* kTempTag = ".nt-tmp-";
+// An OutputSet's commit journal: ".NAME.nt-commit-HOST-PID" (see OutputSet::commit_all).
+constexpr const char* kJournalTag = ".nt-commit-";
 
 // ---- temporaries removed by a signal handler ------------------------------------------------
 // A fixed table written only outside the handler; the handler reads paths of live slots and
@@ -105,13 +110,14 @@ std::string temp_prefix(const std::string& name) {
   return "." + (name.size() > room ? name.substr(0, room) : name) + tail;
 }
 
-// Removes the temporaries that killed runs of this host left in `dir` (any output name): their
-// process is gone, so nobody will finish them. Other hosts' temporaries (a shared filesystem) and
-// those of live processes are left alone.
-void remove_stale_temps(const fs::path& dir) {
+// The names in `dir` that carry `tag` + this host + the PID of a process that is gone: what a
+// killed run of this host left. Other hosts' files (a shared filesystem) and those of live
+// processes are not listed.
+std::vector<std::string> left_by_dead_runs(const fs::path& dir, const char* tag) {
+  std::vector<std::string> out;
   DIR* d = ::opendir(dir.c_str());
-  if (!d) return;
-  const std::string mark = std::string(kTempTag) + host_tag() + "-";
+  if (!d) return out;
+  const std::string mark = std::string(tag) + host_tag() + "-";
   while (const dirent* e = ::readdir(d)) {
     const std::string n = e->d_name;
     const auto at = n.find(mark);
@@ -119,9 +125,16 @@ void remove_stale_temps(const fs::path& dir) {
     const long pid = std::strtol(n.c_str() + at + mark.size(), nullptr, 10);
     if (pid <= 0) continue;
     if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // still alive
-    ::unlink((dir / n).c_str());
+    out.push_back(n);
   }
   ::closedir(d);
+  return out;
+}
+
+// Removes the temporaries that killed runs of this host left in `dir` (any output name): their
+// process is gone, so nobody will finish them.
+void remove_stale_temps(const fs::path& dir) {
+  for (const auto& n : left_by_dead_runs(dir, kTempTag)) ::unlink((dir / n).c_str());
 }
 
 fs::path dir_of(const fs::path& target) { return target.has_parent_path() ? target.parent_path() : fs::path("."); }
@@ -139,10 +152,51 @@ void fsync_path(const fs::path& p, bool directory, const fs::path& report_as) {
     throw FileError(report_as, "cannot sync to disk: " + errno_text(err));
 }
 
+// One line of a commit journal: "R" or "N" (replace allowed or not), TAB, temporary, TAB, final.
+struct JournalEntry {
+  bool force = false;
+  fs::path temp, target;
+};
+
+std::vector<JournalEntry> read_journal(const fs::path& p) {
+  std::vector<JournalEntry> out;
+  std::ifstream in(p);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto a = line.find('\t');
+    const auto b = a == std::string::npos ? a : line.find('\t', a + 1);
+    if (b == std::string::npos || a != 1 || (line[0] != 'R' && line[0] != 'N')) continue;
+    out.push_back({line[0] == 'R', line.substr(a + 1, b - a - 1), line.substr(b + 1)});
+  }
+  return out;
+}
+
 }  // namespace
+
+void recover_interrupted_outputs(const fs::path& dir) try {
+  for (const auto& n : left_by_dead_runs(dir, kJournalTag)) {
+    const fs::path journal = dir / n;
+    for (const auto& e : read_journal(journal)) {
+      // Roll forward: every temporary was complete and synced before the journal was written.
+      // One that is gone was moved already (by the dead run or by a concurrent recovery).
+      if (e.force) ::rename(e.temp.c_str(), e.target.c_str());
+      else ::renameat2(AT_FDCWD, e.temp.c_str(), AT_FDCWD, e.target.c_str(), RENAME_NOREPLACE);
+      ::unlink(e.temp.c_str());  // still there: its final name appeared meanwhile; not ours to replace
+    }
+    fsync_path(dir, true, journal);
+    ::unlink(journal.c_str());
+  }
+  remove_stale_temps(dir);
+} catch (const std::exception&) {
+  // Best effort: a directory we cannot sync is left for a later program.
+}
 
 void check_output(const fs::path& target, bool force) {
   if (target.empty()) throw UsageError("empty output file name");
+  // "-" is standard output by Unix convention; a file of that name would be a trap.
+  if (target == "-")
+    throw UsageError("'-' (standard output) is not an output here: the outputs are written under a temporary name "
+                     "and moved into place; give a file name");
   for (const auto& part : target)
     if (part.string().size() > kNameMax)
       throw FileError(target, "a name in this path is longer than " + std::to_string(kNameMax) + " bytes");
@@ -196,7 +250,7 @@ PendingOutput::PendingOutput(fs::path target, bool force, const std::vector<fs::
   refuse_same_file(target_, inputs);
   const fs::path dir = dir_of(target_);
   const std::string prefix = temp_prefix(target_.filename().string());
-  remove_stale_temps(dir);
+  recover_interrupted_outputs(dir);
   static std::atomic<unsigned> counter{0};
   for (int attempt = 0; attempt < 100; ++attempt) {
     temp_ = dir / (prefix + std::to_string(::getpid()) + "-" + std::to_string(counter++));
@@ -216,6 +270,7 @@ PendingOutput::PendingOutput(PendingOutput&& o) noexcept
       temp_(std::move(o.temp_)),
       force_(o.force_),
       committed_(o.committed_),
+      synced_(o.synced_),
       replaced_(o.replaced_),
       slot_(std::exchange(o.slot_, -1)) {
   o.committed_ = true;  // the moved-from object owns nothing
@@ -231,9 +286,15 @@ void PendingOutput::discard() noexcept {
   unregister_temp(std::exchange(slot_, -1));
 }
 
+void PendingOutput::sync() {
+  if (synced_ || committed_) return;
+  fsync_path(temp_, false, target_);
+  synced_ = true;
+}
+
 void PendingOutput::commit() {
   if (committed_) return;
-  fsync_path(temp_, false, target_);
+  sync();
   struct stat st {};
   const bool exists = ::lstat(target_.c_str(), &st) == 0;
   if (exists && !S_ISREG(st.st_mode))
@@ -270,6 +331,29 @@ void PendingOutput::uncommit() noexcept {
 
 // ---- OutputSet ------------------------------------------------------------------------------
 
+namespace {
+// Blocks the cleanup signals in this thread for its lifetime; a pending one is delivered when
+// the old mask is restored.
+class SignalsHeld {
+ public:
+  SignalsHeld() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+    ok_ = ::pthread_sigmask(SIG_BLOCK, &set, &old_) == 0;
+  }
+  ~SignalsHeld() {
+    if (ok_) ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  sigset_t old_{};
+  bool ok_ = false;
+};
+}  // namespace
+
 PendingOutput& OutputSet::add(const fs::path& target, bool force, const std::vector<fs::path>& inputs) {
   for (const auto& o : outputs_)
     if (o->target() == target) throw UsageError("output " + target.string() + " is named twice");
@@ -277,14 +361,49 @@ PendingOutput& OutputSet::add(const fs::path& target, bool force, const std::vec
   return *outputs_.back();
 }
 
+// Several renames cannot be one atomic step, and a SIGKILL between two of them would leave a
+// mixed set (a new statistic file beside an old or missing hosts file). So the set is committed
+// through a journal: once every temporary is complete and synced, a journal naming each
+// (temporary, final) pair is written and synced, then the renames are done and the journal
+// removed. A run killed in between leaves the journal; the next program that writes into the
+// directory or opens a file there (recover_interrupted_outputs) rolls the commit forward.
 void OutputSet::commit_all() {
+  if (outputs_.empty()) return;
+  // SIGINT/SIGTERM/SIGHUP wait until the set is committed or rolled back: the cleanup handler
+  // would otherwise remove temporaries that the journal promises.
+  SignalsHeld held;
+  std::optional<PendingOutput> journal;
+  if (outputs_.size() > 1) {
+    const fs::path& first = outputs_.front()->target();
+    const fs::path dir = dir_of(first);
+    journal.emplace(dir / ("." + first.filename().string() + kJournalTag + host_tag() + "-" + std::to_string(::getpid())),
+                    true);
+    write_file_atomically_into(*journal, [&](std::ostream& o) {
+      for (const auto& out : outputs_) {
+        out->sync();
+        o << (out->force() ? 'R' : 'N') << '\t' << fs::absolute(out->temp()).string() << '\t'
+          << fs::absolute(out->target()).string() << '\n';
+      }
+    });
+    journal->commit();
+  }
+  // Test hook (NT_DEBUG_KILL_IN_COMMIT=N): the process is killed after N of the renames.
+  const char* kill_at = std::getenv("NT_DEBUG_KILL_IN_COMMIT");
   std::size_t done = 0;
   try {
-    for (; done < outputs_.size(); ++done) outputs_[done]->commit();
+    for (; done < outputs_.size(); ++done) {
+      if (kill_at && std::strtoul(kill_at, nullptr, 10) == done) ::raise(SIGKILL);
+      outputs_[done]->commit();
+    }
   } catch (...) {
     for (std::size_t i = 0; i < done; ++i) outputs_[i]->uncommit();
     for (auto& o : outputs_) o->discard();
+    if (journal) ::unlink(journal->target().c_str());
     throw;
+  }
+  if (journal) {
+    ::unlink(journal->target().c_str());
+    fsync_path(dir_of(journal->target()), true, journal->target());
   }
 }
 

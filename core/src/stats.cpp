@@ -90,6 +90,19 @@ double finite_median(std::span<const double> x) {
   return f.empty() ? std::numeric_limits<double>::quiet_NaN() : median(f);
 }
 
+double robust_sigma_of_deviations(std::span<const double> abs_deviations) {
+  return 1.4826 * finite_median(abs_deviations);
+}
+
+RobustSpread robust_spread(std::span<const double> x) {
+  const double m = finite_median(x);
+  std::vector<double> d;
+  d.reserve(x.size());
+  for (double v : x)
+    if (std::isfinite(v)) d.push_back(std::fabs(v - m));
+  return {m, robust_sigma_of_deviations(d)};
+}
+
 double mad(std::span<const double> x) {
   const double m = median(x);
   std::vector<double> d;

@@ -6,48 +6,10 @@ usage: cli_tests.py TEST NETWORK_ANALYZE MAKE_SYNTH WORKDIR
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-TEST, ANALYZE, SYNTH, WORK = sys.argv[1:5]
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-
-
-def run(args, rc=0):
-    p = subprocess.run(args, capture_output=True, text=True, cwd=WORK, timeout=100)
-    if p.returncode != rc:
-        sys.exit(f"FAIL: {' '.join(args)} exited {p.returncode}, expected {rc}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
-    return p
-
-
-def synth(prefix, *opts):
-    run([SYNTH, os.path.join(WORK, prefix), *opts])
-    with open(os.path.join(WORK, prefix + "_truth.json")) as f:
-        return json.load(f)
-
-
-def partition(labels):
-    groups = {}
-    for r, l in enumerate(labels):
-        groups.setdefault(l, []).append(r)
-    return sorted(sorted(g) for g in groups.values())
-
-
-def check(cond, msg):
-    if not cond:
-        sys.exit("FAIL: " + msg)
-
-
-def load(name):
-    with open(os.path.join(WORK, name)) as f:
-        return json.load(f)
-
-
-def analyze(*args, rc=0):
-    return run([ANALYZE, *args], rc)
+from analyze_cli import TEST, WORK, analyze, check, load, partition, synth
 
 
 if TEST == "report_groups":
@@ -223,6 +185,36 @@ elif TEST == "model":
     # Delays alone: o and g assumed, documented.
     analyze("model", "m_median.nc", "--json", "m3.json")
     check(all(not c["loggp_measured"] and "assumed" in c for c in load("m3.json")["classes"]), "assumed o, g")
+
+elif TEST == "lone_node_and_groups":
+    # A node on a switch of its own: the caveat in the text, the JSON and the SimGrid export.
+    caveat = "may be a node behind its own switch, or a slow node"
+    t = synth("ln", "--nodes", "9", "--rpn", "2", "--nps", "4", "--shuffle", "--seed", "3")
+    p = analyze("report", "ln_median.nc", "--json", "ln.json")
+    j = load("ln.json")
+    lone = [r for r, n in enumerate(t["node_of_rank"]) if n == 8]
+    sw = j["hierarchy"][1]
+    check(sw["level"] == "switch" and [sw["groups"][g] for g in sw["lone_nodes"]] == [lone], f"lone node {sw}")
+    check(sw["lone_node_caveat"] == caveat and "lone_nodes" not in j["hierarchy"][0], "caveat in the JSON")
+    check(f"(lone node: {caveat})" in p.stdout and j["anomalies"] == [], "caveat in the text, no anomaly")
+    check(caveat in analyze("export", "ln_median.nc", "--format", "simgrid").stdout, "caveat in the SimGrid export")
+    check(load("ln.json")["node_level_identified"], "nodes known")
+    # One rank per node under 4 switches: the groups found are switches, and every output says so,
+    # with the hosts file (groups that are unions of hosts) and without it (delays alone).
+    synth("o", "--nodes", "16", "--rpn", "1", "--nps", "4", "--shuffle", "--seed", "2")
+    for hosts in (True, False):
+        if not hosts:
+            os.remove(os.path.join(WORK, "o_hosts.txt"))
+        p = analyze("report", "o_median.nc", "--json", "o.json", "--force")
+        j = load("o.json")
+        check(not j["node_level_identified"] and j["hierarchy"][0]["level"] == "group", f"hosts {hosts}: level")
+        check([c["class"] for c in j["hockney"]["classes"]] == ["within-group", "between-groups"], "classes")
+        check("node level cannot be identified" in p.stdout and "intra-node" not in p.stdout, "text")
+        csv = analyze("export", "o_median.nc", "--format", "csv").stdout
+        check("-node" not in csv and "between-groups" in csv, "CSV class names")
+        m = analyze("model", "o_median.nc", "--json", "om.json", "--force")
+        check({c["class"] for c in load("om.json")["classes"]} == {"within-group", "between-groups"}, "model")
+        check("intra-node" not in m.stdout and "node level cannot be identified" in m.stdout, "model text")
 
 elif TEST == "bad_input":
     synth("b", "--nodes", "2", "--rpn", "2")

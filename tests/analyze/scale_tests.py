@@ -6,37 +6,9 @@ usage: scale_tests.py TEST NETWORK_ANALYZE MAKE_SYNTH WORKDIR
 import json
 import os
 import shutil
-import subprocess
 import sys
 
-TEST, ANALYZE, SYNTH, WORK = sys.argv[1:5]
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-
-
-def run(args, rc=0):
-    p = subprocess.run(args, capture_output=True, text=True, cwd=WORK, timeout=100)
-    if p.returncode != rc:
-        sys.exit(f"FAIL: {' '.join(args)} exited {p.returncode}, expected {rc}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
-    return p
-
-
-def check(cond, msg):
-    if not cond:
-        sys.exit("FAIL: " + msg)
-
-
-def synth(prefix, *opts):
-    run([SYNTH, os.path.join(WORK, prefix), *opts])
-    with open(os.path.join(WORK, prefix + "_truth.json")) as f:
-        return json.load(f)
-
-
-def partition(labels):
-    groups = {}
-    for r, l in enumerate(labels):
-        groups.setdefault(l, []).append(r)
-    return sorted(sorted(g) for g in groups.values())
+from analyze_cli import ANALYZE, TEST, WORK, check, partition, run, synth
 
 
 def report(name, *args):

@@ -1,26 +1,34 @@
 // Unit tests of nt_analysis on synthetic data (nt::synthesize), hand-made loggp files and the
 // worked examples of MODELS.md.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
+#include "analysis_test_util.hpp"
 #include "planted_loggp.hpp"
 #include "nt/analysis/anomalies.hpp"
 #include "nt/analysis/cube.hpp"
 #include "nt/analysis/exporters.hpp"
 #include "nt/analysis/fits.hpp"
+#include "nt/analysis/model_report.hpp"
 #include "nt/analysis/models.hpp"
 #include "nt/analysis/report.hpp"
 #include "nt/analysis/topology.hpp"
+#include "nt/error.hpp"
 #include "nt/loggp.hpp"
+#include "nt/stats.hpp"
 #include "nt/synth.hpp"
 
 namespace na = nt::analysis;
+using nt::test::partition;
 
 namespace {
 
@@ -28,6 +36,20 @@ std::vector<std::int64_t> geometric(int max_pow) {
   std::vector<std::int64_t> l{0};
   for (int e = 0; e <= max_pow; ++e) l.push_back(std::int64_t{1} << e);
   return l;
+}
+
+// A synthetic cluster of nodes x ranks_per_node; lengths 0, 1, 2, 4, ..., 2^max_pow (-1: the
+// default lengths); with a seed, the ranks are placed at random (shuffled) by that seed.
+nt::SynthParams cluster(int nodes, int ranks_per_node, int max_pow, std::optional<std::uint64_t> shuffle_seed = {}) {
+  nt::SynthParams p;
+  p.nodes = nodes;
+  p.ranks_per_node = ranks_per_node;
+  if (max_pow >= 0) p.lengths = geometric(max_pow);
+  if (shuffle_seed) {
+    p.shuffle = true;
+    p.seed = *shuffle_seed;
+  }
+  return p;
 }
 
 struct Synth {
@@ -42,22 +64,14 @@ Synth make(nt::SynthParams p, nt::Statistic s = nt::Statistic::median) {
   return x;
 }
 
-// Partition as a set of sorted groups, to compare regardless of order.
-std::set<std::vector<int>> partition(const std::vector<int>& label) {
-  std::map<int, std::vector<int>> m;
-  for (std::size_t i = 0; i < label.size(); ++i) m[label[i]].push_back(static_cast<int>(i));
-  std::set<std::vector<int>> s;
-  for (auto& [k, v] : m) s.insert(v);
-  return s;
-}
-std::set<std::vector<int>> partition(const std::vector<std::vector<int>>& g) { return {g.begin(), g.end()}; }
+// The synthetic truth of a class (0: intra-node, else inter-node): latency and seconds per byte.
+double true_ts(const nt::SynthParams& p, int cls) { return cls == 0 ? p.intra_latency : p.inter_latency; }
+double true_tw(const nt::SynthParams& p, int cls) { return 1.0 / (cls == 0 ? p.intra_bandwidth : p.inter_bandwidth); }
 
-std::vector<int> ranks_of_node(const nt::SynthResult& r, int node) {
-  std::vector<int> v;
-  for (std::size_t i = 0; i < r.node_of_rank.size(); ++i)
-    if (r.node_of_rank[i] == node) v.push_back(static_cast<int>(i));
-  return v;
-}
+// The class and pair fits of a synthetic cluster, classed by the topology found in it.
+na::HockneyResult fits_of(const Synth& s) { return na::fit_classes_and_pairs(s.cube, na::find_topology(s.cube)); }
+
+std::vector<int> ranks_of_node(const nt::SynthResult& r, int node) { return nt::test::ranks_with(r.node_of_rank, node); }
 
 }  // namespace
 
@@ -65,13 +79,8 @@ std::vector<int> ranks_of_node(const nt::SynthResult& r, int node) {
 
 TEST(Topology, GroupsEqualTrueNodesWithShuffledPlacementAndSlowNode) {
   for (std::uint64_t seed : {1, 2, 3, 4, 5}) {
-    nt::SynthParams p;
-    p.nodes = 8;
-    p.ranks_per_node = 4;
-    p.shuffle = true;
+    nt::SynthParams p = cluster(8, 4, 12, seed);
     p.slow_node = static_cast<int>(seed % 8);
-    p.seed = seed;
-    p.lengths = geometric(12);
     auto s = make(p);
     const auto t = na::find_topology(s.cube);
     ASSERT_FALSE(t.levels.empty());
@@ -107,13 +116,8 @@ TEST(Topology, LargeShuffledClusterUsesTheSampledOffsets) {
 }
 
 TEST(Topology, TwoRanksPerNodeAndNoisyData) {
-  nt::SynthParams p;
-  p.nodes = 16;
-  p.ranks_per_node = 2;
-  p.shuffle = true;
+  nt::SynthParams p = cluster(16, 2, 10, 11);
   p.noise = 0.05;
-  p.seed = 11;
-  p.lengths = geometric(10);
   auto s = make(p);
   const auto t = na::find_topology(s.cube);
   EXPECT_EQ(partition(t.levels[0].groups), partition(s.r.node_of_rank));
@@ -121,13 +125,8 @@ TEST(Topology, TwoRanksPerNodeAndNoisyData) {
 
 TEST(Topology, SwitchLevelRecovered) {
   for (std::uint64_t seed : {1, 7}) {
-    nt::SynthParams p;
-    p.nodes = 8;
-    p.ranks_per_node = 2;
+    nt::SynthParams p = cluster(8, 2, 12, seed);
     p.nodes_per_switch = 4;
-    p.shuffle = true;
-    p.seed = seed;
-    p.lengths = geometric(12);
     auto s = make(p);
     const auto t = na::find_topology(s.cube);
     ASSERT_EQ(t.levels.size(), 2u) << "seed " << seed;
@@ -164,13 +163,8 @@ na::Cube subcube(const na::Cube& c, const std::vector<int>& keep) {
 
 TEST(Topology, UnevenNodesIncludingASingleton) {
   for (std::uint64_t seed : {1, 2}) {
-    nt::SynthParams p;
-    p.nodes = 5;
-    p.ranks_per_node = 3;
-    p.shuffle = true;
-    p.seed = seed;
+    nt::SynthParams p = cluster(5, 3, 12, seed);
     p.noise = 0.02;
-    p.lengths = geometric(12);
     auto s = make(p);
     // Keep 1 rank of node 0, 2 of node 1, all of the others: sizes 1, 2, 3, 3, 3.
     std::map<int, int> left = {{0, 1}, {1, 2}};
@@ -189,10 +183,7 @@ TEST(Topology, UnevenNodesIncludingASingleton) {
 }
 
 TEST(Topology, ThreeRanks) {
-  nt::SynthParams p;
-  p.nodes = 2;
-  p.ranks_per_node = 2;
-  p.lengths = geometric(6);
+  nt::SynthParams p = cluster(2, 2, 6);
   auto s = make(p);
   const auto sub = subcube(s.cube, {0, 1, 2});  // ranks 0,1 on node 0, rank 2 on node 1
   const auto t = na::find_topology(sub);
@@ -200,10 +191,7 @@ TEST(Topology, ThreeRanks) {
 }
 
 TEST(Topology, HostMismatchIsReported) {
-  nt::SynthParams p;
-  p.nodes = 4;
-  p.ranks_per_node = 2;
-  p.lengths = geometric(8);
+  nt::SynthParams p = cluster(4, 2, 8);
   auto s = make(p);
   const auto t = na::find_topology(s.cube);
   auto hosts = s.r.hosts;
@@ -216,9 +204,7 @@ TEST(Topology, HostMismatchIsReported) {
 }
 
 TEST(Topology, TwoRanksFormOneGroupWithANote) {
-  nt::SynthParams p;
-  p.nodes = 1;
-  p.ranks_per_node = 2;
+  nt::SynthParams p = cluster(1, 2, -1);
   auto s = make(p);
   const auto t = na::find_topology(s.cube);
   ASSERT_EQ(t.levels.size(), 1u);
@@ -230,14 +216,9 @@ TEST(Topology, TwoRanksFormOneGroupWithANote) {
 
 TEST(Anomalies, HealthyClusterReportsNone) {
   for (std::uint64_t seed : {1, 2, 3, 4, 5, 6}) {
-    nt::SynthParams p;
-    p.nodes = 6;
-    p.ranks_per_node = 4;
-    p.shuffle = true;
-    p.seed = seed;
+    nt::SynthParams p = cluster(6, 4, 12, seed);
     p.noise = seed % 2 ? 0.01 : 0.05;
     p.nodes_per_switch = seed % 3 == 0 ? 3 : 0;
-    p.lengths = geometric(12);
     for (auto st : {nt::Statistic::median, nt::Statistic::average, nt::Statistic::min}) {
       auto s = make(p, st);
       na::ReportOptions o;
@@ -250,14 +231,9 @@ TEST(Anomalies, HealthyClusterReportsNone) {
 
 TEST(Anomalies, SlowNodeFlaggedAndNothingElse) {
   for (std::uint64_t seed : {1, 2, 3}) {
-    nt::SynthParams p;
-    p.nodes = 6;
-    p.ranks_per_node = 4;
-    p.shuffle = true;
-    p.seed = seed;
+    nt::SynthParams p = cluster(6, 4, 12, seed);
     p.slow_node = static_cast<int>(seed);
     p.slow_factor = seed == 3 ? 1.8 : 3.0;
-    p.lengths = geometric(12);
     auto s = make(p);
     const auto rep = na::make_report(s.cube, {});
     ASSERT_EQ(rep.anomalies.size(), 1u) << "seed " << seed;
@@ -303,12 +279,7 @@ TEST(Anomalies, SlowNodeAmongThreeIsFlaggedThoughItLooksLikeASwitch) {
 }
 
 TEST(Anomalies, SlowRankSlowLinkAndAsymmetricPair) {
-  nt::SynthParams p;
-  p.nodes = 6;
-  p.ranks_per_node = 3;
-  p.shuffle = true;
-  p.seed = 5;
-  p.lengths = geometric(10);
+  nt::SynthParams p = cluster(6, 3, 10, 5);
   auto s = make(p);
   auto& c = s.cube;
   const auto n0 = ranks_of_node(s.r, 0), n1 = ranks_of_node(s.r, 1), n2 = ranks_of_node(s.r, 2),
@@ -353,11 +324,7 @@ TEST(Anomalies, SlowRankSlowLinkAndAsymmetricPair) {
 }
 
 TEST(Anomalies, HighVarianceRank) {
-  nt::SynthParams p;
-  p.nodes = 4;
-  p.ranks_per_node = 4;
-  p.shuffle = true;
-  p.lengths = geometric(8);
+  nt::SynthParams p = cluster(4, 4, 8, 1);
   auto r = nt::synthesize(p);
   const auto val = na::load_cube(*r.stats.at(nt::Statistic::average));
   auto dev = na::load_cube(*r.stats.at(nt::Statistic::deviation));
@@ -385,12 +352,7 @@ na::Cube async_of(const na::Cube& one) {
 }  // namespace
 
 TEST(Duplex, HalfDuplexLinkBetweenTwoNodes) {
-  nt::SynthParams p;
-  p.nodes = 5;
-  p.ranks_per_node = 2;
-  p.shuffle = true;
-  p.seed = 9;
-  p.lengths = geometric(14);
+  nt::SynthParams p = cluster(5, 2, 14, 9);
   auto s = make(p);
   const auto t = na::find_topology(s.cube);
   auto as = async_of(s.cube);
@@ -416,13 +378,21 @@ TEST(Duplex, HalfDuplexLinkBetweenTwoNodes) {
   EXPECT_NEAR(d.anomalies[0].score, 2.09, 0.05);
   EXPECT_FALSE(d.lengths.empty());
   EXPECT_GE(d.lengths.front(), 64);  // long messages only
+  // The `duplex` command's JSON and text, from a report made with the async cube.
+  const auto r = na::make_report(s.cube, {}, &as);
+  const auto j = na::duplex_json(r, "one.nc", "async.nc");
+  EXPECT_EQ(j["file"], "one.nc");
+  EXPECT_EQ(j["async_file"], "async.nc");
+  ASSERT_EQ(j["anomalies"].size(), 1u);
+  EXPECT_EQ(j["anomalies"][0]["ranks"], both);
+  EXPECT_EQ(j["classes"].size(), 2u);
+  const auto text = na::duplex_text(r, "one.nc", "async.nc");
+  EXPECT_EQ(text.rfind(fmt::format("Duplex check: one.nc vs async.nc at {} lengths\n", d.lengths.size()), 0), 0u) << text;
+  EXPECT_NE(text.find("half_duplex score 2.0"), std::string::npos) << text;
 }
 
 TEST(Duplex, WholeClassHalfDuplex) {
-  nt::SynthParams p;
-  p.nodes = 4;
-  p.ranks_per_node = 2;
-  p.lengths = geometric(12);
+  nt::SynthParams p = cluster(4, 2, 12);
   auto s = make(p);
   const auto t = na::find_topology(s.cube);
   auto as = async_of(s.cube);
@@ -454,26 +424,19 @@ TEST(Hockney, FitRecoversNoiselessLine) {
 }
 
 TEST(Hockney, ClassFitsRecoverSynthParametersWithinOnePercent) {
-  nt::SynthParams p;
-  p.nodes = 4;
-  p.ranks_per_node = 3;
-  p.shuffle = true;
+  nt::SynthParams p = cluster(4, 3, 16, 1);
   p.noise = 0.0;
-  p.lengths = geometric(16);
-  auto s = make(p);
-  const auto t = na::find_topology(s.cube);
-  const auto h = na::fit_classes_and_pairs(s.cube, t);
+  const auto h = fits_of(make(p));
   ASSERT_EQ(h.classes.size(), 2u);
   for (const auto& c : h.classes) {
-    const double ts = c.cls == 0 ? p.intra_latency : p.inter_latency;
-    const double tw = 1.0 / (c.cls == 0 ? p.intra_bandwidth : p.inter_bandwidth);
+    const double ts = true_ts(p, c.cls), tw = true_tw(p, c.cls);
     EXPECT_TRUE(c.thresholds.empty()) << c.name;
     ASSERT_EQ(c.ranges.size(), 1u);
     EXPECT_NEAR(c.ranges[0].fit.ts, ts, 0.01 * ts) << c.name;
     EXPECT_NEAR(c.ranges[0].fit.tw, tw, 0.01 * tw) << c.name;
   }
   for (const auto& pf : h.pairs) {
-    const double ts = pf.cls == 0 ? p.intra_latency : p.inter_latency;
+    const double ts = true_ts(p, pf.cls);
     ASSERT_EQ(pf.ranges.size(), 1u);
     EXPECT_NEAR(pf.ranges[0].ts, ts, 0.01 * ts);
   }
@@ -481,24 +444,17 @@ TEST(Hockney, ClassFitsRecoverSynthParametersWithinOnePercent) {
 }
 
 TEST(Hockney, ProtocolThresholdSplitsShortAndLongRanges) {
-  nt::SynthParams p;
-  p.nodes = 4;
-  p.ranks_per_node = 2;
-  p.shuffle = true;
+  nt::SynthParams p = cluster(4, 2, 18, 1);
   p.noise = 0.01;
   p.protocol_step = 8192;
-  p.lengths = geometric(18);
-  auto s = make(p);
-  const auto t = na::find_topology(s.cube);
-  const auto h = na::fit_classes_and_pairs(s.cube, t);
+  const auto h = fits_of(make(p));
   ASSERT_EQ(h.classes.size(), 2u);
   for (const auto& c : h.classes) {
     ASSERT_EQ(c.thresholds.size(), 1u) << c.name;
     EXPECT_EQ(c.thresholds[0].length, 8192);
     EXPECT_EQ(c.thresholds[0].previous_length, 4096);
     ASSERT_EQ(c.ranges.size(), 2u);
-    const double ts = c.cls == 0 ? p.intra_latency : p.inter_latency;
-    const double tw = 1.0 / (c.cls == 0 ? p.intra_bandwidth : p.inter_bandwidth);
+    const double ts = true_ts(p, c.cls), tw = true_tw(p, c.cls);
     // Noise only makes delays grow (by about 0.7% for the median of |N|): 2% bounds.
     EXPECT_NEAR(c.ranges[0].fit.ts, ts, 0.02 * ts);
     EXPECT_NEAR(c.ranges[1].fit.ts, ts + p.protocol_extra, 0.02 * (ts + p.protocol_extra));
@@ -537,12 +493,9 @@ TEST(Hockney, ThresholdsIgnoreAnOutlierAndDownwardStepsButSeeAnUpwardStep) {
 
 TEST(Hockney, NoThresholdOnPlainLinesWithNoise) {
   for (std::uint64_t seed : {1, 2, 3}) {
-    nt::SynthParams p;
-    p.nodes = 3;
-    p.ranks_per_node = 2;
+    nt::SynthParams p = cluster(3, 2, 20);
     p.seed = seed;
     p.noise = 0.05;
-    p.lengths = geometric(20);
     auto s = make(p);
     const auto t = na::find_topology(s.cube);
     const auto h = na::fit_classes_and_pairs(s.cube, t);
@@ -689,15 +642,107 @@ TEST(LogGP, ClassParametersFromAHandMadeLoggpFile) {
 // ---------------------------------------------------------------- exports
 
 TEST(Export, CsvHasOneLinePerPairAndRange) {
-  nt::SynthParams p;
-  p.nodes = 3;
-  p.ranks_per_node = 2;
+  nt::SynthParams p = cluster(3, 2, 14);
   p.protocol_step = 4096;
-  p.lengths = geometric(14);
   auto s = make(p);
   const auto r = na::make_report(s.cube, {});
   const std::string csv = na::export_csv(r);
   const auto lines = std::count(csv.begin(), csv.end(), '\n');
   EXPECT_EQ(lines, 1 + 6 * 5 * 2);
   EXPECT_EQ(csv.rfind("sender,receiver,", 0), 0u);
+}
+
+// ---------------------------------------------------------------- the commands' library side
+
+TEST(Stats, RobustSpreadIsTheScaledMadOfTheFiniteValues) {
+  const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  const auto r = nt::robust_spread(std::vector<double>{4, 1, 100, 3, nan, 2, inf});
+  EXPECT_DOUBLE_EQ(r.median, 3.0);
+  EXPECT_DOUBLE_EQ(r.sigma, 1.4826);  // |x - 3| = 1, 2, 97, 0, 1: median 1
+  EXPECT_DOUBLE_EQ(nt::robust_sigma_of_deviations(std::vector<double>{0.5, 2, 1}), 1.4826);
+  EXPECT_TRUE(std::isnan(nt::robust_spread(std::vector<double>{nan}).sigma));
+}
+
+TEST(ModelReport, PredictionsAreTheFormulasWithTheChosenClass) {
+  nt::SynthParams p = cluster(4, 2, 10);
+  auto s = make(p);
+  const auto m = na::make_model(s.cube, nullptr, nullptr, "", {});
+  EXPECT_EQ(m.prediction_class, "inter-node");  // the coarsest class present
+  EXPECT_EQ(m.processes, 8);
+  ASSERT_EQ(m.bcast.size(), s.cube.lengths.size());
+  ASSERT_EQ(m.collectives.size(), s.cube.lengths.size());
+  const auto& cp = na::pick_class(m.params, "inter-node");
+  const double lambda = na::pick_class(m.params, "intra-node").hockney_for(1e18).tw;
+  for (std::size_t k = 0; k < m.collectives.size(); ++k) {
+    const auto x = static_cast<double>(s.cube.lengths[k]);
+    const auto h = cp.hockney_for(x);
+    const auto& c = m.collectives[k];
+    EXPECT_DOUBLE_EQ(c.allgather_ring, na::hockney_allgather_ring(8, h, x));
+    EXPECT_DOUBLE_EQ(c.alltoall_mesh, na::hockney_alltoall_mesh(8, h, x));
+    EXPECT_DOUBLE_EQ(c.scatter_gather, na::hockney_scatter(8, h, x));
+    EXPECT_DOUBLE_EQ(c.reduce_binomial_logp_root, na::logp_binomial_reduce_root(8, cp.loggp, x, lambda, lambda));
+    EXPECT_GE(c.reduce_kchain_k, 1);
+    EXPECT_DOUBLE_EQ(m.bcast[k].hockney_binomial, na::hockney_bcast_binomial(8, h, x));
+    EXPECT_LT(m.bcast[k].measured, 0);  // no bcast file
+  }
+  const auto j = na::to_json(m);
+  EXPECT_EQ(j["processes"], 8);
+  EXPECT_EQ(j["prediction_class"], "inter-node");
+  EXPECT_EQ(j["classes"].size(), 2u);
+  EXPECT_TRUE(j["bcast"][0]["measured"].is_null());
+  EXPECT_DOUBLE_EQ(j["collectives"][3]["allgather_ring"].get<double>(), m.collectives[3].allgather_ring);
+  EXPECT_EQ(j["groups"].size(), 4u);
+  const auto text = na::to_text(m);
+  EXPECT_NE(text.find("Broadcast on 8 processes, inter-node parameters"), std::string::npos) << text;
+  EXPECT_NE(text.find("(o, g assumed)"), std::string::npos);
+  // --class and the overrides of o and g.
+  na::ModelOptions mo;
+  mo.o = 1e-7;
+  mo.g = 3e-6;
+  const auto intra = na::make_model(s.cube, nullptr, nullptr, "intra-node", mo);
+  EXPECT_EQ(intra.prediction_class, "intra-node");
+  for (const auto& c : intra.params) {
+    EXPECT_DOUBLE_EQ(c.loggp.o, 1e-7);
+    EXPECT_DOUBLE_EQ(c.loggp.g, 3e-6);
+  }
+  try {
+    (void)na::make_model(s.cube, nullptr, nullptr, "inter-galactic", {});
+    ADD_FAILURE() << "no such class";
+  } catch (const nt::UsageError& e) {
+    EXPECT_STREQ(e.what(), "--class inter-galactic: no such class in the data (have: intra-node inter-node)");
+  }
+  na::ModelRequest q;
+  EXPECT_THROW((void)na::make_model(q), nt::UsageError);  // neither a delay file nor a loggp file
+  q.options.g = -1.0;
+  EXPECT_THROW((void)na::make_model(q), nt::UsageError);
+}
+
+TEST(Export, FormatsByNameGiveTheirExports) {
+  std::vector<std::string> names;
+  for (const auto& [n, f] : na::export_formats()) names.push_back(n);
+  EXPECT_EQ(names, (std::vector<std::string>{"json", "loggopsim", "simgrid", "csv"}));
+  nt::SynthParams p = cluster(3, 2, 8);
+  auto s = make(p);
+  const auto r = na::make_report(s.cube, {});
+  EXPECT_EQ(na::export_text(r, na::ExportFormat::csv), na::export_csv(r));
+  EXPECT_EQ(na::export_text(r, na::ExportFormat::simgrid), na::export_simgrid(r));
+  EXPECT_EQ(na::export_text(r, na::ExportFormat::loggopsim), na::export_loggopsim(r.params));
+  const auto j = nlohmann::json::parse(na::export_text(r, na::ExportFormat::json));
+  EXPECT_EQ(j["groups"].size(), 3u);
+  EXPECT_EQ(j["hockney"]["pairs"].size(), 30u);  // every pair in the JSON export
+}
+
+TEST(ModelReport, NegativeLoggpMediansAreShownAsZeroWithANote) {
+  nt::LoggpData d = nt::test::planted_loggp({0, 1, 0, 1}, {"a", "b", "a", "b"});
+  for (auto& g : d.g) g = -std::fabs(g);  // a gap line whose intercept fell below 0
+  const auto cube = na::cube_from_loggp(d);
+  const auto m = na::make_model(cube, &d, nullptr, "", {});
+  for (const auto& c : m.params) EXPECT_EQ(c.loggp.g, 0.0) << c.name;
+  ASSERT_EQ(m.notes.size(), 2u);
+  EXPECT_NE(m.notes[0].find("median g is negative"), std::string::npos) << m.notes[0];
+  nt::test::expect_no_negative(na::to_json(m), "model");
+  nt::test::expect_no_negative_text(na::to_text(m));
+  const auto lg = na::export_loggopsim(m.params);  // the export says so too, and has -g 0
+  EXPECT_NE(lg.find("# note: inter-node: the loggp file's median g is negative"), std::string::npos) << lg;
+  EXPECT_NE(lg.find(" -g 0 "), std::string::npos) << lg;
 }

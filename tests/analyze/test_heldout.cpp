@@ -11,15 +11,21 @@
 #include <random>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "nt/analysis/anomalies.hpp"
 #include "nt/analysis/cube.hpp"
+#include "nt/analysis/exporters.hpp"
 #include "nt/analysis/fits.hpp"
+#include "nt/analysis/model_report.hpp"
 #include "nt/analysis/report.hpp"
 #include "nt/analysis/topology.hpp"
+#include "analysis_test_util.hpp"
 
 namespace na = nt::analysis;
+using nt::test::partition;
+using nt::test::ranks_with;
 
 namespace {
 
@@ -29,10 +35,22 @@ struct Plan {
   double outliers = 0.002;         // fraction of cells multiplied by U(2, 6)
   std::vector<std::pair<int, double>> slow_nodes;            // node, factor on all its links
   std::vector<std::tuple<int, int, double>> one_way;         // sender node, receiver node, factor
+  int own_switch = -1;             // a node on a switch of its own (a lone node at the switch level)
   std::int64_t step_at = 0;        // protocol step: + step_s from this length on (0: none)
   double step_s = 0;
   std::uint64_t seed = 1;
 };
+
+// The cluster's shape, noise and seed; the cases add their anomalies and steps.
+Plan shape(int nodes, int ranks_per_node, int switches, double noise, std::uint64_t seed) {
+  Plan p;
+  p.nodes = nodes;
+  p.ranks_per_node = ranks_per_node;
+  p.switches = switches;
+  p.noise = noise;
+  p.seed = seed;
+  return p;
+}
 
 struct Gen {
   na::Cube cube;
@@ -50,7 +68,7 @@ Gen generate(const Plan& p) {
   for (int r = 0; r < P; ++r) {
     const int n = slot[static_cast<std::size_t>(r)] / p.ranks_per_node;
     g.node.push_back(n);
-    g.sw.push_back(n / per_switch);
+    g.sw.push_back(n == p.own_switch ? p.switches : n / per_switch);
   }
   na::Cube& c = g.cube;
   c.P = P;
@@ -85,33 +103,6 @@ Gen generate(const Plan& p) {
   return g;
 }
 
-std::set<std::vector<int>> partition(const std::vector<int>& label) {
-  std::map<int, std::vector<int>> m;
-  for (std::size_t i = 0; i < label.size(); ++i) m[label[i]].push_back(static_cast<int>(i));
-  std::set<std::vector<int>> s;
-  for (auto& [k, v] : m) s.insert(v);
-  return s;
-}
-std::set<std::vector<int>> partition(const std::vector<std::vector<int>>& g) { return {g.begin(), g.end()}; }
-
-std::vector<int> ranks_of(const std::vector<int>& label, int x) {
-  std::vector<int> v;
-  for (std::size_t i = 0; i < label.size(); ++i)
-    if (label[i] == x) v.push_back(static_cast<int>(i));
-  return v;
-}
-
-// Every number under the report's fit and threshold keys must be >= 0 (or null).
-void expect_no_negative(const nlohmann::json& j, const std::string& where) {
-  if (j.is_number()) {
-    EXPECT_GE(j.get<double>(), 0.0) << where;
-  } else if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it) expect_no_negative(it.value(), where + "." + it.key());
-  } else if (j.is_array()) {
-    for (std::size_t q = 0; q < j.size(); ++q) expect_no_negative(j[q], where + "[" + std::to_string(q) + "]");
-  }
-}
-
 na::Report report(const na::Cube& c) {
   na::ReportOptions o;
   o.find_deviation_beside = false;
@@ -119,20 +110,38 @@ na::Report report(const na::Cube& c) {
   return na::make_report(c, o);
 }
 
-void expect_honest_numbers(const na::Report& r) {
-  const auto j = na::to_json(r, true);
-  expect_no_negative(j["hockney"], "hockney");
-  expect_no_negative(j["thresholds"], "thresholds");
-  const auto text = na::to_text(r);
-  EXPECT_FALSE(std::regex_search(text, std::regex("[ (\\[]-[0-9]"))) << "a negative number in the text report:\n" << text;
+// Issue 13: no negative ts, tw or r2 anywhere in text or JSON. Every number a user sees from this
+// data must be >= 0: the report (text and JSON; the adjusted Rand index is the one signed
+// quantity), the model (text and JSON) and the exports.
+void expect_honest_numbers(const na::Cube& c, const na::Report& r) {
+  auto j = na::to_json(r, true);
+  j["hosts"]["agreement"].erase("adjusted_rand");
+  nt::test::expect_no_negative(j, "report");
+  nt::test::expect_no_negative_text(na::to_text(r));
+  const auto m = na::make_model(c, nullptr, nullptr, "", {});
+  nt::test::expect_no_negative(na::to_json(m), "model");
+  nt::test::expect_no_negative_text(na::to_text(m));
+  const std::string csv = na::export_csv(r);
+  EXPECT_EQ(csv.find(",-"), std::string::npos) << csv.substr(0, 2000);
+  // A parameter the pair's data cannot determine is flagged in the CSV as in the JSON.
+  std::size_t unident = 0;
+  for (const auto& pf : r.hockney.pairs)
+    for (const auto& f : pf.ranges) unident += (f.ts_identifiable ? 0 : 1) + (f.tw_identifiable ? 0 : 1);
+  std::size_t flagged = 0;
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);  // header
+  while (std::getline(lines, line)) flagged += (line.ends_with(",0,0") ? 2 : 0) + (line.ends_with(",1,0") || line.ends_with(",0,1") ? 1 : 0);
+  EXPECT_EQ(flagged, unident);
+  for (auto f : {na::ExportFormat::loggopsim, na::ExportFormat::simgrid})
+    EXPECT_FALSE(std::regex_search(na::export_text(r, f), std::regex("[ =\"]-[0-9]"))) << na::export_text(r, f);
 }
 
 }  // namespace
 
 TEST(HeldOut, NoThresholdOn16x2WithTenPercentNoiseAndNoStep) {
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-    Plan p;
-    p.seed = seed;
+    Plan p = shape(16, 2, 1, 0.10, seed);
     const auto g = generate(p);
     const auto r = report(g.cube);
     EXPECT_EQ(partition(r.topology.levels.front().groups), partition(g.node)) << "seed " << seed;
@@ -149,17 +158,13 @@ TEST(HeldOut, NoThresholdOn16x2WithTenPercentNoiseAndNoStep) {
       EXPECT_TRUE(c.ranges[0].fit.tw_identifiable) << c.name;
       EXPECT_NEAR(c.ranges[0].fit.tw, tw, 0.1 * tw) << c.name << " seed " << seed;
     }
-    expect_honest_numbers(r);
+    expect_honest_numbers(g.cube, r);
   }
 }
 
 TEST(HeldOut, PlantedProtocolStepIsFoundAtItsLength) {
   for (std::uint64_t seed : {1, 2, 3}) {
-    Plan p;
-    p.seed = seed;
-    p.noise = 0.03;
-    p.nodes = 8;
-    p.ranks_per_node = 2;
+    Plan p = shape(8, 2, 1, 0.03, seed);
     p.step_at = 8192;
     p.step_s = 2e-6;
     const auto g = generate(p);
@@ -169,17 +174,14 @@ TEST(HeldOut, PlantedProtocolStepIsFoundAtItsLength) {
       EXPECT_EQ(c.thresholds[0].length, 8192);
       EXPECT_GT(c.thresholds[0].jump, 0.0);
     }
-    expect_honest_numbers(r);
+    expect_honest_numbers(g.cube, r);
   }
 }
 
 TEST(HeldOut, FlatAndFallingCurvesGiveNoNegativeParameters) {
   // A busy machine: delays that do not grow with the length (and fall slightly), 20 % noise.
   for (std::uint64_t seed : {1, 2, 3}) {
-    Plan p;
-    p.seed = seed;
-    p.nodes = 4;
-    p.ranks_per_node = 2;
+    Plan p = shape(4, 2, 1, 0.10, seed);
     auto g = generate(p);
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> N01(0.0, 1.0);
@@ -194,7 +196,7 @@ TEST(HeldOut, FlatAndFallingCurvesGiveNoNegativeParameters) {
         EXPECT_GE(rg.fit.tw, 0.0);
         EXPECT_FALSE(rg.fit.tw_identifiable) << "a flat curve does not determine a bandwidth";
       }
-    expect_honest_numbers(r);
+    expect_honest_numbers(g.cube, r);
   }
   // The constrained fit itself: a falling line gives tw = 0 (not identifiable), a line through a
   // negative intercept gives ts = 0 (not identifiable) and a positive tw.
@@ -219,12 +221,7 @@ TEST(HeldOut, FlatAndFallingCurvesGiveNoNegativeParameters) {
 
 TEST(HeldOut, OneWaySlowLinkIsAnAsymmetricPairWithItsDirection) {
   for (std::uint64_t seed : {1, 2, 3}) {
-    Plan p;
-    p.seed = seed;
-    p.nodes = 8;
-    p.ranks_per_node = 3;
-    p.switches = 2;
-    p.noise = 0.05;
+    Plan p = shape(8, 3, 2, 0.05, seed);
     p.one_way = {{1, 6, 3.0}};
     const auto g = generate(p);
     const auto t = na::find_topology(g.cube);
@@ -232,25 +229,24 @@ TEST(HeldOut, OneWaySlowLinkIsAnAsymmetricPairWithItsDirection) {
     const auto an = na::find_anomalies(g.cube, t, {});
     ASSERT_EQ(an.size(), 1u) << "seed " << seed << ": " << (an.empty() ? "" : an.front().detail);
     EXPECT_EQ(an[0].kind, "asymmetric_pair") << an[0].detail;
-    const auto s = ranks_of(g.node, 1), rcv = ranks_of(g.node, 6);
+    const auto s = ranks_with(g.node, 1), rcv = ranks_with(g.node, 6);
     EXPECT_EQ(an[0].pairs.size(), s.size() * rcv.size());
     for (auto [x, y] : an[0].pairs) {  // sender in node 1, receiver in node 6
       EXPECT_EQ(g.node[static_cast<std::size_t>(x)], 1);
       EXPECT_EQ(g.node[static_cast<std::size_t>(y)], 6);
     }
-    EXPECT_NE(an[0].detail.find("->"), std::string::npos);
+    const auto& go = t.levels.front().group_of;  // the text names the sender's group first
+    const std::string dir = "node group " + std::to_string(go[static_cast<std::size_t>(s[0])]) + " -> node group " +
+                            std::to_string(go[static_cast<std::size_t>(rcv[0])]) + " (sender -> receiver";
+    EXPECT_NE(an[0].detail.find(dir), std::string::npos) << an[0].detail;
     EXPECT_NE(an[0].detail.find("sigmas"), std::string::npos);
     EXPECT_NEAR(an[0].score, 3.0, 0.5);
   }
 }
 
 TEST(HeldOut, SlowNodeAtExactlyTheThresholdIsOneNode) {
-  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-    Plan p;
-    p.seed = seed;
-    p.nodes = 12;
-    p.ranks_per_node = 4;
-    p.noise = 0.03;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    Plan p = shape(12, 4, 1, 0.03, seed);
     p.slow_nodes = {{5, 1.5}};
     const auto g = generate(p);
     const auto t = na::find_topology(g.cube);
@@ -261,9 +257,21 @@ TEST(HeldOut, SlowNodeAtExactlyTheThresholdIsOneNode) {
     ASSERT_EQ(kinds["slow_node"], 1) << "seed " << seed;
     for (const auto& a : an) {
       if (a.kind == "slow_node") {
-        EXPECT_EQ(a.ranks, ranks_of(g.node, 5));
+        EXPECT_EQ(a.ranks, ranks_with(g.node, 5));
       }
     }
+  }
+}
+
+// ... and the slack that allows (two standard errors of the node's median effect) does not turn a
+// node clearly below the threshold into an anomaly.
+TEST(HeldOut, NodeClearlyBelowTheThresholdIsNotReported) {
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    Plan p = shape(12, 4, 1, 0.03, seed);
+    p.slow_nodes = {{5, 1.4}};
+    const auto g = generate(p);
+    const auto an = na::find_anomalies(g.cube, na::find_topology(g.cube), {});
+    EXPECT_TRUE(an.empty()) << "seed " << seed << ": " << an.front().detail;
   }
 }
 
@@ -274,7 +282,6 @@ TEST(HeldOut, SlowNodeAtExactlyTheThresholdIsOneNode) {
 void expect_slow_nodes_under_switches(Plan p, const std::vector<int>& slow_nodes) {
   const std::string what = "seed " + std::to_string(p.seed) + ", " + std::to_string(p.nodes) + " nodes x " +
                            std::to_string(p.ranks_per_node) + ", " + std::to_string(p.switches) + " switches";
-  p.noise = 0.05;
   p.slow_nodes = {{slow_nodes[0], 3.0}, {slow_nodes[1], 2.0}};
   const auto g = generate(p);
   const auto r = report(g.cube);
@@ -286,34 +293,22 @@ void expect_slow_nodes_under_switches(Plan p, const std::vector<int>& slow_nodes
     EXPECT_EQ(a.kind, "slow_node") << what << ": " << a.detail;
     slow.insert(a.ranks);
   }
-  EXPECT_EQ(slow, (std::set<std::vector<int>>{ranks_of(g.node, slow_nodes[0]), ranks_of(g.node, slow_nodes[1])})) << what;
-  expect_honest_numbers(r);
+  EXPECT_EQ(slow, (std::set<std::vector<int>>{ranks_with(g.node, slow_nodes[0]), ranks_with(g.node, slow_nodes[1])})) << what;
+  expect_honest_numbers(g.cube, r);
 }
 
 TEST(HeldOut, SeveralSlowNodesUnderSwitches) {
   for (int switches : {3, 4})
     for (std::uint64_t seed : {1, 2, 3, 4})
-      for (const auto& slow : std::vector<std::vector<int>>{{3, 13}, {3, 5}}) {
-        Plan p;
-        p.seed = seed;
-        p.nodes = 24;
-        p.ranks_per_node = 4;
-        p.switches = switches;
-        expect_slow_nodes_under_switches(p, slow);
-      }
+      for (const auto& slow : std::vector<std::vector<int>>{{3, 13}, {3, 5}})
+        expect_slow_nodes_under_switches(shape(24, 4, switches, 0.05, seed), slow);
 }
 
 // The same at 512 ranks (64 nodes x 8): more items than the topology's candidates, so most pairs of
 // ranks are never compared (the clustering's sparse path).
 TEST(HeldOut, SeveralSlowNodesUnderSwitches512Ranks) {
-  for (auto [switches, seed] : {std::pair{3, 1}, std::pair{4, 2}}) {
-    Plan p;
-    p.seed = static_cast<std::uint64_t>(seed);
-    p.nodes = 64;
-    p.ranks_per_node = 8;
-    p.switches = switches;
-    expect_slow_nodes_under_switches(p, {3, 40});
-  }
+  for (auto [switches, seed] : {std::pair{3, 1}, std::pair{4, 2}})
+    expect_slow_nodes_under_switches(shape(64, 8, switches, 0.05, static_cast<std::uint64_t>(seed)), {3, 40});
 }
 
 // 32 nodes under 4 switches, and 256 under 2 switches of 128 (a large set: the clustering takes a
@@ -321,12 +316,7 @@ TEST(HeldOut, SeveralSlowNodesUnderSwitches512Ranks) {
 TEST(HeldOut, OneRankPerNodeWarnsThatNodesAreNotIdentified) {
   for (auto [nodes, switches, seed] : {std::tuple{32, 4, 1}, std::tuple{32, 4, 2}, std::tuple{32, 4, 3},
                                        std::tuple{256, 2, 1}, std::tuple{256, 2, 2}}) {
-    Plan p;
-    p.seed = static_cast<std::uint64_t>(seed);
-    p.nodes = nodes;
-    p.ranks_per_node = 1;
-    p.switches = switches;
-    p.noise = 0.05;
+    Plan p = shape(nodes, 1, switches, 0.05, static_cast<std::uint64_t>(seed));
     const auto g = generate(p);
     const auto r = report(g.cube);
     // The finest groups found are the switches (nothing in the delays tells nodes apart).
@@ -334,9 +324,91 @@ TEST(HeldOut, OneRankPerNodeWarnsThatNodesAreNotIdentified) {
     bool warned = false;
     for (const auto& n : r.notes) warned = warned || n.find("node level cannot be identified") != std::string::npos;
     EXPECT_TRUE(warned) << "seed " << seed;
+    // The class names say what the classes are, in every output.
     const auto text = na::to_text(r);
     EXPECT_EQ(text.find("intra-node"), std::string::npos) << text;
-    expect_honest_numbers(r);
+    EXPECT_NE(text.find("within-group"), std::string::npos) << text;
+    const auto j = na::to_json(r, false);
+    EXPECT_FALSE(j["node_level_identified"].get<bool>());
+    EXPECT_EQ(j["hierarchy"][0]["level"], "group");
+    for (const auto& c : j["hockney"]["classes"]) EXPECT_NE(c["class"].get<std::string>().find("group"), std::string::npos);
+    EXPECT_EQ(na::export_csv(r).find("-node"), std::string::npos);
+    EXPECT_EQ(na::export_text(r, na::ExportFormat::loggopsim).find("-node"), std::string::npos);
+    const auto m = na::make_model(g.cube, nullptr, nullptr, "", {});
+    EXPECT_FALSE(m.topology.node_level_identified);
+    for (const auto& c : m.params) EXPECT_NE(c.name.find("group"), std::string::npos) << c.name;
+    EXPECT_NE(na::to_text(m).find("node level cannot be identified"), std::string::npos);
+    expect_honest_numbers(g.cube, r);
   }
 }
 
+TEST(HeldOut, LoneNodeAtTheSwitchLevelCarriesTheCaveatEverywhere) {
+  for (std::uint64_t seed : {1, 2, 3}) {
+    Plan p = shape(9, 2, 2, 0.03, seed);
+    p.own_switch = 8;
+    const auto g = generate(p);
+    const auto r = report(g.cube);
+    ASSERT_EQ(r.topology.levels.size(), 2u) << "seed " << seed;
+    EXPECT_EQ(partition(r.topology.levels[1].groups), partition(g.sw)) << "seed " << seed;
+    const auto lone = na::lone_node_groups(r.topology, 1);
+    ASSERT_EQ(lone.size(), 1u);
+    EXPECT_EQ(r.topology.levels[1].groups[lone[0]], ranks_with(g.node, 8));
+    const std::string caveat = na::kLoneNodeCaveat;
+    EXPECT_EQ(caveat, "may be a node behind its own switch, or a slow node");
+    const auto text = na::to_text(r);
+    EXPECT_NE(text.find("(lone node: " + caveat + ")"), std::string::npos) << text;
+    const auto j = na::to_json(r, false);
+    EXPECT_EQ(j["hierarchy"][1]["lone_nodes"], nlohmann::json::array({lone[0]}));
+    EXPECT_EQ(j["hierarchy"][1]["lone_node_caveat"], caveat);
+    EXPECT_FALSE(j["hierarchy"][0].contains("lone_nodes"));
+    bool noted = false;
+    for (const auto& n : r.notes) noted = noted || n.find(caveat) != std::string::npos;
+    EXPECT_TRUE(noted);
+    EXPECT_NE(na::export_simgrid(r).find(caveat), std::string::npos);
+    EXPECT_EQ(na::to_json(na::make_model(g.cube, nullptr, nullptr, "", {}))["hierarchy"][1]["lone_node_caveat"], caveat);
+    // Slowed 3x, the same lone node is a slow_node whose detail says the same.
+    p.slow_nodes = {{8, 3.0}};
+    const auto s = report(generate(p).cube);
+    ASSERT_EQ(s.anomalies.size(), 1u) << "seed " << seed;
+    EXPECT_EQ(s.anomalies[0].kind, "slow_node");
+    EXPECT_NE(s.anomalies[0].detail.find(caveat), std::string::npos) << s.anomalies[0].detail;
+  }
+}
+
+// Issue 13's "no negative ts, tw or r2 anywhere in text or JSON", on noisy cases of every shape:
+// 10-30 % noise per cell, 1 % gross outliers, a lone node, a slow node, one rank per node.
+TEST(HeldOut, NoNegativeNumberInAnyOutputOfNoisyCases) {
+  for (std::uint64_t seed : {1, 2, 3, 4}) {
+    std::vector<Plan> plans{shape(16, 2, 1, 0.10, seed), shape(8, 2, 2, 0.30, seed), shape(32, 1, 4, 0.20, seed),
+                            shape(6, 3, 1, 0.20, seed)};
+    plans[1].outliers = 0.01;
+    plans[1].own_switch = 7;
+    plans[3].slow_nodes = {{2, 2.0}};
+    for (const auto& p : plans) {
+      const auto g = generate(p);
+      expect_honest_numbers(g.cube, report(g.cube));
+    }
+  }
+}
+
+// Issue 13: every anomaly with its evidence: the ratio, the robust z-score and the lengths.
+TEST(HeldOut, EveryAnomalyCarriesItsEvidence) {
+  Plan p = shape(8, 3, 1, 0.05, 4);
+  p.slow_nodes = {{2, 3.0}};
+  p.one_way = {{4, 5, 3.0}, {5, 4, 3.0}, {6, 1, 2.5}};
+  auto g = generate(p);
+  const int lone_rank = ranks_with(g.node, 7).front();  // one slow rank of node 7 (sends slowly)
+  for (std::size_t k = 0; k < g.cube.count(); ++k)
+    for (int j = 0; j < g.cube.P; ++j)
+      if (j != lone_rank) g.cube.at(k, lone_rank, j) *= 2.5;
+  const auto an = na::find_anomalies(g.cube, na::find_topology(g.cube), {});
+  std::set<std::string> kinds;
+  for (const auto& a : an) {
+    kinds.insert(a.kind);
+    EXPECT_NE(a.detail.find("sigmas"), std::string::npos) << a.detail;
+    EXPECT_TRUE(std::regex_search(a.detail, std::regex("[0-9.]+x.* at [0-9]+ of (the|[0-9]+) lengths"))) << a.detail;
+    EXPECT_FALSE(a.lengths.empty());
+    EXPECT_GT(a.score, 1.0);
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"slow_node", "slow_rank", "slow_link", "asymmetric_pair"}));
+}

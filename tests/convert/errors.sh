@@ -79,6 +79,7 @@ case "$CASE" in
     [ -s nodir/sub/out.csv ] || fail "nodir/sub/out.csv was not written"
     : > afile
     expect 'afile.*not a directory' to-csv sy_median.nc -o afile/out.csv ;;
+  stdout-dash) expect "'-' \\(standard output\\) is not an output" to-csv sy_median.nc -o -; absent ./- ;;
   deflate-range) expect 'deflate' to-netcdf4 sy_median.nc -o x.nc --deflate 12; absent x.nc ;;
   *) fail "unknown case" ;;
 esac

@@ -17,7 +17,7 @@ RATE_MBIT=20
 # unshaped veth links are as fast as a host's own loopback, so the node level would not show),
 # the slow host's at RATE_MBIT. Lengths that show the bandwidth beyond the tbf bucket (32 KiB):
 # shorter messages pass a refilled bucket unthrottled, so their delays on shaped links are random.
-LINK_RATE=1gbit
+LINK_RATE=100mbit
 LENGTHS=0,65536,262144
 while [[ $# -gt 0 ]]; do
   case $1 in

@@ -6,7 +6,8 @@
 #   special       -o /dev/null, a symlink, a directory (with --force): exit 2, nothing replaced
 #   same-file     an output that is the input (with --force): exit 2, input unchanged
 #   kill          kill -9 at random moments in every writer: nothing partial under a final name,
-#                 the previous output intact; the next run removes the dead run's temporaries
+#                 the previous output intact, a result set whole once the next writer has run;
+#                 the next run removes the dead run's temporaries
 #   signal        SIGTERM/SIGINT in a writer: exit by the signal, its temporary removed
 #   full-disk     every writer into a nearly full tmpfs: exit 2 naming "No space left on
 #                 device", no signal, nothing under a final name (needs root: else exit 77)
@@ -69,7 +70,7 @@ prepare_inputs() {
 }
 no_temps() {
   local left
-  left=$(find "$1" -name '*.nt-tmp-*' 2>/dev/null)
+  left=$(find "$1" -name '*.nt-tmp-*' -o -name '*.nt-commit-*' 2>/dev/null)
   [ -z "$left" ] || fail "temporaries left behind: $left"
 }
 
@@ -169,6 +170,8 @@ kill)
       sleep "$delay"
       kill -9 $pid 2>/dev/null
       wait $pid 2>/dev/null
+      # A set whose commit the kill interrupted is completed by the next writer in the directory.
+      "$NC" to-csv small_median.nc -o probe.csv --force >/dev/null || fail "probe writer after kill -9"
       n_present=0
       for f in $(finals "$name" "$new"); do [ -f "$f" ] && n_present=$((n_present + 1)); done
       n_all=$(finals "$name" "$new" | wc -w)

@@ -9,7 +9,10 @@
 //    written is a clear user error (exit 2) naming the cause;
 //  * temporaries are removed on every error path, on SIGINT/SIGTERM/SIGHUP, and temporaries that
 //    a killed run left behind (their PID no longer alive) are removed by the next writer;
-//  * several outputs of one command (OutputSet) appear together or not at all.
+//  * several outputs of one command (OutputSet) appear together or not at all: their commit goes
+//    through a journal (".NAME.nt-commit-HOST-PID"), and a commit that a SIGKILL interrupted is
+//    completed by the next program of this host that writes into the directory or opens a result
+//    file there (recover_interrupted_outputs).
 #pragma once
 
 #include <filesystem>
@@ -46,6 +49,9 @@ class PendingOutput {
   const std::filesystem::path& temp() const noexcept { return temp_; }
   const std::filesystem::path& target() const noexcept { return target_; }
   bool committed() const noexcept { return committed_; }
+  bool force() const noexcept { return force_; }
+  // fsync the temporary (once); commit() does it when it was not done.
+  void sync();
   // fsync the temporary, move it into place (no replace unless force), fsync the directory.
   void commit();
   // Removes the committed file again (OutputSet rollback). Only for files this object made.
@@ -57,6 +63,7 @@ class PendingOutput {
   std::filesystem::path target_, temp_;
   bool force_ = false;
   bool committed_ = false;
+  bool synced_ = false;
   bool replaced_ = false;  // the commit replaced an older file (cannot be rolled back)
   int slot_ = -1;          // signal-cleanup registry slot
 };
@@ -103,6 +110,11 @@ void write_file_atomically_into(PendingOutput& out, const std::function<void(std
 // The name a user knows for a file: the final target for one of our temporaries
 // ("dir/.run.csv.nt-tmp-host-12-0" -> "dir/run.csv"), the path itself otherwise. Messages use it.
 std::filesystem::path output_name(const std::filesystem::path& p);
+
+// Completes the OutputSet commits in `dir` that a killed run of this host left half done (rolled
+// forward from their journal), then removes the temporaries killed runs left. Best effort: a
+// directory that cannot be read or written is left as it is. Cheap (one directory listing).
+void recover_interrupted_outputs(const std::filesystem::path& dir);
 
 // "No space left on device" style text for the current errno (never "Success").
 std::string errno_text(int err);

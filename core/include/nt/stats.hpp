@@ -29,6 +29,16 @@ Summary summarize(std::span<const double> x);
 // analysis over matrices whose diagonal or missing cells are NaN.
 double finite_median(std::span<const double> x);
 
+// The robust sigma used by the analysis: 1.4826 x the median absolute deviation (the standard
+// deviation for normal data), over the finite values (NaN and infinities skipped).
+struct RobustSpread {
+  double median;  // NaN when there are no finite values
+  double sigma;   // 1.4826 x median |x - median|; NaN when there are no finite values
+};
+RobustSpread robust_spread(std::span<const double> x);
+// The same sigma from absolute deviations already taken about some centre (|x - centre|).
+double robust_sigma_of_deviations(std::span<const double> abs_deviations);
+
 // Median absolute deviation (unscaled); robust spread for anomaly detection.
 double mad(std::span<const double> x);
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nt/analysis/models.hpp"
@@ -22,5 +23,20 @@ std::string export_simgrid(const Report& r);
 
 // One line per pair: sender,receiver,hosts,class, per range ts/tw/r2.
 std::string export_csv(const Report& r);
+
+enum class ExportFormat { json, loggopsim, simgrid, csv };
+// The formats by name, in the order the help lists them.
+const std::vector<std::pair<std::string, ExportFormat>>& export_formats();
+
+struct ExportRequest {
+  std::string delay_file;
+  std::string loggp_file;  // measured LogGP parameters for loggopsim/json; "" = from the delays
+  std::string hosts_file;
+  ExportFormat format = ExportFormat::json;
+};
+// Analyses the delay file of the request and returns the export's text.
+std::string make_export(const ExportRequest& req);
+// The export of an analysed report (r.params already carry any measured LogGP parameters).
+std::string export_text(const Report& r, ExportFormat format);
 
 }  // namespace nt::analysis

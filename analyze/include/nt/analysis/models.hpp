@@ -97,6 +97,7 @@ struct ClassParams {
   double loggp_residual = 0;     // median relative residual of the g+G*s fits
   std::int64_t fit_break = -1;   // median size where the LogGP fit breaks, -1 none
   std::size_t pairs = 0;
+  std::vector<std::string> notes;  // e.g. a negative median of the loggp file, shown as 0
   Hockney hockney_for(double m) const;  // the range holding m (or the nearest)
 };
 

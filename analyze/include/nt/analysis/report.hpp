@@ -50,6 +50,20 @@ Report make_report(const std::string& file, const ReportOptions& opt);
 nlohmann::json to_json(const Report& r, bool with_pairs);
 std::string to_text(const Report& r);
 
+// With host names: when every finest group holds whole hosts and some group holds several (ranks on
+// different hosts look alike, e.g. one rank per node), the groups are not nodes: clears
+// node_level_identified, renames the level "group" and adds a warning, as check_node_level does
+// without host names. Returns whether it did.
+bool check_node_level_against_hosts(Topology& t, const HostAgreement& a);
+
+// The levels: [{"level", "groups", "lone_nodes": [group index...], "lone_node_caveat"}, ...]
+// (the last two on levels above the nodes that have a lone node; see lone_node_groups).
+nlohmann::json hierarchy_json(const Topology& t);
+
+// `duplex`: the half-duplex check of a report made with an async file (r.duplex set), as JSON and text.
+nlohmann::json duplex_json(const Report& r, const std::string& one_to_one_file, const std::string& async_file);
+std::string duplex_text(const Report& r, const std::string& one_to_one_file, const std::string& async_file);
+
 nlohmann::json to_json(const Anomaly& a);
 nlohmann::json to_json(const ClassParams& p);
 

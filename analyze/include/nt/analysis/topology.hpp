@@ -56,6 +56,12 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt = {});
 // Returns the ratio found (NaN when there is nothing to compare).
 double check_node_level(const Cube& c, Topology& t, bool hosts_known, double min_ratio = 2.5);
 
+// A lone node: a group of an upper level (l >= 1) that holds a single group of the finest level.
+// All of its links then differ alike from the others', which the delays cannot tell from a slow
+// node; every place that reports one says so (kLoneNodeCaveat). Indices into levels[l].groups.
+std::vector<std::size_t> lone_node_groups(const Topology& t, std::size_t l);
+inline constexpr const char* kLoneNodeCaveat = "may be a node behind its own switch, or a slow node";
+
 // Comparison of the finest groups with the partition given by host names.
 struct HostAgreement {
   bool known = false;
