@@ -49,6 +49,8 @@ if [ -x "$BIN/network_viewer" ]; then
   [ -f "$OUT/report.json" ] && opts+=(--groups "$OUT/report.json" --order groups)
   QT_QPA_PLATFORM=offscreen run "$BIN/network_viewer" "${DATA}_median.nc" --render "$OUT/matrix.png" --size 512 "${opts[@]}" --force \
     || QT_QPA_PLATFORM=offscreen run "$BIN/network_viewer" "${DATA}_median.nc" --render "$OUT/matrix.png" --size 512 --force
+  # Every length as one animation, on one scale for the whole sweep.
+  QT_QPA_PLATFORM=offscreen run "$BIN/network_viewer" "${DATA}_median.nc" --render-all "$OUT/lengths.gif" --size 512 --force
 fi
 echo
 echo "Results in $OUT:"

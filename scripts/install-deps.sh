@@ -12,7 +12,7 @@ PACKAGES=(
   # libraries
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev
   # viewer
-  qt6-base-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev xvfb xauth
+  qt6-base-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev xvfb xauth libgif-dev
   # man pages (help2man, from --help at build time), the .deb (cpack: dpkg-shlibdeps, file)
   help2man dpkg-dev file
   # fuzzing of the readers (scripts/fuzz.sh)

@@ -12,6 +12,7 @@
 //   worker      the GUI path: Session (worker thread) opens and renders, signals back
 // and once: the file-wide normalisation scan (reads every matrix). Timings are wall clock with a
 // warm page cache (the file was just written or read).
+#include <QBuffer>
 #include <QEventLoop>
 #include <QGuiApplication>
 #include <QTimer>
@@ -23,12 +24,14 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "app.hpp"
 #include "document.hpp"
 #include "render.hpp"
 #include "session.hpp"
@@ -73,7 +76,22 @@ Stat measure(int reps, const std::function<void(int)>& f) {
   return {median_of(t), *std::min_element(t.begin(), t.end()), median_of(c)};
 }
 
+// Shuffled placement: rank r runs on node node_of(r) (32 ranks per node, 16 nodes per switch),
+// a fixed permutation, so that rank order scatters every block and --order groups gathers them.
+std::vector<int> node_of_ranks(int P) {
+  std::vector<int> slot(static_cast<std::size_t>(P));
+  for (int i = 0; i < P; ++i) slot[static_cast<std::size_t>(i)] = i;
+  std::uint64_t st = 0x5eed;
+  for (int i = P - 1; i > 0; --i) {
+    st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+    std::swap(slot[static_cast<std::size_t>(i)], slot[static_cast<std::size_t>((st >> 33) % static_cast<std::uint64_t>(i + 1))]);
+  }
+  for (int& s : slot) s /= 32;
+  return slot;
+}
+
 void write_file(const std::filesystem::path& path, int P, int N) {
+  const std::vector<int> node = node_of_ranks(P);
   nt::FileInfo info;
   info.params.proc_num = P;
   info.params.begin_length = 0;
@@ -81,16 +99,17 @@ void write_file(const std::filesystem::path& path, int P, int N) {
   info.params.end_length = 1024 * (N - 1);
   info.params.num_repeats = 1;
   info.meta.sweep = "linear";
-  for (int i = 0; i < P; ++i) info.meta.hosts.push_back("node" + std::to_string(i / 16));
+  for (int i = 0; i < P; ++i) info.meta.hosts.push_back("node" + std::to_string(node[static_cast<std::size_t>(i)]));
   nt::RawWriter w(path, info, true);
   std::vector<double> m(static_cast<std::size_t>(P) * static_cast<std::size_t>(P));
   for (int k = 0; k < N; ++k) {
     const double len = 1024.0 * k;
     for (int i = 0; i < P; ++i)
       for (int j = 0; j < P; ++j) {
-        const bool same_node = i / 16 == j / 16, same_switch = i / 256 == j / 256;
+        const int ni = node[static_cast<std::size_t>(i)], nj = node[static_cast<std::size_t>(j)];
+        const bool same_node = ni == nj, same_switch = ni / 16 == nj / 16;
         double t = i == j ? 0.0 : same_node ? 0.5e-6 + len / 10e9 : 2e-6 + len / 1e9 + (same_switch ? 0 : 1e-6);
-        if (i / 16 == 5 || j / 16 == 5) t *= 3;
+        if (ni == 5 || nj == 5) t *= 3;
         m[static_cast<std::size_t>(i) * static_cast<std::size_t>(P) + static_cast<std::size_t>(j)] = t;
       }
     w.append(static_cast<std::int64_t>(len), m);
@@ -98,18 +117,44 @@ void write_file(const std::filesystem::path& path, int P, int N) {
   w.close();
 }
 
+// The analysed hierarchy of that placement, as network_analyze report --json writes it.
+void write_hierarchy(const std::filesystem::path& path, int P) {
+  const std::vector<int> node = node_of_ranks(P);
+  const int nodes = (P + 31) / 32, switches = (nodes + 15) / 16;
+  std::vector<std::vector<int>> by_node(static_cast<std::size_t>(nodes)), by_switch(static_cast<std::size_t>(switches));
+  for (int r = 0; r < P; ++r) {
+    by_node[static_cast<std::size_t>(node[static_cast<std::size_t>(r)])].push_back(r);
+    by_switch[static_cast<std::size_t>(node[static_cast<std::size_t>(r)] / 16)].push_back(r);
+  }
+  const auto list = [](const std::vector<std::vector<int>>& g) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      s += i ? ",[" : "[";
+      for (std::size_t j = 0; j < g[i].size(); ++j) s += (j ? "," : "") + std::to_string(g[i][j]);
+      s += "]";
+    }
+    return s + "]";
+  };
+  std::ofstream(path) << "{\"hierarchy\": [{\"level\": \"node\", \"groups\": " << list(by_node)
+                      << "}, {\"level\": \"switch\", \"groups\": " << list(by_switch) << "}]}\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return nt::guarded_main("bench_viewer", [&]() -> int {
     CLI::App app{"network_viewer benchmark"};
-    std::string file = "/tmp/nt_viewer_bench.nc";
+    std::string file = "/tmp/nt_viewer_bench_shuffled.nc";
     int P = 2048, N = 64, reps = 9;
+    bool issue14_only = false, animation = true;
     app.add_option("--file", file, "raw file to use (written when missing or of another shape)");
     app.add_option("--ranks", P);
     app.add_option("--lengths", N);
     app.add_option("--reps", reps);
+    app.add_flag("--issue14", issue14_only, "only the issue 14 figures: reorder + render, and the animation");
+    app.add_flag("!--no-animation", animation, "skip the animated GIF export over every length");
     if (const int rc = nt::parse_cli(app, argc, argv); rc >= 0) return rc;
+    ntv::keep_large_buffers();  // as network_viewer does
     qputenv("QT_QPA_PLATFORM", "offscreen");
     int qargc = 1;
     char* qargv[] = {argv[0], nullptr};
@@ -129,6 +174,83 @@ int main(int argc, char** argv) {
       std::printf("written in %.1f s\n", ms_since(t0) / 1000);
     }
     std::printf("file %s: %d ranks, %d lengths, %d repetitions (wall median / wall min / CPU median, ms)\n", file.c_str(), P, N, reps);
+    const std::string groups_json = file + ".groups.json";
+    write_hierarchy(groups_json, P);
+
+    // Issue 14: reorder + render of one length, separated from reading it. The matrix is read
+    // once into memory (as the GUI's document has it after the read); then, alternately, rank
+    // order and --order groups: values -> (gather) -> levels -> cells, and the decorated picture
+    // the user exports (colormap, both hierarchy levels, colour bar, host-name axes).
+    {
+      auto disk = ntv::Document::open(file);
+      const std::size_t k = static_cast<std::size_t>(N - 1);
+      const Stat read = measure(reps, [&](int) { (void)disk->data().matrix(k); });
+      std::printf("%-34s %9.2f %9.2f %9.2f\n", "read one matrix (NetCDF)", read.median, read.min, read.cpu);
+      auto one = std::make_unique<nt::MemoryDataset>(disk->data().info());
+      one->append(disk->lengths()[k], disk->data().matrix(k));
+      auto doc = ntv::Document::adopt(std::move(one), file);
+      doc->set_groups(groups_json);
+      std::vector<std::pair<QString, std::vector<std::vector<int>>>> levels;
+      for (const auto& [name, g] : doc->hierarchy()) levels.emplace_back(QString::fromStdString(name), g);
+      ntv::ComposeOptions deco;
+      deco.decorate = true;
+      deco.colormap = ntv::Colormap::automatic;
+      deco.hierarchy = &levels;
+      for (ntv::Order order : {ntv::Order::rank, ntv::Order::groups}) (void)doc->render(ntv::ViewSpec{.order = order});
+      std::vector<double> render_ms[2], compose_ms[2], total_cpu[2];
+      for (int r = 0; r < reps; ++r)
+        for (int o = 0; o < 2; ++o) {
+          ntv::ViewSpec s;
+          s.order = o ? ntv::Order::groups : ntv::Order::rank;
+          const double c0 = cpu_ms();
+          auto t0 = Clock::now();
+          const ntv::ViewResult res = doc->render(s);
+          render_ms[o].push_back(ms_since(t0));
+          t0 = Clock::now();
+          const QImage img = ntv::compose(res, deco);
+          compose_ms[o].push_back(ms_since(t0));
+          total_cpu[o].push_back(cpu_ms() - c0);
+          if (img.width() < P) std::abort();
+        }
+      for (int o = 0; o < 2; ++o) {
+        std::vector<double> sum;
+        for (int r = 0; r < reps; ++r) sum.push_back(render_ms[o][static_cast<std::size_t>(r)] + compose_ms[o][static_cast<std::size_t>(r)]);
+        std::printf("%-34s %9.2f %9.2f %9.2f   (render %.2f + decorated picture %.2f)\n",
+                    o ? "order groups: reorder+render+picture" : "rank order:   render+picture", median_of(sum),
+                    *std::min_element(sum.begin(), sum.end()), median_of(total_cpu[o]), median_of(render_ms[o]),
+                    median_of(compose_ms[o]));
+      }
+      const ntv::ViewResult res = doc->render(ntv::ViewSpec{.order = ntv::Order::groups});
+      const QImage img = ntv::compose(res, deco);
+      const Stat png = measure(std::max(1, reps / 3), [&](int) {
+        QByteArray bytes;
+        QBuffer buf(&bytes);
+        buf.open(QIODevice::WriteOnly);
+        img.save(&buf, "PNG");
+      });
+      std::printf("%-34s %9.2f %9.2f %9.2f   (%d x %d)\n", "PNG encoding of that picture", png.median, png.min, png.cpu,
+                  img.width(), img.height());
+    }
+    if (animation) {
+      // The animated GIF over every stored length (file-wide levels: one scan, then a frame per
+      // length), once, in process: what --render-all NAME.gif does.
+      ntv::RenderOptions o;
+      o.file = file;
+      o.order = "groups";
+      o.groups = groups_json;
+      const std::string gif = file + ".gif";
+      const double c0 = cpu_ms();
+      const auto t0 = Clock::now();
+      const std::size_t frames = ntv::render_all(o, gif, true);
+      std::printf("animated GIF, %zu frames (--order groups, decorated): %.0f ms wall, %.0f ms CPU, %.1f MiB\n", frames,
+                  ms_since(t0), cpu_ms() - c0, static_cast<double>(std::filesystem::file_size(gif)) / (1024.0 * 1024.0));
+    }
+    if (issue14_only) {
+      rusage ru{};
+      getrusage(RUSAGE_SELF, &ru);
+      std::printf("peak RSS: %.0f MiB\n", static_cast<double>(ru.ru_maxrss) / 1024.0);
+      return 0;
+    }
 
     const Stat open = measure(reps, [&](int) { auto d = ntv::Document::open(file); });
     std::printf("%-24s %9.2f %9.2f %9.2f\n", "open", open.median, open.min, open.cpu);

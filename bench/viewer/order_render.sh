@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# Issue 14 figures: a 2048-rank shuffled file rendered with --order groups vs rank order
-# (alternately, 3 rounds, whole process), and --render-all over 64 lengths.
-#   bench/viewer/order_render.sh BUILD_BIN_DIR [WORKDIR]
+# Issue 14 figures, one command:  bench/viewer/order_render.sh BUILD_BIN_DIR [WORKDIR]
+#  1. in process (bench_viewer --issue14): a shuffled 2048-rank, 64-length file (2 GiB, written
+#     once) with its node and switch hierarchy; reading one matrix, then rank order and --order
+#     groups alternately, render and decorated picture timed apart from reading; the animated GIF
+#     over all 64 lengths;
+#  2. whole processes, alternating, 3 rounds: --render of one length with --order groups vs rank
+#     order, and --render-all NAME.gif over the 64 lengths (wall, CPU, peak RSS).
 set -euo pipefail
-B=$1; W=${2:-$(mktemp -d)}; cd "$W"
-"$B/network_convert" synth -o big --nodes 64 --ranks-per-node 32 --nodes-per-switch 16 --slow-node 5 --shuffle \
-  --lengths 65536 --force >/dev/null
-"$B/network_analyze" report big_median.nc --json big.json >/dev/null
+B=$(cd "$1" && pwd); W=${2:-$(mktemp -d)}; mkdir -p "$W"; cd "$W"
+F=$W/shuffled_2048x64.nc
+"$B/bench_viewer" --file "$F" --ranks 2048 --lengths 64 --reps 9 --issue14
+G=$F.groups.json  # written by bench_viewer
+L=$(( 1024 * 63 ))
 for i in 1 2 3; do
-  /usr/bin/time -f "order groups: %e s wall %U+%S s CPU %M KB" "$B/network_viewer" big_median.nc --render o.png --groups big.json --order groups --force
-  /usr/bin/time -f "order rank:   %e s wall %U+%S s CPU %M KB" "$B/network_viewer" big_median.nc --render r.png --groups big.json --force
+  /usr/bin/time -f "render, order groups: %e s wall %U+%S s CPU %M KB" \
+    "$B/network_viewer" "$F" --length $L --render o.png --groups "$G" --order groups --force
+  /usr/bin/time -f "render, rank order:   %e s wall %U+%S s CPU %M KB" \
+    "$B/network_viewer" "$F" --length $L --render r.png --groups "$G" --force
+  /usr/bin/time -f "render-all 64 lengths -> GIF, order groups: %e s wall %U+%S s CPU %M KB" \
+    "$B/network_viewer" "$F" --render-all anim.gif --groups "$G" --order groups --force
 done
-"$B/network_convert" synth -o seq --nodes 8 --ranks-per-node 4 --slow-node 2 --begin 0 --end 63000 --step 1000 --force >/dev/null
-/usr/bin/time -f "render-all 64 lengths x 32 ranks: %e s wall %U+%S s CPU %M KB" "$B/network_viewer" seq_median.nc --render-all frames --force
-ls frames | wc -l
+ls -l anim.gif

@@ -42,16 +42,11 @@ void write_info(std::ostream& out, const Dataset& d) {
   if (!m.sweep.empty()) sweep += " (" + m.sweep + ")";
   line(out, "sweep", sweep);
   std::string stored = std::to_string(n);
-  if (p.step_length > 0 && p.end_length >= p.begin_length) {
-    // Ours include the end length; the original network_test2 stopped before it (len < end).
-    const long long span = static_cast<long long>(p.end_length) - p.begin_length;
-    const long long expected = m.format_version == 0 ? (span + p.step_length - 1) / p.step_length
-                                                     : span / p.step_length + 1;
-    if (static_cast<long long>(n) < expected)
-      stored += fmt::format(" of {} (cut short: the run stopped early)", expected);
-    else
-      stored += " (complete)";
-  }
+  if (const auto sweep_state = sweep_completeness(d); sweep_state.planned > 0)
+    stored += sweep_state.cut_short ? fmt::format(" of {} (cut short: the run stopped early)", sweep_state.planned)
+                                    : std::string(" (complete)");
+  else if (sweep_state.cut_short)
+    stored += fmt::format(" (cut short: the run stopped before {} B)", p.end_length);
   line(out, "lengths stored", stored);
   line(out, "noise", fmt::format("message length {} B, {} messages, {} processes", p.noise_message_length,
                                  p.num_noise_messages, p.num_noise_procs));

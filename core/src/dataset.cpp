@@ -170,4 +170,20 @@ std::unique_ptr<MemoryDataset> load_into_memory(const Dataset& d) {
   return m;
 }
 
+SweepCompleteness sweep_completeness(const Dataset& d) {
+  const auto& p = d.params();
+  SweepCompleteness c;
+  c.stored = d.count();
+  if (p.step_length > 0 && p.end_length >= p.begin_length) {
+    const long long span = static_cast<long long>(p.end_length) - p.begin_length;
+    const long long planned = d.meta().format_version == 0 ? (span + p.step_length - 1) / p.step_length
+                                                           : span / p.step_length + 1;
+    c.planned = static_cast<std::size_t>(planned);
+    c.cut_short = c.stored < c.planned;
+  } else if (p.step_length == 0 && p.end_length > 0) {
+    c.cut_short = d.lengths().empty() || d.lengths().back() < p.end_length;
+  }
+  return c;
+}
+
 }  // namespace nt

@@ -20,25 +20,14 @@ void run(Ctx& c, const Task& t) {
       MPI_Bcast(buf, len, MPI_CHAR, root, c.comm);
     }
     const double d = Ctx::now() - start;
-    if (k >= 0) {
-      col[k] = d;
-      if (c.rank == root) c.timed_seconds += d;
-    }
+    if (k >= 0) col[k] = d;
+    return c.rank == root ? d : 0.0;
   });
 }
+
+const Registrar kRegistered{kernels::common_start_mode(
+    {.name = "bcast", .id = 7, .kind = TaskKind::per_root,
+     .description = "MPI_Bcast from each root x; [x][y] = time at y from a synchronised start until MPI_Bcast returns"},
+    run)};
 }  // namespace
-
-void register_bcast(Registry& r) {
-  ModeSpec m;
-  m.mode = Mode::bcast;
-  m.name = "bcast";
-  m.description = "MPI_Bcast from each root x; [x][y] = time at y from a synchronised start until MPI_Bcast returns";
-  m.kind = TaskKind::per_root;
-  m.results_in_rows = false;
-  m.common_start = true;
-  m.sync_method = kernels::kCommonStartMethod;
-  m.run = run;
-  r.add(std::move(m));
-}
-
 }  // namespace nt::measure

@@ -4,15 +4,23 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "nt/error.hpp"
 
 namespace nt::measure::kernels {
 
+namespace {
 bool is_noise(const Ctx& c, const Task& t) {
   return std::find(t.noise.begin(), t.noise.end(), c.rank) != t.noise.end();
 }
+}  // namespace
 
-void one_way(Ctx& c, const Task& t) {
-  if (is_noise(c, t)) return c.run_noise(t);
+void one_way(Ctx& c, const Task& t, NoiseTraffic* noise) {
+  if (noise && is_noise(c, t)) return noise->run(c, t);
   const int len = c.count_of(c.length);
   char ready = 0;
   std::vector<double> stamps(static_cast<std::size_t>(c.R));
@@ -36,7 +44,7 @@ void one_way(Ctx& c, const Task& t) {
       row[k] = (stamps[static_cast<std::size_t>(k)] - off) - sent[static_cast<std::size_t>(k)];
       c.timed_seconds += row[k];
     }
-    if (!t.noise.empty()) c.stop_noise(t);
+    if (noise && !t.noise.empty()) noise->stop(c, t);
   } else if (c.rank == t.y) {
     c.estimate_offset(t.x, false);
     for (int it = 0; it < c.W + c.R; ++it) {
@@ -51,26 +59,21 @@ void one_way(Ctx& c, const Task& t) {
   }
 }
 
-void exchange(Ctx& c, const Task& t) {
-  if (is_noise(c, t)) return c.run_noise(t);
+void exchange(Ctx& c, const Task& t, NoiseTraffic* noise) {
+  if (noise && is_noise(c, t)) return noise->run(c, t);
   const int len = c.count_of(c.length);
   MPI_Request reqs[2];
   if (t.x == t.y) {
     if (c.rank != t.x) return;
-    double* col = c.sample_row(t.x);
-    for (int it = 0; it < c.W + c.R; ++it) {
+    timed_samples(c, c.sample_row(t.x), [&] {
       const double t0 = Ctx::now();
       MPI_Irecv(c.rbuf.data(), len, MPI_CHAR, c.rank, kTagExchange, c.comm, &reqs[0]);
       MPI_Isend(c.sbuf.data(), len, MPI_CHAR, c.rank, kTagExchange, c.comm, &reqs[1]);
       std::vector<MPI_Request> v(reqs, reqs + 2);
       c.waitall(v);
-      const double d = Ctx::now() - t0;
-      if (it >= c.W) {
-        col[it - c.W] = d;
-        c.timed_seconds += d;
-      }
-    }
-    if (!t.noise.empty()) c.stop_noise(t);
+      return Ctx::now() - t0;
+    });
+    if (noise && !t.noise.empty()) noise->stop(c, t);
     return;
   }
   const bool leader = c.rank == t.x;
@@ -112,11 +115,11 @@ void exchange(Ctx& c, const Task& t) {
   }
   if (leader) {
     c.recv(&done, 1, MPI_CHAR, peer, kTagDone);
-    if (!t.noise.empty()) c.stop_noise(t);
+    if (noise && !t.noise.empty()) noise->stop(c, t);
   }
 }
 
-void group_samples(Ctx& c, int peer, const std::function<void(double, int)>& body) {
+void group_samples(Ctx& c, int peer, const std::function<double(double, int)>& body) {
   // Ranks report in their "done" message whether the start had passed when they got it; rank 0
   // then doubles the margin (up to 10 ms), and lets it shrink again slowly while all are on time.
   // On an oversubscribed host this keeps the start common instead of counting late samples.
@@ -156,7 +159,8 @@ void group_samples(Ctx& c, int peer, const std::function<void(double, int)>& bod
     late = Ctx::now() > start;
     const double woke = c.spin_until(start);
     c.poll_gap = 0;
-    body(start, it >= c.W ? it - c.W : -1);
+    const double timed = body(start, it >= c.W ? it - c.W : -1);
+    if (it >= c.W) c.timed_seconds += timed;
     const std::uint8_t f = c.sample_flags(start, woke, late);
     if (it >= c.W) {
       const auto k = static_cast<std::size_t>(it - c.W);
@@ -172,6 +176,102 @@ void group_samples(Ctx& c, int peer, const std::function<void(double, int)>& bod
   }
   if (c.rank == 0)
     for (int r = 1; r < c.size; ++r) c.recv(&done, 1, MPI_CHAR, r, kTagDone);
+}
+
+void NoiseTraffic::run(Ctx& c, const Task& t) {
+  const auto& nz = t.noise;
+  const int n0 = nz.front();
+  std::vector<int> peers;
+  for (int r : nz)
+    if (r != c.rank || nz.size() == 1) peers.push_back(r);
+  const int len = c.settings.noise_length, m = c.settings.noise_messages;
+  const std::size_t need = peers.size() * static_cast<std::size_t>(m) * static_cast<std::size_t>(std::max(len, 1));
+  if (rbuf_.size() < need) rbuf_.resize(need);
+  if (sbuf_.size() < static_cast<std::size_t>(std::max(len, 1))) sbuf_.resize(static_cast<std::size_t>(std::max(len, 1)));
+  MPI_Request stop_req = MPI_REQUEST_NULL;
+  char stop_token = 0;
+  if (c.rank == n0) MPI_Irecv(&stop_token, 1, MPI_CHAR, t.leader, kTagStop, c.comm, &stop_req);
+  std::vector<MPI_Request> reqs;
+  for (;;) {
+    int cont = 1;
+    if (c.rank == n0) {
+      int flag = 0;
+      MPI_Test(&stop_req, &flag, MPI_STATUS_IGNORE);
+      cont = flag ? 0 : 1;
+      for (int r : nz)
+        if (r != c.rank) c.send(&cont, 1, MPI_INT, r, kTagNoiseFlag);
+    } else {
+      c.recv(&cont, 1, MPI_INT, n0, kTagNoiseFlag);
+    }
+    if (!cont) break;
+    reqs.clear();
+    std::size_t slot = 0;
+    for (int p : peers)
+      for (int k = 0; k < m; ++k, ++slot) {
+        reqs.emplace_back();
+        MPI_Irecv(rbuf_.data() + slot * static_cast<std::size_t>(std::max(len, 1)), len, MPI_CHAR, p, kTagNoise,
+                  c.comm, &reqs.back());
+      }
+    for (int p : peers)
+      for (int k = 0; k < m; ++k) {
+        reqs.emplace_back();
+        MPI_Isend(sbuf_.data(), len, MPI_CHAR, p, kTagNoise, c.comm, &reqs.back());
+      }
+    c.waitall(reqs);
+  }
+  char done = 0;
+  c.send(&done, 1, MPI_CHAR, t.leader, kTagDone);
+}
+
+void NoiseTraffic::stop(Ctx& c, const Task& t) {
+  char token = 1;
+  c.send(&token, 1, MPI_CHAR, t.noise.front(), kTagStop);
+  for (int r : t.noise) c.recv(&token, 1, MPI_CHAR, r, kTagDone);
+}
+
+ModeSpec common_start_mode(ModeSpec m, void (*run)(Ctx&, const Task&)) {
+  m.sync_method = kCommonStartMethod;
+  m.results_in_rows = false;
+  m.common_start = true;
+  m.run = run;
+  return m;
+}
+
+ModeSpec noise_mode(ModeSpec m, void (*kernel)(Ctx&, const Task&, NoiseTraffic*)) {
+  // The per-run state: the traffic's buffers, around the mode's kernel.
+  class WithNoise final : public ModeRun {
+   public:
+    explicit WithNoise(void (*k)(Ctx&, const Task&, NoiseTraffic*)) : kernel_(k) {}
+    void run(Ctx& c, const Task& t) override { kernel_(c, t, &noise_); }
+
+   private:
+    void (*kernel_)(Ctx&, const Task&, NoiseTraffic*);
+    NoiseTraffic noise_;
+  };
+  m.uses_noise = true;
+  m.min_ranks = 3;
+  m.option_group = "noise, noise_blocking";
+  m.add_options = [](CLI::App& app, Settings& s) {
+    app.add_option("-l,--noise-length", s.noise_length, "length of each noise message")
+        ->type_name("BYTES")
+        ->capture_default_str();
+    app.add_option("-m,--noise-messages", s.noise_messages,
+                   "messages each noise rank sends to every other noise rank per round")
+        ->type_name("N")
+        ->capture_default_str();
+    app.add_option("-p,--noise-procs", s.noise_procs, "noise ranks per pair, 1..P-2")
+        ->type_name("N")
+        ->capture_default_str();
+  };
+  m.validate = [name = m.name](const Settings& s, int P) {
+    if (s.noise_procs < 1 || s.noise_procs > P - 2)
+      throw UsageError(
+          fmt::format("mode {} needs between 1 and P-2 = {} noise ranks (-p), got {}", name, P - 2, s.noise_procs));
+    if (s.noise_length < 0) throw UsageError("noise message length (-l) must not be negative");
+    if (s.noise_messages < 1) throw UsageError("noise messages (-m) must be at least 1");
+  };
+  m.start = [kernel](Ctx&) -> std::unique_ptr<ModeRun> { return std::make_unique<WithNoise>(kernel); };
+  return m;
 }
 
 }  // namespace nt::measure::kernels

@@ -1,13 +1,43 @@
 // loggp: Hoefler's parametrised round trips PRTT(n, d, s) per pair over the sweep of sizes
 // (netgauge's loggp pattern), from which L, o_s, o_r, g and G are derived (derive_loggp).
 #include <algorithm>
+#include <limits>
+
 #include <CLI/CLI.hpp>
 
 #include "common.hpp"
-#include "nt/stats.hpp"
+#include "nt/error.hpp"
+#include "nt/loggp.hpp"
+#include "nt/measure/loggp_fit.hpp"
 
 namespace nt::measure {
 namespace {
+
+// loggp's own options.
+struct Options {
+  int n = 8;                 // messages per PRTT(n, ., s) train
+  double break_tol = 0.25;   // relative deviation that breaks the g + G*s fit
+};
+Options& options() {
+  static Options o;
+  return o;
+}
+
+// The per-run state: every size of the sweep is measured within each pair's task; the client
+// x keeps, per peer y, 5 blocks of S values (prtt1, prttn, prttd, delay, orecv), and the sink
+// gathers them on rank 0, fits each pair and writes <prefix>_loggp.nc.
+class Loggp final : public ModeRun {
+ public:
+  explicit Loggp(Ctx& c)
+      : sizes_(c.settings.lengths),
+        rows_(static_cast<std::size_t>(c.size) * 5 * sizes_.size(), std::numeric_limits<double>::quiet_NaN()) {}
+  void run(Ctx& c, const Task& t) override;
+  void finish(Ctx& c, const FileInfo& info) override;
+
+ private:
+  std::vector<std::int64_t> sizes_;
+  std::vector<double> rows_;
+};
 
 // The busy delay of PRTT(n, d, s) stands for computation: it never yields the core.
 void busy_for(double d) {
@@ -33,12 +63,12 @@ void prtt_server(Ctx& c, int client, int len, int n) {
   c.send(c.sbuf.data(), len, MPI_CHAR, client, kTagData);
 }
 
-void run(Ctx& c, const Task& t) {
-  const auto S = c.sizes.size();
-  const int n = c.settings.loggp_n;
+void Loggp::run(Ctx& c, const Task& t) {
+  const auto S = sizes_.size();
+  const int n = options().n;
   const int total = c.W + c.R;
   if (c.rank == t.x) {
-    double* out = c.loggp_rows.data() + static_cast<std::size_t>(t.y) * 5 * S;
+    double* out = rows_.data() + static_cast<std::size_t>(t.y) * 5 * S;
     std::vector<double> v(static_cast<std::size_t>(c.R));
     auto measure = [&](int msgs, double d) {
       for (int it = 0; it < total; ++it) {
@@ -53,7 +83,7 @@ void run(Ctx& c, const Task& t) {
       return *std::min_element(v.begin(), v.end());
     };
     for (std::size_t k = 0; k < S; ++k) {
-      c.length = c.sizes[k];
+      c.length = sizes_[k];
       const int len = c.count_of(c.length);
       const double p1 = measure(1, 0.0);
       const double pn = measure(n, 0.0);
@@ -85,7 +115,7 @@ void run(Ctx& c, const Task& t) {
     c.recv(&done, 1, MPI_CHAR, t.y, kTagDone);
   } else if (c.rank == t.y) {
     for (std::size_t k = 0; k < S; ++k) {
-      const int len = c.count_of(c.sizes[k]);
+      const int len = c.count_of(sizes_[k]);
       for (int it = 0; it < total; ++it) prtt_server(c, t.x, len, 1);
       for (int it = 0; it < total; ++it) prtt_server(c, t.x, len, n);
       for (int it = 0; it < total; ++it) prtt_server(c, t.x, len, n);
@@ -95,25 +125,84 @@ void run(Ctx& c, const Task& t) {
     c.send(&done, 1, MPI_CHAR, t.x, kTagDone);
   }
 }
-}  // namespace
 
-void register_loggp(Registry& r) {
-  ModeSpec m;
-  m.mode = Mode::loggp;
-  m.name = "loggp";
-  m.description = "LogGP parameters per pair from PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) over the sweep (writes <prefix>_loggp.nc)";
-  m.kind = TaskKind::ordered_pairs;
-  m.results_in_rows = true;
-  m.sync_method = "none needed: round trips on the client's clock (Hoefler's PRTT method, as netgauge's loggp pattern)";
-  m.options = {{"--loggp-n N", "messages per PRTT(n, ., s) train (default 8, at least 2)"},
-               {"--loggp-break-tol F", "relative deviation from the g+G*s fit that marks a protocol change (default 0.25)"}};
-  m.add_options = [](CLI::App& app, Settings& s) {
-    app.add_option("--loggp-n", s.loggp_n, "loggp: messages per PRTT(n, ., s) train")->capture_default_str();
-    app.add_option("--loggp-break-tol", s.loggp_break_tol, "loggp: relative deviation that breaks the g+G*s fit")
-        ->capture_default_str();
-  };
-  m.run = run;
-  r.add(std::move(m));
+std::filesystem::path loggp_path(const Settings& s) { return s.prefix + "_loggp.nc"; }
+
+void Loggp::finish(Ctx& c, const FileInfo& info) {
+  const auto& sizes = sizes_;
+  const auto S = sizes.size();
+  const auto PU = static_cast<std::size_t>(c.size);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> all(c.rank == 0 ? PU * PU * 5 * S : 0);
+  MPI_Request req;
+  const int block = static_cast<int>(PU * 5 * S);
+  MPI_Igather(rows_.data(), block, MPI_DOUBLE, all.data(), block, MPI_DOUBLE, 0, c.comm, &req);
+  c.idle_wait(req, idle_deadline(c, static_cast<double>(PU * PU)), "timeout: waiting for the loggp results");
+  if (c.rank != 0) return;
+
+  LoggpData d;
+  d.info = info;
+  d.ranks = c.size;
+  d.sizes = sizes;
+  d.prtt_n = options().n;
+  const std::size_t pairs = PU * PU;
+  for (auto* v : {&d.L, &d.o_s, &d.o_r, &d.g, &d.G, &d.residual}) v->assign(pairs, nan);
+  d.fit_break.assign(pairs, -1);
+  for (auto* v : {&d.prtt1, &d.prttn, &d.prttd, &d.delay, &d.orecv, &d.osend}) v->assign(pairs * S, nan);
+  for (std::size_t x = 0; x < PU; ++x)
+    for (std::size_t y = 0; y < PU; ++y) {
+      if (x == y) continue;
+      const double* b = all.data() + (x * PU + y) * 5 * S;
+      std::vector<double> p1(b, b + S), pn(b + S, b + 2 * S), pd(b + 2 * S, b + 3 * S), dl(b + 3 * S, b + 4 * S),
+          orr(b + 4 * S, b + 5 * S);
+      const LoggpFit f = derive_loggp(sizes, d.prtt_n, p1, pn, pd, dl, orr, options().break_tol);
+      const std::size_t i = x * PU + y;
+      d.L[i] = f.L;
+      d.o_s[i] = f.o_s;
+      d.o_r[i] = f.o_r;
+      d.g[i] = f.g;
+      d.G[i] = f.G;
+      d.residual[i] = f.residual;
+      d.fit_break[i] = f.fit_break;
+      const auto at = static_cast<std::ptrdiff_t>(i * S);
+      std::copy(p1.begin(), p1.end(), d.prtt1.begin() + at);
+      std::copy(pn.begin(), pn.end(), d.prttn.begin() + at);
+      std::copy(pd.begin(), pd.end(), d.prttd.begin() + at);
+      std::copy(dl.begin(), dl.end(), d.delay.begin() + at);
+      std::copy(orr.begin(), orr.end(), d.orecv.begin() + at);
+      std::copy(f.osend.begin(), f.osend.end(), d.osend.begin() + at);
+      for (double v : dl) d.prtt_delay = std::max(d.prtt_delay, v);
+    }
+  write_loggp(loggp_path(c.settings), d, c.settings.force);
 }
 
+const Registrar kRegistered{{
+    .name = "loggp", .id = 10,
+    .per_length = false,
+    .add_options =
+        [](CLI::App& app, Settings&) {
+          app.add_option("--loggp-n", options().n, "messages per PRTT(n, ., s) train, at least 2")
+              ->type_name("N")
+              ->capture_default_str();
+          app.add_option("--loggp-break-tol", options().break_tol,
+                         "relative deviation from the g+G*s fit that marks a protocol change")
+              ->type_name("F")
+              ->capture_default_str();
+        },
+    .validate =
+        [](const Settings& s, int) {
+          if (s.estimate) throw UsageError("--estimate does not apply to loggp (its run is a fixed set of trains per pair)");
+          if (s.resume) throw UsageError("--resume is not available for loggp (it writes its file at the end)");
+          if (s.raw) throw UsageError("--raw does not apply to loggp (the file holds every PRTT median)");
+          if (s.precision > 0) throw UsageError("--precision does not apply to loggp (its trains have fixed lengths)");
+          if (options().n < 2) throw UsageError("--loggp-n must be at least 2");
+          if (!(options().break_tol > 0)) throw UsageError("--loggp-break-tol must be positive");
+        },
+    .own_files = [](const Settings& s) { return std::vector<std::filesystem::path>{loggp_path(s)}; },
+    .start = [](Ctx& c) -> std::unique_ptr<ModeRun> { return std::make_unique<Loggp>(c); },
+    .description = "LogGP parameters per pair from PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) over the sweep (writes "
+                   "<prefix>_loggp.nc)",
+    .sync_method = "none needed: round trips on the client's clock (Hoefler's PRTT method, as netgauge's loggp pattern)",
+}};
+}  // namespace
 }  // namespace nt::measure

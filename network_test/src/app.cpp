@@ -16,7 +16,6 @@
 #include "nt/cli.hpp"
 #include "nt/hosts.hpp"
 #include "nt/output.hpp"
-#include "nt/loggp.hpp"
 #include "nt/version.hpp"
 
 namespace nt::measure {
@@ -40,12 +39,6 @@ void add_options(CLI::App& app, Settings& s) {
                  "the median (e.g. 0.02), between --min-repeats and -n samples; the counts go to the files")
       ->type_name("REL");
   app.add_option("--min-repeats", s.min_repeats, "--precision: samples taken before the first check (>= 8)")
-      ->capture_default_str();
-  app.add_option("-l,--noise-length", s.noise_length, "noise modes: length of each noise message")
-      ->capture_default_str();
-  app.add_option("-m,--noise-messages", s.noise_messages, "noise modes: messages per noise rank and round")
-      ->capture_default_str();
-  app.add_option("-p,--noise-procs", s.noise_procs, "noise modes: noise ranks per pair (1..P-2)")
       ->capture_default_str();
   app.add_option("--lengths", s.length_list, "explicit list of message lengths, e.g. 0,8,1024")->delimiter(',');
   app.add_option("--geometric", s.geometric, "geometric sweep from -b to -e with this factor (> 1)");
@@ -87,12 +80,7 @@ void add_options(CLI::App& app, Settings& s) {
                  "interactive")
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}))
       ->capture_default_str();
-  std::vector<std::string> seen;
-  for (const auto& m : registry().all())
-    if (m.add_options && std::find(seen.begin(), seen.end(), m.name) == seen.end()) {
-      m.add_options(app, s);
-      seen.push_back(m.name);
-    }
+  add_mode_options(app, s);
 }
 
 // The summary's count of flagged samples per length: only lengths with any, so a clean run
@@ -133,7 +121,6 @@ constexpr int kMaxRepeats = 1000000;
 const ModeSpec& validate(Settings& s, int P) {
   const ModeSpec* spec = registry().find(s.mode_name);
   if (!spec) throw UsageError("unknown mode '" + s.mode_name + "' (see --list)");
-  s.mode = spec->mode;
   if (P < spec->min_ranks)
     throw UsageError(fmt::format("mode {} needs at least {} ranks, got {}", spec->name, spec->min_ranks, P));
   if (s.repeats < 1) throw UsageError("repeats (-n) must be at least 1");
@@ -155,25 +142,16 @@ const ModeSpec& validate(Settings& s, int P) {
   if (s.prefix.empty()) throw UsageError("the output prefix (-f) must not be empty");
   s.lengths = make_sweep(s, &s.sweep_kind);
   if (s.lengths.empty()) throw UsageError("the sweep has no message lengths");
-  if (spec->uses_noise) {
-    if (s.noise_procs < 1 || s.noise_procs > P - 2)
-      throw UsageError(fmt::format("mode {} needs between 1 and P-2 = {} noise ranks (-p), got {}", spec->name,
-                                   P - 2, s.noise_procs));
-    if (s.noise_length < 0) throw UsageError("noise message length (-l) must not be negative");
-    if (s.noise_messages < 1) throw UsageError("noise messages (-m) must be at least 1");
-  }
   if (s.concurrent && !spec->concurrent_ok)
     throw UsageError("--concurrent applies to the pairwise modes, not to " + spec->name);
   if (s.resume && s.force) throw UsageError("--resume and --force exclude each other");
   if (s.estimate && s.resume) throw UsageError("--estimate plans a whole sweep; it does not combine with --resume");
-  if (s.estimate && spec->mode == Mode::loggp)
-    throw UsageError("--estimate does not apply to loggp (its run is a fixed set of trains per pair)");
-  if (spec->mode == Mode::loggp) {
-    if (s.resume) throw UsageError("--resume is not available for loggp (it writes its file at the end)");
-    if (s.raw) throw UsageError("--raw does not apply to loggp (the file holds every PRTT median)");
-    if (s.precision > 0) throw UsageError("--precision does not apply to loggp (its trains have fixed lengths)");
-    if (s.loggp_n < 2) throw UsageError("--loggp-n must be at least 2");
-    if (!(s.loggp_break_tol > 0)) throw UsageError("--loggp-break-tol must be positive");
+  if (spec->validate) spec->validate(s, P);
+  if (!spec->per_length) {  // what a sweep of statistic matrices offers, a one-pass mode has not
+    for (const auto& [given, option] : {std::pair{s.estimate, "--estimate"}, std::pair{s.resume, "--resume"},
+                                        std::pair{s.raw, "--raw"}, std::pair{s.precision > 0, "--precision"}})
+      if (given) throw UsageError(fmt::format("{} does not apply to {} (one pass, no statistic matrices)", option,
+                                              spec->name));
   }
   // Memory rank 0 needs per length: one gathered statistic (P x P doubles) and its transposed
   // copy; with --raw every sample twice (gathered, reordered) and their flags twice.
@@ -206,7 +184,7 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
   FileInfo fi;
   auto& p = fi.params;
   p.proc_num = P;
-  p.mode = spec.mode;
+  p.mode = spec.mode();
   p.begin_length = static_cast<int>(s.lengths.front());
   p.end_length = static_cast<int>(s.lengths.back());
   p.step_length = s.sweep_kind == "linear" ? s.step : 0;
@@ -266,8 +244,9 @@ std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo
   RecordExtras stat_extras, all_extras;
   stat_extras.sample_count = s.precision > 0;
   all_extras.sample_flags = true;
-  if (spec.mode == Mode::loggp) {
-    check_output(fs::path(s.prefix + "_loggp.nc"), s.force);
+  if (spec.own_files)  // what the mode's sink writes: refused now, not after the measurement
+    for (const auto& path : spec.own_files(s)) check_output(path, s.force);
+  if (!spec.per_length) {
     write_hosts(hosts_path(prefix), hosts, s.force);
     return 0;
   }
@@ -353,8 +332,7 @@ int run_network_test(int argc, char** argv) {
   CLI::App app{"network_test: delays of every rank pair and message length, written as NetCDF", kProgram};
   add_options(app, s);
   app.set_version_flag("--version", std::string("network_test ") + NT_VERSION);
-  app.footer("Modes: one_to_one async_one_to_one send_recv_and_recv_send all_to_all noise noise_blocking put get "
-             "bcast loggp (--list describes them).");
+  app.footer(modes_footer());
   // Every rank parses the same command line, so every rank reaches the same verdict; only rank 0 talks.
   try {
     app.parse(argc, argv);
@@ -367,7 +345,7 @@ int run_network_test(int argc, char** argv) {
     return kExitUsage;
   }
   if (s.list) {
-    if (rank == 0) std::cout << list_modes_text();
+    if (rank == 0) std::cout << list_modes_text(app);
     return 0;
   }
   s.command_line = join_args(argc, argv);
@@ -454,11 +432,8 @@ int run_network_test(int argc, char** argv) {
                 0);
   c.offset_to_root.assign(static_cast<std::size_t>(P), 0.0);
   c.rtt_to_root.assign(static_cast<std::size_t>(P), 0.0);
-  if (spec->needs_window) {
-    void* base = nullptr;
-    MPI_Win_allocate(static_cast<MPI_Aint>(maxlen), 1, MPI_INFO_NULL, comm, &base, &c.win);
-    c.win_base = static_cast<char*>(base);
-  }
+  const std::unique_ptr<ModeRun> mode_run = spec->begin_run(c);  // the mode's state (collective)
+  c.mode = mode_run.get();
 
   {
     // Wire up every connection once (MPICH/UCX connect lazily; the first message of a pair can
@@ -476,9 +451,9 @@ int run_network_test(int argc, char** argv) {
     std::cerr << kProgram << ": resuming after " << first << " complete lengths of " << s.lengths.size() << '\n';
   const double t0 = MPI_Wtime();
   FlagCounts flag_counts;
-  if (spec->mode == Mode::loggp) {
-    if (show) std::cerr << kProgram << ": loggp over " << s.lengths.size() << " sizes and " << P * (P - 1) << " pairs\n";
-    run_loggp(c, info, s.prefix + "_loggp.nc", s.force);
+  if (!spec->per_length) {
+    if (show) std::cerr << kProgram << ": " << spec->name << " over " << s.lengths.size() << " sizes\n";
+    run_one_pass(c);
   } else {
     Progress progress(show ? s.progress : std::string("none"), s.lengths);
     run_sweep(c, rank == 0 ? &out : nullptr, first, rank == 0 ? &progress : nullptr, &flag_counts);
@@ -486,6 +461,7 @@ int run_network_test(int argc, char** argv) {
     for (auto& [st, w] : out.stats) w.close();
     if (out.all) out.all->close();
   }
+  c.mode->finish(c, info);  // the mode's own output
   const double wall = MPI_Wtime() - t0;
   double timed = 0;
   MPI_Reduce(&c.timed_seconds, &timed, 1, MPI_DOUBLE, MPI_SUM, 0, comm);

@@ -1,5 +1,5 @@
 // The per-rank measurement context: waiting helpers with deadlines, sleeping waits for idle
-// ranks, clock-offset estimation and noise traffic.
+// ranks and clock-offset estimation.
 #include <sched.h>
 
 #include <algorithm>
@@ -11,7 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "nt/measure/measure.hpp"
+#include "nt/error.hpp"
+#include "nt/measure/ctx.hpp"
 
 namespace nt::measure {
 
@@ -19,19 +20,8 @@ Ctx::Ctx(MPI_Comm c, const Settings& s, const ModeSpec& sp) : comm(c), settings(
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   R = s.repeats;
-  stride = s.repeats;
+  store.stride = s.repeats;
   W = s.warmup;
-  if (const char* e = std::getenv("NT_DEBUG_STALL")) {
-    long long r = -1, l = -1;
-    if (std::sscanf(e, "%lld:%lld", &r, &l) == 2) {
-      stall_rank = static_cast<int>(r);
-      stall_length = l;
-    }
-  }
-}
-
-Ctx::~Ctx() {
-  if (win != MPI_WIN_NULL) MPI_Win_free(&win);
 }
 
 int Ctx::count_of(std::int64_t n) const {
@@ -40,26 +30,23 @@ int Ctx::count_of(std::int64_t n) const {
 }
 
 void Ctx::begin_task(const std::string& w, double seconds_allowed) {
-  what = w;
-  deadline = seconds_allowed > 0 ? now() + seconds_allowed : 0.0;
+  what_ = w;
+  deadline_ = seconds_allowed > 0 ? now() + seconds_allowed : 0.0;
 }
 
 void Ctx::check_deadline() const {
-  if (deadline > 0 && now() > deadline)
-    throw TimeoutError(fmt::format("timeout: {} did not finish within {} s (rank {} gave up waiting)", what,
+  if (deadline_ > 0 && now() > deadline_)
+    throw TimeoutError(fmt::format("timeout: {} did not finish within {} s (rank {} gave up waiting)", what_,
                                    settings.timeout, rank));
 }
 
-void Ctx::wait(MPI_Request& req) {
-  if (deadline <= 0 && !yield) {  // nothing to check while waiting: MPICH's own polling loop
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
-    return;
-  }
+template <class Test>
+void Ctx::poll(Test&& test) {
   int flag = 0;
   unsigned it = 0;
   double last = now();
   for (;;) {
-    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    test(&flag);
     const double t = now();
     poll_gap = std::max(poll_gap, t - last);
     last = t;
@@ -71,25 +58,20 @@ void Ctx::wait(MPI_Request& req) {
   }
 }
 
+void Ctx::wait(MPI_Request& req) {
+  if (deadline_ <= 0 && !yield) {  // nothing to check while waiting: MPICH's own polling loop
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    return;
+  }
+  poll([&](int* flag) { MPI_Test(&req, flag, MPI_STATUS_IGNORE); });
+}
+
 void Ctx::waitall(std::vector<MPI_Request>& reqs) {
-  if (deadline <= 0 && !yield) {
+  if (deadline_ <= 0 && !yield) {
     MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
     return;
   }
-  int flag = 0;
-  unsigned it = 0;
-  double last = now();
-  for (;;) {
-    MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, MPI_STATUSES_IGNORE);
-    const double t = now();
-    poll_gap = std::max(poll_gap, t - last);
-    last = t;
-    if (flag) return;
-    // Oversubscribed: after a few microseconds of polling, let a rank that shares this core
-    // (possibly the peer) run, instead of spinning until the next reschedule.
-    if (yield && it > 48) sched_yield();
-    if ((++it & 127U) == 0) check_deadline();
-  }
+  poll([&](int* flag) { MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), flag, MPI_STATUSES_IGNORE); });
 }
 
 void Ctx::send(const void* buf, int count, MPI_Datatype type, int dest, int tag) {
@@ -164,57 +146,6 @@ std::pair<double, double> Ctx::estimate_offset(int peer, bool leader) {
   if (settings.clock_sync == "auto" && !hosts.empty() && hosts[static_cast<std::size_t>(rank)] == hosts[static_cast<std::size_t>(peer)])
     offset = 0.0;
   return {offset, best};
-}
-
-void Ctx::run_noise(const Task& t) {
-  const auto& nz = t.noise;
-  const int n0 = nz.front();
-  std::vector<int> peers;
-  for (int r : nz)
-    if (r != rank || nz.size() == 1) peers.push_back(r);
-  const int len = settings.noise_length, m = settings.noise_messages;
-  const std::size_t need = peers.size() * static_cast<std::size_t>(m) * static_cast<std::size_t>(std::max(len, 1));
-  if (noise_rbuf.size() < need) noise_rbuf.resize(need);
-  if (noise_sbuf.size() < static_cast<std::size_t>(std::max(len, 1))) noise_sbuf.resize(static_cast<std::size_t>(std::max(len, 1)));
-  MPI_Request stop_req = MPI_REQUEST_NULL;
-  char stop_token = 0;
-  if (rank == n0) MPI_Irecv(&stop_token, 1, MPI_CHAR, t.leader, kTagStop, comm, &stop_req);
-  std::vector<MPI_Request> reqs;
-  for (;;) {
-    int cont = 1;
-    if (rank == n0) {
-      int flag = 0;
-      MPI_Test(&stop_req, &flag, MPI_STATUS_IGNORE);
-      cont = flag ? 0 : 1;
-      for (int r : nz)
-        if (r != rank) send(&cont, 1, MPI_INT, r, kTagNoiseFlag);
-    } else {
-      recv(&cont, 1, MPI_INT, n0, kTagNoiseFlag);
-    }
-    if (!cont) break;
-    reqs.clear();
-    std::size_t slot = 0;
-    for (int p : peers)
-      for (int k = 0; k < m; ++k, ++slot) {
-        reqs.emplace_back();
-        MPI_Irecv(noise_rbuf.data() + slot * static_cast<std::size_t>(std::max(len, 1)), len, MPI_CHAR, p, kTagNoise,
-                  comm, &reqs.back());
-      }
-    for (int p : peers)
-      for (int k = 0; k < m; ++k) {
-        reqs.emplace_back();
-        MPI_Isend(noise_sbuf.data(), len, MPI_CHAR, p, kTagNoise, comm, &reqs.back());
-      }
-    waitall(reqs);
-  }
-  char done = 0;
-  send(&done, 1, MPI_CHAR, t.leader, kTagDone);
-}
-
-void Ctx::stop_noise(const Task& t) {
-  char token = 1;
-  send(&token, 1, MPI_CHAR, t.noise.front(), kTagStop);
-  for (int r : t.noise) recv(&token, 1, MPI_CHAR, r, kTagDone);
 }
 
 }  // namespace nt::measure

@@ -98,9 +98,9 @@ void run_estimate(Ctx& c, double startup_s) {
   const auto& lengths = s.lengths;
   const int P = c.size;
   const auto PU = static_cast<std::size_t>(P);
-  c.samples.assign(PU * static_cast<std::size_t>(c.stride), 0.0);
-  c.flags.assign(PU * static_cast<std::size_t>(c.stride), 0);
-  c.used.assign(PU, c.stride);
+  c.store.values.assign(PU * static_cast<std::size_t>(c.store.stride), 0.0);
+  c.store.flags.assign(PU * static_cast<std::size_t>(c.store.stride), 0);
+  c.store.used.assign(PU, c.store.stride);
   c.calibrating = true;
   const double t_start = Ctx::now();
 
@@ -178,7 +178,7 @@ void run_estimate(Ctx& c, double startup_s) {
   if (c.rank != 0) return;
 
   // The plan.
-  const int samples = c.W + c.stride;
+  const int samples = c.W + c.store.stride;
   auto cost_at = [&](std::size_t k) -> LengthCost {
     if (cost.count(k)) return cost.at(k);
     auto hi = cost.lower_bound(k);
@@ -196,7 +196,7 @@ void run_estimate(Ctx& c, double startup_s) {
       "network_test --estimate: {}, {} ranks on {} host{}, {} lengths ({} B .. {} B), {} samples per task "
       "({} + {} warm-up){}\n",
       c.spec.name, P, hosts.size(), hosts.size() == 1 ? "" : "s", lengths.size(), lengths.front(), lengths.back(),
-      samples, c.stride, c.W,
+      samples, c.store.stride, c.W,
       s.precision > 0 ? fmt::format("; --precision stops earlier, so this is the upper bound") : "");
   std::cout << fmt::format("calibration: {} of {} lengths, up to {} tasks of each class{} with every sample, {:.2f} s\n",
                            calibrated.size(), lengths.size(), kTasksPerClass, concurrent ? " and 2 rounds" : "",

@@ -41,8 +41,6 @@ class Progress {
 void run_sequential(Ctx& c, const std::vector<Task>& tasks);
 void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange);
 void idle_barrier(Ctx& c, double tasks_ahead);
-// An absolute deadline for a sleeping wait with `tasks_ahead` tasks before it (0: none).
-double idle_deadline(const Ctx& c, double tasks_ahead);
 
 // --precision: runs task t in batches (run_batch runs the mode once with c.R samples at c.base)
 // until the median of every cell it measures is precise enough; sets c.used for those cells.
@@ -64,7 +62,7 @@ double process_age_s();
 // Runs lengths [first, end) of the sweep; rank 0 writes every length as soon as it is gathered
 // and collects the flag counts.
 void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts);
-// Runs the loggp mode; rank 0 writes the loggp file.
-void run_loggp(Ctx& c, const FileInfo& info, const std::filesystem::path& path, bool overwrite);
+// Runs a mode whose tasks cover every length in one pass (ModeSpec::per_length false).
+void run_one_pass(Ctx& c);
 
 }  // namespace nt::measure

@@ -2,7 +2,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "nt/measure/measure.hpp"
+#include "nt/measure/loggp_fit.hpp"
+#include "nt/error.hpp"
 
 namespace nt::measure {
 namespace {

@@ -63,12 +63,12 @@ std::vector<int> held_peers(const Ctx& c, const Task& t) {
 bool median_precise(std::vector<double>& v, double rel) { return ci_ratio(v, rel) <= 1.0; }
 
 void run_adaptive(Ctx& c, const Task& t, const std::function<void()>& run_batch) {
-  const int max_n = c.stride, first = std::min(c.settings.min_repeats, max_n), W = c.W;
+  const int max_n = c.store.stride, first = std::min(c.settings.min_repeats, max_n), W = c.W;
   const double rel = c.settings.precision;
   const auto peers = held_peers(c, t);
   int taken = 0, batch = first;
   while (batch > 0) {
-    c.base = taken;
+    c.store.base = taken;
     c.R = batch;
     run_batch();
     taken += batch;
@@ -76,7 +76,7 @@ void run_adaptive(Ctx& c, const Task& t, const std::function<void()>& run_batch)
     double worst = 0;
     std::vector<double> v;
     for (int q : peers) {
-      const double* row = c.samples.data() + static_cast<std::size_t>(q) * static_cast<std::size_t>(c.stride);
+      const double* row = c.store.values.data() + static_cast<std::size_t>(q) * static_cast<std::size_t>(c.store.stride);
       v.assign(row, row + taken);
       worst = std::max(worst, ci_ratio(v, rel));
     }
@@ -98,8 +98,8 @@ void run_adaptive(Ctx& c, const Task& t, const std::function<void()>& run_batch)
       c.recv(&batch, 1, MPI_INT, t.leader, kTagPrecision);
     }
   }
-  for (int q : peers) c.used[static_cast<std::size_t>(q)] = taken;
-  c.base = 0;
+  for (int q : peers) c.store.used[static_cast<std::size_t>(q)] = taken;
+  c.store.base = 0;
   c.R = max_n;
   c.W = W;
 }

@@ -1,58 +1,110 @@
+// The mode table: filled at static initialisation by the Registrar of each mode file, ordered
+// by id; the single source of names, aliases, --list, the help footer and the option sections.
+#include <algorithm>
 #include <sstream>
 
-#include "nt/measure/measure.hpp"
+#include <CLI/CLI.hpp>
+
+#include "nt/error.hpp"
+#include "nt/measure/ctx.hpp"
 
 namespace nt::measure {
 
+namespace {
+const std::string kGroupPrefix = "Mode options: ";  // the --help section of a mode's options
+
+Registry& table() {
+  static Registry r;  // constructed on first use, so registration order across files does not matter
+  return r;
+}
+
+// A mode without per-run state: its run function.
+class Stateless final : public ModeRun {
+ public:
+  explicit Stateless(const std::function<void(Ctx&, const Task&)>& f) : f_(f) {}
+  void run(Ctx& c, const Task& t) override { f_(c, t); }
+
+ private:
+  const std::function<void(Ctx&, const Task&)>& f_;
+};
+}  // namespace
+
+void ModeRun::finish(Ctx&, const FileInfo&) {}
+
+std::unique_ptr<ModeRun> ModeSpec::begin_run(Ctx& c) const {
+  if (start) return start(c);
+  if (!run) throw Error("internal: mode " + name + " has neither start nor run");
+  return std::make_unique<Stateless>(run);
+}
+
 void Registry::add(ModeSpec spec) {
-  for (const auto& m : modes_)
-    if (m.mode == spec.mode || m.name == spec.name) throw Error("internal: mode " + spec.name + " registered twice");
-  modes_.push_back(std::move(spec));
+  auto names = spec.aliases;
+  names.push_back(spec.name);
+  for (const auto& m : modes_) {
+    if (m.id == spec.id) throw Error("internal: modes " + m.name + " and " + spec.name + " have the same id");
+    for (const auto& n : names)
+      if (n == m.name || std::find(m.aliases.begin(), m.aliases.end(), n) != m.aliases.end())
+        throw Error("internal: mode name " + n + " registered twice");
+  }
+  if (spec.id <= 0) throw Error("internal: mode " + spec.name + " needs a positive id");
+  // The id is the files' test_type: one that the readers (core's file vocabulary) know as
+  // another mode would make every file of this one read as that mode.
+  if (const auto known = mode_name(spec.mode()); known != "unknown" && known != spec.name)
+    throw Error("internal: mode " + spec.name + " takes id " + std::to_string(spec.id) + ", which files know as " +
+                std::string(known));
+  const auto at = std::find_if(modes_.begin(), modes_.end(), [&](const ModeSpec& m) { return m.id > spec.id; });
+  modes_.insert(at, std::move(spec));
 }
 
 const ModeSpec* Registry::find(Mode m) const {
   for (const auto& s : modes_)
-    if (s.mode == m) return &s;
+    if (s.id == static_cast<int>(m)) return &s;
   return nullptr;
 }
 
 const ModeSpec* Registry::find(const std::string& name) const {
-  const auto m = mode_from_name(name);
-  return m ? find(*m) : nullptr;
+  for (const auto& s : modes_)
+    if (s.name == name || std::find(s.aliases.begin(), s.aliases.end(), name) != s.aliases.end()) return &s;
+  return nullptr;
 }
 
-const Registry& registry() {
-  static const Registry reg = [] {
-    Registry r;
-    // The explicit list: every mode file contributes one function, so nothing depends on
-    // static initialisers surviving the linker.
-    register_one_to_one(r);
-    register_async_one_to_one(r);
-    register_send_recv_and_recv_send(r);
-    register_all_to_all(r);
-    register_noise(r);
-    register_noise_blocking(r);
-    register_put(r);
-    register_get(r);
-    register_bcast(r);
-    register_loggp(r);
-    return r;
-  }();
-  return reg;
-}
+const Registry& registry() { return table(); }
 
-std::string list_modes_text() {
-  std::ostringstream o;
-  o << "Modes (name [legacy code, aliases]: description):\n";
+Registrar::Registrar(ModeSpec spec) { table().add(std::move(spec)); }
+
+void add_mode_options(CLI::App& app, Settings& s) {
+  std::vector<std::string> done;  // modes may share a group (noise, noise_blocking): added once
   for (const auto& m : registry().all()) {
-    o << "  " << m.name << " [" << static_cast<int>(m.mode);
-    for (const char* alias : {"put_one_to_one", "get_one_to_one", "test_noise", "test_noise_blocking"})
-      if (auto a = mode_from_name(alias); a && *a == m.mode) o << ", " << alias;
+    if (!m.add_options || std::find(done.begin(), done.end(), m.group()) != done.end()) continue;
+    done.push_back(m.group());
+    m.add_options(*app.add_option_group(kGroupPrefix + m.group()), s);
+  }
+}
+
+std::string list_modes_text(const CLI::App& app) {
+  std::ostringstream o;
+  o << "Modes (name [file id, aliases]: description):\n";
+  for (const auto& m : registry().all()) {
+    o << "  " << m.name << " [" << m.id;
+    for (const auto& alias : m.aliases) o << ", " << alias;
     o << "]: " << m.description << "\n";
     o << "      ranks >= " << m.min_ranks << (m.concurrent_ok ? ", --concurrent supported" : "") << "\n";
-    for (const auto& opt : m.options) o << "      " << opt.flags << "  " << opt.help << "\n";
+    if (!m.add_options) continue;
+    for (const CLI::App* g : app.get_subcommands([&](const CLI::App* a) { return a->get_group() == kGroupPrefix + m.group(); }))
+      for (const CLI::Option* opt : g->get_options()) {
+        if (opt == g->get_help_ptr() || opt == g->get_help_all_ptr()) continue;
+        o << "      " << opt->get_name(false, true) << " " << opt->get_type_name() << "  " << opt->get_description();
+        if (!opt->get_default_str().empty()) o << " (default " << opt->get_default_str() << ")";
+        o << "\n";
+      }
   }
   return o.str();
+}
+
+std::string modes_footer() {
+  std::string names;
+  for (const auto& m : registry().all()) names += " " + m.name;
+  return "Modes:" + names + " (--list describes them).";
 }
 
 }  // namespace nt::measure

@@ -18,7 +18,6 @@
 #include <fmt/format.h>
 
 #include "internal.hpp"
-#include "nt/loggp.hpp"
 #include "nt/stats.hpp"
 
 namespace nt::measure {
@@ -137,9 +136,22 @@ void run_sync_task(Ctx& c, const Task& t) {
   }
 }
 
+// Test hook (NT_DEBUG_STALL=rank:length): this rank stops responding, as a hung node would.
+struct DebugStall {
+  int rank = -1;
+  std::int64_t length = -1;
+  DebugStall() {
+    long long r = -1, l = -1;
+    if (const char* e = std::getenv("NT_DEBUG_STALL"); e && std::sscanf(e, "%lld:%lld", &r, &l) == 2) {
+      rank = static_cast<int>(r);
+      length = l;
+    }
+  }
+};
+
 void run_task(Ctx& c, const Task& t) {
-  // Test hook (NT_DEBUG_STALL=rank:length): this rank stops responding, as a hung node would.
-  if (c.rank == c.stall_rank && c.length == c.stall_length && !c.calibrating)
+  static const DebugStall stall;
+  if (c.rank == stall.rank && c.length == stall.length && !c.calibrating)
     for (;;) sleep(1);
   c.begin_task(c.spec.describe(t) + " at length " + std::to_string(c.length), c.settings.timeout);
   // Oversubscribed host: put the two measured ranks on different cores for the task, so that
@@ -162,9 +174,9 @@ void run_task(Ctx& c, const Task& t) {
   if (t.sync)
     run_sync_task(c, t);
   else if (c.settings.precision > 0 && !c.calibrating)
-    run_adaptive(c, t, [&] { c.spec.run(c, t); });
+    run_adaptive(c, t, [&] { c.mode->run(c, t); });
   else
-    c.spec.run(c, t);
+    c.mode->run(c, t);
   if (pinned) sched_setaffinity(0, sizeof saved, &saved);
   c.begin_task({}, 0);
 }
@@ -259,7 +271,7 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
   const auto& lengths = c.settings.lengths;
   const int P = c.size;
   const auto PU = static_cast<std::size_t>(P);
-  const auto RU = static_cast<std::size_t>(c.stride);
+  const auto RU = static_cast<std::size_t>(c.store.stride);
   const bool raw = c.settings.raw, adaptive = c.settings.precision > 0;
   // Rank 0 gathers one statistic at a time: P x P doubles, plus the matrix it writes when the
   // orientation needs a transposition (app.cpp's memory check counts the same).
@@ -267,14 +279,14 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
   std::vector<double> raw_gathered(c.rank == 0 && raw ? PU * PU * RU : 0), raw_record;
   std::vector<std::uint8_t> flags_gathered(c.rank == 0 && raw ? PU * PU * RU : 0), flags_record;
   std::vector<int> used_gathered(c.rank == 0 && adaptive ? PU * PU : 0), used_record;
-  c.samples.assign(PU * RU, 0.0);
-  c.flags.assign(PU * RU, 0);
+  c.store.values.assign(PU * RU, 0.0);
+  c.store.flags.assign(PU * RU, 0);
   for (std::size_t k = first; k < lengths.size(); ++k) {
     c.length = lengths[k];
     c.length_index = k;
-    std::fill(c.samples.begin(), c.samples.end(), 0.0);
-    std::fill(c.flags.begin(), c.flags.end(), std::uint8_t{0});
-    c.used.assign(PU, c.stride);
+    std::fill(c.store.values.begin(), c.store.values.end(), 0.0);
+    std::fill(c.store.flags.begin(), c.store.flags.end(), std::uint8_t{0});
+    c.store.used.assign(PU, c.store.stride);
     // The concurrent schedule needs no task list: P(P-1) tasks of ~100 bytes would be built on
     // every rank for every length (0.1 GB at 1,024 ranks, 10 GB at 10,000).
     const auto tasks = c.settings.concurrent ? std::vector<Task>{} : make_tasks(c.spec, c.settings, P, k);
@@ -285,9 +297,9 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
 
     long flagged[2] = {0, 0};  // samples this rank measured late / preempted at this length
     for (std::size_t q = 0; q < PU; ++q) {
-      const auto n = static_cast<std::size_t>(c.used[q]);
-      double* row = c.samples.data() + q * RU;
-      std::uint8_t* fl = c.flags.data() + q * RU;
+      const auto n = static_cast<std::size_t>(c.store.used[q]);
+      double* row = c.store.values.data() + q * RU;
+      std::uint8_t* fl = c.store.flags.data() + q * RU;
       for (std::size_t i = 0; i < n; ++i) {
         flagged[0] += (fl[i] & kSampleLate) ? 1 : 0;
         flagged[1] += (fl[i] & kSamplePreempted) ? 1 : 0;
@@ -317,10 +329,10 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
       c.idle_wait(req, idle_deadline(c, ahead),
                   fmt::format("timeout: rank {} waited too long for the flag counts of length {}", c.rank, c.length));
     }
-    if (adaptive) gather(c.used.data(), P, MPI_INT, used_gathered.data(), "sample counts");
+    if (adaptive) gather(c.store.used.data(), P, MPI_INT, used_gathered.data(), "sample counts");
     if (raw) {
-      gather(c.samples.data(), P * c.stride, MPI_DOUBLE, raw_gathered.data(), "samples");
-      gather(c.flags.data(), P * c.stride, MPI_UINT8_T, flags_gathered.data(), "sample flags");
+      gather(c.store.values.data(), P * c.store.stride, MPI_DOUBLE, raw_gathered.data(), "samples");
+      gather(c.store.flags.data(), P * c.store.stride, MPI_UINT8_T, flags_gathered.data(), "sample flags");
     }
     // Assemble in our orientation: rank r held its row (sender) or its column (receiver).
     auto cell = [&](std::size_t r, std::size_t q) -> std::pair<std::size_t, std::size_t> {
@@ -372,58 +384,12 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
 }
 
 // ---------------------------------------------------------------------------------------------
-// loggp
+// One pass (a mode whose tasks cover every length, e.g. loggp): its sink writes the results.
 
-void run_loggp(Ctx& c, const FileInfo& info, const std::filesystem::path& path, bool overwrite) {
-  const auto& sizes = c.settings.lengths;
-  const auto S = sizes.size();
-  const auto PU = static_cast<std::size_t>(c.size);
-  c.sizes = sizes;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  c.loggp_rows.assign(PU * 5 * S, nan);
-  c.length = sizes.front();
+void run_one_pass(Ctx& c) {
+  c.length = c.settings.lengths.front();
   c.length_index = 0;
   run_sequential(c, make_tasks(c.spec, c.settings, c.size, 0));
-  std::vector<double> all(c.rank == 0 ? PU * PU * 5 * S : 0);
-  MPI_Request req;
-  const int block = static_cast<int>(PU * 5 * S);
-  MPI_Igather(c.loggp_rows.data(), block, MPI_DOUBLE, all.data(), block, MPI_DOUBLE, 0, c.comm, &req);
-  c.idle_wait(req, idle_deadline(c, static_cast<double>(PU * PU)), "timeout: waiting for the loggp results");
-  if (c.rank != 0) return;
-
-  LoggpData d;
-  d.info = info;
-  d.ranks = c.size;
-  d.sizes = sizes;
-  d.prtt_n = c.settings.loggp_n;
-  const std::size_t pairs = PU * PU;
-  for (auto* v : {&d.L, &d.o_s, &d.o_r, &d.g, &d.G, &d.residual}) v->assign(pairs, nan);
-  d.fit_break.assign(pairs, -1);
-  for (auto* v : {&d.prtt1, &d.prttn, &d.prttd, &d.delay, &d.orecv, &d.osend}) v->assign(pairs * S, nan);
-  for (std::size_t x = 0; x < PU; ++x)
-    for (std::size_t y = 0; y < PU; ++y) {
-      if (x == y) continue;
-      const double* b = all.data() + (x * PU + y) * 5 * S;
-      std::vector<double> p1(b, b + S), pn(b + S, b + 2 * S), pd(b + 2 * S, b + 3 * S), dl(b + 3 * S, b + 4 * S),
-          orr(b + 4 * S, b + 5 * S);
-      const LoggpFit f = derive_loggp(sizes, d.prtt_n, p1, pn, pd, dl, orr, c.settings.loggp_break_tol);
-      const std::size_t i = x * PU + y;
-      d.L[i] = f.L;
-      d.o_s[i] = f.o_s;
-      d.o_r[i] = f.o_r;
-      d.g[i] = f.g;
-      d.G[i] = f.G;
-      d.residual[i] = f.residual;
-      d.fit_break[i] = f.fit_break;
-      std::copy(p1.begin(), p1.end(), d.prtt1.begin() + static_cast<std::ptrdiff_t>(i * S));
-      std::copy(pn.begin(), pn.end(), d.prttn.begin() + static_cast<std::ptrdiff_t>(i * S));
-      std::copy(pd.begin(), pd.end(), d.prttd.begin() + static_cast<std::ptrdiff_t>(i * S));
-      std::copy(dl.begin(), dl.end(), d.delay.begin() + static_cast<std::ptrdiff_t>(i * S));
-      std::copy(orr.begin(), orr.end(), d.orecv.begin() + static_cast<std::ptrdiff_t>(i * S));
-      std::copy(f.osend.begin(), f.osend.end(), d.osend.begin() + static_cast<std::ptrdiff_t>(i * S));
-      for (double v : dl) d.prtt_delay = std::max(d.prtt_delay, v);
-    }
-  write_loggp(path, d, overwrite);
 }
 
 }  // namespace nt::measure

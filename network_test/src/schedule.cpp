@@ -7,7 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "nt/measure/measure.hpp"
+#include "nt/measure/mode.hpp"
+#include "nt/error.hpp"
 
 namespace nt::measure {
 

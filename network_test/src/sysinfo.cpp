@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 
 #include "internal.hpp"
-#include "nt/measure/measure.hpp"
+#include "nt/measure/sysinfo.hpp"
 
 namespace nt::measure {
 

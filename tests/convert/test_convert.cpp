@@ -468,6 +468,29 @@ TEST_F(ConvertTest, InfoReportsCutShortRuns) {
   convert::write_info(out, *f);
   EXPECT_NE(out.str().find("3 of 6 (cut short"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("all cells"), std::string::npos);  // all_to_all keeps its diagonal
+
+  // A list or geometric sweep (step 0) records only its last planned length: stopping below it
+  // is cut short too (nt::sweep_completeness, the rule the viewer shows as well).
+  info.params.step_length = 0;
+  info.params.end_length = 1048576;
+  {
+    RawWriter w(p("cut_geo_median.nc"), info, false);
+    for (std::size_t k = 0; k < 3; ++k) w.append(d->lengths()[k], d->at(k));
+    w.close();
+  }
+  std::ostringstream geo;
+  convert::write_info(geo, *open_dataset(p("cut_geo_median.nc")));
+  EXPECT_NE(geo.str().find("lengths stored    3 (cut short: the run stopped before 1048576 B)"), std::string::npos)
+      << geo.str();
+  info.params.end_length = static_cast<int>(d->lengths()[2]);
+  {
+    RawWriter w(p("whole_geo_median.nc"), info, false);
+    for (std::size_t k = 0; k < 3; ++k) w.append(d->lengths()[k], d->at(k));
+    w.close();
+  }
+  std::ostringstream whole;
+  convert::write_info(whole, *open_dataset(p("whole_geo_median.nc")));
+  EXPECT_EQ(whole.str().find("cut short"), std::string::npos) << whole.str();
 }
 
 TEST_F(ConvertTest, InfoSummarisesOffDiagonal) {

@@ -182,6 +182,14 @@ TEST(NetworkTest, ListShowsEveryModeAndItsOptions) {
     EXPECT_NE(r.out.find(m), std::string::npos) << m;
   // Printed once, by rank 0 only.
   EXPECT_EQ(count(r.out, "Modes ("), 1u);
+  // The help, from the same mode table: each mode's options in its own section, every mode in
+  // the footer.
+  const RunResult h = run_nt(2, "--help");
+  EXPECT_EQ(h.code, 0) << h.out;
+  for (const char* part : {"Mode options: loggp", "--loggp-break-tol", "Mode options: noise, noise_blocking",
+                           "-p,--noise-procs", "Modes: one_to_one all_to_all async_one_to_one send_recv_and_recv_send "
+                                               "noise noise_blocking bcast put get loggp"})
+    EXPECT_NE(h.out.find(part), std::string::npos) << part << "\n" << h.out;
   const RunResult v = run_nt(2, "--version");
   EXPECT_EQ(v.code, 0);
   EXPECT_EQ(count(v.out, "network_test 0."), 1u) << v.out;

@@ -141,16 +141,52 @@ TEST(Registry, EveryModeAndAliasIsThere) {
     EXPECT_EQ(m->name, name);
     EXPECT_FALSE(m->description.empty());
     EXPECT_FALSE(m->sync_method.empty());
-    EXPECT_TRUE(m->run);
+    EXPECT_TRUE(m->run || m->start) << name;
+    // File compatibility: the id is the files' test_type, which readers map back to this name.
+    EXPECT_EQ(nt::mode_name(m->mode()), name);
+    EXPECT_EQ(reg.find(m->mode()), m);
   }
-  EXPECT_EQ(reg.find(std::string("put_one_to_one"))->mode, Mode::put);
-  EXPECT_EQ(reg.find(std::string("get_one_to_one"))->mode, Mode::get);
-  EXPECT_EQ(reg.find(std::string("test_noise"))->mode, Mode::noise);
-  EXPECT_EQ(reg.find(std::string("test_noise_blocking"))->mode, Mode::noise_blocking);
+  // network_test2's codes, which existing files and --resume rely on.
+  EXPECT_EQ(reg.find(std::string("one_to_one"))->id, 1);
+  EXPECT_EQ(reg.find(std::string("all_to_all"))->id, 2);
+  EXPECT_EQ(reg.find(std::string("async_one_to_one"))->id, 3);
+  EXPECT_EQ(reg.find(std::string("send_recv_and_recv_send"))->id, 4);
+  EXPECT_EQ(reg.find(std::string("bcast"))->id, 7);
+  EXPECT_EQ(reg.find(std::string("loggp"))->id, 10);
+  // The table is ordered by id, and every alias core's readers know resolves to the same mode.
+  for (std::size_t i = 1; i < reg.all().size(); ++i) EXPECT_LT(reg.all()[i - 1].id, reg.all()[i].id);
+  for (const auto& m : reg.all())
+    for (const auto& alias : m.aliases) EXPECT_EQ(nt::mode_from_name(alias), m.mode()) << alias;
+  EXPECT_EQ(reg.find(std::string("put_one_to_one"))->mode(), Mode::put);
+  EXPECT_EQ(reg.find(std::string("get_one_to_one"))->mode(), Mode::get);
+  EXPECT_EQ(reg.find(std::string("test_noise"))->mode(), Mode::noise);
+  EXPECT_EQ(reg.find(std::string("test_noise_blocking"))->mode(), Mode::noise_blocking);
   EXPECT_EQ(reg.find(std::string("nonsense")), nullptr);
   // Results live where the diagonal semantics of share/doc/design.md §3 expect them.
   for (Mode m : {Mode::one_to_one, Mode::send_recv_and_recv_send, Mode::noise_blocking, Mode::put, Mode::get})
     EXPECT_TRUE(diagonal_is_zero(m));
+}
+
+TEST(Registry, RefusesClashesOfNamesAndFileIds) {
+  auto spec = [](std::string name, int id, std::vector<std::string> aliases = {}) {
+    ModeSpec m;
+    m.name = std::move(name);
+    m.id = id;
+    m.aliases = std::move(aliases);
+    return m;
+  };
+  Registry r;
+  r.add(spec("one_to_one", 1, {"first"}));
+  r.add(spec("brand_new", 11));  // an id the readers do not know yet is allowed
+  EXPECT_THROW(r.add(spec("other", 1)), nt::Error);              // id taken
+  EXPECT_THROW(r.add(spec("first", 12)), nt::Error);             // an alias as a name
+  EXPECT_THROW(r.add(spec("x", 13, {"brand_new"})), nt::Error);  // a name as an alias
+  EXPECT_THROW(r.add(spec("x", 0)), nt::Error);                  // no id
+  // An id the files know as another mode: its files would read as that mode.
+  EXPECT_THROW(r.add(spec("barrier", 5)), nt::Error);
+  EXPECT_EQ(r.all().size(), 2u);
+  EXPECT_EQ(r.find(std::string("first"))->id, 1);
+  EXPECT_EQ(r.all().back().name, "brand_new");
 }
 
 namespace {

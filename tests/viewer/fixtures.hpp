@@ -1,7 +1,9 @@
 // Small result files for the viewer tests, written with the core library.
 #pragma once
 
+#include <QColor>
 #include <QImage>
+#include <QString>
 #include <QTemporaryDir>
 
 #include <netcdf.h>
@@ -12,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "pixels.hpp"
 #include "nt/dataset.hpp"
+#include "nt/error.hpp"
 #include "nt/netcdf.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/synth.hpp"
@@ -93,16 +97,39 @@ std::filesystem::path legacy_raw(const std::filesystem::path& path, int P, int b
   return path;
 }
 
-// Mean grey (0 black .. 255 white) of one row of an 8-bit image, skipping column `skip`.
-inline double row_gray(const QImage& img, int row, int skip = -1) {
-  double s = 0;
-  int n = 0;
-  for (int c = 0; c < img.width(); ++c) {
-    if (c == skip) continue;
-    s += qGray(img.pixel(c, row));
-    ++n;
+// The message of the error of type E that f() throws, or "(no error)" when it throws none, for
+// checks like QVERIFY2(error_of([&] { ... }).contains("diagonal"), ...).
+template <class E = nt::UsageError, class F>
+QString error_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return QString::fromUtf8(e.what());
   }
-  return n ? s / n : 0;
+  return QStringLiteral("(no error)");
+}
+
+// What a killed run leaves: a raw file whose parameters plan a sweep (linear from `begin` by
+// `step` to `end`, or a list/geometric one with step 0 that ends at `end`) but which holds only
+// the records of `written` (value 1 us per off-diagonal cell, k-fold at the k-th length).
+inline std::filesystem::path killed_run(const std::filesystem::path& path, int P, int begin, int step, int end,
+                                        const std::vector<std::int64_t>& written) {
+  nt::FileInfo info;
+  info.params.proc_num = P;
+  info.params.statistic = nt::Statistic::median;
+  info.params.begin_length = begin;
+  info.params.end_length = end;
+  info.params.step_length = step;
+  info.params.num_repeats = 10;
+  info.meta.sweep = step > 0 ? "linear" : "geometric";
+  nt::RawWriter w(path, info, true);
+  for (std::size_t k = 0; k < written.size(); ++k) {
+    std::vector<double> v(static_cast<std::size_t>(P * P), 1e-6 * static_cast<double>(k + 1));
+    for (int i = 0; i < P; ++i) v[static_cast<std::size_t>(i * P + i)] = 0.0;
+    w.append(written[k], v);
+  }
+  w.close();
+  return path;
 }
 
 }  // namespace fixtures

@@ -1,5 +1,6 @@
 // network_viewer --render: the real program, its PNGs and its exit codes.
 #include <QDir>
+#include <QImageReader>
 #include <QFile>
 #include <QProcess>
 #include <QtTest>
@@ -12,6 +13,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <gif_lib.h>
+
+#include <algorithm>
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -107,15 +112,7 @@ class TestCli : public QObject {
 
   // Several pairs, and the same pair from two files, on one plot: each curve in its own colour.
   void severalCurvesOnOnePlot() {
-    const auto count = [](const QImage& img, QColor c) {
-      int n = 0;
-      for (int y = 0; y < img.height(); ++y)
-        for (int x = 0; x < img.width(); ++x) {
-          const QColor p = img.pixelColor(x, y);
-          if (std::abs(p.red() - c.red()) <= 8 && std::abs(p.green() - c.green()) <= 8 && std::abs(p.blue() - c.blue()) <= 8) ++n;
-        }
-      return n;
-    };
+    const auto count = [](const QImage& img, const QColor& c) { return fixtures::count_colour(img, c); };
     const QColor first(20, 40, 120), second(213, 94, 0), third(0, 158, 115);
     Run r = run({in("median"), QStringLiteral("--render"), out("pp.png"), QStringLiteral("--view"), QStringLiteral("pair"),
                  QStringLiteral("--pair"), QStringLiteral("0,1"), QStringLiteral("--pair"), QStringLiteral("4,0")});
@@ -317,6 +314,86 @@ class TestCli : public QObject {
     // Again without --force: refused before anything is written.
     r = run({in("median"), QStringLiteral("--render-all"), out("seq")});
     QCOMPARE(r.code, 2);
+  }
+
+  // --render-all NAME.gif: one animated GIF, decoded back by giflib and by Qt's own GIF reader:
+  // a frame per stored length, each the size of the PNG sequence's pictures and, within the
+  // 8-bit palette, the same picture; it loops and shows each frame for half a second.
+  void animatedGifOverAllLengths() {
+    const QString json = out("anim_groups.json");
+    {
+      std::ofstream(json.toStdString()) << R"({"groups": [[0, 1], [2, 3], [4, 5], [6, 7]]})";
+    }
+    const QStringList view{QStringLiteral("--order"), QStringLiteral("groups"), QStringLiteral("--groups"), json};
+    Run r = run(QStringList{in("median"), QStringLiteral("--render-all"), out("anim.gif")} + view);
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run(QStringList{in("median"), QStringLiteral("--render-all"), out("anim_png")} + view);
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QStringList pngs = QDir(out("anim_png")).entryList({QStringLiteral("*.png")}, QDir::Files, QDir::Name);
+    QCOMPARE(pngs.size(), 4);
+
+    int error = 0;
+    GifFileType* gif = DGifOpenFileName(out("anim.gif").toLocal8Bit().constData(), &error);
+    QVERIFY2(gif, GifErrorString(error));
+    QCOMPARE(DGifSlurp(gif), GIF_OK);
+    QCOMPARE(gif->ImageCount, 4);
+    const QImage first(out("anim_png") + QStringLiteral("/") + pngs[0]);
+    QCOMPARE(QSize(gif->SWidth, gif->SHeight), first.size());
+    bool loops = false;
+    for (int i = 0; i < gif->ExtensionBlockCount; ++i) {
+      const ExtensionBlock& e = gif->ExtensionBlocks[i];
+      loops = loops || (e.Function == APPLICATION_EXT_FUNC_CODE && e.ByteCount == 11 &&
+                        std::memcmp(e.Bytes, "NETSCAPE2.0", 11) == 0);
+    }
+    for (int k = 0; k < gif->ImageCount; ++k) {
+      const SavedImage& im = gif->SavedImages[k];
+      QCOMPARE(QSize(im.ImageDesc.Width, im.ImageDesc.Height), first.size());
+      GraphicsControlBlock gcb;
+      QCOMPARE(DGifSavedExtensionToGCB(gif, k, &gcb), GIF_OK);
+      QCOMPARE(gcb.DelayTime, 50);
+      for (int i = 0; i < im.ExtensionBlockCount && !loops; ++i)
+        loops = im.ExtensionBlocks[i].Function == APPLICATION_EXT_FUNC_CODE;
+    }
+    QVERIFY(loops);
+    DGifCloseFile(gif, &error);
+
+    // Qt's decoder: the same frames, close to the PNGs (palette error only), and not all alike.
+    QImageReader reader(out("anim.gif"));
+    QVERIFY(reader.supportsAnimation());
+    QCOMPARE(reader.imageCount(), 4);
+    QImage previous;
+    for (int k = 0; k < 4; ++k) {
+      const QImage f = reader.read().convertToFormat(QImage::Format_RGB32);
+      QVERIFY2(!f.isNull(), qPrintable(reader.errorString()));
+      const QImage p = QImage(out("anim_png") + QStringLiteral("/") + pngs[k]).convertToFormat(QImage::Format_RGB32);
+      QCOMPARE(f.size(), p.size());
+      double diff = 0;
+      int worst = 0;
+      for (int y = 0; y < f.height(); ++y)
+        for (int x = 0; x < f.width(); ++x) {
+          const QRgb a = f.pixel(x, y), b = p.pixel(x, y);
+          const int d = std::max({std::abs(qRed(a) - qRed(b)), std::abs(qGreen(a) - qGreen(b)), std::abs(qBlue(a) - qBlue(b))});
+          diff += d;
+          worst = std::max(worst, d);
+        }
+      diff /= f.width() * f.height();
+      QVERIFY2(diff < 1.5, qPrintable(QStringLiteral("frame %1: mean difference %2").arg(k).arg(diff)));
+      // The cells themselves (the colormap's colours are in the palette) match within a step.
+      const QPoint cell(96 + 40, 40 + 40);
+      const QRgb a = f.pixel(cell), b = p.pixel(cell);
+      QVERIFY(std::abs(qRed(a) - qRed(b)) + std::abs(qGreen(a) - qGreen(b)) + std::abs(qBlue(a) - qBlue(b)) <= 12);
+      if (k > 0) QVERIFY(f != previous);  // the title names each length
+      previous = f;
+    }
+    // Existing file: refused without --force and left alone; a pair view has no lengths to animate.
+    const auto before = fs::file_size(out("anim.gif").toStdString());
+    r = run({in("median"), QStringLiteral("--render-all"), out("anim.gif")});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains(QStringLiteral("--force")));
+    QCOMPARE(fs::file_size(out("anim.gif").toStdString()), before);
+    r = run({in("median"), QStringLiteral("--render-all"), out("pair.gif"), QStringLiteral("--view"), QStringLiteral("pair")});
+    QCOMPARE(r.code, 2);
+    QVERIFY(!QFile::exists(out("pair.gif")));
   }
 
   void refusesToOverwriteWithoutForce() {

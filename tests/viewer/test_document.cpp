@@ -314,14 +314,8 @@ class TestDocument : public QObject {
     if (name != QLatin1String("missing.nc")) {
       std::ofstream(p, std::ios::binary).write(content.constData(), content.size());
     }
-    try {
-      auto d = Document::open(p);
-      ViewSpec s;
-      d->render(s);
-      QFAIL("no error for a broken file");
-    } catch (const nt::Error& e) {
-      QVERIFY2(QString::fromStdString(e.what()).contains(name), e.what());
-    }
+    const QString m = fixtures::error_of<nt::Error>([&] { Document::open(p)->render(ViewSpec{}); });
+    QVERIFY2(m.contains(name), qPrintable(m));
   }
 
   void truncatedRawFile() {
@@ -339,6 +333,54 @@ class TestDocument : public QObject {
       QVERIFY(d->count() < 4);  // only complete records are offered
     } catch (const nt::Error& e) {
       QVERIFY(QString::fromStdString(e.what()).contains(QStringLiteral("cut.nc")));
+    }
+  }
+
+  // A killed run (fewer lengths than planned) says so in the document's info, in every view's
+  // note and in the decorated picture; a complete run says nothing. One rule (core's
+  // nt::sweep_completeness) for linear and geometric sweeps.
+  void cutShortFileSaysSo() {
+    const auto linear = fixtures::killed_run(dir_ / "killed_median.nc", 4, 0, 1024, 4096, {0, 1024, 2048});
+    const auto geometric = fixtures::killed_run(dir_ / "killed_geo_median.nc", 4, 0, 0, 65536, {0, 1, 4, 16});
+    const auto whole = fixtures::killed_run(dir_ / "whole_median.nc", 4, 0, 1024, 2048, {0, 1024, 2048});
+    const auto whole_geo = fixtures::killed_run(dir_ / "whole_geo_median.nc", 4, 0, 0, 16, {0, 1, 4, 16});
+    {
+      auto d = Document::open(linear);
+      const nt::SweepCompleteness c = nt::sweep_completeness(d->data());
+      QCOMPARE(c.stored, std::size_t(3));
+      QCOMPARE(c.planned, std::size_t(5));
+      QVERIFY(c.cut_short);
+      QCOMPARE(d->info().cut_short, QStringLiteral("cut short: 3 of 5 message lengths stored (the run stopped early)"));
+      ViewSpec s;
+      s.k = 2;
+      for (ViewKind v : {ViewKind::matrix, ViewKind::row, ViewKind::pair}) {
+        s.view = v;
+        QCOMPARE(d->render(s).note, d->info().cut_short);
+      }
+      s.view = ViewKind::matrix;
+      const ViewResult r = d->render(s);
+      const QImage deco = compose(r, {0, true, nullptr});
+      // The note is drawn in dark red between the title and the cells.
+      QVERIFY2(fixtures::note_pixels(deco, QRect(0, 30, deco.width(), 18)) > 40,
+               qPrintable(QString::number(fixtures::note_pixels(deco, QRect(0, 30, deco.width(), 18)))));
+      ViewResult plain = r;
+      plain.note.clear();
+      const QImage clean = compose(plain, {0, true, nullptr});
+      QCOMPARE(fixtures::note_pixels(clean, QRect(0, 0, clean.width(), 60)), 0);
+      QVERIFY(deco.height() > clean.height());  // room for the note, the cells not overdrawn
+    }
+    {
+      auto d = Document::open(geometric);
+      QCOMPARE(nt::sweep_completeness(d->data()).planned, std::size_t(0));
+      QVERIFY(nt::sweep_completeness(d->data()).cut_short);
+      QVERIFY2(d->info().cut_short.contains(QStringLiteral("stopped before 64 KiB (last stored: 16 B)")),
+               qPrintable(d->info().cut_short));
+    }
+    for (const auto& f : {whole, whole_geo}) {
+      auto d = Document::open(f);
+      QVERIFY(!nt::sweep_completeness(d->data()).cut_short);
+      QCOMPARE(d->info().cut_short, QString());
+      QCOMPARE(d->render(ViewSpec{}).note, QString());
     }
   }
 

@@ -3,6 +3,9 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -30,6 +33,12 @@ class TestGui : public QObject {
     t.start();
     while (spy.count() < n && t.elapsed() < ms) spy.wait(200);
     return spy.count() >= n;
+  }
+  // Shows the window and opens the fixture in it; true once the first view is drawn.
+  bool showOpened(MainWindow& w, QSignalSpy& rendered) {
+    w.show();
+    w.openFile(median_);
+    return waitFor(rendered);
   }
 
  private slots:
@@ -224,8 +233,224 @@ class TestGui : public QObject {
     // Difference view without a second file: an error message, no crash.
     w.setView(ViewKind::difference);
     QVERIFY(waitFor(err, 3));
-    QVERIFY(w.lastError().contains(QStringLiteral("second file")));
+    QVERIFY(w.lastError().contains(QStringLiteral("second run")));
   }
+
+  // The error bar of a failed view goes away with the next successful one (it once stayed on),
+  // and it tells a GUI user where to act (the File menu), not only the command-line flag.
+  void staleErrorBarIsHidden() {
+    MainWindow w;
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::documentOpened), rendered(&w, &MainWindow::viewRendered),
+        err(&w, &MainWindow::errorShown);
+    w.openFile(median_);
+    QVERIFY(waitFor(opened));
+    QVERIFY(waitFor(rendered));
+    auto* bar = w.findChild<QLabel*>(QStringLiteral("errorLabel"));
+    auto* views = w.findChild<QComboBox*>(QStringLiteral("viewBox"));
+    QVERIFY(bar && views);
+    QVERIFY(!bar->isVisibleTo(&w));
+    for (ViewKind needsSecond : {ViewKind::difference, ViewKind::ratio}) {
+      const int e = err.count();
+      views->setCurrentIndex(views->findData(static_cast<int>(needsSecond)));
+      QVERIFY(waitFor(err, e + 1));
+      QVERIFY(bar->isVisibleTo(&w));
+      QVERIFY2(bar->text().contains(QStringLiteral("File > Compare with")), qPrintable(bar->text()));
+      QVERIFY2(bar->text().contains(QString::fromLatin1(view_name(needsSecond).data())), qPrintable(bar->text()));
+      // Back to a view that works: the bar and the remembered error are gone.
+      const int r = rendered.count();
+      views->setCurrentIndex(views->findData(static_cast<int>(ViewKind::matrix)));
+      QVERIFY(waitFor(rendered, r + 1));
+      QVERIFY(!bar->isVisibleTo(&w));
+      QCOMPARE(w.lastError(), QString());
+    }
+    // With the second run opened, the same view succeeds and the bar stays hidden.
+    const int e = err.count();
+    views->setCurrentIndex(views->findData(static_cast<int>(ViewKind::difference)));
+    QVERIFY(waitFor(err, e + 1));
+    QVERIFY(bar->isVisibleTo(&w));
+    w.openCompare(QString(median_).replace(QStringLiteral("_median"), QStringLiteral("_average")));
+    QTRY_VERIFY(w.view()->result().spec.view == ViewKind::difference);
+    QVERIFY(!bar->isVisibleTo(&w));
+  }
+
+  // A killed run's file: the title, the status bar and the Parameters tab say "cut short".
+  void cutShortFileIsAnnounced() {
+    const auto killed = fixtures::killed_run(dir_ / "killed_median.nc", 4, 0, 1024, 4096, {0, 1024, 2048});
+    MainWindow w;
+    QAbstractItemModelTester t(w.infoModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::documentOpened), rendered(&w, &MainWindow::viewRendered);
+    w.openFile(QString::fromStdString(killed.string()));
+    QVERIFY(waitFor(opened));
+    QVERIFY(waitFor(rendered));
+    QVERIFY2(w.windowTitle().contains(QStringLiteral("(cut short)")), qPrintable(w.windowTitle()));
+    auto* note = w.findChild<QLabel*>(QStringLiteral("cutShortLabel"));
+    QVERIFY(note && note->isVisibleTo(&w));
+    QVERIFY2(note->text().contains(QStringLiteral("3 of 5 message lengths")), qPrintable(note->text()));
+    QVERIFY(w.infoModel()->value(QStringLiteral("message lengths")).startsWith(QStringLiteral("3 (cut short")));
+    QCOMPARE(w.view()->result().note, note->text());
+    // A complete file afterwards clears every sign of it.
+    w.openFile(median_);
+    QVERIFY(waitFor(opened, 2));
+    QVERIFY(!w.windowTitle().contains(QStringLiteral("cut short")));
+    QVERIFY(!note->isVisibleTo(&w));
+    QCOMPARE(w.infoModel()->value(QStringLiteral("message lengths")), QStringLiteral("4"));
+  }
+
+  // The selectors added for issue 14, driven through their widgets (keyboard and clicks).
+  void colormapSelectorRecolours() {
+    MainWindow w;
+    QSignalSpy rendered(&w, &MainWindow::viewRendered);
+    QVERIFY(showOpened(w, rendered));
+    auto* maps = w.findChild<QComboBox*>(QStringLiteral("mapBox"));
+    QVERIFY(maps);
+    QAbstractItemModelTester t(maps->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const auto colourful = [&] {
+      const QImage img = w.view()->pixmap().toImage();
+      int n = 0;
+      for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) {
+          const QColor c = img.pixelColor(x, y);
+          n += std::max({c.red(), c.green(), c.blue()}) - std::min({c.red(), c.green(), c.blue()}) > 30;
+        }
+      return n;
+    };
+    QCOMPARE(w.view()->colormap(), Colormap::automatic);
+    QVERIFY(colourful() > 40);  // automatic = viridis for delays
+    maps->setFocus();
+    while (maps->currentData().toInt() != static_cast<int>(Colormap::grey)) QTest::keyClick(maps, Qt::Key_Down);
+    QCOMPARE(w.view()->colormap(), Colormap::grey);
+    QCOMPARE(colourful(), 0);
+    // The slow node (ranks 4, 5) stays darker than the others in grey.
+    const QImage grey = w.view()->pixmap().toImage();
+    QVERIFY(qGray(grey.pixel(1, 4)) + 30 < qGray(grey.pixel(1, 0)));
+    // The export uses the colours on screen.
+    const QString png = QString::fromStdString((dir_ / "grey.png").string());
+    QVERIFY(w.exportPng(png));
+    QImage exported(png);
+    int tinted = 0;
+    for (int y = 0; y < exported.height(); y += 2)
+      for (int x = 0; x < exported.width() - 150; x += 2) {  // the cells, not the legend's outline colours
+        const QColor c = exported.pixelColor(x, y);
+        tinted += std::abs(c.red() - c.blue()) > 30;
+      }
+    QCOMPARE(tinted, 0);
+    QTest::keyClick(maps, Qt::Key_Up);
+    QCOMPARE(w.view()->colormap(), Colormap::viridis);
+    QVERIFY(colourful() > 40);
+  }
+
+  void orderSelectorReordersAxes() {
+    MainWindow w;
+    QSignalSpy rendered(&w, &MainWindow::viewRendered), err(&w, &MainWindow::errorShown);
+    QVERIFY(showOpened(w, rendered));
+    // Groups that pair each rank with one of another node: order 0,5,1,4,2,7,3,6.
+    const fs::path json = dir_ / "pairs.json";
+    std::ofstream(json) << R"({"groups": [[3, 6], [1, 4], [0, 5], [2, 7]]})";
+    w.loadGroups(QString::fromStdString(json.string()));
+    QTRY_COMPARE(w.document().groups.size(), std::size_t(4));
+    auto* orders = w.findChild<QComboBox*>(QStringLiteral("orderBox"));
+    QVERIFY(orders);
+    orders->setCurrentIndex(orders->findData(static_cast<int>(Order::groups)));
+    QTRY_VERIFY(w.view()->result().spec.order == Order::groups);
+    const ViewResult& r = w.view()->result();
+    QCOMPARE(r.order, (std::vector<int>{0, 5, 1, 4, 2, 7, 3, 6}));
+    // Displayed row 1 is rank 5 (slow node): darker than row 0 (rank 0); values follow.
+    QVERIFY(fixtures::row_gray(r.cells, 1, 1) + 30 < fixtures::row_gray(r.cells, 0, 0));
+    QVERIFY(w.hoverText(1, 0).startsWith(QStringLiteral("sender 5 ")));
+    orders->setCurrentIndex(orders->findData(static_cast<int>(Order::host)));
+    QTRY_VERIFY(w.view()->result().spec.order == Order::host);
+    QCOMPARE(w.view()->result().order, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));  // node0, node0, node1, ...
+    QCOMPARE(w.view()->result().axis_hosts.front(), w.hostsModel()->host(0));
+    orders->setCurrentIndex(orders->findData(static_cast<int>(Order::rank)));
+    QTRY_VERIFY(w.view()->result().spec.order == Order::rank);
+    QVERIFY(w.view()->result().order.empty());
+    QCOMPARE(err.count(), 0);
+  }
+
+  void pairListPinsAndRemoves() {
+    MainWindow w;
+    QSignalSpy rendered(&w, &MainWindow::viewRendered);
+    QVERIFY(showOpened(w, rendered));
+    auto* views = w.findChild<QComboBox*>(QStringLiteral("viewBox"));
+    auto* sender = w.findChild<QSpinBox*>(QStringLiteral("senderSpin"));
+    auto* receiver = w.findChild<QSpinBox*>(QStringLiteral("receiverSpin"));
+    auto* list = w.findChild<QListWidget*>(QStringLiteral("pairsList"));
+    auto* pin = w.findChild<QPushButton*>(QStringLiteral("pinButton"));
+    auto* unpin = w.findChild<QPushButton*>(QStringLiteral("unpinButton"));
+    QVERIFY(views && sender && receiver && list && pin && unpin);
+    QAbstractItemModelTester t(list->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(!pin->isEnabled());  // pairs belong to the pair view
+    views->setCurrentIndex(views->findData(static_cast<int>(ViewKind::pair)));
+    QTRY_VERIFY(w.view()->result().plot);
+    QVERIFY(pin->isEnabled());
+    QTest::mouseClick(pin, Qt::LeftButton);  // pins 0 -> 1
+    sender->setValue(4);
+    receiver->setValue(2);
+    QTest::mouseClick(pin, Qt::LeftButton);  // pins 4 -> 2
+    QTest::mouseClick(pin, Qt::LeftButton);  // again: no duplicate
+    QCOMPARE(list->count(), 2);
+    receiver->setValue(7);
+    QTRY_COMPARE(w.view()->result().curves.size(), std::size_t(3));
+    {
+      const auto& c = w.view()->result().curves;
+      QCOMPARE(std::pair(c[0].sender, c[0].receiver), std::pair(4, 7));
+      QCOMPARE(std::pair(c[1].sender, c[1].receiver), std::pair(0, 1));
+      QCOMPARE(std::pair(c[2].sender, c[2].receiver), std::pair(4, 2));
+      // The slow sender's curve lies above the fast pair's at the longest message.
+      QVERIFY(c[0].y.back() > 2 * c[1].y.back());
+    }
+    list->item(0)->setSelected(true);
+    QTest::mouseClick(unpin, Qt::LeftButton);
+    QCOMPARE(list->count(), 1);
+    QTRY_COMPARE(w.view()->result().curves.size(), std::size_t(2));
+    QCOMPARE(w.view()->result().curves[1].sender, 4);
+    QCOMPARE(w.lastError(), QString());
+  }
+
+  void ratioAndDifferenceViews() {
+    MainWindow w;
+    QSignalSpy rendered(&w, &MainWindow::viewRendered), err(&w, &MainWindow::errorShown);
+    QVERIFY(showOpened(w, rendered));
+    w.openCompare(QString(median_).replace(QStringLiteral("_median"), QStringLiteral("_min")));
+    QTRY_VERIFY(!w.document().compare_path.isEmpty());
+    auto* views = w.findChild<QComboBox*>(QStringLiteral("viewBox"));
+    views->setCurrentIndex(views->findData(static_cast<int>(ViewKind::ratio)));
+    QTRY_VERIFY(w.view()->result().spec.view == ViewKind::ratio);
+    {
+      const ViewResult& r = w.view()->result();
+      // Log-symmetric around 1: white * black == 1; median >= min everywhere, so every ratio >= 1.
+      QVERIFY(r.levels.log);
+      QVERIFY(std::abs(r.levels.white * r.levels.black - 1.0) < 1e-9);
+      for (int i = 0; i < r.rows; ++i)
+        for (int j = 0; j < r.cols; ++j)
+          if (i != j) QVERIFY((*r.values)[static_cast<std::size_t>(i * r.cols + j)] >= 1.0 - 1e-12);
+          else QCOMPARE((*r.values)[static_cast<std::size_t>(i * r.cols + j)], 1.0);  // 0 and 0: no change
+      // The diverging map: ratios above 1 are red (slower here), never blue.
+      const QImage img = w.view()->pixmap().toImage();
+      int red = 0, blue = 0;
+      for (int i = 0; i < r.rows; ++i)
+        for (int j = 0; j < r.cols; ++j) {
+          if (i == j) continue;
+          const QColor c = img.pixelColor(j, i);
+          red += c.red() > c.blue() + 8;
+          blue += c.blue() > c.red() + 8;
+        }
+      QVERIFY2(red > 20 && blue == 0, qPrintable(QStringLiteral("red %1 blue %2").arg(red).arg(blue)));
+      QVERIFY(w.hoverText(1, 0).contains(QStringLiteral("ratio")));
+    }
+    views->setCurrentIndex(views->findData(static_cast<int>(ViewKind::difference)));
+    QTRY_VERIFY(w.view()->result().spec.view == ViewKind::difference);
+    {
+      const ViewResult& r = w.view()->result();
+      QCOMPARE(r.levels.white, -r.levels.black);  // centred on 0
+      QVERIFY(!r.levels.log);
+      QVERIFY(r.levels.black > 0);
+    }
+    QCOMPARE(err.count(), 0);
+  }
+
 
   void sessionCoalescesRequests() {
     Session s;

@@ -93,6 +93,43 @@ class TestRender : public QObject {
     QCOMPARE(s[1], 5e-6);
   }
 
+  // The ratio view (A / B): levels log-symmetric around 1, the diverging map white at 1, and a
+  // bar whose ticks pair each factor f with 1/f.
+  void ratioBarIsCentredOnOne() {
+    for (double m : {1.3, 4.0, 37.0, 5000.0}) {
+      const Levels lv = ratio_levels(Range{1.0 / m, m, 1.0 / m});
+      QVERIFY(lv.log);
+      QVERIFY(std::abs(lv.white * lv.black - 1.0) < 1e-12);
+      QCOMPARE(lv.darkness(1.0), 0.5);
+      const auto t = factor_ticks(lv, 9);
+      QVERIFY2(t.size() >= 3 && t.size() <= 9, qPrintable(QString::number(t.size())));
+      QVERIFY(std::find(t.begin(), t.end(), 1.0) != t.end());
+      for (double v : t) {
+        QVERIFY(v >= lv.white * (1 - 1e-9) && v <= lv.black * (1 + 1e-9));
+        // Every factor above 1 has its reciprocal below, at the mirrored height of the bar.
+        QVERIFY(std::any_of(t.begin(), t.end(), [&](double u) { return std::abs(u * v - 1.0) < 1e-9; }));
+        QVERIFY(std::abs(lv.darkness(v) + lv.darkness(1.0 / v) - 1.0) < 1e-9);
+      }
+    }
+    QCOMPARE(factor_ticks(ratio_levels(Range{0.25, 4, 0.25}), 9), (std::vector<double>{0.25, 0.5, 1.0, 2.0, 4.0}));
+    QCOMPARE(format_factor(2.0), QString::fromUtf8("×2"));
+    QCOMPARE(format_factor(0.5), QString::fromUtf8("×0.5"));
+    // Decorated: the cells of ratio 1 are the map's white, faster (< 1) blue, slower red.
+    ViewResult r;
+    r.spec.view = ViewKind::ratio;
+    r.rows = r.cols = 3;
+    std::vector<double> v{0, 0.5, 1.0, 2.0, 0, 1.0, 1.0, 1.0, 0};
+    r.levels = ratio_levels(range_of(v, 3, 3, ViewResult::kDiagIsRow));
+    r.cells = cells_image(v, 3, 3, r.levels);
+    r.values = std::make_shared<const std::vector<double>>(v);
+    QVERIFY(r.symmetric());
+    QCOMPARE(r.unit(), ValueUnit::factor);
+    const QImage img = compose(r, {3, false, nullptr, nullptr, Colormap::automatic, false});
+    for (int ch : {qRed(img.pixel(2, 0)), qGreen(img.pixel(2, 0)), qBlue(img.pixel(2, 0))}) QVERIFY(std::abs(ch - 0xf7) <= 3);
+    QVERIFY(qBlue(img.pixel(1, 0)) > qRed(img.pixel(1, 0)) + 40);
+    QVERIFY(qRed(img.pixel(0, 1)) > qBlue(img.pixel(0, 1)) + 40);
+  }
+
   void colormapsAndNoData() {
     // Reversed viridis: high = dark purple, low = yellow; diverging: blue, white, red.
     QCOMPARE(QColor(colormap_rgb(Colormap::viridis, 1.0)), QColor(0x44, 0x01, 0x54));
@@ -156,6 +193,35 @@ class TestRender : public QObject {
     QCOMPARE(img.pixelColor(60, 20), QColor(Qt::white));  // (row 2, col 6): no group spans it
     QVERIFY(img.pixelColor(79, 60) != QColor(Qt::white));
     QVERIFY(group_color(0) != group_color(1));
+  }
+
+  // Scattered groups (a shuffled run in rank order: thousands of tiny blocks) are outlined pixel
+  // by pixel: at one pixel per cell, every cell of a block (rank i and j in one group) is an
+  // isolated block border in its group's colour, and no other cell is touched.
+  void scatteredGroupsOutlinedPerPixel() {
+    constexpr int P = 256;
+    ViewResult r;
+    r.rows = r.cols = P;
+    std::vector<double> v(P * P, 0.0);
+    r.levels = Levels{0, 1, false};
+    r.cells = cells_image(v, P, P, r.levels);  // all white
+    std::vector<std::vector<int>> groups(8);  // rank i in group i % 8: 32 runs each, 8192 blocks
+    for (int i = 0; i < P; ++i) groups[static_cast<std::size_t>(i % 8)].push_back(i);
+    const QImage img = compose(r, {P, false, &groups});
+    QCOMPARE(img.size(), QSize(P, P));
+    for (int i = 0; i < P; ++i)
+      for (int j = 0; j < P; ++j) {
+        const QColor want = i % 8 == j % 8 ? group_color(static_cast<std::size_t>(i % 8)) : QColor(Qt::white);
+        if (img.pixel(j, i) != want.rgb())
+          QFAIL(qPrintable(QStringLiteral("cell %1,%2: %3, expected %4").arg(i).arg(j).arg(img.pixelColor(j, i).name(), want.name())));
+      }
+    // Ordered by group, the same groups are 8 contiguous blocks, drawn as rectangles again.
+    std::vector<std::vector<int>> contiguous(8);
+    for (int i = 0; i < P; ++i) contiguous[static_cast<std::size_t>(i / 32)].push_back(i);
+    const QImage blocks = compose(r, {P, false, &contiguous});
+    QCOMPARE(blocks.pixelColor(16, 16), QColor(Qt::white));      // inside block 0
+    QVERIFY(blocks.pixelColor(0, 16) != QColor(Qt::white));       // its left edge
+    QCOMPARE(blocks.pixelColor(40, 16), QColor(Qt::white));      // rows of group 0, columns of group 1
   }
 };
 

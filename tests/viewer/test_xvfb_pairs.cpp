@@ -9,16 +9,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "pixels.hpp"
+
 namespace {
-int count(const QImage& img, QColor c) {
-  int n = 0;
-  for (int y = 0; y < img.height(); ++y)
-    for (int x = 0; x < img.width(); ++x) {
-      const QColor p = img.pixelColor(x, y);
-      if (std::abs(p.red() - c.red()) <= 8 && std::abs(p.green() - c.green()) <= 8 && std::abs(p.blue() - c.blue()) <= 8) ++n;
-    }
-  return n;
-}
+using fixtures::count_colour;
 int fail(const char* what) {
   std::fprintf(stderr, "FAIL: %s\n", what);
   return 1;
@@ -53,11 +47,11 @@ int main(int argc, char** argv) {
   // nearly coincide, so the later one hides the earlier).
   const QColor colours[] = {QColor(20, 40, 120), QColor(213, 94, 0), QColor(0, 158, 115), QColor(204, 121, 167)};
   for (const QColor& c : colours)
-    if (count(img, c) < 25) {
-      std::fprintf(stderr, "FAIL: colour %s: %d pixels\n", qPrintable(c.name()), count(img, c));
+    if (count_colour(img, c) < 25) {
+      std::fprintf(stderr, "FAIL: colour %s: %d pixels\n", qPrintable(c.name()), count_colour(img, c));
       return 1;
     }
-  if (count(img, QColor(230, 159, 0)) > 0) return fail("a fifth curve is drawn");
+  if (count_colour(img, QColor(230, 159, 0)) > 0) return fail("a fifth curve is drawn");
   std::printf("pair plot screenshot %dx%d with 4 curves -> %s\n", img.width(), img.height(), qPrintable(out));
   return 0;
 }

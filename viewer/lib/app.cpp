@@ -10,12 +10,15 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <cstdio>
 #include <memory>
 
+#include "animation.hpp"
 #include "document.hpp"
 #include "main_window.hpp"
 #include "render.hpp"
@@ -132,28 +135,49 @@ QImage render_image(const RenderOptions& o) {
   return compose(r, compose_options(o, *doc, h));
 }
 
-std::size_t render_all(const RenderOptions& o_in, const std::string& dir, bool force) {
-  RenderOptions o = o_in;
+bool is_animation_target(const std::string& target) {
+  return QString::fromStdString(target).endsWith(QStringLiteral(".gif"), Qt::CaseInsensitive);
+}
+
+std::size_t render_all(const RenderOptions& o, const std::string& target, bool force) {
   ViewSpec s;
   auto doc = open_for_render(o, s);
-  if (s.view != ViewKind::matrix && s.view != ViewKind::deviation && s.view != ViewKind::difference)
-    throw nt::UsageError("--render-all draws one picture per length: use --view matrix, deviation or difference");
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir))
-    throw nt::FileError(dir, "cannot create the output directory: " + ec.message());
+  if (s.view != ViewKind::matrix && s.view != ViewKind::deviation && s.view != ViewKind::difference &&
+      s.view != ViewKind::ratio)
+    throw nt::UsageError("--render-all draws one picture per length: use --view matrix, deviation, difference or ratio");
   // One scale for the whole sequence, so that frames compare, unless the user chose one.
   if (o.normalize == "matrix" && !o.white && !o.black) s.normalize = Normalize::file;
   std::vector<std::pair<QString, std::vector<std::vector<int>>>> h;
   const ComposeOptions c = compose_options(o, *doc, h);
+  const auto frame = [&](std::size_t k) {
+    s.k = k;
+    return compose(doc->render(s), c);
+  };
+  if (is_animation_target(target)) {
+    // One file, written frame by frame: never more than one frame in memory.
+    nt::PendingOutput out(target, force, {o.file, o.compare});
+    nt::write_file_atomically_into(out, [&](std::ostream& os) {
+      const QImage first = frame(0);
+      const bool grey = o.raw_pixels && (c.colormap == Colormap::automatic || c.colormap == Colormap::grey);
+      GifWriter gif(os, first.width(), first.height(),
+                    animation_palette(grey ? Colormap::grey : resolve_colormap(c.colormap, centred(s.view))),
+                    kFrameDelayCs);
+      gif.add(first);
+      for (std::size_t k = 1; k < doc->count(); ++k) gif.add(frame(k));
+      gif.finish();
+    });
+    out.commit();
+    return doc->count();
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(target, ec);
+  if (ec || !std::filesystem::is_directory(target))
+    throw nt::FileError(target, "cannot create the output directory: " + ec.message());
   std::vector<std::string> names;
   for (std::size_t k = 0; k < doc->count(); ++k)
-    names.push_back((std::filesystem::path(dir) / fmt::format("{}_{:04}_{}B.png", o.view, k, doc->lengths()[k])).string());
+    names.push_back((std::filesystem::path(target) / fmt::format("{}_{:04}_{}B.png", o.view, k, doc->lengths()[k])).string());
   for (const auto& n : names) nt::check_output(n, force);  // refuse before writing anything
-  for (std::size_t k = 0; k < doc->count(); ++k) {
-    s.k = k;
-    save_image(compose(doc->render(s), c), names[k], force, o.file);
-  }
+  for (std::size_t k = 0; k < doc->count(); ++k) save_image(frame(k), names[k], force, o.file);
   return names.size();
 }
 
@@ -239,7 +263,16 @@ int run_gui(int argc, char** argv, const std::vector<std::string>& files, const 
 
 }  // namespace
 
+void keep_large_buffers() {
+  // A 2048-rank matrix is 32 MiB, its picture 20 MiB: glibc would map and unmap each such block
+  // and the kernel zero it again on every view (half the time of an animation export went to
+  // page faults). Kept in the heap, they are reused from one length to the next.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
 int run(int argc, char** argv) {
+  keep_large_buffers();
   return nt::guarded_main("network_viewer", [&]() -> int {
     CLI::App cli{"network_viewer: grayscale delay matrices, row/column slices, pair plots, deviation maps and "
                  "differences of network_test result files. Without --render it opens the Qt GUI."};
@@ -274,7 +307,8 @@ int run(int argc, char** argv) {
     cli.add_option("--order", o.order, "rank|host|groups: order of the ranks on the axes (groups needs --groups)")
         ->check(CLI::IsMember({"rank", "host", "groups"}));
     std::string render_dir, csv;
-    cli.add_option("--render-all", render_dir, "write one picture per stored length into this directory");
+    cli.add_option("--render-all", render_dir,
+                   "one picture per stored length: DIR gets a PNG each, a NAME.gif an animation (one scale for all)");
     cli.add_option("--csv", csv, "write the data behind the view (values in seconds) to this CSV file");
     cli.add_option("--compare", o.compare,
                    "second run for --view difference|ratio (ranks matched by host when the shapes differ)");
@@ -296,10 +330,11 @@ int run(int argc, char** argv) {
       if (o.decorate && o.raw_pixels) throw nt::UsageError("--decorate and --raw-pixels exclude each other");
       std::vector<std::string> inputs = files;
       if (!o.compare.empty()) inputs.push_back(o.compare);
-      for (const std::string* p : {&out, &csv})
-        if (!p->empty()) {
-          nt::check_output(*p, force);
-          nt::refuse_same_file(*p, {inputs.begin(), inputs.end()});
+      const std::string gif = is_animation_target(render_dir) ? render_dir : std::string();
+      for (const std::string& p : {out, csv, gif})
+        if (!p.empty()) {
+          nt::check_output(p, force);
+          nt::refuse_same_file(p, {inputs.begin(), inputs.end()});
         }
       // Headless: no display needed, whatever the environment says.
       qputenv("QT_QPA_PLATFORM", "offscreen");

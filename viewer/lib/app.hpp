@@ -40,13 +40,20 @@ std::pair<int, int> parse_pair(const std::string& text);
 class Document;
 // Opens the document of a --render run and builds the spec (throws nt::Error for user errors).
 std::unique_ptr<Document> open_for_render(const RenderOptions& o, ViewSpec& spec);
-// Writes one image per stored length into dir (matrix-like views), named
-// <view>_<index>_<length>B.png; levels over the whole file unless --normalize says otherwise.
-// Returns the number of images written.
-std::size_t render_all(const RenderOptions& o, const std::string& dir, bool force);
+// One picture per stored length (matrix-like views), levels over the whole file unless
+// --normalize or --white/--black say otherwise: into a directory as <view>_<index>_<length>B.png,
+// or, when the target ends in .gif, as the frames of one animated GIF (kFrameDelayCs each).
+// Returns the number of pictures (frames) written.
+std::size_t render_all(const RenderOptions& o, const std::string& target, bool force);
+bool is_animation_target(const std::string& target);
+inline constexpr int kFrameDelayCs = 50;
 
 // Renders the image --render writes (throws nt::Error for every user error).
 QImage render_image(const RenderOptions& o);
+
+// Keeps the large blocks of matrices and pictures in the heap between views (glibc's mmap
+// threshold): run() calls it first; benchmarks call it to measure the program's path.
+void keep_large_buffers();
 
 // main(): parses the command line, renders headless or starts the GUI.
 int run(int argc, char** argv);

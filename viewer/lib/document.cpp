@@ -183,8 +183,12 @@ const std::vector<int>& Document::order_for(Order o) {
 }
 
 std::unique_ptr<Document> Document::open(const std::filesystem::path& path) {
+  return adopt(nt::open_dataset(path), path);
+}
+
+std::unique_ptr<Document> Document::adopt(std::unique_ptr<nt::Dataset> data, const std::filesystem::path& path) {
   std::unique_ptr<Document> d(new Document);
-  d->data_ = nt::open_dataset(path);
+  d->data_ = std::move(data);
   d->path_ = path;
   if (d->data_->ranks() <= 0) throw nt::FileError(path, "the file holds no ranks");
   if (d->data_->count() == 0) throw nt::FileError(path, "the file holds no message lengths (no complete record)");
@@ -301,8 +305,19 @@ void Document::set_groups(const std::filesystem::path& json) {
   order_cache_.clear();
 }
 
+QString cut_short_note(const nt::Dataset& d) {
+  const nt::SweepCompleteness c = nt::sweep_completeness(d);
+  if (!c.cut_short) return {};
+  if (c.planned > 0)
+    return QStringLiteral("cut short: %1 of %2 message lengths stored (the run stopped early)").arg(c.stored).arg(c.planned);
+  return QStringLiteral("cut short: the run stopped before %1 (last stored: %2)")
+      .arg(QString::fromStdString(nt::format_bytes(d.params().end_length)),
+           d.lengths().empty() ? QStringLiteral("none") : QString::fromStdString(nt::format_bytes(d.lengths().back())));
+}
+
 DocumentInfo Document::info() const {
   DocumentInfo i;
+  i.cut_short = cut_short_note(*data_);
   i.path = QString::fromStdString(path_.string());
   i.format = QString::fromStdString(data_->format());
   i.info = data_->info();
@@ -379,7 +394,10 @@ std::vector<double> Document::matrix_values(Source s, std::size_t k) {
     }
     case Source::difference:
     case Source::ratio: {
-      if (!cmp_) throw nt::UsageError("the difference view needs a second file (--compare FILE)");
+      if (!cmp_)
+        throw nt::UsageError(fmt::format("the {} view needs a second run to compare with: open it with File > Compare "
+                                         "with... (on the command line: --compare FILE)",
+                                         s == Source::ratio ? "ratio" : "difference"));
       nt::Matrix a = data_->matrix(k);
       auto& av = as_missing(a.values());
       const std::ptrdiff_t kb = k < cmp_len_.size() ? cmp_len_[k] : -1;
@@ -396,7 +414,11 @@ std::vector<double> Document::matrix_values(Source s, std::size_t k) {
           const double o = bi < 0 || bj < 0 ? std::numeric_limits<double>::quiet_NaN()
                                             : bv[static_cast<std::size_t>(bi) * Q + static_cast<std::size_t>(bj)];
           double& x = av[i * P + j];
-          x = s == Source::difference ? x - o : (o > 0 ? x / o : std::numeric_limits<double>::quiet_NaN());
+          // Equal values (the diagonal's 0 and 0 too) are a ratio of 1: no change.
+          x = s == Source::difference ? x - o
+              : x == o                ? 1.0
+              : o > 0                 ? x / o
+                                      : std::numeric_limits<double>::quiet_NaN();
         }
       return std::move(av);
     }
@@ -475,6 +497,7 @@ ViewResult Document::render(const ViewSpec& spec_in, const Progress& progress) {
   ViewResult res;
   res.spec = spec;
   res.title = title_for(spec);
+  res.note = cut_short_note(*data_);
   Source src = Source::primary;
   std::vector<double> values;
   if (spec.view == ViewKind::pair) return render_pair(spec);
@@ -690,7 +713,9 @@ ViewResult Document::render_pair(const ViewSpec& spec) {
                                        .arg(1 + plot_files_.size())
                                        .arg(what)
                                  : QStringLiteral("%1 pairs in %2 files (%3)").arg(pairs.size()).arg(1 + plot_files_.size()).arg(what);
+  st.note = cut_short_note(*data_);
   res.title = st.title;
+  res.note = st.note;
   res.cells = plot_image(curves, st, plot_w_, plot_h_, &res.geometry);
   res.rows = static_cast<int>(curves.size());
   res.cols = 0;

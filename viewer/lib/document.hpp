@@ -41,10 +41,16 @@ std::vector<std::pair<std::string, std::vector<std::vector<int>>>> read_hierarch
 std::vector<int> rank_order(Order order, int ranks, const std::vector<std::string>& hosts,
                             const std::vector<std::pair<std::string, std::vector<std::vector<int>>>>& hierarchy);
 
+// "cut short: ..." when the file holds fewer lengths than its run planned; empty otherwise.
+QString cut_short_note(const nt::Dataset& d);
+
 class Document {
  public:
   // Opens any file nt::open_dataset knows; throws nt::Error with a clear message.
   static std::unique_ptr<Document> open(const std::filesystem::path& path);
+  // A document over data already in memory (benchmarks, tests); `path` names it in titles and
+  // is where a deviation file would be looked for.
+  static std::unique_ptr<Document> adopt(std::unique_ptr<nt::Dataset> data, const std::filesystem::path& path);
 
   const nt::Dataset& data() const { return *data_; }
   int ranks() const { return data_->ranks(); }

@@ -222,7 +222,7 @@ void ImageView::paintLegend(QPainter& p) {
   p.setBrush(QColor(255, 255, 255, 225));
   p.drawRect(box);
   const QRectF bar(box.left() + 8, box.top() + 10, 16, box.height() - 56);
-  paint_colorbar(p, bar, result_.levels, resolve_colormap(colormap_, result_.symmetric()), result_.ratio(), true);
+  paint_colorbar(p, bar, result_.levels, resolve_colormap(colormap_, result_.symmetric()), result_.unit(), true);
 }
 
 void ImageView::wheelEvent(QWheelEvent* e) {

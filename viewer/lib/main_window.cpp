@@ -151,6 +151,8 @@ void MainWindow::buildUi() {
   form->addRow(tr("Rank"), rankSpin_);
   senderSpin_ = new QSpinBox;
   receiverSpin_ = new QSpinBox;
+  senderSpin_->setObjectName(QStringLiteral("senderSpin"));
+  receiverSpin_->setObjectName(QStringLiteral("receiverSpin"));
   auto* prow = new QHBoxLayout;
   prow->addWidget(senderSpin_);
   prow->addWidget(new QLabel(QStringLiteral("->")));
@@ -164,6 +166,8 @@ void MainWindow::buildUi() {
   pairsList_->setToolTip(tr("Pairs drawn beside the one above; Pin adds the current pair"));
   pinButton_ = new QPushButton(tr("Pin"));
   unpinButton_ = new QPushButton(tr("Remove"));
+  pinButton_->setObjectName(QStringLiteral("pinButton"));
+  unpinButton_->setObjectName(QStringLiteral("unpinButton"));
   auto* pinRow = new QHBoxLayout;
   pinRow->addWidget(pinButton_);
   pinRow->addWidget(unpinButton_);
@@ -263,26 +267,28 @@ void MainWindow::buildUi() {
   progress_->hide();
   cancel_ = new QPushButton(tr("Cancel"));
   cancel_->hide();
+  cutShortLabel_ = new QLabel;
+  cutShortLabel_->setObjectName(QStringLiteral("cutShortLabel"));
+  cutShortLabel_->setStyleSheet(QStringLiteral("QLabel { color: #8a1f11; font-weight: bold; }"));
+  cutShortLabel_->hide();
   statusBar()->addWidget(hoverLabel_, 1);
+  statusBar()->addPermanentWidget(cutShortLabel_);
   statusBar()->addPermanentWidget(progress_);
   statusBar()->addPermanentWidget(cancel_);
   connect(cancel_, &QPushButton::clicked, session_, &Session::cancel);
 
-  // Every control change asks the worker for a new view.
-  connect(viewBox_, &QComboBox::currentIndexChanged, this, [this] {
-    updateEnabled();
-    requestView();
-  });
+  // Every control change asks the worker for a new view; the view and the normalisation also
+  // decide which controls apply.
+  for (QComboBox* b : {viewBox_, normBox_})
+    connect(b, &QComboBox::currentIndexChanged, this, [this] {
+      updateEnabled();
+      requestView();
+    });
   connect(lengthSlider_, &QSlider::valueChanged, lengthSpin_, &QSpinBox::setValue);
   connect(lengthSpin_, &QSpinBox::valueChanged, lengthSlider_, &QSlider::setValue);
-  connect(lengthSpin_, &QSpinBox::valueChanged, this, &MainWindow::requestView);
-  for (QSpinBox* s : {static_cast<QSpinBox*>(rankSpin_), senderSpin_, receiverSpin_,
+  for (QSpinBox* s : {static_cast<QSpinBox*>(lengthSpin_), rankSpin_, senderSpin_, receiverSpin_,
                       static_cast<QSpinBox*>(winFrom_), static_cast<QSpinBox*>(winTo_)})
     connect(s, &QSpinBox::valueChanged, this, &MainWindow::requestView);
-  connect(normBox_, &QComboBox::currentIndexChanged, this, [this] {
-    updateEnabled();
-    requestView();
-  });
   connect(logBox_, &QCheckBox::toggled, this, &MainWindow::requestView);
   connect(groupsBox_, &QCheckBox::toggled, view_, &ImageView::setShowGroups);
   connect(view_, &ImageView::cellHovered, this, [this](int r, int c) { hoverLabel_->setText(hoverText(r, c)); });
@@ -423,7 +429,13 @@ void MainWindow::onOpened(const DocumentInfo& info) {
   pairsList_->clear();  // pinned pairs belong to the previous file
   rankSpin_->setValue(0);
   rebuilding_ = false;
-  setWindowTitle(QStringLiteral("%1 - network_viewer").arg(QFileInfo(info.path).fileName()));
+  // A killed run's file says so wherever the user looks: title, status bar, Parameters tab.
+  setWindowTitle(info.cut_short.isEmpty()
+                     ? QStringLiteral("%1 - network_viewer").arg(QFileInfo(info.path).fileName())
+                     : QStringLiteral("%1 (cut short) - network_viewer").arg(QFileInfo(info.path).fileName()));
+  cutShortLabel_->setText(info.cut_short);
+  cutShortLabel_->setToolTip(info.cut_short);
+  cutShortLabel_->setVisible(!info.cut_short.isEmpty());
   statusBar()->showMessage(tr("%1: %2 ranks, %3 message lengths (%4)").arg(info.path).arg(P).arg(n).arg(info.format), 5000);
   updateEnabled();
   emit documentOpened();
@@ -443,6 +455,7 @@ void MainWindow::onChanged(const DocumentInfo& info) {
 void MainWindow::onRendered(const ViewResult& r) {
   // A successful view supersedes an earlier failure: the error bar must not stay on (issue 14).
   errorLabel_->hide();
+  lastError_.clear();
   view_->setResult(r, true);
   for (QDoubleSpinBox* spin : {whiteSpin_, blackSpin_}) spin->setSuffix(r.ratio() ? QStringLiteral(" %") : QStringLiteral(" µs"));
   // Show the levels in use unless the user fixed them.
@@ -534,27 +547,23 @@ bool MainWindow::exportPng(const QString& path) {
     if (!doc_.hierarchy.empty()) o.hierarchy = &doc_.hierarchy;
   }
   const QImage img = compose(view_->result(), o);
+  return saveOutput(path, [&](nt::PendingOutput& out) { write_image(img, out); });
+}
+
+bool MainWindow::exportCsv(const QString& path) {
+  if (!view_->hasResult() || !view_->result().values) return false;
+  return saveOutput(path, [&](nt::PendingOutput& out) {
+    nt::write_file_atomically_into(out, [&](std::ostream& os) { os << view_csv(view_->result()); });
+  });
+}
+
+bool MainWindow::saveOutput(const QString& path, const std::function<void(nt::PendingOutput&)>& write) {
   // The file dialog has asked about overwriting; the file still appears whole or not at all,
   // and never replaces a device, a symlink or the open result file.
   try {
     nt::PendingOutput out(path.toStdString(), /*force=*/true,
                           {doc_.path.toStdString(), doc_.deviation_path.toStdString(), doc_.compare_path.toStdString()});
-    write_image(img, out);
-    out.commit();
-  } catch (const nt::Error& e) {
-    onFailed(QString::fromStdString(nt::one_line(e.what())));
-    return false;
-  }
-  statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
-  return true;
-}
-
-bool MainWindow::exportCsv(const QString& path) {
-  if (!view_->hasResult() || !view_->result().values) return false;
-  try {
-    nt::PendingOutput out(path.toStdString(), /*force=*/true,
-                          {doc_.path.toStdString(), doc_.deviation_path.toStdString(), doc_.compare_path.toStdString()});
-    nt::write_file_atomically_into(out, [&](std::ostream& o) { o << view_csv(view_->result()); });
+    write(out);
     out.commit();
   } catch (const nt::Error& e) {
     onFailed(QString::fromStdString(nt::one_line(e.what())));

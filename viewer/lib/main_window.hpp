@@ -7,6 +7,7 @@
 #include <QSpinBox>
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,10 @@ class QProgressBar;
 class QPushButton;
 class QSlider;
 class QTableView;
+
+namespace nt {
+class PendingOutput;
+}
 
 namespace ntv {
 
@@ -108,6 +113,8 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildUi();
+  // Writes an export through the output discipline; a failure goes to the error bar.
+  bool saveOutput(const QString& path, const std::function<void(nt::PendingOutput&)>& write);
   void updateEnabled();
   QString rankName(int r) const;
 
@@ -143,6 +150,7 @@ class MainWindow : public QMainWindow {
   QComboBox* orderBox_ = nullptr;
   QLabel* hoverLabel_ = nullptr;
   QLabel* errorLabel_ = nullptr;
+  QLabel* cutShortLabel_ = nullptr;  // status bar: "cut short: ..." while such a file is open
   QProgressBar* progress_ = nullptr;
   QPushButton* cancel_ = nullptr;
 };

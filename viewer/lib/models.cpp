@@ -10,9 +10,35 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 QString q(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 }  // namespace
 
-void InfoModel::setDocument(const DocumentInfo& d) {
+DocumentTableModel::DocumentTableModel(std::vector<QString> titles, QObject* parent)
+    : QAbstractTableModel(parent), titles_(std::move(titles)) {}
+
+void DocumentTableModel::setDocument(const DocumentInfo& info) {
   beginResetModel();
-  rows_.clear();
+  empty();
+  fill(info);
+  endResetModel();
+}
+
+void DocumentTableModel::clear() {
+  beginResetModel();
+  empty();
+  endResetModel();
+}
+
+QVariant DocumentTableModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
+  return cell(index.row(), index.column(), role);
+}
+
+QVariant DocumentTableModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (role != Qt::DisplayRole || o != Qt::Horizontal || section < 0 || section >= columnCount()) return {};
+  return titles_[static_cast<std::size_t>(section)];
+}
+
+InfoModel::InfoModel(QObject* parent) : DocumentTableModel({QStringLiteral("Property"), QStringLiteral("Value")}, parent) {}
+
+void InfoModel::fill(const DocumentInfo& d) {
   const auto& p = d.info.params;
   const auto& m = d.info.meta;
   auto add = [this](const QString& k, const QString& v) { rows_.emplace_back(k, v); };
@@ -21,7 +47,8 @@ void InfoModel::setDocument(const DocumentInfo& d) {
   add(QStringLiteral("ranks"), QString::number(p.proc_num));
   add(QStringLiteral("mode"), q(nt::mode_name(p.mode)));
   add(QStringLiteral("statistic"), q(nt::statistic_name(p.statistic)));
-  add(QStringLiteral("message lengths"), QString::number(d.lengths.size()));
+  add(QStringLiteral("message lengths"), d.cut_short.isEmpty() ? QString::number(d.lengths.size())
+                                                               : QStringLiteral("%1 (%2)").arg(d.lengths.size()).arg(d.cut_short));
   if (!d.lengths.empty())
     add(QStringLiteral("length range"),
         q(nt::format_bytes(d.lengths.front())) + QStringLiteral(" .. ") + q(nt::format_bytes(d.lengths.back())));
@@ -52,32 +79,12 @@ void InfoModel::setDocument(const DocumentInfo& d) {
   if (!d.compare_path.isEmpty()) add(QStringLiteral("compared with"), d.compare_path);
   if (!d.groups.empty()) add(QStringLiteral("topology groups"), QString::number(d.groups.size()));
   for (const auto& [k, v] : m.extra) add(q(k), q(v));
-  endResetModel();
 }
 
-void InfoModel::clear() {
-  beginResetModel();
-  rows_.clear();
-  endResetModel();
-}
-
-int InfoModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-int InfoModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 2; }
-
-QVariant InfoModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rowCount() || index.column() >= 2) return {};
+QVariant InfoModel::cell(int row, int column, int role) const {
   if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
-  const auto& r = rows_[static_cast<std::size_t>(index.row())];
-  return index.column() == 0 ? r.first : r.second;
-}
-
-QVariant InfoModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (role != Qt::DisplayRole || o != Qt::Horizontal) return {};
-  if (section == 0) return QStringLiteral("Property");
-  if (section == 1) return QStringLiteral("Value");
-  return {};
+  const auto& r = rows_[static_cast<std::size_t>(row)];
+  return column == 0 ? r.first : r.second;
 }
 
 QString InfoModel::value(const QString& property) const {
@@ -86,55 +93,38 @@ QString InfoModel::value(const QString& property) const {
   return {};
 }
 
-void HostsModel::setDocument(const DocumentInfo& d) {
-  beginResetModel();
+HostsModel::HostsModel(QObject* parent)
+    : DocumentTableModel({QStringLiteral("Rank"), QStringLiteral("Host"), QStringLiteral("CPU"), QStringLiteral("NUMA")},
+                         parent) {}
+
+void HostsModel::fill(const DocumentInfo& d) {
   ranks_ = d.info.params.proc_num;
-  hosts_.clear();
   for (const auto& h : d.info.meta.hosts) hosts_.push_back(q(h));
   cpus_ = d.info.meta.cpus;
   numa_ = d.info.meta.numa_nodes;
-  endResetModel();
 }
 
-void HostsModel::clear() {
-  beginResetModel();
+void HostsModel::empty() {
   ranks_ = 0;
   hosts_.clear();
   cpus_.clear();
   numa_.clear();
-  endResetModel();
 }
-
-int HostsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ranks_; }
-int HostsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 4; }
 
 QString HostsModel::host(int rank) const {
   return rank >= 0 && static_cast<std::size_t>(rank) < hosts_.size() ? hosts_[static_cast<std::size_t>(rank)]
                                                                       : QString();
 }
 
-QVariant HostsModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= ranks_ || index.column() >= 4) return {};
-  const auto r = static_cast<std::size_t>(index.row());
-  if (role == Qt::TextAlignmentRole)
-    return index.column() == 1 ? QVariant() : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
+QVariant HostsModel::cell(int row, int column, int role) const {
+  const auto r = static_cast<std::size_t>(row);
+  if (role == Qt::TextAlignmentRole) return column == 1 ? QVariant() : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
   if (role != Qt::DisplayRole) return {};
-  switch (index.column()) {
-    case 0: return index.row();
-    case 1: return host(index.row());
+  switch (column) {
+    case 0: return row;
+    case 1: return host(row);
     case 2: return r < cpus_.size() && cpus_[r] >= 0 ? QVariant(cpus_[r]) : QVariant(QStringLiteral("?"));
     case 3: return r < numa_.size() && numa_[r] >= 0 ? QVariant(numa_[r]) : QVariant(QStringLiteral("?"));
-  }
-  return {};
-}
-
-QVariant HostsModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (role != Qt::DisplayRole || o != Qt::Horizontal) return {};
-  switch (section) {
-    case 0: return QStringLiteral("Rank");
-    case 1: return QStringLiteral("Host");
-    case 2: return QStringLiteral("CPU");
-    case 3: return QStringLiteral("NUMA");
   }
   return {};
 }

@@ -34,12 +34,20 @@ struct Unit {
   const char* name;
 };
 
+constexpr Unit kDecimalBytes[] = {{1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}, {1, "B"}};
+
+// The largest unit of a table (largest first) that `magnitude` reaches; else the smallest.
+template <std::size_t N>
+const Unit* unit_for(const Unit (&units)[N], double magnitude) {
+  for (const auto& u : units)
+    if (magnitude >= u.scale) return &u;
+  return &units[N - 1];
+}
+
 // The decimal byte unit of a label on a log axis ("20 kB").
 QString decimal_bytes(double v) {
-  static constexpr Unit units[] = {{1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}, {1, "B"}};
-  for (const auto& u : units)
-    if (std::fabs(v) >= u.scale || u.scale == 1) return QString::number(v / u.scale, 'g', 4) + QLatin1Char(' ') + QLatin1String(u.name);
-  return {};
+  const Unit* u = unit_for(kDecimalBytes, std::fabs(v));
+  return QString::number(v / u->scale, 'g', 4) + QLatin1Char(' ') + QLatin1String(u->name);
 }
 
 }  // namespace
@@ -114,12 +122,7 @@ AxisTicks length_ticks(double lo, double hi, bool log, bool binary) {
     const double span = hi - lo;
     double step = 1;
     if (span > 0) step = std::max(1.0, std::exp2(std::ceil(std::log2(span / 6.0))));
-    const Unit* u = &units[3];
-    for (const auto& c : units)
-      if (std::max(std::fabs(lo), std::fabs(hi)) >= c.scale) {
-        u = &c;
-        break;
-      }
+    const Unit* u = unit_for(units, std::max(std::fabs(lo), std::fabs(hi)));
     t.unit = QLatin1String(u->name);
     const double first = std::ceil(lo / step) * step;
     for (int i = 0; i < 64; ++i) {
@@ -130,15 +133,8 @@ AxisTicks length_ticks(double lo, double hi, bool log, bool binary) {
     }
     return t;
   }
-  static constexpr Unit units[] = {{1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}, {1, "B"}};
   t.at = nice_ticks(lo, hi, 6);
-  const double m = std::max(std::fabs(lo), std::fabs(hi));
-  const Unit* u = &units[3];
-  for (const auto& c : units)
-    if (m >= c.scale) {
-      u = &c;
-      break;
-    }
+  const Unit* u = unit_for(kDecimalBytes, std::max(std::fabs(lo), std::fabs(hi)));
   t.unit = QLatin1String(u->name);
   const double step = t.at.size() > 1 ? t.at[1] - t.at[0] : 1.0;
   for (double v : t.at) t.labels << number(v / u->scale, step / u->scale);
@@ -149,13 +145,7 @@ AxisTicks delay_ticks(double lo, double hi, bool log) {
   AxisTicks t;
   t.at = log ? log_ticks(lo, hi) : nice_ticks(lo, hi, 6);
   static constexpr Unit units[] = {{1.0, "s"}, {1e-3, "ms"}, {1e-6, "µs"}, {1e-9, "ns"}};
-  const double m = std::max(std::fabs(lo), std::fabs(hi));
-  const Unit* u = &units[3];
-  for (const auto& c : units)
-    if (m >= c.scale) {
-      u = &c;
-      break;
-    }
+  const Unit* u = unit_for(units, std::max(std::fabs(lo), std::fabs(hi)));
   t.unit = QString::fromUtf8(u->name);
   const double step = !log && t.at.size() > 1 ? t.at[1] - t.at[0] : 0.0;
   for (double v : t.at) t.labels << number(v / u->scale, step / u->scale);
@@ -187,7 +177,7 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
   QImage img(width, height, QImage::Format_RGB32);
   img.fill(Qt::white);
   PlotGeometry g;
-  const double left = 96, right = 24, top = 34, bottom = 56;
+  const double left = 96, right = 24, top = st.note.isEmpty() ? 34 : 50, bottom = 56;
   g.area = QRectF(left, top, std::max(10.0, width - left - right), std::max(10.0, height - top - bottom));
   g.y_log = st.y_log;
 
@@ -259,6 +249,7 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
   p.drawText(QRectF(-g.area.height() / 2, -9, g.area.height(), 18), Qt::AlignHCenter | Qt::AlignVCenter, y_title);
   p.restore();
   p.drawText(QRectF(0, 4, width, 22), Qt::AlignHCenter | Qt::AlignVCenter, st.title);
+  if (!st.note.isEmpty()) paint_note(p, QRectF(0, 26, width, 16), st.note);
 
   // Bands first, so that no band hides another curve. One polygon per run of points with data,
   // never across a gap or the 0 B axis break; a lone point gets an error bar.

@@ -36,6 +36,7 @@ struct PlotStyle {
   QString title;
   QString y_what = QStringLiteral("delay");  // y title before the unit: "median delay"
   QString band_label;                          // legend text of the band ("" when no band)
+  QString note;                                // a warning under the title ("cut short: ...")
   bool y_log = false;
 };
 // Draws the curves (colours from curve.color) into a width x height image; `geometry` receives

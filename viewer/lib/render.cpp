@@ -175,23 +175,88 @@ QColor group_color(std::size_t index) {
   return QColor::fromHsvF(static_cast<float>(h), 0.9f, 0.95f);
 }
 
+namespace {
+QColor level_color(int level, std::size_t group) {
+  return level == 0 ? group_color(group) : (level % 2 ? QColor(0, 0, 0) : QColor(255, 255, 255));
+}
+
+// Scattered groups (a shuffled run in rank order) make thousands of tiny blocks, too many to draw
+// one rectangle each: their borders are found pixel by pixel instead. A pixel is on a border
+// when a neighbour belongs to another block (or to none).
+void paint_group_borders(QPainter& p, const QRectF& area, int rows, int cols, const std::vector<int>& gid, int level) {
+  const int w = std::max(1, static_cast<int>(std::lround(area.width())));
+  const int h = std::max(1, static_cast<int>(std::lround(area.height())));
+  std::vector<int> col_of(static_cast<std::size_t>(w));
+  for (int x = 0; x < w; ++x) col_of[static_cast<std::size_t>(x)] = std::min(cols - 1, static_cast<int>(static_cast<long long>(x) * cols / w));
+  const auto row_of = [&](int y) { return std::min(rows - 1, static_cast<int>(static_cast<long long>(y) * rows / h)); };
+  // Block id of each pixel of one image row: the group when row and column ranks share it, else -1.
+  const auto blocks = [&](int y, std::vector<int>& out) {
+    const int gi = gid[static_cast<std::size_t>(row_of(y))];
+    for (int x = 0; x < w; ++x) {
+      const int gj = gid[static_cast<std::size_t>(col_of[static_cast<std::size_t>(x)])];
+      out[static_cast<std::size_t>(x)] = gi >= 0 && gi == gj ? gi : -1;
+    }
+  };
+  QImage overlay(w, h, QImage::Format_ARGB32_Premultiplied);
+  overlay.fill(Qt::transparent);
+  std::vector<int> above(static_cast<std::size_t>(w)), here(static_cast<std::size_t>(w)), below(static_cast<std::size_t>(w));
+  blocks(0, here);
+  above = here;
+  std::vector<QRgb> colours;
+  for (int y = 0; y < h; ++y) {
+    if (y + 1 < h) blocks(y + 1, below);
+    else below = here;
+    auto* line = reinterpret_cast<QRgb*>(overlay.scanLine(y));
+    for (int x = 0; x < w; ++x) {
+      const int b = here[static_cast<std::size_t>(x)];
+      if (b < 0) continue;
+      const bool edge = x == 0 || x + 1 == w || here[static_cast<std::size_t>(x - 1)] != b ||
+                        here[static_cast<std::size_t>(x + 1)] != b || above[static_cast<std::size_t>(x)] != b ||
+                        below[static_cast<std::size_t>(x)] != b;
+      if (!edge) continue;
+      if (static_cast<std::size_t>(b) >= colours.size())
+        for (std::size_t g = colours.size(); g <= static_cast<std::size_t>(b); ++g) colours.push_back(level_color(level, g).rgb());
+      line[x] = colours[static_cast<std::size_t>(b)];
+    }
+    std::swap(above, here);
+    std::swap(here, below);
+  }
+  p.drawImage(QPointF(area.left(), area.top()), overlay);
+}
+}  // namespace
+
 void paint_groups(QPainter& p, const QRectF& area, int rows, int cols,
                   const std::vector<std::vector<int>>& groups, int level) {
   if (rows <= 0 || cols <= 0) return;
   const double cw = area.width() / cols, ch = area.height() / rows;
-  p.save();
-  p.setBrush(Qt::NoBrush);
-  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-    std::vector<int> g = groups[gi];
+  // Runs of consecutive positions of each group: a block is drawn per pair of runs.
+  std::vector<std::vector<std::pair<int, int>>> group_runs;  // [a, b] inclusive
+  std::size_t blocks = 0;
+  for (const auto& group : groups) {
+    std::vector<int> g = group;
     std::sort(g.begin(), g.end());
-    std::vector<std::pair<int, int>> runs;  // [a, b] inclusive
+    auto& runs = group_runs.emplace_back();
     for (int r : g) {
       if (!runs.empty() && runs.back().second + 1 == r) runs.back().second = r;
       else if (runs.empty() || runs.back().second != r) runs.emplace_back(r, r);
     }
+    blocks += runs.size() * runs.size();
+  }
+  if (blocks > 4096 && rows == cols) {
+    std::vector<int> gid(static_cast<std::size_t>(rows), -1);
+    for (std::size_t gi = 0; gi < groups.size(); ++gi)
+      for (int r : groups[gi])
+        if (r >= 0 && r < rows) gid[static_cast<std::size_t>(r)] = static_cast<int>(gi);
+    paint_group_borders(p, area, rows, cols, gid, level);
+    return;
+  }
+  p.save();
+  p.setBrush(Qt::NoBrush);
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    const auto& runs = group_runs[gi];
     // Level 0 (nodes): one colour per group; coarser levels: thicker dashed black/white lines
     // so that every level stays visible on top of the others.
-    QPen pen(level == 0 ? group_color(gi) : (level % 2 ? QColor(0, 0, 0) : QColor(255, 255, 255)));
+    QPen pen(level_color(level, gi));
     pen.setWidthF(std::clamp(std::min(cw, ch) * 0.25, 1.0, 2.5) + (level > 0 ? 1.0 : 0.0));
     if (level > 0) pen.setStyle(Qt::DashLine);
     pen.setJoinStyle(Qt::MiterJoin);
@@ -298,7 +363,51 @@ std::vector<double> colorbar_ticks(const Levels& lv, int max_ticks) {
   return in;
 }
 
-void paint_colorbar(QPainter& p, const QRectF& bar, const Levels& lv, Colormap c, bool ratio, bool swatch) {
+void paint_note(QPainter& p, const QRectF& where, const QString& note) {
+  p.save();
+  p.setPen(QColor(170, 20, 20));
+  QFont f = p.font();
+  f.setPixelSize(12);
+  f.setBold(true);
+  p.setFont(f);
+  p.drawText(where, Qt::AlignHCenter | Qt::AlignVCenter, note);
+  p.restore();
+}
+
+std::vector<double> factor_ticks(const Levels& lv, int max_ticks) {
+  const double m = std::max(lv.black, lv.white > 0 ? 1.0 / lv.white : 1.0);
+  if (!(m > 1.0) || !std::isfinite(m)) return {1.0};
+  const std::size_t per_side = static_cast<std::size_t>(std::max(1, (max_ticks - 1) / 2));
+  const double fits = m * (1 + 1e-9);
+  std::vector<double> up;  // factors > 1, each with its reciprocal below 1
+  if (m < 2.0) {
+    // Within a factor of 2: the largest round factors that fit (1.5, 1.25, 1.2, 1.1, 1.05).
+    for (double f : {1.5, 1.25, 1.2, 1.1, 1.05})
+      if (f <= fits && up.size() < per_side) up.push_back(f);
+  } else {
+    // Powers of the smallest round base (2, 4, 10, 100, ...) that gives at most per_side ticks.
+    double base = 2.0;
+    for (double b : {2.0, 4.0, 10.0, 100.0, 1e3, 1e4, 1e6, 1e9, 1e12, 1e18, 1e36, 1e72, 1e144}) {
+      base = b;
+      if (std::floor(std::log(m) / std::log(b) + 1e-9) <= static_cast<double>(per_side)) break;
+    }
+    for (double f = base; f <= fits && up.size() < per_side; f *= base) up.push_back(f);
+  }
+  std::vector<double> t{1.0};
+  for (double f : up) {
+    t.push_back(f);
+    t.push_back(1.0 / f);
+  }
+  std::sort(t.begin(), t.end());
+  return t;
+}
+
+QString format_factor(double v) {
+  if (std::isnan(v)) return QStringLiteral("no value");
+  return QString::fromUtf8("×") + QString::number(v, 'g', 3);
+}
+
+void paint_colorbar(QPainter& p, const QRectF& bar, const Levels& lv, Colormap c, ValueUnit unit, bool swatch) {
   p.save();
   const int n = std::max(2, static_cast<int>(bar.height()));
   for (int i = 0; i < n; ++i) {
@@ -312,11 +421,13 @@ void paint_colorbar(QPainter& p, const QRectF& bar, const Levels& lv, Colormap c
   QFont f = p.font();
   f.setPixelSize(11);
   p.setFont(f);
-  const auto ticks = colorbar_ticks(lv, std::max(2, static_cast<int>(bar.height() / 28)));
+  const int room = std::max(2, static_cast<int>(bar.height() / 28));
+  const auto ticks = unit == ValueUnit::factor ? factor_ticks(lv, room) : colorbar_ticks(lv, room);
   for (double v : ticks) {
     const double y = bar.bottom() - lv.darkness(v) * bar.height();
     p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
-    p.drawText(QRectF(bar.right() + 6, y - 8, 90, 16), Qt::AlignLeft | Qt::AlignVCenter, format_value(v, ratio));
+    p.drawText(QRectF(bar.right() + 6, y - 8, 90, 16), Qt::AlignLeft | Qt::AlignVCenter,
+               unit == ValueUnit::factor ? format_factor(v) : format_value(v, unit == ValueUnit::percent));
   }
   if (lv.log) p.drawText(QRectF(bar.left() - 4, bar.bottom() + 2, 100, 14), Qt::AlignLeft, QStringLiteral("log scale"));
   if (swatch) {
@@ -383,7 +494,7 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
     return out;
   }
 
-  const int left = 96, top = 40, bottom = 60 + 18 * static_cast<int>(levels.size()), right = 150;
+  const int left = 96, top = r.note.isEmpty() ? 40 : 58, bottom = 60 + 18 * static_cast<int>(levels.size()), right = 150;
   QImage out(left + w + right, top + h + bottom, QImage::Format_RGB32);
   out.fill(Qt::white);
   QPainter p(&out);
@@ -396,6 +507,7 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
   p.setPen(Qt::black);
   p.drawRect(area.adjusted(-0.5, -0.5, 0.5, 0.5));
   p.drawText(QRectF(0, 6, out.width(), 24), Qt::AlignHCenter | Qt::AlignVCenter, r.title);
+  if (!r.note.isEmpty()) paint_note(p, QRectF(0, 30, out.width(), 18), r.note);
   // Ticks: ranks (or host names where known and readable), or message lengths for the rows
   // of row/column views.
   auto ticks = [](int n, double px) {
@@ -480,7 +592,7 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
   }
   // Colour bar: black level at the top, ticks in the file's units.
   const QRectF bar(left + w + 20, top, 18, std::max(120, h - 40));
-  paint_colorbar(p, bar, r.levels, colour ? cmap : Colormap::grey, r.ratio(), colour);
+  paint_colorbar(p, bar, r.levels, colour ? cmap : Colormap::grey, r.unit(), colour);
   p.end();
   return out;
 }

@@ -70,8 +70,15 @@ QImage colorize(const QImage& cells, Colormap c, const std::vector<double>* valu
 // Colour-bar ticks between the levels: 1-2-5 steps (linear) or decades, with 2 and 5 between
 // them when the range is short (log). Always inside [white, black].
 std::vector<double> colorbar_ticks(const Levels& lv, int max_ticks);
+// Ticks of a ratio bar (levels 1/m .. m, log): 1 and pairs f, 1/f of round factors (1.1, 1.2,
+// 1.5, 2, 3, 5, 10, 20, 50, ...) within m, so the bar reads the same both ways from 1.
+std::vector<double> factor_ticks(const Levels& lv, int max_ticks);
+// "×2", "×0.5", "×1.25": a factor A / B.
+QString format_factor(double v);
+// Draws a warning line (dark red, centred) such as "cut short: ..." into `where`.
+void paint_note(QPainter& p, const QRectF& where, const QString& note);
 // Draws a vertical colour bar (high at the top) with ticks and labels to its right.
-void paint_colorbar(QPainter& p, const QRectF& bar, const Levels& lv, Colormap c, bool ratio, bool no_data_swatch);
+void paint_colorbar(QPainter& p, const QRectF& bar, const Levels& lv, Colormap c, ValueUnit unit, bool no_data_swatch);
 // Groups of ranks mapped to displayed positions (inverse of ViewResult::order).
 std::vector<std::vector<int>> displayed_groups(const std::vector<std::vector<int>>& groups, const std::vector<int>& order);
 

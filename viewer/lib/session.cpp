@@ -49,19 +49,11 @@ void Session::open(const QString& path) {
   QMetaObject::invokeMethod(worker_, [this, path] { doOpen(path); }, Qt::QueuedConnection);
 }
 
-void Session::openCompare(const QString& path) {
-  QMetaObject::invokeMethod(worker_, [this, path] { doCompare(path); }, Qt::QueuedConnection);
-}
-
-void Session::loadGroups(const QString& path) {
-  QMetaObject::invokeMethod(worker_, [this, path] { doGroups(path); }, Qt::QueuedConnection);
-}
-
-void Session::addPlotFile(const QString& path) {
-  QMetaObject::invokeMethod(worker_, [this, path] {
+void Session::change(std::function<void(Document&)> what) {
+  QMetaObject::invokeMethod(worker_, [this, what = std::move(what)] {
     if (!doc_) return;
     try {
-      doc_->add_plot_file(path.toStdString());
+      what(*doc_);
       emit changed(doc_->info());
     } catch (const std::exception& e) {
       emit failed(QString::fromStdString(e.what()));
@@ -69,12 +61,17 @@ void Session::addPlotFile(const QString& path) {
   }, Qt::QueuedConnection);
 }
 
+void Session::openCompare(const QString& path) {
+  change([path](Document& d) { d.set_compare(path.toStdString()); });
+}
+void Session::loadGroups(const QString& path) {
+  change([path](Document& d) { d.set_groups(std::filesystem::path(path.toStdString())); });
+}
+void Session::addPlotFile(const QString& path) {
+  change([path](Document& d) { d.add_plot_file(path.toStdString()); });
+}
 void Session::clearPlotFiles() {
-  QMetaObject::invokeMethod(worker_, [this] {
-    if (!doc_) return;
-    doc_->clear_plot_files();
-    emit changed(doc_->info());
-  }, Qt::QueuedConnection);
+  change([](Document& d) { d.clear_plot_files(); });
 }
 
 void Session::setPlotSize(int w, int h) {
@@ -113,26 +110,6 @@ void Session::doOpen(const QString& path) {
     emit failed(QStringLiteral("%1: %2").arg(path, QString::fromStdString(e.what())));
   }
   emit busyChanged(false);
-}
-
-void Session::doCompare(const QString& path) {
-  if (!doc_) return;
-  try {
-    doc_->set_compare(path.toStdString());
-    emit changed(doc_->info());
-  } catch (const std::exception& e) {
-    emit failed(QString::fromStdString(e.what()));
-  }
-}
-
-void Session::doGroups(const QString& path) {
-  if (!doc_) return;
-  try {
-    doc_->set_groups(path.toStdString());
-    emit changed(doc_->info());
-  } catch (const std::exception& e) {
-    emit failed(QString::fromStdString(e.what()));
-  }
 }
 
 void Session::processPending() {

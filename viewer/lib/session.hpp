@@ -10,6 +10,7 @@
 #include <QThread>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -49,8 +50,9 @@ class Session : public QObject {
 
  private:
   void doOpen(const QString& path);
-  void doCompare(const QString& path);
-  void doGroups(const QString& path);
+  // Queues a change of the open document (compare file, groups, plot files): emits changed, or
+  // failed with the reason; nothing without a document.
+  void change(std::function<void(Document&)> what);
   void processPending();
   QThread thread_;
   QObject* worker_ = nullptr;           // lives in thread_; context for queued calls

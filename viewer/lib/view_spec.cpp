@@ -7,31 +7,16 @@
 
 namespace ntv {
 namespace {
-constexpr std::array<std::pair<ViewKind, std::string_view>, 7> kViews{{
-    {ViewKind::matrix, "matrix"},
-    {ViewKind::row, "row"},
-    {ViewKind::column, "column"},
-    {ViewKind::pair, "pair"},
-    {ViewKind::deviation, "deviation"},
-    {ViewKind::difference, "difference"},
-    {ViewKind::ratio, "ratio"},
-}};
-constexpr std::array<std::pair<Normalize, std::string_view>, 3> kNorms{{
-    {Normalize::matrix, "matrix"},
-    {Normalize::file, "file"},
-    {Normalize::window, "window"},
-}};
-constexpr std::array<std::pair<Colormap, std::string_view>, 4> kMaps{{
-    {Colormap::automatic, "auto"},
-    {Colormap::grey, "grey"},
-    {Colormap::viridis, "viridis"},
-    {Colormap::diverging, "diverging"},
-}};
-constexpr std::array<std::pair<Order, std::string_view>, 3> kOrders{{
-    {Order::rank, "rank"},
-    {Order::host, "host"},
-    {Order::groups, "groups"},
-}};
+// The command-line and GUI names of each choice, in the order the GUI lists them.
+constexpr std::array<std::pair<ViewKind, std::string_view>, 7> kViews{
+    {{ViewKind::matrix, "matrix"}, {ViewKind::row, "row"}, {ViewKind::column, "column"}, {ViewKind::pair, "pair"},
+     {ViewKind::deviation, "deviation"}, {ViewKind::difference, "difference"}, {ViewKind::ratio, "ratio"}}};
+constexpr std::array<std::pair<Normalize, std::string_view>, 3> kNorms{
+    {{Normalize::matrix, "matrix"}, {Normalize::file, "file"}, {Normalize::window, "window"}}};
+constexpr std::array<std::pair<Colormap, std::string_view>, 4> kMaps{
+    {{Colormap::automatic, "auto"}, {Colormap::grey, "grey"}, {Colormap::viridis, "viridis"}, {Colormap::diverging, "diverging"}}};
+constexpr std::array<std::pair<Order, std::string_view>, 3> kOrders{
+    {{Order::rank, "rank"}, {Order::host, "host"}, {Order::groups, "groups"}}};
 template <class T, std::size_t N>
 std::string_view name_in(const std::array<std::pair<T, std::string_view>, N>& a, T v) {
   for (const auto& [k, n] : a)
@@ -54,26 +39,10 @@ std::optional<Colormap> colormap_from_name(std::string_view s) {
 std::string_view order_name(Order o) { return name_in(kOrders, o); }
 std::optional<Order> order_from_name(std::string_view s) { return value_in(kOrders, s); }
 
-std::string_view view_name(ViewKind v) {
-  for (const auto& [k, n] : kViews)
-    if (k == v) return n;
-  return "?";
-}
-std::optional<ViewKind> view_from_name(std::string_view s) {
-  for (const auto& [k, n] : kViews)
-    if (n == s) return k;
-  return std::nullopt;
-}
-std::string_view normalize_name(Normalize v) {
-  for (const auto& [k, n] : kNorms)
-    if (k == v) return n;
-  return "?";
-}
-std::optional<Normalize> normalize_from_name(std::string_view s) {
-  for (const auto& [k, n] : kNorms)
-    if (n == s) return k;
-  return std::nullopt;
-}
+std::string_view view_name(ViewKind v) { return name_in(kViews, v); }
+std::optional<ViewKind> view_from_name(std::string_view s) { return value_in(kViews, s); }
+std::string_view normalize_name(Normalize n) { return name_in(kNorms, n); }
+std::optional<Normalize> normalize_from_name(std::string_view s) { return value_in(kNorms, s); }
 
 double Levels::darkness(double v) const {
   if (std::isnan(v)) return 0.0;

@@ -33,10 +33,16 @@ enum class Normalize { matrix, file, window };
 // uniform, reversed so that high stays dark; diverging: blue - white - red for differences.
 // automatic: viridis, or diverging for the difference view.
 enum class Colormap { automatic, grey, viridis, diverging };
+// What the values of a cell view are, for colour-bar labels: seconds, a ratio shown in percent
+// (relative deviation), or a factor A / B (ratio view, "×2").
+enum class ValueUnit { seconds, percent, factor };
 // Order of the ranks on both axes: rank number, host name, or nested analysed groups.
 enum class Order { rank, host, groups };
 
 std::string_view view_name(ViewKind v);
+// Views whose levels are centred on a neutral value (difference: 0; ratio: 1, log-symmetric):
+// the automatic colormap is the diverging one, white at the centre.
+inline bool centred(ViewKind v) { return v == ViewKind::difference || v == ViewKind::ratio; }
 std::optional<ViewKind> view_from_name(std::string_view s);
 std::string_view normalize_name(Normalize n);
 std::optional<Normalize> normalize_from_name(std::string_view s);
@@ -116,6 +122,8 @@ struct ViewResult {
   PlotGeometry geometry;     // pair plots
   std::vector<PlotCurve> curves;  // pair plots: hover row = curve, col = point
   QString title;
+  // A warning drawn under the title of decorated pictures: "cut short: ..." for a killed run.
+  QString note;
   QString row_label, col_label;
   // Rank shown at each displayed position of a rank axis (empty: rank order), and the host of
   // each displayed position when the file knows it (for axis labels).
@@ -124,9 +132,12 @@ struct ViewResult {
   int rank_at(int pos) const {
     return pos >= 0 && static_cast<std::size_t>(pos) < order.size() ? order[static_cast<std::size_t>(pos)] : pos;
   }
-  bool symmetric() const { return spec.view == ViewKind::difference; }
+  bool symmetric() const { return centred(spec.view); }
   // Values are ratios (relative deviation; A / B of the ratio view), not seconds: shown in %.
   bool ratio() const { return (spec.view == ViewKind::deviation && spec.relative) || spec.view == ViewKind::ratio; }
+  ValueUnit unit() const {
+    return spec.view == ViewKind::ratio ? ValueUnit::factor : ratio() ? ValueUnit::percent : ValueUnit::seconds;
+  }
 };
 
 // A summary of an opened document handed to the GUI thread (value type).
@@ -135,6 +146,9 @@ struct DocumentInfo {
   QString format;
   nt::FileInfo info;
   std::vector<std::int64_t> lengths;
+  // Non-empty when the file holds fewer lengths than its run planned (nt::sweep_completeness):
+  // "cut short: 3 of 6 message lengths stored (the run stopped early)".
+  QString cut_short;
   bool has_deviation = false;
   QString deviation_path;
   QString compare_path;

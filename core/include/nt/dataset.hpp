@@ -58,6 +58,18 @@ class Dataset {
   std::filesystem::path source_;
 };
 
+// Whether a file holds every length its run planned, the one rule for "cut short" (a killed run
+// leaves fewer lengths than planned). A linear sweep plans (end - begin) / step + 1 lengths (the
+// original network_test2 stopped before the end: ceil((end - begin) / step)); a list or geometric
+// sweep (step 0) records only its last length, so it is cut short when it stops below it, and
+// `planned` is 0 (unknown).
+struct SweepCompleteness {
+  std::size_t stored = 0;
+  std::size_t planned = 0;
+  bool cut_short = false;
+};
+SweepCompleteness sweep_completeness(const Dataset& d);
+
 // Input limits, one place. The memory a reader may commit to (default: half of the machine's
 // memory; NT_MEMORY_LIMIT=bytes, with an optional K/M/G suffix, changes it).
 std::uint64_t memory_limit();

@@ -1,0 +1,145 @@
+// The per-rank context of a run: what every mode needs (its rank, the current length, message
+// buffers, the sample store, clock offsets) and the communication helpers the modes code
+// against, so that every wait honours the deadline of the task and idle ranks never spin.
+// Mode-specific state (RMA windows, noise buffers, loggp's rows) lives in the mode's ModeRun.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+#include <time.h>
+
+#include "nt/raw_file.hpp"
+#include "nt/measure/mode.hpp"
+#include "nt/measure/settings.hpp"
+
+namespace nt::measure {
+
+// Timeout: thrown by the waiting helpers; main prints it and aborts the job.
+class TimeoutError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Tags of the measurement protocol.
+enum Tag : int {
+  kTagGo = 100, kTagReady, kTagData, kTagDone, kTagSync, kTagStart, kTagResult, kTagStop, kTagNoise,
+  kTagNoiseFlag, kTagExchange, kTagPrecision,
+};
+
+// Validity flags of one sample (the _all file's sample_flags): what the measuring rank saw.
+// kSampleLate: its common start had passed when it got it, or it woke well after it;
+// kSamplePreempted: its polling stopped for longer than kSchedulerGap during the sample;
+// kSampleNotTaken: --precision stopped before this sample (value NaN). The bits are the file's.
+inline constexpr std::uint8_t kSampleLate = kSampleLateFlag, kSamplePreempted = kSamplePreemptedFlag,
+                              kSampleNotTaken = kSampleNotTakenFlag;
+// A pause longer than this in a rank's polling, or a start missed by more, is the scheduler's
+// (another process ran), not the network's: a handover between two ranks sharing a core costs
+// about 5 us here, a scheduler time slice is 1 ms or more.
+inline constexpr double kSchedulerGap = 50e-6;
+
+// The samples a rank holds for the current length: [peer * stride + k] (its row or its column),
+// stride = the maximum repeats; flags alike; used = samples taken per peer. row() starts at
+// `base`, where --precision appends a further batch.
+struct SampleStore {
+  std::vector<double> values;
+  std::vector<std::uint8_t> flags;
+  std::vector<int> used;
+  int stride = 0, base = 0;
+  double* row(int peer) { return values.data() + offset(peer); }
+  std::uint8_t* flag_row(int peer) { return flags.data() + offset(peer); }
+
+ private:
+  std::size_t offset(int peer) const {
+    return static_cast<std::size_t>(peer) * static_cast<std::size_t>(stride) + static_cast<std::size_t>(base);
+  }
+};
+
+class Ctx {
+ public:
+  Ctx(MPI_Comm comm, const Settings& s, const ModeSpec& spec);
+  Ctx(const Ctx&) = delete;
+  Ctx& operator=(const Ctx&) = delete;
+
+  MPI_Comm comm;
+  int rank = 0, size = 0;
+  const Settings& settings;
+  const ModeSpec& spec;
+  ModeRun* mode = nullptr;        // the mode's state for this run (set by the driver)
+  int R = 0, W = 0;               // recorded samples and warm-up iterations
+  std::int64_t length = 0;        // message length of the current matrix
+  std::size_t length_index = 0;
+  std::int64_t max_length = 0;
+  std::vector<char> sbuf, rbuf;   // message buffers, sized for the mode
+
+  SampleStore store;              // the samples this rank holds for the current length
+  double* sample_row(int peer) { return store.row(peer); }
+  std::uint8_t* flag_row(int peer) { return store.flag_row(peer); }
+  double poll_gap = 0;            // longest pause between two polls of the current sample
+  bool calibrating = false;       // --estimate's calibration: fixed sample counts, no --precision
+  // Flags of the sample that started at `start` (late by the caller's own rule or by waking
+  // more than kSchedulerGap after it), from poll_gap; resets poll_gap.
+  std::uint8_t sample_flags(double start, double woke, bool got_late);
+  // Clock offsets of every rank to rank 0 (clock(r) - clock(0)) and the fastest round trips,
+  // held by rank 0 for the common-start modes.
+  std::vector<double> offset_to_root, rtt_to_root;
+  std::vector<std::string> hosts;  // host of every rank
+  bool yield = false;              // busy waits call sched_yield (more ranks than cores here)
+  double timed_seconds = 0;       // sum of timed intervals on this rank (instrumentation)
+
+  // Deadline handling: the task being run (for messages) and when it must be over.
+  void begin_task(const std::string& what, double seconds_allowed);
+
+  // The host's monotonic clock, which every process of a node reads alike (what clock sync
+  // "auto" relies on: offset 0 between ranks of one host). Not MPI_Wtime: Open MPI 4 subtracts
+  // from it an origin taken in each process's MPI_Init, so two ranks of one host would differ by
+  // their start-up skew and one-way delays come out wrong (even negative).
+  static double now() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
+  static double now_resolution() {
+    timespec ts{};
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
+  void check_deadline() const;
+  // Busy waiting (active ranks of a task).
+  void wait(MPI_Request& req);
+  void waitall(std::vector<MPI_Request>& reqs);
+  void send(const void* buf, int count, MPI_Datatype type, int dest, int tag);
+  void recv(void* buf, int count, MPI_Datatype type, int src, int tag);
+  void send_double(double v, int dest, int tag) { send(&v, 1, MPI_DOUBLE, dest, tag); }
+  double recv_double(int src, int tag) {
+    double v = 0;
+    recv(&v, 1, MPI_DOUBLE, src, tag);
+    return v;
+  }
+  // Waits until clock time t (yielding when oversubscribed); returns the time it saw, >= t.
+  double spin_until(double t) const;
+  // Sleeping wait (idle ranks): MPI_Test + nanosleep with exponential back-off.
+  void idle_wait(MPI_Request& req, double deadline_abs, const std::string& on_timeout);
+
+  // Clock offset by the fastest of sync_rounds ping-pongs. The leader gets
+  // {clock(peer) - clock(self), fastest round trip}; the peer gets {0, 0}.
+  std::pair<double, double> estimate_offset(int peer, bool leader);
+
+  int count_of(std::int64_t n) const;  // checked int for MPI counts
+
+ private:
+  double deadline_ = 0;            // Ctx::now() value when the current task must be over, 0 = none
+  std::string what_;               // the current task, for the timeout message
+  // The polling loop of wait and waitall: test() until it reports completion, tracking the
+  // longest pause (poll_gap), yielding when oversubscribed and checking the deadline.
+  template <class Test>
+  void poll(Test&& test);
+};
+
+// An absolute deadline for a sleeping wait with `tasks_ahead` tasks before it (0: none).
+double idle_deadline(const Ctx& c, double tasks_ahead);
+
+}  // namespace nt::measure

@@ -1,0 +1,54 @@
+// network_test's common settings: what the command line decides for every mode. A mode's own
+// options live in its mode file (see mode.hpp). Identical on every rank after parsing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nt::measure {
+
+struct Settings {
+  std::string mode_name = "one_to_one";
+  std::string prefix = "network";
+  int begin = 0, end = 10000, step = 100;
+  std::vector<std::int64_t> length_list;  // --lengths
+  double geometric = 0.0;                 // --geometric FACTOR (> 1)
+  int repeats = 100;                     // samples per pair and length (the maximum with --precision)
+  int warmup = 10;
+  double precision = 0.0;                 // --precision REL: sample until the median's 95 % CI is within REL
+  int min_repeats = 10;                   // --min-repeats: first batch with --precision
+  // Noise traffic of the noise modes (their options are registered by those modes); every file
+  // records the length and count in its legacy header, whatever its mode.
+  int noise_length = 1024, noise_messages = 10, noise_procs = 1;
+  std::optional<std::uint64_t> seed;      // resolved on rank 0 when not given
+  bool force = false, resume = false, raw = false, shuffle = false, concurrent = false, estimate = false;
+  bool list = false, quiet = false;
+  std::string progress = "auto";          // auto, bar, lines, none
+  std::string yield = "auto";             // busy waits call sched_yield: auto (when oversubscribed), on, off
+  double timeout = 0.0;                   // seconds, 0 = none
+  int sync_rounds = 10;                   // ping-pongs for a clock-offset estimate
+  std::string clock_sync = "auto";        // "auto": same host = shared clock; "pingpong": always estimate
+  double idle_sleep_max = 100e-6;         // longest back-off sleep of a waiting rank
+  std::string command_line;
+  // Derived by finalize():
+  std::vector<std::int64_t> lengths;      // the sweep, in order
+  std::string sweep_kind;                 // "linear", "list", "geometric"
+};
+
+// Builds the sweep from begin/end/step, --lengths or --geometric. Throws UsageError.
+std::vector<std::int64_t> make_sweep(const Settings& s, std::string* kind = nullptr);
+
+// Seconds the `lengths` still to come will take, from (length, seconds) of those done: fitted
+// as a + b * length (a, b >= 0); with one length seen, latency and bandwidth are assumed to cost
+// the same at 16 KiB. -1 without data. Progress's ETA.
+double predict_time(const std::vector<std::pair<std::int64_t, double>>& done, const std::vector<std::int64_t>& lengths);
+
+// The distribution-free 95 % confidence interval of the median of sorted samples (order
+// statistics); {lo, hi} are indices into v. Needs v.size() >= 6 for a finite interval.
+std::pair<std::size_t, std::size_t> median_ci_indices(std::size_t n);
+// True when the 95 % CI of the median of v (unsorted; sorted in place) lies within rel * median.
+bool median_precise(std::vector<double>& v, double rel);
+
+}  // namespace nt::measure
