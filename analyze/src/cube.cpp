@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "nt/error.hpp"
+#include "nt/stats.hpp"
 #include "nt/hosts.hpp"
 
 namespace nt::analysis {
@@ -55,6 +56,25 @@ Cube cube_header(const Cube& c) {
   h.source = c.source;
   h.bad = c.bad;
   return h;
+}
+
+double population_median(std::vector<double>& x) {
+  if (x.empty()) return std::numeric_limits<double>::quiet_NaN();
+  constexpr std::size_t kMax = std::size_t{1} << 18;
+  if (x.size() > kMax) {
+    const std::size_t n = x.size();
+    for (std::size_t q = 0; q < kMax; ++q) x[q] = x[q * n / kMax];
+    x.resize(kMax);
+  }
+  return median_inplace(x);
+}
+
+RobustSpread population_spread(std::vector<double>& x) {
+  x.erase(std::remove_if(x.begin(), x.end(), [](double e) { return !std::isfinite(e); }), x.end());
+  if (x.empty()) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+  const double m = population_median(x);
+  for (double& e : x) e = std::fabs(e - m);
+  return {m, robust_sigma_of_deviations(x)};
 }
 
 namespace {

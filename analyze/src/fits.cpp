@@ -214,12 +214,12 @@ const ClassFit* HockneyResult::find(int cls) const {
 }
 
 namespace {
-// Robust relative spread of positive delays: the robust sigma of their logarithms.
-double log_spread(const std::vector<double>& x) {
+// Robust relative spread of positive delays: the robust sigma of their logarithms (l: scratch).
+double log_spread(const std::vector<double>& x, std::vector<double>& l) {
   if (x.size() < 3) return kNaN;
-  std::vector<double> l(x.size());
+  l.resize(x.size());
   for (std::size_t q = 0; q < x.size(); ++q) l[q] = std::log(x[q]);
-  return robust_spread(l).sigma;
+  return population_spread(l).sigma;
 }
 }  // namespace
 
@@ -240,7 +240,6 @@ HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const Thre
       }
   std::vector<double> mlen(K);
   for (std::size_t k = 0; k < K; ++k) mlen[k] = static_cast<double>(c.lengths[k]);
-  std::vector<std::vector<double>> bucket(static_cast<std::size_t>(nc));
   std::vector<ClassFit> fits(static_cast<std::size_t>(nc));
   for (int k = 0; k < nc; ++k) {
     fits[static_cast<std::size_t>(k)].cls = k;
@@ -249,29 +248,39 @@ HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const Thre
     fits[static_cast<std::size_t>(k)].curve.assign(K, kNaN);
   }
   const bool dev_ok = deviation && deviation->P == P && deviation->count() == K;
-  std::vector<std::vector<double>> spread(static_cast<std::size_t>(nc)), dev_rel(static_cast<std::size_t>(nc));
-  std::vector<std::vector<double>> dev_bucket(static_cast<std::size_t>(nc));
-  for (std::size_t k = 0; k < K; ++k) {
-    for (auto& b : bucket) b.clear();
-    for (auto& b : dev_bucket) b.clear();
-    for (int i = 0; i < P; ++i)
-      for (int j = 0; j < P; ++j) {
-        const int q = cls[static_cast<std::size_t>(i * P + j)];
-        if (q < 0 || !Cube::usable(c.at(k, i, j))) continue;
-        bucket[static_cast<std::size_t>(q)].push_back(c.at(k, i, j));
-        if (dev_ok && std::isfinite(deviation->at(k, i, j)) && deviation->at(k, i, j) >= 0)
-          dev_bucket[static_cast<std::size_t>(q)].push_back(deviation->at(k, i, j) / c.at(k, i, j));
+  // Per length and class: the median curve, the spread of the pairs and the deviation's share
+  // (NaN where the class has no delay at that length). Lengths in parallel, medians in place.
+  std::vector<double> sp_k(K * static_cast<std::size_t>(nc), kNaN), dev_k(K * static_cast<std::size_t>(nc), kNaN);
+  parallel_for(K, [&](std::size_t ka, std::size_t kb) {
+    std::vector<std::vector<double>> bucket(static_cast<std::size_t>(nc)), dev_bucket(static_cast<std::size_t>(nc));
+    std::vector<double> scratch;
+    for (std::size_t k = ka; k < kb; ++k) {
+      for (auto& b : bucket) b.clear();
+      for (auto& b : dev_bucket) b.clear();
+      for (int i = 0; i < P; ++i)
+        for (int j = 0; j < P; ++j) {
+          const int q = cls[static_cast<std::size_t>(i * P + j)];
+          if (q < 0 || !Cube::usable(c.at(k, i, j))) continue;
+          bucket[static_cast<std::size_t>(q)].push_back(c.at(k, i, j));
+          if (dev_ok && std::isfinite(deviation->at(k, i, j)) && deviation->at(k, i, j) >= 0)
+            dev_bucket[static_cast<std::size_t>(q)].push_back(deviation->at(k, i, j) / c.at(k, i, j));
+        }
+      for (int q = 0; q < nc; ++q) {
+        auto& b = bucket[static_cast<std::size_t>(q)];
+        if (b.empty()) continue;
+        fits[static_cast<std::size_t>(q)].curve[k] = population_median(b);
+        sp_k[k * static_cast<std::size_t>(nc) + static_cast<std::size_t>(q)] = log_spread(b, scratch);
+        if (!dev_bucket[static_cast<std::size_t>(q)].empty())
+          dev_k[k * static_cast<std::size_t>(nc) + static_cast<std::size_t>(q)] = population_median(dev_bucket[static_cast<std::size_t>(q)]);
       }
-    for (int q = 0; q < nc; ++q) {
-      const auto& b = bucket[static_cast<std::size_t>(q)];
-      if (b.empty()) continue;
-      fits[static_cast<std::size_t>(q)].curve[k] = finite_median(b);
-      const double sp = log_spread(b);
-      if (std::isfinite(sp)) spread[static_cast<std::size_t>(q)].push_back(sp);
-      if (!dev_bucket[static_cast<std::size_t>(q)].empty())
-        dev_rel[static_cast<std::size_t>(q)].push_back(finite_median(dev_bucket[static_cast<std::size_t>(q)]));
     }
-  }
+  });
+  std::vector<std::vector<double>> spread(static_cast<std::size_t>(nc)), dev_rel(static_cast<std::size_t>(nc));
+  for (std::size_t k = 0; k < K; ++k)
+    for (std::size_t q = 0; q < static_cast<std::size_t>(nc); ++q) {
+      if (std::isfinite(sp_k[k * static_cast<std::size_t>(nc) + q])) spread[q].push_back(sp_k[k * static_cast<std::size_t>(nc) + q]);
+      if (std::isfinite(dev_k[k * static_cast<std::size_t>(nc) + q])) dev_rel[q].push_back(dev_k[k * static_cast<std::size_t>(nc) + q]);
+    }
   for (int q = 0; q < nc; ++q) {
     double n = 0;
     if (!spread[static_cast<std::size_t>(q)].empty()) n = finite_median(spread[static_cast<std::size_t>(q)]);
@@ -300,21 +309,23 @@ HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const Thre
     }
     add_range(k0, K);
   }
-  // Per pair fits over the ranges of its class.
-  std::vector<double> series(K);
-  for (int i = 0; i < P; ++i)
-    for (int j = 0; j < P; ++j) {
-      if (i == j) continue;
-      PairFit pf;
-      pf.i = i;
-      pf.j = j;
-      pf.cls = cls[static_cast<std::size_t>(i * P + j)];
-      for (std::size_t k = 0; k < K; ++k) series[k] = c.at(k, i, j);
-      for (const auto& rg : fits[static_cast<std::size_t>(pf.cls)].ranges)
-        pf.ranges.push_back(fit_hockney(std::span(mlen).subspan(rg.k0, rg.k1 - rg.k0),
-                                        std::span<const double>(series).subspan(rg.k0, rg.k1 - rg.k0)));
-      r.pairs.push_back(std::move(pf));
-    }
+  // Per pair fits over the ranges of its class (senders in parallel; pairs in (i, j) order).
+  r.pairs.resize(static_cast<std::size_t>(P) * static_cast<std::size_t>(P - 1));
+  parallel_for(static_cast<std::size_t>(P), [&](std::size_t i0, std::size_t i1) {
+    std::vector<double> series(K);
+    for (int i = static_cast<int>(i0); i < static_cast<int>(i1); ++i)
+      for (int j = 0; j < P; ++j) {
+        if (i == j) continue;
+        PairFit& pf = r.pairs[static_cast<std::size_t>(i) * static_cast<std::size_t>(P - 1) + static_cast<std::size_t>(j < i ? j : j - 1)];
+        pf.i = i;
+        pf.j = j;
+        pf.cls = cls[static_cast<std::size_t>(i * P + j)];
+        for (std::size_t k = 0; k < K; ++k) series[k] = c.at(k, i, j);
+        for (const auto& rg : fits[static_cast<std::size_t>(pf.cls)].ranges)
+          pf.ranges.push_back(fit_hockney(std::span(mlen).subspan(rg.k0, rg.k1 - rg.k0),
+                                          std::span<const double>(series).subspan(rg.k0, rg.k1 - rg.k0)));
+      }
+  });
   for (auto& f : fits) {
     if (f.pairs == 0) continue;
     for (std::size_t g = 0; g < f.ranges.size(); ++g) {

@@ -2,6 +2,7 @@
 #include "nt/stats.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -17,98 +18,61 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double median_inplace(std::vector<double>& x) {
-  if (x.empty()) return kNaN;
-  const std::size_t n = x.size();
-  auto mid = x.begin() + static_cast<std::ptrdiff_t>(n / 2);
-  std::nth_element(x.begin(), mid, x.end());
-  const double upper = *mid;
-  if (n % 2 == 1) return upper;
-  return 0.5 * (upper + *std::max_element(x.begin(), mid));
-}
+// Median of a scratch buffer (reordered); NaN when empty.
+double median_inplace(std::vector<double>& x) { return x.empty() ? kNaN : nt::median_inplace(x); }
 
 // n x n profile per band, [b][a*n + c]; NaN where unknown (and on the diagonal).
 using Profiles = std::vector<std::vector<double>>;
 
-// Clusters n items whose profiles (rows and columns) look alike; returns a label per item.
-std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOptions& opt) {
-  std::vector<int> label(static_cast<std::size_t>(n), 0);
-  if (n <= 2) return label;  // no third item to compare against: one group
-  const auto N = static_cast<std::size_t>(n);
-  const std::size_t B = prof.size();
-  std::vector<double> dist(B * N * N, 0.0);
-  // Transposed profiles: columns become contiguous.
-  Profiles tr(B, std::vector<double>(N * N));
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t i = 0; i < N; ++i)
-      for (std::size_t j = 0; j < N; ++j) tr[b][j * N + i] = prof[b][i * N + j];
+// Rank-to-rank (or group-to-group) comparison of profiles. The distance of items a and c in band
+// b: their rows and columns after removing the median difference of each (so a uniformly slow
+// item still matches its mates), the cells of a and c themselves and of the `skip` items left out;
+// the second largest |difference| (robust to one odd cell). The median offsets come from a sample
+// of at most ~64 cells (all cells for up to 128 items).
+class Comparer {
+ public:
+  Comparer(const Profiles& prof, std::size_t n) : prof_(prof), N_(n), skip_(n, 0) {
+    tr_.assign(prof.size(), std::vector<double>(N_ * N_));
+    parallel_for(N_, [&](std::size_t i0, std::size_t i1) {
+      for (std::size_t b = 0; b < prof_.size(); ++b)
+        for (std::size_t i = i0; i < i1; ++i)
+          for (std::size_t j = 0; j < N_; ++j) tr_[b][j * N_ + i] = prof_[b][i * N_ + j];
+    });
+    stride_ = N_ > 128 ? N_ / 64 : 1;
+  }
   struct Scratch {
-    std::vector<double> x, y, all, tmp;
+    std::vector<double> x, y, all;
   };
-  // |differences| of the rows and columns of a and c after removing their median; returns the
-  // second largest (robust to one odd cell) and leaves the |differences| in s.all.
-  auto compare = [&](std::size_t b, int a, int c, Scratch& s) {
+  struct Result {
+    double dist = 0.0;             // second largest |difference|
+    double row_off = 0.0, col_off = 0.0;  // median (a - c) of the rows and of the columns
+  };
+  void set_skip(std::vector<char> s) { skip_ = std::move(s); }
+
+  // keep_all: leave every |difference| in s.all (for the noise estimate).
+  Result compare(std::size_t b, std::size_t a, std::size_t c, Scratch& s, bool keep_all = false) const {
+    const double* ra = prof_[b].data() + a * N_;
+    const double* rc = prof_[b].data() + c * N_;
+    const double* ca = tr_[b].data() + a * N_;
+    const double* cc = tr_[b].data() + c * N_;
     s.x.clear();
     s.y.clear();
-    const double* ra = prof[b].data() + static_cast<std::size_t>(a) * N;
-    const double* rc = prof[b].data() + static_cast<std::size_t>(c) * N;
-    const double* ca = tr[b].data() + static_cast<std::size_t>(a) * N;
-    const double* cc = tr[b].data() + static_cast<std::size_t>(c) * N;
-    for (int k = 0; k < n; ++k) {
-      if (k == a || k == c) continue;
-      const double d1 = ra[k] - rc[k];
+    for (std::size_t k = 0; k < N_; k += stride_) {
+      if (k == a || k == c || skip_[k]) continue;
+      const double d1 = ra[k] - rc[k], d2 = ca[k] - cc[k];
       if (std::isfinite(d1)) s.x.push_back(d1);
-      const double d2 = ca[k] - cc[k];
       if (std::isfinite(d2)) s.y.push_back(d2);
     }
-    s.all.clear();
-    for (auto* v : {&s.x, &s.y}) {
-      double m = 0.0;
-      if (v->size() >= 2) {
-        s.tmp.assign(v->begin(), v->end());
-        m = median_inplace(s.tmp);
-      }
-      for (double e : *v) s.all.push_back(std::fabs(e - m));
-    }
-    double first = 0.0, second = 0.0;
-    for (double e : s.all) {
-      if (e > first) {
-        second = first;
-        first = e;
-      } else if (e > second) {
-        second = e;
-      }
-    }
-    return s.all.size() >= 2 ? second : first;
-  };
-  // Fast distance for all pairs: the median offsets come from a sample of at most ~64 cells
-  // (all cells for up to 128 items), then one pass keeps the two largest |differences|.
-  const std::size_t stride = std::max<std::size_t>(1, N / 64);
-  auto fast = [&](std::size_t b, std::size_t a, std::size_t c, Scratch& s) {
-    const double* ra = prof[b].data() + a * N;
-    const double* rc = prof[b].data() + c * N;
-    const double* ca = tr[b].data() + a * N;
-    const double* cc = tr[b].data() + c * N;
-    double mx = 0.0, my = 0.0;
-    if (N > 128) {
-      s.x.clear();
-      s.y.clear();
-      for (std::size_t k = 0; k < N; k += stride) {
-        if (k == a || k == c) continue;
-        const double d1 = ra[k] - rc[k], d2 = ca[k] - cc[k];
-        if (std::isfinite(d1)) s.x.push_back(d1);
-        if (std::isfinite(d2)) s.y.push_back(d2);
-      }
-      if (s.x.size() >= 2) mx = median_inplace(s.x);
-      if (s.y.size() >= 2) my = median_inplace(s.y);
-    } else {
-      return compare(b, static_cast<int>(a), static_cast<int>(c), s);
-    }
+    Result r;
+    if (s.x.size() >= 2) r.row_off = median_inplace(s.x);
+    if (s.y.size() >= 2) r.col_off = median_inplace(s.y);
     double first = 0.0, second = 0.0;
     std::size_t count = 0;
+    if (keep_all) s.all.clear();
     auto take = [&](double e) {
       if (!std::isfinite(e)) return;
       ++count;
+      if (keep_all) s.all.push_back(e);
       if (e > first) {
         second = first;
         first = e;
@@ -116,52 +80,250 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
         second = e;
       }
     };
-    for (std::size_t k = 0; k < N; ++k) {
-      if (k == a || k == c) continue;
-      take(std::fabs(ra[k] - rc[k] - mx));
-      take(std::fabs(ca[k] - cc[k] - my));
+    for (std::size_t k = 0; k < N_; ++k) {
+      if (k == a || k == c || skip_[k]) continue;
+      take(std::fabs(ra[k] - rc[k] - r.row_off));
+      take(std::fabs(ca[k] - cc[k] - r.col_off));
     }
-    return count >= 2 ? second : first;
-  };
+    r.dist = count >= 2 ? second : first;
+    return r;
+  }
+
+ private:
+  const Profiles& prof_;
+  Profiles tr_;  // transposed profiles: columns become contiguous
+  std::size_t N_;
+  std::size_t stride_;
+  std::vector<char> skip_;
+};
+
+struct DisjointSets {
+  std::vector<std::size_t> p;
+  explicit DisjointSets(std::size_t n) : p(n) { std::iota(p.begin(), p.end(), std::size_t{0}); }
+  std::size_t find(std::size_t x) {
+    while (p[x] != x) x = p[x] = p[p[x]];
+    return x;
+  }
+  void join(std::size_t a, std::size_t b) {
+    a = find(a);
+    b = find(b);
+    if (a != b) p[std::max(a, b)] = std::min(a, b);
+  }
+};
+
+// Clusters n items whose profiles (rows and columns) look alike; returns a label per item.
+//
+// Not every pair is compared (that is O(B n^3)): each item is compared with its `candidates`
+// nearest items by the direct link between them (both directions, every band, after removing the
+// row and column medians so that a slow item's own links do not hide its mates); items whose
+// distance is below the threshold are joined, and within each joined set the full average linkage
+// decides (every pair of the set compared). Average linkage never groups items that no chain of
+// close pairs joins, so with all pairs as candidates (n <= candidates + 1) this is exactly average
+// linkage over all items. A set of more than 64 items whose members are all close on average to a
+// sample of the set is taken whole. Cost O(B n^2 candidates) (plus O(B n s^2) for a set of s items
+// that is not homogeneous).
+//
+// With skip_odd (groups, not ranks), third parties that are odd (their links to everyone are offset
+// by a factor: a slow node) are left out of the comparisons: with two slow nodes, each one's row
+// differs from its switch mates' at the other one's cells by the other's factor when the factors do
+// not multiply (issue 13: slow nodes became switches of their own), where a switch boundary differs
+// on the cells of whole switches. Not for ranks: ranks of one node have the same links whatever the
+// third party, and a slow node's ranks are the only evidence that tells them from other nodes'.
+std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOptions& opt, bool skip_odd) {
+  std::vector<int> label(static_cast<std::size_t>(n), 0);
+  if (n <= 2) return label;  // no third item to compare against: one group
+  const auto N = static_cast<std::size_t>(n);
+  const std::size_t B = prof.size();
+  Comparer cmp(prof, N);
+
+  // 1. Candidates: the nearest items by the direct link, row and column effects removed.
+  std::vector<std::vector<double>> rowm(B, std::vector<double>(N, 0.0)), colm(B, std::vector<double>(N, 0.0));
   parallel_for(N, [&](std::size_t a0, std::size_t a1) {
-    Scratch s;
-    for (std::size_t q = a0; q < a1; ++q) {
-      // Interleave short and long rows of the triangle so that the chunks are balanced.
-      const std::size_t a = q % 2 == 0 ? q / 2 : N - 1 - q / 2;
-      for (std::size_t c = a + 1; c < N; ++c)
-        for (std::size_t b = 0; b < B; ++b) {
-          const double d = fast(b, a, c, s);
-          dist[b * N * N + a * N + c] = d;
-          dist[b * N * N + c * N + a] = d;
+    std::vector<double> tmp;
+    for (std::size_t b = 0; b < B; ++b)
+      for (std::size_t a = a0; a < a1; ++a) {
+        for (int pass = 0; pass < 2; ++pass) {
+          tmp.clear();
+          for (std::size_t k = 0; k < N; ++k) {
+            const double v = pass == 0 ? prof[b][a * N + k] : prof[b][k * N + a];
+            if (k != a && std::isfinite(v)) tmp.push_back(v);
+          }
+          (pass == 0 ? rowm : colm)[b][a] = tmp.empty() ? 0.0 : median_inplace(tmp);
         }
+      }
+  });
+  const std::size_t m = std::min<std::size_t>(N - 1, static_cast<std::size_t>(std::max(1, opt.candidates)));
+  std::vector<std::vector<std::uint32_t>> cand(N);
+  parallel_for(N, [&](std::size_t a0, std::size_t a1) {
+    std::vector<std::pair<double, std::uint32_t>> row;
+    for (std::size_t a = a0; a < a1; ++a) {
+      row.clear();
+      for (std::size_t c = 0; c < N; ++c) {
+        if (c == a) continue;
+        double s = 0.0;
+        for (std::size_t b = 0; b < B; ++b) {
+          const double x = prof[b][a * N + c] - rowm[b][a] - colm[b][c];
+          const double y = prof[b][c * N + a] - rowm[b][c] - colm[b][a];
+          s += (std::isfinite(x) ? x : 0.0) + (std::isfinite(y) ? y : 0.0);
+          if (!std::isfinite(x) && !std::isfinite(y)) s += 1e6;  // nothing known: last
+        }
+        row.emplace_back(s, static_cast<std::uint32_t>(c));
+      }
+      std::partial_sort(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(m), row.end());
+      for (std::size_t q = 0; q < m; ++q) cand[a].push_back(row[q].second);
     }
   });
-  Scratch s0;
-  // Noise per band: the typical |difference| between each item and its nearest neighbour.
-  std::vector<double> tau(B);
-  for (std::size_t b = 0; b < B; ++b) {
-    std::vector<double> nn;
-    for (int a = 0; a < n; ++a) {
-      int best = -1;
-      for (int c = 0; c < n; ++c)
-        if (c != a && (best < 0 || dist[b * N * N + static_cast<std::size_t>(a) * N + static_cast<std::size_t>(c)] <
-                                       dist[b * N * N + static_cast<std::size_t>(a) * N + static_cast<std::size_t>(best)]))
-          best = c;
-      compare(b, a, best, s0);
-      if (!s0.all.empty()) nn.push_back(robust_sigma_of_deviations(s0.all));
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  for (std::size_t a = 0; a < N; ++a)
+    for (std::uint32_t c : cand[a]) edges.emplace_back(std::min<std::uint32_t>(static_cast<std::uint32_t>(a), c),
+                                                       std::max<std::uint32_t>(static_cast<std::uint32_t>(a), c));
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  cand.clear();
+  const std::size_t E = edges.size();
+  std::vector<std::vector<std::size_t>> adj(N);
+  for (std::size_t e = 0; e < E; ++e) {
+    adj[edges[e].first].push_back(e);
+    adj[edges[e].second].push_back(e);
+  }
+
+  // 2. Odd items: the median offset of an item's row (or column) against its candidates'.
+  std::vector<double> dist(E * B);
+  if (skip_odd) {
+    std::vector<double> off(E * B * 2);
+    parallel_for(E, [&](std::size_t e0, std::size_t e1) {
+      Comparer::Scratch s;
+      for (std::size_t e = e0; e < e1; ++e)
+        for (std::size_t b = 0; b < B; ++b) {
+          const auto r = cmp.compare(b, edges[e].first, edges[e].second, s);
+          off[(e * B + b) * 2] = r.row_off;
+          off[(e * B + b) * 2 + 1] = r.col_off;
+        }
+    });
+    std::vector<std::pair<double, std::size_t>> oddness;
+    std::vector<double> tmp;
+    for (std::size_t a = 0; a < N; ++a) {
+      double worst = 0.0;
+      for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t w = 0; w < 2; ++w) {
+          tmp.clear();
+          for (std::size_t e : adj[a]) tmp.push_back(edges[e].first == a ? off[(e * B + b) * 2 + w] : -off[(e * B + b) * 2 + w]);
+          if (!tmp.empty()) worst = std::max(worst, std::fabs(median_inplace(tmp)));
+        }
+      if (worst > std::log(opt.min_ratio)) oddness.emplace_back(worst, a);
     }
-    const double sigma = nn.empty() ? 0.0 : median_inplace(nn);
-    tau[b] = std::max(std::log(opt.min_ratio), opt.noise_factor * sigma);
+    // Leave out at most a quarter of the items (the most offset ones): the rest must be the norm.
+    std::sort(oddness.rbegin(), oddness.rend());
+    if (oddness.size() > N / 4) oddness.resize(N / 4);
+    std::vector<char> skip(N, 0);
+    for (auto [w, a] : oddness) skip[a] = 1;
+    cmp.set_skip(std::move(skip));
+  }
+
+  // 3. Distances of the candidate pairs, per band.
+  parallel_for(E, [&](std::size_t e0, std::size_t e1) {
+    Comparer::Scratch s;
+    for (std::size_t e = e0; e < e1; ++e)
+      for (std::size_t b = 0; b < B; ++b) dist[e * B + b] = cmp.compare(b, edges[e].first, edges[e].second, s).dist;
+  });
+
+  // 4. Noise per band: the typical |difference| between each item and its nearest candidate.
+  std::vector<double> tau(B);
+  {
+    Comparer::Scratch s0;
+    for (std::size_t b = 0; b < B; ++b) {
+      std::vector<double> nn;
+      for (std::size_t a = 0; a < N; ++a) {
+        std::size_t best = N;
+        double bd = 0.0;
+        for (std::size_t e : adj[a]) {
+          const std::size_t c = edges[e].first == a ? edges[e].second : edges[e].first;
+          const double d = dist[e * B + b];
+          if (best == N || d < bd || (d == bd && c < best)) {
+            best = c;
+            bd = d;
+          }
+        }
+        if (best == N) continue;
+        cmp.compare(b, a, best, s0, true);
+        if (!s0.all.empty()) nn.push_back(robust_sigma_of_deviations(s0.all));
+      }
+      const double sigma = nn.empty() ? 0.0 : median_inplace(nn);
+      tau[b] = std::max(std::log(opt.min_ratio), opt.noise_factor * sigma);
+    }
   }
   // Scaled distance: the worst band.
-  std::vector<double> D(N * N, 0.0);
-  for (std::size_t i = 0; i < N * N; ++i) {
-    double m = 0.0;
-    for (std::size_t b = 0; b < B; ++b) m = std::max(m, dist[b * N * N + i] / tau[b]);
-    D[i] = m;
+  auto scaled = [&](const double* d) {
+    double x = 0.0;
+    for (std::size_t b = 0; b < B; ++b) x = std::max(x, d[b] / tau[b]);
+    return x;
+  };
+
+  // 5. Sets joined by close candidate pairs, then average linkage inside each set.
+  DisjointSets ds(N);
+  for (std::size_t e = 0; e < E; ++e)
+    if (scaled(&dist[e * B]) < 1.0) ds.join(edges[e].first, edges[e].second);
+  std::map<std::size_t, std::vector<std::size_t>> sets;
+  for (std::size_t a = 0; a < N; ++a) sets[ds.find(a)].push_back(a);
+  for (std::size_t a = 0; a < N; ++a) label[a] = static_cast<int>(a);
+  for (auto& [root, mem] : sets) {
+    const std::size_t s = mem.size();
+    if (s == 1) continue;
+    // A large set (one rank per node: a whole switch) is one group when every member is close, on
+    // average, to 16 members spread over the set: O(16 s) comparisons instead of all s^2 / 2.
+    // Else (two groups chained by a borderline pair) every pair is compared below.
+    if (s > 64) {
+      std::vector<char> far(s, 0);
+      parallel_for(s, [&](std::size_t q0, std::size_t q1) {
+        Comparer::Scratch sc;
+        std::vector<double> d(B);
+        for (std::size_t q = q0; q < q1; ++q) {
+          double sum = 0.0;
+          std::size_t n_s = 0;
+          for (std::size_t t = 0; t < 16; ++t) {
+            const std::size_t r = (q + 1 + t * (s - 1) / 16) % s;
+            if (r == q) continue;
+            for (std::size_t b = 0; b < B; ++b) d[b] = cmp.compare(b, mem[q], mem[r], sc).dist;
+            sum += scaled(d.data());
+            ++n_s;
+          }
+          far[q] = n_s > 0 && sum / static_cast<double>(n_s) >= 1.0;
+        }
+      });
+      if (std::none_of(far.begin(), far.end(), [](char f) { return f != 0; })) {
+        for (std::size_t q = 0; q < s; ++q) label[mem[q]] = static_cast<int>(mem.front());
+        continue;
+      }
+    }
+    // every pair of the set: the candidate pairs known, the others compared now
+    std::vector<double> D(s * s, 0.0);
+    std::vector<std::pair<std::size_t, std::size_t>> todo;
+    std::map<std::size_t, std::size_t> local;
+    for (std::size_t q = 0; q < s; ++q) local[mem[q]] = q;
+    std::vector<char> known(s * s, 0);
+    for (std::size_t q = 0; q < s; ++q)
+      for (std::size_t e : adj[mem[q]]) {
+        const std::size_t other = edges[e].first == mem[q] ? edges[e].second : edges[e].first;
+        auto it = local.find(other);
+        if (it == local.end()) continue;
+        D[q * s + it->second] = scaled(&dist[e * B]);
+        known[q * s + it->second] = 1;
+      }
+    for (std::size_t q = 0; q < s; ++q)
+      for (std::size_t r = q + 1; r < s; ++r)
+        if (!known[q * s + r]) todo.emplace_back(q, r);
+    parallel_for(todo.size(), [&](std::size_t t0, std::size_t t1) {
+      Comparer::Scratch sc;
+      std::vector<double> d(B);
+      for (std::size_t t = t0; t < t1; ++t) {
+        const auto [q, r] = todo[t];
+        for (std::size_t b = 0; b < B; ++b) d[b] = cmp.compare(b, mem[q], mem[r], sc).dist;
+        D[q * s + r] = D[r * s + q] = scaled(d.data());
+      }
+    });
+    const auto l = average_linkage(D, s, 1.0);
+    for (std::size_t q = 0; q < s; ++q) label[mem[q]] = static_cast<int>(mem[static_cast<std::size_t>(l[q])]);
   }
-  // Average linkage while the closest clusters are alike (scaled distance < 1).
-  label = average_linkage(D, N, 1.0);
   return label;
 }
 
@@ -215,34 +377,47 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt) {
   const std::size_t K = c.count();
   // Log of each delay over the median off-diagonal delay of its length.
   std::vector<double> norm(K, kNaN);
-  {
+  parallel_for(K, [&](std::size_t k0, std::size_t k1) {
     std::vector<double> tmp;
-    for (std::size_t k = 0; k < K; ++k) {
+    for (std::size_t k = k0; k < k1; ++k) {
       tmp.clear();
-      for (int i = 0; i < P; ++i)
-        for (int j = 0; j < P; ++j)
-          if (i != j && Cube::usable(c.at(k, i, j))) tmp.push_back(c.at(k, i, j));
-      if (!tmp.empty()) norm[k] = median_inplace(tmp);
+      const float* m = c.v.data() + k * N * N;
+      for (std::size_t i = 0; i < N; ++i)
+        for (std::size_t j = 0; j < N; ++j)
+          if (i != j && Cube::usable(m[i * N + j])) tmp.push_back(m[i * N + j]);
+      if (!tmp.empty()) norm[k] = population_median(tmp);
     }
-  }
-  const std::size_t B = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, opt.bands)), K));
+  });
+  // At least 3 lengths per band where there are 3: a profile cell is then a median that one gross
+  // outlier does not move (a band of 2 lengths averages it in; with 0.1 % outliers, 8 lengths in 3
+  // bands split 512 ranks into 430 groups).
+  const std::size_t B = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, opt.bands)), K / 3));
   Profiles prof(B, std::vector<double>(N * N, kNaN));
-  std::vector<double> tmp;
+  // Per band and sender: the band's rows of that sender (contiguous in the cube), then the median
+  // per receiver over the band's lengths.
   for (std::size_t b = 0; b < B; ++b) {
-    const std::size_t k0 = b * K / B, k1 = (b + 1) * K / B;
-    for (int i = 0; i < P; ++i)
-      for (int j = 0; j < P; ++j) {
-        if (i == j) continue;
-        tmp.clear();
+    const std::size_t k0 = b * K / B, k1 = (b + 1) * K / B, nb = k1 - k0;
+    parallel_for(N, [&](std::size_t i0, std::size_t i1) {
+      std::vector<double> rows(N * nb), tmp;
+      std::vector<std::size_t> cnt(N);
+      for (std::size_t i = i0; i < i1; ++i) {
+        std::fill(cnt.begin(), cnt.end(), std::size_t{0});
         for (std::size_t k = k0; k < k1; ++k) {
-          const double v = c.at(k, i, j);
-          if (Cube::usable(v) && std::isfinite(norm[k]) && norm[k] > 0) tmp.push_back(std::log(v / norm[k]));
+          if (!(std::isfinite(norm[k]) && norm[k] > 0)) continue;
+          const float* row = c.v.data() + (k * N + i) * N;
+          for (std::size_t j = 0; j < N; ++j)
+            if (j != i && Cube::usable(row[j])) rows[j * nb + cnt[j]++] = std::log(static_cast<double>(row[j]) / norm[k]);
         }
-        if (!tmp.empty()) prof[b][static_cast<std::size_t>(i) * N + static_cast<std::size_t>(j)] = median_inplace(tmp);
+        for (std::size_t j = 0; j < N; ++j) {
+          if (cnt[j] == 0) continue;
+          tmp.assign(rows.begin() + static_cast<std::ptrdiff_t>(j * nb), rows.begin() + static_cast<std::ptrdiff_t>(j * nb + cnt[j]));
+          prof[b][i * N + j] = median_inplace(tmp);
+        }
       }
+    });
   }
   if (P <= 2) t.notes.push_back("2 ranks: too few to tell nodes apart from the delays; both ranks form one group");
-  auto labels = cluster_profiles(prof, P, opt);
+  auto labels = cluster_profiles(prof, P, opt, false);
   t.levels.push_back(make_level("node", groups_from_labels(labels), P));
 
   // Upper levels: the same on the groups.
@@ -252,19 +427,22 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt) {
     if (n <= 2) break;
     const auto G = static_cast<std::size_t>(n);
     Profiles gp(B, std::vector<double>(G * G, kNaN));
-    for (std::size_t b = 0; b < B; ++b)
-      for (std::size_t A = 0; A < G; ++A)
-        for (std::size_t C = 0; C < G; ++C) {
-          if (A == C) continue;
-          tmp.clear();
-          for (int a : cur[A])
-            for (int cc : cur[C]) {
-              const double v = prof[b][static_cast<std::size_t>(a) * N + static_cast<std::size_t>(cc)];
-              if (std::isfinite(v)) tmp.push_back(v);
-            }
-          if (!tmp.empty()) gp[b][A * G + C] = median_inplace(tmp);
-        }
-    auto gl = cluster_profiles(gp, n, opt);
+    parallel_for(G, [&](std::size_t A0, std::size_t A1) {
+      std::vector<double> tmp;
+      for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t A = A0; A < A1; ++A)
+          for (std::size_t C = 0; C < G; ++C) {
+            if (A == C) continue;
+            tmp.clear();
+            for (int a : cur[A])
+              for (int cc : cur[C]) {
+                const double v = prof[b][static_cast<std::size_t>(a) * N + static_cast<std::size_t>(cc)];
+                if (std::isfinite(v)) tmp.push_back(v);
+              }
+            if (!tmp.empty()) gp[b][A * G + C] = median_inplace(tmp);
+          }
+    });
+    auto gl = cluster_profiles(gp, n, opt, true);
     auto ggroups = groups_from_labels(gl);
     if (ggroups.size() <= 1 || static_cast<int>(ggroups.size()) >= n) break;
     std::vector<std::vector<int>> rank_groups;

@@ -32,25 +32,31 @@ int main(int argc, char** argv) {
     app.add_option("--lengths", lengths);
     app.add_option("--runs", runs);
     app.add_option("--file", file);
+    std::string input;
+    app.add_option("--input", input, "time the stages on this existing file (not generated, not deleted)");
     if (const int rc = nt::parse_cli(app, argc, argv); rc >= 0) return rc;
-    nt::SynthParams p;
-    p.nodes = nodes;
-    p.ranks_per_node = rpn;
-    p.shuffle = true;
-    p.slow_node = 5;
-    p.repeats = 4;
-    p.protocol_step = 16384;
-    p.lengths.clear();
-    for (int k = 0; k < lengths; ++k) p.lengths.push_back(k == 0 ? 0 : std::int64_t{1} << (k % 31));
-    std::sort(p.lengths.begin(), p.lengths.end());
-    p.lengths.erase(std::unique(p.lengths.begin(), p.lengths.end()), p.lengths.end());
-    while (static_cast<int>(p.lengths.size()) < lengths) p.lengths.push_back(p.lengths.back() + 65536);
-    auto t0 = Clock::now();
-    const auto r = nt::synthesize(p);
-    nt::write_raw(file, *r.stats.at(nt::Statistic::median), true);
-    const double gen = std::chrono::duration<double>(Clock::now() - t0).count();
-    std::cout << fmt::format("file {}: {} ranks, {} lengths ({:.1f} MB), generated in {:.2f} s\n", file, nodes * rpn,
-                             p.lengths.size(), std::filesystem::file_size(file) / 1e6, gen);
+    if (input.empty()) {
+      nt::SynthParams p;
+      p.nodes = nodes;
+      p.ranks_per_node = rpn;
+      p.shuffle = true;
+      p.slow_node = 5;
+      p.repeats = 4;
+      p.protocol_step = 16384;
+      p.lengths.clear();
+      for (int k = 0; k < lengths; ++k) p.lengths.push_back(k == 0 ? 0 : std::int64_t{1} << (k % 31));
+      std::sort(p.lengths.begin(), p.lengths.end());
+      p.lengths.erase(std::unique(p.lengths.begin(), p.lengths.end()), p.lengths.end());
+      while (static_cast<int>(p.lengths.size()) < lengths) p.lengths.push_back(p.lengths.back() + 65536);
+      auto t0 = Clock::now();
+      const auto r = nt::synthesize(p);
+      nt::write_raw(file, *r.stats.at(nt::Statistic::median), true);
+      const double gen = std::chrono::duration<double>(Clock::now() - t0).count();
+      std::cout << fmt::format("file {}: {} ranks, {} lengths ({:.1f} MB), generated in {:.2f} s\n", file, nodes * rpn,
+                               p.lengths.size(), std::filesystem::file_size(file) / 1e6, gen);
+    } else {
+      file = input;
+    }
     std::map<std::string, std::vector<double>> times;
     bool groups_ok = true;
     std::size_t anomalies = 0;
@@ -97,7 +103,7 @@ int main(int argc, char** argv) {
       std::cout << fmt::format("  {:<36} median {:8.3f} s  (min {:.3f}, max {:.3f}, {} runs)\n", name, v[v.size() / 2],
                                v.front(), v.back(), v.size());
     }
-    std::filesystem::remove(file);
+    if (input.empty()) std::filesystem::remove(file);
     return 0;
   });
 }

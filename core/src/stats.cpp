@@ -27,9 +27,8 @@ double mean(std::span<const double> x) {
   return sum / static_cast<double>(x.size());
 }
 
-double median(std::span<const double> x) {
-  require(x, "median");
-  std::vector<double> s(x.begin(), x.end());
+double median_inplace(std::span<double> s) {
+  if (s.empty()) throw std::invalid_argument("median of no samples");
   const std::size_t n = s.size();
   const auto mid = s.begin() + static_cast<std::ptrdiff_t>(n / 2);
   std::nth_element(s.begin(), mid, s.end());
@@ -37,6 +36,12 @@ double median(std::span<const double> x) {
   if (n % 2 == 1) return upper;
   const double lower = *std::max_element(s.begin(), mid);
   return lower + (upper - lower) / 2.0;
+}
+
+double median(std::span<const double> x) {
+  require(x, "median");
+  std::vector<double> s(x.begin(), x.end());
+  return median_inplace(s);
 }
 
 double sample_stddev(std::span<const double> x) {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <set>
@@ -19,6 +20,18 @@ TEST(Stats, MedianEvenCountIsMeanOfMiddleTwo) {
   EXPECT_DOUBLE_EQ(median(x), 2.5);
   const std::vector<double> y{10, 20};
   EXPECT_DOUBLE_EQ(median(y), 15.0);
+}
+
+TEST(Stats, MedianInplaceEqualsMedianAndOnlyReorders) {
+  std::vector<double> x{4, 1, 3, 2, 9, 0.5};
+  const double m = median(x);
+  auto y = x;
+  EXPECT_DOUBLE_EQ(nt::median_inplace(y), m);
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  EXPECT_EQ(x, y);
+  std::vector<double> e;
+  EXPECT_THROW(nt::median_inplace(e), std::invalid_argument);
 }
 
 TEST(Stats, MedianSingleAndDuplicates) {

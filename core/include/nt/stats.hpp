@@ -18,6 +18,8 @@ struct Summary {
 double mean(std::span<const double> x);
 // True median: the middle value, or the mean of the two middle values for even counts.
 double median(std::span<const double> x);
+// The same median, reordering x in place instead of copying it (for hot loops over scratch buffers).
+double median_inplace(std::span<double> x);
 // Sample standard deviation (divides by n-1), computed with a two-pass algorithm.
 double sample_stddev(std::span<const double> x);
 Summary summarize(std::span<const double> x);

@@ -7,9 +7,11 @@
 // their rows and columns after removing the median difference (so a uniformly slow rank still
 // matches its node mates, and one odd cell does not split a node). Distances are scaled by a
 // threshold max(log(min_ratio), noise_factor * noise) per band, and ranks are joined by average
-// linkage while the scaled distance is below 1. The same procedure is applied to the groups
-// (profile = median over the group's cells) to find switch levels above, while it still merges
-// some but not all groups.
+// linkage while the scaled distance is below 1, computed only inside the sets that close pairs among
+// each rank's `candidates` nearest ranks by the direct link join (O(B P^2 candidates), not
+// O(B P^3)). The same procedure is applied to the groups (profile = median over the group's cells),
+// leaving out groups offset by a factor on every link (slow nodes), to find switch levels above,
+// while it still merges some but not all groups. Bands hold at least 3 lengths.
 #pragma once
 
 #include <string>
@@ -24,6 +26,7 @@ struct TopologyOptions {
   double noise_factor = 6.0;   // ... or this many robust noise sigmas, when larger
   int bands = 3;               // length bands
   int max_levels = 4;          // levels above the node level
+  int candidates = 24;         // items each item is compared with first (nearest by the direct link)
 };
 
 struct Level {
