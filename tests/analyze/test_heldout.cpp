@@ -400,7 +400,7 @@ TEST(HeldOut, EveryAnomalyCarriesItsEvidence) {
   const int lone_rank = ranks_with(g.node, 7).front();  // one slow rank of node 7 (sends slowly)
   for (std::size_t k = 0; k < g.cube.count(); ++k)
     for (int j = 0; j < g.cube.P; ++j)
-      if (j != lone_rank) g.cube.at(k, lone_rank, j) *= 2.5;
+      if (j != lone_rank) g.cube.at(k, lone_rank, j) *= 2.5F;
   const auto an = na::find_anomalies(g.cube, na::find_topology(g.cube), {});
   std::set<std::string> kinds;
   for (const auto& a : an) {
