@@ -92,6 +92,9 @@ std::vector<Anomaly> merge_links(const std::string& kind, const std::vector<Link
     else if (ordered)
       a.detail = fmt::format("{} {} {} -> {} {} (sender -> receiver, {} rank pairs): {}", what, group_word,
                              key.first, group_word, key.second, v.size(), evidence);
+    else if (key.first == key.second)
+      a.detail = fmt::format("{} within {} {}, both directions ({} rank pairs): {}", what, group_word, key.first,
+                             v.size(), evidence);
     else
       a.detail = fmt::format("{} between {}s {} and {}, both directions ({} rank pairs): {}", what, group_word,
                              key.first, key.second, v.size(), evidence);

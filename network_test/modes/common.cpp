@@ -23,25 +23,33 @@ void one_way(Ctx& c, const Task& t, NoiseTraffic* noise) {
   if (noise && is_noise(c, t)) return noise->run(c, t);
   const int len = c.count_of(c.length);
   char ready = 0;
-  std::vector<double> stamps(static_cast<std::size_t>(c.R));
+  std::vector<double> stamps(2 * static_cast<std::size_t>(c.R));  // receive stamps, then flags
   if (c.rank == t.x) {
     const auto [off, rtt] = c.estimate_offset(t.y, true);
     if (std::getenv("NT_DEBUG_OFFSETS"))
       std::fprintf(stderr, "debug: %d->%d length %lld offset %.3g s rtt %.3g s\n", t.x, t.y,
                    static_cast<long long>(c.length), off, rtt);
     std::vector<double> sent(static_cast<std::size_t>(c.R));
+    std::uint8_t* flags = c.flag_row(t.y);
     for (int it = 0; it < c.W + c.R; ++it) {
       c.recv(&ready, 1, MPI_CHAR, t.y, kTagReady);
       MPI_Request req;
+      c.begin_sample();
       const double ts = Ctx::now();
       MPI_Isend(c.sbuf.data(), len, MPI_CHAR, t.y, kTagData, c.comm, &req);
       c.wait(req);
-      if (it >= c.W) sent[static_cast<std::size_t>(it - c.W)] = ts;
+      const std::uint8_t f = c.preempted_flag();
+      if (it >= c.W) {
+        sent[static_cast<std::size_t>(it - c.W)] = ts;
+        flags[it - c.W] = f;
+      }
     }
-    c.recv(stamps.data(), c.R, MPI_DOUBLE, t.y, kTagResult);
+    // The receiver's stamps, then its flags (as doubles) in the second half.
+    c.recv(stamps.data(), 2 * c.R, MPI_DOUBLE, t.y, kTagResult);
     double* row = c.sample_row(t.y);
     for (int k = 0; k < c.R; ++k) {
       row[k] = (stamps[static_cast<std::size_t>(k)] - off) - sent[static_cast<std::size_t>(k)];
+      flags[k] |= static_cast<std::uint8_t>(stamps[static_cast<std::size_t>(c.R + k)]);
       c.timed_seconds += row[k];
     }
     if (noise && !t.noise.empty()) noise->stop(c, t);
@@ -51,11 +59,16 @@ void one_way(Ctx& c, const Task& t, NoiseTraffic* noise) {
       MPI_Request req;
       MPI_Irecv(c.rbuf.data(), len, MPI_CHAR, t.x, kTagData, c.comm, &req);
       c.send(&ready, 1, MPI_CHAR, t.x, kTagReady);
+      c.begin_sample();
       c.wait(req);
       const double tr = Ctx::now();
-      if (it >= c.W) stamps[static_cast<std::size_t>(it - c.W)] = tr;
+      const std::uint8_t f = c.preempted_flag();
+      if (it >= c.W) {
+        stamps[static_cast<std::size_t>(it - c.W)] = tr;
+        stamps[static_cast<std::size_t>(c.R + it - c.W)] = f;
+      }
     }
-    c.send(stamps.data(), c.R, MPI_DOUBLE, t.x, kTagResult);
+    c.send(stamps.data(), 2 * c.R, MPI_DOUBLE, t.x, kTagResult);
   }
 }
 
@@ -100,7 +113,7 @@ void exchange(Ctx& c, const Task& t, NoiseTraffic* noise) {
       done = Ctx::now() > start ? 1 : 0;
     }
     const double woke = c.spin_until(start);
-    c.poll_gap = 0;
+    c.begin_sample();
     MPI_Irecv(c.rbuf.data(), len, MPI_CHAR, peer, kTagExchange, c.comm, &v[0]);
     MPI_Isend(c.sbuf.data(), len, MPI_CHAR, peer, kTagExchange, c.comm, &v[1]);
     c.waitall(v);
@@ -158,7 +171,7 @@ void group_samples(Ctx& c, int peer, const std::function<double(double, int)>& b
     }
     late = Ctx::now() > start;
     const double woke = c.spin_until(start);
-    c.poll_gap = 0;
+    c.begin_sample();
     const double timed = body(start, it >= c.W ? it - c.W : -1);
     if (it >= c.W) c.timed_seconds += timed;
     const std::uint8_t f = c.sample_flags(start, woke, late);

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <sys/resource.h>
+
 #include "nt/error.hpp"
 #include "nt/measure/ctx.hpp"
 
@@ -86,11 +88,32 @@ void Ctx::recv(void* buf, int count, MPI_Datatype type, int src, int tag) {
   wait(r);
 }
 
-std::uint8_t Ctx::sample_flags(double start, double woke, bool got_late) {
-  std::uint8_t f = 0;
-  if (got_late || woke - start > kSchedulerGap) f |= kSampleLate;
-  if (poll_gap > kSchedulerGap) f |= kSamplePreempted;
+namespace {
+// This thread's involuntary context switches so far (-1 when unknown).
+long involuntary_switches() {
+  struct rusage u {};
+  return ::getrusage(RUSAGE_THREAD, &u) == 0 ? u.ru_nivcsw : -1;
+}
+}  // namespace
+
+void Ctx::begin_sample() {
   poll_gap = 0;
+  // A sched_yield that lets another rank run counts as an involuntary switch too: when yielding,
+  // the poll gaps say whether the pause was long.
+  switches_mark_ = yield ? -1 : involuntary_switches();
+}
+
+std::uint8_t Ctx::preempted_flag() {
+  const bool switched = switches_mark_ >= 0 && involuntary_switches() > switches_mark_;
+  const bool paused = poll_gap > kSchedulerGap;
+  poll_gap = 0;
+  switches_mark_ = -1;
+  return switched || paused ? kSamplePreempted : 0;
+}
+
+std::uint8_t Ctx::sample_flags(double start, double woke, bool got_late) {
+  std::uint8_t f = preempted_flag();
+  if (got_late || woke - start > kSchedulerGap) f |= kSampleLate;
   return f;
 }
 

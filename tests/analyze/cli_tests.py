@@ -5,6 +5,7 @@ usage: cli_tests.py TEST NETWORK_ANALYZE MAKE_SYNTH WORKDIR
 """
 import json
 import os
+import shutil
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -216,6 +217,26 @@ elif TEST == "lone_node_and_groups":
         check({c["class"] for c in load("om.json")["classes"]} == {"within-group", "between-groups"}, "model")
         check("intra-node" not in m.stdout and "node level cannot be identified" in m.stdout, "model text")
 
+elif TEST == "measured_under_load":
+    # Files measured on the emulated cluster (3 hosts x 2 ranks, host n3's link at 20 Mbit/s)
+    # while the machine ran other builds (load 9 on 2 cores): 0 B medians are scheduler noise
+    # (0.01-4 ms), intra-host pairs 0.1-8 ms at 256 KiB against 22 ms between hosts. The direct
+    # links still say which ranks share a host; the noise must not split them.
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    for name in ("vc_loaded1", "vc_loaded2"):
+        for suffix in ("median.nc", "deviation.nc", "hosts.txt"):
+            shutil.copy(os.path.join(data, f"{name}_{suffix}"), WORK)
+        analyze("report", f"{name}_median.nc", "--hosts", f"{name}_hosts.txt", "--json", f"{name}.json")
+        rep = load(f"{name}.json")
+        got = sorted(sorted(g) for g in rep["groups"])
+        check(got == [[0, 1], [2, 3], [4, 5]], f"{name}: node groups {got}, want the 3 hosts")
+        # The slow host is reported as a node. (A pair that the load really slowed, e.g. 0 <-> 1
+        # at 7x the other intra-host pairs in vc_loaded1, may be reported too: that is the data.)
+        nodes = [set(an["ranks"]) for an in rep["anomalies"] if an["kind"] == "slow_node"]
+        check(nodes == [{4, 5}], f"{name}: one slow_node of ranks 4,5, got {rep['anomalies']}")
+        for an in rep["anomalies"]:
+            if an["kind"] == "slow_link" and len(set(g for g in (0, 1, 2) if set(an["ranks"]) <= set(got[g]))) == 1:
+                check("within" in an["detail"], f"{name}: a slow link inside one group says so: {an['detail']}")
 elif TEST == "bad_input":
     synth("b", "--nodes", "2", "--rpn", "2")
     synth("l", "--nodes", "2", "--rpn", "2", "--write-loggp")

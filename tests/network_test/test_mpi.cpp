@@ -306,6 +306,24 @@ TEST(NetworkTest, RawFileFlagsEverySample) {
     EXPECT_EQ(r.out.find("scheduler disturbed"), std::string::npos) << r.out;
 }
 
+// Two ranks that share one core (taskset -c 0) without yielding: every one-way sample needs the
+// scheduler to switch between them, and the flags must say so. (They stayed 0 for the one-way
+// modes, and for every mode without --timeout, where MPI_Wait polls inside the MPI library and
+// no poll gap is seen; the involuntary context switches of the thread show it.)
+TEST(NetworkTest, OneWaySamplesOnASharedCoreAreFlaggedPreempted) {
+  const std::string pre = prefix("shared_core");
+  const RunResult r = run_nt(2, "-t one_to_one -f " + pre + " --raw --lengths 0,4096 -n 10 --warmup 1 --oversubscribed off",
+                             "taskset -c 0");
+  ASSERT_EQ(r.code, 0) << r.out;
+  RawReader all(result_path(pre, Statistic::all));
+  long preempted = 0;
+  for (std::size_t k = 0; k < 2; ++k)
+    for (std::uint8_t v : all.sample_flags(k)) preempted += (v & kSamplePreemptedFlag) ? 1 : 0;
+  // 2 directed pairs x 10 samples x 2 lengths; on one core nearly every sample is switched out.
+  EXPECT_GE(preempted, 30) << r.out;
+  EXPECT_NE(r.out.find("scheduler disturbed"), std::string::npos) << r.out;
+}
+
 // --precision: each cell stops between --min-repeats and -n samples; the count is in every
 // statistic file, the statistics are of the samples taken, and the _all file marks the rest.
 TEST(NetworkTest, PrecisionRecordsSamplesPerCell) {

@@ -80,15 +80,23 @@ class Ctx {
   std::uint8_t* flag_row(int peer) { return store.flag_row(peer); }
   double poll_gap = 0;            // longest pause between two polls of the current sample
   bool calibrating = false;       // --estimate's calibration: fixed sample counts, no --precision
+  // Marks the start of a sample: resets poll_gap and notes this thread's involuntary context
+  // switches, so that sample_flags can tell whether another process took the core meanwhile
+  // (MPI_Wait polls inside the MPI library, where poll_gap cannot see a pause).
+  void begin_sample();
   // Flags of the sample that started at `start` (late by the caller's own rule or by waking
-  // more than kSchedulerGap after it), from poll_gap; resets poll_gap.
+  // more than kSchedulerGap after it; preempted when its polling paused for more than
+  // kSchedulerGap or the thread was switched out involuntarily since begin_sample).
   std::uint8_t sample_flags(double start, double woke, bool got_late);
+  // Only the preempted flag, for a sample without a common start (one-way messages).
+  std::uint8_t preempted_flag();
   // Clock offsets of every rank to rank 0 (clock(r) - clock(0)) and the fastest round trips,
   // held by rank 0 for the common-start modes.
   std::vector<double> offset_to_root, rtt_to_root;
   std::vector<std::string> hosts;  // host of every rank
   bool yield = false;              // busy waits call sched_yield (more ranks than cores here)
   double timed_seconds = 0;       // sum of timed intervals on this rank (instrumentation)
+  long switches_mark_ = -1;         // involuntary context switches at begin_sample (-1: not marked)
 
   // Deadline handling: the task being run (for messages) and when it must be over.
   void begin_task(const std::string& what, double seconds_allowed);
