@@ -274,6 +274,8 @@ std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo
     if (out.all) out.all->renamed(result_path(prefix, Statistic::all));
     return 0;
   }
+  // A set whose creation a kill interrupted (between its renames) is completed first.
+  recover_interrupted_outputs(fs::path(prefix).has_parent_path() ? fs::path(prefix).parent_path() : fs::path("."));
   write_hosts(hosts_path(prefix), hosts, /*overwrite=*/true);
   for (Statistic st : stats) {
     const fs::path path = result_path(prefix, st);

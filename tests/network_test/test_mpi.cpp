@@ -324,6 +324,26 @@ TEST(NetworkTest, OneWaySamplesOnASharedCoreAreFlaggedPreempted) {
   EXPECT_NE(r.out.find("scheduler disturbed"), std::string::npos) << r.out;
 }
 
+// A run killed between the renames that create its file set (SIGKILL after 3 of 6): --resume
+// completes the set from the dead run's journal and measures what is missing.
+TEST(NetworkTest, ResumeCompletesASetWhoseCreationWasKilled) {
+  const std::string pre = prefix("killed_commit");
+  const std::string sweep = " --lengths 0,1024 -n 5 -q -f " + pre;
+  const RunResult killed = run_nt(2, "-t one_to_one" + sweep, "NT_DEBUG_KILL_IN_COMMIT=3");
+  ASSERT_NE(killed.code, 0) << killed.out;
+  ASSERT_FALSE(fs::exists(result_path(pre, Statistic::max))) << "the kill came before this rename";
+  const RunResult resumed = run_nt(2, "-t one_to_one --resume" + sweep);
+  ASSERT_EQ(resumed.code, 0) << resumed.out;
+  for (Statistic st : standard_statistics()) {
+    RawReader r(result_path(pre, st));
+    EXPECT_EQ(r.lengths(), (std::vector<std::int64_t>{0, 1024})) << statistic_name(st);
+  }
+  for (const auto& e : fs::directory_iterator(fs::path(pre).parent_path())) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind(".killed_commit", 0) == 0) ADD_FAILURE() << "left behind: " << n;
+  }
+}
+
 // --precision: each cell stops between --min-repeats and -n samples; the count is in every
 // statistic file, the statistics are of the samples taken, and the _all file marks the rest.
 TEST(NetworkTest, PrecisionRecordsSamplesPerCell) {
