@@ -57,6 +57,14 @@ fs::path dir() {
 
 std::string prefix(const std::string& name) { return (dir() / name).string(); }
 
+// Runs `network_test -f prefix(name) ARGS` on P ranks (ENV before the command), which must
+// succeed; returns its output.
+std::string run_ok(const std::string& name, int P, const std::string& args, const std::string& env = {}) {
+  const RunResult r = run_nt(P, "-f " + prefix(name) + " " + args, env);
+  EXPECT_EQ(r.code, 0) << r.out;
+  return r.out;
+}
+
 std::size_t count(const std::string& haystack, const std::string& needle) {
   std::size_t n = 0;
   for (auto pos = haystack.find(needle); pos != std::string::npos; pos = haystack.find(needle, pos + 1)) ++n;
@@ -311,17 +319,16 @@ TEST(NetworkTest, RawFileFlagsEverySample) {
 // modes, and for every mode without --timeout, where MPI_Wait polls inside the MPI library and
 // no poll gap is seen; the involuntary context switches of the thread show it.)
 TEST(NetworkTest, OneWaySamplesOnASharedCoreAreFlaggedPreempted) {
-  const std::string pre = prefix("shared_core");
-  const RunResult r = run_nt(2, "-t one_to_one -f " + pre + " --raw --lengths 0,4096 -n 10 --warmup 1 --oversubscribed off",
-                             "taskset -c 0");
-  ASSERT_EQ(r.code, 0) << r.out;
-  RawReader all(result_path(pre, Statistic::all));
+  const std::string out =
+      run_ok("shared_core", 2, "-t one_to_one --raw --lengths 0,4096 -n 10 --warmup 1 --oversubscribed off",
+             "taskset -c 0");
+  RawReader all(result_path(prefix("shared_core"), Statistic::all));
   long preempted = 0;
   for (std::size_t k = 0; k < 2; ++k)
     for (std::uint8_t v : all.sample_flags(k)) preempted += (v & kSamplePreemptedFlag) ? 1 : 0;
   // 2 directed pairs x 10 samples x 2 lengths; on one core nearly every sample is switched out.
-  EXPECT_GE(preempted, 30) << r.out;
-  EXPECT_NE(r.out.find("scheduler disturbed"), std::string::npos) << r.out;
+  EXPECT_GE(preempted, 30) << out;
+  EXPECT_NE(out.find("scheduler disturbed"), std::string::npos) << out;
 }
 
 // A run killed between the renames that create its file set (SIGKILL after 3 of 6): --resume
@@ -619,9 +626,8 @@ std::vector<std::string> split_lines(const std::string& s) {
 // one core each, different ones, and the CPU each ran on lies in its binding.
 TEST(NetworkTest, FilesDescribeTheMachine) {
   const std::string pre = prefix("machine");
-  const RunResult r = run_nt(2, "-f " + pre + " --lengths 0,8 -n 3 --warmup 1 -q --seed 17",
-                             "HYDRA_BINDING=core OMPI_MCA_hwloc_base_binding_policy=core");
-  ASSERT_EQ(r.code, 0) << r.out;
+  run_ok("machine", 2, "--lengths 0,8 -n 3 --warmup 1 -q --seed 17",
+         "HYDRA_BINDING=core OMPI_MCA_hwloc_base_binding_policy=core");
   RawReader f(result_path(pre, Statistic::median));
   const auto& m = f.meta();
   EXPECT_TRUE(m.mpi_version.find("MPICH") != std::string::npos || m.mpi_version.find("Open MPI") != std::string::npos)
