@@ -321,8 +321,10 @@ TEST(NetworkTest, RawFileFlagsEverySample) {
 TEST(NetworkTest, OneWaySamplesOnASharedCoreAreFlaggedPreempted) {
   const std::string out =
       run_ok("shared_core", 2, "-t one_to_one --raw --lengths 0,4096 -n 10 --warmup 1 --oversubscribed off",
-             "taskset -c 0");
+             // The launchers must not bind the ranks themselves (Open MPI binds to cores by default).
+             "OMPI_MCA_hwloc_base_binding_policy=none HYDRA_BINDING=none taskset -c 0");
   RawReader all(result_path(prefix("shared_core"), Statistic::all));
+  ASSERT_EQ(all.meta().cpus, (std::vector<int>{0, 0})) << "the two ranks did not share core 0";
   long preempted = 0;
   for (std::size_t k = 0; k < 2; ++k)
     for (std::uint8_t v : all.sample_flags(k)) preempted += (v & kSamplePreemptedFlag) ? 1 : 0;
