@@ -413,8 +413,11 @@ void OutputSet::commit_all() {
   if (outputs_.size() > 1) {
     const fs::path& first = outputs_.front()->target();
     const fs::path dir = dir_of(first);
-    journal.emplace(dir / ("." + first.filename().string() + kJournalTag + host_tag() + "-" + std::to_string(::getpid())),
-                    true);
+    // The output's name, shortened so that the journal's name stays within NAME_MAX.
+    const std::string tail = std::string(kJournalTag) + host_tag() + "-" + std::to_string(::getpid());
+    std::string name = first.filename().string();
+    if (name.size() + tail.size() + 1 > kNameMax) name.resize(kNameMax - tail.size() - 1);
+    journal.emplace(dir / ("." + name + tail), true);
     write_file_atomically_into(*journal, [&](std::ostream& o) {
       for (const auto& out : outputs_) {
         out->sync();

@@ -114,3 +114,16 @@ TEST(OutputSet, ALiveWritersJournalIsLeftAlone) {
   EXPECT_TRUE(fs::exists(dir / "t"));
   EXPECT_FALSE(fs::exists(dir / "x"));
 }
+
+TEST(OutputSet, ASetOfLongNamesCommitsItsJournal) {
+  // Names of 250 bytes: the journal's name must be shortened, not refused as too long.
+  const auto dir = test::scratch_dir();
+  const std::string stem(240, 'r');
+  OutputSet set;
+  for (const char* suffix : {"_median.nc", "_hosts.txt"})
+    write_file_atomically_into(set.add(dir / (stem + suffix), false), [](std::ostream& o) { o << "x"; });
+  set.commit_all();
+  EXPECT_TRUE(fs::exists(dir / (stem + "_median.nc")));
+  EXPECT_TRUE(fs::exists(dir / (stem + "_hosts.txt")));
+  EXPECT_EQ(count_matching(dir, ".nt-commit-"), 0);
+}
