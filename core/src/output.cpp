@@ -190,12 +190,26 @@ std::vector<JournalEntry> read_journal(const fs::path& p) {
   return out;
 }
 
+// Whether `temp` is one of our temporaries for `target`: in its directory, named
+// ".<target's name, possibly shortened>.nt-tmp-...".
+bool made_for(const fs::path& temp, const fs::path& target) {
+  const std::string t = temp.filename().string(), f = target.filename().string();
+  const auto tag = t.find(kTempTag);
+  return temp.parent_path() == target.parent_path() && tag != std::string::npos && tag > 1 && t[0] == '.' &&
+         f.compare(0, tag - 1, t, 1, tag - 1) == 0;
+}
+
 }  // namespace
 
 void recover_interrupted_outputs(const fs::path& dir) try {
   for (const auto& n : left_by_dead_runs(dir, kJournalTag)) {
     const fs::path journal = dir / n;
+    // Only a journal of this user, and only pairs of one of our temporaries and the final name it
+    // was made for, in one directory: a journal planted in a shared directory moves nothing else.
+    struct stat st {};
+    if (::lstat(journal.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
     for (const auto& e : read_journal(journal)) {
+      if (!made_for(e.temp, e.target)) continue;
       // Roll forward: every temporary was complete and synced before the journal was written.
       // One that is gone was moved already (by the dead run or by a concurrent recovery).
       if (e.force) ::rename(e.temp.c_str(), e.target.c_str());

@@ -127,3 +127,31 @@ TEST(OutputSet, ASetOfLongNamesCommitsItsJournal) {
   EXPECT_TRUE(fs::exists(dir / (stem + "_hosts.txt")));
   EXPECT_EQ(count_matching(dir, ".nt-commit-"), 0);
 }
+
+TEST(OutputSet, APlantedJournalMovesNothingElse) {
+  // A dead process's journal in a shared directory that names files other than our temporaries
+  // and their final names: recovery must leave them where they are.
+  const auto dir = test::scratch_dir();
+  std::string tag;  // this host's tag, as our temporaries carry it: ".NAME.nt-tmp-TAG-PID-N"
+  {
+    PendingOutput probe(dir / "probe", false);
+    const std::string t = probe.temp().filename().string();
+    const auto at = t.find(".nt-tmp-") + 8;
+    tag = t.substr(at, t.rfind('-', t.rfind('-') - 1) - at);
+  }
+  ASSERT_FALSE(tag.empty());
+  std::ofstream(dir / "precious.txt") << "mine";
+  std::ofstream(dir / (".run_median.nc.nt-tmp-" + tag + "-1-0")) << "temp";
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  ::waitpid(pid, nullptr, 0);  // a PID that is gone
+  const fs::path journal = dir / (".x.nt-commit-" + tag + "-" + std::to_string(pid));
+  std::ofstream(journal) << "R\t" << (dir / "precious.txt").string() << "\t" << (dir / "stolen.txt").string() << "\n"
+                         << "R\t" << (dir / (".run_median.nc.nt-tmp-" + tag + "-1-0")).string() << "\t"
+                         << (dir / "other.nc").string() << "\n";
+  recover_interrupted_outputs(dir);
+  EXPECT_FALSE(fs::exists(journal)) << "a dead run's journal of this host is processed";
+  EXPECT_EQ(slurp(dir / "precious.txt"), "mine");
+  EXPECT_FALSE(fs::exists(dir / "stolen.txt"));
+  EXPECT_FALSE(fs::exists(dir / "other.nc"));
+}
