@@ -201,7 +201,7 @@ bool made_for(const fs::path& temp, const fs::path& target) {
 
 }  // namespace
 
-void recover_interrupted_outputs(const fs::path& dir) try {
+void recover_interrupted_outputs(const fs::path& dir) {
   for (const auto& n : left_by_dead_runs(dir, kJournalTag)) {
     const fs::path journal = dir / n;
     // Only a journal of this user, and only pairs of one of our temporaries and the final name it
@@ -216,12 +216,10 @@ void recover_interrupted_outputs(const fs::path& dir) try {
       else ::renameat2(AT_FDCWD, e.temp.c_str(), AT_FDCWD, e.target.c_str(), RENAME_NOREPLACE);
       ::unlink(e.temp.c_str());  // still there: its final name appeared meanwhile; not ours to replace
     }
-    fsync_path(dir, true, journal);
+    fsync_dir_quietly(dir);  // the moves are durable before the journal goes
     ::unlink(journal.c_str());
   }
   remove_stale_temps(dir);
-} catch (const std::exception&) {
-  // Best effort: a directory we cannot sync is left for a later program.
 }
 
 void check_output(const fs::path& target, bool force) {

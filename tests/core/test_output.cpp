@@ -19,11 +19,6 @@ using namespace nt;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
 int count_matching(const fs::path& dir, const std::string& tag) {
   int n = 0;
   for (const auto& e : fs::directory_iterator(dir))
@@ -65,10 +60,10 @@ TEST(OutputSet, KilledBetweenRenamesIsRolledForwardByTheNextWriter) {
     // The killed run left a mixed set and its journal: the first `kill_after` files are new.
     EXPECT_EQ(count_matching(dir, ".nt-commit-"), 1);
     for (std::size_t i = 0; i < names.size(); ++i)
-      EXPECT_EQ(slurp(dir / names[i]), (i < kill_after ? now : before) + ":" + names[i]);
+      EXPECT_EQ(test::file_text(dir / names[i]), (i < kill_after ? now : before) + ":" + names[i]);
     // The next writer into the directory completes the commit before it starts its own.
     write_file_atomically(dir / "other.csv", true, [](std::ostream& o) { o << "x"; });
-    for (const auto& n : names) EXPECT_EQ(slurp(dir / n), now + ":" + n);
+    for (const auto& n : names) EXPECT_EQ(test::file_text(dir / n), now + ":" + n);
     before = now;
     EXPECT_EQ(count_matching(dir, ".nt-commit-"), 0);
     EXPECT_EQ(count_matching(dir, ".nt-tmp-"), 0);
@@ -151,7 +146,7 @@ TEST(OutputSet, APlantedJournalMovesNothingElse) {
                          << (dir / "other.nc").string() << "\n";
   recover_interrupted_outputs(dir);
   EXPECT_FALSE(fs::exists(journal)) << "a dead run's journal of this host is processed";
-  EXPECT_EQ(slurp(dir / "precious.txt"), "mine");
+  EXPECT_EQ(test::file_text(dir / "precious.txt"), "mine");
   EXPECT_FALSE(fs::exists(dir / "stolen.txt"));
   EXPECT_FALSE(fs::exists(dir / "other.nc"));
 }

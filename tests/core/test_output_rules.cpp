@@ -99,13 +99,6 @@ TEST(Output, FullStandardOutputIsAnError) {
   EXPECT_NO_THROW(flush_stdout());  // reported once, and a working stdout is fine
 }
 
-namespace {
-std::string content(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-}  // namespace
-
 // A --force set whose last member cannot be committed used to leave the first member replaced:
 // a set of files from two different runs. Now the replaced file comes back.
 TEST(Output, ForcedSetThatFailsPutsTheReplacedFilesBack) {
@@ -123,7 +116,7 @@ TEST(Output, ForcedSetThatFailsPutsTheReplacedFilesBack) {
     fs::create_directory(dir / "a_hosts.txt");
     EXPECT_THROW(set.commit_all(), FileError);
   }
-  EXPECT_EQ(content(dir / "a_median.nc"), "old a");
+  EXPECT_EQ(test::file_text(dir / "a_median.nc"), "old a");
   EXPECT_EQ(names_in(dir), (std::set<std::string>{"a_median.nc", "a_hosts.txt"})) << "no temporaries or kept files left";
 }
 
@@ -136,7 +129,7 @@ TEST(Output, ForcedSetReplacesEverythingAndKeepsNothing) {
     write_file_atomically_into(set.add(dir / "a_hosts.txt", true), [](std::ostream& o) { o << "new hosts"; });
     set.commit_all();
   }
-  EXPECT_EQ(content(dir / "a_median.nc"), "new a");
-  EXPECT_EQ(content(dir / "a_hosts.txt"), "new hosts");
+  EXPECT_EQ(test::file_text(dir / "a_median.nc"), "new a");
+  EXPECT_EQ(test::file_text(dir / "a_hosts.txt"), "new hosts");
   EXPECT_EQ(names_in(dir), (std::set<std::string>{"a_median.nc", "a_hosts.txt"}));
 }

@@ -4,11 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "nt/dataset.hpp"
 
 namespace nt::test {
+
+// The whole content of a file ("" when it cannot be read).
+inline std::string file_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
 
 inline std::filesystem::path scratch_dir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
