@@ -45,6 +45,14 @@ int write_set_in_child(const fs::path& dir, const std::vector<std::string>& name
   return status;
 }
 
+// This host's tag, as our temporaries carry it: ".NAME.nt-tmp-TAG-PID-N".
+std::string this_host_tag(const fs::path& dir) {
+  PendingOutput probe(dir / "probe", false);
+  const std::string t = probe.temp().filename().string();
+  const auto at = t.find(".nt-tmp-") + 8;
+  return t.substr(at, t.rfind('-', t.rfind('-') - 1) - at);
+}
+
 }  // namespace
 
 TEST(OutputSet, KilledBetweenRenamesIsRolledForwardByTheNextWriter) {
@@ -102,11 +110,14 @@ TEST(OutputSet, NewSetKilledMidCommitIsCompletedWhenAFileIsOpened) {
 TEST(OutputSet, ALiveWritersJournalIsLeftAlone) {
   const auto dir = test::scratch_dir();
   // A journal of this (live) process: not a killed run's, so nobody may roll it forward.
-  const fs::path journal = dir / (".x.nt-commit-" + std::string("h") + "-" + std::to_string(::getpid()));
-  std::ofstream(journal) << "R\t" << (dir / "t").string() << "\t" << (dir / "x").string() << "\n";
-  std::ofstream(dir / "t") << "temp";
+  const std::string tag = this_host_tag(dir), pid = std::to_string(::getpid());
+  const fs::path journal = dir / (".x.nt-commit-" + tag + "-" + pid);
+  const fs::path temp = dir / (".x.nt-tmp-" + tag + "-" + pid + "-99");
+  std::ofstream(journal) << "R\t" << temp.string() << "\t" << (dir / "x").string() << "\n";
+  std::ofstream(temp) << "temp";
   recover_interrupted_outputs(dir);
-  EXPECT_TRUE(fs::exists(dir / "t"));
+  EXPECT_TRUE(fs::exists(temp));
+  EXPECT_TRUE(fs::exists(journal));
   EXPECT_FALSE(fs::exists(dir / "x"));
 }
 
@@ -127,13 +138,7 @@ TEST(OutputSet, APlantedJournalMovesNothingElse) {
   // A dead process's journal in a shared directory that names files other than our temporaries
   // and their final names: recovery must leave them where they are.
   const auto dir = test::scratch_dir();
-  std::string tag;  // this host's tag, as our temporaries carry it: ".NAME.nt-tmp-TAG-PID-N"
-  {
-    PendingOutput probe(dir / "probe", false);
-    const std::string t = probe.temp().filename().string();
-    const auto at = t.find(".nt-tmp-") + 8;
-    tag = t.substr(at, t.rfind('-', t.rfind('-') - 1) - at);
-  }
+  const std::string tag = this_host_tag(dir);
   ASSERT_FALSE(tag.empty());
   std::ofstream(dir / "precious.txt") << "mine";
   std::ofstream(dir / (".run_median.nc.nt-tmp-" + tag + "-1-0")) << "temp";
