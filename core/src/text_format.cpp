@@ -163,7 +163,9 @@ std::unique_ptr<MemoryDataset> read_text(std::istream& in, const fs::path& name)
   while (more) {
     if (!starts_with(line, "Message length")) ps.fail("expected 'Message length', got '" + shown(line) + "'");
     const int len = ps.integer(trim(line.substr(14)), "message length");
-    Matrix m(P);
+    // The values grow as rows are read: a small file that declares many processors fails at its
+    // first missing row instead of first allocating a P x P matrix (up to the memory limit).
+    std::vector<double> values;
     for (int i = 0; i < P; ++i) {
       if (!ps.next(line)) ps.fail("file ends inside the matrix of length " + std::to_string(len));
       int j = 0;
@@ -173,12 +175,14 @@ std::unique_ptr<MemoryDataset> read_text(std::istream& in, const fs::path& name)
         if (end == std::string::npos) end = line.size();
         if (end > pos) {
           if (j >= P) ps.fail("more than " + std::to_string(P) + " values in a row");
-          m.at(i, j++) = ps.real(std::string_view(line).substr(pos, end - pos));
+          values.push_back(ps.real(std::string_view(line).substr(pos, end - pos)));
+          ++j;
         }
         pos = end + 1;
       }
       if (j != P) ps.fail(std::to_string(j) + " values in a row of a " + std::to_string(P) + "-rank matrix");
     }
+    Matrix m(P, std::move(values));
     ds->append(len, transpose ? m.transposed() : std::move(m));
     more = ps.next(line);
   }

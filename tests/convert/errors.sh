@@ -79,6 +79,11 @@ case "$CASE" in
     [ -s nodir/sub/out.csv ] || fail "nodir/sub/out.csv was not written"
     : > afile
     expect 'afile.*not a directory' to-csv sy_median.nc -o afile/out.csv ;;
+  text-many-procs)
+    # 40 bytes that declare 20000 processors: refused at the first short row, within 300 MB of
+    # address space (the reader used to allocate the whole 3.2 GB matrix first).
+    printf 'processors 20000\nMessage length 0\n1 2 3\n' > manyp.txt
+    ( ulimit -v 300000; expect 'manyp.txt: line 3: 3 values in a row of a 20000-rank matrix' info manyp.txt ) || exit 1 ;;
   stdout-dash) expect "'-' \\(standard output\\) is not an output" to-csv sy_median.nc -o -; absent ./- ;;
   deflate-range) expect 'deflate' to-netcdf4 sy_median.nc -o x.nc --deflate 12; absent x.nc ;;
   *) fail "unknown case" ;;
