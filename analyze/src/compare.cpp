@@ -538,21 +538,34 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
       std::map<int, int> image;
       for (const auto& [g, m] : overlap)
         image[g] = std::max_element(m.begin(), m.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
+      // Hosts in a delay finding (node or link): their own switch group may come from that change
+      // (a changed node or link looks like a host behind a switch of its own).
+      std::vector<char> in_delay_finding(H, 0);
+      for (const auto& f : out.findings)
+        if (f.kind.rfind("node_", 0) == 0 || f.kind.rfind("link_", 0) == 0 || f.kind.rfind("intra_", 0) == 0)
+          for (const auto& h : f.hosts)
+            for (std::size_t a = 0; a < H; ++a)
+              if (out.hosts[a] == h) in_delay_finding[a] = 1;
+      auto mates = [&](const std::vector<int>& part, std::size_t a) {
+        std::vector<std::string> m;
+        for (std::size_t x = 0; x < H; ++x)
+          if (x != a && part[x] == part[a]) m.push_back(out.hosts[x]);
+        return m;
+      };
+      // A host in another group moved when it joined other hosts' group, or when nothing else
+      // changed about it; alone now and slower or faster, it is explained by that change.
       std::vector<std::size_t> moved, explained;
       for (std::size_t a = 0; a < H; ++a)
-        if (sc[a] != image[sb[a]]) (node_changed[a] ? explained : moved).push_back(a);
+        if (sc[a] != image[sb[a]]) (mates(sc, a).empty() && in_delay_finding[a] ? explained : moved).push_back(a);
       const auto nb = partition_of(sb).size(), nc = partition_of(sc).size();
+      std::set<std::string> moved_hosts;
       if (!moved.empty() && moved.size() * 4 <= H) {
         for (std::size_t a : moved) {
           Finding f;
           f.kind = "node_moved";
           host_ranks(f, a);
-          std::vector<std::string> old_mates, new_mates;
-          for (std::size_t x = 0; x < H; ++x) {
-            if (x == a) continue;
-            if (sb[x] == sb[a]) old_mates.push_back(out.hosts[x]);
-            if (sc[x] == sc[a]) new_mates.push_back(out.hosts[x]);
-          }
+          moved_hosts.insert(out.hosts[a]);
+          const auto old_mates = mates(sb, a), new_mates = mates(sc, a);
           f.detail = fmt::format("node {} is on another switch: with {} in the baseline, with {} now (switch groups "
                                  "found in the delays)",
                                  out.hosts[a], old_mates.empty() ? "no other host" : host_list(old_mates, 4),
@@ -562,18 +575,27 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
       } else if (!moved.empty()) {
         Finding f;
         f.kind = "topology_changed";
-        for (std::size_t a : moved) host_ranks(f, a);
+        for (std::size_t a : moved) host_ranks(f, a), moved_hosts.insert(out.hosts[a]);
         f.detail = fmt::format("the switch groups differ: {} group(s) of hosts in the baseline, {} now; {} of {} "
                                "hosts are in another group (switch groups found in the delays)",
                                nb, nc, moved.size(), H);
         out.findings.push_back(f);
       }
+      // The links of a moved host changed class: they are the move, not findings of their own.
+      const auto before = out.findings.size();
+      std::erase_if(out.findings, [&](const Finding& f) {
+        if (f.kind.rfind("link_", 0) != 0) return false;
+        return std::any_of(f.hosts.begin(), f.hosts.end(), [&](const std::string& h) { return moved_hosts.count(h) > 0; });
+      });
+      if (out.findings.size() < before)
+        out.notes.push_back(fmt::format("{} changed link(s) of the moved host(s) are part of the move, not listed",
+                                        before - out.findings.size()));
       if (!explained.empty()) {
         std::vector<std::string> names;
         for (std::size_t a : explained) names.push_back(out.hosts[a]);
         out.notes.push_back(fmt::format("the switch groups of {} differ between the runs; not reported as a move: "
-                                        "the node changed speed (a changed node looks like a node behind its own "
-                                        "switch)",
+                                        "the host is alone in its group now and its node or links changed speed (a "
+                                        "changed node or link looks like a host behind a switch of its own)",
                                         host_list(names)));
       }
     }
