@@ -2,6 +2,7 @@
 // the CLI tests can check network_analyze's groups against the true placement.
 #include <cmath>
 #include <fstream>
+#include <filesystem>
 #include <iostream>
 #include <random>
 
@@ -10,6 +11,7 @@
 
 #include "planted_loggp.hpp"
 #include "nt/cli.hpp"
+#include "nt/hosts.hpp"
 #include "nt/loggp.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/synth.hpp"
@@ -36,6 +38,8 @@ int main(int argc, char** argv) {
   app.add_option("--cell-noise", p.cell_noise);
   std::vector<double> scale, link;
   double outliers = 0;
+  bool no_hosts = false;
+  app.add_flag("--no-hosts", no_hosts, "no host names in the files and no PREFIX_hosts.txt (as an old run's)");
   app.add_option("--scale-link", link, "A B F: multiply every delay from node A to node B by F (one direction)")
       ->expected(3);
   app.add_option("--outliers", outliers, "fraction of cells (pair and length) multiplied by U(2, 6)");
@@ -82,7 +86,10 @@ int main(int argc, char** argv) {
             for (auto& [st, ds] : r.stats) ds->at(k).at(i, j) *= f;
           }
     }
+    if (no_hosts)
+      for (auto& [st, ds] : r.stats) ds->mutable_info().meta.hosts.clear();
     nt::write_synth(prefix, r, true);
+    if (no_hosts) std::filesystem::remove(nt::hosts_path(prefix));
     if (loggp) {
       // Planted values: see planted_loggp.hpp.
       const auto d = nt::test::planted_loggp(r.node_of_rank, r.hosts);
