@@ -209,7 +209,7 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
                                    which, B.P, C.P));
     const auto& gb = out.base.topology.levels.front().group_of;
     const auto& gc = out.cur.topology.levels.front().group_of;
-    if (adjusted_rand_index(gb, gc) < 1.0 - 1e-12)
+    if (partition_of(gb) != partition_of(gc))
       throw UsageError(fmt::format("{} host names and the node groups of the two runs differ: the placement may "
                                    "differ, so ranks cannot be matched by number; give --baseline-hosts / "
                                    "--current-hosts",
@@ -221,7 +221,7 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
                           "delays (the same in both runs) stand for the hosts");
     } else {
       (hb.empty() ? hb : hc) = hb.empty() ? hc : hb;
-      out.notes.push_back(fmt::format("{} no host names: ranks matched by number (the node groups found in the "
+      out.notes.push_back(fmt::format("{} host names: ranks matched by number (the node groups found in the "
                                       "delays are the same in both runs)",
                                       which));
     }
@@ -691,6 +691,7 @@ std::string to_text(const Comparison& c) {
   for (const auto& f : c.findings) {
     o << fmt::format("  {:<18}", f.kind);
     if (!f.hosts.empty()) o << fmt::format(" hosts {}", fmt::join(f.hosts, ","));
+    else if (f.kind.rfind("class_", 0) == 0 || f.kind == "threshold_changed") o << " (a whole class)";
     if (!f.ranks_current.empty()) o << fmt::format("  ranks now {}", ranks_text(f.ranks_current));
     if (!f.ranks_baseline.empty() && (f.ranks_baseline != f.ranks_current))
       o << fmt::format("  (baseline {})", ranks_text(f.ranks_baseline));
