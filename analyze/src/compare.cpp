@@ -481,13 +481,18 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
         const Decision d = decide(ef, z, min_log, opt.min_sigmas, bands);
         if (d.sign != 0) links[{a, b}] = d;
       }
-    std::size_t listed = 0;
+    // One finding per link (both directions together when they changed alike).
+    struct LinkFinding {
+      std::size_t a, b;
+      int sign;
+      Finding f;
+    };
+    std::vector<LinkFinding> found;
     for (const auto& [ab, d] : links) {
       const auto [a, b] = ab;
       const auto back = links.find({b, a});
       const bool both = back != links.end() && back->second.sign == d.sign;
       if (both && b < a) continue;  // reported with (b, a)
-      if (++listed > opt.report.anomalies.max_links) continue;
       Finding f;
       f.kind = d.sign > 0 ? "link_slower" : "link_faster";
       f.direction = both ? "both" : "one-way";
@@ -503,10 +508,61 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
                              out.hosts[a], both ? "<->" : "->", out.hosts[b], d.sign > 0 ? f.ratio : 1.0 / f.ratio,
                              d.sign > 0 ? "slower" : "faster", both ? "both directions" : "this direction only",
                              f.sigmas, tb.class_name(cls[a * H + b]), f.lengths.size(), K);
+      found.push_back({a, b, d.sign, std::move(f)});
+    }
+    // The path between two switch groups of the baseline: when at least half of the host pairs
+    // between them (and 3 or more) changed the same way, one finding names both groups' hosts.
+    const auto sw = switch_partition(tb, out.ranks_baseline);
+    std::map<std::tuple<int, int, int>, std::vector<std::size_t>> by_switches;  // (lower, upper group, sign)
+    for (std::size_t q = 0; q < found.size(); ++q) {
+      const int x = sw[found[q].a], y = sw[found[q].b];
+      if (x != y) by_switches[{std::min(x, y), std::max(x, y), found[q].sign}].push_back(q);
+    }
+    std::vector<char> merged(found.size(), 0);
+    for (const auto& [key, qs] : by_switches) {
+      const auto [x, y, sign] = key;
+      std::vector<std::size_t> hx, hy;
+      for (std::size_t a = 0; a < H; ++a) {
+        if (sw[a] == x) hx.push_back(a);
+        if (sw[a] == y) hy.push_back(a);
+      }
+      if (qs.size() < 3 || 2 * qs.size() < hx.size() * hy.size()) continue;
+      Finding f;
+      f.kind = sign > 0 ? "switch_link_slower" : "switch_link_faster";
+      bool all_both = true;
+      std::vector<double> ratios, sig;
+      std::set<std::int64_t> ls;
+      for (std::size_t q : qs) {
+        merged[q] = 1;
+        all_both = all_both && found[q].f.direction == "both";
+        ratios.push_back(found[q].f.ratio);
+        sig.push_back(found[q].f.sigmas);
+        ls.insert(found[q].f.lengths.begin(), found[q].f.lengths.end());
+      }
+      f.direction = all_both ? "both" : "mixed";
+      for (std::size_t a : hx) host_ranks(f, a);
+      for (std::size_t a : hy) host_ranks(f, a);
+      f.ratio = median_inplace(ratios);
+      f.sigmas = median_inplace(sig);
+      f.lengths.assign(ls.begin(), ls.end());
+      std::vector<std::string> nx, ny;
+      for (std::size_t a : hx) nx.push_back(out.hosts[a]);
+      for (std::size_t a : hy) ny.push_back(out.hosts[a]);
+      f.detail = fmt::format("the links between two switch groups ({} and {}) are {:.2f}x {} ({} of their {} host "
+                             "pairs changed{}; median {:.0f} sigmas): the switches or the path between them",
+                             host_list(nx, 4), host_list(ny, 4), sign > 0 ? f.ratio : 1.0 / f.ratio,
+                             sign > 0 ? "slower" : "faster", qs.size(), hx.size() * hy.size(),
+                             all_both ? ", both directions" : "", f.sigmas);
       out.findings.push_back(f);
     }
-    if (listed > opt.report.anomalies.max_links)
-      out.notes.push_back(fmt::format("{} changed links, the first {} listed", listed, opt.report.anomalies.max_links));
+    std::size_t listed = 0, changed = 0;
+    for (std::size_t q = 0; q < found.size(); ++q) {
+      if (merged[q]) continue;
+      ++changed;
+      if (++listed <= opt.report.anomalies.max_links) out.findings.push_back(std::move(found[q].f));
+    }
+    if (changed > opt.report.anomalies.max_links)
+      out.notes.push_back(fmt::format("{} changed links, the first {} listed", changed, opt.report.anomalies.max_links));
   }
 
   // ---- hosts missing or added ----
@@ -542,7 +598,8 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
       // (a changed node or link looks like a host behind a switch of its own).
       std::vector<char> in_delay_finding(H, 0);
       for (const auto& f : out.findings)
-        if (f.kind.rfind("node_", 0) == 0 || f.kind.rfind("link_", 0) == 0 || f.kind.rfind("intra_", 0) == 0)
+        if (f.kind.rfind("node_", 0) == 0 || f.kind.rfind("link_", 0) == 0 || f.kind.rfind("intra_", 0) == 0 ||
+            f.kind.rfind("switch_link_", 0) == 0)
           for (const auto& h : f.hosts)
             for (std::size_t a = 0; a < H; ++a)
               if (out.hosts[a] == h) in_delay_finding[a] = 1;

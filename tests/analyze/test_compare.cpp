@@ -28,6 +28,7 @@ struct Plan {
   std::map<int, double> slow;                          // node -> factor on all its links
   std::vector<std::tuple<int, int, double>> one_way;   // sender node, receiver node, factor
   double inter_switch_factor = 1.0;                     // every link between switches
+  std::tuple<int, int, double> switch_pair{-1, -1, 1.0};  // links between these two switches (both ways)
   std::set<int> absent;                                 // nodes not in this run
   int moved = -1, moved_to = 0;                         // a node on another switch
   std::int64_t step_at = 0;                             // protocol step (+2.5 us) from this length on
@@ -74,6 +75,7 @@ Gen generate(const Plan& p) {
         if (p.step_at > 0 && c.lengths[k] >= p.step_at && a != b) t += 2.5e-6;
         if (p.slow.count(a)) t *= p.slow.at(a);
         else if (p.slow.count(b)) t *= p.slow.at(b);
+        if (auto [s1, s2, f] = p.switch_pair; (sw(a) == s1 && sw(b) == s2) || (sw(a) == s2 && sw(b) == s1)) t *= f;
         for (auto [s, r, f] : p.one_way)
           if (a == s && b == r) t *= f;
         t *= std::exp(p.noise * N(rng));
@@ -300,4 +302,26 @@ TEST(Compare, PngIsWellFormed) {
   EXPECT_EQ(na::base64("Ma"), "TWE=");
   EXPECT_EQ(na::base64("M"), "TQ==");
   EXPECT_THROW(na::encode_png_rgb(2, 2, {1, 2, 3}), nt::Error);
+}
+
+// The path between two of three switches slower (an uplink): one finding for the switch pair, naming
+// the hosts of both switches and no other.
+TEST(Compare, SlowerPathBetweenTwoSwitches) {
+  Plan r;
+  r.nodes = 12;
+  r.rpn = 2;
+  r.switches = 3;
+  r.noise = 0.02;
+  r.seed = 61;
+  const Gen b = generate(r);
+  r.seed = 62;
+  r.switch_pair = {0, 1, 1.8};
+  const auto cmp = na::compare_cubes(b.cube, generate(r).cube);
+  ASSERT_EQ(cmp.findings.size(), 1u) << kinds(cmp);
+  const auto& f = cmp.findings.front();
+  EXPECT_EQ(f.kind, "switch_link_slower");
+  EXPECT_EQ(f.direction, "both");
+  EXPECT_EQ(f.hosts, (std::vector<std::string>{"host-0", "host-1", "host-2", "host-3", "host-4", "host-5", "host-6",
+                                               "host-7"}));
+  EXPECT_NEAR(f.ratio, 1.8, 0.08);
 }
