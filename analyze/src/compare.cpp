@@ -306,22 +306,64 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
   std::vector<double> send_sigma(K, kNaN), recv_sigma(K, kNaN), intra_sigma(K, kNaN);
   std::vector<float> R(K * HH, std::numeric_limits<float>::quiet_NaN());  // link residuals
 
+  // Switch groups of the baseline (hosts), for the blocks of links between two of them.
+  const std::vector<int> sw = H >= 3 ? switch_partition(tb, out.ranks_baseline) : std::vector<int>(H, 0);
+  const std::size_t NS = sw.empty() ? 0 : static_cast<std::size_t>(*std::max_element(sw.begin(), sw.end())) + 1;
+  std::vector<std::vector<double>> block(K, std::vector<double>(NS * NS, kNaN));
+  std::vector<double> block_floor(K, kNaN);  // noise of a block's median from its links' noise
   parallel_for(K, [&](std::size_t k0, std::size_t k1) {
     std::vector<double> v;
     for (std::size_t k = k0; k < k1; ++k) {
       const float* Lk = &L[k * HH];
-      // Class shift: median change over the class's links (the diagonal is the intra-host class).
+      // Class shift: the median change over the class's links (the diagonal is the intra-host
+      // class) when most of them (3/4) moved with it; otherwise part of the class changed (a
+      // switch's uplink, say) and the shift is that of the links that did not change (within
+      // tol of 0; when they are a quarter or more), so that the changed part is found below
+      // instead of the unchanged part.
       std::vector<double> shift(static_cast<std::size_t>(NC), kNaN);
       for (int c = 0; c < NC; ++c) {
         v.clear();
         for (std::size_t p = 0; p < HH; ++p)
-          if (cls[p] == c) v.push_back(Lk[p]);
-        shift[static_cast<std::size_t>(c)] = finite_median(v);
-        class_shift[static_cast<std::size_t>(c)][k] = shift[static_cast<std::size_t>(c)];
+          if (cls[p] == c && std::isfinite(Lk[p])) v.push_back(Lk[p]);
+        const std::size_t n = v.size();
+        std::vector<double> w = v;
+        double m = finite_median(w);
+        if (n > 0) {
+          // Half the smallest change reported (the spread of a class that changed in part is no
+          // measure of its noise: two clusters of links make it large).
+          const double tol = 0.5 * min_log;
+          std::size_t near_m = 0;
+          w.clear();
+          for (double x : v) {
+            if (std::fabs(x - m) <= tol) ++near_m;
+            if (std::fabs(x) <= tol) w.push_back(x);
+          }
+          if (4 * near_m < 3 * n && 4 * w.size() >= n) m = finite_median(w);
+        }
+        shift[static_cast<std::size_t>(c)] = m;
+        class_shift[static_cast<std::size_t>(c)][k] = m;
+      }
+      // Switch blocks: the median change of the links from switch group X to Y (X != Y) beyond the
+      // class shift; the hosts' effects and the links are then judged within their block.
+      std::vector<double> blk(NS * NS, 0.0);
+      if (NS > 1) {
+        std::vector<std::vector<double>> vals(NS * NS);
+        for (std::size_t a = 0; a < H; ++a)
+          for (std::size_t b = 0; b < H; ++b) {
+            const std::size_t X = static_cast<std::size_t>(sw[a]), Y = static_cast<std::size_t>(sw[b]);
+            const double s0 = shift[static_cast<std::size_t>(cls[a * H + b])];
+            if (X != Y && std::isfinite(s0)) vals[X * NS + Y].push_back(double(Lk[a * H + b]) - s0);
+          }
+        for (std::size_t q = 0; q < NS * NS; ++q) {
+          const double m = finite_median(vals[q]);
+          blk[q] = std::isfinite(m) ? m : 0.0;
+          block[k][q] = std::isfinite(m) ? m : kNaN;
+        }
       }
       auto e = [&](std::size_t a, std::size_t b) {
-        const double s = shift[static_cast<std::size_t>(cls[a * H + b])];
-        return std::isfinite(s) ? double(Lk[a * H + b]) - s : kNaN;
+        const double s0 = shift[static_cast<std::size_t>(cls[a * H + b])];
+        const double bl = NS > 1 && a != b ? blk[static_cast<std::size_t>(sw[a]) * NS + static_cast<std::size_t>(sw[b])] : 0.0;
+        return std::isfinite(s0) ? double(Lk[a * H + b]) - s0 - bl : kNaN;
       };
       // One step of median polish over the links between hosts: sender, then receiver effect.
       for (std::size_t a = 0; a < H; ++a) {
@@ -350,6 +392,12 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
         class_sigma[static_cast<std::size_t>(c)][k] = finite_sigma(v);
       }
       const double link_sigma = finite_sigma(all);
+      if (NS > 1) {
+        std::vector<std::size_t> count(NS, 0);
+        for (int g : sw) ++count[static_cast<std::size_t>(g)];
+        const std::size_t smallest = *std::min_element(count.begin(), count.end());
+        block_floor[k] = 1.2533 * link_sigma / std::sqrt(double(std::max<std::size_t>(1, smallest * smallest)));
+      }
       // Noise of the host effects: their spread over the hosts, at least what the links' noise
       // leaves in a median over H-1 of them.
       const double floor = std::isfinite(link_sigma) && H > 1 ? 1.2533 * link_sigma / std::sqrt(double(H - 1)) : 0.0;
@@ -466,6 +514,91 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
                                     H));
   }
 
+  // ---- switch blocks: the links between two switch groups ----
+  if (NS > 1) {
+    std::map<std::pair<std::size_t, std::size_t>, Decision> flagged;
+    for (std::size_t X = 0; X < NS; ++X)
+      for (std::size_t Y = 0; Y < NS; ++Y) {
+        if (X == Y) continue;
+        std::vector<double> ef(K), z(K);
+        for (std::size_t k = 0; k < K; ++k) ef[k] = block[k][X * NS + Y], z[k] = ef[k] / block_floor[k];
+        const Decision d = decide(ef, z, min_log, opt.min_sigmas, bands);
+        if (d.sign != 0) flagged[{X, Y}] = d;
+      }
+    std::vector<std::vector<std::size_t>> members(NS);
+    for (std::size_t a = 0; a < H; ++a) members[static_cast<std::size_t>(sw[a])].push_back(a);
+    std::set<std::size_t> present;
+    for (std::size_t X = 0; X < NS; ++X)
+      if (!members[X].empty()) present.insert(X);
+    auto names_of = [&](std::size_t X) {
+      std::vector<std::string> n;
+      for (std::size_t a : members[X]) n.push_back(out.hosts[a]);
+      return host_list(n, 4);
+    };
+    auto block_finding = [&](const std::vector<std::pair<std::size_t, std::size_t>>& bs, int sign) {
+      Finding f;
+      std::vector<double> ratios, sig;
+      std::set<std::size_t> ks;
+      for (auto xy : bs) {
+        const Decision& d = flagged.at(xy);
+        ratios.push_back(d.ratio);
+        sig.push_back(d.sigmas);
+        ks.insert(d.ks.begin(), d.ks.end());
+        flagged.erase(xy);
+      }
+      f.ratio = median_inplace(ratios);
+      f.sigmas = median_inplace(sig);
+      for (std::size_t k : ks) f.lengths.push_back(out.lengths[k]);
+      f.kind = sign > 0 ? "switch_link_slower" : "switch_link_faster";
+      return f;
+    };
+    // A switch group whose links to every other group changed alike (3 groups or more): its uplink.
+    for (std::size_t X : present) {
+      if (present.size() < 3) break;
+      int sign = 0;
+      bool all = true;
+      for (std::size_t Y : present) {
+        if (Y == X) continue;
+        for (auto xy : {std::pair{X, Y}, std::pair{Y, X}}) {
+          const auto it = flagged.find(xy);
+          if (it == flagged.end() || (sign != 0 && it->second.sign != sign)) all = false;
+          else sign = it->second.sign;
+        }
+      }
+      if (!all) continue;
+      std::vector<std::pair<std::size_t, std::size_t>> bs;
+      for (std::size_t Y : present)
+        if (Y != X) bs.emplace_back(X, Y), bs.emplace_back(Y, X);
+      Finding f = block_finding(bs, sign);
+      f.kind = sign > 0 ? "switch_slower" : "switch_faster";
+      f.direction = "both";
+      for (std::size_t a : members[X]) host_ranks(f, a);
+      f.detail = fmt::format("every link between the switch group of {} and the other {} group(s) is {:.2f}x {} (median "
+                             "{:.0f} sigmas): that switch or its uplink",
+                             names_of(X), present.size() - 1, sign > 0 ? f.ratio : 1.0 / f.ratio,
+                             sign > 0 ? "slower" : "faster", f.sigmas);
+      out.findings.push_back(f);
+    }
+    // The links between two groups, one direction or both.
+    while (!flagged.empty()) {
+      const auto [X, Y] = flagged.begin()->first;
+      const int sign = flagged.begin()->second.sign;
+      const auto back = flagged.find({Y, X});
+      const bool both = back != flagged.end() && back->second.sign == sign;
+      std::vector<std::pair<std::size_t, std::size_t>> bs{{X, Y}};
+      if (both) bs.emplace_back(Y, X);
+      Finding f = block_finding(bs, sign);
+      f.direction = both ? "both" : "one-way";
+      for (std::size_t a : members[X]) host_ranks(f, a);
+      for (std::size_t a : members[Y]) host_ranks(f, a);
+      f.detail = fmt::format("the links from the switch group of {} {} that of {} are {:.2f}x {} ({}; median {:.0f} "
+                             "sigmas): the switches or the path between them",
+                             names_of(X), both ? "to and from" : "to", names_of(Y), sign > 0 ? f.ratio : 1.0 / f.ratio,
+                             sign > 0 ? "slower" : "faster", both ? "both directions" : "this direction only", f.sigmas);
+      out.findings.push_back(f);
+    }
+  }
+
   // ---- links ----
   if (H >= 3) {
     std::map<std::pair<std::size_t, std::size_t>, Decision> links;
@@ -510,54 +643,8 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
                              f.sigmas, tb.class_name(cls[a * H + b]), f.lengths.size(), K);
       found.push_back({a, b, d.sign, std::move(f)});
     }
-    // The path between two switch groups of the baseline: when at least half of the host pairs
-    // between them (and 3 or more) changed the same way, one finding names both groups' hosts.
-    const auto sw = switch_partition(tb, out.ranks_baseline);
-    std::map<std::tuple<int, int, int>, std::vector<std::size_t>> by_switches;  // (lower, upper group, sign)
-    for (std::size_t q = 0; q < found.size(); ++q) {
-      const int x = sw[found[q].a], y = sw[found[q].b];
-      if (x != y) by_switches[{std::min(x, y), std::max(x, y), found[q].sign}].push_back(q);
-    }
-    std::vector<char> merged(found.size(), 0);
-    for (const auto& [key, qs] : by_switches) {
-      const auto [x, y, sign] = key;
-      std::vector<std::size_t> hx, hy;
-      for (std::size_t a = 0; a < H; ++a) {
-        if (sw[a] == x) hx.push_back(a);
-        if (sw[a] == y) hy.push_back(a);
-      }
-      if (qs.size() < 3 || 2 * qs.size() < hx.size() * hy.size()) continue;
-      Finding f;
-      f.kind = sign > 0 ? "switch_link_slower" : "switch_link_faster";
-      bool all_both = true;
-      std::vector<double> ratios, sig;
-      std::set<std::int64_t> ls;
-      for (std::size_t q : qs) {
-        merged[q] = 1;
-        all_both = all_both && found[q].f.direction == "both";
-        ratios.push_back(found[q].f.ratio);
-        sig.push_back(found[q].f.sigmas);
-        ls.insert(found[q].f.lengths.begin(), found[q].f.lengths.end());
-      }
-      f.direction = all_both ? "both" : "mixed";
-      for (std::size_t a : hx) host_ranks(f, a);
-      for (std::size_t a : hy) host_ranks(f, a);
-      f.ratio = median_inplace(ratios);
-      f.sigmas = median_inplace(sig);
-      f.lengths.assign(ls.begin(), ls.end());
-      std::vector<std::string> nx, ny;
-      for (std::size_t a : hx) nx.push_back(out.hosts[a]);
-      for (std::size_t a : hy) ny.push_back(out.hosts[a]);
-      f.detail = fmt::format("the links between two switch groups ({} and {}) are {:.2f}x {} ({} of their {} host "
-                             "pairs changed{}; median {:.0f} sigmas): the switches or the path between them",
-                             host_list(nx, 4), host_list(ny, 4), sign > 0 ? f.ratio : 1.0 / f.ratio,
-                             sign > 0 ? "slower" : "faster", qs.size(), hx.size() * hy.size(),
-                             all_both ? ", both directions" : "", f.sigmas);
-      out.findings.push_back(f);
-    }
     std::size_t listed = 0, changed = 0;
     for (std::size_t q = 0; q < found.size(); ++q) {
-      if (merged[q]) continue;
       ++changed;
       if (++listed <= opt.report.anomalies.max_links) out.findings.push_back(std::move(found[q].f));
     }
@@ -599,7 +686,7 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
       std::vector<char> in_delay_finding(H, 0);
       for (const auto& f : out.findings)
         if (f.kind.rfind("node_", 0) == 0 || f.kind.rfind("link_", 0) == 0 || f.kind.rfind("intra_", 0) == 0 ||
-            f.kind.rfind("switch_link_", 0) == 0)
+            f.kind.rfind("switch_", 0) == 0)
           for (const auto& h : f.hosts)
             for (std::size_t a = 0; a < H; ++a)
               if (out.hosts[a] == h) in_delay_finding[a] = 1;

@@ -29,6 +29,7 @@ struct Plan {
   std::vector<std::tuple<int, int, double>> one_way;   // sender node, receiver node, factor
   double inter_switch_factor = 1.0;                     // every link between switches
   std::tuple<int, int, double> switch_pair{-1, -1, 1.0};  // links between these two switches (both ways)
+  std::pair<int, double> switch_uplink{-1, 1.0};           // every link leaving or entering this switch
   std::set<int> absent;                                 // nodes not in this run
   int moved = -1, moved_to = 0;                         // a node on another switch
   std::int64_t step_at = 0;                             // protocol step (+2.5 us) from this length on
@@ -76,6 +77,7 @@ Gen generate(const Plan& p) {
         if (p.slow.count(a)) t *= p.slow.at(a);
         else if (p.slow.count(b)) t *= p.slow.at(b);
         if (auto [s1, s2, f] = p.switch_pair; (sw(a) == s1 && sw(b) == s2) || (sw(a) == s2 && sw(b) == s1)) t *= f;
+        if (auto [u, f] = p.switch_uplink; u >= 0 && (sw(a) == u) != (sw(b) == u)) t *= f;
         for (auto [s, r, f] : p.one_way)
           if (a == s && b == r) t *= f;
         t *= std::exp(p.noise * N(rng));
@@ -324,4 +326,42 @@ TEST(Compare, SlowerPathBetweenTwoSwitches) {
   EXPECT_EQ(f.hosts, (std::vector<std::string>{"host-0", "host-1", "host-2", "host-3", "host-4", "host-5", "host-6",
                                                "host-7"}));
   EXPECT_NEAR(f.ratio, 1.8, 0.08);
+}
+
+// One switch's uplink slower: every link leaving or entering it. Only that switch's hosts are named.
+TEST(Compare, SlowerUplinkOfOneSwitch) {
+  Plan r;
+  r.nodes = 12;
+  r.rpn = 2;
+  r.switches = 3;
+  r.noise = 0.02;
+  r.seed = 71;
+  const Gen b = generate(r);
+  r.seed = 72;
+  r.switch_uplink = {2, 1.8};
+  const auto cmp = na::compare_cubes(b.cube, generate(r).cube);
+  ASSERT_EQ(cmp.findings.size(), 1u) << kinds(cmp);
+  const auto& f = cmp.findings.front();
+  EXPECT_EQ(f.kind, "switch_slower");
+  std::vector<std::string> hosts = f.hosts;
+  std::sort(hosts.begin(), hosts.end());
+  EXPECT_EQ(hosts, (std::vector<std::string>{"host-10", "host-11", "host-8", "host-9"}));
+  EXPECT_NEAR(f.ratio, 1.8, 0.08);
+}
+
+// Two switches, the links from the first to the second slower, the way back not: one one-way
+// finding for the pair of switch groups (half of the class changed: not a class shift).
+TEST(Compare, OneWayBetweenTwoSwitches) {
+  Plan r;
+  r.seed = 81;
+  const Gen b = generate(r);
+  r.seed = 82;
+  for (int x = 0; x < 4; ++x)
+    for (int y = 4; y < 8; ++y) r.one_way.emplace_back(x, y, 1.7);
+  const auto cmp = na::compare_cubes(b.cube, generate(r).cube);
+  ASSERT_EQ(cmp.findings.size(), 1u) << kinds(cmp);
+  EXPECT_EQ(cmp.findings[0].kind, "switch_link_slower");
+  EXPECT_EQ(cmp.findings[0].direction, "one-way");
+  EXPECT_EQ(cmp.findings[0].hosts.size(), 8u);
+  EXPECT_NEAR(cmp.findings[0].ratio, 1.7, 0.07);
 }
