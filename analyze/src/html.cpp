@@ -175,7 +175,8 @@ std::vector<int> topology_order(const Topology& t, int P) {
 }
 
 // The matrices of `file` at its shortest and longest length, ordered by the topology.
-std::string delay_figures(const std::string& file, const Topology& t, const std::string& id_prefix, std::string& why_not) {
+std::string delay_figures(const std::string& file, const Topology& t, const std::string& id_prefix, std::string& why_not,
+                          const std::string& whose = "") {
   std::unique_ptr<Dataset> d;
   try {
     d = open_dataset(file);
@@ -198,9 +199,9 @@ std::string delay_figures(const std::string& file, const Topology& t, const std:
   for (std::size_t k : kmin == kmax ? std::vector<std::size_t>{kmin} : std::vector<std::size_t>{kmin, kmax}) {
     const Matrix m = d->matrix(k);
     Picture p = block_picture(order, [&](int i, int j) { return i == j ? std::nan("") : m.at(i, j); });
-    p.caption = fmt::format("Delay at {} (sender down, receiver across; ranks ordered by the groups found{}), log "
+    p.caption = fmt::format("{}elay at {} (sender down, receiver across; ranks ordered by the groups found{}), log "
                             "colour scale",
-                            format_bytes(d->lengths()[k]),
+                            whose.empty() ? "D" : whose + ": d", format_bytes(d->lengths()[k]),
                             d->ranks() > kMaxCells ? fmt::format("; {} ranks averaged into {} cells per side", d->ranks(), p.n)
                                                    : std::string());
     out += figure(fmt::format("{}{}", id_prefix, n++), p, false, true);
@@ -437,7 +438,7 @@ std::string compare_html(const Comparison& c) {
                           H > static_cast<std::size_t>(kMaxCells) ? fmt::format("; {} hosts averaged into {} cells", H, p.n) : "");
   o += figure("change", p, true, false);
   std::string why;
-  o += delay_figures(c.current, c.cur.topology, "matrix", why);
+  o += delay_figures(c.current, c.cur.topology, "matrix", why, "Current run");
   o += "<h2>Classes</h2>\n<table><tr><th>class</th><th>host pairs</th><th>current / baseline</th><th>noise of the "
        "change</th></tr>\n";
   for (const auto& x : c.classes)
