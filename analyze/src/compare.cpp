@@ -456,7 +456,6 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
     f.ranks_baseline.insert(f.ranks_baseline.end(), out.ranks_baseline[a].begin(), out.ranks_baseline[a].end());
     f.ranks_current.insert(f.ranks_current.end(), out.ranks_current[a].begin(), out.ranks_current[a].end());
   };
-  std::vector<char> node_changed(H, 0);
   if (H >= 3) {
     for (std::size_t a = 0; a < H; ++a) {
       std::vector<double> es(K), zs(K), er(K), zr(K), ei(K), zi(K);
@@ -474,7 +473,6 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
       Finding f;
       host_ranks(f, a);
       if (ds.sign != 0 || dr.sign != 0) {
-        node_changed[a] = 1;
         const bool both = ds.sign != 0 && ds.sign == dr.sign;
         const Decision& d = both ? (ds.ks.size() >= dr.ks.size() ? ds : dr) : (ds.sign != 0 ? ds : dr);
         f.kind = d.sign > 0 ? "node_slower" : "node_faster";

@@ -117,6 +117,10 @@ elif TEST == "compare_bad_input":
     bad("b_median.nc", "missing_median.nc", says="missing_median.nc")
     bad("b_median.nc", WORK, says="one_to_one_median.nc")
     bad("b_median.nc", "c_median.nc", "--min-ratio", "0.5", says="min-ratio")
+    with open(os.path.join(WORK, "short_hosts.txt"), "w") as f:
+        f.write("a\nb\nc\n")
+    bad("b_median.nc", "c_median.nc", "--current-hosts", "short_hosts.txt", says="3 hosts")
+    bad("b_median.nc", "c_median.nc", "--html", "-", says="html")
     # An output that exists is not overwritten without --force (checked before the analysis).
     open(os.path.join(WORK, "exists.json"), "w").write("{}")
     bad("b_median.nc", "c_median.nc", "--json", "exists.json", says="exists")
