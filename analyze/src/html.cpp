@@ -118,7 +118,8 @@ std::string picture_png(const Picture& p, bool change, double& lo, double& hi) {
     // From the fastest cell (delays only grow under noise: no low outliers; a node's few inner
     // links must keep their own colour) to the 99th percentile (above it: outliers).
     lo = l.front(), hi = l[std::min(l.size() - 1, l.size() * 99 / 100)];
-    if (!(hi > lo)) hi = lo + 1e-9;
+    // At least a 1.2x span: a uniform matrix (a few per cent of noise) looks uniform.
+    hi = std::max(hi, lo + std::log(1.2));
   }
   std::vector<std::uint8_t> rgb;
   rgb.reserve(p.cell.size() * 3);
