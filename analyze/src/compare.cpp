@@ -832,11 +832,27 @@ std::string to_text(const Comparison& c) {
   else o << fmt::format(" ({})\n", c.findings.size());
   for (const auto& f : c.findings) {
     o << fmt::format("  {:<18}", f.kind);
-    if (!f.hosts.empty()) o << fmt::format(" hosts {}", fmt::join(f.hosts, ","));
-    else if (f.kind.rfind("class_", 0) == 0 || f.kind == "threshold_changed") o << " (a whole class)";
-    if (!f.ranks_current.empty()) o << fmt::format("  ranks now {}", ranks_text(f.ranks_current));
-    if (!f.ranks_baseline.empty() && (f.ranks_baseline != f.ranks_current))
-      o << fmt::format("  (baseline {})", ranks_text(f.ranks_baseline));
+    // Up to 4 hosts: each with its ranks in the current run (and in the baseline when they differ).
+    std::map<std::string, std::size_t> index;
+    for (std::size_t a = 0; a < c.hosts.size(); ++a) index[c.hosts[a]] = a;
+    const bool per_host = !f.hosts.empty() && f.hosts.size() <= 4 &&
+                          std::all_of(f.hosts.begin(), f.hosts.end(), [&](const std::string& h) { return index.count(h); });
+    if (per_host) {
+      std::vector<std::string> parts;
+      for (const auto& h : f.hosts) {
+        const auto& now = c.ranks_current[index[h]];
+        const auto& then = c.ranks_baseline[index[h]];
+        parts.push_back(now == then ? fmt::format("{} (ranks {})", h, ranks_text(now))
+                                    : fmt::format("{} (ranks now {}; baseline {})", h, ranks_text(now), ranks_text(then)));
+      }
+      o << fmt::format(" {}", fmt::join(parts, ", "));
+    } else {
+      if (!f.hosts.empty()) o << fmt::format(" hosts {}", host_list(f.hosts));
+      else if (f.kind.rfind("class_", 0) == 0 || f.kind == "threshold_changed") o << " (a whole class)";
+      if (!f.ranks_current.empty()) o << fmt::format("  ranks now {}", ranks_text(f.ranks_current));
+      if (!f.ranks_baseline.empty() && (f.ranks_baseline != f.ranks_current))
+        o << fmt::format("  (baseline {})", ranks_text(f.ranks_baseline));
+    }
     o << fmt::format("\n  {:<18} {}; lengths {}\n", "", f.detail, lengths_text(f.lengths));
   }
   if (!c.notes.empty()) {
