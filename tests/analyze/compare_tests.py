@@ -225,6 +225,13 @@ elif TEST == "html":
         check(colour > 40000, f"{page}: the screenshot shows {colour} coloured pixels, no matrix")
         print(f"{page}: {len(open(os.path.join(WORK, page)).read())} bytes, {m.group(1)} pictures, {colour} coloured "
               f"pixels in the screenshot")
+    # Printable: Chromium prints the small page to a PDF that holds its pictures.
+    pdf = os.path.join(WORK, "small.pdf")
+    s = subprocess.run(common + ["--print-to-pdf=" + pdf, "--no-pdf-header-footer", "file://" + os.path.join(WORK, "small.html")],
+                       capture_output=True, text=True, timeout=120)
+    data = open(pdf, "rb").read() if os.path.exists(pdf) else b""
+    check(s.returncode == 0 and data.startswith(b"%PDF") and b"/Image" in data, f"no printed PDF with pictures: {s.stderr[-1000:]}")
+    print(f"small.pdf: {len(data)} bytes")
 else:
     sys.exit(f"unknown test {TEST}")
 print("ok")
