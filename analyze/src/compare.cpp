@@ -315,8 +315,8 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
     std::vector<double> v;
     for (std::size_t k = k0; k < k1; ++k) {
       const float* Lk = &L[k * HH];
-      // Class shift: the median change over the class's links (the diagonal is the intra-host
-      // class) when most of them (3/4) moved with it; otherwise part of the class changed (a
+      // Class shift: the class's median change (the diagonal is the intra-host class) when most
+      // of its links (3/4) moved with it; otherwise part of the class changed (a
       // switch's uplink, say) and the shift is that of the links that did not change (within
       // tol of 0; when they are a quarter or more), so that the changed part is found below
       // instead of the unchanged part.
@@ -326,7 +326,18 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
         for (std::size_t p = 0; p < HH; ++p)
           if (cls[p] == c && std::isfinite(Lk[p])) v.push_back(Lk[p]);
         const std::size_t n = v.size();
-        std::vector<double> w = v;
+        // The class's change: the median over the hosts of each host's median change over its
+        // links of the class (both directions): one changed host moves its own median only, even
+        // when its links are half of the class (4 hosts on one switch).
+        std::vector<double> w, hv;
+        for (std::size_t a = 0; a < H; ++a) {
+          hv.clear();
+          for (std::size_t b = 0; b < H; ++b) {
+            if (cls[a * H + b] == c) hv.push_back(Lk[a * H + b]);
+            if (b != a && cls[b * H + a] == c) hv.push_back(Lk[b * H + a]);
+          }
+          w.push_back(finite_median(hv));
+        }
         double m = finite_median(w);
         if (n > 0) {
           // Half the smallest change reported (the spread of a class that changed in part is no
