@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -17,6 +18,9 @@
 #include "nt/hosts.hpp"
 #include "nt/output.hpp"
 #include "nt/version.hpp"
+#ifdef NT_SMPI
+#include <simgrid/host.h>
+#endif
 
 namespace nt::measure {
 
@@ -320,6 +324,24 @@ int share_verdict(MPI_Comm comm, int rank, int code, const std::string& message)
   return c;
 }
 
+#ifdef NT_SMPI
+// smpirun repeats a host file that has fewer lines than ranks from its start, putting ranks on
+// simulated hosts beyond their cores, where a real launcher would have refused or warned.
+std::string simulated_placement_error(const std::vector<std::string>& hosts) {
+  std::map<std::string, int> ranks_on;
+  for (const auto& h : hosts) ++ranks_on[h];
+  for (const auto& [name, n] : ranks_on) {
+    const sg_host_t host = sg_host_by_name(name.c_str());
+    const int cores = host ? sg_host_core_count(host) : 0;
+    if (n > cores)
+      return fmt::format("{} ranks on simulated host {}, which has {} core(s): the host file has fewer slots than "
+                         "ranks (smpirun repeats it from the start); list a host once per rank",
+                         n, name, cores);
+  }
+  return {};
+}
+#endif
+
 }  // namespace
 
 int run_network_test(int argc, char** argv) {
@@ -401,7 +423,11 @@ int run_network_test(int argc, char** argv) {
   FileInfo info;
   int code = 0;
   std::string message;
-  if (rank == 0 && !s.estimate) {
+#ifdef NT_SMPI
+  if (rank == 0) message = simulated_placement_error(all_hosts);
+  if (!message.empty()) code = kExitUsage;
+#endif
+  if (rank == 0 && !s.estimate && code == 0) {
     try {
       info = make_info(s, *spec, P, ranks);
       std::vector<std::string> hosts;
