@@ -90,8 +90,13 @@ elif TEST == "simgrid":
     check(text.startswith("<?xml") and '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">' in text, "prolog")
     root = ET.fromstring(text)  # well-formed
     check(root.tag == "platform" and root.get("version") == "4.1", "platform version 4.1")
-    zones = list(root)
-    check(len(zones) == 1 and zones[0].tag == "zone" and zones[0].get("routing") == "Full", "one Full zone")
+    check([e.tag for e in root] == ["config", "zone"], "a config, then one zone")
+    config = {p.get("id"): p.get("value") for p in root.find("config").findall("prop")}
+    # smpirun takes the links as they are: no MPI overhead factors, no CPU time charged
+    check(config.get("smpi/lat-factor") == "0:1" and config.get("smpi/bw-factor") == "0:1" and
+          config.get("smpi/simulate-computation") == "no", f"config for smpirun: {config}")
+    zones = root.findall("zone")
+    check(len(zones) == 1 and zones[0].get("routing") == "Full", "one Full zone")
     z = zones[0]
     allowed = {"host", "link", "route"}
     check(all(e.tag in allowed for e in z), "only hosts, links and routes in the zone")

@@ -1,0 +1,151 @@
+// Held-out cases on a two-level tree whose delays follow the paths, as a network (and SimGrid)
+// makes them: a message crosses the sender's cable, its leaf's uplink, the spine, the receiver's
+// leaf's uplink and cable; its delay is the sum of the links' latencies plus the length over the
+// slowest link's bandwidth. A fault is one slow link, so its cost depends on the path (a node cable
+// at 1/4 costs 4x inside its leaf and 2x beyond an uplink twice as slow): factors do not multiply,
+// unlike the per-node factors of test_heldout.cpp. Noise 0 is a simulated cluster's data.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "nt/analysis/report.hpp"
+#include "analysis_test_util.hpp"
+
+namespace na = nt::analysis;
+using nt::test::partition;
+using nt::test::ranks_with;
+
+namespace {
+
+struct Tree {
+  int leaves = 8, nodes_per_leaf = 4, ranks_per_node = 2;
+  double cable_bw = 1.25e9, cable_lat = 1e-6;  // bytes/s, s
+  double uplink_bw = 5e9, uplink_lat = 1e-6;
+  int slow_node = -1;                          // its cable at 1/4 bandwidth and 4x latency
+  int slow_leaf = -1;                          // its uplink at 1/8 bandwidth
+  double noise = 0.0;                          // lognormal sigma per cell
+  std::uint64_t seed = 1;
+};
+
+struct Made {
+  na::Cube cube;
+  std::vector<int> node, leaf;  // per rank
+};
+
+Made make(const Tree& t) {
+  const int nodes = t.leaves * t.nodes_per_leaf, P = nodes * t.ranks_per_node;
+  std::mt19937_64 rng(t.seed);
+  std::vector<int> slot(static_cast<std::size_t>(P));
+  for (int r = 0; r < P; ++r) slot[static_cast<std::size_t>(r)] = r / t.ranks_per_node;
+  std::shuffle(slot.begin(), slot.end(), rng);
+  Made m;
+  m.node = slot;
+  for (int n : slot) m.leaf.push_back(n / t.nodes_per_leaf);
+  m.cube.P = P;
+  m.cube.lengths = {0, 1024, 65536, 1048576};
+  m.cube.v.assign(m.cube.lengths.size() * static_cast<std::size_t>(P) * static_cast<std::size_t>(P), 0.0F);
+  auto cable = [&](int n) {
+    return n == t.slow_node ? std::pair{t.cable_bw / 4, 4 * t.cable_lat} : std::pair{t.cable_bw, t.cable_lat};
+  };
+  auto uplink = [&](int l) { return std::pair{l == t.slow_leaf ? t.uplink_bw / 8 : t.uplink_bw, t.uplink_lat}; };
+  std::lognormal_distribution<double> noise(0.0, t.noise);
+  for (std::size_t k = 0; k < m.cube.lengths.size(); ++k)
+    for (int x = 0; x < P; ++x)
+      for (int y = 0; y < P; ++y) {
+        if (x == y) continue;
+        const int nx = m.node[static_cast<std::size_t>(x)], ny = m.node[static_cast<std::size_t>(y)];
+        std::vector<std::pair<double, double>> path;  // (bandwidth, latency)
+        if (nx == ny) {
+          path = {{2e10, 2e-7}};  // shared memory
+        } else {
+          path = {cable(nx), cable(ny)};
+          const int lx = m.leaf[static_cast<std::size_t>(x)], ly = m.leaf[static_cast<std::size_t>(y)];
+          if (lx != ly) {
+            path.push_back(uplink(lx));
+            path.push_back(uplink(ly));
+          }
+        }
+        double lat = 0, bw = 1e300;
+        for (auto [b, l] : path) {
+          lat += l;
+          bw = std::min(bw, b);
+        }
+        double d = lat + static_cast<double>(m.cube.lengths[k]) / bw;
+        if (t.noise > 0) d *= noise(rng);
+        m.cube.at(k, x, y) = static_cast<float>(d);
+      }
+  return m;
+}
+
+na::Report report(const na::Cube& c) {
+  na::ReportOptions o;
+  o.find_deviation_beside = false;
+  return na::make_report(c, o);
+}
+
+void expect_exact(const Tree& t) {
+  const std::string what = "seed " + std::to_string(t.seed) + ", noise " + std::to_string(t.noise) +
+                           ", slow node " + std::to_string(t.slow_node) + ", slow leaf " + std::to_string(t.slow_leaf);
+  const Made m = make(t);
+  const auto r = report(m.cube);
+  ASSERT_EQ(r.topology.levels.size(), 2u) << what;
+  EXPECT_EQ(partition(r.topology.levels[0].groups), partition(m.node)) << what;
+  EXPECT_EQ(partition(r.topology.levels[1].groups), partition(m.leaf)) << what;
+  std::set<std::pair<std::string, std::vector<int>>> got, want;
+  for (const auto& a : r.anomalies) got.insert({a.kind, a.ranks});
+  if (t.slow_node >= 0) want.insert({"slow_node", ranks_with(m.node, t.slow_node)});
+  if (t.slow_leaf >= 0) want.insert({"slow_switch", ranks_with(m.leaf, t.slow_leaf)});
+  EXPECT_EQ(got, want) << what;
+  for (const auto& a : r.anomalies) EXPECT_EQ(a.detail.find("nan"), std::string::npos) << a.detail;
+}
+
+}  // namespace
+
+// The slow node is placed in its own leaf (it reaches its leaf mates fastest), not left as a
+// switch of its own or put with another odd group; the slow uplink is one finding on its leaf.
+TEST(Paths, SlowNodeAndSlowUplinkOnNoiseFreeData) {
+  for (std::uint64_t seed : {1, 2, 3}) {
+    Tree t;
+    t.seed = seed;
+    t.slow_node = 5;
+    t.slow_leaf = 3;
+    expect_exact(t);
+  }
+}
+
+TEST(Paths, SlowNodeAndSlowUplinkWithTwoPercentNoise) {
+  for (std::uint64_t seed : {4, 5, 6}) {
+    Tree t;
+    t.seed = seed;
+    t.noise = 0.02;
+    t.slow_node = 21;
+    t.slow_leaf = 0;
+    expect_exact(t);
+  }
+}
+
+// Each fault alone, and none: nothing invented.
+TEST(Paths, OneFaultOrNone) {
+  Tree t;
+  expect_exact(t);
+  t.slow_node = 9;
+  expect_exact(t);
+  t.slow_node = -1;
+  t.slow_leaf = 6;
+  expect_exact(t);
+}
+
+// A slow node in the leaf whose uplink is slow too: two findings, not merged.
+TEST(Paths, SlowNodeUnderTheSlowUplink) {
+  Tree t;
+  t.slow_node = 13;  // leaf 3
+  t.slow_leaf = 3;
+  t.seed = 7;
+  const Made m = make(t);
+  const auto r = report(m.cube);
+  ASSERT_EQ(r.topology.levels.size(), 2u);
+  EXPECT_EQ(partition(r.topology.levels[1].groups), partition(m.leaf));
+}
