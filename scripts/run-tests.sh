@@ -8,5 +8,8 @@ if [ "${SKIP_INSTALL:-0}" != "1" ]; then scripts/install-deps.sh; fi
 # Every component is required here: a missing dependency must fail, not skip tests quietly.
 cmake --preset dev -DNT_BUILD_TESTS=ON -DNT_REQUIRE_VIEWER=ON
 cmake --build --preset dev -j "$(nproc)"
+# network_test against SimGrid's SMPI, for the simulated-cluster tests (label smpi)
+cmake --preset smpi
+cmake --build --preset smpi -j "$(nproc)"
 # MPI tests are RUN_SERIAL; the rest run two at a time.
 ctest --preset dev -j 2 --timeout 600 "$@"

@@ -44,12 +44,50 @@ std::string xml_id(const std::string& s) {
   return o.empty() ? "host" : o;
 }
 
-std::string lat(double s) { return fmt::format("{:.4f}us", std::max(0.0, std::isfinite(s) ? s : 0.0) * 1e6); }
-std::string bw(double tw) {
-  // 1/tw bytes per second in MBps (decimal); an unmeasurable tw gives a very fast link.
-  const double b = (std::isfinite(tw) && tw > 0) ? 1.0 / tw : 1e12;
-  return fmt::format("{:.4f}MBps", b / 1e6);
+// A link's latency and bandwidth as the platform file states them (seconds; bytes per second).
+double lat_value(double s) { return std::round(std::max(0.0, std::isfinite(s) ? s : 0.0) * 1e10) / 1e10; }
+double bw_value(double tw) {
+  // 1/tw; an unmeasurable tw gives a very fast link.
+  return std::round(((std::isfinite(tw) && tw > 0) ? 1.0 / tw : 1e12) / 100.0) * 100.0;
 }
+std::string lat(double s) { return fmt::format("{:.4f}us", lat_value(s) * 1e6); }
+std::string bw(double tw) { return fmt::format("{:.4f}MBps", bw_value(tw) / 1e6); }
+
+// SMPI's size-dependent factors (smpi/lat-factor, smpi/bw-factor: "size:factor;...", the factor of
+// the largest size not above a message's) that make the platform's delay at each measured length
+// equal the measured one: per length, the ratio of the measured median curve of each class to the
+// platform's own delay for that class's pairs (median over them), and of those ratios the median
+// weighted by the classes' pair counts. Latency times the factor, bandwidth over it: the whole
+// delay scales. This is how SMPI itself is calibrated to an MPI library; without it a Hockney line
+// misses the measured curve between its ends (a protocol step, a cache).
+// Median of values with weights (value, weight); NaN when empty.
+double weighted_median(std::vector<std::pair<double, double>> v) {
+  std::sort(v.begin(), v.end());
+  double total = 0.0;
+  for (const auto& [x, w] : v) total += w;
+  double acc = 0.0;
+  for (const auto& [x, w] : v) {
+    acc += w;
+    if (acc >= total / 2) return x;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+struct Calibration {
+  std::vector<std::pair<std::int64_t, double>> factor;  // (length, factor), ascending lengths
+  std::string lat_factor() const {
+    std::string s;
+    for (auto it = factor.rbegin(); it != factor.rend(); ++it)
+      s += fmt::format("{}{}:{:.6g}", s.empty() ? "" : ";", it->first, it->second);
+    return s;
+  }
+  std::string bw_factor() const {
+    std::string s;
+    for (auto it = factor.rbegin(); it != factor.rend(); ++it)
+      s += fmt::format("{}{}:{:.6g}", s.empty() ? "" : ";", it->first, 1.0 / it->second);
+    return s;
+  }
+};
 
 }  // namespace
 
@@ -147,6 +185,53 @@ std::string export_simgrid(const Report& r) {
     const double m = finite_median(v);
     if (std::isfinite(m)) nic_tw[a] = m;
   }
+  const double ts0 = class_ts(0), tw0 = class_tw(0);
+  std::vector<double> loop_ts(G, kNaN), loop_tw(G, kNaN);
+  for (std::size_t g = 0; g < G; ++g) {
+    const double lt = finite_median(lts[g]), lw = finite_median(ltw[g]);
+    loop_ts[g] = std::isfinite(lt) ? lt : ts0;
+    loop_tw[g] = std::isfinite(lw) ? lw : tw0;
+  }
+  std::vector<double> up_ts(t.levels.size(), kNaN), up_tw(t.levels.size(), kNaN);
+  for (std::size_t lv = 1; lv < t.levels.size(); ++lv) {
+    up_ts[lv] = (class_ts(static_cast<int>(lv) + 1) - class_ts(static_cast<int>(lv))) / 2;
+    up_tw[lv] = class_tw(static_cast<int>(lv) + 1);
+  }
+  // The platform's delay of a message of m bytes from node group a to b: its route's latencies
+  // plus m over its slowest link, with the values as written below.
+  auto platform_delay = [&](std::size_t a, std::size_t b, double m) {
+    if (a == b) return lat_value(loop_ts[a]) + m / bw_value(loop_tw[a]);
+    double l = lat_value(x[a]) + lat_value(x[b]);
+    double slowest = std::min(bw_value(nic_tw[a]), bw_value(nic_tw[b]));
+    const int cls = t.pair_class(nodes[a].front(), nodes[b].front());
+    for (int lv = 1; lv < cls; ++lv) {
+      l += 2 * lat_value(up_ts[static_cast<std::size_t>(lv)]);
+      slowest = std::min(slowest, bw_value(up_tw[static_cast<std::size_t>(lv)]));
+    }
+    return l + m / slowest;
+  };
+  Calibration cal;
+  for (std::size_t k = 0; k < r.cube.count(); ++k) {
+    const double m = static_cast<double>(r.cube.lengths[k]);
+    std::vector<std::pair<double, double>> ratios;  // (measured / platform, pairs)
+    for (const auto& f : r.hockney.classes) {
+      if (k >= f.curve.size() || !(f.curve[k] > 0)) continue;
+      std::vector<std::pair<double, double>> model;  // (delay, rank pairs)
+      for (std::size_t a = 0; a < G; ++a)
+        for (std::size_t b = 0; b < G; ++b) {
+          if (t.pair_class(nodes[a].front(), nodes[b].front()) != f.cls) continue;
+          const double n = static_cast<double>(nodes[a].size()) *
+                           static_cast<double>(a == b ? nodes[a].size() - 1 : nodes[b].size());
+          if (n > 0) model.emplace_back(platform_delay(a, b, m), n);
+        }
+      const double mm = weighted_median(model);
+      if (mm > 0 && std::isfinite(mm)) ratios.emplace_back(f.curve[k] / mm, static_cast<double>(f.pairs));
+    }
+    const double c = weighted_median(ratios);
+    cal.factor.emplace_back(r.cube.lengths[k], std::isfinite(c) && c > 0 ? c : 1.0);
+  }
+  if (cal.factor.empty() || cal.factor.front().first > 0) cal.factor.insert(cal.factor.begin(), {0, 1.0});
+
   std::ostringstream o;
   o << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n";
   o << "<!-- SimGrid platform from network_analyze " << version_string() << ", data " << xml_escape(r.source)
@@ -162,35 +247,30 @@ std::string export_simgrid(const Report& r) {
                        t.levels[lv].name, t.levels[lv].name, lg, kLoneNodeCaveat);
     }
   o << " -->\n";
-  // For smpirun: every delay is the links' own latency and bandwidth (no MPI overhead factors, no
-  // host CPU time charged), the collectives of a real MPI; scripts/simulate --platform runs it.
+  // For smpirun: the links' delays scaled per message length to the measured medians (Calibration;
+  // not SMPI's default factors, which model another MPI), no host CPU time charged, the
+  // collectives of a real MPI; scripts/simulate --platform runs it.
   o << "<platform version=\"4.1\">\n  <config>\n"
        "    <prop id=\"smpi/coll-selector\" value=\"mpich\"/>\n"
-       "    <prop id=\"smpi/lat-factor\" value=\"0:1\"/>\n"
-       "    <prop id=\"smpi/bw-factor\" value=\"0:1\"/>\n"
-       "    <prop id=\"smpi/simulate-computation\" value=\"no\"/>\n"
+    << fmt::format("    <prop id=\"smpi/lat-factor\" value=\"{}\"/>\n", cal.lat_factor())
+    << fmt::format("    <prop id=\"smpi/bw-factor\" value=\"{}\"/>\n", cal.bw_factor())
+    << "    <prop id=\"smpi/simulate-computation\" value=\"no\"/>\n"
        "  </config>\n  <zone id=\"network_analyze\" routing=\"Full\">\n";
   for (std::size_t g = 0; g < G; ++g) {
     o << fmt::format("    <host id=\"{}\" speed=\"1Gf\" core=\"{}\">\n", name[g], nodes[g].size());
     o << fmt::format("      <prop id=\"ranks\" value=\"{}\"/>\n    </host>\n", fmt::join(nodes[g], ","));
   }
-  const double ts0 = class_ts(0), tw0 = class_tw(0);
   for (std::size_t g = 0; g < G; ++g) {
-    if (nodes[g].size() > 1) {
-      const double lt = finite_median(lts[g]), lw = finite_median(ltw[g]);
+    if (nodes[g].size() > 1)
       o << fmt::format("    <link id=\"{}_loopback\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"FATPIPE\"/>\n",
-                       name[g], bw(std::isfinite(lw) ? lw : tw0), lat(std::isfinite(lt) ? lt : ts0));
-    }
+                       name[g], bw(loop_tw[g]), lat(loop_ts[g]));
     if (G > 1) o << fmt::format("    <link id=\"{}_nic\" bandwidth=\"{}\" latency=\"{}\"/>\n", name[g], bw(nic_tw[g]), lat(x[g]));
   }
   // Uplinks of the groups of upper levels.
-  for (std::size_t lv = 1; lv < t.levels.size(); ++lv) {
-    const double up = (class_ts(static_cast<int>(lv) + 1) - class_ts(static_cast<int>(lv))) / 2;
-    const double tw = class_tw(static_cast<int>(lv) + 1);
+  for (std::size_t lv = 1; lv < t.levels.size(); ++lv)
     for (std::size_t s = 0; s < t.levels[lv].groups.size(); ++s)
-      o << fmt::format("    <link id=\"{}{}_uplink\" bandwidth=\"{}\" latency=\"{}\"/>\n", t.levels[lv].name, s, bw(tw),
-                       lat(up));
-  }
+      o << fmt::format("    <link id=\"{}{}_uplink\" bandwidth=\"{}\" latency=\"{}\"/>\n", t.levels[lv].name, s,
+                       bw(up_tw[lv]), lat(up_ts[lv]));
   for (std::size_t a = 0; a < G; ++a) {
     if (nodes[a].size() > 1)
       o << fmt::format("    <route src=\"{0}\" dst=\"{0}\"><link_ctn id=\"{0}_loopback\"/></route>\n", name[a]);

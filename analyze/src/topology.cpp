@@ -332,10 +332,11 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
 // links within its switch and 2x beyond a 2x slower uplink: the factors do not multiply), so its
 // profile matches no switch; it became a switch of its own or joined another odd group (issue 22).
 // Its direct links still say where it is: the switch it reaches fastest. Each finer group A moves
-// to the upper group S it reaches clearly fastest (per length, the median log delay between A's
-// ranks and S's, both ways: at some length min_ratio below every other group, and at no length
-// more than half of that above), when S is not its group already. A node behind a switch of its
-// own reaches every other switch alike and stays. Cost O(P^2 K).
+// to the upper group S it reaches clearly fastest (per length, the nearest member of S: the least,
+// over S's finer groups, of the median log delay between their ranks and A's, both ways, so that
+// one slow member does not push its mates away; at some length min_ratio below every other
+// group, and at no length more than half of that above), when S is not its group already. A node
+// behind a switch of its own reaches every other switch alike and stays. Cost O(P^2 K).
 void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, std::vector<std::vector<int>>& upper,
                      double min_ratio) {
   const std::size_t G = finer.size(), S = upper.size(), K = c.count();
@@ -349,7 +350,7 @@ void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, 
   const double margin = std::log(min_ratio);
   std::vector<std::size_t> dest(G);
   parallel_for(G, [&](std::size_t g0, std::size_t g1) {
-    std::vector<std::vector<double>> vals(S);
+    std::vector<std::vector<double>> vals(G);
     std::vector<double> d(K * S);
     for (std::size_t a = g0; a < g1; ++a) {
       dest[a] = up_of[a];
@@ -359,11 +360,16 @@ void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, 
           for (int y = 0; y < c.P; ++y) {
             const int gy = group_of[static_cast<std::size_t>(y)];
             if (gy < 0 || static_cast<std::size_t>(gy) == a) continue;
-            auto& v = vals[up_of[static_cast<std::size_t>(gy)]];
             for (const double t : {c.at(k, x, y), c.at(k, y, x)})
-              if (Cube::usable(t)) v.push_back(std::log(t));
+              if (Cube::usable(t)) vals[static_cast<std::size_t>(gy)].push_back(std::log(t));
           }
-        for (std::size_t u = 0; u < S; ++u) d[k * S + u] = vals[u].empty() ? kNaN : median_inplace(vals[u]);
+        std::fill(d.begin() + static_cast<std::ptrdiff_t>(k * S), d.begin() + static_cast<std::ptrdiff_t>((k + 1) * S), kNaN);
+        for (std::size_t gy = 0; gy < G; ++gy) {
+          if (vals[gy].empty()) continue;
+          double& near = d[k * S + up_of[gy]];
+          const double m = median_inplace(vals[gy]);
+          if (!(near <= m)) near = m;
+        }
       }
       std::size_t best = S;
       double best_sum = 0.0;

@@ -92,9 +92,15 @@ elif TEST == "simgrid":
     check(root.tag == "platform" and root.get("version") == "4.1", "platform version 4.1")
     check([e.tag for e in root] == ["config", "zone"], "a config, then one zone")
     config = {p.get("id"): p.get("value") for p in root.find("config").findall("prop")}
-    # smpirun takes the links as they are: no MPI overhead factors, no CPU time charged
-    check(config.get("smpi/lat-factor") == "0:1" and config.get("smpi/bw-factor") == "0:1" and
-          config.get("smpi/simulate-computation") == "no", f"config for smpirun: {config}")
+    # smpirun: per measured length a latency factor f and a bandwidth factor 1/f (the calibration
+    # to the measured medians), from length 0 on; no CPU time charged
+    def factors(name):
+        pairs = [x.split(":") for x in config.get(name, "").split(";")]
+        return {int(a): float(b) for a, b in pairs}
+    lf, bf = factors("smpi/lat-factor"), factors("smpi/bw-factor")
+    check(0 in lf and set(lf) == set(bf) and all(v > 0 and abs(lf[k] * bf[k] - 1) < 1e-4 for k, v in lf.items()),
+          f"calibration factors {lf} {bf}")
+    check(config.get("smpi/simulate-computation") == "no", f"config for smpirun: {config}")
     zones = root.findall("zone")
     check(len(zones) == 1 and zones[0].get("routing") == "Full", "one Full zone")
     z = zones[0]

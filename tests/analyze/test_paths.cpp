@@ -149,3 +149,17 @@ TEST(Paths, SlowNodeUnderTheSlowUplink) {
   ASSERT_EQ(r.topology.levels.size(), 2u);
   EXPECT_EQ(partition(r.topology.levels[1].groups), partition(m.leaf));
 }
+
+// The mates of a slow node stay in its leaf: the leaf is judged by its nearest member, not by a
+// median that the slow node's slow links pull up (a small leaf of 3 nodes, one slow).
+TEST(Paths, MatesOfASlowNodeStayInTheirLeaf) {
+  for (std::uint64_t seed : {1, 2, 3, 4}) {
+    Tree t;
+    t.leaves = 2;
+    t.nodes_per_leaf = 3;
+    t.slow_node = 4;
+    t.noise = 0.01;
+    t.seed = seed;
+    expect_exact(t);
+  }
+}

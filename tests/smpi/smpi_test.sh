@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Simulated-cluster tests (label smpi): the real network_test of the SMPI build (preset smpi) under
+# smpirun on platforms that scripts/simulate makes, and the analysis checked against their truth.
+#   smpi_test.sh CASE NETWORK_TEST_SMPI NETWORK_ANALYZE PYTHON3 WORKDIR
+# Cases:
+#   small      16 ranks (2 leaves x 4 nodes x 2): every file written, hosts file = simulated hosts
+#   truth      LEAVES x NODES x RANKS (env SMPI_TRUTH, default 8x8x4: 256 ranks), a slow node cable
+#              (1/4 bandwidth, 4x latency) and a slow leaf uplink (1/8); report == truth, nothing else
+#   bad_input  a missing platform, a host file shorter than the job: one line, exit 2
+#   closed_loop  export --format simgrid of a measured file, simulated again: within 10 % per length
+set -uo pipefail
+case_name=$1 nt=$2 analyze=$3 py=$4 work=$5
+here=$(cd "$(dirname "$0")" && pwd)
+simulate="$here/../../scripts/simulate"
+if [ ! -x "$nt" ]; then
+  echo "FAIL: $nt is missing: build it first (cmake --preset smpi && cmake --build --preset smpi; scripts/run-tests.sh does)"
+  exit 1
+fi
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+fail() { echo "FAIL: $*"; exit 1; }
+sim() { "$py" "$simulate" --network-test "$nt" "$@" > sim.log 2>&1; }
+
+case "$case_name" in
+small)
+  sim --leaves 2 --nodes-per-leaf 4 --ranks-per-node 2 --shuffle 5 --out s -- -t one_to_one \
+      --lengths 0,65536 -n 3 || { tail -20 sim.log; fail "simulation failed"; }
+  for f in median average min max deviation; do [ -s "s/run_$f.nc" ] || fail "s/run_$f.nc missing"; done
+  "$py" - "$work/s" <<'EOF' || exit 1
+import json, sys
+d = sys.argv[1]
+truth = json.load(open(f"{d}/truth.json"))
+hosts = open(f"{d}/run_hosts.txt").read().split()
+if hosts != truth["rank_host"]:
+    print(f"FAIL: hosts file {hosts} != simulated placement {truth['rank_host']}"); sys.exit(1)
+print("ok: 16 ranks, hosts file names the simulated hosts in rank order")
+EOF
+  "$analyze" report s/run_median.nc --json r.json > r.txt || fail "report failed"
+  "$py" "$here/check_truth.py" s/truth.json r.json || { cat r.txt; exit 1; }
+  ;;
+truth)
+  IFS=x read -r L N K <<< "${SMPI_TRUTH:-8x8x4}"
+  start=$(date +%s)
+  /usr/bin/time -v -o time.txt "$py" "$simulate" --network-test "$nt" --leaves "$L" --nodes-per-leaf "$N" \
+      --ranks-per-node "$K" --slow-node 21:0.25:4 --slow-uplink 3:0.125 --shuffle 11 --out s -- \
+      -t one_to_one --lengths 0,1024,65536,1048576 -n 5 ${SMPI_ARGS:-} > sim.log 2>&1 \
+    || { tail -20 sim.log; fail "simulation failed"; }
+  echo "simulation: $(( $(date +%s) - start )) s host time, peak $(awk -F': ' '/Maximum resident/ {printf "%.0f MB", $2/1024}' time.txt)"
+  grep -E "done in|timed communication" sim.log | grep -v INFO || true
+  "$analyze" report s/run_median.nc --json r.json > r.txt || fail "report failed"
+  "$py" "$here/check_truth.py" s/truth.json r.json || { cat r.txt; exit 1; }
+  ;;
+bad_input)
+  out=$("$py" "$simulate" --network-test "$nt" --platform nope.xml --out b -- -t one_to_one --lengths 0 -n 1 2>&1)
+  rc=$?
+  [ "$rc" = 2 ] || fail "missing platform: exit $rc, want 2: $out"
+  [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || fail "missing platform: more than one line: $out"
+  echo "ok: $out"
+  sim --leaves 1 --nodes-per-leaf 2 --ranks-per-node 2 --no-run --out p || fail "platform not written"
+  printf 'node0\nnode1\n' > short.hosts  # 2 lines for 6 ranks: smpirun repeats it, 3 ranks per 2-core host
+  smpirun -np 6 -platform p/platform.xml -hostfile short.hosts "$nt" -t one_to_one --lengths 0 -n 1 \
+      -f b/run > run.log 2>&1
+  rc=$?
+  [ "$rc" = 2 ] || { cat run.log; fail "short host file: exit $rc, want 2"; }
+  lines=$(grep -c "^network_test: error:" run.log)
+  [ "$lines" = 1 ] || { cat run.log; fail "short host file: $lines error lines, want 1"; }
+  grep "^network_test: error:" run.log
+  [ ! -e b/run_median.nc ] || fail "a result file was written for a refused job"
+  sim --leaves 0 --out q --no-run; rc=$?
+  [ "$rc" = 2 ] || fail "--leaves 0: exit $rc, want 2"
+  ;;
+closed_loop)
+  # 1. measured by real ranks on this machine (the build's MPI, 4 ranks, one host)
+  [ -n "${NT_MPIEXEC:-}" ] && [ -x "${NT_REAL_NETWORK_TEST:-}" ] || fail "NT_MPIEXEC / NT_REAL_NETWORK_TEST not set"
+  "$NT_MPIEXEC" -n 4 "$NT_REAL_NETWORK_TEST" -t one_to_one --lengths 0,1024,16384,65536,262144 -n 7 \
+      -f real/run --progress none > real.log 2>&1 || { cat real.log; fail "the real measurement failed"; }
+  "$py" "$here/closed_loop.py" "$analyze" "$simulate" "$nt" real/run_median.nc loop_real 0.10 || exit 1
+  # 2. measured on a simulated cluster of 2 leaves x 3 nodes x 2 ranks with a slow node, the host's
+  #    CPU time charged (noisy, several classes)
+  sim --leaves 2 --nodes-per-leaf 3 --ranks-per-node 2 --slow-node 4:0.25:4 --charge-computation --shuffle 2 \
+      --out noisy -- -t one_to_one --lengths 0,1024,16384,65536,262144,1048576 -n 5 \
+    || { tail -20 sim.log; fail "simulation failed"; }
+  "$py" "$here/closed_loop.py" "$analyze" "$simulate" "$nt" noisy/run_median.nc loop_sim 0.10
+  ;;
+*)
+  fail "unknown case $case_name"
+  ;;
+esac
