@@ -382,9 +382,15 @@ void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, 
         }
       }
       if (best == S || best == up_of[a]) continue;
+      // Clearly nearer than every other group with links to compare (a's own group, when a is
+      // alone in it, has none); with no other group to compare, nothing is clear and a stays.
       bool clear = true;
+      std::size_t compared = 0;
       for (std::size_t u = 0; u < S && clear; ++u) {
-        if (u == best) continue;
+        bool known = false;
+        for (std::size_t k = 0; k < K; ++k) known = known || std::isfinite(d[k * S + u]);
+        if (u == best || !known) continue;
+        ++compared;
         double most = -1e300, least = 1e300;
         for (std::size_t k = 0; k < K; ++k) {
           const double diff = d[k * S + u] - d[k * S + best];
@@ -393,7 +399,7 @@ void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, 
         }
         clear = most >= margin && least >= -margin / 2;
       }
-      if (clear) dest[a] = best;
+      if (clear && compared > 0) dest[a] = best;
     }
   });
   std::vector<std::vector<int>> moved(S);
