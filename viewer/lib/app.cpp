@@ -114,6 +114,9 @@ ComposeOptions compose_options(const RenderOptions& o, const Document& doc,
   c.decorate = !o.raw_pixels;
   c.raw = o.raw_pixels;
   c.colormap = *colormap_from_name(o.colormap);
+  // Raw pixels are the data and nothing else: groups order the ranks there (--order groups) but
+  // draw no outline over the cells (issue 25).
+  if (o.raw_pixels) return c;
   if (!doc.groups().empty()) c.groups = &doc.groups();
   for (const auto& [name, g] : doc.hierarchy()) hierarchy.emplace_back(QString::fromStdString(name), g);
   if (!hierarchy.empty()) c.hierarchy = &hierarchy;
@@ -312,7 +315,7 @@ int run(int argc, char** argv) {
     cli.add_option("--csv", csv, "write the data behind the view (values in seconds) to this CSV file");
     cli.add_option("--compare", o.compare,
                    "second run for --view difference|ratio (ranks matched by host when the shapes differ)");
-    cli.add_option("--groups", o.groups, "topology JSON ({\"groups\": [[ranks...], ...]}) drawn as overlays");
+    cli.add_option("--groups", o.groups, "topology JSON ({\"groups\": [[ranks...], ...]}) drawn as overlays (not on --raw-pixels, whose pixels stay the data)");
     cli.add_flag("--force", force, "overwrite an existing PNG");
     cli.add_option("--screenshot", screenshot, "GUI: save a screenshot of the window once drawn, then quit")
         ->group("");
