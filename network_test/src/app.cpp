@@ -66,7 +66,8 @@ void add_options(CLI::App& app, Settings& s) {
       ->capture_default_str();
   app.add_option("--sync-rounds", s.sync_rounds, "ping-pongs per clock-offset estimate")->capture_default_str();
   app.add_option("--clock-sync", s.clock_sync,
-                 "auto: ranks on one host share the clock (offset 0), else ping-pong estimate; pingpong: always estimate")
+                 "auto: ranks on one host (every rank under SMPI) share the clock (offset 0), else ping-pong estimate; "
+                 "pingpong: always estimate")
       ->check(CLI::IsMember({"auto", "pingpong"}))
       ->capture_default_str();
   app.add_option("--idle-sleep-max", s.idle_sleep_max, "longest sleep (s) of a rank waiting for its turn")

@@ -179,9 +179,12 @@ std::pair<double, double> Ctx::estimate_offset(int peer, bool leader) {
   }
   if (!leader) return {0.0, 0.0};
   // Ranks on one host read the same system clock (Ctx::now is CLOCK_MONOTONIC): the offset is
-  // exactly 0 there, and an estimate could only add error (e.g. on oversubscribed cores).
-  if (settings.clock_sync == "auto" && !hosts.empty() && hosts[static_cast<std::size_t>(rank)] == hosts[static_cast<std::size_t>(peer)])
-    offset = 0.0;
+  // exactly 0 there, and an estimate could only add error (e.g. on oversubscribed cores). Under
+  // SMPI every rank reads the one simulated clock: 0 for every pair (an estimate from few rounds
+  // took a late reply for an offset: +2 us on every delay into rank 0 with --sync-rounds 1).
+  const bool same_clock =
+      kSimulated || (!hosts.empty() && hosts[static_cast<std::size_t>(rank)] == hosts[static_cast<std::size_t>(peer)]);
+  if (settings.clock_sync == "auto" && same_clock) offset = 0.0;
   return {offset, best};
 }
 
