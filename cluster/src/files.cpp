@@ -84,6 +84,13 @@ CompressReport compress_file(const fs::path& in, const fs::path& out, const Opti
   check_output(out, overwrite);
   refuse_same_file(out, {in});
   const auto ds = open_dataset(in);
+  {
+    // A lower bound of what compress holds: one P x P matrix of doubles and the partition's
+    // permutation and cluster numbers of the P^2 pairs (4 bytes each): 16 P^2 bytes (doc/cluster.md).
+    const auto p = static_cast<std::uint64_t>(ds->ranks());
+    nt::require_memory(16ull * p * p,
+                       fmt::format("compressing {0} ranks (a {0}x{0} matrix, its permutation and cluster numbers)", p));
+  }
   CompressReport rep;
   rep.result = compress(*ds, o);
   Result& r = rep.result;

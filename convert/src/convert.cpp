@@ -79,6 +79,8 @@ namespace {
 // "<in>: is a <format description>, <refusal>".
 std::unique_ptr<Dataset> open_only(const fs::path& in, const std::string& format, std::string_view refusal) {
   auto d = open_dataset(in);
+  // Streaming length by length: one P x P matrix of doubles at a time (8 P^2 bytes).
+  nt::require_memory(8ull * static_cast<std::uint64_t>(d->ranks()) * static_cast<std::uint64_t>(d->ranks()), fmt::format("one {0}x{0} matrix of {1}", d->ranks(), in.string()));
   if (d->format() != format)
     throw UsageError(fmt::format("{}: is a {}, {}", in.string(), detail::describe_format(*d), refusal));
   return d;
@@ -104,6 +106,8 @@ std::vector<fs::path> write_prefix(const Dataset& d, const FileInfo& info, const
 
 void to_text(const fs::path& in, const fs::path& out, bool force) {
   auto d = open_dataset(in);
+  // Streaming length by length: one P x P matrix of doubles at a time (8 P^2 bytes).
+  nt::require_memory(8ull * static_cast<std::uint64_t>(d->ranks()) * static_cast<std::uint64_t>(d->ranks()), fmt::format("one {0}x{0} matrix of {1}", d->ranks(), in.string()));
   detail::emit(in, out, force, false, [&](std::ostream& o) { write_text(o, *d); });
 }
 
@@ -145,6 +149,8 @@ void write_csv(std::ostream& out, const Dataset& d) {
 
 void to_csv(const fs::path& in, const fs::path& out, bool force) {
   auto d = open_dataset(in);
+  // Streaming length by length: one P x P matrix of doubles at a time (8 P^2 bytes).
+  nt::require_memory(8ull * static_cast<std::uint64_t>(d->ranks()) * static_cast<std::uint64_t>(d->ranks()), fmt::format("one {0}x{0} matrix of {1}", d->ranks(), in.string()));
   detail::emit(in, out, force, false, [&](std::ostream& o) { write_csv(o, *d); });
 }
 
@@ -225,6 +231,8 @@ void write_json(std::ostream& out, const Dataset& d) {
 
 void to_json(const fs::path& in, const fs::path& out, bool force) {
   auto d = open_dataset(in);
+  // Streaming length by length: one P x P matrix of doubles at a time (8 P^2 bytes).
+  nt::require_memory(8ull * static_cast<std::uint64_t>(d->ranks()) * static_cast<std::uint64_t>(d->ranks()), fmt::format("one {0}x{0} matrix of {1}", d->ranks(), in.string()));
   detail::emit(in, out, force, true, [&](std::ostream& o) { write_json(o, *d); });
 }
 
@@ -256,6 +264,8 @@ void write_pair(std::ostream& out, const Dataset& d, int sender, int receiver) {
 
 void pair(const fs::path& in, const fs::path& out, int sender, int receiver, bool force) {
   auto d = open_dataset(in);
+  // Streaming length by length: one P x P matrix of doubles at a time (8 P^2 bytes).
+  nt::require_memory(8ull * static_cast<std::uint64_t>(d->ranks()) * static_cast<std::uint64_t>(d->ranks()), fmt::format("one {0}x{0} matrix of {1}", d->ranks(), in.string()));
   detail::emit(in, out, force, true, [&](std::ostream& o) { write_pair(o, *d, sender, receiver); });
 }
 

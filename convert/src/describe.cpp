@@ -173,6 +173,8 @@ void write_info(std::ostream& out, const Dataset& d) {
 
 void info(const fs::path& in) {
   auto d = open_dataset(in);
+  // Streaming length by length: one P x P matrix of doubles at a time (8 P^2 bytes).
+  nt::require_memory(8ull * static_cast<std::uint64_t>(d->ranks()) * static_cast<std::uint64_t>(d->ranks()), fmt::format("one {0}x{0} matrix of {1}", d->ranks(), in.string()));
   detail::emit(in, {}, false, true, [&](std::ostream& o) { write_info(o, *d); });
 }
 

@@ -94,6 +94,12 @@ std::vector<fs::path> merge(const std::vector<fs::path>& in, const fs::path& pre
   if (prefix.empty()) throw UsageError("empty output prefix");
   std::vector<std::unique_ptr<Dataset>> runs;
   for (const auto& f : in) runs.push_back(open_dataset(f));
+  // Merging length by length: one P x P matrix of each run plus the merged one, 8 P^2 (runs + 1) bytes.
+  if (!runs.empty()) {
+    const auto p = static_cast<std::uint64_t>(runs.front()->ranks());
+    nt::require_memory(8ull * p * p * (runs.size() + 1),
+                       fmt::format("merging {} runs of {} ranks ({} + 1 matrices of {}x{})", runs.size(), p, runs.size(), p, p));
+  }
   const Dataset& first = *runs.front();
   for (std::size_t r = 1; r < runs.size(); ++r) {
     check_mergeable(first, *runs[r]);

@@ -55,6 +55,8 @@ void write_netcdf4(const fs::path& out, const Dataset& d, bool force, const Netc
 
 void to_netcdf4(const fs::path& in, const fs::path& out, bool force, const Netcdf4Options& o) {
   auto d = open_dataset(in);
+  // Streaming length by length: one P x P matrix of doubles at a time (8 P^2 bytes).
+  nt::require_memory(8ull * static_cast<std::uint64_t>(d->ranks()) * static_cast<std::uint64_t>(d->ranks()), fmt::format("one {0}x{0} matrix of {1}", d->ranks(), in.string()));
   write_netcdf4(out, *d, force, o);
 }
 

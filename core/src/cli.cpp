@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "nt/dataset.hpp"
 #include "nt/error.hpp"
 #include "nt/netcdf.hpp"
 #include "nt/output.hpp"
@@ -41,8 +42,11 @@ int run_guarded(const char* program, const std::function<int()>& body) {
     std::cerr << program << ": error: " << one_line(e.what()) << '\n';
     return kExitUsage;
   } catch (const std::bad_alloc&) {
-    std::cerr << program << ": error: out of memory\n";
-    return 1;
+    // Running out of memory is the job not fitting the limit, not a bug (issue 23, item 6): one
+    // line naming the limit, exit 2. Programs check up front with require_memory; this is the net.
+    const MemoryLimit limit = effective_memory_limit();
+    std::cerr << program << ": error: out of memory under " << limit.source << '\n';
+    return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << program << ": internal error: " << one_line(e.what()) << '\n';
     return 1;

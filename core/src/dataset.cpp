@@ -1,5 +1,6 @@
 #include "nt/dataset.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -9,7 +10,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
+#include <utility>
 
 #include "nt/error.hpp"
 
@@ -40,6 +43,84 @@ std::uint64_t memory_limit() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return std::uint64_t{4} << 30;
   return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 2;
+}
+
+namespace {
+// A number from a one-line kernel file ("max" or unreadable: none).
+std::uint64_t read_limit_file(const std::string& path) {
+  std::ifstream in(path);
+  std::string word;
+  if (!(in >> word) || word == "max") return 0;
+  try {
+    std::size_t used = 0;
+    const unsigned long long v = std::stoull(word, &used);
+    return used == word.size() ? v : 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// The memory limit of this process's cgroup (v2 unified line "0::/path", or the v1 "memory"
+// controller), 0 for none. A v1 "no limit" is a huge number, which loses to physical memory.
+std::pair<std::uint64_t, std::string> cgroup_limit() {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  std::pair<std::uint64_t, std::string> best{0, {}};
+  while (std::getline(in, line)) {
+    const auto a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    std::string file;
+    if (line.compare(0, a, "0") == 0 && controllers.empty())
+      file = "/sys/fs/cgroup" + (path == "/" ? std::string() : path) + "/memory.max";
+    else if (controllers == "memory")
+      file = "/sys/fs/cgroup/memory" + (path == "/" ? std::string() : path) + "/memory.limit_in_bytes";
+    else
+      continue;
+    std::uint64_t v = read_limit_file(file);
+    if (v == 0 && controllers.empty()) v = read_limit_file("/sys/fs/cgroup/memory.max");  // namespaced root
+    if (v != 0 && (best.first == 0 || v < best.first)) best = {v, file};
+  }
+  return best;
+}
+
+// Bytes of address space this process has mapped now (first field of /proc/self/statm).
+std::uint64_t mapped_now() {
+  std::ifstream in("/proc/self/statm");
+  unsigned long long pages = 0;
+  if (!(in >> pages)) return 0;
+  return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGE_SIZE));
+}
+
+std::string gb(std::uint64_t bytes) { return fmt::format("{:.3g} GB", static_cast<double>(bytes) / 1e9); }
+}  // namespace
+
+MemoryLimit effective_memory_limit() {
+  MemoryLimit best;
+  const auto consider = [&](std::uint64_t bytes, std::string source) {
+    if (bytes != 0 && (best.bytes == 0 || bytes < best.bytes)) best = {bytes, std::move(source)};
+  };
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0)
+    consider(static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page), "this machine's physical memory");
+  if (const auto [bytes, file] = cgroup_limit(); bytes != 0)
+    consider(bytes, fmt::format("the cgroup limit of {} ({})", gb(bytes), file));
+  struct rlimit rl {};
+  if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    const std::uint64_t limit = rl.rlim_cur, used = mapped_now();
+    consider(limit > used ? limit - used : 1,
+             fmt::format("the address-space limit (ulimit -v {}) of {}, {} already mapped", limit / 1024, gb(limit),
+                         gb(used)));
+  }
+  if (const char* e = std::getenv("NT_MEMORY_LIMIT")) consider(memory_limit(), std::string("NT_MEMORY_LIMIT=") + e);
+  return best;
+}
+
+void require_memory(std::uint64_t bytes, const std::string& what) {
+  const MemoryLimit limit = effective_memory_limit();
+  if (limit.bytes == 0 || bytes <= limit.bytes) return;
+  throw Error(fmt::format("out of memory: {} needs {}, more than the {} left under {}", what, gb(bytes),
+                          gb(limit.bytes), limit.source));
 }
 
 void check_declared_size(const std::filesystem::path& file, long long ranks, long long lengths) {

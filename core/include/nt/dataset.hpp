@@ -77,6 +77,20 @@ SweepCompleteness sweep_completeness(const Dataset& d);
 // Input limits, one place. The memory a reader may commit to (default: half of the machine's
 // memory; NT_MEMORY_LIMIT=bytes, with an optional K/M/G suffix, changes it).
 std::uint64_t memory_limit();
+// The memory a job may use, the one place that finds it (issue 23, item 6): the smallest of
+// NT_MEMORY_LIMIT, the address-space limit (RLIMIT_AS, `ulimit -v`) less what this process has
+// already mapped, the memory.max (cgroup v2) or memory.limit_in_bytes (v1) of this process's
+// cgroup, and the machine's physical memory. `source` names the one in force, for messages.
+struct MemoryLimit {
+  std::uint64_t bytes = 0;
+  std::string source;
+};
+MemoryLimit effective_memory_limit();
+// Throws nt::Error (exit code 2) when `bytes` do not fit effective_memory_limit(), in one line
+// naming the limit and what `what` needs: "out of memory: <what> needs 12.3 GB, more than the
+// 4.29 GB left under NT_MEMORY_LIMIT=4G". Programs call it with a formula in P and n before they
+// allocate, so a job that cannot fit says so up front instead of being killed by the kernel.
+void require_memory(std::uint64_t bytes, const std::string& what);
 // Throws FileError unless P ranks and n lengths are possible: P >= 1, one P x P matrix of
 // doubles within memory_limit(), P and n within the suite's int-based file layout.
 void check_declared_size(const std::filesystem::path& file, long long ranks, long long lengths);
