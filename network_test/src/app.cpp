@@ -453,12 +453,13 @@ int run_network_test(int argc, char** argv) {
     std::cerr << kProgram << ": resuming after " << first << " complete lengths of " << s.lengths.size() << '\n';
   const double t0 = MPI_Wtime();
   FlagCounts flag_counts;
+  double write_s = 0;
   if (!spec->per_length) {
     if (show) std::cerr << kProgram << ": " << spec->name << " over " << s.lengths.size() << " sizes\n";
     run_one_pass(c);
   } else {
     Progress progress(show ? s.progress : std::string("none"), s.lengths);
-    run_sweep(c, rank == 0 ? &out : nullptr, first, rank == 0 ? &progress : nullptr, &flag_counts);
+    run_sweep(c, rank == 0 ? &out : nullptr, first, rank == 0 ? &progress : nullptr, &flag_counts, write_s);
     progress.finish();
     for (auto& [st, w] : out.stats) w.close();
     if (out.all) out.all->close();
