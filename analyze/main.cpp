@@ -8,7 +8,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "nt/analysis/compare.hpp"
 #include "nt/analysis/exporters.hpp"
+#include "nt/analysis/html.hpp"
 #include "nt/analysis/model_report.hpp"
 #include "nt/analysis/report.hpp"
 #include "nt/cli.hpp"
@@ -39,6 +41,12 @@ void check_out(const std::string& path, bool force, const std::vector<std::files
   nt::refuse_same_file(path, inputs);
 }
 
+// The exit codes, said once for --help and the man page (made from it).
+constexpr const char* kExitCodes =
+    "Exit status: 0 success (report --check, compare: nothing to report); 1 internal error (a bug); 2 bad "
+         "input (one line on stderr); 3 findings (report --check: anomalies; compare: changes beyond the runs' "
+         "noise).";
+
 // An enum-like option: the value must be one of the names ("--format: xml not in {json,...}",
 // as CLI::IsMember says it) and becomes its enum value.
 template <class E>
@@ -57,11 +65,11 @@ CLI::Validator one_of(const std::vector<std::pair<std::string, E>>& names) {
       "{" + list + "}");
 }
 
-void add_report_command(CLI::App& app) {
+void add_report_command(CLI::App& app, int& exit_code) {
   struct Args {
-    std::string file, json;
+    std::string file, json, html;
     na::ReportOptions opt;
-    bool force = false, quiet = false, no_deviation = false;
+    bool force = false, quiet = false, no_deviation = false, check = false;
   };
   auto a = std::make_shared<Args>();
   auto* c = app.add_subcommand("report", "Topology groups, anomalies, protocol thresholds and Hockney fits of FILE");
@@ -75,14 +83,22 @@ void add_report_command(CLI::App& app) {
   c->add_flag("--pairs", a->opt.pairs_in_json, "per-pair Hockney fits in the JSON (always for <= 16 ranks)");
   c->add_option("--min-ratio", a->opt.anomalies.min_ratio, "smallest slowdown reported as an anomaly")
       ->check(CLI::Range(1.01, 1000.0));
-  c->add_flag("--force", a->force, "overwrite the JSON file");
+  c->add_option("--html", a->html, "write a self-contained one-page HTML report here (no network access needed)");
+  c->add_flag("--check", a->check,
+              "health check: exit 3 when the report lists anomalies, 0 when it lists none");
+  c->add_flag("--force", a->force, "overwrite the JSON and HTML files");
   c->add_flag("--quiet", a->quiet, "no text report on stdout");
-  c->callback([a] {
+  c->callback([a, &exit_code] {
     a->opt.find_deviation_beside = !a->no_deviation;
     check_out(a->json, a->force, {a->file, a->opt.hosts_file, a->opt.async_file});
+    check_out(a->html, a->force, {a->file, a->opt.hosts_file, a->opt.async_file});
+    if (a->html == "-") throw nt::UsageError("--html needs a file name");
+    if (!a->json.empty() && a->json == a->html) throw nt::UsageError("--json and --html name the same file");
     const na::Report r = na::make_report(a->file, a->opt);
     if (!a->quiet && a->json != "-") std::cout << na::to_text(r);
     write_json(a->json, na::to_json(r, a->opt.pairs_in_json), a->force);
+    if (!a->html.empty()) write_out(a->html, na::report_html(r), a->force);
+    if (a->check && !r.anomalies.empty()) exit_code = na::kFindingsExitCode;
   });
 }
 
@@ -157,6 +173,45 @@ void add_export_command(CLI::App& app) {
   });
 }
 
+void add_compare_command(CLI::App& app, int& exit_code) {
+  struct Args {
+    std::string baseline, current, json, html;
+    na::CompareOptions opt;
+    bool force = false, quiet = false;
+  };
+  auto a = std::make_shared<Args>();
+  auto* c = app.add_subcommand(
+      "compare",
+      "What changed between two runs (nodes, links, classes, thresholds, topology), ranks matched by host name. "
+      "Exit 0: no change beyond the runs' noise; 3: findings");
+  c->add_option("BASELINE", a->baseline, "delay file of the earlier run, or its directory (DIR/one_to_one_median.nc)")
+      ->required();
+  c->add_option("CURRENT", a->current, "delay file of the new run, or its directory")->required();
+  c->add_option("--baseline-hosts", a->opt.baseline_hosts, "hosts file of BASELINE (default: <prefix>_hosts.txt)");
+  c->add_option("--current-hosts", a->opt.current_hosts, "hosts file of CURRENT (default: <prefix>_hosts.txt)");
+  c->add_option("--min-ratio", a->opt.min_ratio, "smallest change reported, either way (1.2: 20 %)")
+      ->check(CLI::Range(1.01, 1000.0));
+  c->add_option("--min-sigmas", a->opt.min_sigmas, "robust z-score a change must reach over the runs' noise")
+      ->check(CLI::Range(1.0, 1000.0));
+  c->add_option("--json", a->json, "write the JSON comparison here ('-' for stdout)");
+  c->add_option("--html", a->html, "write a self-contained one-page HTML comparison here");
+  c->add_flag("--force", a->force, "overwrite the JSON and HTML files");
+  c->add_flag("--quiet", a->quiet, "no text on stdout");
+  c->callback([a, &exit_code] {
+    const std::vector<std::filesystem::path> in{a->baseline, a->current, a->opt.baseline_hosts, a->opt.current_hosts};
+    check_out(a->json, a->force, in);
+    check_out(a->html, a->force, in);
+    if (a->html == "-") throw nt::UsageError("--html needs a file name");
+    if (!a->json.empty() && a->json == a->html) throw nt::UsageError("--json and --html name the same file");
+    a->opt.report.find_deviation_beside = false;
+    const na::Comparison r = na::compare_runs(a->baseline, a->current, a->opt);
+    if (!a->quiet && a->json != "-") std::cout << na::to_text(r);
+    write_json(a->json, na::to_json(r), a->force);
+    if (!a->html.empty()) write_out(a->html, na::compare_html(r), a->force);
+    exit_code = r.findings.empty() ? 0 : na::kFindingsExitCode;
+  });
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"network_analyze: topology, anomalies, thresholds, Hockney/LogP/LogGP parameters, predictions, exports"};
   app.name("network_analyze");
@@ -167,13 +222,16 @@ int run(int argc, char** argv) {
          "threads of the analysis (default: the CPUs this process may run on, from its affinity mask)")
       ->check(CLI::Range(1, 4096));
   app.fallthrough();  // --threads also after the subcommand
-  add_report_command(app);
+  int exit_code = 0;
+  add_report_command(app, exit_code);
   add_duplex_command(app);
   add_model_command(app);
   add_export_command(app);
+  add_compare_command(app, exit_code);
+  app.footer(kExitCodes);
   // The subcommand's callback runs the analysis inside parse; nt::Error from it reaches guarded_main.
   if (const int rc = nt::parse_cli(app, argc, argv); rc >= 0) return rc;
-  return 0;
+  return exit_code;
 }
 
 }  // namespace

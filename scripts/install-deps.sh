@@ -19,6 +19,10 @@ PACKAGES=(
   clang libfuzzer-14-dev
   # interoperability checks and the emulated cluster
   python3 python3-xarray python3-netcdf4 iproute2 util-linux procps time
+  # network_analyze's HTML pages: PNG pictures (zlib), rendered by headless Chromium in the tests
+  zlib1g-dev chromium
+  # simulated clusters: network_test under SimGrid's SMPI (preset smpi, scripts/simulate)
+  libsimgrid-dev simgrid
 )
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq

@@ -162,7 +162,14 @@ std::string export_simgrid(const Report& r) {
                        t.levels[lv].name, t.levels[lv].name, lg, kLoneNodeCaveat);
     }
   o << " -->\n";
-  o << "<platform version=\"4.1\">\n  <zone id=\"network_analyze\" routing=\"Full\">\n";
+  // For smpirun: every delay is the links' own latency and bandwidth (no MPI overhead factors, no
+  // host CPU time charged), the collectives of a real MPI; scripts/simulate --platform runs it.
+  o << "<platform version=\"4.1\">\n  <config>\n"
+       "    <prop id=\"smpi/coll-selector\" value=\"mpich\"/>\n"
+       "    <prop id=\"smpi/lat-factor\" value=\"0:1\"/>\n"
+       "    <prop id=\"smpi/bw-factor\" value=\"0:1\"/>\n"
+       "    <prop id=\"smpi/simulate-computation\" value=\"no\"/>\n"
+       "  </config>\n  <zone id=\"network_analyze\" routing=\"Full\">\n";
   for (std::size_t g = 0; g < G; ++g) {
     o << fmt::format("    <host id=\"{}\" speed=\"1Gf\" core=\"{}\">\n", name[g], nodes[g].size());
     o << fmt::format("      <prop id=\"ranks\" value=\"{}\"/>\n    </host>\n", fmt::join(nodes[g], ","));

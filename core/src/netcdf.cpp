@@ -592,7 +592,9 @@ std::optional<ClassicLayout> classic_layout(const fs::path& path) {
     if (begin < h.position()) h.fail();
     if (!is_record && (begin > h.file_size() || bytes > static_cast<long double>(h.file_size() - begin)))
       throw FileError(path, "truncated or corrupt: a variable's data lies beyond the end of the file");
-    if (is_record && bytes > static_cast<long double>(h.file_size()))
+    // With no record written yet (a run killed or still at its first length), the file is the
+    // header alone however large a record of P x P values will be.
+    if (is_record && L.numrecs > 0 && bytes > static_cast<long double>(h.file_size()))
       throw FileError(path, "corrupt: one record of a variable is larger than the whole file");
     L.vars.push_back({std::move(var_name), begin, vsize, is_record});
     if (is_record) {

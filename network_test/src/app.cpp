@@ -426,7 +426,7 @@ int run_network_test(int argc, char** argv) {
     CPU_ZERO(&set);
     const int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
     const auto here = std::count(all_hosts.begin(), all_hosts.end(), all_hosts[static_cast<std::size_t>(rank)]);
-    c.yield = s.yield == "on" || (s.yield == "auto" && here > cores);
+    c.yield = s.yield == "on" || (s.yield == "auto" && here > cores && !kSimulated);
   }
   const std::int64_t maxlen = std::max<std::int64_t>(s.lengths.back(), 1);
   c.max_length = maxlen;

@@ -90,9 +90,14 @@ void Ctx::recv(void* buf, int count, MPI_Datatype type, int src, int tag) {
 
 namespace {
 // This thread's involuntary context switches so far (-1 when unknown).
+// Under SMPI every rank is a thread of one simulator process: its switches are the simulator's.
 long involuntary_switches() {
+#ifdef NT_SMPI
+  return -1;
+#else
   struct rusage u {};
   return ::getrusage(RUSAGE_THREAD, &u) == 0 ? u.ru_nivcsw : -1;
+#endif
 }
 }  // namespace
 
@@ -139,7 +144,11 @@ void Ctx::idle_wait(MPI_Request& req, double deadline_abs, const std::string& on
     if (flag) return;
     if (deadline_abs > 0 && now() > deadline_abs) throw TimeoutError(on_timeout);
     timespec ts{0, static_cast<long>(pause * 1e9)};
+#ifdef NT_SMPI
+    smpi_nanosleep(&ts, nullptr);  // simulated sleep: a real one would stop the whole simulation
+#else
     nanosleep(&ts, nullptr);
+#endif
     pause = std::min(pause * 2.0, settings.idle_sleep_max);
   }
 }

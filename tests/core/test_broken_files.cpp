@@ -74,3 +74,23 @@ TEST(BrokenFiles, NetcdfWithoutOurVariables) {
 }
 
 TEST(BrokenFiles, Directory) { expect_clear_error(test::scratch_dir(), "directory"); }
+
+// A run of many ranks killed (or read) before its first length is written: the file is its header
+// alone, smaller than one P x P record. That is an empty result, not a corrupt file.
+TEST(BrokenFiles, NoRecordYetOfALargeRun) {
+  const auto dir = test::scratch_dir();
+  const auto p = dir / "early_median.nc";
+  write_raw(p, *test::make_dataset(256, {0, 1024}), false);
+  const auto layout = nc::classic_layout(p);
+  ASSERT_TRUE(layout);
+  ASSERT_GT(layout->record_size, layout->records_begin);  // one record is larger than the header
+  {
+    std::fstream f(p, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(4);
+    f.write("\0\0\0\0", 4);  // numrecs = 0
+  }
+  std::filesystem::resize_file(p, layout->records_begin);
+  auto d = open_dataset(p);
+  EXPECT_EQ(d->count(), 0U);
+  EXPECT_EQ(d->ranks(), 256);
+}

@@ -5,6 +5,7 @@
 #    copies, the analysis report; a second start skips every finished mode;
 #  - Slurm: USR1 (time limit near) stops the running measurement and requeues the job; the
 #    next start resumes the interrupted mode with --resume and completes it;
+#  - NT_BASELINE: the job's exit state is compare's (0 nothing changed, 2 cannot compare, 3 findings);
 #  - PBS: a walltime too short for the sweep stops the measurement with `timeout`, resubmits
 #    itself with qsub; the resubmitted job (settings from settings.env) resumes and completes.
 # Usage: batch_templates_test.sh SOURCE_DIR BIN_DIR WORKDIR [MPIEXEC]
@@ -58,6 +59,39 @@ compgen -G "$S/plan*" >/dev/null && fail "the plan left files: $(ls "$S"/plan*)"
 env "${common[@]}" NT_OUT="$S" NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 \
   SLURM_JOB_ID=101 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm2.log" 2>&1
 [[ $(grep -c 'done before, skipped' "$WORK/slurm2.log") == 3 ]] || { cat "$WORK/slurm2.log"; fail "finished modes not skipped"; }
+echo "ok"
+
+echo "== Slurm template: NT_BASELINE health check sets the job's exit state"
+[[ -s $S/analysis/report.html ]] || fail "no report.html"
+# The run against itself: nothing changed, exit 0, compare.html written.
+env "${common[@]}" NT_OUT="$S" NT_BASELINE="$S" NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 \
+  SLURM_JOB_ID=101 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm-base0.log" 2>&1
+rc=$?
+[[ $rc == 0 ]] || { cat "$WORK/slurm-base0.log"; fail "compare with itself: job exit $rc, expected 0"; }
+grep -q "compare: no change against" "$WORK/slurm-base0.log" || { cat "$WORK/slurm-base0.log"; fail "no compare line"; }
+[[ -s $S/analysis/compare.html && -s $S/analysis/compare.json ]] || fail "compare.html/json missing"
+grep -qiE 'https?:' "$S/analysis/compare.html" "$S/analysis/report.html" && fail "an http(s) reference in the pages"
+# A baseline that cannot be compared (another mode under the one_to_one name): exit 2.
+B2=$WORK/baseline-other
+mkdir -p "$B2"
+cp "$S/async_one_to_one_median.nc" "$B2/one_to_one_median.nc"
+env "${common[@]}" NT_OUT="$S" NT_BASELINE="$B2" NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 \
+  SLURM_JOB_ID=101 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm-base2.log" 2>&1
+rc=$?
+[[ $rc == 2 ]] || { cat "$WORK/slurm-base2.log"; fail "baseline of another mode: job exit $rc, expected 2"; }
+# A baseline 1000x faster (synthetic, 2 ranks, no host names: matched by number): findings, exit 3.
+if [[ -x $BIN/analyze_make_synth ]]; then
+  B3=$WORK/baseline-fast
+  mkdir -p "$B3"
+  "$BIN/analyze_make_synth" "$B3/one_to_one" --nodes 1 --rpn 2 --no-hosts --slow-node 0 --slow-factor 0.001 \
+    --max-pow 16 >/dev/null || fail "analyze_make_synth failed"
+  env "${common[@]}" NT_OUT="$S" NT_BASELINE="$B3" NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 \
+    SLURM_JOB_ID=101 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm-base3.log" 2>&1
+  rc=$?
+  [[ $rc == 3 ]] || { cat "$WORK/slurm-base3.log"; fail "slower than the baseline: job exit $rc, expected 3"; }
+  grep -q "FINDINGS against" "$WORK/slurm-base3.log" || fail "no findings line"
+  grep -q "class_slower" "$S/analysis/compare.json" || fail "compare.json without the finding"
+fi
 echo "ok"
 
 echo "== Slurm template: NT_PLAN_ONLY=1 plans and measures nothing"
@@ -115,6 +149,17 @@ env "${common[@]}" NT_OUT="$P" NT_MPIEXEC="$MPIEXEC" PBS_NODEFILE="$WORK/nodefil
   { cat "$WORK/pbs1.log"; fail "pbs template exited with $?"; }
 grep -q "1 nodes x 2 ranks (2 ranks)" "$WORK/pbs1.log" || { cat "$WORK/pbs1.log"; fail "node file not read"; }
 check_complete "$P" $MODES
+echo "ok"
+
+echo "== PBS template: NT_BASELINE"
+env "${common[@]}" NT_OUT="$P" NT_BASELINE="$S" NT_MPIEXEC="$MPIEXEC" PBS_NODEFILE="$WORK/nodefile" PBS_JOBID=201 \
+  PBS_O_WORKDIR="$WORK" bash "$SRC/scripts/pbs/network_test.pbs" >"$WORK/pbs-base.log" 2>&1
+rc=$?
+# Two runs of this machine: the same host; whatever the load did to the delays, compare ran and its
+# exit state is the job's (0 or 3), with the page written.
+[[ $rc == 0 || $rc == 3 ]] || { cat "$WORK/pbs-base.log"; fail "pbs compare: job exit $rc"; }
+grep -qE "compare: (no change|FINDINGS) against $S" "$WORK/pbs-base.log" || { cat "$WORK/pbs-base.log"; fail "pbs: no compare line"; }
+[[ -s $P/analysis/compare.html ]] || fail "pbs: compare.html missing"
 echo "ok"
 
 echo "== PBS template: walltime too short, resubmit, resume"

@@ -11,6 +11,9 @@
 
 #include <mpi.h>
 #include <time.h>
+#ifdef NT_SMPI
+#include <smpi/smpi_helpers_internal.h>  // simulated time under SimGrid's SMPI
+#endif
 
 #include "nt/raw_file.hpp"
 #include "nt/measure/mode.hpp"
@@ -23,6 +26,13 @@ class TimeoutError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Built against SimGrid's SMPI (preset smpi): ranks are simulated, time is the simulator's.
+#ifdef NT_SMPI
+inline constexpr bool kSimulated = true;
+#else
+inline constexpr bool kSimulated = false;
+#endif
 
 // Tags of the measurement protocol.
 enum Tag : int {
@@ -105,9 +115,14 @@ class Ctx {
   // "auto" relies on: offset 0 between ranks of one host). Not MPI_Wtime: Open MPI 4 subtracts
   // from it an origin taken in each process's MPI_Init, so two ranks of one host would differ by
   // their start-up skew and one-way delays come out wrong (even negative).
+  // Under SMPI (preset smpi) it is the simulated clock: the host's would time the simulator.
   static double now() {
     timespec ts{};
+#ifdef NT_SMPI
+    smpi_clock_gettime(CLOCK_MONOTONIC, &ts);
+#else
     clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
     return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
   }
   static double now_resolution() {
