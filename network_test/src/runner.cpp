@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <string>
 #include <limits>
+#include <utility>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -324,6 +325,18 @@ void fill_synthetic(Ctx& c) {
 struct RowFiles {
   std::vector<RawRowWriter> stats;
   std::optional<RawRowWriter> all;
+  // The ranks of this node: one of them (node rank 0) syncs each file for all of them, since
+  // fsync flushes every dirty page of the file in the node's cache, whoever wrote it.
+  MPI_Comm node = MPI_COMM_NULL;
+  int node_rank = 0;
+  RowFiles() = default;
+  RowFiles(RowFiles&& o) noexcept
+      : stats(std::move(o.stats)), all(std::move(o.all)), node(std::exchange(o.node, MPI_COMM_NULL)),
+        node_rank(o.node_rank) {}
+  RowFiles& operator=(RowFiles&&) = delete;
+  ~RowFiles() {
+    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+  }
 };
 
 // Collective. Every rank opens the files rank 0 has open, by the absolute paths rank 0 sends,
@@ -382,7 +395,11 @@ std::optional<RowFiles> open_row_files(Ctx& c, Output* out) {
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c.comm);
   // Rank 0's libnetcdf handles stay open, unused, until the end (closing a resumed file early
   // would let libnetcdf pad a cut last record with zeros before it is written again).
-  if (all_ok) return files;
+  if (all_ok) {
+    MPI_Comm_split_type(c.comm, MPI_COMM_TYPE_SHARED, c.rank, MPI_INFO_NULL, &files.node);
+    MPI_Comm_rank(files.node, &files.node_rank);
+    return files;
+  }
   // Tell rank 0 why (the first rank that failed), for its note.
   int first_bad = ok ? c.size : c.rank, bad = 0;
   MPI_Allreduce(&first_bad, &bad, 1, MPI_INT, MPI_MIN, c.comm);
@@ -531,15 +548,21 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
       // Every rank writes and syncs its rows; after a barrier rank 0 commits each record (its
       // length, then numrecs): a record counts only once all of its rows are on disk.
       const auto t0 = Ctx::now();
-      for (std::size_t i = 0; i < rows->stats.size(); ++i) {  // open_outputs made them in this order
+      for (std::size_t i = 0; i < rows->stats.size(); ++i)  // open_outputs made them in this order
         rows->stats[i].put_row(k, c.rank, std::span<const double>(row_stats.data() + i * PU, PU), row_used);
-        rows->stats[i].sync();
-      }
-      if (rows->all) {
-        rows->all->put_row(k, c.rank, row_raw, {}, row_flags);
-        rows->all->sync();
-      }
+      if (rows->all) rows->all->put_row(k, c.rank, row_raw, {}, row_flags);
       write_seconds += Ctx::now() - t0;
+      {
+        MPI_Request req;
+        MPI_Ibarrier(rows->node, &req);
+        wait(req, "rows of the other ranks of this node");
+      }
+      if (rows->node_rank == 0) {
+        const auto t2 = Ctx::now();
+        for (auto& f : rows->stats) f.sync();
+        if (rows->all) rows->all->sync();
+        write_seconds += Ctx::now() - t2;
+      }
       {
         MPI_Request req;
         MPI_Ibarrier(c.comm, &req);
