@@ -191,31 +191,83 @@ double idle_deadline(const Ctx& c, double tasks_ahead) {
   return Ctx::now() + c.settings.timeout * std::max(1.0, tasks_ahead) + 30.0;
 }
 
+namespace {
+// Waits for a "go" that is due soon (this rank was told it is next): no sleeping back-off, whose
+// pauses of up to --idle-sleep-max would be paid at every hand-over. Under SMPI a blocking wait
+// is exact and costs no host time.
+void ready_wait(Ctx& c, MPI_Request& req, double deadline, const std::string& why) {
+#ifdef NT_SMPI
+  (void)deadline;
+  (void)why;
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  (void)c;
+#else
+  int flag = 0;
+  for (unsigned i = 0;; ++i) {
+    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    if (flag) return;
+    if ((i & 1023) == 1023 && deadline > 0 && Ctx::now() > deadline) throw TimeoutError(why);
+  }
+#endif
+}
+}  // namespace
+
+// Hand-over: the leader of task u-1 sends "go" to the members of task u when u-1 is over. The
+// same rank, when it sends the go of u-1, also tells the members of task u that are not in u-1
+// that they are next ("ready"): they stop sleeping and poll for their go, so the hand-over costs
+// a message latency instead of a sleep of up to --idle-sleep-max. Both sides derive who sends
+// what from the task list alone, so the messages from one rank arrive in the order expected.
 template <class List>
 void run_sequential_list(Ctx& c, const List& tasks) {
   char go = 1;
   long last = -1;
-  Task prev;  // task u-1, computed once (tasks[u] of a TaskList is computed on every call)
+  // tasks[u] of a TaskList is computed on every call: keep the three in use.
+  Task prev, cur = tasks.size() > 0 ? tasks[0] : Task{}, next;
+  int prev_prev_leader = 0;  // the rank that sent the go of task u-1 (and the ready of task u)
   for (std::size_t u = 0; u < tasks.size(); ++u) {
-    Task t = tasks[u];
+    if (u + 1 < tasks.size()) next = tasks[u + 1];
+    const Task& t = cur;
     const int prev_leader = u == 0 ? 0 : prev.leader;
-    if (c.rank == prev_leader)
+    if (c.rank == prev_leader) {
       for (int m : t.members)
         if (m != c.rank) c.send(&go, 1, MPI_CHAR, m, kTagGo);
+      if (u + 1 < tasks.size()) {
+        char ready = 2;
+        for (int m : next.members)
+          if (m != c.rank && !t.has(m)) c.send(&ready, 1, MPI_CHAR, m, kTagGo);
+      }
+    }
     if (t.has(c.rank)) {
       if (c.rank != prev_leader) {
-        MPI_Request req;
-        MPI_Irecv(&go, 1, MPI_CHAR, prev_leader, kTagGo, c.comm, &req);
         const std::string why =
             u == 0 ? fmt::format("timeout: rank {} got no start signal for length {} from rank 0", c.rank, c.length)
                    : fmt::format("timeout: rank {} waited for its turn too long: {} at length {} did not finish",
                                  c.rank, c.spec.describe(prev), c.length);
-        c.idle_wait(req, idle_deadline(c, static_cast<double>(static_cast<long>(u) - last)), why);
+        const double deadline = idle_deadline(c, static_cast<double>(static_cast<long>(u) - last));
+        // Told it is next (a ready from the sender of the go of task u-1)?
+        const bool told = u >= 1 && !prev.has(c.rank) && c.rank != prev_prev_leader;
+        if (told) {
+          char ready = 0;
+          MPI_Request req;
+          MPI_Irecv(&ready, 1, MPI_CHAR, prev_prev_leader, kTagGo, c.comm, &req);
+          c.idle_wait(req, deadline, why);
+        }
+        MPI_Request req;
+        MPI_Irecv(&go, 1, MPI_CHAR, prev_leader, kTagGo, c.comm, &req);
+        // Told, or in task u-1, or the sender of the readies: the go is near. On an oversubscribed
+        // host polling would take the core from the measuring pair: sleep as before there.
+        if (u >= 1 && !c.yield)
+          ready_wait(c, req, deadline, why);
+        else  // the first task waits for rank 0 to write the previous length
+          c.idle_wait(req, deadline, why);
       }
       run_task(c, t);
       last = static_cast<long>(u);
     }
-    prev = std::move(t);
+    prev_prev_leader = prev_leader;
+    prev = std::move(cur);
+    cur = std::move(next);
+    next = Task{};
   }
 }
 
