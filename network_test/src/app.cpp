@@ -454,13 +454,13 @@ int run_network_test(int argc, char** argv) {
     std::cerr << kProgram << ": resuming after " << first << " complete lengths of " << s.lengths.size() << '\n';
   const double t0 = MPI_Wtime();
   FlagCounts flag_counts;
-  double write_s = 0;
+  double write_s = 0, data_b = 0;
   if (!spec->per_length) {
     if (show) std::cerr << kProgram << ": " << spec->name << " over " << s.lengths.size() << " sizes\n";
     run_one_pass(c);
   } else {
     Progress progress(show ? s.progress : std::string("none"), s.lengths);
-    run_sweep(c, rank == 0 ? &out : nullptr, first, rank == 0 ? &progress : nullptr, &flag_counts, write_s);
+    run_sweep(c, rank == 0 ? &out : nullptr, first, rank == 0 ? &progress : nullptr, &flag_counts, write_s, data_b);
     progress.finish();
     for (auto& [st, w] : out.stats) w.close();
     if (out.all) out.all->close();
@@ -469,17 +469,19 @@ int run_network_test(int argc, char** argv) {
   const double wall = MPI_Wtime() - t0;
   double timed = 0;
   MPI_Reduce(&c.timed_seconds, &timed, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
-  double write_max = 0;
+  double write_max = 0, data_max = 0;
   MPI_Reduce(&write_s, &write_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  MPI_Reduce(&data_b, &data_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
   if (show) {
     // Timed share: the timed intervals of every measuring rank, summed, over the wall time times
     // the pairs that can be timed at once (1 in the sequential schedule, floor(P/2) in the
     // concurrent one): the fraction of the job the schedule spent measuring.
     const double slots = s.concurrent ? std::max(1, P / 2) : 1.0;
     std::cerr << fmt::format("{}: {} done in {:.3f} s; timed communication {:.3f} s ({:.1f}% of the wall time{}); "
-                             "writing {:.3f} s (slowest rank)\n",
+                             "writing {:.3f} s host time (slowest rank); data per rank {:.3g} MB (largest)\n",
                              kProgram, spec->name, wall, timed, wall > 0 ? 100.0 * timed / (wall * slots) : 0.0,
-                             s.concurrent ? fmt::format(" x {} pair slots", slots) : std::string(), write_max);
+                             s.concurrent ? fmt::format(" x {} pair slots", slots) : std::string(), write_max,
+                             data_max / 1e6);
     print_flag_counts(std::cerr, flag_counts);
   }
   return 0;

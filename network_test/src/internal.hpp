@@ -63,9 +63,10 @@ double process_age_s();
 // Runs lengths [first, end) of the sweep and writes every length as soon as it is measured: each
 // rank its own rows of every file (rank 0 commits each record), or, when the ranks cannot open the
 // files or NT_WRITE=gather, rank 0 gathers and writes everything. Rank 0 collects the flag counts;
-// write_seconds adds this rank's time spent writing.
+// write_seconds adds this rank's host time spent writing; data_bytes is the most this rank held
+// in its own buffers of the sweep.
 void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts,
-               double& write_seconds);
+               double& write_seconds, double& data_bytes);
 // Runs a mode whose tasks cover every length in one pass (ModeSpec::per_length false).
 void run_one_pass(Ctx& c);
 

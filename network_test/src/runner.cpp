@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -192,6 +193,11 @@ double idle_deadline(const Ctx& c, double tasks_ahead) {
 }
 
 namespace {
+#ifdef NT_SMPI
+constexpr bool kSimulatedClock = true;
+#else
+constexpr bool kSimulatedClock = false;
+#endif
 // Waits for a "go" that is due soon (this rank was told it is next): no sleeping back-off, whose
 // pauses of up to --idle-sleep-max would be paid at every hand-over. Under SMPI a blocking wait
 // is exact and costs no host time.
@@ -250,13 +256,17 @@ void run_sequential_list(Ctx& c, const List& tasks) {
           char ready = 0;
           MPI_Request req;
           MPI_Irecv(&ready, 1, MPI_CHAR, prev_prev_leader, kTagGo, c.comm, &req);
+#ifdef NT_SMPI
+          MPI_Wait(&req, MPI_STATUS_IGNORE);  // each MPI_Test of a poll costs simulated time
+#else
           c.idle_wait(req, deadline, why);
+#endif
         }
         MPI_Request req;
         MPI_Irecv(&go, 1, MPI_CHAR, prev_leader, kTagGo, c.comm, &req);
         // Told, or in task u-1, or the sender of the readies: the go is near. On an oversubscribed
         // host polling would take the core from the measuring pair: sleep as before there.
-        if (u >= 1 && !c.yield)
+        if ((u >= 1 && !c.yield) || kSimulatedClock)
           ready_wait(c, req, deadline, why);
         else  // the first task waits for rank 0 to write the previous length
           c.idle_wait(req, deadline, why);
@@ -348,6 +358,12 @@ void run_concurrent(Ctx& c) {
 // The sweep
 
 namespace {
+
+// Time spent writing is host time (under SMPI, Ctx::now is the simulated clock, which file I/O
+// does not advance).
+double host_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 // Test hook (NT_DEBUG_SYNTHETIC=1): the samples, flags and counts of this rank are replaced by a
 // function of (sender, receiver, length, sample) after the measurement, so that two runs write
@@ -485,7 +501,7 @@ std::optional<RowFiles> open_row_files(Ctx& c, Output* out) {
 }  // namespace
 
 void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts,
-               double& write_seconds) {
+               double& write_seconds, double& data_bytes) {
   const auto& lengths = c.settings.lengths;
   const int P = c.size;
   const auto PU = static_cast<std::size_t>(P);
@@ -515,6 +531,17 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
     std::fill(c.store.flags.begin(), c.store.flags.end(), std::uint8_t{0});
     c.store.used.assign(PU, c.store.stride);
     const TaskList tasks(c.spec, c.settings, P, k);
+    // This rank's own data of the sweep (the buffers below at their largest, the task list, the
+    // host names): what the program holds per rank, MPI's own buffers not counted.
+    auto bytes = [](const auto& v) { return static_cast<double>(v.capacity() * sizeof(v[0])); };
+    auto count_data = [&] {
+      double b = bytes(c.store.values) + bytes(c.store.flags) + bytes(c.store.used) + bytes(local) + bytes(gathered) +
+                 bytes(raw_gathered) + bytes(raw_record) + bytes(flags_gathered) + bytes(flags_record) +
+                 bytes(used_gathered) + bytes(used_record) + bytes(row_stats) + bytes(row_raw) + bytes(xfer) +
+                 bytes(row_flags) + bytes(row_used) + static_cast<double>(tasks.bytes());
+      for (const auto& h : c.hosts) b += static_cast<double>(sizeof h + h.capacity());
+      data_bytes = std::max(data_bytes, b);
+    };
     if (c.settings.concurrent)
       run_concurrent(c);
     else
@@ -599,32 +626,33 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
       }
       // Every rank writes and syncs its rows; after a barrier rank 0 commits each record (its
       // length, then numrecs): a record counts only once all of its rows are on disk.
-      const auto t0 = Ctx::now();
+      const auto t0 = host_seconds();
       for (std::size_t i = 0; i < rows->stats.size(); ++i)  // open_outputs made them in this order
         rows->stats[i].put_row(k, c.rank, std::span<const double>(row_stats.data() + i * PU, PU), row_used);
       if (rows->all) rows->all->put_row(k, c.rank, row_raw, {}, row_flags);
-      write_seconds += Ctx::now() - t0;
+      write_seconds += host_seconds() - t0;
       {
         MPI_Request req;
         MPI_Ibarrier(rows->node, &req);
         wait(req, "rows of the other ranks of this node");
       }
       if (rows->node_rank == 0) {
-        const auto t2 = Ctx::now();
+        const auto t2 = host_seconds();
         for (auto& f : rows->stats) f.sync();
         if (rows->all) rows->all->sync();
-        write_seconds += Ctx::now() - t2;
+        write_seconds += host_seconds() - t2;
       }
       {
         MPI_Request req;
         MPI_Ibarrier(c.comm, &req);
         wait(req, "rows of the other ranks");
       }
+      count_data();
       if (c.rank != 0) continue;
-      const auto t1 = Ctx::now();
+      const auto t1 = host_seconds();
       for (auto& f : rows->stats) f.commit(k, c.length);
       if (rows->all) rows->all->commit(k, c.length);
-      write_seconds += Ctx::now() - t1;
+      write_seconds += host_seconds() - t1;
       if (counts) counts->push_back({c.length, flagged_all[0], flagged_all[1]});
       if (progress) progress->update(k, c.length);
       continue;
@@ -651,7 +679,7 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
       if (c.rank == 0) gathered.resize(PU * PU);
       gather(local.data() + i * PU, P, MPI_DOUBLE, gathered.data(), "results");
       if (c.rank != 0) continue;
-      const auto t0 = Ctx::now();
+      const auto t0 = host_seconds();
       for (auto& [stat, writer] : out->stats) {
         if (stat != kGatherOrder[i] || writer.records() > k) continue;  // written by the interrupted run (--resume)
         if (c.spec.results_in_rows) {
@@ -664,13 +692,14 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
           writer.append(c.length, m.values(), used_record);
         }
       }
-      write_seconds += Ctx::now() - t0;
+      write_seconds += host_seconds() - t0;
     }
+    count_data();
     if (c.rank != 0) continue;
     if (counts) counts->push_back({c.length, flagged_all[0], flagged_all[1]});
 
     if (raw && out->all && out->all->records() <= k) {
-      const auto t0 = Ctx::now();
+      const auto t0 = host_seconds();
       raw_record.assign(PU * PU * RU, 0.0);
       flags_record.assign(PU * PU * RU, 0);
       for (std::size_t r = 0; r < PU; ++r)
@@ -680,7 +709,7 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
           std::copy_n(flags_gathered.data() + (r * PU + q) * RU, RU, flags_record.data() + (x * PU + y) * RU);
         }
       out->all->append(c.length, raw_record, {}, flags_record);
-      write_seconds += Ctx::now() - t0;
+      write_seconds += host_seconds() - t0;
     }
     if (progress) progress->update(k, c.length);
   }

@@ -55,6 +55,7 @@ class TaskList {
   TaskList(const ModeSpec& spec, const Settings& s, int P, std::size_t length_index);
   std::size_t size() const noexcept { return nsync_ + nwork_; }
   Task operator[](std::size_t u) const;
+  std::size_t bytes() const noexcept { return sizeof *this + perm_.capacity() * sizeof(std::uint32_t); }
 
  private:
   Task work(std::size_t i) const;  // the i-th task of the unshuffled work list
