@@ -474,6 +474,14 @@ class HeaderReader {
     if (n == 0 || n > 256) fail();  // NC_MAX_NAME
     skip(pad4(n));
   }
+  std::string name() {
+    const std::uint64_t n = count(1);
+    if (n == 0 || n > 256) fail();
+    std::string s(n, '\0');
+    if (!in_.read(s.data(), static_cast<std::streamsize>(n))) fail();
+    skip(pad4(n) - n);
+    return s;
+  }
   // A count of items that take at least `min_bytes` each in the rest of the header.
   std::uint64_t count(std::uint64_t min_bytes = 4) {
     const std::uint64_t n = u32();
@@ -510,6 +518,12 @@ std::uint64_t ClassicLayout::complete_records(std::uint64_t file_size) const {
   if (record_size == 0 || numrecs == 0) return numrecs;
   if (file_size < records_begin) return 0;
   return std::min<std::uint64_t>(numrecs, (file_size - records_begin) / record_size);
+}
+
+const ClassicLayout::Var* ClassicLayout::find(const std::string& name) const {
+  for (const auto& v : vars)
+    if (v.name == name) return &v;
+  return nullptr;
 }
 
 std::optional<ClassicLayout> classic_layout(const fs::path& path) {
@@ -550,7 +564,7 @@ std::optional<ClassicLayout> classic_layout(const fs::path& path) {
   std::uint64_t first_record_begin = UINT64_MAX;
   std::uint64_t record_vars = 0, last_record_vsize = 0;
   for (std::uint64_t v = 0; v < nvars; ++v) {
-    h.skip_name();
+    std::string var_name = h.name();
     const std::uint64_t ndims = h.count();
     if (ndims > 1024) h.fail();  // NC_MAX_VAR_DIMS
     bool is_record = false;
@@ -582,6 +596,7 @@ std::optional<ClassicLayout> classic_layout(const fs::path& path) {
     // header alone however large a record of P x P values will be.
     if (is_record && L.numrecs > 0 && bytes > static_cast<long double>(h.file_size()))
       throw FileError(path, "corrupt: one record of a variable is larger than the whole file");
+    L.vars.push_back({std::move(var_name), begin, vsize, is_record});
     if (is_record) {
       first_record_begin = std::min(first_record_begin, begin);
       L.record_size += vsize;

@@ -2,7 +2,14 @@
 
 #include "nt/output.hpp"
 
+#include <fcntl.h>
 #include <netcdf.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <utility>
 
 #include <algorithm>
 #include <cmath>
@@ -304,6 +311,122 @@ void RawWriter::append(std::int64_t message_length, std::span<const double> valu
   file_.put(length_var_, {k}, {1}, &len);
   file_.sync();
   lengths_.push_back(message_length);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Row writer: bytes at offsets of the classic format (big-endian values, records of recsize
+// bytes from the first record variable's begin).
+
+namespace {
+void put_be64(unsigned char* o, std::uint64_t v) {
+  for (int i = 7; i >= 0; --i, v >>= 8) o[i] = static_cast<unsigned char>(v & 0xff);
+}
+void put_be32(unsigned char* o, std::uint32_t v) {
+  for (int i = 3; i >= 0; --i, v >>= 8) o[i] = static_cast<unsigned char>(v & 0xff);
+}
+}  // namespace
+
+RawRowWriter::RawRowWriter(const fs::path& path, int P, int samples, RecordExtras extras)
+    : path_(path), P_(static_cast<std::size_t>(P)), S_(static_cast<std::size_t>(samples)) {
+  const auto layout = nc::classic_layout(path);
+  if (!layout || nc::sniff(path) != nc::Magic::cdf2) throw FileError(path, "is not a CDF-2 file");
+  const std::uint64_t cells = std::uint64_t{P_} * P_, per_cell = std::max<std::uint64_t>(S_, 1);
+  auto var = [&](const char* name, std::uint64_t bytes) {
+    const auto* v = layout->find(name);
+    if (!v || !v->record || v->vsize < bytes || v->vsize > ((bytes + 3) & ~std::uint64_t{3}))
+      throw FileError(path, std::string("variable '") + name + "' is not laid out as this run writes it");
+    return v;
+  };
+  data_ = var("data", cells * per_cell * 8)->begin;
+  length_ = var("message_length", 4)->begin;
+  has_count_ = extras.sample_count;
+  has_flags_ = extras.sample_flags && S_ > 0;
+  if (has_count_) count_ = var(kSampleCountVar, cells * 4)->begin;
+  if (has_flags_) {
+    const auto* f = var(kSampleFlagsVar, cells * S_);
+    flags_ = f->begin;
+    flags_vsize_ = f->vsize;
+  }
+  if (!has_count_ && layout->find(kSampleCountVar)) throw FileError(path, "has sample counts this run does not write");
+  recsize_ = layout->record_size;
+  numrecs_ = layout->numrecs;
+  fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd_ < 0) throw FileError(path, std::string("cannot open for writing: ") + std::strerror(errno));
+  // Digest of the header (up to the first record): who opened the same file gets the same value.
+  std::vector<unsigned char> head(static_cast<std::size_t>(std::min<std::uint64_t>(layout->records_begin, 1 << 20)));
+  const ssize_t got = ::pread(fd_, head.data(), head.size(), 0);
+  if (got != static_cast<ssize_t>(head.size())) throw FileError(path, "cannot read its header");
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (unsigned char b : head) h = (h ^ b) * 0x100000001b3ULL;
+  digest_ = h;
+}
+
+RawRowWriter::RawRowWriter(RawRowWriter&& o) noexcept { *this = std::move(o); }
+RawRowWriter& RawRowWriter::operator=(RawRowWriter&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    path_ = std::move(o.path_);
+    fd_ = std::exchange(o.fd_, -1);
+    P_ = o.P_, S_ = o.S_, recsize_ = o.recsize_, numrecs_ = o.numrecs_, data_ = o.data_, length_ = o.length_;
+    count_ = o.count_, flags_ = o.flags_, flags_vsize_ = o.flags_vsize_, has_count_ = o.has_count_;
+    has_flags_ = o.has_flags_, digest_ = o.digest_;
+    buf_ = std::move(o.buf_);
+  }
+  return *this;
+}
+RawRowWriter::~RawRowWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void RawRowWriter::write_at(const void* p, std::size_t n, std::uint64_t off) {
+  const auto* c = static_cast<const unsigned char*>(p);
+  while (n > 0) {
+    const ssize_t w = ::pwrite(fd_, c, n, static_cast<off_t>(off));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) throw FileError(path_, std::string("write failed: ") + std::strerror(errno));
+    c += w;
+    n -= static_cast<std::size_t>(w);
+    off += static_cast<std::uint64_t>(w);
+  }
+}
+
+void RawRowWriter::put_row(std::size_t k, int x, std::span<const double> values, std::span<const int> counts,
+                           std::span<const std::uint8_t> flags) {
+  const std::size_t per_cell = std::max<std::size_t>(S_, 1), n = P_ * per_cell;
+  if (values.size() != n || x < 0 || static_cast<std::size_t>(x) >= P_ || counts.size() != (has_count_ ? P_ : 0) ||
+      flags.size() != (has_flags_ ? n : 0))
+    throw Error("internal: a row does not match " + path_.string());
+  const std::uint64_t rec = k * recsize_, row = static_cast<std::uint64_t>(x);
+  buf_.resize(n * 8);
+  for (std::size_t i = 0; i < n; ++i) put_be64(buf_.data() + 8 * i, std::bit_cast<std::uint64_t>(values[i]));
+  write_at(buf_.data(), n * 8, data_ + rec + row * n * 8);
+  if (has_count_) {
+    buf_.resize(P_ * 4);
+    for (std::size_t i = 0; i < P_; ++i) put_be32(buf_.data() + 4 * i, static_cast<std::uint32_t>(counts[i]));
+    write_at(buf_.data(), P_ * 4, count_ + rec + row * P_ * 4);
+  }
+  if (has_flags_) write_at(flags.data(), n, flags_ + rec + row * n);
+}
+
+void RawRowWriter::sync() {
+  if (::fsync(fd_) != 0) throw FileError(path_, std::string("fsync failed: ") + std::strerror(errno));
+}
+
+void RawRowWriter::commit(std::size_t k, std::int64_t message_length) {
+  const std::uint64_t rec = k * recsize_;
+  if (has_flags_) {  // the padding of the byte variable, zeros as libnetcdf writes them
+    const std::uint64_t used = P_ * P_ * S_;
+    const std::vector<unsigned char> pad(static_cast<std::size_t>(flags_vsize_ - used), 0);
+    if (!pad.empty()) write_at(pad.data(), pad.size(), flags_ + rec + used);
+  }
+  unsigned char b[4];
+  put_be32(b, static_cast<std::uint32_t>(checked_int(message_length, path_, "message length")));
+  write_at(b, 4, length_ + rec);
+  sync();  // the record, then the header that counts it
+  numrecs_ = std::max<std::uint64_t>(numrecs_, k + 1);
+  put_be32(b, static_cast<std::uint32_t>(numrecs_));
+  write_at(b, 4, 4);
+  sync();
 }
 
 // ---------------------------------------------------------------------------------------------

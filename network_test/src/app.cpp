@@ -158,14 +158,15 @@ const ModeSpec& validate(Settings& s, int P) {
       if (given) throw UsageError(fmt::format("{} does not apply to {} (one pass, no statistic matrices)", option,
                                               spec->name));
   }
-  // Memory rank 0 needs per length: one gathered statistic (P x P doubles) and its transposed
-  // copy; with --raw every sample twice (gathered, reordered) and their flags twice.
-  const long double matrices =
-      static_cast<long double>(P) * P * (16.0L + (s.raw ? 18.0L * static_cast<long double>(s.repeats) : 0.0L));
-  if (matrices > static_cast<long double>(memory_limit()))
-    throw UsageError(fmt::format("{} ranks{} need {:.3g} GB on rank 0 per length, more than the memory limit of {:.3g} GB "
-                                 "(NT_MEMORY_LIMIT changes it)",
-                                 P, s.raw ? " with --raw" : "", static_cast<double>(matrices) / 1e9,
+  // Memory each rank needs per length: its samples and flags of P peers (9 bytes each), and for a
+  // mode whose ranks hold columns the exchange into rows (two buffers of P x (6 + 2 samples)
+  // doubles). Rank 0 needs P x P matrices only when it must gather (run_sweep checks it then).
+  const long double per_rank =
+      static_cast<long double>(P) * (9.0L * s.repeats + 48.0L + 16.0L * (6.0L + 2.0L * s.repeats));
+  if (per_rank > static_cast<long double>(memory_limit()))
+    throw UsageError(fmt::format("{} ranks with -n {} need {:.3g} GB per rank per length, more than the memory limit of "
+                                 "{:.3g} GB (NT_MEMORY_LIMIT changes it)",
+                                 P, s.repeats, static_cast<double>(per_rank) / 1e9,
                                  static_cast<double>(memory_limit()) / 1e9));
   // Per-rank memory the mode needs, against int counts of MPI.
   const std::int64_t maxlen = s.lengths.back();
@@ -480,12 +481,13 @@ int run_network_test(int argc, char** argv) {
     std::cerr << kProgram << ": resuming after " << first << " complete lengths of " << s.lengths.size() << '\n';
   const double t0 = MPI_Wtime();
   FlagCounts flag_counts;
+  double write_s = 0, data_b = 0;
   if (!spec->per_length) {
     if (show) std::cerr << kProgram << ": " << spec->name << " over " << s.lengths.size() << " sizes\n";
     run_one_pass(c);
   } else {
     Progress progress(show ? s.progress : std::string("none"), s.lengths);
-    run_sweep(c, rank == 0 ? &out : nullptr, first, rank == 0 ? &progress : nullptr, &flag_counts);
+    run_sweep(c, rank == 0 ? &out : nullptr, first, rank == 0 ? &progress : nullptr, &flag_counts, write_s, data_b);
     progress.finish();
     for (auto& [st, w] : out.stats) w.close();
     if (out.all) out.all->close();
@@ -494,9 +496,19 @@ int run_network_test(int argc, char** argv) {
   const double wall = MPI_Wtime() - t0;
   double timed = 0;
   MPI_Reduce(&c.timed_seconds, &timed, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+  double write_max = 0, data_max = 0;
+  MPI_Reduce(&write_s, &write_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  MPI_Reduce(&data_b, &data_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
   if (show) {
-    std::cerr << fmt::format("{}: {} done in {:.3f} s; timed communication {:.3f} s ({:.1f}% of the wall time)\n",
-                             kProgram, spec->name, wall, timed, wall > 0 ? 100.0 * timed / wall : 0.0);
+    // Timed share: the timed intervals of every measuring rank, summed, over the wall time times
+    // the pairs that can be timed at once (1 in the sequential schedule, floor(P/2) in the
+    // concurrent one): the fraction of the job the schedule spent measuring.
+    const double slots = s.concurrent ? std::max(1, P / 2) : 1.0;
+    std::cerr << fmt::format("{}: {} done in {:.3f} s; timed communication {:.3f} s ({:.1f}% of the wall time{}); "
+                             "writing {:.3f} s host time (slowest rank); data per rank {:.3g} MB (largest)\n",
+                             kProgram, spec->name, wall, timed, wall > 0 ? 100.0 * timed / (wall * slots) : 0.0,
+                             s.concurrent ? fmt::format(" x {} pair slots", slots) : std::string(), write_max,
+                             data_max / 1e6);
     print_flag_counts(std::cerr, flag_counts);
   }
   return 0;

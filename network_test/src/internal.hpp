@@ -39,6 +39,7 @@ class Progress {
 // turns through the tasks (every rank knows the list); run_rounds runs rounds of disjoint pairs
 // at once with a sleeping barrier after each (and each rank's exchange with itself).
 void run_sequential(Ctx& c, const std::vector<Task>& tasks);
+void run_sequential(Ctx& c, const TaskList& tasks);
 void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange);
 void idle_barrier(Ctx& c, double tasks_ahead);
 
@@ -59,9 +60,13 @@ void run_estimate(Ctx& c, double startup_s);
 // Seconds since this process started (/proc), for the start-up share of a run.
 double process_age_s();
 
-// Runs lengths [first, end) of the sweep; rank 0 writes every length as soon as it is gathered
-// and collects the flag counts.
-void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts);
+// Runs lengths [first, end) of the sweep and writes every length as soon as it is measured: each
+// rank its own rows of every file (rank 0 commits each record), or, when the ranks cannot open the
+// files or NT_WRITE=gather, rank 0 gathers and writes everything. Rank 0 collects the flag counts;
+// write_seconds adds this rank's host time spent writing; data_bytes is the most this rank held
+// in its own buffers of the sweep.
+void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts,
+               double& write_seconds, double& data_bytes);
 // Runs a mode whose tasks cover every length in one pass (ModeSpec::per_length false).
 void run_one_pass(Ctx& c);
 

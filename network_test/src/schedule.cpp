@@ -117,91 +117,148 @@ std::vector<int> draw_noise(std::uint64_t seed, int P, const std::vector<int>& e
   return pool;
 }
 
+int rounds_of(int P) { return P < 2 ? 0 : (P % 2 == 0 ? P - 1 : P); }
+
+// Circle method: position 0 holds rank 0; after r rotations position i >= 1 holds
+// 1 + (i - 1 - r) mod (n - 1); round r pairs positions i and n-1-i. n = P rounded up to even
+// (rank n-1 = a bye when P is odd).
+namespace {
+int ring_at(int n, int r, int i) { return i == 0 ? 0 : 1 + (((i - 1 - r) % (n - 1)) + (n - 1)) % (n - 1); }
+int ring_pos(int n, int r, int rank) { return rank == 0 ? 0 : 1 + (rank - 1 + r) % (n - 1); }
+}  // namespace
+
+std::vector<std::pair<int, int>> round_of(int P, int r) {
+  std::vector<std::pair<int, int>> round;
+  const int n = P % 2 == 0 ? P : P + 1;
+  for (int i = 0; i < n / 2; ++i) {
+    const int a = ring_at(n, r, i), b = ring_at(n, r, n - 1 - i);
+    if (a >= P || b >= P) continue;
+    round.emplace_back(std::min(a, b), std::max(a, b));
+  }
+  return round;
+}
+
+int partner_in_round(int P, int r, int rank) {
+  const int n = P % 2 == 0 ? P : P + 1;
+  const int other = ring_at(n, r, n - 1 - ring_pos(n, r, rank));
+  return other >= P ? -1 : other;
+}
+
 std::vector<std::vector<std::pair<int, int>>> round_robin(int P) {
   std::vector<std::vector<std::pair<int, int>>> rounds;
-  if (P < 2) return rounds;
-  const int n = P % 2 == 0 ? P : P + 1;  // a virtual rank n-1 = bye when P is odd
-  std::vector<int> ring(static_cast<std::size_t>(n));
-  std::iota(ring.begin(), ring.end(), 0);
-  for (int r = 0; r < n - 1; ++r) {
-    std::vector<std::pair<int, int>> round;
-    for (int i = 0; i < n / 2; ++i) {
-      int a = ring[static_cast<std::size_t>(i)], b = ring[static_cast<std::size_t>(n - 1 - i)];
-      if (a >= P || b >= P) continue;
-      round.emplace_back(std::min(a, b), std::max(a, b));
-    }
-    rounds.push_back(std::move(round));
-    // Rotate every position but the first.
-    std::rotate(ring.begin() + 1, ring.end() - 1, ring.end());
-  }
+  for (int r = 0; r < rounds_of(P); ++r) rounds.push_back(round_of(P, r));
   return rounds;
 }
 
-std::vector<Task> make_tasks(const ModeSpec& spec, const Settings& s, int P, std::size_t length_index) {
-  std::vector<Task> sync, work;
-  std::vector<int> all(static_cast<std::size_t>(P));
-  std::iota(all.begin(), all.end(), 0);
-  const std::uint64_t seed = s.seed.value_or(0);
-  auto finish = [&](Task t) {
-    if (spec.uses_noise) {
-      std::vector<int> ex{t.x, t.y};
-      t.noise = draw_noise(seed, P, ex, s.noise_procs,
-                           mix_seed(length_index, static_cast<std::uint64_t>(t.x), static_cast<std::uint64_t>(t.y)));
-    }
-    std::set<int> m{t.x, t.y};
-    m.insert(t.noise.begin(), t.noise.end());
-    t.members.assign(m.begin(), m.end());
-    work.push_back(std::move(t));
-  };
+TaskList::TaskList(const ModeSpec& spec, const Settings& s, int P, std::size_t length_index)
+    : spec_(&spec), P_(P), noise_procs_(s.noise_procs), seed_(s.seed.value_or(0)), length_index_(length_index),
+      shuffle_(s.shuffle) {
+  const auto PU = static_cast<std::size_t>(P);
   switch (spec.kind) {
-    case TaskKind::ordered_pairs:
-      for (int x = 0; x < P; ++x)
-        for (int y = 0; y < P; ++y) {
-          if (x == y) continue;
-          Task t;
-          t.x = x;
-          t.y = y;
-          t.leader = spec.results_in_rows ? x : y;
-          finish(std::move(t));
-        }
+    case TaskKind::ordered_pairs: nwork_ = PU * (PU - 1); break;
+    case TaskKind::exchange_pairs: nwork_ = PU * (PU + 1) / 2; break;
+    case TaskKind::per_root: nwork_ = PU; break;
+    case TaskKind::all_ranks: nwork_ = 1; break;
+  }
+  nsync_ = spec.common_start && P > 1 ? PU - 1 : 0;
+  if (!shuffle_) return;
+  const std::uint64_t state = mix_seed(seed_, length_index, 0x73687566ULL);
+  if (nwork_ <= kStoredShuffle) {
+    perm_.resize(nwork_);
+    std::iota(perm_.begin(), perm_.end(), 0u);
+    shuffle_with(perm_, state);
+  } else {
+    key_ = state;
+    int bits = 0;
+    while ((std::uint64_t{1} << bits) < nwork_) ++bits;
+    half_bits_ = (bits + 1) / 2;
+  }
+}
+
+std::size_t TaskList::permuted(std::size_t w) const {
+  if (!shuffle_) return w;
+  if (!perm_.empty()) return perm_[w];
+  // A 4-round Feistel network on 2 * half_bits_ bits is a bijection; walking the cycle until the
+  // value falls below nwork_ restricts it to a bijection of [0, nwork_).
+  const std::uint64_t mask = (std::uint64_t{1} << half_bits_) - 1;
+  std::uint64_t v = w;
+  do {
+    std::uint64_t l = v >> half_bits_, r = v & mask;
+    for (std::uint64_t round = 0; round < 4; ++round) {
+      const std::uint64_t f = mix_seed(key_, round, r) & mask;
+      const std::uint64_t nl = r;
+      r = l ^ f;
+      l = nl;
+    }
+    v = (l << half_bits_) | r;
+  } while (v >= nwork_);
+  return static_cast<std::size_t>(v);
+}
+
+Task TaskList::work(std::size_t i) const {
+  const ModeSpec& spec = *spec_;
+  const int P = P_;
+  const auto PU = static_cast<std::size_t>(P);
+  Task t;
+  switch (spec.kind) {
+    case TaskKind::ordered_pairs: {
+      t.x = static_cast<int>(i / (PU - 1));
+      const auto j = static_cast<int>(i % (PU - 1));
+      t.y = j < t.x ? j : j + 1;
+      t.leader = spec.results_in_rows ? t.x : t.y;
       break;
-    case TaskKind::exchange_pairs:
-      for (int x = 0; x < P; ++x)
-        for (int y = x; y < P; ++y) {
-          Task t;
-          t.x = x;
-          t.y = y;
-          t.leader = x;
-          finish(std::move(t));
-        }
-      break;
-    case TaskKind::per_root:
-    case TaskKind::all_ranks: {
-      const int roots = spec.kind == TaskKind::per_root ? P : 1;
-      for (int r = 0; r < roots; ++r) {
-        Task t;
-        t.x = spec.kind == TaskKind::per_root ? r : -1;
-        t.leader = 0;
-        t.members = all;
-        work.push_back(std::move(t));
+    }
+    case TaskKind::exchange_pairs: {
+      // Row x (pairs (x, x..P-1)) starts at x*P - x(x-1)/2: the last row start <= i.
+      auto start = [&](std::size_t x) { return x * PU - x * (x - 1) / 2; };
+      std::size_t lo = 0, hi = PU - 1;
+      while (lo < hi) {
+        const std::size_t mid = (lo + hi + 1) / 2;
+        if (start(mid) <= i) lo = mid; else hi = mid - 1;
       }
+      t.x = static_cast<int>(lo);
+      t.y = static_cast<int>(lo + (i - start(lo)));
+      t.leader = t.x;
       break;
     }
-  }
-  if (s.shuffle) shuffle_with(work, mix_seed(seed, length_index, 0x73687566ULL));
-  if (spec.common_start) {
-    for (int r = 1; r < P; ++r) {
-      Task t;
-      t.sync = true;
-      t.x = 0;
-      t.y = r;
+    case TaskKind::per_root:
+    case TaskKind::all_ranks:
+      t.x = spec.kind == TaskKind::per_root ? static_cast<int>(i) : -1;
       t.leader = 0;
-      t.members = {0, r};
-      sync.push_back(std::move(t));
-    }
+      t.members.resize(PU);
+      std::iota(t.members.begin(), t.members.end(), 0);
+      return t;
   }
-  sync.insert(sync.end(), std::make_move_iterator(work.begin()), std::make_move_iterator(work.end()));
-  return sync;
+  if (spec.uses_noise) {
+    const std::vector<int> ex{t.x, t.y};
+    t.noise = draw_noise(seed_, P, ex, noise_procs_,
+                         mix_seed(length_index_, static_cast<std::uint64_t>(t.x), static_cast<std::uint64_t>(t.y)));
+  }
+  std::set<int> m{t.x, t.y};
+  m.insert(t.noise.begin(), t.noise.end());
+  t.members.assign(m.begin(), m.end());
+  return t;
+}
+
+Task TaskList::operator[](std::size_t u) const {
+  if (u < nsync_) {
+    Task t;
+    t.sync = true;
+    t.x = 0;
+    t.y = static_cast<int>(u) + 1;
+    t.leader = 0;
+    t.members = {0, t.y};
+    return t;
+  }
+  return work(permuted(u - nsync_));
+}
+
+std::vector<Task> make_tasks(const ModeSpec& spec, const Settings& s, int P, std::size_t length_index) {
+  const TaskList list(spec, s, P, length_index);
+  std::vector<Task> out;
+  out.reserve(list.size());
+  for (std::size_t u = 0; u < list.size(); ++u) out.push_back(list[u]);
+  return out;
 }
 
 std::string ModeSpec::describe(const Task& t) const {

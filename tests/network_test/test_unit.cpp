@@ -131,6 +131,80 @@ TEST(Schedule, TasksPerKind) {
   EXPECT_EQ(a, b);
 }
 
+// The order of earlier versions, built the way they built it (every task stored, then a
+// Fisher-Yates shuffle of the whole list), as a reference for the computed TaskList.
+std::vector<std::pair<int, int>> reference_order(int P, bool exchange, std::uint64_t seed, std::size_t k) {
+  std::vector<std::pair<int, int>> v;
+  for (int x = 0; x < P; ++x)
+    for (int y = exchange ? x : 0; y < P; ++y)
+      if (exchange || x != y) v.emplace_back(x, y);
+  std::uint64_t st = mix_seed(seed, k, 0x73687566ULL);
+  auto below = [&](std::uint64_t n) {
+    const std::uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    for (;;) {
+      const std::uint64_t r = splitmix64(st);
+      if (r < limit) return r % n;
+    }
+  };
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[below(i)]);
+  return v;
+}
+
+TEST(Schedule, ComputedTasksKeepTheStoredShuffleOfEarlierVersions) {
+  const auto& reg = registry();
+  for (int P : {2, 5, 17}) {
+    for (const auto& [mode, exchange] : {std::pair{Mode::one_to_one, false}, std::pair{Mode::async_one_to_one, true}}) {
+      Settings s;
+      s.seed = 99;
+      s.shuffle = true;
+      const TaskList list(*reg.find(mode), s, P, 4);
+      const auto want = reference_order(P, exchange, 99, 4);
+      ASSERT_EQ(list.size(), want.size());
+      for (std::size_t u = 0; u < list.size(); ++u) {
+        const Task t = list[u];
+        EXPECT_EQ(std::make_pair(t.x, t.y), want[u]) << "P=" << P << " task " << u;
+      }
+    }
+  }
+}
+
+TEST(Schedule, LargeShuffledListsAreAPermutationWithoutStoringIt) {
+  // 1,500 ranks: 2,248,500 ordered pairs, above the stored-shuffle limit.
+  const int P = 1500;
+  Settings s;
+  s.seed = 7;
+  s.shuffle = true;
+  const TaskList list(*registry().find(Mode::one_to_one), s, P, 0);
+  ASSERT_GT(list.size(), TaskList::kStoredShuffle);
+  std::vector<bool> seen(static_cast<std::size_t>(P) * P, false);
+  std::size_t in_order = 0;
+  for (std::size_t u = 0; u < list.size(); ++u) {
+    const Task t = list[u];
+    ASSERT_NE(t.x, t.y);
+    const std::size_t cell = static_cast<std::size_t>(t.x) * P + static_cast<std::size_t>(t.y);
+    ASSERT_FALSE(seen[cell]) << "pair twice";
+    seen[cell] = true;
+    in_order += (t.x == static_cast<int>(u / (P - 1))) ? 1 : 0;
+  }
+  EXPECT_LT(in_order, list.size() / 100);  // shuffled, not sender-major
+}
+
+TEST(Schedule, PartnerInRoundMatchesTheRounds) {
+  for (int P : {2, 3, 4, 7, 10, 33}) {
+    const auto rounds = round_robin(P);
+    ASSERT_EQ(static_cast<int>(rounds.size()), rounds_of(P));
+    for (int r = 0; r < rounds_of(P); ++r) {
+      std::vector<int> partner(static_cast<std::size_t>(P), -1);
+      for (auto [a, b] : rounds[static_cast<std::size_t>(r)]) {
+        partner[static_cast<std::size_t>(a)] = b;
+        partner[static_cast<std::size_t>(b)] = a;
+      }
+      for (int rank = 0; rank < P; ++rank)
+        EXPECT_EQ(partner_in_round(P, r, rank), partner[static_cast<std::size_t>(rank)]) << P << " " << r << " " << rank;
+    }
+  }
+}
+
 TEST(Registry, EveryModeAndAliasIsThere) {
   const auto& reg = registry();
   EXPECT_EQ(reg.all().size(), 10u);

@@ -145,6 +145,16 @@ struct ClassicLayout {
   std::uint64_t record_size = 0;     // bytes of one record (all record variables)
   std::uint64_t records_begin = 0;   // offset of the first record (0 when there are no record vars)
   std::uint64_t fixed_end = 0;       // end of the last non-record variable
+  // Where each variable's data lies: `begin` (of record 0 for record variables) and `vsize`
+  // (bytes of one record, padded to 4), in header order. Lets a program write a record's bytes
+  // itself (network_test's ranks each write their rows).
+  struct Var {
+    std::string name;
+    std::uint64_t begin = 0, vsize = 0;
+    bool record = false;
+  };
+  std::vector<Var> vars;
+  const Var* find(const std::string& name) const;
   // Records wholly present in a file of `file_size` bytes.
   std::uint64_t complete_records(std::uint64_t file_size) const;
 };

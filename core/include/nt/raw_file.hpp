@@ -73,6 +73,45 @@ class RawWriter {
   std::vector<std::int64_t> lengths_;
 };
 
+// Writes rows of the records of a raw file that RawWriter created (CDF-2, no fill), at byte
+// offsets taken from its classic header, so that many processes can each write their own rows
+// of a record with pwrite (network_test: every rank its row). Then ONE process commits the
+// record: its message length, the padding, numrecs = max(numrecs, k + 1) in the header, fsync.
+// The bytes are those RawWriter::append writes (tested byte for byte); the promises too: a record
+// is counted only after every row is on disk, a killed job leaves at most one record that
+// readers and --resume do not count.
+class RawRowWriter {
+ public:
+  // Opens the file for writing; checks that its layout is that of a raw file of P ranks and
+  // `samples` per cell (0: statistic file) with the extra variables given. Throws FileError.
+  RawRowWriter(const std::filesystem::path& path, int P, int samples, RecordExtras extras);
+  RawRowWriter(RawRowWriter&& o) noexcept;
+  RawRowWriter& operator=(RawRowWriter&& o) noexcept;
+  RawRowWriter(const RawRowWriter&) = delete;
+  RawRowWriter& operator=(const RawRowWriter&) = delete;
+  ~RawRowWriter();
+  // A digest of the header bytes: equal on two processes when they opened the same file.
+  std::uint64_t header_digest() const noexcept { return digest_; }
+  // Row x of record k: P values (P * samples for _all files), counts (P) and flags (P * samples)
+  // when the file has those variables.
+  void put_row(std::size_t k, int x, std::span<const double> values, std::span<const int> counts = {},
+               std::span<const std::uint8_t> flags = {});
+  void sync();  // fsync of the rows written by this process
+  // After every row of record k is synced (by every writer): the length, then numrecs; fsync.
+  void commit(std::size_t k, std::int64_t message_length);
+  const std::filesystem::path& path() const noexcept { return path_; }
+
+ private:
+  void write_at(const void* p, std::size_t n, std::uint64_t off);
+  std::filesystem::path path_;
+  int fd_ = -1;
+  std::size_t P_ = 0, S_ = 0;
+  std::uint64_t recsize_ = 0, numrecs_ = 0, data_ = 0, length_ = 0, count_ = 0, flags_ = 0, flags_vsize_ = 0;
+  bool has_count_ = false, has_flags_ = false;
+  std::uint64_t digest_ = 0;
+  std::vector<unsigned char> buf_;
+};
+
 // Reader for raw CDF files, ours and legacy network_test2 ones (format_version 0: no
 // message_length, row = measuring rank). Reads lazily with hyperslabs.
 class RawReader final : public Dataset {

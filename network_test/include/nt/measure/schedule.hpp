@@ -36,8 +36,41 @@ std::vector<int> draw_noise(std::uint64_t seed, int P, const std::vector<int>& e
 // Round-robin tournament (circle method): P-1 rounds (P even) or P rounds (P odd) of disjoint
 // pairs {a, b} with a < b; every unordered pair appears exactly once.
 std::vector<std::vector<std::pair<int, int>>> round_robin(int P);
-// Tasks of one length, in execution order (steps of one task each). A mode with noise ranks
-// draws spec.noise_ranks() of them per task.
+// Round r of round_robin(P), computed alone (O(P)); partner_in_round gives one rank's partner
+// in O(1) (-1 when it sits the round out, P odd). rounds_of(P) = round_robin(P).size().
+int rounds_of(int P);
+std::vector<std::pair<int, int>> round_of(int P, int r);
+int partner_in_round(int P, int r, int rank);
+
+// The tasks of one length, in execution order (steps of one task each), computed on demand: task
+// u is a function of (settings, seed, P, length, u), so no rank stores the P(P-1) tasks of a
+// length (about 100 bytes each: 10 GB at 10,000 ranks). A mode with noise ranks draws
+// spec.noise_ranks() of them per task. Order: the clock syncs of the common-start modes, then the
+// work in sender-major order or, with --shuffle, shuffled from the seed: a Fisher-Yates shuffle
+// (the order of earlier versions) when the work has at most kStoredShuffle tasks (4 bytes each),
+// a keyed bijection of the indices above that (O(1) memory).
+class TaskList {
+ public:
+  static constexpr std::size_t kStoredShuffle = std::size_t{1} << 21;
+  TaskList(const ModeSpec& spec, const Settings& s, int P, std::size_t length_index);
+  std::size_t size() const noexcept { return nsync_ + nwork_; }
+  Task operator[](std::size_t u) const;
+  std::size_t bytes() const noexcept { return sizeof *this + perm_.capacity() * sizeof(std::uint32_t); }
+
+ private:
+  Task work(std::size_t i) const;  // the i-th task of the unshuffled work list
+  std::size_t permuted(std::size_t w) const;
+  const ModeSpec* spec_;
+  int P_ = 0, noise_procs_ = 0;
+  std::uint64_t seed_ = 0;
+  std::size_t length_index_ = 0, nsync_ = 0, nwork_ = 0;
+  bool shuffle_ = false;
+  std::vector<std::uint32_t> perm_;  // stored Fisher-Yates order (small lists)
+  std::uint64_t key_ = 0;            // keyed bijection (large lists)
+  int half_bits_ = 0;
+};
+
+// Every task of one length as a list (tests, --estimate on small runs): TaskList in a vector.
 std::vector<Task> make_tasks(const ModeSpec& spec, const Settings& s, int P, std::size_t length_index);
 
 }  // namespace nt::measure
