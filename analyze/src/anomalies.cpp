@@ -17,6 +17,9 @@
 
 namespace nt::analysis {
 namespace {
+// "12.3 sigmas", or what stands for it when the data has no noise (a simulated cluster): a robust
+// sigma of 0 makes every z-score infinite or undefined, which is no number to print.
+std::string sigmas_text(double z) { return std::isfinite(z) ? fmt::format("{:.1f} sigmas", z) : "noise-free data"; }
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -86,7 +89,7 @@ std::vector<Anomaly> merge_links(const std::string& kind, const std::vector<Link
     a.score = finite_median(scores);
     a.hosts = hosts_of(a.ranks, hosts);
     const std::string evidence =
-        fmt::format("{:.2f}x, {:.1f} sigmas, at {} of the lengths", a.score, finite_median(sig), a.lengths.size());
+        fmt::format("{:.2f}x, {}, at {} of the lengths", a.score, sigmas_text(finite_median(sig)), a.lengths.size());
     if (v.size() == 1)
       a.detail = fmt::format("{} rank {} -> rank {}: {}", what, v.front()->i, v.front()->j, evidence);
     else if (ordered)
@@ -189,6 +192,70 @@ RankEffects rank_effects(const Cube& c, const Topology& t) {
   });
   return e;
 }
+
+namespace {
+// Every node of a switch group slow while the links inside the group are not: that is the group's
+// uplink (or the switch), one finding on the group's ranks, not so many slow nodes (issue 22: a
+// leaf with an uplink at 1/8 came out as 4 slow nodes). The links inside are compared, per length,
+// with the same class of the other switch groups (median over rank pairs of different nodes); all
+// of the group's nodes must be among the slow ones and the inside links below min_ratio at every
+// length. Groups of one node are lone nodes, judged elsewhere.
+void merge_slow_switches(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
+                         const AnomalyOptions& opt, std::vector<Anomaly>& out) {
+  if (t.levels.size() < 2) return;
+  const auto& sw = t.levels[1];
+  const auto& node_of = t.levels.front().group_of;
+  for (std::size_t s = 0; s < sw.groups.size(); ++s) {
+    const auto& ranks = sw.groups[s];
+    std::set<int> nodes;
+    for (int r : ranks) nodes.insert(node_of[static_cast<std::size_t>(r)]);
+    if (nodes.size() < 2) continue;
+    std::vector<std::size_t> idx;
+    std::set<int> slow_nodes;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const auto& a = out[i];
+      if (a.kind != "slow_node" || a.ranks.empty()) continue;
+      if (sw.group_of[static_cast<std::size_t>(a.ranks.front())] != static_cast<int>(s)) continue;
+      idx.push_back(i);
+      slow_nodes.insert(node_of[static_cast<std::size_t>(a.ranks.front())]);
+    }
+    if (slow_nodes != nodes) continue;
+    bool inside_normal = true;
+    std::vector<double> inside, others;
+    for (std::size_t k = 0; k < c.count() && inside_normal; ++k) {
+      inside.clear();
+      others.clear();
+      for (int i = 0; i < c.P; ++i)
+        for (int j = 0; j < c.P; ++j) {
+          if (t.pair_class(i, j) != 1) continue;
+          const double v = c.at(k, i, j);
+          if (!Cube::usable(v)) continue;
+          (sw.group_of[static_cast<std::size_t>(i)] == static_cast<int>(s) ? inside : others).push_back(v);
+        }
+      if (inside.empty() || others.empty()) inside_normal = false;
+      else inside_normal = finite_median(inside) < opt.min_ratio * finite_median(others);
+    }
+    if (!inside_normal) continue;
+    Anomaly a;
+    a.kind = "slow_switch";
+    a.ranks = ranks;
+    a.hosts = hosts_of(ranks, hosts);
+    std::set<std::int64_t> lens;
+    std::vector<double> scores;
+    for (std::size_t i : idx) {
+      lens.insert(out[i].lengths.begin(), out[i].lengths.end());
+      scores.push_back(out[i].score);
+    }
+    a.lengths.assign(lens.begin(), lens.end());
+    a.score = finite_median(scores);
+    a.detail = fmt::format("every node of {} group {} ({} nodes) is {:.2f}x slower to the rest, its links inside the "
+                           "group are not: the group's uplink or its switch (at {} of {} lengths)",
+                           sw.name, s, nodes.size(), a.score, a.lengths.size(), c.count());
+    for (auto it = idx.rbegin(); it != idx.rend(); ++it) out.erase(out.begin() + static_cast<std::ptrdiff_t>(*it));
+    out.push_back(std::move(a));
+  }
+}
+}  // namespace
 
 std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
                                     const AnomalyOptions& opt) {
@@ -300,9 +367,9 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
       a.hosts = hosts_of(g, hosts);
       a.lengths = node_lens[gi];
       a.score = finite_median(node_score[gi]);
-      a.detail = fmt::format("the ranks of the group are {:.2f}x their class (median over its {} ranks, {:.1f} sigmas, "
+      a.detail = fmt::format("the ranks of the group are {:.2f}x their class (median over its {} ranks, {}, "
                              "at {} of {} lengths)",
-                             a.score, g.size(), finite_median(node_sig[gi]), a.lengths.size(), K);
+                             a.score, g.size(), sigmas_text(finite_median(node_sig[gi])), a.lengths.size(), K);
       if (!a.hosts.empty()) a.detail += " on " + fmt::format("{}", fmt::join(a.hosts, ","));
       for (int r : g) slow_end[static_cast<std::size_t>(r)] = 1;
       out.push_back(std::move(a));
@@ -323,8 +390,8 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
       }
       a.lengths.assign(lens.begin(), lens.end());
       a.score = finite_median(sc);
-      a.detail = fmt::format("every rank of the group {} slowly ({:.2f}x its class, {:.1f} sigmas, at {} of {} lengths)",
-                             direction(hit[static_cast<std::size_t>(g.front())]), a.score, finite_median(zs),
+      a.detail = fmt::format("every rank of the group {} slowly ({:.2f}x its class, {}, at {} of {} lengths)",
+                             direction(hit[static_cast<std::size_t>(g.front())]), a.score, sigmas_text(finite_median(zs)),
                              a.lengths.size(), K);
       if (!a.hosts.empty()) a.detail += " on " + fmt::format("{}", fmt::join(a.hosts, ","));
       for (int r : g) slow_end[static_cast<std::size_t>(r)] = 1;
@@ -340,11 +407,13 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
       a.hosts = hosts_of(a.ranks, hosts);
       a.lengths = h.lengths;
       a.score = finite_median(h.score);
-      a.detail = fmt::format("rank {} {} {:.2f}x slower than its class ({:.1f} sigmas, at {} of {} lengths)", r,
-                             direction(h), a.score, finite_median(h.sigmas), a.lengths.size(), K);
+      a.detail = fmt::format("rank {} {} {:.2f}x slower than its class ({}, at {} of {} lengths)", r,
+                             direction(h), a.score, sigmas_text(finite_median(h.sigmas)), a.lengths.size(), K);
       out.push_back(std::move(a));
     }
   }
+
+  merge_slow_switches(c, t, hosts, opt, out);
 
   std::vector<char> explained(N, 0);  // ranks of lone slow nodes: their residuals mean nothing
   // --- a node alone in its upper-level group: all of its links form their own class, so the

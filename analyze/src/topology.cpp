@@ -327,6 +327,77 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
   return label;
 }
 
+// A group that its profile alone places wrongly: a slow node's links are slower by a factor that
+// depends on the path (a slow cable caps every path at its own bandwidth, so it costs 4x on the
+// links within its switch and 2x beyond a 2x slower uplink: the factors do not multiply), so its
+// profile matches no switch; it became a switch of its own or joined another odd group (issue 22).
+// Its direct links still say where it is: the switch it reaches fastest. Each finer group A moves
+// to the upper group S it reaches clearly fastest (per length, the median log delay between A's
+// ranks and S's, both ways: at some length min_ratio below every other group, and at no length
+// more than half of that above), when S is not its group already. A node behind a switch of its
+// own reaches every other switch alike and stays. Cost O(P^2 K).
+void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, std::vector<std::vector<int>>& upper,
+                     double min_ratio) {
+  const std::size_t G = finer.size(), S = upper.size(), K = c.count();
+  if (S < 2) return;
+  std::vector<std::size_t> up_of(G);
+  for (std::size_t u = 0; u < S; ++u)
+    for (int g : upper[u]) up_of[static_cast<std::size_t>(g)] = u;
+  std::vector<int> group_of(static_cast<std::size_t>(c.P), -1);
+  for (std::size_t g = 0; g < G; ++g)
+    for (int r : finer[g]) group_of[static_cast<std::size_t>(r)] = static_cast<int>(g);
+  const double margin = std::log(min_ratio);
+  std::vector<std::size_t> dest(G);
+  parallel_for(G, [&](std::size_t g0, std::size_t g1) {
+    std::vector<std::vector<double>> vals(S);
+    std::vector<double> d(K * S);
+    for (std::size_t a = g0; a < g1; ++a) {
+      dest[a] = up_of[a];
+      for (std::size_t k = 0; k < K; ++k) {
+        for (auto& v : vals) v.clear();
+        for (int x : finer[a])
+          for (int y = 0; y < c.P; ++y) {
+            const int gy = group_of[static_cast<std::size_t>(y)];
+            if (gy < 0 || static_cast<std::size_t>(gy) == a) continue;
+            auto& v = vals[up_of[static_cast<std::size_t>(gy)]];
+            for (const double t : {c.at(k, x, y), c.at(k, y, x)})
+              if (Cube::usable(t)) v.push_back(std::log(t));
+          }
+        for (std::size_t u = 0; u < S; ++u) d[k * S + u] = vals[u].empty() ? kNaN : median_inplace(vals[u]);
+      }
+      std::size_t best = S;
+      double best_sum = 0.0;
+      for (std::size_t u = 0; u < S; ++u) {
+        double sum = 0.0;
+        for (std::size_t k = 0; k < K; ++k) sum += d[k * S + u];
+        if (std::isfinite(sum) && (best == S || sum < best_sum)) {
+          best = u;
+          best_sum = sum;
+        }
+      }
+      if (best == S || best == up_of[a]) continue;
+      bool clear = true;
+      for (std::size_t u = 0; u < S && clear; ++u) {
+        if (u == best) continue;
+        double most = -1e300, least = 1e300;
+        for (std::size_t k = 0; k < K; ++k) {
+          const double diff = d[k * S + u] - d[k * S + best];
+          most = std::max(most, diff);
+          least = std::min(least, diff);
+        }
+        clear = most >= margin && least >= -margin / 2;
+      }
+      if (clear) dest[a] = best;
+    }
+  });
+  std::vector<std::vector<int>> moved(S);
+  for (std::size_t g = 0; g < G; ++g) moved[dest[g]].push_back(static_cast<int>(g));
+  upper.clear();
+  for (auto& m : moved)
+    if (!m.empty()) upper.push_back(std::move(m));
+  std::sort(upper.begin(), upper.end());
+}
+
 // Groups from labels: ranks ascending, groups by first member.
 std::vector<std::vector<int>> groups_from_labels(const std::vector<int>& label) {
   std::map<int, std::vector<int>> by;
@@ -444,6 +515,7 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt) {
     });
     auto gl = cluster_profiles(gp, n, opt, true);
     auto ggroups = groups_from_labels(gl);
+    move_to_nearest(c, cur, ggroups, opt.min_ratio);
     if (ggroups.size() <= 1 || static_cast<int>(ggroups.size()) >= n) break;
     std::vector<std::vector<int>> rank_groups;
     for (const auto& gg : ggroups) {

@@ -90,7 +90,13 @@ elif TEST == "simgrid":
     check(text.startswith("<?xml") and '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">' in text, "prolog")
     root = ET.fromstring(text)  # well-formed
     check(root.tag == "platform" and root.get("version") == "4.1", "platform version 4.1")
-    zones = list(root)
+    # <config> first (what smpirun needs for the links to mean what they say), then one zone.
+    check(root[0].tag == "config", "a <config> before the zone")
+    props = {p.get("id"): p.get("value") for p in root[0].findall("prop")}
+    check(props.get("smpi/coll-selector") == "mpich" and props.get("smpi/lat-factor") == "0:1"
+          and props.get("smpi/bw-factor") == "0:1" and props.get("smpi/simulate-computation") == "no",
+          f"config for smpirun: {props}")
+    zones = [e for e in root if e.tag != "config"]
     check(len(zones) == 1 and zones[0].tag == "zone" and zones[0].get("routing") == "Full", "one Full zone")
     z = zones[0]
     allowed = {"host", "link", "route"}
