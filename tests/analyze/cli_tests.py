@@ -93,9 +93,18 @@ elif TEST == "simgrid":
     # <config> first (what smpirun needs for the links to mean what they say), then one zone.
     check(root[0].tag == "config", "a <config> before the zone")
     props = {p.get("id"): p.get("value") for p in root[0].findall("prop")}
-    check(props.get("smpi/coll-selector") == "mpich" and props.get("smpi/lat-factor") == "0:1"
-          and props.get("smpi/bw-factor") == "0:1" and props.get("smpi/simulate-computation") == "no",
+    check(props.get("smpi/coll-selector") == "mpich" and props.get("smpi/simulate-computation") == "no",
           f"config for smpirun: {props}")
+    # Per measured length from 0 up, one factor f on every link: latency x f, bandwidth / f.
+    lat_f = [x.split(":") for x in props.get("smpi/lat-factor", "").split(";")]
+    bw_f = [x.split(":") for x in props.get("smpi/bw-factor", "").split(";")]
+    sizes = [int(a) for a, _ in lat_f]
+    check(sizes[0] == 0 and len(sizes) > 1 and sizes == sorted(sizes) and sizes == [int(a) for a, _ in bw_f],
+          f"factor sizes {sizes}")
+    check(all(float(f) > 0 and abs(float(f) * float(g) - 1) < 1e-4 for (_, f), (_, g) in zip(lat_f, bw_f)),
+          f"latency factor x bandwidth factor = 1: {lat_f} {bw_f}")
+    # nearly noise-free synthetic delays: the links alone are close, factors near 1
+    check(all(0.8 < float(f) < 1.25 for _, f in lat_f), f"factors near 1 on synthetic data: {lat_f}")
     zones = [e for e in root if e.tag != "config"]
     check(len(zones) == 1 and zones[0].tag == "zone" and zones[0].get("routing") == "Full", "one Full zone")
     z = zones[0]
