@@ -376,9 +376,13 @@ void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, 
         }
       }
       if (best == S || best == up_of[a]) continue;
+      // Against every other group with ranks (a's own, when a is alone in it, has none: NaN);
+      // with none left to compare, nothing is clear (3 nodes, one slow: it stays).
       bool clear = true;
+      std::size_t compared = 0;
       for (std::size_t u = 0; u < S && clear; ++u) {
-        if (u == best) continue;
+        if (u == best || !std::isfinite(d[u])) continue;
+        ++compared;
         double most = -1e300, least = 1e300;
         for (std::size_t k = 0; k < K; ++k) {
           const double diff = d[k * S + u] - d[k * S + best];
@@ -387,7 +391,7 @@ void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, 
         }
         clear = most >= margin && least >= -margin / 2;
       }
-      if (clear) dest[a] = best;
+      if (clear && compared > 0) dest[a] = best;
     }
   });
   std::vector<std::vector<int>> moved(S);

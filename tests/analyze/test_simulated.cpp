@@ -149,6 +149,12 @@ TEST(Simulated, SlowNodeOfATwoLeafTreeStaysInItsLeaf) {
   expect_exact(t, "2 leaves, slow node");
   t.shuffle_seed = 1;
   expect_exact(t, "2 leaves, slow node, shuffled");
+  // short lengths only (a quick run): alone in a switch group of its own, it must still move
+  t.lengths = {0, 1024};
+  t.nodes_per_leaf = 4;
+  t.ranks_per_node = 2;
+  t.uplink_bw = 4 * t.cable_bw;
+  expect_exact(t, "2 leaves, slow node, lengths 0 and 1024");
 }
 
 TEST(Simulated, SlowUplinkIsOneFindingOnItsLeafNotSlowNodes) {
