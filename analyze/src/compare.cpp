@@ -16,25 +16,18 @@
 #include "nt/error.hpp"
 #include "nt/stats.hpp"
 #include "nt/units.hpp"
+#include "text_util.hpp"
 
 namespace nt::analysis {
 namespace {
 
+using text::lengths_text;
+using text::num;
+
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-nlohmann::json num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+std::string ranks_text(const std::vector<int>& r, std::size_t max = 12) { return text::ranks_text(r, max); }
 
-std::string ranks_text(const std::vector<int>& r, std::size_t max = 12) {
-  if (r.size() <= max) return fmt::format("{}", fmt::join(r, ","));
-  std::vector<int> head(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(max));
-  return fmt::format("{},... ({} ranks)", fmt::join(head, ","), r.size());
-}
-
-std::string lengths_text(const std::vector<std::int64_t>& l) {
-  if (l.empty()) return "-";
-  if (l.size() == 1) return format_bytes(l.front());
-  return fmt::format("{} .. {} ({} lengths)", format_bytes(l.front()), format_bytes(l.back()), l.size());
-}
 
 // Median of the finite values (x is reordered); NaN when none.
 double finite_median(std::vector<double>& x) {

@@ -14,28 +14,17 @@
 #include "nt/error.hpp"
 #include "nt/json_text.hpp"
 #include "nt/loggp.hpp"
+#include "text_util.hpp"
 
 namespace nt::analysis {
 namespace {
+
+using text::xml_escape;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 long long ns(double s) { return std::isfinite(s) ? std::llround(s * 1e9) : 0; }
 
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&apos;"; break;
-      default: o += ch;
-    }
-  }
-  return o;
-}
 
 // SimGrid ids: keep letters, digits, '-', '_', '.'.
 std::string xml_id(const std::string& s) {

@@ -19,26 +19,14 @@
 #include "nt/error.hpp"
 #include "nt/stats.hpp"
 #include "nt/units.hpp"
+#include "text_util.hpp"
 
 namespace nt::analysis {
 namespace {
 
 constexpr int kMaxCells = 256;  // a picture has at most this many cells per side
 
-std::string esc(const std::string& s) {
-  std::string o;
-  o.reserve(s.size());
-  for (char ch : s) {
-    switch (ch) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += ch;
-    }
-  }
-  return o;
-}
+std::string esc(const std::string& s) { return text::xml_escape(s); }
 
 void put32(std::string& s, std::uint32_t v) {
   for (int i = 3; i >= 0; --i) s += static_cast<char>((v >> (8 * i)) & 0xff);

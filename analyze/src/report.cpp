@@ -15,23 +15,16 @@
 #include "nt/loggp.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/units.hpp"
+#include "text_util.hpp"
 
 namespace nt::analysis {
 namespace {
 
-nlohmann::json num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+using text::lengths_text;
+using text::num;
 
-std::string ranks_text(const std::vector<int>& r, std::size_t max = 16) {
-  if (r.size() <= max) return fmt::format("{}", fmt::join(r, ","));
-  std::vector<int> head(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(max));
-  return fmt::format("{},... ({} ranks)", fmt::join(head, ","), r.size());
-}
+std::string ranks_text(const std::vector<int>& r, std::size_t max = 16) { return text::ranks_text(r, max); }
 
-std::string lengths_text(const std::vector<std::int64_t>& l) {
-  if (l.empty()) return "-";
-  if (l.size() == 1) return format_bytes(l.front());
-  return fmt::format("{} .. {} ({} lengths)", format_bytes(l.front()), format_bytes(l.back()), l.size());
-}
 
 // A fitted parameter for humans: "not identifiable" when the data cannot determine it (held at
 // the bound 0 or within two standard errors of it), never a negative number.
