@@ -349,28 +349,38 @@ void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, 
     for (int r : finer[g]) group_of[static_cast<std::size_t>(r)] = static_cast<int>(g);
   const double margin = std::log(min_ratio);
   std::vector<std::size_t> dest(G);
-  parallel_for(G, [&](std::size_t g0, std::size_t g1) {
-    std::vector<std::vector<double>> vals(G);
-    std::vector<double> d(K * S);
-    for (std::size_t a = g0; a < g1; ++a) {
-      dest[a] = up_of[a];
-      for (std::size_t k = 0; k < K; ++k) {
+  // d[a][k*S + u]: one length at a time over every finer group (the delays are read once per length).
+  std::vector<std::vector<double>> dall(G, std::vector<double>(K * S, kNaN));
+  std::vector<float> buf;
+  const auto N = static_cast<std::size_t>(c.P);
+  for (std::size_t k = 0; k < K; ++k) {
+    const float* m = c.slice(k, buf);
+    parallel_for(G, [&](std::size_t g0, std::size_t g1) {
+      std::vector<std::vector<double>> vals(G);
+      for (std::size_t a = g0; a < g1; ++a) {
+        std::vector<double>& d = dall[a];
         for (auto& v : vals) v.clear();
         for (int x : finer[a])
           for (int y = 0; y < c.P; ++y) {
             const int gy = group_of[static_cast<std::size_t>(y)];
             if (gy < 0 || static_cast<std::size_t>(gy) == a) continue;
-            for (const double t : {c.at(k, x, y), c.at(k, y, x)})
+            const auto X = static_cast<std::size_t>(x), Y = static_cast<std::size_t>(y);
+            for (const double t : {static_cast<double>(m[X * N + Y]), static_cast<double>(m[Y * N + X])})
               if (Cube::usable(t)) vals[static_cast<std::size_t>(gy)].push_back(std::log(t));
           }
-        std::fill(d.begin() + static_cast<std::ptrdiff_t>(k * S), d.begin() + static_cast<std::ptrdiff_t>((k + 1) * S), kNaN);
         for (std::size_t gy = 0; gy < G; ++gy) {
           if (vals[gy].empty()) continue;
           double& near = d[k * S + up_of[gy]];
-          const double m = median_inplace(vals[gy]);
-          if (!(near <= m)) near = m;
+          const double md = median_inplace(vals[gy]);
+          if (!(near <= md)) near = md;
         }
       }
+    });
+  }
+  parallel_for(G, [&](std::size_t g0, std::size_t g1) {
+    for (std::size_t a = g0; a < g1; ++a) {
+      dest[a] = up_of[a];
+      const std::vector<double>& d = dall[a];
       std::size_t best = S;
       double best_sum = 0.0;
       for (std::size_t u = 0; u < S; ++u) {
@@ -434,6 +444,17 @@ Level make_level(std::string name, std::vector<std::vector<int>> groups, int P) 
 
 }  // namespace
 
+std::vector<std::int8_t> pair_classes(const Topology& t) {
+  const auto N = static_cast<std::size_t>(t.P);
+  std::vector<std::int8_t> cls(N * N, -1);
+  parallel_for(N, [&](std::size_t i0, std::size_t i1) {
+    for (std::size_t i = i0; i < i1; ++i)
+      for (std::size_t j = 0; j < N; ++j)
+        if (i != j) cls[i * N + j] = static_cast<std::int8_t>(t.pair_class(static_cast<int>(i), static_cast<int>(j)));
+  });
+  return cls;
+}
+
 int Topology::pair_class(int i, int j) const {
   for (std::size_t l = 0; l < levels.size(); ++l)
     if (levels[l].group_of[static_cast<std::size_t>(i)] == levels[l].group_of[static_cast<std::size_t>(j)])
@@ -458,46 +479,54 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt) {
   const int P = c.P;
   const auto N = static_cast<std::size_t>(P);
   const std::size_t K = c.count();
-  // Log of each delay over the median off-diagonal delay of its length.
+  // Log of each delay over the median off-diagonal delay of its length (one length at a time).
   std::vector<double> norm(K, kNaN);
-  parallel_for(K, [&](std::size_t k0, std::size_t k1) {
-    std::vector<double> tmp;
-    for (std::size_t k = k0; k < k1; ++k) {
-      tmp.clear();
-      const float* m = c.v.data() + k * N * N;
-      for (std::size_t i = 0; i < N; ++i)
-        for (std::size_t j = 0; j < N; ++j)
-          if (i != j && Cube::usable(m[i * N + j])) tmp.push_back(m[i * N + j]);
+  {
+    std::vector<float> buf;
+    for (std::size_t k = 0; k < K; ++k) {
+      const float* m = c.slice(k, buf);
+      auto tmp = population_sample([&](auto&& take) {
+        for (std::size_t i = 0; i < N; ++i)
+          for (std::size_t j = 0; j < N; ++j)
+            if (i != j && Cube::usable(m[i * N + j])) take(static_cast<double>(m[i * N + j]));
+      });
       if (!tmp.empty()) norm[k] = population_median(tmp);
     }
-  });
+  }
   // At least 3 lengths per band where there are 3: a profile cell is then a median that one gross
   // outlier does not move (a band of 2 lengths averages it in; with 0.1 % outliers, 8 lengths in 3
   // bands split 512 ranks into 430 groups).
   const std::size_t B = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, opt.bands)), K / 3));
   Profiles prof(B, std::vector<double>(N * N, kNaN));
-  // Per band and sender: the band's rows of that sender (contiguous in the cube), then the median
-  // per receiver over the band's lengths.
+  // Per band and sender: the band's rows of that sender, then the median per receiver over the
+  // band's lengths; read in blocks of senders (every length of the band for one block at a time).
   for (std::size_t b = 0; b < B; ++b) {
     const std::size_t k0 = b * K / B, k1 = (b + 1) * K / B, nb = k1 - k0;
-    parallel_for(N, [&](std::size_t i0, std::size_t i1) {
-      std::vector<double> rows(N * nb), tmp;
-      std::vector<std::size_t> cnt(N);
-      for (std::size_t i = i0; i < i1; ++i) {
-        std::fill(cnt.begin(), cnt.end(), std::size_t{0});
-        for (std::size_t k = k0; k < k1; ++k) {
-          if (!(std::isfinite(norm[k]) && norm[k] > 0)) continue;
-          const float* row = c.v.data() + (k * N + i) * N;
-          for (std::size_t j = 0; j < N; ++j)
-            if (j != i && Cube::usable(row[j])) rows[j * nb + cnt[j]++] = std::log(static_cast<double>(row[j]) / norm[k]);
+    const int rb = rows_per_block(P, nb * N * sizeof(float));
+    std::vector<std::vector<float>> bufs(nb);
+    std::vector<const float*> blk(nb);
+    for (int r0 = 0; r0 < P; r0 += rb) {
+      const int r1 = std::min(P, r0 + rb);
+      for (std::size_t k = k0; k < k1; ++k) blk[k - k0] = c.rows(k, r0, r1, bufs[k - k0]);
+      parallel_for(static_cast<std::size_t>(r1 - r0), [&](std::size_t q0, std::size_t q1) {
+        std::vector<double> rows(N * nb), tmp;
+        std::vector<std::size_t> cnt(N);
+        for (std::size_t i = static_cast<std::size_t>(r0) + q0; i < static_cast<std::size_t>(r0) + q1; ++i) {
+          std::fill(cnt.begin(), cnt.end(), std::size_t{0});
+          for (std::size_t k = k0; k < k1; ++k) {
+            if (!(std::isfinite(norm[k]) && norm[k] > 0)) continue;
+            const float* row = blk[k - k0] + (i - static_cast<std::size_t>(r0)) * N;
+            for (std::size_t j = 0; j < N; ++j)
+              if (j != i && Cube::usable(row[j])) rows[j * nb + cnt[j]++] = std::log(static_cast<double>(row[j]) / norm[k]);
+          }
+          for (std::size_t j = 0; j < N; ++j) {
+            if (cnt[j] == 0) continue;
+            tmp.assign(rows.begin() + static_cast<std::ptrdiff_t>(j * nb), rows.begin() + static_cast<std::ptrdiff_t>(j * nb + cnt[j]));
+            prof[b][i * N + j] = median_inplace(tmp);
+          }
         }
-        for (std::size_t j = 0; j < N; ++j) {
-          if (cnt[j] == 0) continue;
-          tmp.assign(rows.begin() + static_cast<std::ptrdiff_t>(j * nb), rows.begin() + static_cast<std::ptrdiff_t>(j * nb + cnt[j]));
-          prof[b][i * N + j] = median_inplace(tmp);
-        }
-      }
-    });
+      });
+    }
   }
   if (P <= 2) t.notes.push_back("2 ranks: too few to tell nodes apart from the delays; both ranks form one group");
   auto labels = cluster_profiles(prof, P, opt, false);
@@ -630,18 +659,22 @@ std::vector<std::size_t> lone_node_groups(const Topology& t, std::size_t l) {
 double check_node_level(const Cube& c, Topology& t, bool hosts_known, double min_ratio) {
   if (t.levels.empty() || c.P < 3 || c.count() == 0) return std::nan("");
   // Median delay of the two finest classes over the shortest lengths (up to 3).
-  std::vector<double> in, out;
+  std::vector<float> in, out, buf;
   const std::size_t kn = std::min<std::size_t>(3, c.count());
-  for (std::size_t k = 0; k < kn; ++k)
+  const auto N = static_cast<std::size_t>(c.P);
+  for (std::size_t k = 0; k < kn; ++k) {
+    const float* m = c.slice(k, buf);
     for (int i = 0; i < c.P; ++i)
       for (int j = 0; j < c.P; ++j) {
-        if (i == j || !Cube::usable(c.at(k, i, j))) continue;
+        const float v = m[static_cast<std::size_t>(i) * N + static_cast<std::size_t>(j)];
+        if (i == j || !Cube::usable(v)) continue;
         const int q = t.pair_class(i, j);
-        if (q == 0) in.push_back(c.at(k, i, j));
-        else if (q == 1 || (q > 1 && t.levels.size() == 1)) out.push_back(c.at(k, i, j));
+        if (q == 0) in.push_back(v);
+        else if (q == 1 || (q > 1 && t.levels.size() == 1)) out.push_back(v);
       }
+  }
   if (in.empty() || out.empty()) return std::nan("");
-  const double ratio = finite_median(out) / finite_median(in);
+  const double ratio = float_median(out) / float_median(in);
   if (!hosts_known && ratio < min_ratio) {
     t.node_level_identified = false;
     t.levels.front().name = "group";
