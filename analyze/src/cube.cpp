@@ -65,7 +65,7 @@ Cube open_cube(std::shared_ptr<const Dataset> d) {
   Cube c = header_of(*d);
   const bool skip_diag = diagonal_is_zero(c.mode);
   const auto N = static_cast<std::size_t>(c.P);
-  const int rb = rows_per_block(c.P, N * sizeof(double));
+  const auto rb = static_cast<int>(std::max<std::size_t>(1, (std::size_t{4} << 20) / (N * sizeof(double))));
   std::vector<double> buf;
   for (std::size_t k = 0; k < c.count(); ++k)
     for (int r0 = 0; r0 < c.P; r0 += rb) {
@@ -108,14 +108,16 @@ void Cube::block(std::size_t k, int r0, int r1, int c0, int c1, float* out) cons
     }
     return;
   }
-  // Read in blocks of rows of doubles within the block budget, converted as load_cube does.
-  const int rb = rows_per_block(P, nc * sizeof(double));
-  std::vector<double> tmp;
+  // Read in pieces of at most 4 MiB of doubles (one scratch buffer per thread, kept: a fresh
+  // buffer per call costs its page faults every time), converted as load_cube does.
+  const auto rb = static_cast<int>(std::max<std::size_t>(1, (std::size_t{4} << 20) / (nc * sizeof(double))));
+  thread_local std::vector<double> tmp;
   for (int a = r0; a < r1; a += rb) {
     const int nr = std::min(rb, r1 - a);
-    tmp.resize(static_cast<std::size_t>(nr) * nc);
+    if (tmp.size() < static_cast<std::size_t>(nr) * nc) tmp.resize(static_cast<std::size_t>(nr) * nc);
     file->block(file_index[k], a, nr, c0, c1 - c0, tmp.data());
-    std::transform(tmp.begin(), tmp.end(), out + static_cast<std::size_t>(a - r0) * nc, analysis_value);
+    std::transform(tmp.begin(), tmp.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(nr) * nc),
+                   out + static_cast<std::size_t>(a - r0) * nc, analysis_value);
   }
 }
 

@@ -21,18 +21,25 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Median of a scratch buffer (reordered); NaN when empty.
 double median_inplace(std::vector<double>& x) { return x.empty() ? kNaN : nt::median_inplace(x); }
 
-// n x n profile per band, [b][a*n + c]; NaN where unknown (and on the diagonal).
-using Profiles = std::vector<std::vector<double>>;
+// n x n profile per band, [b][a*n + c]; NaN where unknown (and on the diagonal). The ranks'
+// profiles are held in single precision (B P^2 values twice, with the transposed copy: 2.4 GB
+// instead of 4.8 GB for 10,000 ranks); the groups' in double.
+template <class T>
+double dbl(T x) { return static_cast<double>(x); }
+template <class T>
+using ProfilesOf = std::vector<std::vector<T>>;
+using Profiles = ProfilesOf<double>;
 
 // Rank-to-rank (or group-to-group) comparison of profiles. The distance of items a and c in band
 // b: their rows and columns after removing the median difference of each (so a uniformly slow
 // item still matches its mates), the cells of a and c themselves and of the `skip` items left out;
 // the second largest |difference| (robust to one odd cell). The median offsets come from a sample
 // of at most ~64 cells (all cells for up to 128 items).
+template <class T>
 class Comparer {
  public:
-  Comparer(const Profiles& prof, std::size_t n) : prof_(prof), N_(n), skip_(n, 0) {
-    tr_.assign(prof.size(), std::vector<double>(N_ * N_));
+  Comparer(const ProfilesOf<T>& prof, std::size_t n) : prof_(prof), N_(n), skip_(n, 0) {
+    tr_.assign(prof.size(), std::vector<T>(N_ * N_));
     parallel_for(N_, [&](std::size_t i0, std::size_t i1) {
       for (std::size_t b = 0; b < prof_.size(); ++b)
         for (std::size_t i = i0; i < i1; ++i)
@@ -51,15 +58,15 @@ class Comparer {
 
   // keep_all: leave every |difference| in s.all (for the noise estimate).
   Result compare(std::size_t b, std::size_t a, std::size_t c, Scratch& s, bool keep_all = false) const {
-    const double* ra = prof_[b].data() + a * N_;
-    const double* rc = prof_[b].data() + c * N_;
-    const double* ca = tr_[b].data() + a * N_;
-    const double* cc = tr_[b].data() + c * N_;
+    const T* ra = prof_[b].data() + a * N_;
+    const T* rc = prof_[b].data() + c * N_;
+    const T* ca = tr_[b].data() + a * N_;
+    const T* cc = tr_[b].data() + c * N_;
     s.x.clear();
     s.y.clear();
     for (std::size_t k = 0; k < N_; k += stride_) {
       if (k == a || k == c || skip_[k]) continue;
-      const double d1 = ra[k] - rc[k], d2 = ca[k] - cc[k];
+      const double d1 = dbl(ra[k]) - dbl(rc[k]), d2 = dbl(ca[k]) - dbl(cc[k]);
       if (std::isfinite(d1)) s.x.push_back(d1);
       if (std::isfinite(d2)) s.y.push_back(d2);
     }
@@ -82,16 +89,16 @@ class Comparer {
     };
     for (std::size_t k = 0; k < N_; ++k) {
       if (k == a || k == c || skip_[k]) continue;
-      take(std::fabs(ra[k] - rc[k] - r.row_off));
-      take(std::fabs(ca[k] - cc[k] - r.col_off));
+      take(std::fabs(dbl(ra[k]) - dbl(rc[k]) - r.row_off));
+      take(std::fabs(dbl(ca[k]) - dbl(cc[k]) - r.col_off));
     }
     r.dist = count >= 2 ? second : first;
     return r;
   }
 
  private:
-  const Profiles& prof_;
-  Profiles tr_;  // transposed profiles: columns become contiguous
+  const ProfilesOf<T>& prof_;
+  ProfilesOf<T> tr_;  // transposed profiles: columns become contiguous
   std::size_t N_;
   std::size_t stride_;
   std::vector<char> skip_;
@@ -129,12 +136,13 @@ struct DisjointSets {
 // not multiply (issue 13: slow nodes became switches of their own), where a switch boundary differs
 // on the cells of whole switches. Not for ranks: ranks of one node have the same links whatever the
 // third party, and a slow node's ranks are the only evidence that tells them from other nodes'.
-std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOptions& opt, bool skip_odd) {
+template <class T>
+std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const TopologyOptions& opt, bool skip_odd) {
   std::vector<int> label(static_cast<std::size_t>(n), 0);
   if (n <= 2) return label;  // no third item to compare against: one group
   const auto N = static_cast<std::size_t>(n);
   const std::size_t B = prof.size();
-  Comparer cmp(prof, N);
+  Comparer<T> cmp(prof, N);
 
   // 1. Candidates: the nearest items by the direct link, row and column effects removed.
   std::vector<std::vector<double>> rowm(B, std::vector<double>(N, 0.0)), colm(B, std::vector<double>(N, 0.0));
@@ -162,8 +170,8 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
         if (c == a) continue;
         double s = 0.0;
         for (std::size_t b = 0; b < B; ++b) {
-          const double x = prof[b][a * N + c] - rowm[b][a] - colm[b][c];
-          const double y = prof[b][c * N + a] - rowm[b][c] - colm[b][a];
+          const double x = dbl(prof[b][a * N + c]) - rowm[b][a] - colm[b][c];
+          const double y = dbl(prof[b][c * N + a]) - rowm[b][c] - colm[b][a];
           s += (std::isfinite(x) ? x : 0.0) + (std::isfinite(y) ? y : 0.0);
           if (!std::isfinite(x) && !std::isfinite(y)) s += 1e6;  // nothing known: last
         }
@@ -192,7 +200,7 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
   if (skip_odd) {
     std::vector<double> off(E * B * 2);
     parallel_for(E, [&](std::size_t e0, std::size_t e1) {
-      Comparer::Scratch s;
+      typename Comparer<T>::Scratch s;
       for (std::size_t e = e0; e < e1; ++e)
         for (std::size_t b = 0; b < B; ++b) {
           const auto r = cmp.compare(b, edges[e].first, edges[e].second, s);
@@ -222,7 +230,7 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
 
   // 3. Distances of the candidate pairs, per band.
   parallel_for(E, [&](std::size_t e0, std::size_t e1) {
-    Comparer::Scratch s;
+    typename Comparer<T>::Scratch s;
     for (std::size_t e = e0; e < e1; ++e)
       for (std::size_t b = 0; b < B; ++b) dist[e * B + b] = cmp.compare(b, edges[e].first, edges[e].second, s).dist;
   });
@@ -230,7 +238,7 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
   // 4. Noise per band: the typical |difference| between each item and its nearest candidate.
   std::vector<double> tau(B);
   {
-    Comparer::Scratch s0;
+    typename Comparer<T>::Scratch s0;
     for (std::size_t b = 0; b < B; ++b) {
       std::vector<double> nn;
       for (std::size_t a = 0; a < N; ++a) {
@@ -275,7 +283,7 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
     if (s > 64) {
       std::vector<char> far(s, 0);
       parallel_for(s, [&](std::size_t q0, std::size_t q1) {
-        Comparer::Scratch sc;
+        typename Comparer<T>::Scratch sc;
         std::vector<double> d(B);
         for (std::size_t q = q0; q < q1; ++q) {
           double sum = 0.0;
@@ -313,7 +321,7 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
       for (std::size_t r = q + 1; r < s; ++r)
         if (!known[q * s + r]) todo.emplace_back(q, r);
     parallel_for(todo.size(), [&](std::size_t t0, std::size_t t1) {
-      Comparer::Scratch sc;
+      typename Comparer<T>::Scratch sc;
       std::vector<double> d(B);
       for (std::size_t t = t0; t < t1; ++t) {
         const auto [q, r] = todo[t];
@@ -497,7 +505,7 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt) {
   // outlier does not move (a band of 2 lengths averages it in; with 0.1 % outliers, 8 lengths in 3
   // bands split 512 ranks into 430 groups).
   const std::size_t B = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, opt.bands)), K / 3));
-  Profiles prof(B, std::vector<double>(N * N, kNaN));
+  ProfilesOf<float> prof(B, std::vector<float>(N * N, std::numeric_limits<float>::quiet_NaN()));
   // Per band and sender: the band's rows of that sender, then the median per receiver over the
   // band's lengths; read in blocks of senders (every length of the band for one block at a time).
   for (std::size_t b = 0; b < B; ++b) {
@@ -522,7 +530,7 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt) {
           for (std::size_t j = 0; j < N; ++j) {
             if (cnt[j] == 0) continue;
             tmp.assign(rows.begin() + static_cast<std::ptrdiff_t>(j * nb), rows.begin() + static_cast<std::ptrdiff_t>(j * nb + cnt[j]));
-            prof[b][i * N + j] = median_inplace(tmp);
+            prof[b][i * N + j] = static_cast<float>(median_inplace(tmp));
           }
         }
       });
