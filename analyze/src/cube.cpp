@@ -122,15 +122,12 @@ void Cube::block(std::size_t k, int r0, int r1, int c0, int c1, float* out) cons
 }
 
 std::size_t block_bytes() {
-  static const std::size_t b = [] {
-    if (const char* e = std::getenv("NT_ANALYZE_BLOCK_BYTES")) {
-      char* end = nullptr;
-      const unsigned long long x = std::strtoull(e, &end, 10);
-      if (end != e && *end == '\0' && x > 0) return static_cast<std::size_t>(x);
-    }
-    return std::size_t{128} << 20;
-  }();
-  return b;
+  if (const char* e = std::getenv("NT_ANALYZE_BLOCK_BYTES")) {
+    char* end = nullptr;
+    const unsigned long long x = std::strtoull(e, &end, 10);
+    if (end != e && *end == '\0' && x > 0) return static_cast<std::size_t>(x);
+  }
+  return std::size_t{128} << 20;
 }
 
 int rows_per_block(int P, std::size_t bytes_per_row) {
