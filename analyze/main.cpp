@@ -90,6 +90,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   c->add_flag("--quiet", a->quiet, "no text report on stdout");
   c->callback([a, &exit_code] {
     a->opt.find_deviation_beside = !a->no_deviation;
+    a->opt.keep_pair_fits = false;  // only what the JSON shows (--pairs, or P <= 16)
     check_out(a->json, a->force, {a->file, a->opt.hosts_file, a->opt.async_file});
     check_out(a->html, a->force, {a->file, a->opt.hosts_file, a->opt.async_file});
     if (a->html == "-") throw nt::UsageError("--html needs a file name");
@@ -118,6 +119,7 @@ void add_duplex_command(CLI::App& app) {
     na::ReportOptions o;
     o.async_file = a->async;
     o.find_deviation_beside = false;
+    o.keep_pair_fits = false;
     const na::Report r = na::make_report(a->one, o);
     if (a->json != "-") std::cout << na::duplex_text(r, a->one, a->async);
     write_json(a->json, na::duplex_json(r, a->one, a->async), a->force);

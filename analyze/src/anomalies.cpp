@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
 #include <span>
 
@@ -110,86 +111,113 @@ std::vector<Anomaly> merge_links(const std::string& kind, const std::vector<Link
 
 }  // namespace
 
-RankEffects rank_effects(const Cube& c, const Topology& t) {
-  const int P = c.P;
-  const auto N = static_cast<std::size_t>(P);
-  const std::size_t K = c.count();
-  const int nc = t.class_count();
-  std::vector<int> cls(N * N, -1);
-  for (int i = 0; i < P; ++i)
-    for (int j = 0; j < P; ++j)
-      if (i != j) cls[static_cast<std::size_t>(i) * N + static_cast<std::size_t>(j)] = t.pair_class(i, j);
-  RankEffects e;
-  e.send.assign(K, std::vector<double>(N, 0.0));
-  e.recv.assign(K, std::vector<double>(N, 0.0));
-  e.resid.assign(K, std::vector<float>(N * N, std::numeric_limits<float>::quiet_NaN()));
-  parallel_for(K, [&](std::size_t k0, std::size_t k1) {
-    // Scratch buffers reused over lengths and iterations; medians taken in place (no copies).
-    std::vector<double> R(N * N), cc(static_cast<std::size_t>(nc)), tmp, colm(N);
-    std::vector<std::vector<double>> byclass(static_cast<std::size_t>(nc)), cols(N);
-    for (std::size_t k = k0; k < k1; ++k) {
-      auto& s = e.send[k];
-      auto& r = e.recv[k];
-      // R holds the residual log(delay) - class - send - recv; NaN where unknown.
-      for (std::size_t x = 0; x < N * N; ++x) {
-        const double v = c.v[k * N * N + x];
-        R[x] = (cls[x] >= 0 && Cube::usable(v)) ? std::log(v) : kNaN;
-      }
-      std::fill(cc.begin(), cc.end(), 0.0);
-      // Up to 5 sweeps; stop once a sweep after the first moves no effect by more than 0.2 % (the
-      // precision of a rank effect from a few hundred cells of 5 % noise, and 1/200 of the
-      // smallest slowdown reported): usually after 2 sweeps.
-      for (int it = 0; it < 5; ++it) {
-        double moved = 0.0;
-        for (auto& b : byclass) b.clear();
-        for (std::size_t x = 0; x < N * N; ++x)
-          if (std::isfinite(R[x])) byclass[static_cast<std::size_t>(cls[x])].push_back(R[x]);
-        std::vector<double> dc(static_cast<std::size_t>(nc), 0.0);
-        for (int q = 0; q < nc; ++q)
-          if (!byclass[static_cast<std::size_t>(q)].empty()) dc[static_cast<std::size_t>(q)] = population_median(byclass[static_cast<std::size_t>(q)]);
-        for (std::size_t x = 0; x < N * N; ++x)
-          if (cls[x] >= 0) R[x] -= dc[static_cast<std::size_t>(cls[x])];
-        for (int q = 0; q < nc; ++q) cc[static_cast<std::size_t>(q)] += dc[static_cast<std::size_t>(q)];
-        if (it > 0)
-          for (double x : dc) moved = std::max(moved, std::fabs(x));
-        for (std::size_t i = 0; i < N; ++i) {
-          tmp.clear();
-          for (std::size_t j = 0; j < N; ++j)
-            if (std::isfinite(R[i * N + j])) tmp.push_back(R[i * N + j]);
-          if (tmp.empty()) continue;
-          const double m = median_inplace(tmp);
-          s[i] += m;
-          moved = std::max(moved, std::fabs(m));
-          for (std::size_t j = 0; j < N; ++j) R[i * N + j] -= m;
-        }
-        std::fill(colm.begin(), colm.end(), 0.0);
-        for (auto& col : cols) col.clear();
-        for (std::size_t i = 0; i < N; ++i)
-          for (std::size_t j = 0; j < N; ++j)
-            if (std::isfinite(R[i * N + j])) cols[j].push_back(R[i * N + j]);
-        for (std::size_t j = 0; j < N; ++j)
-          if (!cols[j].empty()) colm[j] = median_inplace(cols[j]);
-        for (std::size_t i = 0; i < N; ++i)
-          for (std::size_t j = 0; j < N; ++j) R[i * N + j] -= colm[j];
-        for (std::size_t j = 0; j < N; ++j) {
-          r[j] += colm[j];
-          moved = std::max(moved, std::fabs(colm[j]));
-        }
-        // Keep the rank effects centred (their median is 0): the class constants take the level.
-        tmp = s;
-        const double ms = finite_median(tmp);
-        tmp = r;
-        const double mr = finite_median(tmp);
-        for (auto& x : s) x -= ms;
-        for (auto& x : r) x -= mr;
-        // (the residual is unchanged: s and r moved down by what the class constants moved up)
-        for (auto& x : cc) x += ms + mr;
-        if (moved < 2e-3) break;
-      }
-      for (std::size_t x = 0; x < N * N; ++x)
-        if (std::isfinite(R[x])) e.resid[k][x] = static_cast<float>(R[x]);
+namespace {
+
+// One length of the median polish: log(delay) = class constant + sender effect + receiver effect +
+// residual over the off-diagonal cells of the slice m. s and r (N each) get the effects; R (N*N)
+// the residual, NaN where unknown. Rows, columns and class medians over the whole slice, in
+// parallel within the length (so one length at a time is in memory).
+void polish_length(const float* m, const std::vector<std::int8_t>& cls, int nc, std::size_t N, std::vector<double>& R,
+                   std::vector<double>& s, std::vector<double>& r) {
+  R.resize(N * N);
+  s.assign(N, 0.0);
+  r.assign(N, 0.0);
+  parallel_for(N, [&](std::size_t i0, std::size_t i1) {
+    for (std::size_t x = i0 * N; x < i1 * N; ++x) {
+      const double v = m[x];
+      R[x] = (cls[x] >= 0 && Cube::usable(v)) ? std::log(v) : kNaN;
     }
   });
+  std::vector<double> colm(N), tmp, dc(static_cast<std::size_t>(nc));
+  std::mutex mu;
+  // Up to 5 sweeps; stop once a sweep after the first moves no effect by more than 0.2 % (the
+  // precision of a rank effect from a few hundred cells of 5 % noise, and 1/200 of the
+  // smallest slowdown reported): usually after 2 sweeps.
+  for (int it = 0; it < 5; ++it) {
+    double moved = 0.0;
+    auto byclass = population_samples(static_cast<std::size_t>(nc), [&](auto&& take) {
+      for (std::size_t x = 0; x < N * N; ++x)
+        if (std::isfinite(R[x])) take(static_cast<std::size_t>(cls[x]), R[x]);
+    });
+    for (int q = 0; q < nc; ++q) {
+      auto& b = byclass[static_cast<std::size_t>(q)];
+      dc[static_cast<std::size_t>(q)] = b.empty() ? 0.0 : population_median(b);
+    }
+    if (it > 0)
+      for (double x : dc) moved = std::max(moved, std::fabs(x));
+    // Classes, then each row's median (rows in parallel).
+    parallel_for(N, [&](std::size_t i0, std::size_t i1) {
+      std::vector<double> row;
+      double mv = 0.0;
+      for (std::size_t i = i0; i < i1; ++i) {
+        double* Ri = R.data() + i * N;
+        const std::int8_t* ci = cls.data() + i * N;
+        for (std::size_t j = 0; j < N; ++j)
+          if (ci[j] >= 0) Ri[j] -= dc[static_cast<std::size_t>(ci[j])];
+        row.clear();
+        for (std::size_t j = 0; j < N; ++j)
+          if (std::isfinite(Ri[j])) row.push_back(Ri[j]);
+        if (row.empty()) continue;
+        const double md = median_inplace(row);
+        s[i] += md;
+        mv = std::max(mv, std::fabs(md));
+        for (std::size_t j = 0; j < N; ++j) Ri[j] -= md;
+      }
+      const std::lock_guard<std::mutex> lock(mu);
+      moved = std::max(moved, mv);
+    });
+    // Each column's median, columns in blocks (a block's cells gathered row by row).
+    std::fill(colm.begin(), colm.end(), 0.0);
+    constexpr std::size_t kCols = 64;
+    parallel_for((N + kCols - 1) / kCols, [&](std::size_t b0, std::size_t b1) {
+      std::vector<std::vector<double>> cols(kCols);
+      for (std::size_t blk = b0; blk < b1; ++blk) {
+        const std::size_t j0 = blk * kCols, j1 = std::min(N, j0 + kCols);
+        for (auto& col : cols) col.clear();
+        for (std::size_t i = 0; i < N; ++i)
+          for (std::size_t j = j0; j < j1; ++j)
+            if (std::isfinite(R[i * N + j])) cols[j - j0].push_back(R[i * N + j]);
+        for (std::size_t j = j0; j < j1; ++j)
+          if (!cols[j - j0].empty()) colm[j] = median_inplace(cols[j - j0]);
+      }
+    });
+    parallel_for(N, [&](std::size_t i0, std::size_t i1) {
+      for (std::size_t i = i0; i < i1; ++i)
+        for (std::size_t j = 0; j < N; ++j) R[i * N + j] -= colm[j];
+    });
+    for (std::size_t j = 0; j < N; ++j) {
+      r[j] += colm[j];
+      moved = std::max(moved, std::fabs(colm[j]));
+    }
+    // Keep the rank effects centred (their median is 0): the class constants take the level
+    // (the residual is unchanged: s and r move down by what the class constants move up).
+    tmp = s;
+    const double ms = finite_median(tmp);
+    tmp = r;
+    const double mr = finite_median(tmp);
+    for (auto& x : s) x -= ms;
+    for (auto& x : r) x -= mr;
+    if (moved < 2e-3) break;
+  }
+}
+
+}  // namespace
+
+RankEffects rank_effects(const Cube& c, const Topology& t) {
+  const auto N = static_cast<std::size_t>(c.P);
+  const std::size_t K = c.count();
+  const auto cls = pair_classes(t);
+  RankEffects e;
+  e.send.resize(K);
+  e.recv.resize(K);
+  e.resid.assign(K, std::vector<float>(N * N, std::numeric_limits<float>::quiet_NaN()));
+  std::vector<float> buf;
+  std::vector<double> R;
+  for (std::size_t k = 0; k < K; ++k) {
+    polish_length(c.slice(k, buf), cls, t.class_count(), N, R, e.send[k], e.recv[k]);
+    for (std::size_t x = 0; x < N * N; ++x)
+      if (std::isfinite(R[x])) e.resid[k][x] = static_cast<float>(R[x]);
+  }
   return e;
 }
 
@@ -205,12 +233,11 @@ void merge_slow_switches(const Cube& c, const Topology& t, const std::vector<std
   if (t.levels.size() < 2) return;
   const auto& sw = t.levels[1];
   const auto& node_of = t.levels.front().group_of;
-  for (std::size_t s = 0; s < sw.groups.size(); ++s) {
-    const auto& ranks = sw.groups[s];
-    std::set<int> nodes;
-    for (int r : ranks) nodes.insert(node_of[static_cast<std::size_t>(r)]);
-    if (nodes.size() < 2) continue;
-    std::vector<std::size_t> idx;
+  // The slow_node findings of switch group s (indices into out) and the group's nodes.
+  auto findings_of = [&](std::size_t s, std::vector<std::size_t>& idx, std::set<int>& nodes) {
+    nodes.clear();
+    idx.clear();
+    for (int r : sw.groups[s]) nodes.insert(node_of[static_cast<std::size_t>(r)]);
     std::set<int> slow_nodes;
     for (std::size_t i = 0; i < out.size(); ++i) {
       const auto& a = out[i];
@@ -219,22 +246,40 @@ void merge_slow_switches(const Cube& c, const Topology& t, const std::vector<std
       idx.push_back(i);
       slow_nodes.insert(node_of[static_cast<std::size_t>(a.ranks.front())]);
     }
-    if (slow_nodes != nodes) continue;
-    bool inside_normal = true;
-    std::vector<double> inside, others;
-    for (std::size_t k = 0; k < c.count() && inside_normal; ++k) {
-      inside.clear();
-      others.clear();
+    return nodes.size() >= 2 && slow_nodes == nodes;
+  };
+  // Candidates: switch groups whose every node is reported slow (merging one does not change
+  // whether another is one: its findings stay, only their indices move).
+  std::vector<std::size_t> cand;
+  std::vector<std::size_t> idx;
+  std::set<int> nodes;
+  for (std::size_t s = 0; s < sw.groups.size(); ++s)
+    if (findings_of(s, idx, nodes)) cand.push_back(s);
+  // The links inside each candidate against the others', one length at a time.
+  std::vector<char> normal(cand.size(), 1);
+  std::vector<float> buf;
+  const auto N = static_cast<std::size_t>(c.P);
+  for (std::size_t k = 0; k < c.count() && !cand.empty(); ++k) {
+    const float* m = c.slice(k, buf);
+    for (std::size_t w = 0; w < cand.size(); ++w) {
+      if (!normal[w]) continue;
+      std::vector<float> inside, others;
       for (int i = 0; i < c.P; ++i)
         for (int j = 0; j < c.P; ++j) {
           if (t.pair_class(i, j) != 1) continue;
-          const double v = c.at(k, i, j);
+          const float v = m[static_cast<std::size_t>(i) * N + static_cast<std::size_t>(j)];
           if (!Cube::usable(v)) continue;
-          (sw.group_of[static_cast<std::size_t>(i)] == static_cast<int>(s) ? inside : others).push_back(v);
+          (sw.group_of[static_cast<std::size_t>(i)] == static_cast<int>(cand[w]) ? inside : others).push_back(v);
         }
-      if (inside.empty() || others.empty()) inside_normal = false;
-      else inside_normal = finite_median(inside) < opt.min_ratio * finite_median(others);
+      if (inside.empty() || others.empty()) normal[w] = 0;
+      else normal[w] = float_median(inside) < opt.min_ratio * float_median(others);
     }
+  }
+  for (std::size_t w = 0; w < cand.size(); ++w) {
+    const std::size_t s = cand[w];
+    const auto& ranks = sw.groups[s];
+    findings_of(s, idx, nodes);
+    const bool inside_normal = normal[w] != 0;
     if (!inside_normal) continue;
     Anomaly a;
     a.kind = "slow_switch";
@@ -264,8 +309,78 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   const auto N = static_cast<std::size_t>(P);
   const std::size_t K = c.count();
   if (P < 3) return out;  // nothing to compare a rank with
-  const RankEffects e = rank_effects(c, t);
   const double min_log = std::log(opt.min_ratio);
+  // One pass over the lengths: the median polish of each (rank effects), the spread of its
+  // residuals, and the cells beyond the link thresholds (kept; every other residual is dropped).
+  struct Cell {
+    std::uint64_t pair;  // i*P + j; for asymmetry i < j
+    std::uint32_t k;
+    float a, b;          // residual of (i, j), and of (j, i) for asymmetry
+  };
+  std::vector<double> thr(K), athr(K), rmed(K), rsig(K), dsig(K);
+  std::vector<Cell> slow_cells, asym_cells;
+  RankEffects e;
+  e.send.resize(K);
+  e.recv.resize(K);
+  {
+    const auto cls = pair_classes(t);
+    std::vector<float> buf;
+    std::vector<double> R;
+    std::mutex mu;
+    for (std::size_t k = 0; k < K; ++k) {
+      polish_length(c.slice(k, buf), cls, t.class_count(), N, R, e.send[k], e.recv[k]);
+      // The residual as the analysis keeps it (float); NaN where unknown.
+      auto res = [&](std::size_t x) {
+        const auto f = static_cast<float>(R[x]);
+        return std::isfinite(R[x]) && std::isfinite(f) ? static_cast<double>(f) : kNaN;
+      };
+      auto d = population_sample([&](auto&& take) {
+        for (std::size_t x = 0; x < N * N; ++x)
+          if (const double v = res(x); std::isfinite(v)) take(v);
+      });
+      const auto [m, sg] = population_spread(d);
+      rmed[k] = std::isfinite(m) ? m : 0.0;
+      rsig[k] = sg;
+      thr[k] = std::max(min_log, opt.mad_factor * sg) + (std::isfinite(m) ? m : 0.0);
+      d = population_sample([&](auto&& take) {
+        for (std::size_t i = 0; i < N; ++i)
+          for (std::size_t j = i + 1; j < N; ++j) {
+            const double a = res(i * N + j), b = res(j * N + i);
+            if (std::isfinite(a) && std::isfinite(b)) take(a - b);
+          }
+      });
+      const auto [md, sd] = population_spread(d);
+      athr[k] = std::max(min_log, opt.mad_factor * sd);
+      dsig[k] = sd;
+      (void)md;
+      // Cells beyond the thresholds, in pair order (rows in parallel, blocks joined in order).
+      std::vector<std::vector<Cell>> part_slow(N), part_asym(N);
+      parallel_for(N, [&](std::size_t i0, std::size_t i1) {
+        std::vector<Cell> ls, la;
+        for (std::size_t i = i0; i < i1; ++i)
+          for (std::size_t j = 0; j < N; ++j) {
+            if (i == j) continue;
+            const double x = res(i * N + j);
+            if (std::isfinite(x) && x > thr[k])
+              ls.push_back({i * N + j, static_cast<std::uint32_t>(k), static_cast<float>(x), 0.0f});
+            if (j > i) {
+              const double y = res(j * N + i);
+              if (std::isfinite(x) && std::isfinite(y) && std::fabs(x - y) > athr[k])
+                la.push_back({i * N + j, static_cast<std::uint32_t>(k), static_cast<float>(x), static_cast<float>(y)});
+            }
+          }
+        const std::lock_guard<std::mutex> lock(mu);
+        part_slow[i0] = std::move(ls);
+        part_asym[i0] = std::move(la);
+      });
+      for (auto& v : part_slow) slow_cells.insert(slow_cells.end(), v.begin(), v.end());
+      for (auto& v : part_asym) asym_cells.insert(asym_cells.end(), v.begin(), v.end());
+    }
+  }
+  // Per pair, its lengths in order.
+  auto by_pair = [](const Cell& x, const Cell& y) { return x.pair < y.pair; };
+  std::stable_sort(slow_cells.begin(), slow_cells.end(), by_pair);
+  std::stable_sort(asym_cells.begin(), asym_cells.end(), by_pair);
   const std::size_t need = needed(K, opt.min_length_fraction);
   const std::string group_word = t.node_level_identified ? "node group" : "group";
 
@@ -424,134 +539,146 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
     for (const auto& a : out)
       for (int r : a.ranks) reported.insert(r);
     const auto& node_of = t.levels.front().group_of;
+    // The lone groups not reported yet, and per length the median of their links over the median
+    // of the reference links (one length at a time for all of them).
+    struct Lone {
+      std::size_t l, lg;
+      std::vector<char> in;
+      bool have_class1 = false;
+      std::vector<double> ratio;  // per length; NaN where either side has no delay
+    };
+    std::vector<Lone> lones;
     for (std::size_t l = 1; l < t.levels.size(); ++l)
       for (std::size_t lg : lone_node_groups(t, l)) {
         const auto& g = t.levels[l].groups[lg];
         if (reported.count(g.front())) continue;
-        const int n = node_of[static_cast<std::size_t>(g.front())];
-        std::vector<char> in(N, 0);
-        for (int r : g) in[static_cast<std::size_t>(r)] = 1;
-        bool have_class1 = false;
-        for (std::size_t i = 0; i < N && !have_class1; ++i)
+        Lone x{l, lg, std::vector<char>(N, 0), false, std::vector<double>(K, kNaN)};
+        for (int r : g) x.in[static_cast<std::size_t>(r)] = 1;
+        for (std::size_t i = 0; i < N && !x.have_class1; ++i)
           for (std::size_t j = 0; j < N; ++j)
-            if (i != j && !in[i] && !in[j] && t.pair_class(static_cast<int>(i), static_cast<int>(j)) == 1) {
-              have_class1 = true;
+            if (i != j && !x.in[i] && !x.in[j] && t.pair_class(static_cast<int>(i), static_cast<int>(j)) == 1) {
+              x.have_class1 = true;
               break;
             }
-        std::vector<std::int64_t> lens;
-        std::vector<double> ratios, own, ref;
-        for (std::size_t k = 0; k < K; ++k) {
+        lones.push_back(std::move(x));
+      }
+    {
+      std::vector<float> buf, own, ref;
+      for (std::size_t k = 0; k < K && !lones.empty(); ++k) {
+        const float* m = c.slice(k, buf);
+        for (auto& x : lones) {
           own.clear();
           ref.clear();
+          const auto& in = x.in;
           for (std::size_t i = 0; i < N; ++i)
             for (std::size_t j = 0; j < N; ++j) {
               if (i == j) continue;
-              const double v = c.at(k, static_cast<int>(i), static_cast<int>(j));
+              const float v = m[i * N + j];
               if (!Cube::usable(v)) continue;
               const int q = t.pair_class(static_cast<int>(i), static_cast<int>(j));
               if (in[i] != in[j]) own.push_back(v);
-              else if (!in[i] && (have_class1 ? q == 1 : q >= 1)) ref.push_back(v);
+              else if (!in[i] && (x.have_class1 ? q == 1 : q >= 1)) ref.push_back(v);
             }
-          if (own.empty() || ref.empty()) continue;
-          const double ratio = finite_median(own) / finite_median(ref);
-          if (ratio >= opt.min_ratio) {
-            lens.push_back(c.lengths[k]);
-            ratios.push_back(ratio);
-          }
-        }
-        if (lens.size() < need) continue;
-        Anomaly a;
-        a.kind = g.size() >= 2 ? "slow_node" : "slow_rank";
-        a.ranks = g;
-        a.hosts = hosts_of(g, hosts);
-        a.lengths = lens;
-        a.score = finite_median(ratios);
-        a.detail = fmt::format("{} {} is alone in its {} group: its links are {:.2f}x the {} links of the others "
-                               "(at {} of {} lengths); a lone node {}",
-                               group_word, n, t.levels[l].name, a.score, t.class_name(1), a.lengths.size(), K,
-                               kLoneNodeCaveat);
-        out.push_back(std::move(a));
-        for (int r : g) {
-          reported.insert(r);
-          explained[static_cast<std::size_t>(r)] = 1;
+          if (!own.empty() && !ref.empty()) x.ratio[k] = float_median(own) / float_median(ref);
         }
       }
+    }
+    for (const auto& x : lones) {
+      const std::size_t l = x.l;
+      const auto& g = t.levels[l].groups[x.lg];
+      if (reported.count(g.front())) continue;
+      const int n = node_of[static_cast<std::size_t>(g.front())];
+      std::vector<std::int64_t> lens;
+      std::vector<double> ratios;
+      for (std::size_t k = 0; k < K; ++k) {
+        const double ratio = x.ratio[k];
+        if (std::isnan(ratio)) continue;
+        if (ratio >= opt.min_ratio) {
+          lens.push_back(c.lengths[k]);
+          ratios.push_back(ratio);
+        }
+      }
+      if (lens.size() < need) continue;
+      Anomaly a;
+      a.kind = g.size() >= 2 ? "slow_node" : "slow_rank";
+      a.ranks = g;
+      a.hosts = hosts_of(g, hosts);
+      a.lengths = lens;
+      a.score = finite_median(ratios);
+      a.detail = fmt::format("{} {} is alone in its {} group: its links are {:.2f}x the {} links of the others "
+                             "(at {} of {} lengths); a lone node {}",
+                             group_word, n, t.levels[l].name, a.score, t.class_name(1), a.lengths.size(), K,
+                             kLoneNodeCaveat);
+      out.push_back(std::move(a));
+      for (int r : g) {
+        reported.insert(r);
+        explained[static_cast<std::size_t>(r)] = 1;
+      }
+    }
   }
 
-  // --- slow links and asymmetric pairs, from the residuals of the rank-effect model
-  std::vector<double> thr(K), athr(K), rmed(K), rsig(K), dsig(K);
-  parallel_for(K, [&](std::size_t ka, std::size_t kb) {
-    std::vector<double> d;
-    for (std::size_t k = ka; k < kb; ++k) {
-      d.assign(e.resid[k].begin(), e.resid[k].end());
-      const auto [m, s] = population_spread(d);
-      rmed[k] = std::isfinite(m) ? m : 0.0;
-      rsig[k] = s;
-      thr[k] = std::max(min_log, opt.mad_factor * s) + (std::isfinite(m) ? m : 0.0);
-      d.clear();
-      for (std::size_t i = 0; i < N; ++i)
-        for (std::size_t j = i + 1; j < N; ++j) {
-          const double a = static_cast<double>(e.resid[k][i * N + j]), b = static_cast<double>(e.resid[k][j * N + i]);
-          if (std::isfinite(a) && std::isfinite(b)) d.push_back(a - b);
-        }
-      const auto [md, sd] = population_spread(d);
-      athr[k] = std::max(min_log, opt.mad_factor * sd);
-      dsig[k] = sd;
-      (void)md;
-    }
-  });
+  // --- slow links and asymmetric pairs, from the residuals of the rank-effect model (the cells
+  // beyond the thresholds, kept by the pass above)
   std::vector<LinkHit> slow, asym;
-  std::vector<char> is_slow(N * N, 0);
-  for (std::size_t i = 0; i < N; ++i)
-    for (std::size_t j = 0; j < N; ++j) {
-      if (i == j || explained[i] || explained[j] || (slow_end[i] && slow_end[j])) continue;
+  std::vector<std::uint64_t> slow_pairs;  // ascending
+  auto skipped = [&](std::size_t i, std::size_t j) {
+    return explained[i] || explained[j] || (slow_end[i] && slow_end[j]);
+  };
+  for (std::size_t q = 0; q < slow_cells.size();) {
+    std::size_t q1 = q;
+    while (q1 < slow_cells.size() && slow_cells[q1].pair == slow_cells[q].pair) ++q1;
+    const std::size_t i = slow_cells[q].pair / N, j = slow_cells[q].pair % N;
+    if (!skipped(i, j) && q1 - q >= need) {
       LinkHit h{static_cast<int>(i), static_cast<int>(j), 0, {}};
       std::vector<double> sc, zs;
-      for (std::size_t k = 0; k < K; ++k) {
-        const double x = static_cast<double>(e.resid[k][i * N + j]);
-        if (std::isfinite(x) && x > thr[k]) {
-          h.lengths.push_back(c.lengths[k]);
-          sc.push_back(std::exp(x));
-          zs.push_back(rsig[k] > 0 ? (x - rmed[k]) / rsig[k] : kNaN);
-        }
+      for (std::size_t u = q; u < q1; ++u) {
+        const double x = static_cast<double>(slow_cells[u].a);
+        const std::size_t k = slow_cells[u].k;
+        h.lengths.push_back(c.lengths[k]);
+        sc.push_back(std::exp(x));
+        zs.push_back(rsig[k] > 0 ? (x - rmed[k]) / rsig[k] : kNaN);
       }
-      if (h.lengths.size() >= need) {
-        h.score = finite_median(sc);
-        h.sigmas = finite_median(zs);
-        slow.push_back(h);
-        is_slow[i * N + j] = 1;
-      }
+      h.score = finite_median(sc);
+      h.sigmas = finite_median(zs);
+      slow.push_back(h);
+      slow_pairs.push_back(slow_cells[q].pair);
     }
-  for (std::size_t i = 0; i < N; ++i)
-    for (std::size_t j = i + 1; j < N; ++j) {
-      if (is_slow[i * N + j] || is_slow[j * N + i] || explained[i] || explained[j] || (slow_end[i] && slow_end[j])) continue;
-      std::vector<double> sc, zs;
-      std::vector<std::int64_t> lens;
-      int sign = 0;
-      for (std::size_t k = 0; k < K; ++k) {
-        const double a = static_cast<double>(e.resid[k][i * N + j]), b = static_cast<double>(e.resid[k][j * N + i]);
-        if (!std::isfinite(a) || !std::isfinite(b)) continue;
-        if (std::fabs(a - b) > athr[k]) {
-          lens.push_back(c.lengths[k]);
-          sc.push_back(std::exp(std::fabs(a - b)));
-          zs.push_back(dsig[k] > 0 ? std::fabs(a - b) / dsig[k] : kNaN);
-          sign += a > b ? 1 : -1;
-        }
-      }
-      if (lens.size() >= need && static_cast<std::size_t>(std::abs(sign)) == lens.size()) {
-        LinkHit h = sign > 0 ? LinkHit{static_cast<int>(i), static_cast<int>(j), 0, lens}
-                             : LinkHit{static_cast<int>(j), static_cast<int>(i), 0, lens};
-        h.score = finite_median(sc);
-        h.sigmas = finite_median(zs);
-        asym.push_back(h);
-      }
+    q = q1;
+  }
+  auto is_slow = [&](std::size_t i, std::size_t j) {
+    return std::binary_search(slow_pairs.begin(), slow_pairs.end(), static_cast<std::uint64_t>(i * N + j));
+  };
+  for (std::size_t q = 0; q < asym_cells.size();) {
+    std::size_t q1 = q;
+    while (q1 < asym_cells.size() && asym_cells[q1].pair == asym_cells[q].pair) ++q1;
+    const std::size_t i = asym_cells[q].pair / N, j = asym_cells[q].pair % N;
+    const std::size_t first = q;
+    q = q1;
+    if (is_slow(i, j) || is_slow(j, i) || skipped(i, j)) continue;
+    std::vector<double> sc, zs;
+    std::vector<std::int64_t> lens;
+    int sign = 0;
+    for (std::size_t u = first; u < q1; ++u) {
+      const double a = static_cast<double>(asym_cells[u].a), b = static_cast<double>(asym_cells[u].b);
+      const std::size_t k = asym_cells[u].k;
+      lens.push_back(c.lengths[k]);
+      sc.push_back(std::exp(std::fabs(a - b)));
+      zs.push_back(dsig[k] > 0 ? std::fabs(a - b) / dsig[k] : kNaN);
+      sign += a > b ? 1 : -1;
     }
+    if (lens.size() >= need && static_cast<std::size_t>(std::abs(sign)) == lens.size()) {
+      LinkHit h = sign > 0 ? LinkHit{static_cast<int>(i), static_cast<int>(j), 0, lens}
+                           : LinkHit{static_cast<int>(j), static_cast<int>(i), 0, lens};
+      h.score = finite_median(sc);
+      h.sigmas = finite_median(zs);
+      asym.push_back(h);
+    }
+  }
   // A slow link whose reverse direction is normal is one-way: an asymmetric pair (sender ->
   // receiver), not a slow cable (issue 13: it was reported as slow_link, receiving group first).
   std::vector<LinkHit> both;
   for (const auto& h : slow) {
-    const auto rev = static_cast<std::size_t>(h.j) * N + static_cast<std::size_t>(h.i);
-    if (is_slow[rev]) both.push_back(h);
+    if (is_slow(static_cast<std::size_t>(h.j), static_cast<std::size_t>(h.i))) both.push_back(h);
     else asym.push_back(h);
   }
   auto sl = merge_links("slow_link", both, t, hosts, opt.max_links, "slow link", false);
@@ -570,19 +697,34 @@ std::vector<Anomaly> find_variance_anomalies(const Cube& values, const Cube& dev
   const auto ks = common_lengths(values, deviation);
   if (ks.empty()) return out;
   std::vector<double> cv_rank(N, kNaN);
-  std::vector<double> tmp;
-  for (std::size_t r = 0; r < N; ++r) {
-    tmp.clear();
-    for (auto [a, b] : ks)
-      for (std::size_t o = 0; o < N; ++o) {
-        if (o == r) continue;
-        for (auto [i, j] : {std::pair{r, o}, std::pair{o, r}}) {
-          const double v = values.at(a, static_cast<int>(i), static_cast<int>(j));
-          const double d = deviation.at(b, static_cast<int>(i), static_cast<int>(j));
-          if (Cube::usable(v) && std::isfinite(d) && d >= 0) tmp.push_back(d / v);
+  // Per block of ranks: their rows and columns of both files at every common length.
+  const int P = values.P;
+  const int rb = rows_per_block(P, N * ks.size() * (2 * sizeof(double) + 4 * sizeof(float)));
+  std::vector<float> vr, dr, vc, dc;
+  for (int r0 = 0; r0 < P; r0 += rb) {
+    const int r1 = std::min(P, r0 + rb);
+    const auto nr = static_cast<std::size_t>(r1 - r0);
+    std::vector<std::vector<double>> tmp(nr);
+    vc.resize(N * nr);
+    dc.resize(N * nr);
+    for (auto [a, b] : ks) {
+      const float* V = values.rows(a, r0, r1, vr);
+      const float* D = deviation.rows(b, r0, r1, dr);
+      values.block(a, 0, P, r0, r1, vc.data());
+      deviation.block(b, 0, P, r0, r1, dc.data());
+      for (std::size_t q = 0; q < nr; ++q) {
+        const std::size_t r = static_cast<std::size_t>(r0) + q;
+        for (std::size_t o = 0; o < N; ++o) {
+          if (o == r) continue;
+          // (r, o) from the rows, (o, r) from the columns
+          for (auto [v, d] : {std::pair{static_cast<double>(V[q * N + o]), static_cast<double>(D[q * N + o])},
+                              std::pair{static_cast<double>(vc[o * nr + q]), static_cast<double>(dc[o * nr + q])}})
+            if (Cube::usable(v) && std::isfinite(d) && d >= 0) tmp[q].push_back(d / v);
         }
       }
-    if (!tmp.empty()) cv_rank[r] = finite_median(tmp);
+    }
+    for (std::size_t q = 0; q < nr; ++q)
+      if (!tmp[q].empty()) cv_rank[static_cast<std::size_t>(r0) + q] = finite_median(tmp[q]);
   }
   const auto [m, s] = robust_spread(cv_rank);
   for (std::size_t r = 0; r < N; ++r) {
@@ -616,17 +758,28 @@ DuplexResult analyze_duplex(const Cube& one, const Cube& async, const Topology& 
   ks.erase(ks.begin(), ks.begin() + static_cast<std::ptrdiff_t>(ks.size() / 2));
   for (auto [a, b] : ks) d.lengths.push_back(one.lengths[a]);
   std::vector<double> ratio(N * N, kNaN), tmp;
-  for (std::size_t i = 0; i < N; ++i)
-    for (std::size_t j = 0; j < N; ++j) {
-      if (i == j) continue;
-      tmp.clear();
-      for (auto [a, b] : ks) {
-        const double x = one.at(a, static_cast<int>(i), static_cast<int>(j));
-        const double y = async.at(b, static_cast<int>(i), static_cast<int>(j));
-        if (Cube::usable(x) && Cube::usable(y)) tmp.push_back(y / x);
-      }
-      if (!tmp.empty()) ratio[i * N + j] = finite_median(tmp);
+  // In blocks of senders: their rows of both files at the compared lengths.
+  const int rb = rows_per_block(P, N * ks.size() * 2 * sizeof(float));
+  std::vector<std::vector<float>> b1(ks.size()), b2(ks.size());
+  std::vector<const float*> X(ks.size()), Y(ks.size());
+  for (int r0 = 0; r0 < P; r0 += rb) {
+    const int r1 = std::min(P, r0 + rb);
+    for (std::size_t q = 0; q < ks.size(); ++q) {
+      X[q] = one.rows(ks[q].first, r0, r1, b1[q]);
+      Y[q] = async.rows(ks[q].second, r0, r1, b2[q]);
     }
+    for (std::size_t i = static_cast<std::size_t>(r0); i < static_cast<std::size_t>(r1); ++i)
+      for (std::size_t j = 0; j < N; ++j) {
+        if (i == j) continue;
+        tmp.clear();
+        const std::size_t at = (i - static_cast<std::size_t>(r0)) * N + j;
+        for (std::size_t q = 0; q < ks.size(); ++q) {
+          const double x = X[q][at], y = Y[q][at];
+          if (Cube::usable(x) && Cube::usable(y)) tmp.push_back(y / x);
+        }
+        if (!tmp.empty()) ratio[i * N + j] = finite_median(tmp);
+      }
+  }
   const int nc = t.class_count();
   std::vector<LinkHit> hits;
   for (int q = 0; q < nc; ++q) {

@@ -2,7 +2,10 @@
 #include "nt/analysis/fits.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace nt::analysis {
@@ -223,24 +226,122 @@ double log_spread(const std::vector<double>& x, std::vector<double>& l) {
 }
 }  // namespace
 
+namespace {
+// Order-preserving key of a finite double (-0 taken as +0).
+std::uint64_t median_key(double x) {
+  if (x == 0) x = 0.0;
+  const auto b = std::bit_cast<std::uint64_t>(x);
+  return (b >> 63) ? ~b : b | (std::uint64_t{1} << 63);
+}
+double from_key(std::uint64_t k) {
+  return std::bit_cast<double>((k >> 63) ? k & ~(std::uint64_t{1} << 63) : ~k);
+}
+constexpr std::size_t kBins = std::size_t{1} << 16;
+}  // namespace
+
+void StreamedMedian::offer(double x) {
+  if (done_ || !std::isfinite(x)) return;
+  if (pass_ == 0) {
+    ++n_;
+    if (!first_overflow_) {
+      all_.push_back(x);
+      if (all_.size() <= cap_) return;
+      first_overflow_ = true;  // too many: a histogram of the keys' top 16 bits instead
+      hist0_.assign(kBins, 0);
+      for (double y : all_) ++hist0_[median_key(y) >> 48];
+      std::vector<double>().swap(all_);
+      return;
+    }
+    ++hist0_[median_key(x) >> 48];
+    return;
+  }
+  const std::uint64_t key = median_key(x);
+  for (Target* t : {&lo_, &hi_})
+    if (!t->found) offer_target(*t, key, x);
+}
+
+void StreamedMedian::offer_target(Target& t, std::uint64_t key, double x) {
+  if ((key >> (64 - t.bits)) != t.prefix) return;
+  if (t.collect) t.held.push_back(x);
+  else ++t.hist[(key >> (48 - t.bits)) & (kBins - 1)];
+}
+
+// After a pass: the target's value when its values were collected, else the next 16 bits of its key.
+void StreamedMedian::settle(Target& t) {
+  if (t.found) return;
+  if (t.collect) {
+    auto mid = t.held.begin() + static_cast<std::ptrdiff_t>(t.rank);
+    std::nth_element(t.held.begin(), mid, t.held.end());
+    t.value = *mid;
+    t.found = true;
+    std::vector<double>().swap(t.held);
+    return;
+  }
+  std::uint64_t before = 0;
+  std::size_t bin = 0;
+  while (before + t.hist[bin] <= t.rank) before += t.hist[bin++];
+  t.prefix = (t.prefix << 16) | bin;
+  t.bits += 16;
+  t.rank -= before;
+  const std::uint64_t count = t.hist[bin];
+  if (t.bits == 64) {
+    t.value = from_key(t.prefix);
+    t.found = true;
+    std::vector<std::uint64_t>().swap(t.hist);
+    return;
+  }
+  t.collect = count <= cap_;
+  if (t.collect) std::vector<std::uint64_t>().swap(t.hist);
+  else std::fill(t.hist.begin(), t.hist.end(), 0);
+}
+
+void StreamedMedian::end_pass() {
+  if (done_) return;
+  if (pass_++ == 0) {
+    if (!first_overflow_) {
+      value_ = all_.empty() ? kNaN : median_inplace(all_);
+      std::vector<double>().swap(all_);
+      done_ = true;
+      return;
+    }
+    // The two middle ranks (one for an odd count), located by the histogram of the top 16 bits.
+    lo_.rank = n_ % 2 ? n_ / 2 : n_ / 2 - 1;
+    hi_.rank = n_ / 2;
+    for (Target* t : {&lo_, &hi_}) {
+      t->hist = hist0_;
+      t->bits = 0;
+      t->prefix = 0;
+      // settle() below reads the bin of the top 16 bits as "the next 16 bits" of an empty prefix
+      t->collect = false;
+      settle(*t);
+      if (!t->collect && !t->found) t->hist.assign(kBins, 0);
+    }
+    std::vector<std::uint64_t>().swap(hist0_);
+  } else {
+    settle(lo_);
+    settle(hi_);
+  }
+  if (lo_.found && hi_.found) {
+    value_ = n_ % 2 ? hi_.value : lo_.value + (hi_.value - lo_.value) / 2.0;
+    done_ = true;
+  }
+}
+
 HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const ThresholdOptions& opt,
-                                    const Cube* deviation) {
+                                    const Cube* deviation, bool keep_pairs) {
   HockneyResult r;
   const int P = c.P;
+  const auto N = static_cast<std::size_t>(P);
   const std::size_t K = c.count();
   const int nc = t.class_count();
-  std::vector<int> cls(static_cast<std::size_t>(P) * static_cast<std::size_t>(P), -1);
-  std::vector<std::size_t> count(static_cast<std::size_t>(nc), 0);
-  for (int i = 0; i < P; ++i)
-    for (int j = 0; j < P; ++j)
-      if (i != j) {
-        const int k = t.pair_class(i, j);
-        cls[static_cast<std::size_t>(i * P + j)] = k;
-        ++count[static_cast<std::size_t>(k)];
-      }
+  const auto NC = static_cast<std::size_t>(nc);
+  const std::vector<std::int8_t> cls = pair_classes(t);
+  std::vector<std::size_t> count(NC, 0);
+  for (std::int8_t q : cls)
+    if (q >= 0) ++count[static_cast<std::size_t>(q)];
   std::vector<double> mlen(K);
   for (std::size_t k = 0; k < K; ++k) mlen[k] = static_cast<double>(c.lengths[k]);
-  std::vector<ClassFit> fits(static_cast<std::size_t>(nc));
+  std::vector<ClassFit> fits(NC);
   for (int k = 0; k < nc; ++k) {
     fits[static_cast<std::size_t>(k)].cls = k;
     fits[static_cast<std::size_t>(k)].name = t.class_name(k);
@@ -249,43 +350,48 @@ HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const Thre
   }
   const bool dev_ok = deviation && deviation->P == P && deviation->count() == K;
   // Per length and class: the median curve, the spread of the pairs and the deviation's share
-  // (NaN where the class has no delay at that length). Lengths in parallel, medians in place.
-  std::vector<double> sp_k(K * static_cast<std::size_t>(nc), kNaN), dev_k(K * static_cast<std::size_t>(nc), kNaN);
-  parallel_for(K, [&](std::size_t ka, std::size_t kb) {
-    std::vector<std::vector<double>> bucket(static_cast<std::size_t>(nc)), dev_bucket(static_cast<std::size_t>(nc));
+  // (NaN where the class has no delay at that length); one length at a time, the populations'
+  // samples taken in two scans of the matrix instead of held.
+  std::vector<double> sp_k(K * NC, kNaN), dev_k(K * NC, kNaN);
+  {
+    std::vector<float> buf, dbuf;
     std::vector<double> scratch;
-    for (std::size_t k = ka; k < kb; ++k) {
-      for (auto& b : bucket) b.clear();
-      for (auto& b : dev_bucket) b.clear();
-      for (int i = 0; i < P; ++i)
-        for (int j = 0; j < P; ++j) {
-          const int q = cls[static_cast<std::size_t>(i * P + j)];
-          if (q < 0 || !Cube::usable(c.at(k, i, j))) continue;
-          bucket[static_cast<std::size_t>(q)].push_back(c.at(k, i, j));
-          if (dev_ok && std::isfinite(deviation->at(k, i, j)) && deviation->at(k, i, j) >= 0)
-            dev_bucket[static_cast<std::size_t>(q)].push_back(deviation->at(k, i, j) / c.at(k, i, j));
-        }
-      for (int q = 0; q < nc; ++q) {
-        auto& b = bucket[static_cast<std::size_t>(q)];
+    for (std::size_t k = 0; k < K; ++k) {
+      const float* m = c.slice(k, buf);
+      const float* dm = dev_ok ? deviation->slice(k, dbuf) : nullptr;
+      auto bucket = population_samples(NC, [&](auto&& take) {
+        for (std::size_t x = 0; x < N * N; ++x)
+          if (cls[x] >= 0 && Cube::usable(m[x])) take(static_cast<std::size_t>(cls[x]), static_cast<double>(m[x]));
+      });
+      std::vector<std::vector<double>> dev_bucket(NC);
+      if (dm)
+        dev_bucket = population_samples(NC, [&](auto&& take) {
+          for (std::size_t x = 0; x < N * N; ++x) {
+            if (cls[x] < 0 || !Cube::usable(m[x])) continue;
+            const double d = dm[x];
+            if (std::isfinite(d) && d >= 0) take(static_cast<std::size_t>(cls[x]), d / static_cast<double>(m[x]));
+          }
+        });
+      for (std::size_t q = 0; q < NC; ++q) {
+        auto& b = bucket[q];
         if (b.empty()) continue;
-        fits[static_cast<std::size_t>(q)].curve[k] = population_median(b);
-        sp_k[k * static_cast<std::size_t>(nc) + static_cast<std::size_t>(q)] = log_spread(b, scratch);
-        if (!dev_bucket[static_cast<std::size_t>(q)].empty())
-          dev_k[k * static_cast<std::size_t>(nc) + static_cast<std::size_t>(q)] = population_median(dev_bucket[static_cast<std::size_t>(q)]);
+        fits[q].curve[k] = population_median(b);
+        sp_k[k * NC + q] = log_spread(b, scratch);
+        if (!dev_bucket[q].empty()) dev_k[k * NC + q] = population_median(dev_bucket[q]);
       }
     }
-  });
-  std::vector<std::vector<double>> spread(static_cast<std::size_t>(nc)), dev_rel(static_cast<std::size_t>(nc));
+  }
+  std::vector<std::vector<double>> spread(NC), dev_rel(NC);
   for (std::size_t k = 0; k < K; ++k)
-    for (std::size_t q = 0; q < static_cast<std::size_t>(nc); ++q) {
-      if (std::isfinite(sp_k[k * static_cast<std::size_t>(nc) + q])) spread[q].push_back(sp_k[k * static_cast<std::size_t>(nc) + q]);
-      if (std::isfinite(dev_k[k * static_cast<std::size_t>(nc) + q])) dev_rel[q].push_back(dev_k[k * static_cast<std::size_t>(nc) + q]);
+    for (std::size_t q = 0; q < NC; ++q) {
+      if (std::isfinite(sp_k[k * NC + q])) spread[q].push_back(sp_k[k * NC + q]);
+      if (std::isfinite(dev_k[k * NC + q])) dev_rel[q].push_back(dev_k[k * NC + q]);
     }
-  for (int q = 0; q < nc; ++q) {
+  for (std::size_t q = 0; q < NC; ++q) {
     double n = 0;
-    if (!spread[static_cast<std::size_t>(q)].empty()) n = finite_median(spread[static_cast<std::size_t>(q)]);
-    if (!dev_rel[static_cast<std::size_t>(q)].empty()) n = std::max(n, finite_median(dev_rel[static_cast<std::size_t>(q)]));
-    fits[static_cast<std::size_t>(q)].noise = std::isfinite(n) ? n : 0.0;
+    if (!spread[q].empty()) n = finite_median(spread[q]);
+    if (!dev_rel[q].empty()) n = std::max(n, finite_median(dev_rel[q]));
+    fits[q].noise = std::isfinite(n) ? n : 0.0;
   }
   for (auto& f : fits) {
     if (f.pairs == 0) continue;
@@ -309,53 +415,121 @@ HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const Thre
     }
     add_range(k0, K);
   }
-  // Per pair fits over the ranges of its class (senders in parallel; pairs in (i, j) order).
-  r.pairs.resize(static_cast<std::size_t>(P) * static_cast<std::size_t>(P - 1));
-  parallel_for(static_cast<std::size_t>(P), [&](std::size_t i0, std::size_t i1) {
-    std::vector<double> series(K);
-    for (int i = static_cast<int>(i0); i < static_cast<int>(i1); ++i)
-      for (int j = 0; j < P; ++j) {
-        if (i == j) continue;
-        PairFit& pf = r.pairs[static_cast<std::size_t>(i) * static_cast<std::size_t>(P - 1) + static_cast<std::size_t>(j < i ? j : j - 1)];
-        pf.i = i;
-        pf.j = j;
-        pf.cls = cls[static_cast<std::size_t>(i * P + j)];
-        for (std::size_t k = 0; k < K; ++k) series[k] = c.at(k, i, j);
-        for (const auto& rg : fits[static_cast<std::size_t>(pf.cls)].ranges)
-          pf.ranges.push_back(fit_hockney(std::span(mlen).subspan(rg.k0, rg.k1 - rg.k0),
-                                          std::span<const double>(series).subspan(rg.k0, rg.k1 - rg.k0)));
-      }
-  });
-  for (auto& f : fits) {
+  // Per pair fits over the ranges of its class, in blocks of senders (every length of a block
+  // read at a time, senders of a block in parallel); the class statistics over the pairs from
+  // them. A pass is repeated until the exact medians over the pairs are known (one pass unless a
+  // class has more than 4M pairs).
+  std::size_t max_ranges = 1;
+  for (const auto& f : fits) max_ranges = std::max(max_ranges, f.ranges.size());
+  if (keep_pairs) r.pairs.resize(N * (N - 1));
+  std::vector<std::vector<ClassFit::Spread>> sp(NC);
+  // [class][range][ts, tw, r2, rel_rms]
+  std::vector<std::vector<std::array<StreamedMedian, 4>>> med(NC);
+  std::vector<std::vector<std::array<double, 4>>> lo(NC), hi(NC);  // min and max of ts and tw
+  // Values held per median: 4M (32 MB) with the default blocks; NT_ANALYZE_BLOCK_BYTES=4096
+  // gives 128, so that the tests take the several-pass path on small files.
+  const std::size_t cap = std::max<std::size_t>(64, block_bytes() / 32);
+  for (std::size_t q = 0; q < NC; ++q) {
+    sp[q].resize(fits[q].ranges.size());
+    med[q].assign(fits[q].ranges.size(), {StreamedMedian(cap), StreamedMedian(cap), StreamedMedian(cap), StreamedMedian(cap)});
+    lo[q].assign(fits[q].ranges.size(), {kNaN, kNaN, kNaN, kNaN});
+  }
+  const int rb = rows_per_block(P, N * (K * sizeof(float) + max_ranges * sizeof(LineFit)));
+  std::vector<std::vector<float>> bufs(K);
+  std::vector<const float*> blk(K);
+  std::vector<LineFit> block_fits;
+  for (int pass = 0;; ++pass) {
+    for (int r0 = 0; r0 < P; r0 += rb) {
+      const int r1 = std::min(P, r0 + rb);
+      const auto nr = static_cast<std::size_t>(r1 - r0);
+      for (std::size_t k = 0; k < K; ++k) blk[k] = c.rows(k, r0, r1, bufs[k]);
+      block_fits.assign(nr * N * max_ranges, LineFit{});
+      parallel_for(nr, [&](std::size_t q0, std::size_t q1) {
+        std::vector<double> series(K);
+        for (std::size_t q = q0; q < q1; ++q)
+          for (std::size_t j = 0; j < N; ++j) {
+            const std::size_t i = static_cast<std::size_t>(r0) + q;
+            if (i == j) continue;
+            for (std::size_t k = 0; k < K; ++k) series[k] = blk[k][q * N + j];
+            const auto& rgs = fits[static_cast<std::size_t>(cls[i * N + j])].ranges;
+            for (std::size_t g = 0; g < rgs.size(); ++g)
+              block_fits[(q * N + j) * max_ranges + g] =
+                  fit_hockney(std::span(mlen).subspan(rgs[g].k0, rgs[g].k1 - rgs[g].k0),
+                              std::span<const double>(series).subspan(rgs[g].k0, rgs[g].k1 - rgs[g].k0));
+          }
+      });
+      for (std::size_t q = 0; q < nr; ++q)
+        for (std::size_t j = 0; j < N; ++j) {
+          const std::size_t i = static_cast<std::size_t>(r0) + q;
+          if (i == j) continue;
+          const auto qc = static_cast<std::size_t>(cls[i * N + j]);
+          const std::size_t G = fits[qc].ranges.size();
+          const LineFit* lf = &block_fits[(q * N + j) * max_ranges];
+          if (pass == 0 && keep_pairs) {
+            PairFit& pf = r.pairs[i * (N - 1) + (j < i ? j : j - 1)];
+            pf.i = static_cast<int>(i);
+            pf.j = static_cast<int>(j);
+            pf.cls = static_cast<int>(qc);
+            pf.ranges.assign(lf, lf + G);
+          }
+          for (std::size_t g = 0; g < G; ++g) {
+            const auto& x = lf[g];
+            if (!x.ok()) continue;
+            auto& m = med[qc][g];
+            if (pass == 0) {
+              auto& s = sp[qc][g];
+              ++s.fitted;
+              if (!x.ts_identifiable) ++s.ts_unidentifiable;
+              if (!x.tw_identifiable) ++s.tw_unidentifiable;
+              auto& l = lo[qc][g];
+              if (std::isfinite(x.ts)) {
+                l[0] = std::isnan(l[0]) ? x.ts : std::min(l[0], x.ts);
+                l[1] = std::isnan(l[1]) ? x.ts : std::max(l[1], x.ts);
+              }
+              if (std::isfinite(x.tw)) {
+                l[2] = std::isnan(l[2]) ? x.tw : std::min(l[2], x.tw);
+                l[3] = std::isnan(l[3]) ? x.tw : std::max(l[3], x.tw);
+              }
+            }
+            m[0].offer(x.ts);
+            m[1].offer(x.tw);
+            m[2].offer(x.r2);
+            m[3].offer(x.rel_rms);
+          }
+        }
+    }
+    bool all_done = true;
+    for (auto& mq : med)
+      for (auto& mg : mq)
+        for (auto& m : mg) {
+          m.end_pass();
+          all_done = all_done && m.done();
+        }
+    if (all_done) break;
+  }
+  for (std::size_t q = 0; q < NC; ++q) {
+    auto& f = fits[q];
     if (f.pairs == 0) continue;
     for (std::size_t g = 0; g < f.ranges.size(); ++g) {
-      std::vector<double> ts, tw, r2, rr;
-      ClassFit::Spread s;
-      for (const auto& p : r.pairs)
-        if (p.cls == f.cls && g < p.ranges.size() && p.ranges[g].ok()) {
-          const auto& x = p.ranges[g];
-          ++s.fitted;
-          if (std::isfinite(x.ts)) ts.push_back(x.ts);
-          if (std::isfinite(x.tw)) tw.push_back(x.tw);
-          if (!x.ts_identifiable) ++s.ts_unidentifiable;
-          if (!x.tw_identifiable) ++s.tw_unidentifiable;
-          r2.push_back(x.r2);
-          rr.push_back(x.rel_rms);
-        }
-      if (!ts.empty()) {
-        s.ts_median = finite_median(ts);
-        s.ts_min = *std::min_element(ts.begin(), ts.end());
-        s.ts_max = *std::max_element(ts.begin(), ts.end());
+      ClassFit::Spread s = sp[q][g];
+      const auto& l = lo[q][g];
+      const auto& m = med[q][g];
+      if (std::isfinite(l[0])) {
+        s.ts_median = m[0].value();
+        s.ts_min = l[0];
+        s.ts_max = l[1];
       }
-      if (!tw.empty()) {
-        s.tw_median = finite_median(tw);
-        s.tw_min = *std::min_element(tw.begin(), tw.end());
-        s.tw_max = *std::max_element(tw.begin(), tw.end());
+      if (std::isfinite(l[2])) {
+        s.tw_median = m[1].value();
+        s.tw_min = l[2];
+        s.tw_max = l[3];
       } else {
         s.tw_median = s.tw_min = s.tw_max = kNaN;
       }
-      if (!r2.empty()) s.r2_median = finite_median(r2);
-      if (!rr.empty()) s.rel_rms_median = finite_median(rr);
+      if (s.fitted > 0) {
+        s.r2_median = m[2].value();
+        s.rel_rms_median = m[3].value();
+      }
       f.pair_spread.push_back(s);
     }
     r.classes.push_back(std::move(f));

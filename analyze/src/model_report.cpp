@@ -49,7 +49,7 @@ ModelReport make_model(const Cube& delays, const LoggpData* loggp, const Cube* b
   check_node_level(delays, m.topology, !hosts.empty());
   check_node_level_against_hosts(m.topology, compare_with_hosts(m.topology.levels.front().groups, hosts));
   m.notes = m.topology.notes;
-  const HockneyResult hockney = fit_classes_and_pairs(delays, m.topology);
+  const HockneyResult hockney = fit_classes_and_pairs(delays, m.topology, {}, nullptr, /*keep_pairs=*/false);
   m.params = class_params(&delays, m.topology, &hockney, loggp, opt);
   for (const auto& p : m.params) m.notes.insert(m.notes.end(), p.notes.begin(), p.notes.end());
   const ClassParams& cp = pick_class(m.params, which);
@@ -98,7 +98,10 @@ ModelReport make_model(const ModelRequest& req) {
   std::optional<LoggpData> loggp;
   std::optional<Cube> delays;
   if (!req.loggp_file.empty()) loggp = read_loggp(req.loggp_file);
-  if (!req.delay_file.empty()) delays = load_delays(req.delay_file);
+  if (!req.delay_file.empty()) {
+    delays = open_delays(req.delay_file);  // read one length (or block of rows) at a time
+    require_analysis_memory(*delays, false, "the model");
+  }
   else if (loggp) delays = cube_from_loggp(*loggp);
   else throw UsageError("give a delay FILE, a --loggp file, or both");
   const auto hosts = hosts_for(*delays, req.hosts_file);

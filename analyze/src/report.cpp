@@ -81,7 +81,8 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, c
     auto v = find_variance_anomalies(c, *deviation, r.hosts, opt.anomalies);
     r.anomalies.insert(r.anomalies.end(), v.begin(), v.end());
   }
-  r.hockney = fit_classes_and_pairs(c, r.topology, opt.thresholds, deviation);
+  r.hockney = fit_classes_and_pairs(c, r.topology, opt.thresholds, deviation,
+                                    opt.keep_pair_fits || opt.pairs_in_json || c.P <= 16);
   r.params = class_params(&r.cube, r.topology, &r.hockney, nullptr, {});
   if (async) {
     const Cube* one = &c;
@@ -96,10 +97,10 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, c
   return r;
 }
 
-Cube load_delays(const std::string& file) {
-  std::unique_ptr<Dataset> d;
+namespace {
+std::shared_ptr<const Dataset> open_delay_file(const std::string& file) {
   try {
-    d = open_dataset(file);
+    return open_dataset(file);
   } catch (const Error&) {
     bool is_loggp = false;
     try {
@@ -111,19 +112,42 @@ Cube load_delays(const std::string& file) {
       throw FileError(file, "is a loggp file, not delays: use 'network_analyze model --loggp " + file + "'");
     throw;
   }
-  return load_cube(*d);
+}
+}  // namespace
+
+Cube load_delays(const std::string& file) { return load_cube(*open_delay_file(file)); }
+
+Cube open_delays(const std::string& file) { return open_cube(open_delay_file(file)); }
+
+std::uint64_t analysis_memory(int P, std::size_t K, bool keep_pairs) {
+  // The largest of the passes (share/doc/analyze.md "Memory"): topology's profiles, 16 B per
+  // pair and band (B <= 3) with their transposed copy; the median polish of one length, 13 B per
+  // pair (float delays, double residual, class byte); and a pass's blocks of rows. Kept pair fits
+  // add ~100 B per pair and range.
+  const auto PP = static_cast<std::uint64_t>(P) * static_cast<std::uint64_t>(P);
+  const std::uint64_t B = std::max<std::uint64_t>(1, std::min<std::uint64_t>(3, K / 3));
+  const std::uint64_t topology = 16 * B * PP, polish = 13 * PP;
+  std::uint64_t need = std::max(topology, polish) + 2 * block_bytes() + (std::uint64_t{64} << 20);
+  if (keep_pairs) need += 100 * PP;
+  return need;
+}
+
+void require_analysis_memory(const Cube& c, bool keep_pairs, const std::string& what) {
+  require_memory(analysis_memory(c.P, c.count(), keep_pairs),
+                 fmt::format("{} of {} ranks x {} lengths", what, c.P, c.count()));
 }
 
 Report make_report(const std::string& file, const ReportOptions& opt) {
-  Cube c = load_delays(file);
+  Cube c = open_delays(file);
+  require_analysis_memory(c, opt.keep_pair_fits || opt.pairs_in_json || c.P <= 16, "the analysis");
   std::optional<Cube> async, dev;
-  if (!opt.async_file.empty()) async = load_delays(opt.async_file);
+  if (!opt.async_file.empty()) async = open_delays(opt.async_file);
   std::string devfile = opt.deviation_file;
   if (devfile.empty() && opt.find_deviation_beside && c.statistic != Statistic::deviation) {
     if (const auto cand = ResultSet::of(file).find_statistic(Statistic::deviation, file)) devfile = cand->string();
   }
   if (!devfile.empty()) {
-    dev = load_delays(devfile);
+    dev = open_delays(devfile);
     if (dev->P != c.P) throw FileError(devfile, fmt::format("has {} ranks, {} has {}", dev->P, file, c.P));
   }
   Report r = make_report(c, opt, async ? &*async : nullptr, dev ? &*dev : nullptr);

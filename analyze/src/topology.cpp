@@ -21,18 +21,25 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Median of a scratch buffer (reordered); NaN when empty.
 double median_inplace(std::vector<double>& x) { return x.empty() ? kNaN : nt::median_inplace(x); }
 
-// n x n profile per band, [b][a*n + c]; NaN where unknown (and on the diagonal).
-using Profiles = std::vector<std::vector<double>>;
+// n x n profile per band, [b][a*n + c]; NaN where unknown (and on the diagonal). The ranks'
+// profiles are held in single precision (B P^2 values twice, with the transposed copy: 2.4 GB
+// instead of 4.8 GB for 10,000 ranks); the groups' in double.
+template <class T>
+double dbl(T x) { return static_cast<double>(x); }
+template <class T>
+using ProfilesOf = std::vector<std::vector<T>>;
+using Profiles = ProfilesOf<double>;
 
 // Rank-to-rank (or group-to-group) comparison of profiles. The distance of items a and c in band
 // b: their rows and columns after removing the median difference of each (so a uniformly slow
 // item still matches its mates), the cells of a and c themselves and of the `skip` items left out;
 // the second largest |difference| (robust to one odd cell). The median offsets come from a sample
 // of at most ~64 cells (all cells for up to 128 items).
+template <class T>
 class Comparer {
  public:
-  Comparer(const Profiles& prof, std::size_t n) : prof_(prof), N_(n), skip_(n, 0) {
-    tr_.assign(prof.size(), std::vector<double>(N_ * N_));
+  Comparer(const ProfilesOf<T>& prof, std::size_t n) : prof_(prof), N_(n), skip_(n, 0) {
+    tr_.assign(prof.size(), std::vector<T>(N_ * N_));
     parallel_for(N_, [&](std::size_t i0, std::size_t i1) {
       for (std::size_t b = 0; b < prof_.size(); ++b)
         for (std::size_t i = i0; i < i1; ++i)
@@ -51,15 +58,15 @@ class Comparer {
 
   // keep_all: leave every |difference| in s.all (for the noise estimate).
   Result compare(std::size_t b, std::size_t a, std::size_t c, Scratch& s, bool keep_all = false) const {
-    const double* ra = prof_[b].data() + a * N_;
-    const double* rc = prof_[b].data() + c * N_;
-    const double* ca = tr_[b].data() + a * N_;
-    const double* cc = tr_[b].data() + c * N_;
+    const T* ra = prof_[b].data() + a * N_;
+    const T* rc = prof_[b].data() + c * N_;
+    const T* ca = tr_[b].data() + a * N_;
+    const T* cc = tr_[b].data() + c * N_;
     s.x.clear();
     s.y.clear();
     for (std::size_t k = 0; k < N_; k += stride_) {
       if (k == a || k == c || skip_[k]) continue;
-      const double d1 = ra[k] - rc[k], d2 = ca[k] - cc[k];
+      const double d1 = dbl(ra[k]) - dbl(rc[k]), d2 = dbl(ca[k]) - dbl(cc[k]);
       if (std::isfinite(d1)) s.x.push_back(d1);
       if (std::isfinite(d2)) s.y.push_back(d2);
     }
@@ -82,16 +89,16 @@ class Comparer {
     };
     for (std::size_t k = 0; k < N_; ++k) {
       if (k == a || k == c || skip_[k]) continue;
-      take(std::fabs(ra[k] - rc[k] - r.row_off));
-      take(std::fabs(ca[k] - cc[k] - r.col_off));
+      take(std::fabs(dbl(ra[k]) - dbl(rc[k]) - r.row_off));
+      take(std::fabs(dbl(ca[k]) - dbl(cc[k]) - r.col_off));
     }
     r.dist = count >= 2 ? second : first;
     return r;
   }
 
  private:
-  const Profiles& prof_;
-  Profiles tr_;  // transposed profiles: columns become contiguous
+  const ProfilesOf<T>& prof_;
+  ProfilesOf<T> tr_;  // transposed profiles: columns become contiguous
   std::size_t N_;
   std::size_t stride_;
   std::vector<char> skip_;
@@ -129,12 +136,13 @@ struct DisjointSets {
 // not multiply (issue 13: slow nodes became switches of their own), where a switch boundary differs
 // on the cells of whole switches. Not for ranks: ranks of one node have the same links whatever the
 // third party, and a slow node's ranks are the only evidence that tells them from other nodes'.
-std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOptions& opt, bool skip_odd) {
+template <class T>
+std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const TopologyOptions& opt, bool skip_odd) {
   std::vector<int> label(static_cast<std::size_t>(n), 0);
   if (n <= 2) return label;  // no third item to compare against: one group
   const auto N = static_cast<std::size_t>(n);
   const std::size_t B = prof.size();
-  Comparer cmp(prof, N);
+  Comparer<T> cmp(prof, N);
 
   // 1. Candidates: the nearest items by the direct link, row and column effects removed.
   std::vector<std::vector<double>> rowm(B, std::vector<double>(N, 0.0)), colm(B, std::vector<double>(N, 0.0));
@@ -162,8 +170,8 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
         if (c == a) continue;
         double s = 0.0;
         for (std::size_t b = 0; b < B; ++b) {
-          const double x = prof[b][a * N + c] - rowm[b][a] - colm[b][c];
-          const double y = prof[b][c * N + a] - rowm[b][c] - colm[b][a];
+          const double x = dbl(prof[b][a * N + c]) - rowm[b][a] - colm[b][c];
+          const double y = dbl(prof[b][c * N + a]) - rowm[b][c] - colm[b][a];
           s += (std::isfinite(x) ? x : 0.0) + (std::isfinite(y) ? y : 0.0);
           if (!std::isfinite(x) && !std::isfinite(y)) s += 1e6;  // nothing known: last
         }
@@ -192,7 +200,7 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
   if (skip_odd) {
     std::vector<double> off(E * B * 2);
     parallel_for(E, [&](std::size_t e0, std::size_t e1) {
-      Comparer::Scratch s;
+      typename Comparer<T>::Scratch s;
       for (std::size_t e = e0; e < e1; ++e)
         for (std::size_t b = 0; b < B; ++b) {
           const auto r = cmp.compare(b, edges[e].first, edges[e].second, s);
@@ -222,7 +230,7 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
 
   // 3. Distances of the candidate pairs, per band.
   parallel_for(E, [&](std::size_t e0, std::size_t e1) {
-    Comparer::Scratch s;
+    typename Comparer<T>::Scratch s;
     for (std::size_t e = e0; e < e1; ++e)
       for (std::size_t b = 0; b < B; ++b) dist[e * B + b] = cmp.compare(b, edges[e].first, edges[e].second, s).dist;
   });
@@ -230,7 +238,7 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
   // 4. Noise per band: the typical |difference| between each item and its nearest candidate.
   std::vector<double> tau(B);
   {
-    Comparer::Scratch s0;
+    typename Comparer<T>::Scratch s0;
     for (std::size_t b = 0; b < B; ++b) {
       std::vector<double> nn;
       for (std::size_t a = 0; a < N; ++a) {
@@ -275,7 +283,7 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
     if (s > 64) {
       std::vector<char> far(s, 0);
       parallel_for(s, [&](std::size_t q0, std::size_t q1) {
-        Comparer::Scratch sc;
+        typename Comparer<T>::Scratch sc;
         std::vector<double> d(B);
         for (std::size_t q = q0; q < q1; ++q) {
           double sum = 0.0;
@@ -313,7 +321,7 @@ std::vector<int> cluster_profiles(const Profiles& prof, int n, const TopologyOpt
       for (std::size_t r = q + 1; r < s; ++r)
         if (!known[q * s + r]) todo.emplace_back(q, r);
     parallel_for(todo.size(), [&](std::size_t t0, std::size_t t1) {
-      Comparer::Scratch sc;
+      typename Comparer<T>::Scratch sc;
       std::vector<double> d(B);
       for (std::size_t t = t0; t < t1; ++t) {
         const auto [q, r] = todo[t];
@@ -349,28 +357,38 @@ void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, 
     for (int r : finer[g]) group_of[static_cast<std::size_t>(r)] = static_cast<int>(g);
   const double margin = std::log(min_ratio);
   std::vector<std::size_t> dest(G);
-  parallel_for(G, [&](std::size_t g0, std::size_t g1) {
-    std::vector<std::vector<double>> vals(G);
-    std::vector<double> d(K * S);
-    for (std::size_t a = g0; a < g1; ++a) {
-      dest[a] = up_of[a];
-      for (std::size_t k = 0; k < K; ++k) {
+  // d[a][k*S + u]: one length at a time over every finer group (the delays are read once per length).
+  std::vector<std::vector<double>> dall(G, std::vector<double>(K * S, kNaN));
+  std::vector<float> buf;
+  const auto N = static_cast<std::size_t>(c.P);
+  for (std::size_t k = 0; k < K; ++k) {
+    const float* m = c.slice(k, buf);
+    parallel_for(G, [&](std::size_t g0, std::size_t g1) {
+      std::vector<std::vector<double>> vals(G);
+      for (std::size_t a = g0; a < g1; ++a) {
+        std::vector<double>& d = dall[a];
         for (auto& v : vals) v.clear();
         for (int x : finer[a])
           for (int y = 0; y < c.P; ++y) {
             const int gy = group_of[static_cast<std::size_t>(y)];
             if (gy < 0 || static_cast<std::size_t>(gy) == a) continue;
-            for (const double t : {c.at(k, x, y), c.at(k, y, x)})
+            const auto X = static_cast<std::size_t>(x), Y = static_cast<std::size_t>(y);
+            for (const double t : {static_cast<double>(m[X * N + Y]), static_cast<double>(m[Y * N + X])})
               if (Cube::usable(t)) vals[static_cast<std::size_t>(gy)].push_back(std::log(t));
           }
-        std::fill(d.begin() + static_cast<std::ptrdiff_t>(k * S), d.begin() + static_cast<std::ptrdiff_t>((k + 1) * S), kNaN);
         for (std::size_t gy = 0; gy < G; ++gy) {
           if (vals[gy].empty()) continue;
           double& near = d[k * S + up_of[gy]];
-          const double m = median_inplace(vals[gy]);
-          if (!(near <= m)) near = m;
+          const double md = median_inplace(vals[gy]);
+          if (!(near <= md)) near = md;
         }
       }
+    });
+  }
+  parallel_for(G, [&](std::size_t g0, std::size_t g1) {
+    for (std::size_t a = g0; a < g1; ++a) {
+      dest[a] = up_of[a];
+      const std::vector<double>& d = dall[a];
       std::size_t best = S;
       double best_sum = 0.0;
       for (std::size_t u = 0; u < S; ++u) {
@@ -434,6 +452,17 @@ Level make_level(std::string name, std::vector<std::vector<int>> groups, int P) 
 
 }  // namespace
 
+std::vector<std::int8_t> pair_classes(const Topology& t) {
+  const auto N = static_cast<std::size_t>(t.P);
+  std::vector<std::int8_t> cls(N * N, -1);
+  parallel_for(N, [&](std::size_t i0, std::size_t i1) {
+    for (std::size_t i = i0; i < i1; ++i)
+      for (std::size_t j = 0; j < N; ++j)
+        if (i != j) cls[i * N + j] = static_cast<std::int8_t>(t.pair_class(static_cast<int>(i), static_cast<int>(j)));
+  });
+  return cls;
+}
+
 int Topology::pair_class(int i, int j) const {
   for (std::size_t l = 0; l < levels.size(); ++l)
     if (levels[l].group_of[static_cast<std::size_t>(i)] == levels[l].group_of[static_cast<std::size_t>(j)])
@@ -458,46 +487,54 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt) {
   const int P = c.P;
   const auto N = static_cast<std::size_t>(P);
   const std::size_t K = c.count();
-  // Log of each delay over the median off-diagonal delay of its length.
+  // Log of each delay over the median off-diagonal delay of its length (one length at a time).
   std::vector<double> norm(K, kNaN);
-  parallel_for(K, [&](std::size_t k0, std::size_t k1) {
-    std::vector<double> tmp;
-    for (std::size_t k = k0; k < k1; ++k) {
-      tmp.clear();
-      const float* m = c.v.data() + k * N * N;
-      for (std::size_t i = 0; i < N; ++i)
-        for (std::size_t j = 0; j < N; ++j)
-          if (i != j && Cube::usable(m[i * N + j])) tmp.push_back(m[i * N + j]);
+  {
+    std::vector<float> buf;
+    for (std::size_t k = 0; k < K; ++k) {
+      const float* m = c.slice(k, buf);
+      auto tmp = population_sample([&](auto&& take) {
+        for (std::size_t i = 0; i < N; ++i)
+          for (std::size_t j = 0; j < N; ++j)
+            if (i != j && Cube::usable(m[i * N + j])) take(static_cast<double>(m[i * N + j]));
+      });
       if (!tmp.empty()) norm[k] = population_median(tmp);
     }
-  });
+  }
   // At least 3 lengths per band where there are 3: a profile cell is then a median that one gross
   // outlier does not move (a band of 2 lengths averages it in; with 0.1 % outliers, 8 lengths in 3
   // bands split 512 ranks into 430 groups).
   const std::size_t B = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, opt.bands)), K / 3));
-  Profiles prof(B, std::vector<double>(N * N, kNaN));
-  // Per band and sender: the band's rows of that sender (contiguous in the cube), then the median
-  // per receiver over the band's lengths.
+  ProfilesOf<float> prof(B, std::vector<float>(N * N, std::numeric_limits<float>::quiet_NaN()));
+  // Per band and sender: the band's rows of that sender, then the median per receiver over the
+  // band's lengths; read in blocks of senders (every length of the band for one block at a time).
   for (std::size_t b = 0; b < B; ++b) {
     const std::size_t k0 = b * K / B, k1 = (b + 1) * K / B, nb = k1 - k0;
-    parallel_for(N, [&](std::size_t i0, std::size_t i1) {
-      std::vector<double> rows(N * nb), tmp;
-      std::vector<std::size_t> cnt(N);
-      for (std::size_t i = i0; i < i1; ++i) {
-        std::fill(cnt.begin(), cnt.end(), std::size_t{0});
-        for (std::size_t k = k0; k < k1; ++k) {
-          if (!(std::isfinite(norm[k]) && norm[k] > 0)) continue;
-          const float* row = c.v.data() + (k * N + i) * N;
-          for (std::size_t j = 0; j < N; ++j)
-            if (j != i && Cube::usable(row[j])) rows[j * nb + cnt[j]++] = std::log(static_cast<double>(row[j]) / norm[k]);
+    const int rb = rows_per_block(P, nb * N * sizeof(float));
+    std::vector<std::vector<float>> bufs(nb);
+    std::vector<const float*> blk(nb);
+    for (int r0 = 0; r0 < P; r0 += rb) {
+      const int r1 = std::min(P, r0 + rb);
+      for (std::size_t k = k0; k < k1; ++k) blk[k - k0] = c.rows(k, r0, r1, bufs[k - k0]);
+      parallel_for(static_cast<std::size_t>(r1 - r0), [&](std::size_t q0, std::size_t q1) {
+        std::vector<double> rows(N * nb), tmp;
+        std::vector<std::size_t> cnt(N);
+        for (std::size_t i = static_cast<std::size_t>(r0) + q0; i < static_cast<std::size_t>(r0) + q1; ++i) {
+          std::fill(cnt.begin(), cnt.end(), std::size_t{0});
+          for (std::size_t k = k0; k < k1; ++k) {
+            if (!(std::isfinite(norm[k]) && norm[k] > 0)) continue;
+            const float* row = blk[k - k0] + (i - static_cast<std::size_t>(r0)) * N;
+            for (std::size_t j = 0; j < N; ++j)
+              if (j != i && Cube::usable(row[j])) rows[j * nb + cnt[j]++] = std::log(static_cast<double>(row[j]) / norm[k]);
+          }
+          for (std::size_t j = 0; j < N; ++j) {
+            if (cnt[j] == 0) continue;
+            tmp.assign(rows.begin() + static_cast<std::ptrdiff_t>(j * nb), rows.begin() + static_cast<std::ptrdiff_t>(j * nb + cnt[j]));
+            prof[b][i * N + j] = static_cast<float>(median_inplace(tmp));
+          }
         }
-        for (std::size_t j = 0; j < N; ++j) {
-          if (cnt[j] == 0) continue;
-          tmp.assign(rows.begin() + static_cast<std::ptrdiff_t>(j * nb), rows.begin() + static_cast<std::ptrdiff_t>(j * nb + cnt[j]));
-          prof[b][i * N + j] = median_inplace(tmp);
-        }
-      }
-    });
+      });
+    }
   }
   if (P <= 2) t.notes.push_back("2 ranks: too few to tell nodes apart from the delays; both ranks form one group");
   auto labels = cluster_profiles(prof, P, opt, false);
@@ -630,18 +667,22 @@ std::vector<std::size_t> lone_node_groups(const Topology& t, std::size_t l) {
 double check_node_level(const Cube& c, Topology& t, bool hosts_known, double min_ratio) {
   if (t.levels.empty() || c.P < 3 || c.count() == 0) return std::nan("");
   // Median delay of the two finest classes over the shortest lengths (up to 3).
-  std::vector<double> in, out;
+  std::vector<float> in, out, buf;
   const std::size_t kn = std::min<std::size_t>(3, c.count());
-  for (std::size_t k = 0; k < kn; ++k)
+  const auto N = static_cast<std::size_t>(c.P);
+  for (std::size_t k = 0; k < kn; ++k) {
+    const float* m = c.slice(k, buf);
     for (int i = 0; i < c.P; ++i)
       for (int j = 0; j < c.P; ++j) {
-        if (i == j || !Cube::usable(c.at(k, i, j))) continue;
+        const float v = m[static_cast<std::size_t>(i) * N + static_cast<std::size_t>(j)];
+        if (i == j || !Cube::usable(v)) continue;
         const int q = t.pair_class(i, j);
-        if (q == 0) in.push_back(c.at(k, i, j));
-        else if (q == 1 || (q > 1 && t.levels.size() == 1)) out.push_back(c.at(k, i, j));
+        if (q == 0) in.push_back(v);
+        else if (q == 1 || (q > 1 && t.levels.size() == 1)) out.push_back(v);
       }
+  }
   if (in.empty() || out.empty()) return std::nan("");
-  const double ratio = finite_median(out) / finite_median(in);
+  const double ratio = float_median(out) / float_median(in);
   if (!hosts_known && ratio < min_ratio) {
     t.node_level_identified = false;
     t.levels.front().name = "group";

@@ -211,6 +211,19 @@ double Dataset::value(int sender, int receiver, std::size_t k) const {
   return matrix(k).at(sender, receiver);
 }
 
+void Dataset::block(std::size_t k, int x0, int nx, int y0, int ny, double* out) const {
+  check_index(k);
+  if (nx <= 0 || ny <= 0) return;
+  check_rank(x0);
+  check_rank(x0 + nx - 1);
+  check_rank(y0);
+  check_rank(y0 + ny - 1);
+  const Matrix m = matrix(k);
+  for (int x = 0; x < nx; ++x)
+    for (int y = 0; y < ny; ++y)
+      out[static_cast<std::size_t>(x) * static_cast<std::size_t>(ny) + static_cast<std::size_t>(y)] = m.at(x0 + x, y0 + y);
+}
+
 MemoryDataset::MemoryDataset(FileInfo info, std::string format, std::filesystem::path source) {
   info_ = std::move(info);
   format_ = std::move(format);

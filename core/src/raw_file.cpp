@@ -616,6 +616,25 @@ double RawReader::value(int sender, int receiver, std::size_t k) const {
   return v;
 }
 
+void RawReader::block(std::size_t k, int x0, int nx, int y0, int ny, double* out) const {
+  check_index(k);
+  if (nx <= 0 || ny <= 0) return;
+  check_rank(x0);
+  check_rank(x0 + nx - 1);
+  check_rank(y0);
+  check_rank(y0 + ny - 1);
+  const auto X0 = static_cast<std::size_t>(x0), NX = static_cast<std::size_t>(nx);
+  const auto Y0 = static_cast<std::size_t>(y0), NY = static_cast<std::size_t>(ny);
+  if (!transposed_) {
+    read_slab(k, 1, X0, NX, Y0, NY, out);
+    return;
+  }
+  std::vector<double> t(NX * NY);  // the file's rows are our receivers
+  read_slab(k, 1, Y0, NY, X0, NX, t.data());
+  for (std::size_t y = 0; y < NY; ++y)
+    for (std::size_t x = 0; x < NX; ++x) out[x * NY + y] = t[y * NX + x];
+}
+
 std::vector<double> RawReader::samples_of(int sender, int receiver, std::size_t k) const {
   if (samples_ == 0) throw Error(source_.string() + " holds statistics, not every sample");
   check_pair(sender, receiver);

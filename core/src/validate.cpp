@@ -19,11 +19,15 @@ std::string BadValues::summary() const {
 }
 
 void BadValues::scan(const Matrix& m, std::size_t k, bool skip_diagonal, std::size_t keep_first) {
-  const int P = m.ranks();
-  for (int i = 0; i < P; ++i)
+  scan_rows(m.data(), m.ranks(), 0, m.ranks(), k, skip_diagonal, keep_first);
+}
+
+void BadValues::scan_rows(const double* rows, int P, int x0, int nx, std::size_t k, bool skip_diagonal,
+                          std::size_t keep_first) {
+  for (int i = x0; i < x0 + nx; ++i)
     for (int j = 0; j < P; ++j) {
       if (skip_diagonal && i == j) continue;
-      const double v = m.at(i, j);
+      const double v = rows[static_cast<std::size_t>(i - x0) * static_cast<std::size_t>(P) + static_cast<std::size_t>(j)];
       if (is_good_delay(v)) continue;
       if (std::isnan(v))
         ++missing;

@@ -12,6 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+#include <filesystem>
+
+#include "nt/analysis/cube.hpp"
+#include "nt/analysis/report.hpp"
+#include "nt/dataset.hpp"
+#include "nt/raw_file.hpp"
+
 namespace nt::test {
 
 // Partition as a set of sorted groups, from a label per element or from groups.
@@ -46,6 +54,45 @@ inline void expect_no_negative(const nlohmann::json& j, const std::string& where
 // No negative number printed in a text output (a '-' right before a digit after a space or bracket).
 inline void expect_no_negative_text(const std::string& text) {
   EXPECT_FALSE(std::regex_search(text, std::regex("[ (\\[]-[0-9]"))) << "a negative number in the text:\n" << text;
+}
+
+// Writes an in-memory cube as a raw NetCDF file (its float delays exactly; NaN stays NaN).
+inline void write_cube(const nt::analysis::Cube& c, const std::filesystem::path& path) {
+  nt::FileInfo info;
+  info.params.proc_num = c.P;
+  info.params.mode = c.mode;
+  info.params.statistic = c.statistic;
+  info.params.num_repeats = 1;
+  info.meta.sweep = "list";
+  nt::MemoryDataset d(info);
+  const auto N = static_cast<std::size_t>(c.P);
+  for (std::size_t k = 0; k < c.count(); ++k) {
+    std::vector<double> m(N * N);
+    for (std::size_t x = 0; x < N * N; ++x) m[x] = static_cast<double>(c.v[k * N * N + x]);
+    d.append(c.lengths[k], nt::Matrix(c.P, std::move(m)));
+  }
+  nt::write_raw(path, d, /*overwrite=*/true);
+}
+
+// Issue 23: the report of a file loaded whole (load_delays, the cube in memory) and of the same
+// file read one length (or one block of rows) at a time (open_delays), with the default blocks and
+// with blocks of 4096 bytes (every pass cut into blocks of a row or a few, the medians over the
+// pairs in several passes), must be the same JSON.
+inline void expect_streamed_report_equal(const nt::analysis::Cube& c, const std::filesystem::path& file,
+                                         nt::analysis::ReportOptions o, const std::string& what) {
+  o.find_deviation_beside = false;
+  o.pairs_in_json = true;
+  write_cube(c, file);
+  const auto j = nt::analysis::to_json(nt::analysis::make_report(nt::analysis::load_delays(file.string()), o), true);
+  for (const char* block : {"", "4096"}) {
+    if (*block) ::setenv("NT_ANALYZE_BLOCK_BYTES", block, 1);
+    auto s = nt::analysis::to_json(nt::analysis::make_report(nt::analysis::open_delays(file.string()), o), true);
+    ::unsetenv("NT_ANALYZE_BLOCK_BYTES");
+    // a JSON patch from one to the other: empty when they are equal, else where they differ
+    const std::string diff = nlohmann::json::diff(j, s).dump();
+    EXPECT_TRUE(j == s) << what << (*block ? ", blocks of 4096 bytes" : ", default blocks") << ": "
+                        << diff.substr(0, 1500);
+  }
 }
 
 }  // namespace nt::test

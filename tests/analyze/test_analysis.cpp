@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <random>
 #include <regex>
 #include <set>
 
@@ -745,4 +746,44 @@ TEST(ModelReport, NegativeLoggpMediansAreShownAsZeroWithANote) {
   const auto lg = na::export_loggopsim(m.params);  // the export says so too, and has -g 0
   EXPECT_NE(lg.find("# note: inter-node: the loggp file's median g is negative"), std::string::npos) << lg;
   EXPECT_NE(lg.find(" -g 0 "), std::string::npos) << lg;
+}
+
+// Issue 23: the exact median over millions of pair fits, found in passes with a bounded number of
+// values held, equals finite_median of the whole multiset: ties, zeros of both signs, negatives,
+// NaN and infinities (skipped), odd and even counts, caps from 1 to above the count.
+TEST(StreamedMedian, EqualsFiniteMedianOfTheWholeMultiset) {
+  std::mt19937_64 rng(23);
+  std::normal_distribution<double> N01(0.0, 1.0);
+  std::vector<std::vector<double>> sets;
+  for (std::size_t n : {1, 2, 3, 10, 101, 1000, 4097}) {
+    std::vector<double> x;
+    for (std::size_t q = 0; q < n; ++q) x.push_back(1e-6 * std::exp(0.05 * N01(rng)));  // a ts-like spread
+    sets.push_back(x);
+    std::vector<double> t;  // heavy ties, signs, non-finite values
+    for (std::size_t q = 0; q < n; ++q) {
+      const auto r = rng() % 7;
+      t.push_back(r == 0 ? 0.0 : r == 1 ? -0.0 : r == 2 ? 2.5 : r == 3 ? -3.0 : r == 4 ? std::nan("")
+                  : r == 5 ? std::numeric_limits<double>::infinity() : 2.5 + 1e-12 * static_cast<double>(q % 3));
+    }
+    sets.push_back(t);
+    sets.push_back(std::vector<double>(n, 7.25));  // all equal: every key bit has to be resolved
+  }
+  sets.push_back({});
+  sets.push_back({std::nan("")});
+  for (const auto& x : sets)
+    for (std::size_t cap : {1, 2, 16, 500, 100000}) {
+      na::StreamedMedian m(cap);
+      int passes = 0;
+      while (!m.done()) {
+        ASSERT_LT(passes++, 5) << "size " << x.size() << ", cap " << cap;
+        // every pass offers the values in another order
+        std::vector<double> y = x;
+        std::shuffle(y.begin(), y.end(), rng);
+        for (double v : y) m.offer(v);
+        m.end_pass();
+      }
+      const double want = nt::finite_median(x);
+      if (std::isnan(want)) EXPECT_TRUE(std::isnan(m.value()));
+      else EXPECT_EQ(m.value(), want) << "size " << x.size() << ", cap " << cap;
+    }
 }

@@ -6,7 +6,10 @@
 // unlike the per-node factors of test_heldout.cpp. Noise 0 is a simulated cluster's data.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <random>
 #include <set>
@@ -162,4 +165,20 @@ TEST(Paths, MatesOfASlowNodeStayInTheirLeaf) {
     t.seed = seed;
     expect_exact(t);
   }
+}
+
+// Issue 23: on the noise-free tree (slow node, slow uplink: the slow_switch finding) the report read
+// one length at a time equals the report of the cube in memory.
+TEST(Paths, StreamedReportEqualsTheReportOfTheCubeInMemory) {
+  const auto dir = std::filesystem::temp_directory_path() / ("nt_paths_stream_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (std::uint64_t seed : {1, 2}) {
+    Tree t;
+    t.seed = seed;
+    t.slow_node = 3;
+    t.slow_leaf = 5;
+    const Made m = make(t);
+    nt::test::expect_streamed_report_equal(m.cube, dir / "streamed.nc", {}, "seed " + std::to_string(seed));
+  }
+  std::filesystem::remove_all(dir);
 }

@@ -46,6 +46,10 @@ class Dataset {
   // Value of (sender, receiver) for every length.
   virtual std::vector<double> pair(int sender, int receiver) const;
   virtual double value(int sender, int receiver, std::size_t k) const;
+  // Senders [x0, x0+nx) x receivers [y0, y0+ny) of matrix k into out, [x*ny + y]: a block without
+  // the rest of the matrix where the format allows (raw files read the hyperslab; the others read
+  // the matrix). For readers of files larger than memory, one block of rows at a time.
+  virtual void block(std::size_t k, int x0, int nx, int y0, int ny, double* out) const;
 
  protected:
   Dataset() = default;

@@ -122,6 +122,7 @@ class RawReader final : public Dataset {
   std::vector<double> column(int receiver, std::size_t k0, std::size_t k1) const override;
   std::vector<double> pair(int sender, int receiver) const override;
   double value(int sender, int receiver, std::size_t k) const override;
+  void block(std::size_t k, int x0, int nx, int y0, int ny, double* out) const override;
   bool legacy() const noexcept { return info_.meta.format_version == 0; }
   // Samples per cell in an _all file (0 for statistic files).
   int samples() const noexcept { return samples_; }

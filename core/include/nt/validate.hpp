@@ -31,6 +31,10 @@ struct BadValues {
   std::string summary() const;
   // Counts the bad cells of matrix k (the diagonal too unless skip_diagonal).
   void scan(const Matrix& m, std::size_t k, bool skip_diagonal, std::size_t keep_first = 10);
+  // The same for senders [x0, x0+nx) of a P-rank matrix k given as rows, [x*P + y]: a matrix
+  // scanned block by block of rows, in order, counts and keeps exactly what scan(m) does.
+  void scan_rows(const double* rows, int P, int x0, int nx, std::size_t k, bool skip_diagonal,
+                 std::size_t keep_first = 10);
 };
 
 // Scans every matrix of d (the diagonal of pairwise modes, zero by definition, is skipped).

@@ -1,9 +1,14 @@
-// All delays of a dataset in memory, sorted by message length: the input of every analysis.
+// The delays of a dataset sorted by message length: the input of every analysis. Either all in
+// memory (load_cube, tests, compare) or read from the file on demand, one length or one block of
+// rows at a time (open_cube: `report` and `model` of files larger than memory; share/doc/analyze.md
+// "Memory"). The analysis reads them only through rows()/slice()/block(), so both give the same
+// answers.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,8 +29,20 @@ struct Cube {
   std::vector<std::string> hosts;     // from the file (may be empty)
   std::string source;
   BadValues bad;                      // bad delays of the file, replaced by NaN (excluded)
+  // Set by open_cube: the delays stay in the file (v is empty) and are read on demand;
+  // file_index[k] is the file's index of the k-th length in ascending order.
+  std::shared_ptr<const Dataset> file;
+  std::vector<std::size_t> file_index;
 
   std::size_t count() const noexcept { return lengths.size(); }
+  bool streamed() const noexcept { return static_cast<bool>(file); }
+  // Senders [r0, r1) of the matrix of length index k, (r1 - r0) x P floats ([(i - r0)*P + j]), NaN for
+  // bad delays: a pointer into v for a cube in memory, else the rows read into `buf` (the pointer
+  // is valid while buf is unchanged). Not thread-safe for a streamed cube (one reader).
+  const float* rows(std::size_t k, int r0, int r1, std::vector<float>& buf) const;
+  const float* slice(std::size_t k, std::vector<float>& buf) const { return rows(k, 0, P, buf); }
+  // Senders [r0, r1) x receivers [c0, c1) of length index k into out, [(i - r0)*(c1 - c0) + j - c0].
+  void block(std::size_t k, int r0, int r1, int c0, int c1, float* out) const;
   double at(std::size_t k, int i, int j) const {
     return static_cast<double>(v[(k * static_cast<std::size_t>(P) + static_cast<std::size_t>(i)) * static_cast<std::size_t>(P) +
              static_cast<std::size_t>(j)]);
@@ -43,8 +60,56 @@ struct Cube {
 // dataset holds no matrix or fewer than 2 ranks.
 Cube load_cube(const Dataset& d);
 
-// Everything of `c` but its delays (v stays empty): what a report keeps of its input.
+// The same cube, its delays left in the file: the header, the sorted lengths and the bad values
+// (one pass over the file, one block of rows at a time). Throws like load_cube.
+Cube open_cube(std::shared_ptr<const Dataset> d);
+
+// Everything of `c` but its delays (v stays empty, no file): what a report keeps of its input.
 Cube cube_header(const Cube& c);
+
+// The float the analysis holds for a delay of the file: NaN for a bad one (nt::is_good_delay).
+float analysis_value(double x) noexcept;
+
+// Bytes a pass over a streamed cube may hold in blocks of rows (default 128 MiB;
+// NT_ANALYZE_BLOCK_BYTES changes it: tests use a small value to cut even small files into blocks).
+std::size_t block_bytes();
+// Rows per block when each row costs `bytes_per_row`: at least 1, at most P.
+int rows_per_block(int P, std::size_t bytes_per_row);
+
+// population_median's sample of populations visited twice instead of held: visit(take) calls
+// take(q, x) for every member x of population q < n, in the same order both times. Returns per
+// population all members when there are at most 2^18, else the 2^18 evenly spaced ones
+// population_median keeps (same positions), so that population_median / population_spread of the
+// result equal those of the whole population.
+inline constexpr std::size_t kPopulationSample = std::size_t{1} << 18;
+template <class Visit>
+std::vector<std::vector<double>> population_samples(std::size_t n, Visit&& visit) {
+  std::vector<std::size_t> count(n, 0);
+  visit([&](std::size_t q, double) { ++count[q]; });
+  std::vector<std::vector<double>> out(n);
+  std::vector<std::size_t> seen(n, 0), next(n, 0);
+  for (std::size_t q = 0; q < n; ++q) out[q].reserve(count[q] < kPopulationSample ? count[q] : kPopulationSample);
+  visit([&](std::size_t q, double x) {
+    const std::size_t pos = seen[q]++;
+    if (count[q] <= kPopulationSample) {
+      out[q].push_back(x);
+    } else if (pos == next[q]) {  // positions t * count / 2^18, t = 0, 1, ...
+      out[q].push_back(x);
+      const std::size_t t = out[q].size();
+      next[q] = t < kPopulationSample ? t * count[q] / kPopulationSample : count[q];
+    }
+  });
+  return out;
+}
+template <class Visit>
+std::vector<double> population_sample(Visit&& visit) {
+  auto s = population_samples(1, [&](auto&& take) { visit([&](double x) { take(std::size_t{0}, x); }); });
+  return std::move(s.front());
+}
+
+// The median of values held as float, equal to nt::finite_median of the same values as doubles (x
+// is reordered; NaN are not expected). NaN when empty.
+double float_median(std::vector<float>& x);
 
 // Median of a large population of cells (a class at one length, every residual of a length): of all
 // values up to 2^18 of them, else of 2^18 evenly spaced ones (x is reordered and shrunk). The

@@ -94,8 +94,45 @@ struct HockneyResult {
 };
 
 // `deviation`, when given (same ranks and lengths), raises each class's noise to the median relative
-// deviation of its cells.
+// deviation of its cells. The class curves take one pass over the lengths; the pair fits passes
+// over blocks of senders (every length of a block at a time): one when every class's pair
+// statistics fit in memory, up to five for exact medians over millions of pairs. `keep_pairs`
+// false leaves HockneyResult::pairs empty (P^2 fits are the largest part of a big report).
 HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const ThresholdOptions& opt = {},
-                                    const Cube* deviation = nullptr);
+                                    const Cube* deviation = nullptr, bool keep_pairs = true);
+
+// The exact median (as nt::finite_median) of a multiset too large to hold, offered in passes: each
+// pass offers every value again, in any order; after at most 5 passes done() is true. Holds at most
+// `cap` values (and two 65,536-bin histograms while the population is larger).
+class StreamedMedian {
+ public:
+  explicit StreamedMedian(std::size_t cap = std::size_t{1} << 22) : cap_(cap) {}
+  void offer(double x);       // non-finite values are skipped, as finite_median does
+  void end_pass();
+  bool done() const { return done_; }
+  double value() const { return value_; }  // NaN when there were no finite values
+
+ private:
+  struct Target {
+    std::uint64_t rank = 0;        // rank (0-based) among the values with the known key prefix
+    std::uint64_t prefix = 0;      // the key's top `bits` bits
+    int bits = 0;
+    bool collect = false;          // this pass collects the values with the prefix
+    bool found = false;
+    double value = 0;
+    std::vector<std::uint64_t> hist;
+    std::vector<double> held;
+  };
+  void offer_target(Target& t, std::uint64_t key, double x);
+  void settle(Target& t);
+  std::size_t cap_;
+  int pass_ = 0;
+  std::uint64_t n_ = 0;
+  bool done_ = false, first_overflow_ = false;
+  double value_ = 0;
+  std::vector<double> all_;         // first pass: every value while at most cap
+  std::vector<std::uint64_t> hist0_;  // first pass: top 16 bits of every key
+  Target lo_, hi_;
+};
 
 }  // namespace nt::analysis

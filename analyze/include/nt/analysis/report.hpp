@@ -22,6 +22,9 @@ struct ReportOptions {
   std::string deviation_file;          // deviation of the same run; "" = look beside the input
   bool find_deviation_beside = true;
   bool pairs_in_json = false;          // per-pair Hockney fits in the JSON (always when P <= 16)
+  // Keep every pair's Hockney fit in Report::hockney.pairs (exports need them); false keeps them
+  // only for the JSON (pairs_in_json, or P <= 16): P^2 fits are the largest part of a big report.
+  bool keep_pair_fits = true;
   TopologyOptions topology;
   AnomalyOptions anomalies;
   ThresholdOptions thresholds;
@@ -44,6 +47,12 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async = 
                    const Cube* deviation = nullptr);
 // Opens a delay file through nt::open_dataset (a loggp file gets a message pointing to `model`).
 Cube load_delays(const std::string& file);
+// The same, its delays left in the file (open_cube): what report and model analyse.
+Cube open_delays(const std::string& file);
+// Bytes the analysis of a streamed cube of P ranks and K lengths needs at most (the formula of
+// share/doc/analyze.md "Memory"), and the check that they fit the memory limit (exit 2 when not).
+std::uint64_t analysis_memory(int P, std::size_t K, bool keep_pairs);
+void require_analysis_memory(const Cube& c, bool keep_pairs, const std::string& what);
 // Opens the files named in opt (and FILE) through nt::open_dataset and analyses them.
 Report make_report(const std::string& file, const ReportOptions& opt);
 

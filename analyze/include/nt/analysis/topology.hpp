@@ -14,6 +14,7 @@
 // while it still merges some but not all groups. Bands hold at least 3 lengths.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct Topology {
 };
 
 Topology find_topology(const Cube& c, const TopologyOptions& opt = {});
+
+// pair_class of every ordered pair, [i*P + j] (-1 on the diagonal): P^2 bytes.
+std::vector<std::int8_t> pair_classes(const Topology& t);
 
 // Without host names the finest groups are nodes only if their internal links are clearly faster
 // than the links between them (shared memory against a network: `min_ratio` at the shortest
