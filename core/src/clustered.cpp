@@ -173,11 +173,18 @@ class ClusteredReader final : public Dataset {
   Matrix matrix(std::size_t k) const override;
   std::vector<double> row(int sender, std::size_t k0, std::size_t k1) const override;
   std::vector<double> column(int receiver, std::size_t k0, std::size_t k1) const override;
+  std::vector<double> rows(std::size_t k, int r0, int r1) const override;
   std::vector<double> pair(int sender, int receiver) const override;
   double value(int sender, int receiver, std::size_t k) const override;
 
  private:
   std::size_t P() const { return static_cast<std::size_t>(ranks()); }
+  // Whether a whole region's info (P x P offsets) may be cached: up to kInfoCacheBytes. Above
+  // that (P > 4096) nothing reads a whole region: matrices and blocks read the info rows they
+  // need, so a 20,000-rank file is never expanded (design.md section 5).
+  bool cacheable() const { return P() * P() * sizeof(int) <= kInfoCacheBytes; }
+  // Rows [r0, r1) of matrix k into out ((r1-r0) x P values), reading their offsets only.
+  void fill_rows(std::size_t k, std::size_t r0, std::size_t r1, double* out) const;
   std::size_t region_of(std::size_t k) const {
     return static_cast<std::size_t>(std::upper_bound(starts_.begin(), starts_.end(), k) - starts_.begin()) - 1;
   }
@@ -333,7 +340,7 @@ const std::vector<int>* ClusteredReader::region_info(std::size_t r, bool load) c
       cache_.splice(cache_.begin(), cache_, it);
       return &cache_.front().second;
     }
-  if (!load) return nullptr;
+  if (!load || !cacheable()) return nullptr;
   std::vector<int> v(P() * P());
   file_.get(info_var_, {r, 0, 0}, {1, P(), P()}, v.data());
   if (cache_.size() >= cache_capacity_) cache_.pop_back();
@@ -343,7 +350,7 @@ const std::vector<int>* ClusteredReader::region_info(std::size_t r, bool load) c
 
 int ClusteredReader::info_one(std::size_t r, int x, int y) const {
   // Random access: a few single reads per region, then the region's info is worth caching.
-  const bool load = ++single_reads_[r] > 8 && P() * P() * sizeof(int) <= kInfoCacheBytes;
+  const bool load = cacheable() && ++single_reads_[r] > 8;
   if (const auto* c = region_info(r, load)) return (*c)[static_cast<std::size_t>(x) * P() + static_cast<std::size_t>(y)];
   int v = 0;
   file_.get(info_var_, {r, static_cast<std::size_t>(x), static_cast<std::size_t>(y)}, {1, 1, 1}, &v);
@@ -362,8 +369,11 @@ std::vector<int> ClusteredReader::info_row(std::size_t r, int x) const {
 
 std::vector<int> ClusteredReader::info_column(std::size_t r, int y) const {
   std::vector<int> v(P());
-  const auto* c = region_info(r, true);
-  for (std::size_t x = 0; x < P(); ++x) v[x] = (*c)[x * P() + static_cast<std::size_t>(y)];
+  if (const auto* c = region_info(r, true)) {
+    for (std::size_t x = 0; x < P(); ++x) v[x] = (*c)[x * P() + static_cast<std::size_t>(y)];
+  } else {
+    file_.get(info_var_, {r, 0, static_cast<std::size_t>(y)}, {1, P(), 1}, v.data());
+  }
   return v;
 }
 
@@ -407,10 +417,44 @@ std::vector<double> ClusteredReader::gather(std::size_t r, const std::vector<int
 Matrix ClusteredReader::matrix(std::size_t k) const {
   check_index(k);
   const std::size_t r = region_of(k);
-  const auto& info = *region_info(r, true);
-  auto vals = gather(r, info, k - starts_[r], 1);
-  apply_block(vals, {k, 0, 0}, {1, P(), P()});
-  return Matrix(ranks(), std::move(vals));
+  if (const auto* info = region_info(r, true)) {
+    auto vals = gather(r, *info, k - starts_[r], 1);
+    apply_block(vals, {k, 0, 0}, {1, P(), P()});
+    return Matrix(ranks(), std::move(vals));
+  }
+  Matrix m(ranks());
+  fill_rows(k, 0, P(), m.data());
+  return m;
+}
+
+void ClusteredReader::fill_rows(std::size_t k, std::size_t r0, std::size_t r1, double* out) const {
+  const std::size_t r = region_of(k);
+  const std::size_t rel = k - starts_[r];
+  const auto* cached = region_info(r, false);
+  // Blocks of about a million cells (4 MiB of offsets), whole residual tiles high so that each
+  // tile is decompressed once.
+  std::size_t step = std::max<std::size_t>(1, (std::size_t{1} << 20) / P());
+  if (res_var_ >= 0) step = (step + tile_ - 1) / tile_ * tile_;
+  std::vector<int> offs;
+  for (std::size_t a = r0; a < r1; a += step) {
+    const std::size_t b = std::min(r1, a + step), n = (b - a) * P();
+    if (cached) {
+      offs.assign(cached->begin() + static_cast<std::ptrdiff_t>(a * P()), cached->begin() + static_cast<std::ptrdiff_t>(b * P()));
+    } else {
+      offs.resize(n);
+      file_.get(info_var_, {r, a, 0}, {1, b - a, P()}, offs.data());
+    }
+    auto vals = gather(r, offs, rel, 1);
+    apply_block(vals, {k, a, 0}, {1, b - a, P()});
+    std::copy(vals.begin(), vals.end(), out + (a - r0) * P());
+  }
+}
+
+std::vector<double> ClusteredReader::rows(std::size_t k, int r0, int r1) const {
+  check_rows(k, r0, r1);
+  std::vector<double> out(static_cast<std::size_t>(r1 - r0) * P());
+  fill_rows(k, static_cast<std::size_t>(r0), static_cast<std::size_t>(r1), out.data());
+  return out;
 }
 
 std::vector<double> ClusteredReader::slice(std::size_t k0, std::size_t k1,

@@ -198,6 +198,25 @@ std::vector<double> Dataset::column(int receiver, std::size_t k0, std::size_t k1
   return out;
 }
 
+void Dataset::check_rows(std::size_t k, int r0, int r1) const {
+  check_index(k);
+  if (r0 < 0 || r0 > r1 || r1 > ranks())
+    throw Error("rows [" + std::to_string(r0) + ", " + std::to_string(r1) + ") out of range: " + source_.string() +
+                " holds ranks 0.." + std::to_string(ranks() - 1));
+}
+
+std::vector<double> Dataset::rows(std::size_t k, int r0, int r1) const {
+  check_rows(k, r0, r1);
+  if (r0 == 0 && r1 == ranks()) return std::move(matrix(k).values());
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(r1 - r0) * static_cast<std::size_t>(ranks()));
+  for (int i = r0; i < r1; ++i) {
+    const auto r = row(i, k, k + 1);
+    out.insert(out.end(), r.begin(), r.end());
+  }
+  return out;
+}
+
 std::vector<double> Dataset::pair(int sender, int receiver) const {
   check_pair(sender, receiver);
   std::vector<double> out;
@@ -239,6 +258,14 @@ void MemoryDataset::append(std::int64_t length, Matrix m) {
 }
 
 Matrix MemoryDataset::matrix(std::size_t k) const { return at(k); }
+
+std::vector<double> MemoryDataset::rows(std::size_t k, int r0, int r1) const {
+  check_rows(k, r0, r1);
+  const auto P = static_cast<std::size_t>(ranks());
+  const auto& v = matrices_[k].values();
+  return std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r0) * P),
+                             v.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r1) * P));
+}
 
 double MemoryDataset::value(int sender, int receiver, std::size_t k) const {
   check_pair(sender, receiver);

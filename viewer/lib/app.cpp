@@ -16,6 +16,7 @@
 #include <cmath>
 #include <filesystem>
 #include <cstdio>
+#include <limits>
 #include <memory>
 
 #include "animation.hpp"
@@ -60,6 +61,8 @@ std::unique_ptr<Document> open_for_render(const RenderOptions& o, ViewSpec& s) {
   if (!norm) throw nt::UsageError(fmt::format("--normalize: unknown mode '{}'", o.normalize));
   const auto order = order_from_name(o.order);
   if (!order) throw nt::UsageError(fmt::format("--order: unknown order '{}' (rank, host or groups)", o.order));
+  const auto reduce = reduce_from_name(o.reduce);
+  if (!reduce) throw nt::UsageError(fmt::format("--reduce: unknown reduction '{}' (max or median)", o.reduce));
   if (!colormap_from_name(o.colormap))
     throw nt::UsageError(fmt::format("--colormap: unknown colormap '{}' (auto, grey, viridis or diverging)", o.colormap));
   if ((*view == ViewKind::difference || *view == ViewKind::ratio) && o.compare.empty())
@@ -73,6 +76,7 @@ std::unique_ptr<Document> open_for_render(const RenderOptions& o, ViewSpec& s) {
   if (*order == Order::groups && o.groups.empty())
     throw nt::UsageError("--order groups needs the analysed groups (--groups REPORT.json from network_analyze report --json)");
   auto doc = Document::open(o.file);
+  if (o.need_values) doc->set_value_limit(std::numeric_limits<int>::max());
   if (!o.compare.empty()) doc->set_compare(o.compare);
   if (!o.groups.empty()) doc->set_groups(o.groups);
   for (const auto& f : o.plot_files) doc->add_plot_file(f);
@@ -99,6 +103,10 @@ std::unique_ptr<Document> open_for_render(const RenderOptions& o, ViewSpec& s) {
   s.black = o.black;
   s.log = o.log;
   s.relative = o.relative;
+  s.reduce = *reduce;
+  // A picture smaller than the matrix is reduced while the matrix is read (Document streams it);
+  // the CSV needs every value, so it is read whole.
+  s.fit = o.need_values ? 0 : o.size;
   if (*view == ViewKind::pair) {
     const int w = o.size > 0 ? o.size : 800;
     doc->set_plot_size(w, std::max(120, w * 5 / 8));
@@ -221,6 +229,7 @@ int run_gui(int argc, char** argv, const std::vector<std::string>& files, const 
       if (!o.pairs.empty()) win->setPairs(o.pairs);
       if (const auto n = normalize_from_name(o.normalize)) win->setNormalize(*n);
       win->setLog(o.log);
+      if (const auto r = reduce_from_name(o.reduce)) win->setReduce(*r);
       if (const auto v = view_from_name(o.view)) win->setView(*v);
     }, Qt::SingleShotConnection);
     w->openFile(QString::fromStdString(f));
@@ -309,6 +318,10 @@ int run(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "grey", "gray", "viridis", "diverging"}));
     cli.add_option("--order", o.order, "rank|host|groups: order of the ranks on the axes (groups needs --groups)")
         ->check(CLI::IsMember({"rank", "host", "groups"}));
+    cli.add_option("--reduce", o.reduce,
+                   "max|median: a pixel showing several cells (--size below the rank count, or the GUI zoomed out) "
+                   "shows their largest value (default: a slow link stays visible) or their median")
+        ->check(CLI::IsMember({"max", "median"}));
     std::string render_dir, csv;
     cli.add_option("--render-all", render_dir,
                    "one picture per stored length: DIR gets a PNG each, a NAME.gif an animation (one scale for all)");
@@ -330,6 +343,7 @@ int run(int argc, char** argv) {
       o.plot_files.assign(files.begin() + 1, files.end());
       if (!o.window.empty() && o.window[0] > o.window[1]) std::swap(o.window[0], o.window[1]);
       o.file = files.front();
+      o.need_values = !csv.empty();
       if (o.decorate && o.raw_pixels) throw nt::UsageError("--decorate and --raw-pixels exclude each other");
       std::vector<std::string> inputs = files;
       if (!o.compare.empty()) inputs.push_back(o.compare);

@@ -33,6 +33,8 @@ struct RenderOptions {
   bool raw_pixels = false;             // --raw-pixels: one grey pixel per cell, no decoration
   std::string colormap = "auto";       // --colormap auto|grey|viridis|diverging
   std::string order = "rank";          // --order rank|host|groups
+  std::string reduce = "max";          // --reduce max|median: a pixel of several cells (--size)
+  bool need_values = false;            // --csv: keep the values behind the view (no streaming)
 };
 
 // "S,R" -> (S, R); UsageError naming --pair otherwise.

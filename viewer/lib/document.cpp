@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <set>
 #include <string>
 
@@ -16,6 +17,7 @@
 
 #include "nt/error.hpp"
 #include "plot.hpp"
+#include "pyramid.hpp"
 #include "nt/hosts.hpp"
 #include "nt/result_set.hpp"
 #include "nt/raw_file.hpp"
@@ -276,6 +278,8 @@ void Document::set_compare(const std::filesystem::path& path) {
   cmp_rank_ = std::move(map);
   cmp_len_ = std::move(len);
   cmp_match_ = std::move(how);
+  probe_tried_ = false;  // the probes need the compared file too
+  probe_files_.reset();
   cache_.erase(Source::difference);
   cache_.erase(Source::ratio);
 }
@@ -368,11 +372,24 @@ std::vector<double>& as_missing(std::vector<double>& v) {
 }
 }  // namespace
 
-std::vector<double> Document::matrix_values(Source s, std::size_t k) {
+namespace {
+// The value a difference or ratio view shows for x here and o in the compared run (no data:
+// NaN). Equal values (the diagonal's 0 and 0 too) are a ratio of 1: no change.
+double compared(bool difference, double x, double o) {
+  return difference ? x - o
+         : x == o   ? 1.0
+         : o > 0    ? x / o
+                    : std::numeric_limits<double>::quiet_NaN();
+}
+double good_or_nan(double v) { return nt::is_good_delay(v) ? v : std::numeric_limits<double>::quiet_NaN(); }
+}  // namespace
+
+std::vector<double> Document::block_values(Source s, std::size_t k, int r0, int r1) {
+  const auto P = static_cast<std::size_t>(ranks());
   switch (s) {
     case Source::primary: {
-      nt::Matrix m = data_->matrix(k);
-      return std::move(as_missing(m.values()));
+      auto v = data_->rows(k, r0, r1);
+      return std::move(as_missing(v));
     }
     case Source::deviation:
     case Source::relative_deviation: {
@@ -380,17 +397,16 @@ std::vector<double> Document::matrix_values(Source s, std::size_t k) {
       if (!dv)
         throw nt::UsageError(fmt::format("no deviation file for {} (expected {})", path_.string(),
                                          nt::ResultSet::of(path_).statistic(nt::Statistic::deviation).string()));
-      nt::Matrix m = dv->matrix(k);
+      auto m = dv->rows(k, r0, r1);
       if (s == Source::relative_deviation) {
         if (dv == data_.get())
           throw nt::UsageError(fmt::format("{} is a deviation file: open the average or median file beside it for the "
                                            "relative deviation", path_.string()));
-        const nt::Matrix base = data_->matrix(k);
-        auto& mv = m.values();
-        for (std::size_t i = 0; i < mv.size(); ++i)
-          mv[i] = base.values()[i] > 0 ? mv[i] / base.values()[i] : std::numeric_limits<double>::quiet_NaN();
+        const auto base = data_->rows(k, r0, r1);
+        for (std::size_t i = 0; i < m.size(); ++i)
+          m[i] = base[i] > 0 ? m[i] / base[i] : std::numeric_limits<double>::quiet_NaN();
       }
-      return std::move(m.values());
+      return m;
     }
     case Source::difference:
     case Source::ratio: {
@@ -398,40 +414,184 @@ std::vector<double> Document::matrix_values(Source s, std::size_t k) {
         throw nt::UsageError(fmt::format("the {} view needs a second run to compare with: open it with File > Compare "
                                          "with... (on the command line: --compare FILE)",
                                          s == Source::ratio ? "ratio" : "difference"));
-      nt::Matrix a = data_->matrix(k);
-      auto& av = as_missing(a.values());
+      auto av = data_->rows(k, r0, r1);
+      as_missing(av);
       const std::ptrdiff_t kb = k < cmp_len_.size() ? cmp_len_[k] : -1;
       if (kb < 0) {  // a length the other run does not hold: no data
         std::fill(av.begin(), av.end(), std::numeric_limits<double>::quiet_NaN());
-        return std::move(av);
+        return av;
       }
-      nt::Matrix b = cmp_->matrix(static_cast<std::size_t>(kb));
-      const auto& bv = as_missing(b.values());
-      const auto P = static_cast<std::size_t>(ranks()), Q = static_cast<std::size_t>(cmp_->ranks());
-      for (std::size_t i = 0; i < P; ++i)
-        for (std::size_t j = 0; j < P; ++j) {
-          const int bi = cmp_rank_[i], bj = cmp_rank_[j];
-          const double o = bi < 0 || bj < 0 ? std::numeric_limits<double>::quiet_NaN()
-                                            : bv[static_cast<std::size_t>(bi) * Q + static_cast<std::size_t>(bj)];
-          double& x = av[i * P + j];
-          // Equal values (the diagonal's 0 and 0 too) are a ratio of 1: no change.
-          x = s == Source::difference ? x - o
-              : x == o                ? 1.0
-              : o > 0                 ? x / o
-                                      : std::numeric_limits<double>::quiet_NaN();
+      const auto Q = static_cast<std::size_t>(cmp_->ranks());
+      const auto kbs = static_cast<std::size_t>(kb);
+      // The compared run's rows of the matched ranks: one block when the ranks match one to one.
+      bool same = Q == P;
+      for (int i = 0; i < ranks() && same; ++i) same = cmp_rank_[static_cast<std::size_t>(i)] == i;
+      std::vector<double> bv;
+      if (same) {
+        bv = cmp_->rows(kbs, r0, r1);
+        as_missing(bv);
+      }
+      for (int i = r0; i < r1; ++i) {
+        const int bi = cmp_rank_[static_cast<std::size_t>(i)];
+        double* x = av.data() + static_cast<std::size_t>(i - r0) * P;
+        if (bi < 0) {
+          std::fill(x, x + P, std::numeric_limits<double>::quiet_NaN());
+          continue;
         }
-      return std::move(av);
+        std::vector<double> brow;
+        const double* b = nullptr;
+        if (same) {
+          b = bv.data() + static_cast<std::size_t>(i - r0) * Q;
+        } else {
+          brow = cmp_->row(bi, kbs, kbs + 1);
+          as_missing(brow);
+          b = brow.data();
+        }
+        for (std::size_t j = 0; j < P; ++j) {
+          const int bj = cmp_rank_[j];
+          const double o = bj < 0 ? std::numeric_limits<double>::quiet_NaN() : b[static_cast<std::size_t>(bj)];
+          x[j] = compared(s == Source::difference, x[j], o);
+        }
+      }
+      return av;
     }
   }
   return {};
+}
+
+std::vector<double> Document::display_rows(Source s, std::size_t k, int i0, int i1, const std::vector<int>& o) {
+  if (o.empty()) return block_values(s, k, i0, i1);
+  const auto P = static_cast<std::size_t>(ranks());
+  std::vector<double> out(static_cast<std::size_t>(i1 - i0) * P);
+  for (int i = i0; i < i1; ++i) {
+    const int r = o[static_cast<std::size_t>(i)];
+    const auto in = block_values(s, k, r, r + 1);
+    double* row = out.data() + static_cast<std::size_t>(i - i0) * P;
+    for (std::size_t j = 0; j < P; ++j) row[j] = in[static_cast<std::size_t>(o[j])];
+  }
+  return out;
+}
+
+// The probes' own handles of the document's files: the GUI thread reads single cells through
+// them while the worker thread renders with the document's.
+struct Document::ProbeFiles {
+  std::mutex mutex;
+  std::unique_ptr<nt::Dataset> data, dev, cmp;
+};
+
+namespace {
+class DocumentProbe final : public CellProbe {
+ public:
+  enum class Kind { primary, deviation, relative, difference, ratio };
+  DocumentProbe(std::shared_ptr<Document::ProbeFiles> files, Kind kind, std::size_t k, std::ptrdiff_t kb,
+                std::vector<int> order, std::vector<int> cmp_rank)
+      : files_(std::move(files)), kind_(kind), k_(k), kb_(kb), order_(std::move(order)), cmp_rank_(std::move(cmp_rank)) {}
+
+  double value(int row, int col) const override {
+    const int s = rank(row), r = rank(col);
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    std::lock_guard lock(files_->mutex);
+    try {
+      switch (kind_) {
+        case Kind::primary: return good_or_nan(files_->data->value(s, r, k_));
+        case Kind::deviation: return files_->dev ? files_->dev->value(s, r, k_) : nan;
+        case Kind::relative: {
+          if (!files_->dev) return nan;
+          const double base = files_->data->value(s, r, k_);
+          return base > 0 ? files_->dev->value(s, r, k_) / base : nan;
+        }
+        case Kind::difference:
+        case Kind::ratio: {
+          const double x = good_or_nan(files_->data->value(s, r, k_));
+          if (!files_->cmp || kb_ < 0) return nan;
+          const int bs = cmp_rank_[static_cast<std::size_t>(s)], br = cmp_rank_[static_cast<std::size_t>(r)];
+          const double o = bs < 0 || br < 0 ? nan : good_or_nan(files_->cmp->value(bs, br, static_cast<std::size_t>(kb_)));
+          return compared(kind_ == Kind::difference, x, o);
+        }
+      }
+    } catch (const std::exception&) {
+      // A read that fails now (the file changed under us) shows as no data in the hover.
+    }
+    return nan;
+  }
+
+  std::optional<int> samples(int row, int col) const override {
+    if (kind_ != Kind::primary) return std::nullopt;
+    std::lock_guard lock(files_->mutex);
+    const auto* raw = dynamic_cast<const nt::RawReader*>(files_->data.get());
+    if (!raw || !raw->has_sample_count()) return std::nullopt;
+    try {
+      const auto c = raw->sample_count_of(rank(row), rank(col));
+      if (k_ < c.size()) return c[k_];
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+  }
+
+ private:
+  int rank(int pos) const { return order_.empty() ? pos : order_[static_cast<std::size_t>(pos)]; }
+  std::shared_ptr<Document::ProbeFiles> files_;
+  Kind kind_;
+  std::size_t k_;
+  std::ptrdiff_t kb_;
+  std::vector<int> order_, cmp_rank_;
+};
+}  // namespace
+
+std::shared_ptr<const CellProbe> Document::probe_for(Source s, std::size_t k, const std::vector<int>& order) {
+  if (!probe_tried_) {
+    probe_tried_ = true;
+    try {
+      auto f = std::make_shared<ProbeFiles>();
+      f->data = nt::open_dataset(path_);
+      if (f->data->ranks() != ranks() || f->data->lengths() != lengths()) throw nt::Error("changed");
+      if (dev_ && !dev_is_self_) f->dev = nt::open_dataset(dev_path_);
+      if (dev_is_self_) f->dev = nt::open_dataset(path_);
+      if (cmp_) f->cmp = nt::open_dataset(cmp_path_);
+      probe_files_ = std::move(f);
+    } catch (const std::exception&) {
+      probe_files_.reset();  // data not from a file (adopted): no exact values on demand
+    }
+  }
+  if (!probe_files_) return nullptr;
+  using K = DocumentProbe::Kind;
+  const K kind = s == Source::primary             ? K::primary
+                 : s == Source::deviation          ? K::deviation
+                 : s == Source::relative_deviation ? K::relative
+                 : s == Source::difference         ? K::difference
+                                                   : K::ratio;
+  const std::ptrdiff_t kb = k < cmp_len_.size() ? cmp_len_[k] : -1;
+  return std::make_shared<DocumentProbe>(probe_files_, kind, k, kb, order, cmp_rank_);
+}
+
+bool Document::streams(const ViewSpec& spec) const {
+  const bool matrix_like = spec.view == ViewKind::matrix || spec.view == ViewKind::deviation ||
+                           spec.view == ViewKind::difference || spec.view == ViewKind::ratio;
+  return matrix_like && (ranks() > value_limit_ || reduction_factor(ranks(), ranks(), spec.fit) >= 2);
 }
 
 Range Document::matrix_range(Source s, std::size_t k) {
   auto& c = cache_[s];
   if (c.size() != count()) c.assign(count(), std::nullopt);
   if (!c[k]) {
-    const auto v = matrix_values(s, k);
-    c[k] = range_of(v, ranks(), ranks(), ViewResult::kDiagIsRow);
+    const int P = ranks();
+    if (P <= value_limit_) {
+      const auto v = matrix_values(s, k);
+      c[k] = range_of(v, P, P, ViewResult::kDiagIsRow);
+    } else {
+      // Blocks of about a million cells: the range of a big matrix without holding it.
+      const int step = std::max(1, (1 << 20) / P);
+      Range r;
+      for (int i0 = 0; i0 < P; i0 += step) {
+        const int i1 = std::min(P, i0 + step);
+        const auto v = block_values(s, k, i0, i1);
+        for (int i = i0; i < i1; ++i)
+          r.merge(range_of(std::span<const double>(v).subspan(static_cast<std::size_t>(i - i0) * static_cast<std::size_t>(P),
+                                                              static_cast<std::size_t>(P)),
+                           1, P, i));
+      }
+      c[k] = r;
+    }
   }
   return *c[k];
 }
@@ -513,6 +673,7 @@ ViewResult Document::render(const ViewSpec& spec_in, const Progress& progress) {
       if ((src == Source::difference || src == Source::ratio) && cmp_ && cmp_len_[spec.k] < 0)
         throw nt::UsageError(fmt::format("{} holds no message length {} (matched: {})", cmp_path_.string(),
                                          lengths()[spec.k], cmp_match_));
+      if (streams(spec)) return render_streamed(std::move(res), src, progress);
       values = matrix_values(src, spec.k);
       if (src == Source::primary)
         if (const auto* raw = dynamic_cast<const nt::RawReader*>(data_.get()); raw && raw->has_sample_count())
@@ -583,6 +744,66 @@ ViewResult Document::render(const ViewSpec& spec_in, const Progress& progress) {
   if (spec.black) res.levels.black = *spec.black;
   res.cells = cells_image(values, res.rows, res.cols, res.levels);
   res.values = std::make_shared<const std::vector<double>>(std::move(values));
+  return res;
+}
+
+ViewResult Document::render_streamed(ViewResult res, Source src, const Progress& progress) {
+  const ViewSpec& spec = res.spec;
+  const int P = ranks();
+  const std::size_t n = count();
+  res.rows = res.cols = P;
+  res.diag_col = ViewResult::kDiagIsRow;
+  res.row_label = QStringLiteral("sender (from)");
+  res.col_label = QStringLiteral("receiver (to)");
+  // Levels first (a scan of the matrix, or of the file or window, by blocks of rows; cached per
+  // matrix), then the grey levels block by block, reduced as they come.
+  const Range r = spec.normalize == Normalize::matrix ? matrix_range(src, spec.k)
+                  : spec.normalize == Normalize::file ? scan(src, 0, n, progress)
+                                                      : scan(src, spec.k0, spec.k1, progress);
+  res.levels = levels_from(r, spec.log, src == Source::difference);
+  if (src == Source::ratio) res.levels = ratio_levels(r);
+  if (spec.white) res.levels.white = *spec.white;
+  if (spec.black) res.levels.black = *spec.black;
+  std::vector<int> o;
+  if (spec.order != Order::rank) {
+    o = order_for(spec.order);
+    res.order = o;
+  }
+  const int f = reduction_factor(P, P, spec.fit);
+  const int side = (P + f - 1) / f;
+  QImage out(side, side, QImage::Format_Grayscale8);
+  auto mask = std::make_shared<CellMask>(side, side);
+  BlockReducer red(P, f, spec.reduce);
+  // Blocks of about a million cells, whole bands of f rows.
+  const int step = std::max(1, (1 << 20) / P / f) * f;
+  std::vector<std::uint8_t> grey(static_cast<std::size_t>(P)), nd(static_cast<std::size_t>(P));
+  for (int i0 = 0; i0 < P; i0 += step) {
+    if (progress.cancelled && progress.cancelled()) throw Cancelled{};
+    const int i1 = std::min(P, i0 + step);
+    const auto v = display_rows(src, spec.k, i0, i1, o);
+    for (int i = i0; i < i1; ++i) {
+      const double* row = v.data() + static_cast<std::size_t>(i - i0) * static_cast<std::size_t>(P);
+      if (f == 1) {
+        grey_row(row, P, res.levels, out.scanLine(i));
+        for (int j = 0; j < P; ++j)
+          if (std::isnan(row[j])) mask->set(j, i);
+        continue;
+      }
+      grey_row(row, P, res.levels, grey.data());
+      for (int j = 0; j < P; ++j) nd[static_cast<std::size_t>(j)] = std::isnan(row[j]);
+      red.add_row(grey.data(), nd.data());
+      if (red.rows_added() == f || i + 1 == P) red.take(out.scanLine(i / f), mask.get(), i / f);
+    }
+  }
+  res.cells = std::move(out);
+  res.pool = f;
+  res.nodata = std::move(mask);
+  res.probe = probe_for(src, spec.k, o);
+  if (const auto& hosts = data_->info().meta.hosts; static_cast<int>(hosts.size()) == P) {
+    res.axis_hosts.resize(static_cast<std::size_t>(P));
+    for (int i = 0; i < P; ++i)
+      res.axis_hosts[static_cast<std::size_t>(i)] = QString::fromStdString(hosts[static_cast<std::size_t>(res.rank_at(i))]);
+  }
   return res;
 }
 

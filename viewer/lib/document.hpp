@@ -89,6 +89,16 @@ class Document {
   ViewResult render(const ViewSpec& spec, const Progress& progress = {});
   // Plot size used for pair views.
   void set_plot_size(int w, int h) { plot_w_ = w; plot_h_ = h; }
+  // Matrix-like views of more ranks than this are streamed: read in blocks of rows, made into
+  // grey levels (reduced to spec.fit) block by block, with no P x P values kept; the result's
+  // probe reads exact values on demand. Views asking for a reduced picture (spec.fit at most
+  // half the ranks) are streamed whatever the size. Default kValueLimit.
+  static constexpr int kValueLimit = 4096;
+  void set_value_limit(int ranks) { value_limit_ = ranks; }
+  int value_limit() const { return value_limit_; }
+  // Whether render(spec) would stream (see set_value_limit).
+  bool streams(const ViewSpec& spec) const;
+  struct ProbeFiles;  // (the streamed views' probes' handles of the files)
 
  private:
   enum class Source { primary, deviation, relative_deviation, difference, ratio };
@@ -97,8 +107,14 @@ class Document {
     std::unique_ptr<nt::Dataset> data, dev;
   };
   ViewResult render_pair(const ViewSpec& spec);
+  ViewResult render_streamed(ViewResult res, Source src, const Progress& progress);
   Document() = default;
-  std::vector<double> matrix_values(Source s, std::size_t k);
+  std::vector<double> matrix_values(Source s, std::size_t k) { return block_values(s, k, 0, ranks()); }
+  // Rows [r0, r1) (senders, rank order) of the view source's matrix k; no data as NaN.
+  std::vector<double> block_values(Source s, std::size_t k, int r0, int r1);
+  // Rows [i0, i1) of the displayed matrix: ranks in `order` (empty: rank order) on both axes.
+  std::vector<double> display_rows(Source s, std::size_t k, int i0, int i1, const std::vector<int>& order);
+  std::shared_ptr<const CellProbe> probe_for(Source s, std::size_t k, const std::vector<int>& order);
   Range matrix_range(Source s, std::size_t k);
   Range scan(Source s, std::size_t k0, std::size_t k1, const Progress& progress);
   QString title_for(const ViewSpec& spec) const;
@@ -119,6 +135,9 @@ class Document {
   std::vector<PlotFile> plot_files_;
   std::map<Source, std::vector<std::optional<Range>>> cache_;
   int plot_w_ = 800, plot_h_ = 500;
+  int value_limit_ = kValueLimit;
+  std::shared_ptr<ProbeFiles> probe_files_;  // the probes' own handles of the files (opened once)
+  bool probe_tried_ = false;
 };
 
 }  // namespace ntv

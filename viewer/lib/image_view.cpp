@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 
+#include "pyramid.hpp"
 #include "render.hpp"
 #include "nt/units.hpp"
 
@@ -25,17 +26,29 @@ ImageView::ImageView(QWidget* parent) : QWidget(parent) {
 void ImageView::setResult(const ViewResult& r, bool keepZoom) {
   const bool same = hasResult() && r.cells.size() == result_.cells.size() && r.plot == result_.plot;
   result_ = r;
+  pyramid_.reset();
+  if (!result_.plot && !result_.cells.isNull())
+    pyramid_ = std::make_shared<Pyramid>(result_.cells, result_.nodata, result_.values);
+  probed_.clear();
   rebuildPixmap();
   if (!(keepZoom && same) || fitted_) fit();
+  emitDetail();
   update();
 }
 
 void ImageView::rebuildPixmap() {
-  const Colormap c = resolve_colormap(colormap_, result_.symmetric());
-  pixmap_ = QPixmap::fromImage(result_.plot || result_.cells.isNull() ? result_.cells
-                                                                      : colorize(result_.cells, c, result_.values.get()));
-  pooled_ = QPixmap();
-  pooledFactor_ = 1;
+  plot_ = result_.plot ? QPixmap::fromImage(result_.cells) : QPixmap();
+  full_ = QPixmap();
+  shown_ = QPixmap();
+  shownLevel_ = -1;
+}
+
+const QPixmap& ImageView::pixmap() const {
+  if (result_.plot) return plot_;
+  if (full_.isNull() && !result_.cells.isNull())
+    full_ = QPixmap::fromImage(colorize(result_.cells, resolve_colormap(colormap_, result_.symmetric()),
+                                        result_.values.get(), result_.nodata.get()));
+  return full_;
 }
 
 void ImageView::setColormap(Colormap c) {
@@ -43,6 +56,39 @@ void ImageView::setColormap(Colormap c) {
   if (hasResult()) rebuildPixmap();
   update();
 }
+
+void ImageView::setReduce(Reduce r) {
+  if (r == reduce_) return;
+  reduce_ = r;
+  shown_ = QPixmap();
+  shownLevel_ = -1;
+  emitDetail();
+  update();
+}
+
+QSize ImageView::imageSize() const { return result_.cells.size(); }
+
+int ImageView::levelFor() const {
+  // The level whose blocks are at least as large as a screen pixel: every pixel then shows the
+  // reduction of (a superset of) the cells it covers, so nothing falls between pixels.
+  if (result_.plot || zoom_ >= 1.0) return 0;
+  const int L = static_cast<int>(std::ceil(std::log2(1.0 / zoom_) - 1e-9));
+  return pyramid_ ? std::clamp(L, 0, pyramid_->levels() - 1) : 0;
+}
+
+int ImageView::cellsPerPixel() const { return std::max(1, result_.pool) << levelFor(); }
+
+QString ImageView::detailText() const {
+  if (!hasResult() || result_.plot) return {};
+  const int n = cellsPerPixel();
+  const QString how = QString::fromLatin1(reduce_name(reduce_).data());
+  if (n > 1) return tr("%1 of %2 x %2 cells per pixel").arg(how).arg(n);
+  const double px = zoom_;
+  if (px >= 1.5) return tr("%1 pixels per cell (zoomed out: %2)").arg(px, 0, 'f', px < 10 ? 1 : 0).arg(how);
+  return tr("1 cell per pixel (zoomed out: %1)").arg(how);
+}
+
+void ImageView::emitDetail() { emit detailChanged(detailText()); }
 
 void ImageView::setHierarchy(const std::vector<std::pair<QString, std::vector<std::vector<int>>>>& levels) {
   hierarchy_ = levels;
@@ -60,34 +106,37 @@ void ImageView::setShowGroups(bool on) {
 }
 
 QRectF ImageView::imageRect() const {
-  return {offset_, QSizeF(pixmap_.width() * zoom_, pixmap_.height() * zoom_)};
+  return {offset_, QSizeF(imageSize().width() * zoom_, imageSize().height() * zoom_)};
 }
 
 void ImageView::fit() {
-  if (pixmap_.isNull()) return;
+  if (!hasResult()) return;
+  const QSize im = imageSize();
   // Keep the legend and the labels off the picture.
   const double m = 8, legend = 0, left = result_.plot ? 0 : 130, top = result_.plot ? 0 : 18;
-  const double z = std::min((width() - 2 * m - 2 * left) / pixmap_.width(),
-                            (height() - 2 * m - legend - top) / pixmap_.height());
+  const double z = std::min((width() - 2 * m - 2 * left) / im.width(), (height() - 2 * m - legend - top) / im.height());
   // Whole screen pixels per cell when cells are larger than a pixel, so that cells stay even;
   // plots are never enlarged.
   zoom_ = result_.plot ? std::min(1.0, z) : (z >= 1.0 ? std::floor(z) : z);
   if (zoom_ <= 0) zoom_ = 1e-3;
-  offset_ = QPointF((width() - pixmap_.width() * zoom_) / 2, top + (height() - top - legend - pixmap_.height() * zoom_) / 2);
+  offset_ = QPointF((width() - im.width() * zoom_) / 2, top + (height() - top - legend - im.height() * zoom_) / 2);
   fitted_ = true;
   emit zoomChanged(zoom_);
+  emitDetail();
   update();
 }
 
 void ImageView::zoomBy(double factor, const QPointF& anchor) {
-  if (pixmap_.isNull()) return;
-  const double nz = std::clamp(zoom_ * factor, 1e-3, 256.0);
+  if (!hasResult()) return;
+  // Down to single cells of the biggest matrix and up to a cell filling the widget.
+  const double nz = std::clamp(zoom_ * factor, 1e-4, 512.0);
   // Keep the image point under `anchor` where it is.
   const QPointF img = (anchor - offset_) / zoom_;
   zoom_ = nz;
   offset_ = anchor - img * zoom_;
   fitted_ = false;
   emit zoomChanged(zoom_);
+  emitDetail();
   update();
 }
 
@@ -126,8 +175,8 @@ QPoint ImageView::cellAt(const QPointF& pos) const {
     if (bestCurve < 0) return {-1, -1};
     return {bestPoint, bestCurve};
   }
-  const int col = static_cast<int>(std::floor(p.x() * result_.cols / pixmap_.width()));
-  const int row = static_cast<int>(std::floor(p.y() * result_.rows / pixmap_.height()));
+  const int col = static_cast<int>(std::floor(p.x() * result_.cols / imageSize().width()));
+  const int row = static_cast<int>(std::floor(p.y() * result_.rows / imageSize().height()));
   if (col < 0 || row < 0 || col >= result_.cols || row >= result_.rows) return {-1, -1};
   return {col, row};
 }
@@ -136,43 +185,158 @@ void ImageView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   // A blue-grey backdrop that no grey level of the matrix can be mistaken for.
   p.fillRect(rect(), QColor(52, 73, 94));
-  if (pixmap_.isNull()) {
+  labels_.clear();
+  if (!hasResult()) {
     p.setPen(Qt::white);
     p.drawText(rect(), Qt::AlignCenter, tr("Open a result file (File > Open)"));
     return;
   }
-  p.setRenderHint(QPainter::SmoothPixmapTransform, result_.plot && zoom_ < 1.0);
   const QRectF target = imageRect();
-  // Zoomed out past one cell per pixel: draw the darkest-cell reduction instead of sampling,
-  // so that a single slow rank or link never disappears from a large matrix.
-  const int factor = result_.plot || zoom_ >= 1.0 ? 1 : static_cast<int>(std::ceil(1.0 / zoom_ - 1e-9));
-  if (factor > 1) {
-    if (factor != pooledFactor_ || pooled_.isNull()) {
-      pooled_ = QPixmap::fromImage(colorize(darkest_pool(result_.cells, factor),
-                                            resolve_colormap(colormap_, result_.symmetric())));
-      pooledFactor_ = factor;
-    }
-    const QRectF src(0, 0, double(pixmap_.width()) / factor, double(pixmap_.height()) / factor);
-    p.drawPixmap(target, pooled_, src);
+  if (result_.plot) {
+    p.setRenderHint(QPainter::SmoothPixmapTransform, zoom_ < 1.0);
+    p.drawPixmap(target, plot_, QRectF(plot_.rect()));
   } else {
-    p.drawPixmap(target, pixmap_, QRectF(pixmap_.rect()));
+    paintCells(p, target);
   }
   p.setPen(QColor(20, 30, 40));
   p.setBrush(Qt::NoBrush);
   p.drawRect(target.adjusted(-1, -1, 0, 0));
   if (showGroups_ && !result_.plot && result_.diag_col == ViewResult::kDiagIsRow) {
+    // Zoomed in on a big matrix the picture is far larger than the widget: outline the visible
+    // cells only (paint_groups would work over the whole picture).
+    const bool zoomed = target.width() * target.height() > 4.0 * width() * height();
+    const auto draw = [&](const std::vector<std::vector<int>>& g, int level) {
+      const auto shown = displayed_groups(g, result_.order);
+      if (zoomed) paintGroupsZoomed(p, target, shown, level);
+      else paint_groups(p, target, result_.rows, result_.cols, shown, level);
+    };
     if (!hierarchy_.empty()) {
-      for (std::size_t l = hierarchy_.size(); l-- > 0;)
-        paint_groups(p, target, result_.rows, result_.cols, displayed_groups(hierarchy_[l].second, result_.order),
-                     static_cast<int>(l));
+      for (std::size_t l = hierarchy_.size(); l-- > 0;) draw(hierarchy_[l].second, static_cast<int>(l));
     } else if (!groups_.empty()) {
-      paint_groups(p, target, result_.rows, result_.cols, displayed_groups(groups_, result_.order));
+      draw(groups_, 0);
     }
   }
   if (!result_.plot) {
+    paintCellValues(p, target);
     paintLabels(p, target);
     paintLegend(p);
   }
+}
+
+void ImageView::paintCells(QPainter& p, const QRectF& target) {
+  if (!pyramid_) return;
+  const int L = levelFor();
+  const Pyramid::Level& lv = pyramid_->level(L, reduce_);
+  const int scale = 1 << L;  // image pixels per level pixel
+  const int lw = lv.grey.width(), lh = lv.grey.height();
+  // The visible part in level pixels, with a margin so that small pans reuse the colours.
+  const double px = zoom_ * scale;  // screen pixels per level pixel
+  const auto clampi = [](double v, int hi) { return std::clamp(static_cast<int>(v), 0, hi); };
+  const int x0 = clampi(std::floor(-offset_.x() / px), lw), x1 = clampi(std::ceil((width() - offset_.x()) / px), lw);
+  const int y0 = clampi(std::floor(-offset_.y() / px), lh), y1 = clampi(std::ceil((height() - offset_.y()) / px), lh);
+  if (x1 <= x0 || y1 <= y0) return;
+  const QRect need(x0, y0, x1 - x0, y1 - y0);
+  if (shown_.isNull() || shownLevel_ != L || shownReduce_ != reduce_ || !shownRect_.contains(need)) {
+    const int mx = need.width() / 4 + 1, my = need.height() / 4 + 1;
+    const QRect r = need.adjusted(-mx, -my, mx, my).intersected(QRect(0, 0, lw, lh));
+    const QImage part = lv.grey.copy(r);
+    // No-data cells: the base's mask (or NaN values), a level's own mask above it.
+    CellMask nd(r.width(), r.height());
+    bool any = false;
+    for (int y = 0; y < r.height(); ++y)
+      for (int x = 0; x < r.width(); ++x) {
+        const bool none = L == 0 ? pyramid_->no_data(r.x() + x, r.y() + y)
+                                 : lv.nodata.width == lw && lv.nodata.at(r.x() + x, r.y() + y);
+        if (none) {
+          nd.set(x, y);
+          any = true;
+        }
+      }
+    shown_ = QPixmap::fromImage(colorize(part, resolve_colormap(colormap_, result_.symmetric()), nullptr, any ? &nd : nullptr));
+    shownRect_ = r;
+    shownLevel_ = L;
+    shownReduce_ = reduce_;
+  }
+  // Level pixel (x, y) covers image pixels [x scale, (x + 1) scale): the last one of a row may
+  // cover fewer, so the drawing is clipped to the picture.
+  const QRectF dst(offset_.x() + shownRect_.x() * px, offset_.y() + shownRect_.y() * px, shownRect_.width() * px,
+                   shownRect_.height() * px);
+  p.save();
+  p.setClipRect(target);
+  p.setRenderHint(QPainter::SmoothPixmapTransform, false);
+  p.drawPixmap(dst, shown_, QRectF(shown_.rect()));
+  p.restore();
+}
+
+void ImageView::paintCellValues(QPainter& p, const QRectF& target) {
+  // Zoomed in to single cells: each visible cell shows its exact value.
+  const double cw = target.width() / result_.cols, ch = target.height() / result_.rows;
+  if (result_.rows <= 0 || result_.cols <= 0 || std::min(cw, ch) < kLabelZoom) return;
+  const int c0 = std::max(0, static_cast<int>(std::floor(-offset_.x() / cw)));
+  const int c1 = std::min(result_.cols, static_cast<int>(std::ceil((width() - offset_.x()) / cw)));
+  const int r0 = std::max(0, static_cast<int>(std::floor(-offset_.y() / ch)));
+  const int r1 = std::min(result_.rows, static_cast<int>(std::ceil((height() - offset_.y()) / ch)));
+  if ((c1 - c0) * (r1 - r0) > 4096) return;
+  QFont f = font();
+  f.setPixelSize(std::clamp(static_cast<int>(std::min(cw / 6, ch / 3)), 8, 14));
+  p.save();
+  p.setFont(f);
+  for (int r = r0; r < r1; ++r)
+    for (int c = c0; c < c1; ++c) {
+      double v;
+      if (result_.values) {
+        v = result_.value_at(r, c);
+      } else {
+        const auto key = std::make_pair(r, c);
+        auto it = probed_.find(key);
+        if (it == probed_.end()) it = probed_.emplace(key, result_.value_at(r, c)).first;
+        v = it->second;
+      }
+      const QRectF cell(target.left() + c * cw, target.top() + r * ch, cw, ch);
+      const QString text = std::isnan(v) ? tr("no data") : format_value(v, result_.ratio());
+      const int g = result_.pool == 1 && result_.cells.valid(c, r) ? qGray(result_.cells.pixel(c, r)) : 255;
+      // Dark text on light cells, light text on dark ones (the grey level stands for the colour).
+      p.setPen(g > 140 ? QColor(10, 10, 10) : QColor(250, 250, 250));
+      p.drawText(cell.adjusted(2, 2, -2, -2), Qt::AlignCenter | Qt::TextWordWrap, text);
+      labels_.push_back({r, c, text, cell});
+    }
+  p.restore();
+}
+
+void ImageView::paintGroupsZoomed(QPainter& p, const QRectF& target, const std::vector<std::vector<int>>& groups,
+                                  int level) {
+  // Block of a visible cell: its group when row and column share one; edges where it changes.
+  std::vector<int> gid(static_cast<std::size_t>(result_.rows), -1);
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (int r : groups[g])
+      if (r >= 0 && r < result_.rows) gid[static_cast<std::size_t>(r)] = static_cast<int>(g);
+  const double cw = target.width() / result_.cols, ch = target.height() / result_.rows;
+  const int c0 = std::max(0, static_cast<int>(std::floor(-offset_.x() / cw)) - 1);
+  const int c1 = std::min(result_.cols, static_cast<int>(std::ceil((width() - offset_.x()) / cw)) + 1);
+  const int r0 = std::max(0, static_cast<int>(std::floor(-offset_.y() / ch)) - 1);
+  const int r1 = std::min(result_.rows, static_cast<int>(std::ceil((height() - offset_.y()) / ch)) + 1);
+  if ((c1 - c0) * static_cast<double>(r1 - r0) > 4.0e6) return;
+  const auto block = [&](int r, int c) {
+    if (r < 0 || c < 0 || r >= result_.rows || c >= result_.cols) return -1;
+    const int a = gid[static_cast<std::size_t>(r)];
+    return a >= 0 && a == gid[static_cast<std::size_t>(c)] ? a : -1;
+  };
+  p.save();
+  for (int r = r0; r < r1; ++r)
+    for (int c = c0; c < c1; ++c) {
+      const int b = block(r, c);
+      if (b < 0) continue;
+      QPen pen(level == 0 ? group_color(static_cast<std::size_t>(b)) : (level % 2 ? QColor(0, 0, 0) : QColor(255, 255, 255)));
+      pen.setWidthF(level > 0 ? 3.5 : 2.5);
+      if (level > 0) pen.setStyle(Qt::DashLine);
+      p.setPen(pen);
+      const double x = target.left() + c * cw, y = target.top() + r * ch;
+      if (block(r - 1, c) != b) p.drawLine(QPointF(x, y), QPointF(x + cw, y));
+      if (block(r + 1, c) != b) p.drawLine(QPointF(x, y + ch), QPointF(x + cw, y + ch));
+      if (block(r, c - 1) != b) p.drawLine(QPointF(x, y), QPointF(x, y + ch));
+      if (block(r, c + 1) != b) p.drawLine(QPointF(x + cw, y), QPointF(x + cw, y + ch));
+    }
+  p.restore();
 }
 
 void ImageView::paintLabels(QPainter& p, const QRectF& target) {

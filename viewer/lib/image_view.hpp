@@ -1,5 +1,9 @@
 // Shows a ViewResult: the cell image scaled without smoothing, with zoom (wheel, keys), pan
-// (drag) and hover (cellHovered). It only draws and emits signals; it never reads files.
+// (drag) and hover (cellHovered). Zoomed out, each screen pixel shows a level of the result's
+// Pyramid (blocks of 2^L cells reduced to their max or median, reduce()); only the visible part
+// is coloured, so a 10,000-rank matrix costs its grey levels, not a P x P colour picture. Zoomed
+// in far enough, every cell is labelled with its exact value (from the result's values, or read
+// through its probe). It never opens files.
 #pragma once
 
 #include <QPainter>
@@ -7,12 +11,16 @@
 #include <QPointF>
 #include <QWidget>
 
+#include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "view_spec.hpp"
 
 namespace ntv {
+
+class Pyramid;
 
 class ImageView : public QWidget {
   Q_OBJECT
@@ -26,8 +34,24 @@ class ImageView : public QWidget {
   void setHierarchy(const std::vector<std::pair<QString, std::vector<std::vector<int>>>>& levels);
   void setColormap(Colormap c);
   Colormap colormap() const { return colormap_; }
-  // The picture as shown (colours, no zoom): one pixel per cell.
-  const QPixmap& pixmap() const { return pixmap_; }
+  // How a screen pixel showing several cells is reduced (max by default).
+  void setReduce(Reduce r);
+  Reduce reduce() const { return reduce_; }
+  // Cells per side of what one screen pixel shows now (1 when zoomed in), and a line for the
+  // status bar: "max of 16 x 16 cells per pixel", "1 cell per pixel", "24 pixels per cell".
+  int cellsPerPixel() const;
+  QString detailText() const;
+  // The picture in colours at one pixel per cell (plots: the plot), built when asked.
+  const QPixmap& pixmap() const;
+  // The cells labelled with their value in the last paint (zoomed in to single cells).
+  struct CellLabel {
+    int row, col;
+    QString text;
+    QRectF rect;  // widget coordinates of the cell
+  };
+  const std::vector<CellLabel>& cellLabels() const { return labels_; }
+  // Screen pixels per cell side from which every cell shows its value.
+  static constexpr double kLabelZoom = 44.0;
   const ViewResult& result() const { return result_; }
   bool hasResult() const { return !result_.cells.isNull(); }
   double zoom() const { return zoom_; }
@@ -46,6 +70,8 @@ class ImageView : public QWidget {
   void cellHovered(int row, int col);
   void hoverLeft();
   void zoomChanged(double zoom);
+  // The level of detail changed (zoom or reduce): detailText() has news.
+  void detailChanged(const QString& text);
 
  protected:
   void paintEvent(QPaintEvent*) override;
@@ -59,16 +85,30 @@ class ImageView : public QWidget {
 
  private:
   QRectF imageRect() const;
+  QSize imageSize() const;
+  void paintCells(QPainter& p, const QRectF& target);
+  void paintCellValues(QPainter& p, const QRectF& target);
+  void paintGroupsZoomed(QPainter& p, const QRectF& target, const std::vector<std::vector<int>>& groups, int level);
   void paintLegend(QPainter& p);
   void paintLabels(QPainter& p, const QRectF& target);
+  int levelFor() const;
   ViewResult result_;
-  QPixmap pixmap_;
-  QPixmap pooled_;          // darkest-cell reduction used when zoomed out
-  int pooledFactor_ = 1;
+  QPixmap plot_;            // plots: the picture
+  mutable QPixmap full_;    // pixmap(): built when asked
+  std::shared_ptr<Pyramid> pyramid_;
+  Reduce reduce_ = Reduce::max;
+  // The coloured part of a pyramid level last drawn (a margin around the visible part).
+  QPixmap shown_;
+  QRect shownRect_;         // in level pixels
+  int shownLevel_ = -1;
+  Reduce shownReduce_ = Reduce::max;
+  std::vector<CellLabel> labels_;
+  mutable std::map<std::pair<int, int>, double> probed_;  // values read through the probe
   std::vector<std::vector<int>> groups_;
   std::vector<std::pair<QString, std::vector<std::vector<int>>>> hierarchy_;
   Colormap colormap_ = Colormap::automatic;
   void rebuildPixmap();
+  void emitDetail();
   bool showGroups_ = true;
   double zoom_ = 1.0;       // screen pixels per image pixel
   QPointF offset_;          // widget position of the image's top-left corner

@@ -232,6 +232,16 @@ void MainWindow::buildUi() {
   for (Order o : {Order::rank, Order::host, Order::groups})
     orderBox_->addItem(QString::fromLatin1(order_name(o).data()), static_cast<int>(o));
   form->addRow(tr("Order"), orderBox_);
+  // A screen pixel showing several cells of a big matrix: their largest value or their median.
+  reduceBox_ = new QComboBox;
+  reduceBox_->setObjectName(QStringLiteral("reduceBox"));
+  reduceBox_->addItem(tr("max (slowest cell)"), static_cast<int>(Reduce::max));
+  reduceBox_->addItem(tr("median"), static_cast<int>(Reduce::median));
+  reduceBox_->setToolTip(tr("Zoomed out, one pixel shows a block of cells: their largest value (a single slow link "
+                            "stays visible) or their median"));
+  form->addRow(tr("Pixel of cells"), reduceBox_);
+  connect(reduceBox_, &QComboBox::currentIndexChanged, this,
+          [this] { view_->setReduce(static_cast<Reduce>(reduceBox_->currentData().toInt())); });
   connect(mapBox_, &QComboBox::currentIndexChanged, this,
           [this] { view_->setColormap(static_cast<Colormap>(mapBox_->currentData().toInt())); });
   connect(orderBox_, &QComboBox::currentIndexChanged, this, &MainWindow::requestView);
@@ -271,7 +281,10 @@ void MainWindow::buildUi() {
   cutShortLabel_->setObjectName(QStringLiteral("cutShortLabel"));
   cutShortLabel_->setStyleSheet(QStringLiteral("QLabel { color: #8a1f11; font-weight: bold; }"));
   cutShortLabel_->hide();
+  detailLabel_ = new QLabel;
+  detailLabel_->setObjectName(QStringLiteral("detailLabel"));
   statusBar()->addWidget(hoverLabel_, 1);
+  statusBar()->addPermanentWidget(detailLabel_);
   statusBar()->addPermanentWidget(cutShortLabel_);
   statusBar()->addPermanentWidget(progress_);
   statusBar()->addPermanentWidget(cancel_);
@@ -293,6 +306,7 @@ void MainWindow::buildUi() {
   connect(groupsBox_, &QCheckBox::toggled, view_, &ImageView::setShowGroups);
   connect(view_, &ImageView::cellHovered, this, [this](int r, int c) { hoverLabel_->setText(hoverText(r, c)); });
   connect(view_, &ImageView::hoverLeft, hoverLabel_, &QLabel::clear);
+  connect(view_, &ImageView::detailChanged, detailLabel_, &QLabel::setText);
   resize(1200, 800);
 }
 
@@ -394,6 +408,7 @@ void MainWindow::addPlotFile(const QString& path) {
 
 void MainWindow::setLog(bool on) { logBox_->setChecked(on); }
 void MainWindow::setColormap(Colormap c) { mapBox_->setCurrentIndex(mapBox_->findData(static_cast<int>(c))); }
+void MainWindow::setReduce(Reduce r) { reduceBox_->setCurrentIndex(reduceBox_->findData(static_cast<int>(r))); }
 void MainWindow::setOrder(Order o) { orderBox_->setCurrentIndex(orderBox_->findData(static_cast<int>(o))); }
 
 void MainWindow::openFile(const QString& path) {
@@ -513,9 +528,9 @@ QString MainWindow::hoverText(int row, int col) const {
     if (!doc_.plot_files.empty()) t += QStringLiteral(" [%1]").arg(c.file);
     return t;
   }
-  if (!r.values || r.plot || row < 0 || col < 0 || row >= r.rows || col >= r.cols) return {};
-  const double v = (*r.values)[static_cast<std::size_t>(row) * static_cast<std::size_t>(r.cols) +
-                               static_cast<std::size_t>(col)];
+  if ((!r.values && !r.probe) || r.plot || row < 0 || col < 0 || row >= r.rows || col >= r.cols) return {};
+  // A big matrix keeps no values: the exact one is read from the file (through the probe).
+  const double v = r.value_at(row, col);
   int sender = r.rank_at(row), receiver = r.rank_at(col);
   std::int64_t len = 0;
   if (r.spec.view == ViewKind::row || r.spec.view == ViewKind::column) {
@@ -533,6 +548,8 @@ QString MainWindow::hoverText(int row, int col) const {
   if (r.samples && r.samples->size() == static_cast<std::size_t>(r.rows) * static_cast<std::size_t>(r.cols))
     value += QStringLiteral(", %1 samples")
                  .arg((*r.samples)[static_cast<std::size_t>(row) * static_cast<std::size_t>(r.cols) + static_cast<std::size_t>(col)]);
+  else if (!r.values && r.probe)
+    if (const auto n = r.probe->samples(row, col)) value += QStringLiteral(", %1 samples").arg(*n);
   return QStringLiteral("sender %1 -> receiver %2 at %3: %4")
       .arg(rankName(sender), rankName(receiver), QString::fromStdString(nt::format_bytes(len)), value);
 }
@@ -546,12 +563,21 @@ bool MainWindow::exportPng(const QString& path) {
     o.groups = &doc_.groups;
     if (!doc_.hierarchy.empty()) o.hierarchy = &doc_.hierarchy;
   }
-  const QImage img = compose(view_->result(), o);
+  ViewResult r = view_->result();
+  r.spec.reduce = view_->reduce();
+  // A picture of a big matrix is reduced to 4096 pixels (as on screen, max or median per pixel).
+  if (!r.plot && std::max(r.rows, r.cols) > 4096) o.size = 4096;
+  const QImage img = compose(r, o);
   return saveOutput(path, [&](nt::PendingOutput& out) { write_image(img, out); });
 }
 
 bool MainWindow::exportCsv(const QString& path) {
-  if (!view_->hasResult() || !view_->result().values) return false;
+  if (!view_->hasResult()) return false;
+  if (!view_->result().values) {
+    onFailed(tr("the view of %1 ranks keeps no values in memory: write its CSV with network_viewer FILE --render "
+                "OUT.png --csv OUT.csv").arg(view_->result().rows));
+    return false;
+  }
   return saveOutput(path, [&](nt::PendingOutput& out) {
     nt::write_file_atomically_into(out, [&](std::ostream& os) { os << view_csv(view_->result()); });
   });

@@ -66,6 +66,8 @@ class MainWindow : public QMainWindow {
   bool exportCsv(const QString& path);
   void setColormap(Colormap c);
   void setOrder(Order o);
+  // How a screen pixel showing a block of cells is reduced (the view's choice; status bar).
+  void setReduce(Reduce r);
 
   ViewSpec currentSpec() const;
   void setView(ViewKind v);
@@ -148,6 +150,8 @@ class MainWindow : public QMainWindow {
   QCheckBox* groupsBox_ = nullptr;
   QComboBox* mapBox_ = nullptr;
   QComboBox* orderBox_ = nullptr;
+  QComboBox* reduceBox_ = nullptr;
+  QLabel* detailLabel_ = nullptr;   // status bar: what one screen pixel shows (level of detail)
   QLabel* hoverLabel_ = nullptr;
   QLabel* errorLabel_ = nullptr;
   QLabel* cutShortLabel_ = nullptr;  // status bar: "cut short: ..." while such a file is open

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "nt/error.hpp"
+#include "pyramid.hpp"
 #include "nt/output.hpp"
 #include "nt/validate.hpp"
 #include "nt/units.hpp"
@@ -78,26 +79,39 @@ Levels ratio_levels(const Range& r) {
   return Levels{1.0 / m, m, true};
 }
 
+void grey_row(const double* row, int cols, const Levels& lv, uchar* line) {
+  const bool linear = !(lv.log && lv.white > 0 && lv.black > 0) && lv.black > lv.white;
+  if (linear) {
+    // Fast path (linear scale): one multiply per cell; same result as Levels::gray.
+    const double scale = 255.0 / (lv.black - lv.white);
+    for (int j = 0; j < cols; ++j) {
+      const double d = (row[j] - lv.white) * scale;  // 0 .. 255 darkness
+      // NaN fails both comparisons and ends up white, like Levels::gray.
+      const double c = d > 0.0 ? (d < 255.0 ? d : 255.0) : 0.0;
+      line[j] = static_cast<uchar>(255 - static_cast<int>(c + 0.5));
+    }
+  } else {
+    for (int j = 0; j < cols; ++j) line[j] = lv.gray(row[j]);
+  }
+}
+
 QImage cells_image(std::span<const double> values, int rows, int cols, const Levels& lv) {
   QImage img(cols, rows, QImage::Format_Grayscale8);
-  const bool linear = !(lv.log && lv.white > 0 && lv.black > 0) && lv.black > lv.white;
-  // Fast path (linear scale): one multiply per cell; same result as Levels::gray.
-  const double scale = linear ? 255.0 / (lv.black - lv.white) : 0.0;
-  for (int i = 0; i < rows; ++i) {
-    uchar* line = img.scanLine(i);
-    const double* row = values.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(cols);
-    if (linear) {
-      for (int j = 0; j < cols; ++j) {
-        const double d = (row[j] - lv.white) * scale;  // 0 .. 255 darkness
-        // NaN fails both comparisons and ends up white, like Levels::gray.
-        const double c = d > 0.0 ? (d < 255.0 ? d : 255.0) : 0.0;
-        line[j] = static_cast<uchar>(255 - static_cast<int>(c + 0.5));
-      }
-    } else {
-      for (int j = 0; j < cols; ++j) line[j] = lv.gray(row[j]);
-    }
-  }
+  for (int i = 0; i < rows; ++i)
+    grey_row(values.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(cols), cols, lv, img.scanLine(i));
   return img;
+}
+
+QSize scaled_size(int rows, int cols, int size) {
+  const int longest = std::max(rows, cols);
+  if (size <= 0 || longest <= 0) return {cols, rows};
+  return {std::max(1, static_cast<int>(std::lround(double(cols) * size / longest))),
+          std::max(1, static_cast<int>(std::lround(double(rows) * size / longest)))};
+}
+
+int reduction_factor(int rows, int cols, int size) {
+  const QSize s = scaled_size(rows, cols, size);
+  return std::max(1, std::max(cols / std::max(s.width(), 1), rows / std::max(s.height(), 1)));
 }
 
 QImage darkest_pool(const QImage& cells, int f) {
@@ -325,7 +339,7 @@ QRgb no_data_rgb(Colormap c) {
   }
 }
 
-QImage colorize(const QImage& cells, Colormap c, const std::vector<double>* values) {
+QImage colorize(const QImage& cells, Colormap c, const std::vector<double>* values, const CellMask* nodata) {
   QImage out(cells.size(), QImage::Format_RGB32);
   QRgb lut[256];
   for (int g = 0; g < 256; ++g) lut[g] = colormap_rgb(c, (255 - g) / 255.0);
@@ -338,6 +352,12 @@ QImage colorize(const QImage& cells, Colormap c, const std::vector<double>* valu
     const double* v = mark ? values->data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(grey.width()) : nullptr;
     for (int x = 0; x < grey.width(); ++x) o[x] = v && std::isnan(v[x]) ? nd : lut[in[x]];
   }
+  if (nodata && nodata->width == grey.width() && nodata->height == grey.height())
+    for (int y = 0; y < grey.height(); ++y) {
+      auto* o = reinterpret_cast<QRgb*>(out.scanLine(y));
+      for (int x = 0; x < grey.width(); ++x)
+        if (nodata->at(x, y)) o[x] = nd;
+    }
   return out;
 }
 
@@ -463,8 +483,9 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
   int w = r.cols, h = r.rows;
   const int longest = std::max(w, h);
   if (o.size > 0 && longest > 0) {
-    w = std::max(1, static_cast<int>(std::lround(double(r.cols) * o.size / longest)));
-    h = std::max(1, static_cast<int>(std::lround(double(r.rows) * o.size / longest)));
+    const QSize s = scaled_size(r.rows, r.cols, o.size);
+    w = s.width();
+    h = s.height();
   } else if (o.decorate && longest > 0 && longest < 512) {
     const int f = std::max(1, 512 / longest);
     w = r.cols * f;
@@ -472,9 +493,13 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
   }
   QImage cells = r.cells;
   const int f = std::max(r.cols / std::max(w, 1), r.rows / std::max(h, 1));
-  // Shrinking: darkest cell of each block first, so that slow links survive the reduction.
-  if (f >= 2) cells = darkest_pool(cells, f);
-  if (colour) cells = colorize(cells, cmap, f >= 2 ? nullptr : r.values.get());
+  // Shrinking: each block of cells reduced to one pixel first (its darkest cell by default, so
+  // that slow links survive the reduction). A streamed result (r.pool > 1) comes reduced already.
+  if (f >= 2 && r.pool == 1) {
+    if (r.spec.reduce == Reduce::max) cells = darkest_pool(cells, f);
+    else cells = reduce_cells(cells, f, r.spec.reduce, r.nodata.get(), r.values.get()).first;
+  }
+  if (colour) cells = colorize(cells, cmap, f >= 2 ? nullptr : r.values.get(), f >= 2 ? nullptr : r.nodata.get());
   if (w != cells.width() || h != cells.height()) cells = cells.scaled(w, h, Qt::IgnoreAspectRatio, Qt::FastTransformation);
   const bool matrix_like = r.diag_col == ViewResult::kDiagIsRow;
   std::vector<std::pair<QString, std::vector<std::vector<int>>>> levels;

@@ -49,6 +49,13 @@ Levels levels_from(const Range& r, bool log, bool symmetric);
 Levels ratio_levels(const Range& r);
 // One grey pixel per value, larger = darker.
 QImage cells_image(std::span<const double> values, int rows, int cols, const Levels& lv);
+// The grey levels of one row of n values (what cells_image draws), into out.
+void grey_row(const double* values, int n, const Levels& lv, uchar* out);
+// Pixels per side of the cell area for a grid of rows x cols drawn with its longest side at
+// `size` pixels (0: one pixel per cell), and the factor by which such a picture reduces cells
+// (1: none). One rule for compose() and the streamed render (Document, ViewSpec::fit).
+QSize scaled_size(int rows, int cols, int size);
+int reduction_factor(int rows, int cols, int size);
 
 // Shrinks a Grayscale8 cell image by an integer factor, each output pixel the DARKEST of the
 // f x f cells it covers, so that one slow link stays visible when a big matrix is zoomed out.
@@ -65,8 +72,10 @@ Colormap resolve_colormap(Colormap c, bool symmetric);
 QRgb colormap_rgb(Colormap c, double darkness);
 QRgb no_data_rgb(Colormap c);
 // Colours a cell image (grey levels of cells_image, or a darkest_pool of them). Cells with no
-// value are drawn in no_data_rgb when `values` covers the image one value per pixel.
-QImage colorize(const QImage& cells, Colormap c, const std::vector<double>* values = nullptr);
+// value are drawn in no_data_rgb when `values` covers the image one value per pixel, or where
+// `nodata` (the same size as the image) is set.
+QImage colorize(const QImage& cells, Colormap c, const std::vector<double>* values = nullptr,
+                const CellMask* nodata = nullptr);
 // Colour-bar ticks between the levels: 1-2-5 steps (linear) or decades, with 2 and 5 between
 // them when the range is short (log). Always inside [white, black].
 std::vector<double> colorbar_ticks(const Levels& lv, int max_ticks);

@@ -82,6 +82,13 @@ void Session::setPlotSize(int w, int h) {
   }, Qt::QueuedConnection);
 }
 
+void Session::setValueLimit(int ranks) {
+  QMetaObject::invokeMethod(worker_, [this, ranks] {
+    value_limit_ = ranks;
+    if (doc_) doc_->set_value_limit(ranks);
+  }, Qt::QueuedConnection);
+}
+
 void Session::cancel() { cancel_ = true; }
 
 void Session::request(const ViewSpec& spec) {
@@ -101,6 +108,7 @@ void Session::doOpen(const QString& path) {
     doc_.reset();
     auto d = Document::open(path.toStdString());
     d->set_plot_size(plot_w_, plot_h_);
+    if (value_limit_ >= 0) d->set_value_limit(value_limit_);
     d->deviation();  // look for the deviation file now, so that info() reports it
     doc_ = std::move(d);
     emit opened(doc_->info());

@@ -37,6 +37,9 @@ class Session : public QObject {
   void clearPlotFiles();
   void request(const ViewSpec& spec);
   void setPlotSize(int w, int h);
+  // Matrices of more ranks are streamed (Document::set_value_limit); for the next open and the
+  // open document.
+  void setValueLimit(int ranks);
   void cancel();
 
  signals:
@@ -63,6 +66,7 @@ class Session : public QObject {
   std::atomic<unsigned> generation_{0};
   std::atomic<bool> cancel_{false};
   int plot_w_ = 900, plot_h_ = 560;
+  int value_limit_ = -1;  // -1: the Document's default
 };
 
 }  // namespace ntv

@@ -17,6 +17,7 @@ constexpr std::array<std::pair<Colormap, std::string_view>, 4> kMaps{
     {{Colormap::automatic, "auto"}, {Colormap::grey, "grey"}, {Colormap::viridis, "viridis"}, {Colormap::diverging, "diverging"}}};
 constexpr std::array<std::pair<Order, std::string_view>, 3> kOrders{
     {{Order::rank, "rank"}, {Order::host, "host"}, {Order::groups, "groups"}}};
+constexpr std::array<std::pair<Reduce, std::string_view>, 2> kReduces{{{Reduce::max, "max"}, {Reduce::median, "median"}}};
 template <class T, std::size_t N>
 std::string_view name_in(const std::array<std::pair<T, std::string_view>, N>& a, T v) {
   for (const auto& [k, n] : a)
@@ -38,6 +39,9 @@ std::optional<Colormap> colormap_from_name(std::string_view s) {
 }
 std::string_view order_name(Order o) { return name_in(kOrders, o); }
 std::optional<Order> order_from_name(std::string_view s) { return value_in(kOrders, s); }
+
+std::string_view reduce_name(Reduce r) { return name_in(kReduces, r); }
+std::optional<Reduce> reduce_from_name(std::string_view s) { return value_in(kReduces, s); }
 
 std::string_view view_name(ViewKind v) { return name_in(kViews, v); }
 std::optional<ViewKind> view_from_name(std::string_view s) { return value_in(kViews, s); }

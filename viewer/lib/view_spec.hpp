@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,10 @@ enum class Colormap { automatic, grey, viridis, diverging };
 enum class ValueUnit { seconds, percent, factor };
 // Order of the ranks on both axes: rank number, host name, or nested analysed groups.
 enum class Order { rank, host, groups };
+// How a block of cells becomes one pixel when a big matrix is shown smaller than one pixel per
+// cell: the largest value (the darkest cell, so that one slow link stays visible), or the median
+// of the cells that hold data (the upper middle one of an even count).
+enum class Reduce { max, median };
 
 std::string_view view_name(ViewKind v);
 // Views whose levels are centred on a neutral value (difference: 0; ratio: 1, log-symmetric):
@@ -50,6 +55,8 @@ std::string_view colormap_name(Colormap c);
 std::optional<Colormap> colormap_from_name(std::string_view s);
 std::string_view order_name(Order o);
 std::optional<Order> order_from_name(std::string_view s);
+std::string_view reduce_name(Reduce r);
+std::optional<Reduce> reduce_from_name(std::string_view s);
 
 struct ViewSpec {
   ViewKind view = ViewKind::matrix;
@@ -64,6 +71,11 @@ struct ViewSpec {
   bool log = false;
   bool relative = false;      // deviation view: deviation / value (coefficient of variation)
   Order order = Order::rank;  // matrix-like views: order of the ranks on the axes
+  // Matrix-like views: the longest side in pixels the picture will be drawn at (0: one pixel per
+  // cell). When it is at most half the rank count the matrix is read in blocks of rows and each
+  // pixel is reduced (`reduce`) from its block of cells as it is read: no P x P image is made.
+  int fit = 0;
+  Reduce reduce = Reduce::max;
   bool operator==(const ViewSpec&) const = default;
 };
 
@@ -75,6 +87,35 @@ struct Levels {
   // 0 (white) .. 1 (black); NaN and values at or below white give 0.
   double darkness(double v) const;
   unsigned char gray(double v) const;
+};
+
+// One bit per pixel of a cell image: set where the cell (or every cell of a reduced block) holds
+// no data. Used when the values behind the picture are not kept (big matrices).
+struct CellMask {
+  int width = 0, height = 0;
+  std::vector<std::uint8_t> bits;  // rows of (width + 7) / 8 bytes
+  CellMask() = default;
+  CellMask(int w, int h)
+      : width(w), height(h), bits(static_cast<std::size_t>((w + 7) / 8) * static_cast<std::size_t>(h), 0) {}
+  std::size_t stride() const { return static_cast<std::size_t>((width + 7) / 8); }
+  bool at(int x, int y) const {
+    return (bits[static_cast<std::size_t>(y) * stride() + static_cast<std::size_t>(x / 8)] >> (x % 8)) & 1u;
+  }
+  void set(int x, int y) {
+    bits[static_cast<std::size_t>(y) * stride() + static_cast<std::size_t>(x / 8)] |= static_cast<std::uint8_t>(1u << (x % 8));
+  }
+};
+
+// The exact value behind a displayed cell of a view whose values are not kept in memory (big
+// matrices), read from the file on demand. Thread-safe: the GUI thread asks while the worker
+// renders (it reads through its own handles of the files).
+class CellProbe {
+ public:
+  virtual ~CellProbe() = default;
+  // The value at displayed (row, col), NaN for no data or a failed read.
+  virtual double value(int row, int col) const = 0;
+  // Samples behind the cell when the file records them.
+  virtual std::optional<int> samples(int row, int col) const = 0;
 };
 
 // Geometry of a pair plot, so that tests and the hover can map values to pixels.
@@ -108,7 +149,20 @@ struct ViewResult {
   QImage cells;              // cell views: one pixel per cell (Grayscale8); plots: the plot
   Levels levels;
   int rows = 0, cols = 0;    // cell grid (rows = senders or lengths)
-  std::shared_ptr<const std::vector<double>> values;  // rows*cols values behind the pixels
+  // Cells per pixel side of `cells`: 1, or the factor f of a streamed picture (spec.fit), whose
+  // pixel (x, y) is the spec.reduce of cells [f y, f y + f) x [f x, f x + f).
+  int pool = 1;
+  // rows*cols values behind the pixels; null for big matrices (spec.fit, or more ranks than
+  // Document keeps values for), which give `nodata` and `probe` instead.
+  std::shared_ptr<const std::vector<double>> values;
+  std::shared_ptr<const CellMask> nodata;   // pixels of `cells` without data (when values is null)
+  std::shared_ptr<const CellProbe> probe;   // exact values on demand (when values is null)
+  // The value behind displayed cell (row, col): from `values`, else from the probe; NaN if none.
+  double value_at(int row, int col) const {
+    if (row < 0 || col < 0 || row >= rows || col >= cols) return std::numeric_limits<double>::quiet_NaN();
+    if (values) return (*values)[static_cast<std::size_t>(row) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(col)];
+    return probe ? probe->value(row, col) : std::numeric_limits<double>::quiet_NaN();
+  }
   std::shared_ptr<const std::vector<int>> samples;    // matrix view: samples per cell, when recorded
   std::vector<std::int64_t> row_lengths;  // row/column views: message length of each image row
   // Which cell of each image row is a diagonal (i,i) cell, excluded from normalisation:

@@ -43,6 +43,10 @@ class Dataset {
   virtual std::vector<double> row(int sender, std::size_t k0, std::size_t k1) const;
   // Column `receiver` for matrices [k0, k1): (k1-k0) x P values, [(k-k0)*P + sender].
   virtual std::vector<double> column(int receiver, std::size_t k0, std::size_t k1) const;
+  // Rows [r0, r1) of matrix k (a block of senders): (r1-r0) x P values, [(i-r0)*P + receiver].
+  // What a reader needs to stream a matrix in bounded memory; readers that can (clustered files:
+  // only these rows' cluster offsets) read the block without the rest of the matrix.
+  virtual std::vector<double> rows(std::size_t k, int r0, int r1) const;
   // Value of (sender, receiver) for every length.
   virtual std::vector<double> pair(int sender, int receiver) const;
   virtual double value(int sender, int receiver, std::size_t k) const;
@@ -60,6 +64,7 @@ class Dataset {
     check_rank(receiver);
   }
   void check_window(std::size_t k0, std::size_t k1) const;
+  void check_rows(std::size_t k, int r0, int r1) const;
   FileInfo info_;
   std::vector<std::int64_t> lengths_;
   std::string format_;
@@ -112,6 +117,7 @@ class MemoryDataset final : public Dataset {
   MemoryDataset(FileInfo info, std::string format = "memory", std::filesystem::path source = {});
   void append(std::int64_t length, Matrix m);  // m.ranks() must equal proc_num
   Matrix matrix(std::size_t k) const override;
+  std::vector<double> rows(std::size_t k, int r0, int r1) const override;
   double value(int sender, int receiver, std::size_t k) const override;
   const Matrix& at(std::size_t k) const;
   Matrix& at(std::size_t k);
