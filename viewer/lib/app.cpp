@@ -312,7 +312,8 @@ int run(int argc, char** argv) {
     cli.add_option("--csv", csv, "write the data behind the view (values in seconds) to this CSV file");
     cli.add_option("--compare", o.compare,
                    "second run for --view difference|ratio (ranks matched by host when the shapes differ)");
-    cli.add_option("--groups", o.groups, "topology JSON ({\"groups\": [[ranks...], ...]}) drawn as overlays");
+    cli.add_option("--groups", o.groups,
+                   "topology JSON ({\"groups\": [[ranks...], ...]}) drawn as overlays (with --raw-pixels: only --order groups)");
     cli.add_flag("--force", force, "overwrite an existing PNG");
     cli.add_option("--screenshot", screenshot, "GUI: save a screenshot of the window once drawn, then quit")
         ->group("");
@@ -328,6 +329,9 @@ int run(int argc, char** argv) {
       if (!o.window.empty() && o.window[0] > o.window[1]) std::swap(o.window[0], o.window[1]);
       o.file = files.front();
       if (o.decorate && o.raw_pixels) throw nt::UsageError("--decorate and --raw-pixels exclude each other");
+      if (o.raw_pixels && !o.groups.empty() && o.order != "groups")
+        throw nt::UsageError("--raw-pixels draws no outlines over the data: drop --groups, or add --order groups to "
+                             "order the ranks by them");
       std::vector<std::string> inputs = files;
       if (!o.compare.empty()) inputs.push_back(o.compare);
       const std::string gif = is_animation_target(render_dir) ? render_dir : std::string();
