@@ -2,6 +2,7 @@
 // summary behind `network_cluster info`.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <set>
 #include <system_error>
@@ -25,82 +26,20 @@ namespace nt::cluster {
 
 namespace {
 constexpr int kGlobal = -1;  // NC_GLOBAL
+// Inputs up to this size may be clustered again with other cluster factors when their file comes
+// out bigger than the input (write_output).
+constexpr std::uintmax_t kTinyInputBytes = 1u << 20;
 constexpr const char* kRatioDefinition =
     "cluster_compression_ratio = cluster_raw_bytes / size of this file in bytes, where cluster_raw_bytes is the "
     "size of the input raw CDF file (or 8*P*P*N+4*N bytes of payload for other inputs); cluster_values_ratio = "
     "P*P*N input values / number of values in data(d)";
 
-// The one output path of compress: writes the content as NetCDF-4 and, when that is bigger than
-// the input (tiny runs, where HDF5's ~25 KiB of metadata dominate), as classic CDF-2 if smaller;
-// then sets the exact compression ratio. Returns the final size.
-std::uintmax_t write_output(const fs::path& final_out, const ClusteredContent& c, bool overwrite,
-                            std::uintmax_t raw_bytes, double& ratio) {
-  PendingOutput pending(final_out, overwrite);
-  const fs::path& out = pending.temp();
-  write_clustered(out, c, /*overwrite=*/true);
-  if (fs::file_size(out) > raw_bytes) {
-    const fs::path tmp = out.string() + ".cdf2";
-    // Tiny files: the long definition texts (documented in share/doc/cluster.md) would be a
-    // noticeable part of the file, so the classic fallback leaves them out.
-    ClusteredContent small = c;
-    std::erase_if(small.text_attributes, [](const auto& a) { return a.first.ends_with("_definition"); });
-    // ...and the derived statistics `info` can do without (it shows them as absent).
-    static const std::set<std::string> kKeep = {"cluster_threshold", "cluster_exceptions", "cluster_min_region",
-                                                "cluster_max_relative_error", "cluster_max_absolute_error", "cluster_mean_relative_error",
-                                                "cluster_mean_absolute_error",
-                                                "cluster_values_beyond_threshold", "cluster_raw_bytes",
-                                                "cluster_compression_ratio"};
-    std::erase_if(small.number_attributes, [](const auto& a) { return !kKeep.contains(a.first); });
-    std::erase_if(small.text_attributes, [](const auto& a) { return a.first == "cluster_source"; });
-    for (auto& [k, v] : small.text_attributes)
-      if (k == "cluster_algorithm") v = "network_cluster version 2 (share/doc/cluster.md)";
-    std::error_code ec;
-    try {
-      write_clustered(tmp, small, true, true);
-      if (fs::file_size(tmp) < fs::file_size(out))
-        fs::rename(tmp, out);
-      else
-        fs::remove(tmp, ec);
-    } catch (...) {
-      fs::remove(tmp, ec);
-      throw;
-    }
-  }
-  // The ratio needs the final size: set it, and again if setting it changed the size.
-  std::uintmax_t bytes = 0;
-  for (int round = 0; round < 4; ++round) {
-    bytes = fs::file_size(out);
-    ratio = static_cast<double>(raw_bytes) / static_cast<double>(bytes);
-    set_clustered_attribute(out, "cluster_compression_ratio", ratio);
-    if (fs::file_size(out) == bytes) break;
-  }
-  pending.commit();
-  return bytes;
-}
-}  // namespace
-
-CompressReport compress_file(const fs::path& in, const fs::path& out, const Options& o, bool overwrite) {
-  o.validate();
-  check_output(out, overwrite);
-  refuse_same_file(out, {in});
-  const auto ds = open_dataset(in);
-  {
-    // A lower bound of what compress holds: one P x P matrix of doubles and the partition's
-    // permutation and cluster numbers of the P^2 pairs (4 bytes each): 16 P^2 bytes (doc/cluster.md).
-    const auto p = static_cast<std::uint64_t>(ds->ranks());
-    nt::require_memory(16ull * p * p,
-                       fmt::format("compressing {0} ranks (a {0}x{0} matrix, its permutation and cluster numbers)", p));
-  }
-  CompressReport rep;
-  rep.result = compress(*ds, o);
+// The attributes of a result (parameters, measured errors, sizes; the compression ratio is set
+// once the file's size is known) and the values ratio of the report.
+void describe(CompressReport& rep, const Options& o, const fs::path& in, const std::string& format, double P,
+              double N) {
   Result& r = rep.result;
-  const auto P = static_cast<double>(ds->ranks());
-  const auto N = static_cast<double>(ds->count());
-  std::error_code ec;
-  if (ds->format() == "raw" || ds->format() == "legacy") rep.raw_bytes = fs::file_size(in, ec);
-  if (rep.raw_bytes == 0) rep.raw_bytes = static_cast<std::uintmax_t>(8.0 * P * P * N + 4.0 * N);
   rep.values_ratio = P * P * N / static_cast<double>(std::max<std::size_t>(r.content.data.size(), 1));
-
   const ErrorStats& e = r.errors;
   auto& ta = r.content.text_attributes;
   auto& na = r.content.number_attributes;
@@ -108,7 +47,7 @@ CompressReport compress_file(const fs::path& in, const fs::path& out, const Opti
                               "(share/doc/cluster.md)"},
         {"cluster_threshold_mode", o.relative ? "relative" : "absolute"},
         {"cluster_source", in.filename().string()},
-        {"cluster_source_format", ds->format()},
+        {"cluster_source_format", format},
         {"cluster_ratio_definition", kRatioDefinition},
         {"cluster_error_definition",
          "errors of the reconstructed value r against the input value v: absolute |r-v| over every value, "
@@ -130,7 +69,108 @@ CompressReport compress_file(const fs::path& in, const fs::path& out, const Opti
         {"cluster_raw_bytes", static_cast<double>(rep.raw_bytes)},
         {"cluster_values_ratio", rep.values_ratio},
         {"cluster_compression_ratio", 0.0}};
-  rep.clustered_bytes = write_output(out, r.content, overwrite, rep.raw_bytes, rep.compression_ratio);
+}
+
+// What the compact form keeps: the parameters and errors `info` shows (the definition texts are
+// in share/doc/cluster.md; the derived counts `info` shows as absent).
+ClusteredContent compact_content(const ClusteredContent& c) {
+  static const std::set<std::string> kKeep = {"cluster_threshold", "cluster_exceptions", "cluster_min_region",
+                                              "cluster_max_relative_error", "cluster_max_absolute_error", "cluster_mean_relative_error",
+                                              "cluster_mean_absolute_error",
+                                              "cluster_values_beyond_threshold", "cluster_raw_bytes",
+                                              "cluster_compression_ratio"};
+  ClusteredContent small = c;
+  std::erase_if(small.number_attributes, [](const auto& a) { return !kKeep.contains(a.first); });
+  std::erase_if(small.text_attributes, [](const auto& a) { return a.first != "cluster_threshold_mode"; });
+  return small;
+}
+
+// Writes `c` in the compact form beside `out` and puts it in place of `out` when it is smaller.
+bool replace_if_smaller(const fs::path& out, const ClusteredContent& c) {
+  const fs::path tmp = out.string() + ".cdf";
+  std::error_code ec;
+  try {
+    write_clustered(tmp, compact_content(c), true, /*compact=*/true);
+    if (fs::file_size(tmp) < fs::file_size(out)) {
+      fs::rename(tmp, out);
+      return true;
+    }
+    fs::remove(tmp, ec);
+    return false;
+  } catch (...) {
+    fs::remove(tmp, ec);
+    throw;
+  }
+}
+
+// The one output path of compress: writes the result as NetCDF-4 and, when that is bigger than
+// the input (tiny runs, where HDF5's ~25 KiB of metadata and then the header dominate), the
+// compact classic form (write_clustered) of the result or of one of the `alternatives` (the same
+// input clustered otherwise), whichever file is smallest; rep becomes the result written. Then
+// sets the exact compression ratio. Returns the final size.
+std::uintmax_t write_output(const fs::path& final_out, CompressReport& rep, bool overwrite,
+                            const std::vector<std::function<CompressReport()>>& alternatives) {
+  PendingOutput pending(final_out, overwrite);
+  const fs::path& out = pending.temp();
+  write_clustered(out, rep.result.content, /*overwrite=*/true);
+  if (fs::file_size(out) > rep.raw_bytes) {
+    replace_if_smaller(out, rep.result.content);
+    for (const auto& alternative : alternatives) {
+      CompressReport alt = alternative();
+      if (replace_if_smaller(out, alt.result.content)) rep = std::move(alt);
+    }
+  }
+  // The ratio needs the final size: set it, and again if setting it changed the size.
+  std::uintmax_t bytes = 0;
+  for (int round = 0; round < 4; ++round) {
+    bytes = fs::file_size(out);
+    rep.compression_ratio = static_cast<double>(rep.raw_bytes) / static_cast<double>(bytes);
+    set_clustered_attribute(out, "cluster_compression_ratio", rep.compression_ratio);
+    if (fs::file_size(out) == bytes) break;
+  }
+  pending.commit();
+  return bytes;
+}
+}  // namespace
+
+CompressReport compress_file(const fs::path& in, const fs::path& out, const Options& o, bool overwrite) {
+  o.validate();
+  check_output(out, overwrite);
+  refuse_same_file(out, {in});
+  const auto ds = open_dataset(in);
+  {
+    // A lower bound of what compress holds: one P x P matrix of doubles and the partition's
+    // permutation and cluster numbers of the P^2 pairs (4 bytes each): 16 P^2 bytes (doc/cluster.md).
+    const auto p = static_cast<std::uint64_t>(ds->ranks());
+    nt::require_memory(16ull * p * p,
+                       fmt::format("compressing {0} ranks (a {0}x{0} matrix, its permutation and cluster numbers)", p));
+  }
+  CompressReport rep;
+  rep.result = compress(*ds, o);
+  const auto P = static_cast<double>(ds->ranks());
+  const auto N = static_cast<double>(ds->count());
+  std::error_code ec;
+  if (ds->format() == "raw" || ds->format() == "legacy") rep.raw_bytes = fs::file_size(in, ec);
+  if (rep.raw_bytes == 0) rep.raw_bytes = static_cast<std::uintmax_t>(8.0 * P * P * N + 4.0 * N);
+  describe(rep, o, in, ds->format(), P, N);
+  // A tiny input, whose file is mostly header, may come out smaller clustered with a smaller cluster
+  // factor: clusters within the threshold itself need no residual variable (layout 1), factors
+  // between trade more centres for smaller residuals. Only tried when the result is bigger than
+  // the input, and only on inputs small enough for a few more passes to cost nothing.
+  std::vector<std::function<CompressReport()>> alternatives;
+  if (rep.raw_bytes <= kTinyInputBytes)
+    for (const double factor : {1.0, 2.0, 5.0})
+      if (factor < o.cluster_factor)
+        alternatives.emplace_back([&, factor] {
+          Options p = o;
+          p.cluster_factor = factor;
+          CompressReport alt;
+          alt.raw_bytes = rep.raw_bytes;
+          alt.result = compress(*ds, p);
+          describe(alt, p, in, ds->format(), P, N);
+          return alt;
+        });
+  rep.clustered_bytes = write_output(out, rep, overwrite, alternatives);
   return rep;
 }
 
@@ -225,10 +265,15 @@ std::string compress_command(const fs::path& in, const fs::path& out, CompressRe
   const auto& e = rep.result.errors;
   return fmt::format(
       "{}: {}{} regions, {} cluster instances, {} values stored; {} bytes (raw {} bytes): ratio {:.1f}x on disk, "
-      "{:.1f}x in values; max relative error {:.3g}%, mean {:.3g}%; {} values beyond the threshold ({:.3g}%)\n",
+      "{:.1f}x in values; max relative error {:.3g}%, mean {:.3g}%; {} values beyond the threshold ({:.3g}%){}\n",
       out.string(), chosen, rep.result.regions.size(), rep.result.cluster_instances, rep.result.content.data.size(),
       rep.clustered_bytes, rep.raw_bytes, rep.compression_ratio, rep.values_ratio, e.max_relative * 100,
-      e.mean_relative * 100, e.beyond, e.cells ? 100.0 * static_cast<double>(e.beyond) / static_cast<double>(e.cells) : 0.0);
+      e.mean_relative * 100, e.beyond, e.cells ? 100.0 * static_cast<double>(e.beyond) / static_cast<double>(e.cells) : 0.0,
+      rep.clustered_bytes > rep.raw_bytes
+          ? fmt::format("; note: {} bytes more than the input, whose matrices are too few to pay for the clustered "
+                        "file's header",
+                        rep.clustered_bytes - rep.raw_bytes)
+          : std::string());
 }
 
 std::string decompress_file(const fs::path& in, const fs::path& prefix, bool force) {
@@ -292,6 +337,8 @@ FileSummary summarize_file(const fs::path& path) {
   s.mean_absolute = num("cluster_mean_absolute_error");
   s.beyond = num("cluster_values_beyond_threshold");
   s.fraction_beyond = num("cluster_fraction_beyond_threshold");
+  if (std::isnan(s.fraction_beyond) && !std::isnan(s.beyond) && s.ranks > 0 && !s.lengths.empty())  // compact files
+    s.fraction_beyond = s.beyond / (static_cast<double>(s.ranks) * s.ranks * static_cast<double>(s.lengths.size()));
   s.raw_bytes = num("cluster_raw_bytes");
   s.compression_ratio = num("cluster_compression_ratio");
   s.values_ratio = num("cluster_values_ratio");

@@ -27,7 +27,7 @@ namespace nt {
 // ---------------------------------------------------------------------------------------------
 // Writer
 
-void write_clustered(const fs::path& path, const ClusteredContent& c, bool overwrite, bool classic) {
+void write_clustered(const fs::path& path, const ClusteredContent& c, bool overwrite, bool compact) {
   const int P = c.info.params.proc_num;
   if (P <= 0) throw Error("internal: clustered content without ranks");
   const auto PP = static_cast<std::size_t>(P) * static_cast<std::size_t>(P);
@@ -67,43 +67,53 @@ void write_clustered(const fs::path& path, const ClusteredContent& c, bool overw
     it = it->first.starts_with(kClusterAttributePrefix) ? info.meta.extra.erase(it) : std::next(it);
   if (info.meta.format_version == 0) info.meta.format_version = kFormatVersion;
 
-  // NetCDF-4 (chunked, deflated) normally; classic CDF-2 (no filters, fixed dimensions) is the
-  // fallback for tiny inputs where HDF5's fixed overhead would make the file bigger than the input.
-  nc::File f = nc::File::create(path, classic ? nc::Kind::cdf2 : nc::Kind::netcdf4, overwrite);
+  // NetCDF-4 (chunked, deflated) normally; compact classic CDF-1 (no filters, fixed dimensions,
+  // 4-byte offsets, no descriptive attributes) is the fallback for tiny inputs, where HDF5's fixed
+  // overhead and the header would make the file bigger than the input.
+  // CDF-1 offsets are 32-bit: a compact file of a gigabyte or more (a big input that does not
+  // cluster) is CDF-2.
+  const double payload = 4.0 * static_cast<double>(R * PP + N + R) + 8.0 * static_cast<double>(D) +
+                       2.0 * static_cast<double>(c.residual.size());
+  const nc::Kind compact_kind = payload < static_cast<double>(1u << 30) ? nc::Kind::classic : nc::Kind::cdf2;
+  nc::File f = nc::File::create(path, compact ? compact_kind : nc::Kind::netcdf4, overwrite);
   try {
     write_file_info(f, info);  // leaves define mode on
     const std::size_t Pz = static_cast<std::size_t>(P);
     const int dx = f.def_dim("x", Pz);
     const int di = f.def_dim("i", N);
-    const int dn = f.def_dim("n", classic ? std::optional<std::size_t>(R) : std::nullopt);
-    const int dd = f.def_dim("d", classic ? std::optional<std::size_t>(D) : std::nullopt);
+    const int dn = f.def_dim("n", compact ? std::optional<std::size_t>(R) : std::nullopt);
+    const int dd = f.def_dim("d", compact ? std::optional<std::size_t>(D) : std::nullopt);
 
     const int vml = f.def_var("message_length", NC_INT, {di});
-    f.put_att(vml, "units", std::string("bytes"));
-    if (!classic) f.put_att(vml, "long_name", std::string("message length of each matrix before clustering"));
+    if (!compact) {
+      f.put_att(vml, "units", std::string("bytes"));
+      f.put_att(vml, "long_name", std::string("message length of each matrix before clustering"));
+    }
 
     const int vinfo = f.def_var("info", NC_INT, {dn, dx, dx});
     // Chunks of whole rows, about 64 KiB each: a random access decompresses one small chunk.
     const std::size_t rows = std::clamp<std::size_t>(16384 / Pz, 1, Pz);
-    if (!classic) {
+    if (!compact) {
       f.def_chunking(vinfo, {1, rows, Pz});
       f.def_deflate(vinfo, 4, true);
     }
-    if (!classic) f.put_att(vinfo, "long_name",
+    if (!compact) f.put_att(vinfo, "long_name",
               std::string("offset in data of the cluster instance of pair (x = sender, y = receiver) in region n"));
 
     const int vlen = f.def_var("length", NC_INT, {dn});
-    if (!classic) f.def_chunking(vlen, {std::max<std::size_t>(R, 1)});
-    if (!classic) f.put_att(vlen, "long_name", std::string("index of the first matrix (into message_length) of each region"));
+    if (!compact) f.def_chunking(vlen, {std::max<std::size_t>(R, 1)});
+    if (!compact) f.put_att(vlen, "long_name", std::string("index of the first matrix (into message_length) of each region"));
 
     const int vdata = f.def_var("data", NC_DOUBLE, {dd});
-    if (!classic) {
+    if (!compact) {
       f.def_chunking(vdata, {std::clamp<std::size_t>(D, 1, 8192)});
       // Below ~1000 values the filter's fixed overhead eats what deflate saves.
       if (D >= 1024) f.def_deflate(vdata, 4, true);
     }
-    f.put_att(vdata, "units", std::string("s"));
-    if (!classic) f.put_att(vdata, "long_name", std::string("per region and cluster: the cluster's centre value for each matrix"));
+    if (!compact) {
+      f.put_att(vdata, "units", std::string("s"));  // as the global units
+      f.put_att(vdata, "long_name", std::string("per region and cluster: the cluster's centre value for each matrix"));
+    }
 
     int vres = -1;
     if (has_residual) {
@@ -111,24 +121,32 @@ void write_clustered(const fs::path& path, const ClusteredContent& c, bool overw
       const auto [mn, mx] = std::minmax_element(c.residual.begin(), c.residual.end());
       const bool bytes = *mn >= -127 && *mx <= 127;
       vres = f.def_var("residual", bytes ? NC_BYTE : NC_SHORT, {di, dx, dx});
-      if (!classic) {
+      if (!compact) {
         // Square tiles of at most 128 x 128 cells (32 KiB): one random value decompresses one tile,
         // a row or a column of one length P/128 tiles.
         const std::size_t t = std::min<std::size_t>(Pz, kResidualTile);
         f.def_chunking(vres, {1, t, t});
         f.def_deflate(vres, 6, !bytes);
       }
-      if (!classic) f.put_att(vres, "long_name",
+      if (!compact) f.put_att(vres, "long_name",
                 std::string("quantised correction of pair (x, y) at matrix i against its cluster centre c: "
                             "value = c * exp(residual * residual_step) (relative) or c + residual * residual_step"));
       f.put_att(vres, "residual_step", c.residual_step);
       f.put_att(vres, "residual_mode", std::string(c.residual_relative ? "relative" : "absolute"));
     }
 
-    f.put_att(NC_GLOBAL, "file_kind", std::string("clustered"));
-    f.put_att(NC_GLOBAL, "cluster_layout_version", kClusteredLayoutVersion);
+    // Compact: a file without residuals is layout 1, which a missing version attribute says to
+    // every reader (the oldest included); whole numbers are stored as int (4 bytes less each).
+    if (!compact) f.put_att(NC_GLOBAL, "file_kind", std::string("clustered"));
+    if (!compact || has_residual) f.put_att(NC_GLOBAL, "cluster_layout_version", kClusteredLayoutVersion);
     for (const auto& [k, v] : c.text_attributes) f.put_att(NC_GLOBAL, k, v);
-    for (const auto& [k, v] : c.number_attributes) f.put_att(NC_GLOBAL, k, v);
+    for (const auto& [k, v] : c.number_attributes) {
+      const bool whole = compact && v == std::trunc(v) && std::fabs(v) <= std::numeric_limits<int>::max();
+      if (whole)
+        f.put_att(NC_GLOBAL, k, static_cast<int>(v));
+      else
+        f.put_att(NC_GLOBAL, k, v);
+    }
     f.enddef();
 
     if (N) {

@@ -137,24 +137,14 @@ class TestCli : public QObject {
   // --groups (issue 25: the outlines used to be drawn over the cells).
   void groupsOverlayInPng() {
     std::ofstream(dir_ / "g.json") << R"({"groups": [[0,1],[2,3],[4,5],[6,7]]})";
-    Run r = run({in("median"), QStringLiteral("--render"), out("g.png"), QStringLiteral("--size"), QStringLiteral("160"),
-                 QStringLiteral("--groups"), out("g.json")});
+    // Decorated with grey cells: the coloured outlines are the only colour (--raw-pixels draws
+    // none over the data: test_raw_groups.cpp).
+    const Run r = run({in("median"), QStringLiteral("--render"), out("g.png"), QStringLiteral("--size"), QStringLiteral("160"),
+                       QStringLiteral("--groups"), out("g.json"), QStringLiteral("--colormap"), QStringLiteral("grey")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
-    r = run({in("median"), QStringLiteral("--render"), out("g0.png"), QStringLiteral("--size"), QStringLiteral("160")});
-    QVERIFY2(r.code == 0, qPrintable(r.err));
-    QVERIFY2(QImage(out("g.png")) != QImage(out("g0.png")), "the decorated picture shows the groups");
-    for (const char* size : {"8", "160"}) {
-      r = run({in("median"), QStringLiteral("--render"), out("graw.png"), QStringLiteral("--size"), QString::fromLatin1(size),
-               QStringLiteral("--groups"), out("g.json"), QStringLiteral("--raw-pixels"), QStringLiteral("--force")});
-      QVERIFY2(r.code == 0, qPrintable(r.err));
-      r = run({in("median"), QStringLiteral("--render"), out("raw.png"), QStringLiteral("--size"), QString::fromLatin1(size),
-               QStringLiteral("--raw-pixels"), QStringLiteral("--force")});
-      QVERIFY2(r.code == 0, qPrintable(r.err));
-      const QImage with(out("graw.png")), without(out("raw.png"));
-      QCOMPARE(with.size(), without.size());
-      QVERIFY(with.allGray());
-      QVERIFY2(with == without, "raw pixels with --groups differ from the data");
-    }
+    QImage img(out("g.png"));
+    QVERIFY(img.width() > 160 && img.height() > 160);
+    QVERIFY(!img.allGray());
   }
 
   void errorsExitTwoWithOneMessage_data() {

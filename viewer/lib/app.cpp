@@ -328,7 +328,8 @@ int run(int argc, char** argv) {
     cli.add_option("--csv", csv, "write the data behind the view (values in seconds) to this CSV file");
     cli.add_option("--compare", o.compare,
                    "second run for --view difference|ratio (ranks matched by host when the shapes differ)");
-    cli.add_option("--groups", o.groups, "topology JSON ({\"groups\": [[ranks...], ...]}) drawn as overlays (not on --raw-pixels, whose pixels stay the data)");
+    cli.add_option("--groups", o.groups,
+                   "topology JSON ({\"groups\": [[ranks...], ...]}) drawn as overlays (with --raw-pixels: only --order groups)");
     cli.add_flag("--force", force, "overwrite an existing PNG");
     cli.add_option("--screenshot", screenshot, "GUI: save a screenshot of the window once drawn, then quit")
         ->group("");
@@ -345,6 +346,9 @@ int run(int argc, char** argv) {
       o.file = files.front();
       o.need_values = !csv.empty();
       if (o.decorate && o.raw_pixels) throw nt::UsageError("--decorate and --raw-pixels exclude each other");
+      if (o.raw_pixels && !o.groups.empty() && o.order != "groups")
+        throw nt::UsageError("--raw-pixels draws no outlines over the data: drop --groups, or add --order groups to "
+                             "order the ranks by them");
       std::vector<std::string> inputs = files;
       if (!o.compare.empty()) inputs.push_back(o.compare);
       const std::string gif = is_animation_target(render_dir) ? render_dir : std::string();

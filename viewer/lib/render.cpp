@@ -501,11 +501,13 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
   }
   if (colour) cells = colorize(cells, cmap, f >= 2 ? nullptr : r.values.get(), f >= 2 ? nullptr : r.nodata.get());
   if (w != cells.width() || h != cells.height()) cells = cells.scaled(w, h, Qt::IgnoreAspectRatio, Qt::FastTransformation);
-  const bool matrix_like = r.diag_col == ViewResult::kDiagIsRow;
+  // Raw pixels stay data: no outline is ever painted over them (the CLI refuses --groups with
+  // --raw-pixels unless the groups only order the ranks).
+  const bool outlined = r.diag_col == ViewResult::kDiagIsRow && !o.raw;
   std::vector<std::pair<QString, std::vector<std::vector<int>>>> levels;
-  if (matrix_like && o.hierarchy && !o.hierarchy->empty()) {
+  if (outlined && o.hierarchy && !o.hierarchy->empty()) {
     for (const auto& [name, g] : *o.hierarchy) levels.emplace_back(name, displayed_groups(g, r.order));
-  } else if (matrix_like && o.groups && !o.groups->empty()) {
+  } else if (outlined && o.groups && !o.groups->empty()) {
     levels.emplace_back(QStringLiteral("group"), displayed_groups(*o.groups, r.order));
   }
   auto paint_levels = [&](QPainter& p, const QRectF& area) {

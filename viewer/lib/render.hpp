@@ -98,7 +98,8 @@ struct ComposeOptions {
   // Every hierarchy level (finest first); when set, drawn instead of `groups`, with a legend.
   const std::vector<std::pair<QString, std::vector<std::vector<int>>>>* hierarchy = nullptr;
   Colormap colormap = Colormap::grey;  // the programs pass the user's choice (auto by default)
-  bool raw = false;          // undecorated: grey levels stay grey (script-readable) unless a map is chosen
+  bool raw = false;          // undecorated: grey levels stay grey (script-readable) unless a map is chosen,
+                             // and no outline is drawn over the cells
 };
 // The image a user exports: cell image scaled (nearest) with optional overlays/decorations.
 // Plots are returned as they are.

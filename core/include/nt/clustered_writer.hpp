@@ -41,9 +41,12 @@ struct ClusteredContent {
 // covering every matrix) and writes the file. Throws Error on inconsistent content, FileError on
 // an existing file without `overwrite`. info(n, x, x) is chunked by rows and deflated; data is
 // deflated when it holds enough values for compression to pay for the filter overhead.
-// `classic` writes CDF-2 without filters (the fallback for tiny inputs).
+// `compact` is the fallback for tiny inputs, where the header outweighs the matrices: classic CDF-1
+// (4-byte offsets) without filters and without what no reader needs (long_name and units of the
+// variables, file_kind; cluster_layout_version only when the residual makes it layout 2; whole
+// numeric attributes as int). Every reader of layout 1 or 2 reads it.
 void write_clustered(const std::filesystem::path& path, const ClusteredContent& c, bool overwrite,
-                     bool classic = false);
+                     bool compact = false);
 // Side of the square residual tiles (HDF5 chunks of residual(i, x, x)).
 inline constexpr std::size_t kResidualTile = 128;
 
