@@ -145,9 +145,10 @@ def cmd_cluster(a):
     raw, lengths, _ = read_raw(a.raw)
     hosts = read_hosts(a.hosts) if a.hosts else None
     with Dataset(a.clustered) as ds:
-        # NetCDF-4, or classic CDF-2 for tiny inputs where that is smaller (share/doc/cluster.md).
-        if ds.data_model not in ("NETCDF4", "NETCDF3_64BIT_OFFSET"):
-            fail(f"clustered file is {ds.data_model}, want NETCDF4 or NETCDF3_64BIT_OFFSET")
+        # NetCDF-4, or the compact classic CDF-1 form for tiny inputs where that is smaller
+        # (share/doc/cluster.md, "compact form").
+        if ds.data_model not in ("NETCDF4", "NETCDF3_CLASSIC"):
+            fail(f"clustered file is {ds.data_model}, want NETCDF4 or NETCDF3_CLASSIC")
         info = np.array(ds.variables["info"][:], dtype=np.int64)
         first = np.array(ds.variables["length"][:], dtype=np.int64)
         data = np.array(ds.variables["data"][:], dtype=float)

@@ -5,8 +5,10 @@
 #include <QProcess>
 #include <QtTest>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "fixtures.hpp"
 
@@ -439,6 +441,66 @@ class TestCli : public QObject {
       QVERIFY(fixtures::row_gray(cb, 4, 4) + 30 < fixtures::row_gray(cb, 0, 0));
     }
 #endif
+  }
+
+  // --render --size N of a matrix larger than N pixels reads it in blocks of rows and reduces
+  // each block of cells to a pixel as it goes (no P x P image): the picture must be the full
+  // one-pixel-per-cell picture reduced here block by block: the darkest cell (--reduce max, so a
+  // single slow link stays visible) or the median of the cells with data (--reduce median);
+  // and decorated, the same picture as the full path gives (--csv keeps every value, so the
+  // full matrix is read). 300 ranks, one slow link, holes. About 3 s.
+  void renderSizeReducesBlocksWithoutTheFullImage() {
+    const int P = 300;
+    const auto f = [](int i, int j, std::size_t) {
+      if (i == j) return 0.0;
+      if ((i * 7 + j * 3) % 97 == 1) return std::numeric_limits<double>::quiet_NaN();
+      if (i == 123 && j == 45) return 40e-6;  // one slow link
+      return 1e-6 * (1.0 + ((i * 13 + j * 29) % 31) / 40.0) * (i / 75 == j / 75 ? 1.0 : 2.0);
+    };
+    const auto file = fixtures::exact_raw(dir_ / "p300.nc", P, {0, 1024}, f);
+    const QString in = QString::fromStdString(file.string());
+    const Run full = run({in, QStringLiteral("--render"), out("full.png"), QStringLiteral("--raw-pixels"), QStringLiteral("--force")});
+    QVERIFY2(full.code == 0, qPrintable(full.err));
+    const QImage cells(out("full.png"));
+    QCOMPARE(cells.size(), QSize(P, P));
+    for (const char* how : {"max", "median"})
+      for (const int size : {50, 37}) {
+        const Run r = run({in, QStringLiteral("--render"), out("small.png"), QStringLiteral("--raw-pixels"), QStringLiteral("--size"),
+                           QString::number(size), QStringLiteral("--reduce"), QLatin1String(how), QStringLiteral("--force")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QImage small(out("small.png"));
+        QCOMPARE(small.size(), QSize(size, size));
+        // Blocks of P / size cells (integer division), the last ones partial; then, for 37, the
+        // nearest-neighbour scale of the reduced picture to 37 pixels (as for any --size).
+        const int b = P / size, side = (P + b - 1) / b;
+        QImage want(side, side, QImage::Format_Grayscale8);
+        for (int by = 0; by < side; ++by)
+          for (int bx = 0; bx < side; ++bx) {
+            std::vector<int> g;
+            for (int y = by * b; y < std::min(P, by * b + b); ++y)
+              for (int x = bx * b; x < std::min(P, bx * b + b); ++x)
+                if (!std::isnan(f(y, x, 0))) g.push_back(qGray(cells.pixel(x, y)));
+            std::sort(g.begin(), g.end());
+            want.scanLine(by)[bx] = static_cast<uchar>(g.empty() ? 255 : std::strcmp(how, "max") == 0 ? g.front() : g[(g.size() - 1) / 2]);
+          }
+        if (side != size) want = want.scaled(size, size, Qt::IgnoreAspectRatio, Qt::FastTransformation);
+        int differ = 0;
+        for (int y = 0; y < size; ++y)
+          for (int x = 0; x < size; ++x) differ += qGray(small.pixel(x, y)) != qGray(want.pixel(x, y));
+        QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1, size %2: %3 pixels differ").arg(QLatin1String(how)).arg(size).arg(differ)));
+        // The slow link's block is black with max; with the median it is not.
+        const int sx = 45 / b, sy = 123 / b;
+        if (side == size) QCOMPARE(qGray(small.pixel(sx, sy)), std::strcmp(how, "max") == 0 ? 0 : qGray(want.pixel(sx, sy)));
+      }
+    // Decorated (colours, axes, bar): the streamed picture and the full path's are the same.
+    const Run a = run({in, QStringLiteral("--render"), out("dec_stream.png"), QStringLiteral("--size"), QStringLiteral("60"),
+                       QStringLiteral("--force")});
+    const Run c = run({in, QStringLiteral("--render"), out("dec_full.png"), QStringLiteral("--size"), QStringLiteral("60"),
+                       QStringLiteral("--csv"), out("dec_full.csv"), QStringLiteral("--force")});
+    QVERIFY2(a.code == 0 && c.code == 0, qPrintable(a.err + c.err));
+    QCOMPARE(QImage(out("dec_stream.png")), QImage(out("dec_full.png")));
+    QVERIFY(QImage(out("dec_stream.png")).width() > 60);
+    QCOMPARE(run({in, QStringLiteral("--render"), out("x.png"), QStringLiteral("--reduce"), QStringLiteral("mean")}).code, 2);
   }
 
   void guiWithoutDisplayIsAnError() {

@@ -1,7 +1,9 @@
 // Document and renderer on real files: every view's pixels follow the data.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 
@@ -438,6 +440,125 @@ class TestDocument : public QObject {
     QCOMPARE(rank_order(Order::rank, 3, {}, {}), (std::vector<int>{0, 1, 2}));
     QVERIFY_THROWS_EXCEPTION(nt::UsageError, rank_order(Order::groups, 5, {}, {}));
     QVERIFY_THROWS_EXCEPTION(nt::UsageError, rank_order(Order::host, 5, {}, {}));
+  }
+
+  // A picture smaller than the matrix (spec.fit) is streamed: the matrix is read in blocks of
+  // rows and each pixel reduced from its block of cells as they are read, with no P x P values or
+  // image. Its pixels must be those of the full picture reduced block by block, computed here
+  // from the full result (its grey cells, and its values for the cells without data), for max
+  // and median, in rank and host order, for the matrix, deviation and difference views; and
+  // compose() must draw the same picture from either. 53 ranks (prime: partial blocks at the
+  // edges), a slow rank, missing and negative values, hosts in shuffled order.
+  void streamedPictureIsTheFullOneReduced() {
+    const int P = 53;
+    const auto f = [](int i, int j, std::size_t k) {
+      if (i == j) return 0.0;
+      if ((i * j) % 41 == 5) return std::numeric_limits<double>::quiet_NaN();
+      if (i == 11 && j == 40) return -1e-6;  // a bad value: no data
+      const double slow = i == 7 || j == 7 ? 5.0 : 1.0;
+      return 1e-6 * (1.0 + ((i * 31 + j * 17) % 23) / 10.0) * slow * static_cast<double>(k + 1);
+    };
+    std::vector<std::string> hosts;
+    for (int i = 0; i < P; ++i) hosts.push_back("n" + std::to_string((i * 19) % P / 2));
+    const fs::path sub = dir_ / "streamed";
+    fs::create_directories(sub);
+    fixtures::exact_raw(sub / "big_average.nc", P, {0, 1024}, f, nt::Statistic::average, hosts);
+    fixtures::exact_raw(sub / "big_deviation.nc", P, {0, 1024},
+                        [&](int i, int j, std::size_t k) { return 0.1 * f(j, i, k); }, nt::Statistic::deviation, hosts);
+    fixtures::exact_raw(sub / "other_average.nc", P, {0, 1024},
+                        [&](int i, int j, std::size_t k) { return 1.1 * f(i, j, k) + 1e-7 * ((i + 2 * j) % 5); },
+                        nt::Statistic::average, hosts);
+    auto full = Document::open(sub / "big_average.nc");
+    auto streamed = Document::open(sub / "big_average.nc");
+    full->set_compare(sub / "other_average.nc");
+    streamed->set_compare(sub / "other_average.nc");
+    int checked = 0;
+    for (ViewKind view : {ViewKind::matrix, ViewKind::deviation, ViewKind::difference})
+      for (Order order : {Order::rank, Order::host})
+        for (Reduce reduce : {Reduce::max, Reduce::median})
+          for (int fit : {10, 26}) {
+            ViewSpec s;
+            s.view = view;
+            s.k = 1;
+            s.order = order;
+            s.reduce = reduce;
+            QVERIFY(!full->streams(s));
+            const ViewResult a = full->render(s);
+            s.fit = fit;
+            QVERIFY(streamed->streams(s));
+            const ViewResult b = streamed->render(s);
+            const int pool = reduction_factor(P, P, fit);
+            QCOMPARE(b.pool, pool);
+            QVERIFY(a.values && !b.values && b.nodata);
+            QCOMPARE(b.rows, P);
+            QCOMPARE(b.order, a.order);
+            QCOMPARE(b.levels.white, a.levels.white);
+            QCOMPARE(b.levels.black, a.levels.black);
+            const int side = (P + pool - 1) / pool;
+            QCOMPARE(b.cells.size(), QSize(side, side));
+            for (int by = 0; by < side; ++by)
+              for (int bx = 0; bx < side; ++bx) {
+                std::vector<int> g;
+                for (int y = by * pool; y < std::min(P, by * pool + pool); ++y)
+                  for (int x = bx * pool; x < std::min(P, bx * pool + pool); ++x)
+                    if (!std::isnan((*a.values)[static_cast<std::size_t>(y * P + x)])) g.push_back(gray(a, y, x));
+                std::sort(g.begin(), g.end());
+                const int want = g.empty() ? 255 : reduce == Reduce::max ? g.front() : g[(g.size() - 1) / 2];
+                QCOMPARE(qGray(b.cells.pixel(bx, by)), want);
+                QCOMPARE(b.nodata->at(bx, by), g.empty());
+                ++checked;
+              }
+            // The exported picture: raw grey and decorated in colours, from either result.
+            for (const bool decorate : {false, true}) {
+              ComposeOptions o;
+              o.size = fit;
+              o.decorate = decorate;
+              o.raw = !decorate;
+              o.colormap = decorate ? Colormap::automatic : Colormap::grey;
+              QCOMPARE(compose(b, o), compose(a, o));
+            }
+          }
+    QVERIFY(checked > 24 * 25);
+  }
+
+  // Matrices of more ranks than the value limit are streamed at one pixel per cell: the same grey
+  // cells as the full view, no data marked in a mask instead of NaN values, and the exact value
+  // of every cell (in display order) read on demand through the probe.
+  void streamedFullSizeHasExactValuesThroughTheProbe() {
+    const fs::path sub = dir_ / "probe";
+    fs::create_directories(sub);
+    const int P = 12;
+    const auto f = [](int i, int j, std::size_t k) {
+      return i == j ? 0.0 : (i + j) % 9 == 4 ? std::numeric_limits<double>::quiet_NaN()
+                                            : 1e-6 * (i + 1) * (j + 3) / 7.0 * static_cast<double>(k + 1);
+    };
+    std::vector<std::string> hosts;
+    for (int i = 0; i < P; ++i) hosts.push_back("h" + std::to_string((i * 5) % P));
+    fixtures::exact_raw(sub / "p_average.nc", P, {0, 64, 128}, f, nt::Statistic::average, hosts);
+    auto full = Document::open(sub / "p_average.nc");
+    auto streamed = Document::open(sub / "p_average.nc");
+    streamed->set_value_limit(0);
+    for (Order order : {Order::rank, Order::host}) {
+      ViewSpec s;
+      s.k = 2;
+      s.order = order;
+      const ViewResult a = full->render(s), b = streamed->render(s);
+      QVERIFY(a.values && !b.values && b.probe && b.nodata);
+      QCOMPARE(b.pool, 1);
+      QCOMPARE(b.cells, a.cells);
+      for (int r = 0; r < P; ++r)
+        for (int c = 0; c < P; ++c) {
+          const double v = (*a.values)[static_cast<std::size_t>(r * P + c)];
+          const double exact = f(b.rank_at(r), b.rank_at(c), 2);
+          QCOMPARE(b.nodata->at(c, r), std::isnan(v));
+          if (std::isnan(exact)) {
+            QVERIFY(std::isnan(b.value_at(r, c)));
+          } else {
+            QCOMPARE(b.value_at(r, c), exact);  // exact: the file's double, not a grey level
+            QCOMPARE(v, exact);
+          }
+        }
+    }
   }
 };
 

@@ -18,6 +18,7 @@
 #include "models.hpp"
 #include "session.hpp"
 #include "nt/raw_file.hpp"
+#include "render.hpp"
 
 using namespace ntv;
 namespace fs = std::filesystem;
@@ -474,6 +475,95 @@ class TestGui : public QObject {
     const auto r = rendered.last().at(0).value<ViewResult>();
     QCOMPARE(r.spec.view, ViewKind::column);
     QCOMPARE(r.spec.rank, 5);
+  }
+
+  // A matrix too big to keep in memory (streamed: forced on 40 ranks by a value limit of 0):
+  // zoomed out, each screen pixel is the max (or, chosen in the selector, the median) of its
+  // block of cells, and the status bar says which; zoomed in to single cells, a cell shows its
+  // exact value, read from the file on demand, and hovering it names the pair and that value.
+  void bigMatrixPyramidZoomAndHover() {
+    const int P = 40;
+    const auto f = [](int i, int j, std::size_t k) {
+      if (i == j) return 0.0;
+      if (i == 6 && j == 29) return 30e-6 * static_cast<double>(k + 1);  // one slow link
+      return 1e-6 * (1.0 + ((i * 7 + j * 11) % 13) / 6.0) * static_cast<double>(k + 1);
+    };
+    const auto file = fixtures::exact_raw(dir_ / "big40_average.nc", P, {0, 512}, f);
+    MainWindow w;
+    w.session()->setValueLimit(0);
+    w.setColormap(Colormap::grey);
+    QSignalSpy rendered(&w, &MainWindow::viewRendered);
+    w.show();
+    w.openFile(QString::fromStdString(file.string()));
+    QVERIFY(waitFor(rendered));
+    ImageView* v = w.view();
+    const ViewResult& r = v->result();
+    QVERIFY(!r.values && r.probe);  // streamed: no values in memory
+    QCOMPARE(r.rows, P);
+    auto* detail = w.findChild<QLabel*>(QStringLiteral("detailLabel"));
+    QVERIFY(detail);
+
+    // Zoom out to 4 cells per screen pixel: level 2 of the pyramid, one level pixel per screen pixel.
+    v->zoomBy(0.25 / v->zoom(), QPointF(v->rect().center()));
+    QCOMPARE(v->cellsPerPixel(), 4);
+    QCOMPARE(detail->text(), QStringLiteral("max of 4 x 4 cells per pixel"));
+    // The screen pixel holding a widget position (the one whose square contains it).
+    const auto pixelAt = [](QPointF p) { return QPoint(static_cast<int>(std::floor(p.x())), static_cast<int>(std::floor(p.y()))); };
+    const auto expect = [&](int bx, int by, Reduce mode) {
+      std::vector<int> g;
+      for (int y = 4 * by; y < 4 * by + 4; ++y)
+        for (int x = 4 * bx; x < 4 * bx + 4; ++x) g.push_back(r.levels.gray(f(y, x, 0)));
+      std::sort(g.begin(), g.end());
+      return mode == Reduce::max ? g.front() : g[(g.size() - 1) / 2];
+    };
+    auto* reduce = w.findChild<QComboBox*>(QStringLiteral("reduceBox"));
+    QVERIFY(reduce);
+    for (Reduce mode : {Reduce::max, Reduce::median}) {
+      reduce->setCurrentIndex(reduce->findData(static_cast<int>(mode)));
+      QCOMPARE(v->reduce(), mode);
+      const QImage shot = v->grab().toImage();
+      int differ = 0;
+      for (int by = 0; by < P / 4; ++by)
+        for (int bx = 0; bx < P / 4; ++bx) {
+          const QPointF at = v->widgetPos(QPointF(4 * bx + 2, 4 * by + 2));
+          differ += qGray(shot.pixel(pixelAt(at))) != expect(bx, by, mode);
+        }
+      QCOMPARE(differ, 0);
+      // The slow link (6, 29) is the darkest cell of its block: black with max, not with the median.
+      const QPointF slow = v->widgetPos(QPointF(29, 6));
+      QCOMPARE(qGray(shot.pixel(pixelAt(slow))) == 0, mode == Reduce::max);
+    }
+    QCOMPARE(detail->text(), QStringLiteral("median of 4 x 4 cells per pixel"));
+
+    // Zoom in on cell (row 6, column 29) until a cell is 60 pixels wide: it shows its value.
+    const QPointF anchor = v->widgetPos(QPointF(29.5, 6.5));
+    v->zoomBy(60.0 / v->zoom(), anchor);
+    QCOMPARE(v->cellsPerPixel(), 1);
+    QVERIFY2(detail->text().startsWith(QStringLiteral("60 pixels per cell")), qPrintable(detail->text()));
+    QCOMPARE(v->cellAt(anchor), QPoint(29, 6));
+    const QImage shot = v->grab().toImage();
+    QCOMPARE(qGray(shot.pixel(pixelAt(anchor) + QPoint(0, 20))), 0);  // the slow link's colour (black)
+    bool found = false;
+    for (const auto& l : v->cellLabels()) {
+      QCOMPARE(l.text, format_value(f(l.row, l.col, 0), false));  // every label the exact value
+      found = found || (l.row == 6 && l.col == 29);
+    }
+    QVERIFY(found && v->cellLabels().size() >= 4);
+    // Hover: the pair under the mouse and its value, read from the file.
+    QSignalSpy hover(v, &ImageView::cellHovered);
+    QTest::mouseMove(v, anchor.toPoint());
+    QTRY_VERIFY(hover.count() >= 1);
+    QCOMPARE(hover.last().at(0).toInt(), 6);
+    QCOMPARE(hover.last().at(1).toInt(), 29);
+    const QString h = w.hoverText(6, 29);
+    QVERIFY2(h.startsWith(QStringLiteral("sender 6 (node3) -> receiver 29 (node14) at 0 B: ")), qPrintable(h));
+    QVERIFY2(h.endsWith(format_value(30e-6, false)), qPrintable(h));
+    QVERIFY2(w.hoverText(2, 3).endsWith(format_value(f(2, 3, 0), false)), qPrintable(w.hoverText(2, 3)));
+    // The slider's next length: the same zoom, the values of that length.
+    w.setLengthIndex(1);
+    QTRY_COMPARE(w.view()->result().spec.k, std::size_t(1));
+    QVERIFY2(w.hoverText(6, 29).endsWith(format_value(60e-6, false)), qPrintable(w.hoverText(6, 29)));
+    QCOMPARE(w.lastError(), QString());
   }
 };
 

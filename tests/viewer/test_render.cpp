@@ -4,6 +4,10 @@
 #include <cmath>
 #include <limits>
 
+#include <algorithm>
+#include <random>
+
+#include "pyramid.hpp"
 #include "render.hpp"
 
 using namespace ntv;
@@ -222,6 +226,100 @@ class TestRender : public QObject {
     QCOMPARE(blocks.pixelColor(16, 16), QColor(Qt::white));      // inside block 0
     QVERIFY(blocks.pixelColor(0, 16) != QColor(Qt::white));       // its left edge
     QCOMPARE(blocks.pixelColor(40, 16), QColor(Qt::white));      // rows of group 0, columns of group 1
+  }
+
+  // The level-of-detail pyramid on a 6 x 6 image of known grey levels (darker = larger value):
+  // max = the darkest cell of a block, median = the median of the cells with data (the darker
+  // middle one of an even count), a block without data white and marked; partial blocks at the
+  // edges; and every block of every level against a plain sort of its cells.
+  void pyramidMaxAndMedianOfBlocks() {
+    constexpr int N = 6;
+    const int g[N][N] = {{10, 200, 30, 90, 255, 100},  //
+                         {50, 120, 250, 70, 255, 20},
+                         {80, 140, 160, 180, 220, 230},
+                         {90, 100, 0, 210, 240, 245},
+                         {15, 25, 35, 45, 255, 255},
+                         {55, 65, 75, 85, 255, 255}};
+    QImage cells(N, N, QImage::Format_Grayscale8);
+    auto nodata = std::make_shared<CellMask>(N, N);
+    for (int y = 0; y < N; ++y)
+      for (int x = 0; x < N; ++x) cells.scanLine(y)[x] = static_cast<uchar>(g[y][x]);
+    // No data: (0,4), (1,4) and the block rows 4-5 x cols 4-5 (white, 255, in the image).
+    for (auto [x, y] : {std::pair{4, 0}, {4, 1}, {4, 4}, {5, 4}, {4, 5}, {5, 5}}) nodata->set(x, y);
+    Pyramid pyr(cells, nodata, nullptr);
+    QCOMPARE(pyr.levels(), 4);  // 6, 3, 2, 1 pixels a side
+    const auto px = [](const Pyramid::Level& l, int x, int y) { return int(l.grey.constScanLine(y)[x]); };
+    const Pyramid::Level& m1 = pyr.level(1, Reduce::max);
+    const Pyramid::Level& d1 = pyr.level(1, Reduce::median);
+    QCOMPARE(m1.grey.size(), QSize(3, 3));
+    // Block (0,0): 10, 200, 50, 120.
+    QCOMPARE(px(m1, 0, 0), 10);
+    QCOMPARE(px(d1, 0, 0), 50);  // sorted 10 50 120 200: the darker middle one
+    // Block rows 0-1 x cols 4-5: two cells without data, 100 and 20 with data.
+    QCOMPARE(px(m1, 2, 0), 20);
+    QCOMPARE(px(d1, 2, 0), 20);  // {20, 100}: not 100, which counting the empty cells as white would give
+    QVERIFY(!d1.nodata.at(2, 0));
+    // Block rows 4-5 x cols 4-5: no data at all.
+    QCOMPARE(px(m1, 2, 2), 255);
+    QCOMPARE(px(d1, 2, 2), 255);
+    QVERIFY(m1.nodata.at(2, 2) && d1.nodata.at(2, 2));
+    QVERIFY(!m1.nodata.at(1, 1));
+    // Level 2 (4 x 4 blocks): the darkest cell of rows 0-3 x cols 0-3 is the 0 at (3, 2); the
+    // partial block rows 4-5 x cols 4-5 keeps its no-data mark.
+    const Pyramid::Level& m2 = pyr.level(2, Reduce::max);
+    QCOMPARE(m2.grey.size(), QSize(2, 2));
+    QCOMPARE(px(m2, 0, 0), 0);
+    QCOMPARE(px(m2, 1, 0), 20);
+    QVERIFY(m2.nodata.at(1, 1));
+    // Median of rows 0-3 x cols 0-3: 16 cells, sorted 0 10 30 50 70 80 90 90 | 100 ...: 90.
+    QCOMPARE(px(pyr.level(2, Reduce::median), 0, 0), 90);
+    // Whole image: max 0; median of the 30 cells with data.
+    QCOMPARE(px(pyr.level(3, Reduce::max), 0, 0), 0);
+    // Every block of every level against a sort of its cells with data.
+    for (int L = 1; L < pyr.levels(); ++L)
+      for (Reduce mode : {Reduce::max, Reduce::median}) {
+        const Pyramid::Level& lv = pyr.level(L, mode);
+        const int f = 1 << L;
+        for (int by = 0; by < lv.grey.height(); ++by)
+          for (int bx = 0; bx < lv.grey.width(); ++bx) {
+            std::vector<int> v;
+            for (int y = by * f; y < std::min(N, by * f + f); ++y)
+              for (int x = bx * f; x < std::min(N, bx * f + f); ++x)
+                if (!nodata->at(x, y)) v.push_back(g[y][x]);
+            std::sort(v.begin(), v.end());
+            const int want = v.empty() ? 255 : mode == Reduce::max ? v.front() : v[(v.size() - 1) / 2];
+            QCOMPARE(px(lv, bx, by), want);
+            QCOMPARE(lv.nodata.at(bx, by), v.empty());
+          }
+      }
+  }
+
+  // Big blocks (16 x 16 and more) take the median from a histogram of the levels: the same
+  // order statistic as sorting, here on random levels with random holes, 40 x 37 cells by 20.
+  void reduceCellsMedianOfBigBlocks() {
+    std::mt19937 rng(3);
+    const int W = 40, H = 37, f = 20;
+    QImage cells(W, H, QImage::Format_Grayscale8);
+    std::vector<double> values(static_cast<std::size_t>(W * H), 1.0);
+    for (int y = 0; y < H; ++y)
+      for (int x = 0; x < W; ++x) {
+        cells.scanLine(y)[x] = static_cast<uchar>(rng() % 256);
+        if (rng() % 7 == 0) values[static_cast<std::size_t>(y * W + x)] = std::numeric_limits<double>::quiet_NaN();
+      }
+    for (Reduce mode : {Reduce::median, Reduce::max}) {
+      const auto [img, mask] = reduce_cells(cells, f, mode, nullptr, &values);
+      QCOMPARE(img.size(), QSize(2, 2));
+      for (int by = 0; by < 2; ++by)
+        for (int bx = 0; bx < 2; ++bx) {
+          std::vector<int> v;
+          for (int y = by * f; y < std::min(H, by * f + f); ++y)
+            for (int x = bx * f; x < std::min(W, bx * f + f); ++x)
+              if (!std::isnan(values[static_cast<std::size_t>(y * W + x)])) v.push_back(cells.constScanLine(y)[x]);
+          std::sort(v.begin(), v.end());
+          QCOMPARE(int(img.constScanLine(by)[bx]), mode == Reduce::max ? v.front() : v[(v.size() - 1) / 2]);
+          QVERIFY(!mask.at(bx, by));
+        }
+    }
   }
 };
 
