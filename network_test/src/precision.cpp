@@ -62,6 +62,18 @@ std::vector<int> held_peers(const Ctx& c, const Task& t) {
 
 bool median_precise(std::vector<double>& v, double rel) { return ci_ratio(v, rel) <= 1.0; }
 
+int next_batch(int taken, double worst, int max_n) {
+  if (!(worst > 1.0) || taken >= max_n) return 0;
+  // Width ~ 1/sqrt(n): n * worst^2 samples in all would reach the target; ask 20 % more, at
+  // least a quarter of what we have, and at most as many as we have (the total at most doubles).
+  // The cap matters: an order-statistic interval of few samples ends at their extremes, so one
+  // outlier among the first 10 made worst ~5 and the next batch the whole rest of -n, although
+  // 20-40 samples would have pushed the outlier out of the interval.
+  const double want = std::isfinite(worst) ? 1.2 * taken * (worst * worst - 1.0) : taken;
+  const double most = std::min<double>(taken, max_n - taken);
+  return static_cast<int>(std::clamp(std::ceil(want), std::min(most, std::max(2.0, taken / 4.0)), most));
+}
+
 void run_adaptive(Ctx& c, const Task& t, const std::function<void()>& run_batch) {
   const int max_n = c.store.stride, first = std::min(c.settings.min_repeats, max_n), W = c.W;
   const double rel = c.settings.precision;
@@ -83,13 +95,7 @@ void run_adaptive(Ctx& c, const Task& t, const std::function<void()>& run_batch)
     if (c.rank == t.leader) {
       for (int m : t.members)
         if (m != c.rank) worst = std::max(worst, c.recv_double(m, kTagPrecision));
-      int next = 0;
-      if (worst > 1.0 && taken < max_n) {
-        // Width ~ 1/sqrt(n): n * worst^2 samples in all would reach the target; ask 20 % more,
-        // at least a quarter of what we have, and double when the interval is not finite yet.
-        const double want = std::isfinite(worst) ? 1.2 * taken * (worst * worst - 1.0) : taken;
-        next = static_cast<int>(std::clamp(std::ceil(want), std::max(2.0, taken / 4.0), double(max_n - taken)));
-      }
+      const int next = next_batch(taken, worst, max_n);
       for (int m : t.members)
         if (m != c.rank) c.send(&next, 1, MPI_INT, m, kTagPrecision);
       batch = next;

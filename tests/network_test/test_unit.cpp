@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <set>
 
@@ -394,6 +395,23 @@ TEST(Precision, MedianConfidenceInterval) {
   EXPECT_FALSE(nt::measure::median_precise(wide, 0.02));
   std::vector<double> few{1, 1, 1, 1, 1};
   EXPECT_FALSE(nt::measure::median_precise(few, 0.5)) << "too few samples for any interval";
+}
+
+// --precision's next batch: done at the target or at -n; sized from the interval otherwise, but
+// never more than the samples taken, so one outlier among the first ten (worst ~5) asks for ten
+// more, not for the rest of -n (issue 25); at least a quarter; a non-finite interval doubles.
+TEST(Precision, NextBatchAtMostDoubles) {
+  using nt::measure::next_batch;
+  EXPECT_EQ(next_batch(10, 1.0, 200), 0);
+  EXPECT_EQ(next_batch(10, 0.3, 200), 0);
+  EXPECT_EQ(next_batch(200, 5.0, 200), 0);
+  EXPECT_EQ(next_batch(10, 5.0, 200), 10);
+  EXPECT_EQ(next_batch(10, std::numeric_limits<double>::infinity(), 200), 10);
+  EXPECT_EQ(next_batch(40, 1.05, 200), 10) << "at least a quarter of what we have";
+  EXPECT_EQ(next_batch(100, 1.2, 200), 53) << "1.2 * 100 * (1.44 - 1)";
+  EXPECT_EQ(next_batch(150, 5.0, 200), 50) << "at most what is left";
+  EXPECT_EQ(next_batch(199, 5.0, 200), 1) << "the last sample, even below the quarter";
+  EXPECT_EQ(next_batch(10, std::nan(""), 200), 0);
 }
 
 // Progress's ETA: a latency + bandwidth fit of the lengths done predicts the ones to come, so a

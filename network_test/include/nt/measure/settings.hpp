@@ -50,5 +50,9 @@ double predict_time(const std::vector<std::pair<std::int64_t, double>>& done, co
 std::pair<std::size_t, std::size_t> median_ci_indices(std::size_t n);
 // True when the 95 % CI of the median of v (unsorted; sorted in place) lies within rel * median.
 bool median_precise(std::vector<double>& v, double rel);
+// --precision: the size of the next batch after `taken` samples whose worst interval is `worst`
+// times the asked precision (0: done, when worst <= 1 or -n = max_n is reached): about the count
+// that would reach the target, at least taken/4 and at most taken (share/doc/network_test.md).
+int next_batch(int taken, double worst, int max_n);
 
 }  // namespace nt::measure
