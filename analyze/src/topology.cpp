@@ -79,7 +79,6 @@ class Comparer {
     auto take = [&](double e) {
       if (!std::isfinite(e)) return;
       ++count;
-      if (keep_all) s.all.push_back(e);
       if (e > first) {
         second = first;
         first = e;
@@ -89,8 +88,26 @@ class Comparer {
     };
     for (std::size_t k = 0; k < N_; ++k) {
       if (k == a || k == c || skip_[k]) continue;
-      take(std::fabs(dbl(ra[k]) - dbl(rc[k]) - r.row_off));
-      take(std::fabs(dbl(ca[k]) - dbl(cc[k]) - r.col_off));
+      // A third party k tells a and c apart when both directions agree (k's links to a and to c
+      // differ whether k sends or receives): nodes and switches are symmetric, a disturbed cell
+      // (two outliers among a band's lengths) is not. With only one direction known, that one.
+      // The noise estimate (keep_all) still sees each direction's difference.
+      const double er = std::fabs(dbl(ra[k]) - dbl(rc[k]) - r.row_off);
+      const double ec = std::fabs(dbl(ca[k]) - dbl(cc[k]) - r.col_off);
+      if (keep_all) {
+        if (std::isfinite(er)) s.all.push_back(er);
+        if (std::isfinite(ec)) s.all.push_back(ec);
+      }
+      if (std::isfinite(er) && std::isfinite(ec)) {
+        // Both directions count, each at what they agree on: a structural difference (k a mate
+        // of a but not of c) is seen in both and counts twice, as before; a lone odd cell adds
+        // nothing.
+        take(std::min(er, ec));
+        take(std::min(er, ec));
+      } else {
+        take(er);
+        take(ec);
+      }
     }
     r.dist = count >= 2 ? second : first;
     return r;

@@ -183,6 +183,39 @@ TEST(Topology, UnevenNodesIncludingASingleton) {
   }
 }
 
+// A disturbed cell (two gross outliers among the 4 lengths of a band, so its band median moves)
+// is one direction of one third party. At 8,192 ranks there were hundreds of them, and two in
+// the rows and columns of two mates (a's row at x, c's column at y) split 211 ranks from their
+// nodes: the distance took the second largest |difference| over both directions. A third party
+// now counts at what both directions agree on; a structural difference (x a mate of one of them)
+// shows in both. Every node of 4 ranks keeps its ranks with such cells at 24 random places.
+TEST(Topology, DisturbedCellsInBothMatesDoNotSplitANode) {
+  nt::SynthParams p = cluster(16, 4, -1, 5);
+  p.lengths = {0, 64, 1024, 4096, 16384, 65536, 262144, 1048576};
+  p.noise = 0.02;
+  auto s = make(p);
+  const int P = s.cube.P;
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int> any(0, P - 1);
+  for (int d = 0; d < 24; ++d) {
+    const int i = any(rng), j = any(rng);
+    if (i == j) continue;
+    // two of the upper band's four lengths, x3 and x5
+    s.cube.at(5, i, j) *= 3.0f;
+    s.cube.at(6, i, j) *= 5.0f;
+  }
+  // and for certain: mates a, c of node 0 with a disturbed cell each, at different third parties
+  const auto mates = ranks_of_node(s.r, 0);
+  const int a = mates[0], c = mates[1];
+  const int x = ranks_of_node(s.r, 5)[0], y = ranks_of_node(s.r, 9)[2];
+  s.cube.at(4, a, x) *= 4.0f;
+  s.cube.at(7, a, x) *= 6.0f;
+  s.cube.at(5, y, c) *= 5.0f;
+  s.cube.at(6, y, c) *= 3.0f;
+  const auto t = na::find_topology(s.cube);
+  EXPECT_EQ(partition(t.levels[0].groups), partition(s.r.node_of_rank));
+}
+
 TEST(Topology, ThreeRanks) {
   nt::SynthParams p = cluster(2, 2, 6);
   auto s = make(p);
