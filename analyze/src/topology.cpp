@@ -33,7 +33,8 @@ using Profiles = ProfilesOf<double>;
 // Rank-to-rank (or group-to-group) comparison of profiles. The distance of items a and c in band
 // b: their rows and columns after removing the median difference of each (so a uniformly slow
 // item still matches its mates), the cells of a and c themselves and of the `skip` items left out;
-// the second largest |difference| (robust to one odd cell). The median offsets come from a sample
+// per third party the smaller of the row and column |difference| counted twice (one direction
+// alone when the other is unknown), and of these the second largest (robust to one odd cell). The median offsets come from a sample
 // of at most ~64 cells (all cells for up to 128 items).
 template <class T>
 class Comparer {
@@ -51,7 +52,7 @@ class Comparer {
     std::vector<double> x, y, all;
   };
   struct Result {
-    double dist = 0.0;             // second largest |difference|
+    double dist = 0.0;             // second largest agreed |difference|
     double row_off = 0.0, col_off = 0.0;  // median (a - c) of the rows and of the columns
   };
   void set_skip(std::vector<char> s) { skip_ = std::move(s); }

@@ -3,9 +3,9 @@
 // Ranks are grouped when their rows (what they send) AND their columns (what they receive) look
 // alike, the diagonal and the pair's own cells left out. Per band of message lengths (short, middle,
 // long) a profile log(delay / median delay of that length) is taken (median over the band's
-// lengths); the distance of ranks a and b is the second largest |difference| over the cells of
-// their rows and columns after removing the median difference (so a uniformly slow rank still
-// matches its node mates, and one odd cell does not split a node). Distances are scaled by a
+// lengths); the distance of ranks a and b is the second largest, over third parties, of the
+// |difference| both their row and column cells agree on, after removing the median difference (so
+// a uniformly slow rank still matches its node mates, and one odd cell does not split a node). Distances are scaled by a
 // threshold max(log(min_ratio), noise_factor * noise) per band, and ranks are joined by average
 // linkage while the scaled distance is below 1, computed only inside the sets that close pairs among
 // each rank's `candidates` nearest ranks by the direct link join (O(B P^2 candidates), not
