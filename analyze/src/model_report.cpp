@@ -99,8 +99,7 @@ ModelReport make_model(const ModelRequest& req) {
   std::optional<Cube> delays;
   if (!req.loggp_file.empty()) loggp = read_loggp(req.loggp_file);
   if (!req.delay_file.empty()) {
-    delays = open_delays(req.delay_file);  // read one length (or block of rows) at a time
-    require_analysis_memory(*delays, false, "the model");
+    delays = open_delays(req.delay_file, false, "the model");  // read one length (or block of rows) at a time
   }
   else if (loggp) delays = cube_from_loggp(*loggp);
   else throw UsageError("give a delay FILE, a --loggp file, or both");

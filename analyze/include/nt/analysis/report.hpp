@@ -49,6 +49,9 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async = 
 Cube load_delays(const std::string& file);
 // The same, its delays left in the file (open_cube): what report and model analyse.
 Cube open_delays(const std::string& file);
+// The same after checking, from the file's header, that `what` (the analysis or the model) fits
+// the memory limit (require_memory: exit 2 when not) before the pass over the file.
+Cube open_delays(const std::string& file, bool keep_pairs, const std::string& what);
 // Bytes the analysis of a streamed cube of P ranks and K lengths needs at most (the formula of
 // share/doc/analyze.md "Memory"), and the check that they fit the memory limit (exit 2 when not).
 std::uint64_t analysis_memory(int P, std::size_t K, bool keep_pairs);

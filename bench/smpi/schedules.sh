@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Issue 22 item 6: schedules compared on one simulated platform. A 2:1 oversubscribed two-level
+# tree (scripts/simulate --oversubscription 2: each uplink has half the bandwidth of its leaf's
+# cables together) of P/4 nodes x 4 ranks, shuffled placement, a slow node (cable 1/4 bandwidth,
+# 4x latency) and a slow leaf uplink (1/8). Per schedule: the simulated job time (network_test's
+# "done in"), its timed share, the host time and peak RSS of the simulation, and whether the report
+# is exact against the truth (tests/smpi/check_truth.py).
+#   bench/smpi/schedules.sh [P=64] [LEAVES=4]
+#   env: SMPI_BUILD (default build-smpi), BUILD (default build), OUT (default /tmp/nt-schedules),
+#        ARGS (common network_test arguments, default below)
+set -u
+here=$(cd "$(dirname "$0")/../.." && pwd)
+P=${1:-64} L=${2:-4}
+SMPI_BUILD=${SMPI_BUILD:-$here/build-smpi} BUILD=${BUILD:-$here/build} OUT=${OUT:-/tmp/nt-schedules}
+ARGS=${ARGS:--t one_to_one --lengths 0,1024,65536,1048576 -n 5 --warmup 2 --progress none}
+nodes=$((P / 4))
+mkdir -p "$OUT"
+echo "# $(date -u '+%F %T') UTC, $P simulated ranks ($nodes nodes x 4, $L leaves, 2:1 oversubscribed), $ARGS; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "| schedule | flags | simulated job | timed share | host time | peak RSS | report |"
+echo "|---|---|---|---|---|---|---|"
+for sched in "sequential:" "sequential, shuffled:--shuffle --seed 3" "concurrent:--concurrent" "concurrent, shuffled:--concurrent --shuffle --seed 3"; do
+  name=${sched%%:*} flags=${sched#*:}
+  d=$OUT/$(echo "$name" | tr -c 'a-z' '_')
+  rm -rf "$d"
+  # shellcheck disable=SC2086
+  /usr/bin/time -v -o "$d.time" /usr/bin/python3 "$here/scripts/simulate" --network-test "$SMPI_BUILD/bin/network_test" \
+      --leaves "$L" --nodes-per-leaf $((nodes / L)) --ranks-per-node 4 --oversubscription 2 \
+      --slow-node 5:0.25:4 --slow-uplink 1:0.125 --shuffle 11 --out "$d" -- $ARGS $flags > "$d.log" 2>&1
+  rc=$?
+  done_line=$(grep -E "done in" "$d.log" | grep -v INFO | head -1)
+  job=$(echo "$done_line" | sed -n 's/.*done in \([0-9.]*\) s.*/\1 s/p')
+  share=$(echo "$done_line" | sed -n 's/.*(\([0-9.]*%\) of the wall time).*/\1/p')
+  host=$(grep 'Elapsed (wall' "$d.time" | sed 's/.*: //')
+  rss=$(awk -F': ' '/Maximum resident/ {printf "%.0f MB", $2/1024}' "$d.time")
+  verdict="simulation failed (exit $rc)"
+  if [ "$rc" = 0 ]; then
+    "$BUILD/bin/network_analyze" report "$d/run_median.nc" --json "$d/r.json" > "$d/r.txt" 2>&1
+    verdict=$(/usr/bin/python3 "$here/tests/smpi/check_truth.py" "$d/truth.json" "$d/r.json" | tr '\n' ' ' | sed 's/check_truth: //g' | cut -c1-300)
+  fi
+  echo "| $name | \`$flags\` | $job | $share | $host | $rss | $verdict |"
+done
