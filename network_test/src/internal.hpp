@@ -42,6 +42,8 @@ void run_sequential(Ctx& c, const std::vector<Task>& tasks);
 void run_sequential(Ctx& c, const TaskList& tasks);
 void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange);
 void idle_barrier(Ctx& c, double tasks_ahead);
+// A barrier on comm whose wait is idle_wait (deadline 0: none; timeout: TimeoutError(why)).
+void idle_barrier(Ctx& c, MPI_Comm comm, double deadline, const std::string& why);
 
 // --precision: runs task t in batches (run_batch runs the mode once with c.R samples at c.base)
 // until the median of every cell it measures is precise enough; sets c.used for those cells.
