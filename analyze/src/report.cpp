@@ -161,6 +161,14 @@ Report make_report(const std::string& file, const ReportOptions& opt) {
   }
   Report r = make_report(c, opt, async ? &*async : nullptr, dev ? &*dev : nullptr);
   if (!devfile.empty()) r.notes.push_back("variance from " + devfile);
+  if (c.file) {
+    const auto& extra = c.file->meta().extra;
+    if (const auto it = extra.find("pair_order"); it != extra.end() && it->second.find("concurrent") != std::string::npos)
+      r.notes.push_back(
+          "measured with --concurrent: pairs shared the links, so a slow link, an asymmetric pair or a slow switch "
+          "found here may be contention between them (a sequential run tells; bench/results/network_test.md, "
+          "\"Schedules\")");
+  }
   return r;
 }
 

@@ -72,6 +72,7 @@ found = sorted(sorted(a["ranks"]) for a in rep["anomalies"] if a["kind"] == "slo
 print(f"nodes {'exact' if got == nodes else 'WRONG'}; slow node {'found' if found == slow else f'WRONG: {found}'}")
 sys.exit(0 if got == nodes and found == slow else 1)
 EOF
+  grep -q "measured with --concurrent" r.txt || fail "the report does not say the file was measured concurrently"
   ;;
 truth)
   IFS=x read -r L N K <<< "${SMPI_TRUTH:-8x8x4}"
