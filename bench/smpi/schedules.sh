@@ -5,12 +5,12 @@
 # 4x latency) and a slow leaf uplink (1/8). Per schedule: the simulated job time (network_test's
 # "done in"), its timed share, the host time and peak RSS of the simulation, and whether the report
 # is exact against the truth (tests/smpi/check_truth.py).
-#   bench/smpi/schedules.sh [P=64] [LEAVES=4]
+#   bench/smpi/schedules.sh [P=64] [LEAVES=8]  (slow node 5, slow uplink of leaf LEAVES-2)
 #   env: SMPI_BUILD (default build-smpi), BUILD (default build), OUT (default /tmp/nt-schedules),
 #        ARGS (common network_test arguments, default below)
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
-P=${1:-64} L=${2:-4}
+P=${1:-64} L=${2:-8}
 SMPI_BUILD=${SMPI_BUILD:-$here/build-smpi} BUILD=${BUILD:-$here/build} OUT=${OUT:-/tmp/nt-schedules}
 ARGS=${ARGS:--t one_to_one --lengths 0,1024,65536,1048576 -n 5 --warmup 2 --progress none}
 nodes=$((P / 4))
@@ -25,11 +25,11 @@ for sched in "sequential:" "sequential, shuffled:--shuffle --seed 3" "concurrent
   # shellcheck disable=SC2086
   /usr/bin/time -v -o "$d.time" /usr/bin/python3 "$here/scripts/simulate" --network-test "$SMPI_BUILD/bin/network_test" \
       --leaves "$L" --nodes-per-leaf $((nodes / L)) --ranks-per-node 4 --oversubscription 2 \
-      --slow-node 5:0.25:4 --slow-uplink 1:0.125 --shuffle 11 --out "$d" -- $ARGS $flags > "$d.log" 2>&1
+      --slow-node 5:0.25:4 --slow-uplink $((L - 2)):0.125 --shuffle 11 --out "$d" -- $ARGS $flags > "$d.log" 2>&1
   rc=$?
   done_line=$(grep -E "done in" "$d.log" | grep -v INFO | head -1)
   job=$(echo "$done_line" | sed -n 's/.*done in \([0-9.]*\) s.*/\1 s/p')
-  share=$(echo "$done_line" | sed -n 's/.*(\([0-9.]*%\) of the wall time).*/\1/p')
+  share=$(echo "$done_line" | sed -n "s/.*timed communication [0-9.]* s (\([^)]*\)).*/\1/p")
   host=$(grep 'Elapsed (wall' "$d.time" | sed 's/.*: //')
   rss=$(awk -F': ' '/Maximum resident/ {printf "%.0f MB", $2/1024}' "$d.time")
   verdict="simulation failed (exit $rc)"
