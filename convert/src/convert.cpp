@@ -287,8 +287,13 @@ std::vector<fs::path> synth(const SynthParams& p, const fs::path& prefix, bool f
   for (auto l : p.lengths)
     if (l < 0) throw UsageError(fmt::format("synth: negative message length {}", l));
   auto outputs = ResultSet(prefix).standard_files();
-  for (const auto& o : outputs) check_output(o, force);  // before the work (write_synth commits all or none)
-  write_synth(prefix.string(), synthesize(p), force);
+  for (const auto& o : outputs) check_output(o, force);  // before the work (synthesize_to commits all or none)
+  // Written as generated, row by row: a few rows of P doubles, never the n x P x P values.
+  nt::require_memory(synth_stream_bytes(p),
+                     fmt::format("synthesizing {} ranks (a few rows of {} values)",
+                                 static_cast<long long>(p.nodes) * p.ranks_per_node,
+                                 static_cast<long long>(p.nodes) * p.ranks_per_node));
+  synthesize_to(p, prefix.string(), force);
   return outputs;
 }
 
