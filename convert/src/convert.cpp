@@ -1,5 +1,7 @@
 // synth, to-text, from-text, to-csv, to-json, upgrade, pair.
+#include <algorithm>
 #include <cmath>
+#include <span>
 #include <functional>
 #include <iostream>
 #include <iterator>
@@ -32,6 +34,30 @@ void write_raw_stream(PendingOutput& out, const Dataset& d, const FileInfo& info
   RawWriter w(out.temp(), info, /*overwrite=*/true);
   for (std::size_t k = 0; k < d.count(); ++k) w.append(d.lengths()[k], d.matrix(k));
   w.close();
+}
+
+void write_raw_rows(PendingOutput& out, const FileInfo& info, const std::vector<std::int64_t>& lengths, int P,
+                    int block, const std::function<void(std::size_t, int, int, std::vector<double>&)>& fill) {
+  RawWriter(out.temp(), info, /*overwrite=*/true).close();  // the header; the records follow
+  RawRowWriter w(out.temp(), P, 0, RecordExtras{});
+  const auto uP = static_cast<std::size_t>(P);
+  std::vector<double> rows;
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    for (int r0 = 0; r0 < P; r0 += block) {
+      const int r1 = std::min(P, r0 + block);
+      fill(k, r0, r1, rows);
+      for (int x = r0; x < r1; ++x)
+        w.put_row(k, x, std::span<const double>(rows.data() + static_cast<std::size_t>(x - r0) * uP, uP));
+    }
+    w.sync();
+    w.commit(k, lengths[k]);
+  }
+}
+
+int block_rows(const Dataset& d) {
+  const int P = d.ranks();
+  if (d.format() == "netcdf4") return P;
+  return std::clamp(static_cast<int>((1u << 20) / (8u * static_cast<unsigned>(P))), 1, P);
 }
 
 FileInfo output_info(const Dataset& d) {
@@ -141,6 +167,10 @@ void write_csv(std::ostream& out, const Dataset& d) {
           fmt::format_to(std::back_inserter(buf), FMT_COMPILE("{},nan\n"), j);
         else
           fmt::format_to(std::back_inserter(buf), FMT_COMPILE("{},{}\n"), j, v);
+      }
+      if (buf.size() >= (1u << 20)) {  // out in pieces of about 1 MB, never the text of a whole matrix
+        out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+        buf.clear();
       }
     }
     out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
@@ -287,8 +317,13 @@ std::vector<fs::path> synth(const SynthParams& p, const fs::path& prefix, bool f
   for (auto l : p.lengths)
     if (l < 0) throw UsageError(fmt::format("synth: negative message length {}", l));
   auto outputs = ResultSet(prefix).standard_files();
-  for (const auto& o : outputs) check_output(o, force);  // before the work (write_synth commits all or none)
-  write_synth(prefix.string(), synthesize(p), force);
+  for (const auto& o : outputs) check_output(o, force);  // before the work (synthesize_to commits all or none)
+  // Written as generated, row by row: a few rows of P doubles, never the n x P x P values.
+  nt::require_memory(synth_stream_bytes(p),
+                     fmt::format("synthesizing {} ranks (a few rows of {} values)",
+                                 static_cast<long long>(p.nodes) * p.ranks_per_node,
+                                 static_cast<long long>(p.nodes) * p.ranks_per_node));
+  synthesize_to(p, prefix.string(), force);
   return outputs;
 }
 

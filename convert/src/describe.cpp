@@ -3,6 +3,7 @@
 #include <cmath>
 #include <ostream>
 #include <set>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -141,25 +142,30 @@ void write_info(std::ostream& out, const Dataset& d) {
     return e;
   };
   const int P = d.ranks();
-  std::vector<double> cells;
   BadValues bad;
   for (std::size_t k = 0; k < n; ++k) {
-    const Matrix mat = d.matrix(k);
+    // One P x P matrix at a time, and nothing beside it: the good cells are packed in place at
+    // its front, then min, max and (reordering them) the median taken there.
+    Matrix mat = d.matrix(k);
     bad.scan(mat, k, skip_diag);
-    cells.clear();
+    std::vector<double>& v = mat.values();
+    std::size_t good = 0;
     for (int i = 0; i < P; ++i)
       for (int j = 0; j < P; ++j) {
         if (skip_diag && i == j) continue;
-        const double v = mat.at(i, j);
-        if (is_good_delay(v)) cells.push_back(v);
+        const double x = v[static_cast<std::size_t>(i) * static_cast<std::size_t>(P) + static_cast<std::size_t>(j)];
+        if (is_good_delay(x)) v[good++] = x;
       }
-    if (cells.empty()) {
+    if (good == 0) {
       out << fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}{}\n", d.lengths()[k], "-", "-", "-", extras(k));
       continue;
     }
-    const auto s = summarize(cells);
-    out << fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}{}\n", d.lengths()[k], format_seconds(s.min),
-                       format_seconds(s.median), format_seconds(s.max), extras(k));
+    const std::span<double> cells(v.data(), good);
+    const auto [lo, hi] = std::minmax_element(cells.begin(), cells.end());
+    const double mn = *lo, mx = *hi;
+    const double med = median_inplace(cells);
+    out << fmt::format("  {:>14}  {:>12}  {:>12}  {:>12}{}\n", d.lengths()[k], format_seconds(mn),
+                       format_seconds(med), format_seconds(mx), extras(k));
   }
   if (bad.total() == 0) {
     out << "bad values: none (no NaN, infinite, negative or absurd delays)\n";

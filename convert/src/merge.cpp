@@ -34,40 +34,23 @@ std::string lengths_text(const std::vector<std::int64_t>& v) {
   return fmt::format("{} lengths {}..{}", v.size(), v.front(), v.back());
 }
 
-// A Dataset view over merged matrices produced on demand.
-class MergedView final : public Dataset {
- public:
-  MergedView(const std::vector<std::unique_ptr<Dataset>>& runs, FileInfo info, bool take_min)
-      : runs_(runs), take_min_(take_min) {
-    info_ = std::move(info);
-    lengths_ = runs.front()->lengths();
-    format_ = "memory";
-    source_ = "merged";
+// Rows [r0, r1) of record k merged across runs into `out`: cell-wise median or minimum of the
+// values that are not NaN (NaN when every run has NaN there). `blocks`: scratch, one per run.
+void merge_rows(const std::vector<std::unique_ptr<Dataset>>& runs, std::size_t k, int r0, int r1, bool take_min,
+                std::vector<std::vector<double>>& blocks, std::vector<double>& out) {
+  for (std::size_t r = 0; r < runs.size(); ++r) blocks[r] = runs[r]->rows(k, r0, r1);
+  out.resize(blocks.front().size());
+  std::vector<double> cell;
+  cell.reserve(runs.size());
+  for (std::size_t c = 0; c < out.size(); ++c) {
+    cell.clear();
+    for (const auto& b : blocks)
+      if (!std::isnan(b[c])) cell.push_back(b[c]);
+    out[c] = cell.empty() ? std::numeric_limits<double>::quiet_NaN()
+             : take_min   ? *std::min_element(cell.begin(), cell.end())
+                          : median(cell);
   }
-  Matrix matrix(std::size_t k) const override {
-    check_index(k);
-    const int p = ranks();
-    std::vector<Matrix> ms;
-    ms.reserve(runs_.size());
-    for (const auto& r : runs_) ms.push_back(r->matrix(k));
-    Matrix out(p);
-    std::vector<double> cell;
-    cell.reserve(runs_.size());
-    for (std::size_t c = 0; c < out.values().size(); ++c) {
-      cell.clear();
-      for (const auto& m : ms)
-        if (!std::isnan(m.values()[c])) cell.push_back(m.values()[c]);
-      out.values()[c] = cell.empty() ? std::numeric_limits<double>::quiet_NaN()
-                        : take_min_  ? *std::min_element(cell.begin(), cell.end())
-                                     : median(cell);
-    }
-    return out;
-  }
-
- private:
-  const std::vector<std::unique_ptr<Dataset>>& runs_;
-  bool take_min_;
-};
+}
 
 }  // namespace
 
@@ -94,11 +77,15 @@ std::vector<fs::path> merge(const std::vector<fs::path>& in, const fs::path& pre
   if (prefix.empty()) throw UsageError("empty output prefix");
   std::vector<std::unique_ptr<Dataset>> runs;
   for (const auto& f : in) runs.push_back(open_dataset(f));
-  // Merging length by length: one P x P matrix of each run plus the merged one, 8 P^2 (runs + 1) bytes.
-  if (!runs.empty()) {
+  // Merging block of rows by block of rows: one block of each run plus the merged one,
+  // 8 P B (runs + 1) bytes for B rows per block (a whole matrix when a run is a NetCDF-4 copy).
+  int block = runs.front()->ranks();
+  for (const auto& r : runs) block = std::min(block, detail::block_rows(*r));
+  {
     const auto p = static_cast<std::uint64_t>(runs.front()->ranks());
-    nt::require_memory(8ull * p * p * (runs.size() + 1),
-                       fmt::format("merging {} runs of {} ranks ({} + 1 matrices of {}x{})", runs.size(), p, runs.size(), p, p));
+    const auto b = static_cast<std::uint64_t>(block);
+    nt::require_memory(8ull * p * b * (runs.size() + 1),
+                       fmt::format("merging {} runs of {} ranks ({} + 1 blocks of {}x{})", runs.size(), p, runs.size(), b, p));
   }
   const Dataset& first = *runs.front();
   for (std::size_t r = 1; r < runs.size(); ++r) {
@@ -138,8 +125,11 @@ std::vector<fs::path> merge(const std::vector<fs::path>& in, const fs::path& pre
     info.meta.extra["merged_statistic"] =
         fmt::format("cell-wise {} across {} runs of {} values", take_min ? "minimum" : "median", runs.size(),
                     statistic_name(first.params().statistic));
-    MergedView view(runs, info, take_min);
-    detail::write_raw_stream(*set_members[static_cast<std::size_t>(pass)], view, info);
+    std::vector<std::vector<double>> blocks(runs.size());
+    detail::write_raw_rows(*set_members[static_cast<std::size_t>(pass)], info, first.lengths(), first.ranks(), block,
+                           [&](std::size_t k, int r0, int r1, std::vector<double>& out) {
+                             merge_rows(runs, k, r0, r1, take_min, blocks, out);
+                           });
   }
   if (!hosts.empty()) write_file_atomically_into(*set_members[2], [&](std::ostream& os) { write_hosts(os, hosts); });
   set.commit_all();

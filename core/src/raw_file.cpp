@@ -571,7 +571,8 @@ Matrix RawReader::matrix(std::size_t k) const {
   const auto P = static_cast<std::size_t>(ranks());
   Matrix m(ranks());
   read_slab(k, 1, 0, P, 0, P, m.data());
-  return transposed_ ? m.transposed() : m;
+  if (transposed_) return m.transposed();
+  return m;  // moved out (a conditional expression would copy it: two P x P matrices at the peak)
 }
 
 std::vector<double> RawReader::line(int rank, bool as_sender, std::size_t k0, std::size_t k1) const {

@@ -23,6 +23,15 @@ for c in "info s_median.nc" "to-csv s_median.nc -o x.csv" "to-text s_median.nc -
   expect2 "convert $c" "NT_MEMORY_LIMIT" -- env NT_MEMORY_LIMIT=10K "$convert" $c
 done
 expect2 "cluster compress" "NT_MEMORY_LIMIT" -- env NT_MEMORY_LIMIT=10K "$cluster" compress s_median.nc --threshold 0.05 -o c.nc
+# synth writes as it generates: its need is a few rows (here 64 ranks: about 9 KB), checked up
+# front, so a limit below that is one line and no file; 10K is enough (it no longer holds the data).
+expect2 "convert synth" "out of memory: synthesizing 64 ranks.*NT_MEMORY_LIMIT=1K" -- \
+  env NT_MEMORY_LIMIT=1K "$convert" synth -o lim --nodes 16 --ranks-per-node 4
+ls lim_* >/dev/null 2>&1 && { echo "FAIL: a refused synth left files"; fail=1; }
+env NT_MEMORY_LIMIT=10K "$convert" synth -o lim --nodes 16 --ranks-per-node 4 >/dev/null ||
+  { echo "FAIL: synth of 64 ranks under NT_MEMORY_LIMIT=10K"; fail=1; }
+"$convert" synth -o free --nodes 16 --ranks-per-node 4 >/dev/null || exit 1
+cmp -s lim_median.nc free_median.nc || { echo "FAIL: synth under the limit wrote other bytes"; fail=1; }
 # A limit the reader's one-matrix check passes but the command's own need (require_memory) does not.
 expect2 "convert merge (3 matrices)" "out of memory: merging 2 runs of 64 ranks.*NT_MEMORY_LIMIT=50K" -- \
   env NT_MEMORY_LIMIT=50K "$convert" merge s_median.nc s_median.nc -o m.nc

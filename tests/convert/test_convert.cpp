@@ -21,6 +21,7 @@
 #include "nt/hosts.hpp"
 #include "nt/netcdf.hpp"
 #include "nt/raw_file.hpp"
+#include "nt/stats.hpp"
 #include "nt/synth.hpp"
 #include "nt/text_format.hpp"
 #include "nt/units.hpp"
@@ -655,4 +656,120 @@ TEST_F(ConvertTest, SynthModeOptionTakesNamesAndAliases) {
   EXPECT_NE(err.find("unknown mode 'one-to-one' (one of one_to_one,"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_FALSE(fs::exists(p("x_median.nc")));
+}
+
+// ---- streaming (issue 23 item 1) ------------------------------------------------------------
+
+namespace {
+
+std::string file_bytes(const fs::path& f) {
+  std::ifstream in(f, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+// synth writes as it generates (row by row): the same bytes as the in-memory path
+// (synthesize + write_synth), for both diagonal rules, a shuffle, a slow node and a list sweep.
+TEST_F(ConvertTest, StreamedSynthIsByteIdenticalToInMemory) {
+  for (Mode mode : {Mode::one_to_one, Mode::all_to_all}) {
+    SynthParams sp;
+    sp.nodes = 5;
+    sp.ranks_per_node = 3;
+    sp.nodes_per_switch = 2;
+    sp.shuffle = true;
+    sp.slow_node = 1;
+    sp.seed = 11;
+    sp.mode = mode;
+    sp.protocol_step = 1000;
+    sp.lengths = {0, 100, 1000, 5000};
+    const std::string tag = mode == Mode::one_to_one ? "o" : "a";
+    write_synth(p("mem" + tag).string(), synthesize(sp), false);
+    convert::synth(sp, p("str" + tag), false);
+    for (Statistic s : standard_statistics()) {
+      const auto a = file_bytes(result_path(p("mem" + tag), s)), b = file_bytes(result_path(p("str" + tag), s));
+      ASSERT_FALSE(a.empty());
+      EXPECT_TRUE(a == b) << statistic_name(s) << " differs (" << a.size() << " vs " << b.size() << " bytes)";
+    }
+    EXPECT_EQ(file_bytes(hosts_path(p("mem" + tag))), file_bytes(hosts_path(p("str" + tag))));
+  }
+}
+
+// merge reads and writes blocks of rows (about 1 MB: 252 rows of 520 ranks, so three blocks, the
+// last one short). Its files equal, byte for byte, a raw file written whole (RawWriter) from the
+// cell-wise median and minimum computed here from whole matrices, NaN cells included.
+TEST_F(ConvertTest, StreamedMergeOfManyBlocksEqualsWholeMatrices) {
+  SynthParams sp;
+  sp.nodes = 65;
+  sp.ranks_per_node = 8;
+  sp.repeats = 2;
+  sp.lengths = {0, 4096};
+  std::vector<fs::path> runs;
+  for (int r = 0; r < 3; ++r) {
+    sp.seed = static_cast<std::uint64_t>(20 + r);
+    const auto syn = synthesize(sp);
+    MemoryDataset d(syn.stats.at(Statistic::median)->info(), "memory");
+    for (std::size_t k = 0; k < sp.lengths.size(); ++k) {
+      Matrix m = syn.stats.at(Statistic::median)->matrix(k);
+      if (r == 0) m.at(3, 5) = std::numeric_limits<double>::quiet_NaN();
+      if (r <= 1) m.at(300, 2) = std::numeric_limits<double>::quiet_NaN();  // one value left there
+      if (r <= 2) m.at(519, 518) = std::numeric_limits<double>::quiet_NaN();  // none left: NaN
+      d.append(sp.lengths[k], std::move(m));
+    }
+    runs.push_back(p(fmt::format("run{}.nc", r)));
+    write_raw(runs.back(), d, false);
+  }
+  convert::merge(runs, p("m"), false, {});
+  std::vector<std::unique_ptr<Dataset>> in;
+  for (const auto& f : runs) in.push_back(open_dataset(f));
+  for (Statistic s : {Statistic::median, Statistic::min}) {
+    const auto streamed = open_dataset(result_path(p("m"), s));
+    MemoryDataset whole(streamed->info(), "memory");
+    for (std::size_t k = 0; k < sp.lengths.size(); ++k) {
+      std::vector<Matrix> ms;
+      for (const auto& d : in) ms.push_back(d->matrix(k));
+      Matrix out(520);
+      for (std::size_t c = 0; c < out.values().size(); ++c) {
+        std::vector<double> cell;
+        for (const auto& m : ms)
+          if (!std::isnan(m.values()[c])) cell.push_back(m.values()[c]);
+        out.values()[c] = cell.empty() ? std::numeric_limits<double>::quiet_NaN()
+                          : s == Statistic::min ? *std::min_element(cell.begin(), cell.end())
+                                                : nt::median(cell);
+      }
+      EXPECT_TRUE(std::isnan(out.at(519, 518)));
+      EXPECT_FALSE(std::isnan(out.at(300, 2)));
+      whole.append(sp.lengths[k], std::move(out));
+    }
+    write_raw(p(fmt::format("whole_{}.nc", statistic_name(s))), whole, false);
+    EXPECT_TRUE(file_bytes(p(fmt::format("whole_{}.nc", statistic_name(s)))) == file_bytes(result_path(p("m"), s)))
+        << statistic_name(s);
+  }
+}
+
+// to-csv writes its text in pieces of about 1 MB: a 520-rank matrix (about 9 MB of text) comes
+// out line for line as the exact values, NaN included.
+TEST_F(ConvertTest, CsvOfBigMatricesIsWrittenInPiecesExactly) {
+  SynthParams sp;
+  sp.nodes = 65;
+  sp.ranks_per_node = 8;
+  sp.repeats = 2;
+  sp.lengths = {0, 4096};
+  const auto syn = synthesize(sp);
+  MemoryDataset d(syn.stats.at(Statistic::average)->info(), "memory");
+  for (std::size_t k = 0; k < 2; ++k) {
+    Matrix m = syn.stats.at(Statistic::average)->matrix(k);
+    m.at(400, 7) = std::numeric_limits<double>::quiet_NaN();
+    d.append(sp.lengths[k], std::move(m));
+  }
+  write_raw(p("big.nc"), d, false);
+  convert::to_csv(p("big.nc"), p("big.csv"), false);
+  std::string expected = "message_length,sender,receiver,value\n";
+  for (std::size_t k = 0; k < 2; ++k)
+    for (int i = 0; i < 520; ++i)
+      for (int j = 0; j < 520; ++j)
+        expected += fmt::format("{},{},{},{}\n", sp.lengths[k], i, j, convert::format_double(d.value(i, j, k)));
+  const auto got = file_bytes(p("big.csv"));
+  EXPECT_GT(got.size(), 4u << 20);
+  EXPECT_TRUE(got == expected) << got.size() << " vs " << expected.size() << " bytes";
 }

@@ -55,5 +55,11 @@ struct SynthResult {
 SynthResult synthesize(const SynthParams& p);
 // Writes <prefix>_<stat>.nc for each statistic and <prefix>_hosts.txt.
 void write_synth(const std::string& prefix, const SynthResult& r, bool overwrite);
+// The same files, byte for byte, written as they are generated (length by length, row by row)
+// instead of held: memory is a few rows of P values (synth_stream_bytes), not 5 n P^2 doubles.
+// network_convert synth uses it; synthesize() stays for callers that want the values.
+void synthesize_to(const SynthParams& p, const std::string& prefix, bool overwrite);
+// What synthesize_to holds, for nt::require_memory.
+std::uint64_t synth_stream_bytes(const SynthParams& p);
 
 }  // namespace nt
