@@ -39,7 +39,7 @@ for cmd in ${COMMANDS:-report compress info render}; do
     [ "$side" = after ] && bin=$after
     case $cmd in
       report) run "report-$side" "$bin" "$bin/network_analyze" report "$in" --json "report-$side.json" --force ;;
-      compress) run "compress-$side" "$bin" "$bin/network_cluster" compress "$in" -o "c-$side.nc" --force ;;
+      compress) run "compress-$side" "$bin" "$bin/network_cluster" compress "$in" -o "c-$side.nc" --threshold 0.05 --relative --force ;;
       info) run "info-$side" "$bin" "$bin/network_convert" info "$in" ;;
       render) QT_QPA_PLATFORM=offscreen run "render-$side" "$bin" "$bin/network_viewer" "$in" --render "r-$side.png" \
                 --size 2000 --force ;;
