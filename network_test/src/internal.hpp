@@ -43,8 +43,8 @@ void run_sequential(Ctx& c, const TaskList& tasks);
 void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange);
 void idle_barrier(Ctx& c, double tasks_ahead);
 
-// --precision: runs task t in batches (run_batch runs the mode once with c.R samples at c.base)
-// until the median of every cell it measures is precise enough; sets c.used for those cells.
+// --precision: runs task t in batches (run_batch runs the mode once with c.R samples at c.store.base)
+// until the median of every cell it measures is precise enough; sets c.store.used for those cells.
 void run_adaptive(Ctx& c, const Task& t, const std::function<void()>& run_batch);
 
 // Samples flagged at one length, over every rank (rank 0 collects them for the summary).
