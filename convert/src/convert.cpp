@@ -17,6 +17,7 @@
 #include "nt/output.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/result_set.hpp"
+#include "nt/sweep.hpp"
 #include "nt/text_format.hpp"
 #include "nt/types.hpp"
 #include "nt_convert/convert.hpp"
@@ -307,10 +308,9 @@ std::vector<std::int64_t> sweep_lengths(const Sweep& s) {
   const std::int64_t begin = s.begin.value_or(0), end = *s.end, step = *s.step;
   if (begin < 0 || step <= 0 || end < begin)
     throw UsageError(fmt::format("synth: impossible sweep begin {} end {} step {}", begin, end, step));
-  if ((end - begin) / step + 1 > 100000) throw UsageError("synth: the sweep has more than 100000 lengths");
-  std::vector<std::int64_t> lengths;
-  for (auto l = begin; l <= end; l += step) lengths.push_back(l);
-  return lengths;
+  if (linear_sweep_size(begin, end, step) > kMaxSweepLengths)
+    throw UsageError(fmt::format("synth: the sweep has more than {} lengths", kMaxSweepLengths));
+  return linear_sweep(begin, end, step);
 }
 
 std::vector<fs::path> synth(const SynthParams& p, const fs::path& prefix, bool force) {

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <atomic>
+#include <concepts>
 #include <cstring>
 #include <fstream>
 #include <utility>
@@ -252,61 +253,65 @@ void File::check_shape(int varid, const std::vector<std::size_t>& start, const s
   }
 }
 
+namespace {
+// The libnetcdf calls that write / read memory of each element type (nt::nc::Element): one row per
+// type, so a new element type is one specialisation here plus its instantiation below.
+template <class T>
+struct Vara;
+template <>
+struct Vara<double> {
+  using C = double;
+  static constexpr auto put = nc_put_vara_double;
+  static constexpr auto get = nc_get_vara_double;
+};
+template <>
+struct Vara<int> {
+  using C = int;
+  static constexpr auto put = nc_put_vara_int;
+  static constexpr auto get = nc_get_vara_int;
+};
+template <>
+struct Vara<std::int16_t> {
+  using C = short;
+  static constexpr auto put = nc_put_vara_short;
+  static constexpr auto get = nc_get_vara_short;
+};
+template <>
+struct Vara<std::int8_t> {
+  using C = signed char;
+  static constexpr auto put = nc_put_vara_schar;
+  static constexpr auto get = nc_get_vara_schar;
+};
+}  // namespace
+
+template <Element T>
 void File::put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-               const double* values) {
+               const T* values) {
   Lock lock(library_mutex());
   check_shape(varid, start, count);
-  check(nc_put_vara_double(id_, varid, start.data(), count.data(), values), "write data");
+  using C = typename Vara<T>::C;
+  check(Vara<T>::put(id_, varid, start.data(), count.data(), reinterpret_cast<const C*>(values)), "write data");
 }
 
-void File::put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-               const int* values) {
-  Lock lock(library_mutex());
-  check_shape(varid, start, count);
-  check(nc_put_vara_int(id_, varid, start.data(), count.data(), values), "write data");
-}
-
+template <Element T>
 void File::get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-               double* values) const {
+               T* values) const {
   Lock lock(library_mutex());
   check_shape(varid, start, count);
-  check(nc_get_vara_double(id_, varid, start.data(), count.data(), values), "read data");
+  using C = typename Vara<T>::C;
+  check(Vara<T>::get(id_, varid, start.data(), count.data(), reinterpret_cast<C*>(values)), "read data");
 }
 
-void File::get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-               int* values) const {
-  Lock lock(library_mutex());
-  check_shape(varid, start, count);
-  check(nc_get_vara_int(id_, varid, start.data(), count.data(), values), "read data");
-}
-
-void File::put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-               const std::int16_t* values) {
-  Lock lock(library_mutex());
-  check(nc_put_vara_short(id_, varid, start.data(), count.data(), values), "write data");
-}
-
-void File::get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-               std::int16_t* values) const {
-  Lock lock(library_mutex());
-  check(nc_get_vara_short(id_, varid, start.data(), count.data(), values), "read data");
-}
-
-void File::put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-               const std::int8_t* values) {
-  Lock lock(library_mutex());
-  check_shape(varid, start, count);
-  check(nc_put_vara_schar(id_, varid, start.data(), count.data(), reinterpret_cast<const signed char*>(values)),
-        "write data");
-}
-
-void File::get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-               std::int8_t* values) const {
-  Lock lock(library_mutex());
-  check_shape(varid, start, count);
-  check(nc_get_vara_schar(id_, varid, start.data(), count.data(), reinterpret_cast<signed char*>(values)),
-        "read data");
-}
+// The element types (nt::nc::Element), instantiated here so that <netcdf.h> stays out of the header.
+using Start = std::vector<std::size_t>;
+template void File::put(int, const Start&, const Start&, const double*);
+template void File::put(int, const Start&, const Start&, const int*);
+template void File::put(int, const Start&, const Start&, const std::int16_t*);
+template void File::put(int, const Start&, const Start&, const std::int8_t*);
+template void File::get(int, const Start&, const Start&, double*) const;
+template void File::get(int, const Start&, const Start&, int*) const;
+template void File::get(int, const Start&, const Start&, std::int16_t*) const;
+template void File::get(int, const Start&, const Start&, std::int8_t*) const;
 
 std::optional<int> File::try_scalar_int(const std::string& name) const {
   Lock lock(library_mutex());

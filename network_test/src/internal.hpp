@@ -45,8 +45,8 @@ void idle_barrier(Ctx& c, double tasks_ahead);
 // A barrier on comm whose wait is idle_wait (deadline 0: none; timeout: TimeoutError(why)).
 void idle_barrier(Ctx& c, MPI_Comm comm, double deadline, const std::string& why);
 
-// --precision: runs task t in batches (run_batch runs the mode once with c.R samples at c.base)
-// until the median of every cell it measures is precise enough; sets c.used for those cells.
+// --precision: runs task t in batches (run_batch runs the mode once with c.R samples at c.store.base)
+// until the median of every cell it measures is precise enough; sets c.store.used for those cells.
 void run_adaptive(Ctx& c, const Task& t, const std::function<void()>& run_batch);
 
 // Samples flagged at one length, over every rank (rank 0 collects them for the summary).

@@ -9,13 +9,11 @@
 
 #include "nt/measure/mode.hpp"
 #include "nt/error.hpp"
+#include "nt/sweep.hpp"
 
 namespace nt::measure {
 
 bool Task::has(int r) const { return std::find(members.begin(), members.end(), r) != members.end(); }
-
-// More lengths than this is a typing error (e.g. -s 1 up to 2 GiB), not a sweep anyone can run.
-constexpr std::int64_t kMaxSweepLengths = 100000;
 
 std::vector<std::int64_t> make_sweep(const Settings& s, std::string* kind) {
   std::vector<std::int64_t> out;
@@ -57,13 +55,12 @@ std::vector<std::int64_t> make_sweep(const Settings& s, std::string* kind) {
   }
   if (s.step <= 0) throw UsageError("step length (-s) must be positive, got " + std::to_string(s.step));
   if (s.end > kMax) throw UsageError("end message length (-e) " + std::to_string(s.end) + " is too large");
-  const std::int64_t count = (static_cast<std::int64_t>(s.end) - s.begin) / s.step + 1;
+  const std::int64_t count = linear_sweep_size(s.begin, s.end, s.step);
   if (count > kMaxSweepLengths)
     throw UsageError(fmt::format("the sweep -b {} -e {} -s {} has {} lengths; at most {} are allowed", s.begin, s.end,
                                  s.step, count, kMaxSweepLengths));
-  for (std::int64_t v = s.begin; v <= s.end; v += s.step) out.push_back(v);
   if (kind) *kind = "linear";
-  return out;
+  return linear_sweep(s.begin, s.end, s.step);
 }
 
 std::uint64_t splitmix64(std::uint64_t& state) {

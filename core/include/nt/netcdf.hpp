@@ -5,6 +5,7 @@
 // handles are RAII. All calls take one process-wide lock, because libnetcdf is not thread-safe.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -54,6 +55,11 @@ struct VarInfo {
   std::vector<int> dims;     // dimension ids
 };
 
+// The element types variables are read and written as in memory.
+template <class T>
+concept Element = std::same_as<T, double> || std::same_as<T, int> || std::same_as<T, std::int16_t> ||
+                  std::same_as<T, std::int8_t>;
+
 class File {
  public:
   File() = default;
@@ -93,23 +99,15 @@ class File {
   std::optional<VarInfo> find_var(const std::string& name) const;
   VarInfo var(const std::string& name) const;  // throws when missing
 
-  // Whole or partial variable I/O (start/count in dimension order; empty = scalar).
+  // Whole or partial variable I/O (start/count in dimension order; empty = scalar), in memory as
+  // any Element type (libnetcdf converts to and from the variable's type). Every call checks that
+  // start and count have one entry per dimension of the variable (FileError otherwise).
+  template <Element T>
   void put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-           const double* values);
-  void put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-           const int* values);
+           const T* values);
+  template <Element T>
   void get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-           double* values) const;
-  void get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-           int* values) const;
-  void put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-           const std::int16_t* values);
-  void get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-           std::int16_t* values) const;
-  void put(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-           const std::int8_t* values);
-  void get(int varid, const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-           std::int8_t* values) const;
+           T* values) const;
   int get_scalar_int(const std::string& name) const;
   std::optional<int> try_scalar_int(const std::string& name) const;
 

@@ -32,7 +32,7 @@ struct Settings {
   std::string clock_sync = "auto";        // "auto": same host = shared clock; "pingpong": always estimate
   double idle_sleep_max = 100e-6;         // longest back-off sleep of a waiting rank
   std::string command_line;
-  // Derived by finalize():
+  // Derived by validate() (network_test/src/app.cpp) from the options above:
   std::vector<std::int64_t> lengths;      // the sweep, in order
   std::string sweep_kind;                 // "linear", "list", "geometric"
 };
