@@ -97,7 +97,14 @@ void add_report_command(CLI::App& app, int& exit_code) {
     if (a->html == "-") throw nt::UsageError("--html needs a file name");
     if (!a->json.empty() && a->json == a->html) throw nt::UsageError("--json and --html name the same file");
     na::start_ranks();  // under mpiexec: the ranks share the passes, rank 0 writes
-    const na::Report r = na::make_report(a->file, a->opt);
+    const na::Report r = [&] {
+      try {
+        return na::make_report(a->file, a->opt);
+      } catch (const nt::Error& e) {  // on one rank only: the others must not wait for it
+        na::abort_ranks_if_sharing(std::string("network_analyze: error: ") + e.what());
+        throw;
+      }
+    }();
     if (na::rank() != 0) return;
     if (!a->quiet && a->json != "-") std::cout << na::to_text(r);
     write_json(a->json, na::to_json(r, a->opt.pairs_in_json), a->force);

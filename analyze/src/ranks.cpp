@@ -19,10 +19,12 @@ void start_ranks() {}
 int rank() noexcept { return 0; }
 int rank_count() noexcept { return 1; }
 void share_block(std::size_t, void*, std::size_t) {}
+void abort_ranks_if_sharing(const std::string&) {}
 #else
 namespace {
 
 int g_rank = 0, g_size = 1;
+bool g_sharing = false;
 
 void check(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return;
@@ -65,6 +67,7 @@ int rank_count() noexcept { return g_size; }
 
 void share_block(std::size_t b, void* p, std::size_t bytes) {
   if (g_size == 1) return;
+  g_sharing = true;
   const int root = static_cast<int>(b % static_cast<std::size_t>(g_size));
   auto* c = static_cast<char*>(p);
   constexpr std::size_t kMax = std::size_t{1} << 30;
@@ -75,6 +78,12 @@ void share_block(std::size_t b, void* p, std::size_t bytes) {
   }
 }
 
+void abort_ranks_if_sharing(const std::string& line) {
+  if (g_size == 1 || !g_sharing) return;
+  std::cerr.clear();
+  std::cerr << line << std::endl;
+  MPI_Abort(MPI_COMM_WORLD, 2);
+}
 #endif
 
 }  // namespace nt::analysis

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 namespace nt::analysis {
 
@@ -21,5 +22,10 @@ inline bool owns_block(std::size_t b) noexcept {
 // Sends `bytes` bytes at p from the owner of block b to every rank (nothing with one rank).
 // Throws nt::Error when MPI reports an error.
 void share_block(std::size_t b, void* p, std::size_t bytes);
+// For an error met after the ranks began sharing blocks (the others may wait for this rank's
+// block): prints `line` on this rank's stderr and ends the whole job with exit code 2
+// (MPI_Abort). Returns without doing anything before the first share_block or with one rank,
+// where an error is met alike by every rank and reported by the caller.
+void abort_ranks_if_sharing(const std::string& line);
 
 }  // namespace nt::analysis
