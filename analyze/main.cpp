@@ -12,6 +12,7 @@
 #include "nt/analysis/exporters.hpp"
 #include "nt/analysis/html.hpp"
 #include "nt/analysis/model_report.hpp"
+#include "nt/analysis/ranks.hpp"
 #include "nt/analysis/report.hpp"
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
@@ -95,7 +96,16 @@ void add_report_command(CLI::App& app, int& exit_code) {
     check_out(a->html, a->force, {a->file, a->opt.hosts_file, a->opt.async_file});
     if (a->html == "-") throw nt::UsageError("--html needs a file name");
     if (!a->json.empty() && a->json == a->html) throw nt::UsageError("--json and --html name the same file");
-    const na::Report r = na::make_report(a->file, a->opt);
+    na::start_ranks();  // under mpiexec: the ranks share the passes, rank 0 writes
+    const na::Report r = [&] {
+      try {
+        return na::make_report(a->file, a->opt);
+      } catch (const nt::Error& e) {  // on one rank only: the others must not wait for it
+        na::abort_ranks_if_sharing(std::string("network_analyze: error: ") + e.what());
+        throw;
+      }
+    }();
+    if (na::rank() != 0) return;
     if (!a->quiet && a->json != "-") std::cout << na::to_text(r);
     write_json(a->json, na::to_json(r, a->opt.pairs_in_json), a->force);
     if (!a->html.empty()) write_out(a->html, na::report_html(r), a->force);

@@ -1,5 +1,6 @@
 #include "nt/stats.hpp"
 #include "nt/analysis/fits.hpp"
+#include "nt/analysis/ranks.hpp"
 
 #include <algorithm>
 #include <array>
@@ -442,8 +443,12 @@ HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const Thre
     for (int r0 = 0; r0 < P; r0 += rb) {
       const int r1 = std::min(P, r0 + rb);
       const auto nr = static_cast<std::size_t>(r1 - r0);
-      for (std::size_t k = 0; k < K; ++k) blk[k] = c.rows(k, r0, r1, bufs[k]);
+      // Under mpiexec the block's owner alone reads and fits it, then sends the fits; every rank
+      // then takes them in the serial order (the streamed medians see the same sequence).
+      const auto blk_no = static_cast<std::size_t>(r0 / rb);
       block_fits.assign(nr * N * max_ranges, LineFit{});
+      if (owns_block(blk_no)) {
+      for (std::size_t k = 0; k < K; ++k) blk[k] = c.rows(k, r0, r1, bufs[k]);
       parallel_for(nr, [&](std::size_t q0, std::size_t q1) {
         std::vector<double> series(K);
         for (std::size_t q = q0; q < q1; ++q)
@@ -458,6 +463,8 @@ HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const Thre
                               std::span<const double>(series).subspan(rgs[g].k0, rgs[g].k1 - rgs[g].k0));
           }
       });
+      }
+      share_block(blk_no, block_fits.data(), block_fits.size() * sizeof(LineFit));
       for (std::size_t q = 0; q < nr; ++q)
         for (std::size_t j = 0; j < N; ++j) {
           const std::size_t i = static_cast<std::size_t>(r0) + q;

@@ -1,4 +1,5 @@
 #include "nt/analysis/topology.hpp"
+#include "nt/analysis/ranks.hpp"
 #include "nt/stats.hpp"
 
 #include <algorithm>
@@ -533,6 +534,14 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt) {
     std::vector<const float*> blk(nb);
     for (int r0 = 0; r0 < P; r0 += rb) {
       const int r1 = std::min(P, r0 + rb);
+      // Under mpiexec the block's owner alone reads and computes its profile rows, then sends them.
+      const auto blk_no = static_cast<std::size_t>(r0 / rb);
+      float* out = prof[b].data() + static_cast<std::size_t>(r0) * N;
+      const std::size_t out_bytes = static_cast<std::size_t>(r1 - r0) * N * sizeof(float);
+      if (!owns_block(blk_no)) {
+        share_block(blk_no, out, out_bytes);
+        continue;
+      }
       for (std::size_t k = k0; k < k1; ++k) blk[k - k0] = c.rows(k, r0, r1, bufs[k - k0]);
       parallel_for(static_cast<std::size_t>(r1 - r0), [&](std::size_t q0, std::size_t q1) {
         std::vector<double> rows(N * nb), tmp;
@@ -552,6 +561,7 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt) {
           }
         }
       });
+      share_block(blk_no, out, out_bytes);
     }
   }
   if (P <= 2) t.notes.push_back("2 ranks: too few to tell nodes apart from the delays; both ranks form one group");

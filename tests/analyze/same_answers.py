@@ -15,8 +15,9 @@ placement, 5 % noise, 0.1 % gross outliers, a slow node) of 64-512 ranks. For ea
   path (more than 128 pairs in a class): the two JSON outputs must be byte-identical;
 - with BASELINE_ANALYZE when given (e.g. the network_analyze of main before the streaming, which
   held the cube): the JSON must be identical but for "version" (cmake -DNT_ANALYZE_BASELINE=...);
-- TEST "mpi": under `MPIEXEC -n 4` (and -n 3, ranks that do not divide the work evenly): the
-  JSON must be byte-identical to the serial run.
+- TEST "mpi": every `report` under `MPIEXEC -n 2` and `-n 4` with blocks of 4096 bytes (several
+  blocks of senders per rank): the JSON and the text must be byte-identical to the serial run's;
+  a missing and a corrupt file under `-n 2`: one line on stderr, exit 2, no hang.
 """
 import json
 import os
@@ -66,14 +67,15 @@ def scenarios():
     return cases
 
 
-def report(exe, name, args, tag, env=None, launcher=()):
+def report(exe, name, args, tag, env=None, launcher=(), text=False):
+    """The JSON; with text=True (a report) the JSON and the text report on stdout."""
     out = f"{name}.{tag}.json"
     p = subprocess.run([*launcher, exe, *args, "--json", out, "--force"] +
-                       (["--quiet"] if args[0] == "report" else []),
+                       (["--quiet"] if args[0] == "report" and not text else []),
                        capture_output=True, text=True, cwd=WORK, timeout=300, env={**os.environ, **(env or {})})
     check(p.returncode == 0, f"{name} ({tag}): exit {p.returncode}\n{p.stderr}")
     with open(os.path.join(WORK, out)) as f:
-        return f.read()
+        return (f.read(), p.stdout) if text else f.read()
 
 
 def without_version(text):
@@ -94,12 +96,27 @@ if TEST == "streamed":
                   f"{name}: the JSON differs from the baseline's ({name}.default.json, {name}.baseline.json)")
     print(f"{len(cases)} cases identical" + (" to the baseline" if BASELINE else ""))
 elif TEST == "mpi":
-    for name, args in cases:
-        a = report(ANALYZE, name, args, "serial")
-        for n in (4, 3):
-            b = report(ANALYZE, name, args, f"mpi{n}", {"NT_ANALYZE_BLOCK_BYTES": "65536"},
-                       launcher=(MPIEXEC, "-n", str(n)))
-            check(a == b, f"{name}: the JSON of mpiexec -n {n} differs ({name}.serial.json, {name}.mpi{n}.json)")
-    print(f"{len(cases)} cases identical under mpiexec -n 4 and -n 3")
+    # Blocks of 4096 bytes: several blocks of senders per rank, on ranks that do not divide them evenly.
+    small = {"NT_ANALYZE_BLOCK_BYTES": "4096"}
+    reports = [(name, args) for name, args in cases if args[0] == "report"]
+    for name, args in reports:
+        a = report(ANALYZE, name, args, "serial", text=True)
+        for n in (2, 4):
+            b = report(ANALYZE, name, args, f"mpi{n}", small, launcher=(MPIEXEC, "-n", str(n)), text=True)
+            check(a[0] == b[0], f"{name}: the JSON of mpiexec -n {n} differs ({name}.serial.json, {name}.mpi{n}.json)")
+            check(a[1] == b[1], f"{name}: the text of mpiexec -n {n} differs from the serial run's")
+    # Bad input: one line from rank 0, exit 2 on every rank, no hang.
+    with open(os.path.join(WORK, "s3_median.nc"), "rb") as f:
+        head = f.read(3000)
+    with open(os.path.join(WORK, "corrupt.nc"), "wb") as f:
+        f.write(head)
+    for bad in ("missing.nc", "corrupt.nc"):
+        p = subprocess.run([MPIEXEC, "-n", "2", ANALYZE, "report", bad], capture_output=True, text=True, cwd=WORK,
+                           timeout=120, env={**os.environ, **small})
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and lines[0].startswith("network_analyze: error: " + bad),
+              f"mpiexec -n 2 report {bad}: exit {p.returncode}, stderr {p.stderr!r} (expected one line, exit 2)")
+        check(p.stdout == "", f"mpiexec -n 2 report {bad}: output {p.stdout!r}")
+    print(f"{len(reports)} reports identical (JSON and text) under mpiexec -n 2 and -n 4; bad input exits 2")
 else:
     sys.exit(f"unknown test {TEST}")
