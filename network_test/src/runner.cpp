@@ -201,12 +201,11 @@ constexpr bool kSimulatedClock = false;
 // Waits for a "go" that is due soon (this rank was told it is next): no sleeping back-off, whose
 // pauses of up to --idle-sleep-max would be paid at every hand-over. Under SMPI a blocking wait
 // is exact and costs no host time.
-void ready_wait(Ctx& c, MPI_Request& req, double deadline, const std::string& why) {
+void ready_wait([[maybe_unused]] Ctx& c, MPI_Request& req, double deadline, const std::string& why) {
 #ifdef NT_SMPI
   (void)deadline;
   (void)why;
   MPI_Wait(&req, MPI_STATUS_IGNORE);
-  (void)c;
 #else
   int flag = 0;
   for (unsigned i = 0;; ++i) {
