@@ -205,6 +205,16 @@ void Dataset::check_rows(std::size_t k, int r0, int r1) const {
                 " holds ranks 0.." + std::to_string(ranks() - 1));
 }
 
+bool Dataset::check_block(std::size_t k, int x0, int nx, int y0, int ny) const {
+  check_index(k);
+  if (nx <= 0 || ny <= 0) return false;
+  check_rank(x0);
+  check_rank(x0 + nx - 1);
+  check_rank(y0);
+  check_rank(y0 + ny - 1);
+  return true;
+}
+
 std::vector<double> Dataset::rows(std::size_t k, int r0, int r1) const {
   check_rows(k, r0, r1);
   if (r0 == 0 && r1 == ranks()) return std::move(matrix(k).values());
@@ -231,12 +241,7 @@ double Dataset::value(int sender, int receiver, std::size_t k) const {
 }
 
 void Dataset::block(std::size_t k, int x0, int nx, int y0, int ny, double* out) const {
-  check_index(k);
-  if (nx <= 0 || ny <= 0) return;
-  check_rank(x0);
-  check_rank(x0 + nx - 1);
-  check_rank(y0);
-  check_rank(y0 + ny - 1);
+  if (!check_block(k, x0, nx, y0, ny)) return;
   const Matrix m = matrix(k);
   for (int x = 0; x < nx; ++x)
     for (int y = 0; y < ny; ++y)

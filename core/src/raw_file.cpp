@@ -618,12 +618,7 @@ double RawReader::value(int sender, int receiver, std::size_t k) const {
 }
 
 void RawReader::block(std::size_t k, int x0, int nx, int y0, int ny, double* out) const {
-  check_index(k);
-  if (nx <= 0 || ny <= 0) return;
-  check_rank(x0);
-  check_rank(x0 + nx - 1);
-  check_rank(y0);
-  check_rank(y0 + ny - 1);
+  if (!check_block(k, x0, nx, y0, ny)) return;
   const auto X0 = static_cast<std::size_t>(x0), NX = static_cast<std::size_t>(nx);
   const auto Y0 = static_cast<std::size_t>(y0), NY = static_cast<std::size_t>(ny);
   if (!transposed_) {

@@ -65,6 +65,9 @@ class Dataset {
   }
   void check_window(std::size_t k0, std::size_t k1) const;
   void check_rows(std::size_t k, int r0, int r1) const;
+  // block()'s arguments: length k, senders [x0, x0+nx), receivers [y0, y0+ny) inside the matrix.
+  // False when the block is empty (nothing to read).
+  bool check_block(std::size_t k, int x0, int nx, int y0, int ny) const;
   FileInfo info_;
   std::vector<std::int64_t> lengths_;
   std::string format_;
