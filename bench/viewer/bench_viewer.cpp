@@ -196,7 +196,11 @@ int main(int argc, char** argv) {
       deco.decorate = true;
       deco.colormap = ntv::Colormap::automatic;
       deco.hierarchy = &levels;
-      for (ntv::Order order : {ntv::Order::rank, ntv::Order::groups}) (void)doc->render(ntv::ViewSpec{.order = order});
+      for (ntv::Order order : {ntv::Order::rank, ntv::Order::groups}) {
+        ntv::ViewSpec v;
+        v.order = order;
+        (void)doc->render(v);
+      }
       std::vector<double> render_ms[2], compose_ms[2], total_cpu[2];
       for (int r = 0; r < reps; ++r)
         for (int o = 0; o < 2; ++o) {
@@ -220,7 +224,9 @@ int main(int argc, char** argv) {
                     *std::min_element(sum.begin(), sum.end()), median_of(total_cpu[o]), median_of(render_ms[o]),
                     median_of(compose_ms[o]));
       }
-      const ntv::ViewResult res = doc->render(ntv::ViewSpec{.order = ntv::Order::groups});
+      ntv::ViewSpec grouped;
+      grouped.order = ntv::Order::groups;
+      const ntv::ViewResult res = doc->render(grouped);
       const QImage img = ntv::compose(res, deco);
       const Stat png = measure(std::max(1, reps / 3), [&](int) {
         QByteArray bytes;

@@ -821,7 +821,9 @@ TEST(SmallInputs, NoisySmallRunsAreNoLargerThanTheirInputOrSaySo) {
     const std::string line = cluster::compress_command(raw, out, req);
     const bool noted = line.find("note: ") != std::string::npos;
     EXPECT_EQ(noted, fs::file_size(out) > fs::file_size(raw)) << line;
-    if (P >= 5) EXPECT_LE(fs::file_size(out), fs::file_size(raw)) << P << " ranks x " << N << " lengths: " << line;
+    if (P >= 5) {
+      EXPECT_LE(fs::file_size(out), fs::file_size(raw)) << P << " ranks x " << N << " lengths: " << line;
+    }
     larger += noted;
     Options o = req.o;
     cluster::parse_threshold(req.threshold, o, req.absolute);

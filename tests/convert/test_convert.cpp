@@ -662,6 +662,16 @@ TEST_F(ConvertTest, SynthModeOptionTakesNamesAndAliases) {
 
 namespace {
 
+// 65 nodes x 8 ranks, 2 lengths: matrices of 520 ranks, more than one ~1 MB block or piece.
+SynthParams five_hundred_twenty_ranks() {
+  SynthParams sp;
+  sp.nodes = 65;
+  sp.ranks_per_node = 8;
+  sp.repeats = 2;
+  sp.lengths = {0, 4096};
+  return sp;
+}
+
 std::string file_bytes(const fs::path& f) {
   std::ifstream in(f, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -699,11 +709,7 @@ TEST_F(ConvertTest, StreamedSynthIsByteIdenticalToInMemory) {
 // last one short). Its files equal, byte for byte, a raw file written whole (RawWriter) from the
 // cell-wise median and minimum computed here from whole matrices, NaN cells included.
 TEST_F(ConvertTest, StreamedMergeOfManyBlocksEqualsWholeMatrices) {
-  SynthParams sp;
-  sp.nodes = 65;
-  sp.ranks_per_node = 8;
-  sp.repeats = 2;
-  sp.lengths = {0, 4096};
+  SynthParams sp = five_hundred_twenty_ranks();
   std::vector<fs::path> runs;
   for (int r = 0; r < 3; ++r) {
     sp.seed = static_cast<std::uint64_t>(20 + r);
@@ -750,11 +756,7 @@ TEST_F(ConvertTest, StreamedMergeOfManyBlocksEqualsWholeMatrices) {
 // to-csv writes its text in pieces of about 1 MB: a 520-rank matrix (about 9 MB of text) comes
 // out line for line as the exact values, NaN included.
 TEST_F(ConvertTest, CsvOfBigMatricesIsWrittenInPiecesExactly) {
-  SynthParams sp;
-  sp.nodes = 65;
-  sp.ranks_per_node = 8;
-  sp.repeats = 2;
-  sp.lengths = {0, 4096};
+  SynthParams sp = five_hundred_twenty_ranks();
   const auto syn = synthesize(sp);
   MemoryDataset d(syn.stats.at(Statistic::average)->info(), "memory");
   for (std::size_t k = 0; k < 2; ++k) {
