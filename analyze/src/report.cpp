@@ -122,8 +122,9 @@ Cube open_delays(const std::string& file) { return open_cube(open_delay_file(fil
 Cube open_delays(const std::string& file, bool keep_pairs, const std::string& what) {
   auto d = open_delay_file(file);
   // Before open_cube's pass over the file: a job that cannot fit is told at once, not after
-  // minutes of reading (a 20,000-rank clustered file: 1.6e9 cells per pass).
-  require_memory(analysis_memory(d->ranks(), d->count(), keep_pairs),
+  // minutes of reading (a 20,000-rank clustered file: 1.6e9 cells per pass). The report keeps
+  // every pair's fits up to 16 ranks (at most 26 KB), so they are counted there.
+  require_memory(analysis_memory(d->ranks(), d->count(), keep_pairs || d->ranks() <= 16),
                  fmt::format("{} of {} ranks x {} lengths", what, d->ranks(), d->count()));
   return open_cube(std::move(d));
 }
@@ -141,14 +142,8 @@ std::uint64_t analysis_memory(int P, std::size_t K, bool keep_pairs) {
   return need;
 }
 
-void require_analysis_memory(const Cube& c, bool keep_pairs, const std::string& what) {
-  require_memory(analysis_memory(c.P, c.count(), keep_pairs),
-                 fmt::format("{} of {} ranks x {} lengths", what, c.P, c.count()));
-}
-
 Report make_report(const std::string& file, const ReportOptions& opt) {
   Cube c = open_delays(file, opt.keep_pair_fits || opt.pairs_in_json, "the analysis");
-  require_analysis_memory(c, opt.keep_pair_fits || opt.pairs_in_json || c.P <= 16, "the analysis");
   std::optional<Cube> async, dev;
   if (!opt.async_file.empty()) async = open_delays(opt.async_file);
   std::string devfile = opt.deviation_file;

@@ -53,9 +53,8 @@ Cube open_delays(const std::string& file);
 // the memory limit (require_memory: exit 2 when not) before the pass over the file.
 Cube open_delays(const std::string& file, bool keep_pairs, const std::string& what);
 // Bytes the analysis of a streamed cube of P ranks and K lengths needs at most (the formula of
-// share/doc/analyze.md "Memory"), and the check that they fit the memory limit (exit 2 when not).
+// share/doc/analyze.md "Memory"); open_delays(file, keep_pairs, what) checks them.
 std::uint64_t analysis_memory(int P, std::size_t K, bool keep_pairs);
-void require_analysis_memory(const Cube& c, bool keep_pairs, const std::string& what);
 // Opens the files named in opt (and FILE) through nt::open_dataset and analyses them.
 Report make_report(const std::string& file, const ReportOptions& opt);
 
