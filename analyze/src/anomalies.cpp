@@ -201,27 +201,6 @@ void polish_length(const float* m, const std::vector<std::int8_t>& cls, int nc, 
   }
 }
 
-}  // namespace
-
-RankEffects rank_effects(const Cube& c, const Topology& t) {
-  const auto N = static_cast<std::size_t>(c.P);
-  const std::size_t K = c.count();
-  const auto cls = pair_classes(t);
-  RankEffects e;
-  e.send.resize(K);
-  e.recv.resize(K);
-  e.resid.assign(K, std::vector<float>(N * N, std::numeric_limits<float>::quiet_NaN()));
-  std::vector<float> buf;
-  std::vector<double> R;
-  for (std::size_t k = 0; k < K; ++k) {
-    polish_length(c.slice(k, buf), cls, t.class_count(), N, R, e.send[k], e.recv[k]);
-    for (std::size_t x = 0; x < N * N; ++x)
-      if (std::isfinite(R[x])) e.resid[k][x] = static_cast<float>(R[x]);
-  }
-  return e;
-}
-
-namespace {
 // Every node of a switch group slow while the links inside the group are not: that is the group's
 // uplink (or the switch), one finding on the group's ranks, not so many slow nodes (issue 22: a
 // leaf with an uplink at 1/8 came out as 4 slow nodes). The links inside are compared, per length,

@@ -34,12 +34,11 @@ struct AnomalyOptions {
 };
 
 // Rank effects: per length, log delay = class constant + sender effect + receiver effect + residual,
-// fitted by median polish over the off-diagonal cells.
+// fitted by median polish over the off-diagonal cells (find_anomalies, one length at a time; the
+// residuals are not kept).
 struct RankEffects {
   std::vector<std::vector<double>> send, recv;  // [k][rank], log ratio
-  std::vector<std::vector<float>> resid;        // [k][i*P+j] (NaN on the diagonal); float: a cube's size
 };
-RankEffects rank_effects(const Cube& c, const Topology& t);
 
 std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
                                     const AnomalyOptions& opt = {});
