@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
       for (const std::int64_t len : c.lengths)
         c.data.push_back((lat[cl % 3] + static_cast<double>(len) / bw[cl % 3]) * (cl >= 3 ? 3.0 : 1.0));
     const auto PP = static_cast<std::size_t>(P) * static_cast<std::size_t>(P);
-    c.offsets.resize(PP);
+    std::vector<int> offsets(PP);
     const auto N = static_cast<int>(c.lengths.size());
     for (int i = 0; i < P; ++i) {
       const int ni = slot[static_cast<std::size_t>(i)] / rpn;
@@ -57,9 +57,11 @@ int main(int argc, char** argv) {
         const int nj = slot[static_cast<std::size_t>(j)] / rpn;
         const int cls = ni == nj ? 0 : ni / nps == nj / nps ? 1 : 2;
         const int cl = cls + ((ni == slow || nj == slow) ? 3 : 0);
-        c.offsets[static_cast<std::size_t>(i) * static_cast<std::size_t>(P) + static_cast<std::size_t>(j)] = cl * N;
+        offsets[static_cast<std::size_t>(i) * static_cast<std::size_t>(P) + static_cast<std::size_t>(j)] = cl * N;
       }
     }
+    c.offsets = nt::Slabs<int>(PP);
+    c.offsets.append(offsets.data());
     nt::write_clustered(out, c, /*overwrite=*/true);
     return 0;
   });

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -52,43 +53,13 @@ bool Tolerance::fits(double lo, double hi) const {
   return false;  // relative tolerance around 0 (or across it) allows nothing but exact equality
 }
 
-Window select_inliers(std::span<double> vals, int max_excluded, const Tolerance& tol) {
+namespace {
+
+// The window of n values from their e+1 smallest (ascending) and e+1 largest (descending): only
+// those can bound it. Prefers the fewest exclusions, then the narrowest window.
+Window window_from_extremes(const std::vector<double>& small, const std::vector<double>& large, std::size_t n,
+                            std::size_t e, const Tolerance& tol) {
   Window w;
-  const std::size_t n = vals.size();
-  if (n == 0) return w;
-  if (max_excluded <= 0 || n == 1) {
-    const auto [mn, mx] = std::minmax_element(vals.begin(), vals.end());
-    w.lo = *mn;
-    w.hi = *mx;
-    w.ok = tol.fits(w.lo, w.hi);
-    return w;
-  }
-  {  // the common case: everything fits, nothing to exclude
-    const auto [mn, mx] = std::minmax_element(vals.begin(), vals.end());
-    if (tol.fits(*mn, *mx)) {
-      w.lo = *mn;
-      w.hi = *mx;
-      w.ok = true;
-      return w;
-    }
-  }
-  const std::size_t e = std::min<std::size_t>(static_cast<std::size_t>(max_excluded), n - 1);
-  // Only the e+1 smallest and e+1 largest values can bound the window.
-  thread_local std::vector<double> small, large;  // ascending; descending (reused buffers)
-  if (n <= 2 * e + 2) {
-    std::sort(vals.begin(), vals.end());
-    small.assign(vals.begin(), vals.begin() + static_cast<std::ptrdiff_t>(e + 1));
-    large.assign(vals.rbegin(), vals.rbegin() + static_cast<std::ptrdiff_t>(e + 1));
-  } else {
-    const auto b = vals.begin();
-    const auto m = static_cast<std::ptrdiff_t>(e + 1);
-    std::nth_element(b, b + m - 1, vals.end());
-    std::sort(b, b + m);
-    small.assign(b, b + m);
-    std::nth_element(b + m, vals.end() - m, vals.end());
-    std::sort(vals.end() - m, vals.end());
-    large.assign(vals.rbegin(), vals.rbegin() + m);
-  }
   for (std::size_t t = 0; t <= e; ++t) {
     bool found = false;
     for (std::size_t i = 0; i <= t; ++i) {
@@ -112,6 +83,42 @@ Window select_inliers(std::span<double> vals, int max_excluded, const Tolerance&
     }
   }
   return w;
+}
+
+// The window when nothing may be excluded, or when everything fits: [min, max].
+Window whole_window(double mn, double mx, const Tolerance& tol) {
+  Window w;
+  w.lo = mn;
+  w.hi = mx;
+  w.ok = tol.fits(mn, mx);
+  return w;
+}
+
+}  // namespace
+
+Window select_inliers(std::span<double> vals, int max_excluded, const Tolerance& tol) {
+  const std::size_t n = vals.size();
+  if (n == 0) return {};
+  const auto [mn, mx] = std::minmax_element(vals.begin(), vals.end());
+  const Window all = whole_window(*mn, *mx, tol);
+  if (max_excluded <= 0 || n == 1 || all.ok) return all;
+  const std::size_t e = std::min<std::size_t>(static_cast<std::size_t>(max_excluded), n - 1);
+  thread_local std::vector<double> small, large;  // ascending; descending (reused buffers)
+  if (n <= 2 * e + 2) {
+    std::sort(vals.begin(), vals.end());
+    small.assign(vals.begin(), vals.begin() + static_cast<std::ptrdiff_t>(e + 1));
+    large.assign(vals.rbegin(), vals.rbegin() + static_cast<std::ptrdiff_t>(e + 1));
+  } else {
+    const auto b = vals.begin();
+    const auto m = static_cast<std::ptrdiff_t>(e + 1);
+    std::nth_element(b, b + m - 1, vals.end());
+    std::sort(b, b + m);
+    small.assign(b, b + m);
+    std::nth_element(b + m, vals.end() - m, vals.end());
+    std::sort(vals.end() - m, vals.end());
+    large.assign(vals.rbegin(), vals.rbegin() + m);
+  }
+  return window_from_extremes(small, large, n, e, tol);
 }
 
 namespace {
@@ -153,9 +160,37 @@ void radix_sort(std::vector<Keyed>& a, std::vector<Keyed>& tmp) {
   }
 }
 
+// Stable LSD radix sort of order[b, e) by sort_key(v[index]) that computes the keys from v on
+// every pass instead of holding records: 4 bytes per element (one index buffer). The same order as
+// radix_sort on records, both being stable sorts by the same keys; slower (a gather per pass).
+void radix_sort_indices(std::vector<int>& order, std::size_t b, std::size_t e, const double* v) {
+  constexpr int kBits = 11, kPasses = 6;
+  constexpr std::size_t kBuckets = std::size_t{1} << kBits;
+  const std::size_t n = e - b;
+  std::vector<std::size_t> count(kBuckets * kPasses, 0);
+  for (std::size_t q = b; q < e; ++q) {
+    const std::uint64_t key = sort_key(v[order[q]]);
+    for (int p = 0; p < kPasses; ++p) ++count[static_cast<std::size_t>(p) * kBuckets + ((key >> (p * kBits)) & (kBuckets - 1))];
+  }
+  std::vector<int> tmp(n);
+  int* src = order.data() + b;
+  int* dst = tmp.data();
+  for (int p = 0; p < kPasses; ++p) {
+    std::size_t* c = count.data() + static_cast<std::size_t>(p) * kBuckets;
+    if (std::any_of(c, c + kBuckets, [&](std::size_t k) { return k == n; })) continue;  // one digit value
+    std::size_t sum = 0;
+    for (std::size_t q = 0; q < kBuckets; ++q) sum += std::exchange(c[q], sum);
+    for (std::size_t i = 0; i < n; ++i) dst[c[(sort_key(v[src[i]]) >> (p * kBits)) & (kBuckets - 1)]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != order.data() + b) std::copy(src, src + n, order.data() + b);
+}
+
 // Sorts order[b, e) by value. Sorting (key, index) records in a contiguous buffer avoids a cache
-// miss per comparison; large ranges use the radix sort.
-void sort_by_value(std::vector<int>& order, std::size_t b, std::size_t e, const double* v) {
+// miss per comparison; large ranges use the radix sort, ranges beyond `record_limit` the one
+// without records (two record buffers would be 2 GB for the 67 M pairs of 8,192 ranks).
+void sort_by_value(std::vector<int>& order, std::size_t b, std::size_t e, const double* v, std::size_t record_limit) {
+  if (e - b > record_limit) return radix_sort_indices(order, b, e, v);
   thread_local std::vector<Keyed> buf, tmp;
   buf.resize(e - b);
   for (std::size_t q = b; q < e; ++q) buf[q - b] = {sort_key(v[order[q]]), order[q]};
@@ -202,17 +237,63 @@ void cut_sorted(const std::vector<int>& order, std::size_t b, std::size_t e, con
   if (s < e) out.emplace_back(s, e);
 }
 
-Partition fresh_partition(const double* v, std::size_t M, const Tolerance& tol, const Tolerance& gap) {
+Partition fresh_partition(const double* v, std::size_t M, const Tolerance& tol, const Tolerance& gap,
+                          std::size_t record_limit) {
   Partition p;
   p.order.resize(M);
   std::iota(p.order.begin(), p.order.end(), 0);
-  sort_by_value(p.order, 0, M, v);
+  sort_by_value(p.order, 0, M, v, record_limit);
   cut_sorted(p.order, 0, M, v, tol, gap, p.segs);
   return p;
 }
 
+// select_inliers over the values of segment s, v[order[b..e)]: copied for segments up to
+// `copy_limit` values; for larger ones (whose copy could be as big as the matrix) the e+1 smallest
+// and largest are kept in bounded heaps while reading the segment.
+Window segment_window(const Partition& p, std::size_t s, const double* v, int max_excluded, const Tolerance& tol,
+                      std::size_t copy_limit, std::vector<double>& scratch) {
+  const auto [b, e] = p.segs[s];
+  const std::size_t n = e - b;
+  if (n <= copy_limit) {
+    scratch.resize(n);
+    for (std::size_t q = b; q < e; ++q) scratch[q - b] = v[p.order[q]];
+    return select_inliers(scratch, max_excluded, tol);
+  }
+  double mn = v[p.order[b]], mx = mn;
+  for (std::size_t q = b + 1; q < e; ++q) {
+    mn = std::min(mn, v[p.order[q]]);
+    mx = std::max(mx, v[p.order[q]]);
+  }
+  const Window all = whole_window(mn, mx, tol);
+  if (max_excluded <= 0 || all.ok) return all;
+  const std::size_t keep = std::min<std::size_t>(static_cast<std::size_t>(max_excluded), n - 1) + 1;
+  std::vector<double> small, large;  // max-heap of the smallest, min-heap of the largest
+  for (std::size_t q = b; q < e; ++q) {
+    const double x = v[p.order[q]];
+    if (small.size() < keep) {
+      small.push_back(x);
+      std::push_heap(small.begin(), small.end());
+    } else if (x < small.front()) {
+      std::pop_heap(small.begin(), small.end());
+      small.back() = x;
+      std::push_heap(small.begin(), small.end());
+    }
+    if (large.size() < keep) {
+      large.push_back(x);
+      std::push_heap(large.begin(), large.end(), std::greater<>());
+    } else if (x > large.front()) {
+      std::pop_heap(large.begin(), large.end(), std::greater<>());
+      large.back() = x;
+      std::push_heap(large.begin(), large.end(), std::greater<>());
+    }
+  }
+  std::sort(small.begin(), small.end());
+  std::sort(large.begin(), large.end(), std::greater<>());
+  return window_from_extremes(small, large, n, keep - 1, tol);
+}
+
 bool segment_valid(const Partition& p, std::size_t s, const double* v, int exceptions, const Tolerance& tol,
-                   std::vector<double>& scratch) {
+                   std::size_t copy_limit, std::vector<double>& scratch) {
   const auto [b, e] = p.segs[s];
   double lo = v[p.order[b]], hi = lo;
   for (std::size_t q = b + 1; q < e; ++q) {
@@ -222,16 +303,14 @@ bool segment_valid(const Partition& p, std::size_t s, const double* v, int excep
   }
   if (tol.fits(lo, hi)) return true;
   if (exceptions == 0) return false;
-  scratch.resize(e - b);
-  for (std::size_t q = b; q < e; ++q) scratch[q - b] = v[p.order[q]];
-  return select_inliers(scratch, exceptions, tol).ok;
+  return segment_window(p, s, v, exceptions, tol, copy_limit, scratch).ok;
 }
 
 // Estimated bytes of one region's deflated info(n, x, x): deflate codes each run of equal
 // offsets in a few bytes, plus HDF5's per-chunk overhead.
-double info_cost(const Partition& p, std::size_t P, std::vector<int>& scratch) {
+double info_cost(const Partition& p, std::size_t P) {
   const std::size_t M = P * P;
-  scratch.resize(M);
+  std::vector<int> scratch(M);
   for (std::size_t s = 0; s < p.segs.size(); ++s)
     for (std::size_t q = p.segs[s].first; q < p.segs[s].second; ++q) scratch[static_cast<std::size_t>(p.order[q])] = static_cast<int>(s);
   std::size_t runs = 1;
@@ -254,16 +333,20 @@ void check_finite(const Dataset& in, const Matrix& m, std::size_t k) {
 
 class Compressor {
  public:
-  Compressor(const Dataset& in, const Options& o)
-      : in_(in), o_(o), tol_(o.cluster_threshold(), o.relative), vtol_(o.threshold, o.relative) {
+  Compressor(const Dataset& in, const Options& o, const CompressMemory& memory)
+      : in_(in), o_(o), tol_(o.cluster_threshold(), o.relative), vtol_(o.threshold, o.relative), mem_(memory) {
     P_ = static_cast<std::size_t>(in.ranks());
     M_ = P_ * P_;
     r_.content.info = in.info();
     r_.content.lengths = in.lengths();
+    const double cells = static_cast<double>(M_) * static_cast<double>(in.count());
+    // The residuals of every matrix were the biggest part of compress's memory: big ones wait on disk.
+    const auto dir_for = [&](double bytes) { return bytes > mem_.spill_bytes ? mem_.scratch_dir : std::filesystem::path(); };
+    r_.content.offsets = Slabs<int>(M_, dir_for(4.0 * cells));
     if (o.threshold > 0) {
       // Every value gets a quantised correction against its cluster centre; the step makes the
       // rounding error at most the threshold (checked per value below).
-      r_.content.residual.assign(in.count() * M_, 0);
+      r_.content.residual = Slabs<std::int16_t>(M_, dir_for(2.0 * cells));
       r_.content.residual_relative = o.relative;
       r_.content.residual_step = (o.relative ? 2.0 * std::log1p(o.threshold) : 2.0 * o.threshold) * (1.0 - 1e-9);
     }
@@ -277,27 +360,24 @@ class Compressor {
       throw UsageError(fmt::format("{} holds only {} message length(s) but --min-region {} needs at least {}; "
                                    "use --min-region {} to store them as one region",
                                    in_.source().string(), N, K, K, N));
-    Matrix m = in_.matrix(0);
-    check_finite(in_, m, 0);
-    Partition part = fresh_partition(m.data(), M_, tol_, vtol_);
+    Matrix m = read_matrix(0);
+    Partition part = fresh_partition(m.data(), M_, tol_, vtol_, mem_.record_sort_limit);
     std::size_t k0 = 0;
     double last_cost_new = 0;
     std::vector<double> scratch;
-    std::vector<int> iscratch;
     std::vector<std::size_t> invalid;
     std::vector<std::pair<std::size_t, std::size_t>> subs;
     for (std::size_t k = 1; k < N; ++k) {
-      m = in_.matrix(k);
-      check_finite(in_, m, k);
+      m = read_matrix(k);
       const double* v = m.data();
       invalid.clear();
       for (std::size_t s = 0; s < part.segs.size(); ++s)
-        if (!segment_valid(part, s, v, o_.exceptions, tol_, scratch)) invalid.push_back(s);
+        if (!segment_valid(part, s, v, o_.exceptions, tol_, mem_.copy_limit, scratch)) invalid.push_back(s);
       if (invalid.empty()) continue;
       // Sorting inside a segment does not change the partition, so it is safe to do tentatively.
       subs.clear();
       for (const std::size_t s : invalid) {
-        sort_by_value(part.order, part.segs[s].first, part.segs[s].second, v);
+        sort_by_value(part.order, part.segs[s].first, part.segs[s].second, v, mem_.record_sort_limit);
         cut_sorted(part.order, part.segs[s].first, part.segs[s].second, v, tol_, vtol_, subs);
       }
       const double C = static_cast<double>(part.segs.size());
@@ -307,10 +387,11 @@ class Compressor {
       // A fresh partition costs a full sort; skip it while continuing is far cheaper than the
       // last fresh region was (the decision only affects size, never the rules).
       if (can_end && cost_continue > 0.5 * last_cost_new) {
-        Partition fresh = fresh_partition(v, M_, tol_, vtol_);
-        const double cost_new = info_cost(fresh, P_, iscratch) + 8.0 * static_cast<double>(fresh.segs.size());
+        Partition fresh = fresh_partition(v, M_, tol_, vtol_, mem_.record_sort_limit);
+        const double cost_new = info_cost(fresh, P_) + 8.0 * static_cast<double>(fresh.segs.size());
         last_cost_new = cost_new;
         if (cost_continue > cost_new) {
+          m = Matrix();  // finish_region reads its matrices itself
           finish_region(part, k0, k);
           part = std::move(fresh);
           k0 = k;
@@ -324,8 +405,9 @@ class Compressor {
                       part.segs.end());
       part.segs.insert(part.segs.end(), subs.begin(), subs.end());
     }
+    m = Matrix();
     finish_region(part, k0, N);
-    if (!any_residual_) r_.content.residual.clear();
+    if (!any_residual_) r_.content.residual = Slabs<std::int16_t>();
     ErrorStats& e = r_.errors;
     e.mean_absolute = e.cells ? sum_abs_ / static_cast<double>(e.cells) : 0.0;
     e.mean_relative = e.nonzero_cells ? sum_rel_ / static_cast<double>(e.nonzero_cells) : 0.0;
@@ -333,80 +415,101 @@ class Compressor {
   }
 
  private:
+  Matrix read_matrix(std::size_t k) const {
+    Matrix m = in_.matrix(k);
+    check_finite(in_, m, k);
+    return m;
+  }
+
+  // The offset in data of every pair's cluster instance in a region of L matrices starting at
+  // data[base], appended to the content's offsets; the clusters are numbered by first appearance in
+  // row-major order (info then reads naturally). Returns the number of each segment.
+  std::vector<int> number_clusters(const Partition& part, Region& reg, std::size_t base, std::size_t L) {
+    std::vector<int> cell(M_);  // per pair: its segment, then its cluster, then its offset
+    for (std::size_t s = 0; s < part.segs.size(); ++s)
+      for (std::size_t q = part.segs[s].first; q < part.segs[s].second; ++q) cell[static_cast<std::size_t>(part.order[q])] = static_cast<int>(s);
+    std::vector<int> number(part.segs.size(), -1);
+    int next = 0;
+    for (std::size_t p = 0; p < M_; ++p) {
+      int& c = number[static_cast<std::size_t>(cell[p])];
+      if (c < 0) c = next++;
+      cell[p] = c;
+    }
+    reg.clusters = next;
+    if (mem_.keep_cluster_of) reg.cluster_of = cell;
+    if (base + static_cast<std::size_t>(next) * L > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw Error("clustered data would exceed 2^31 values; the data does not cluster at this threshold");
+    for (std::size_t p = 0; p < M_; ++p) cell[p] = static_cast<int>(base + static_cast<std::size_t>(cell[p]) * L);
+    r_.content.offsets.append(cell.data());
+    return number;
+  }
+
   // Second pass over the matrices of a closed region: cluster numbers, stored means, errors.
   void finish_region(const Partition& part, std::size_t k0, std::size_t k1) {
     Region reg;
     reg.start = k0;
     reg.end = k1;
     const std::size_t L = k1 - k0;
-    std::vector<int> seg_of(M_);
-    for (std::size_t s = 0; s < part.segs.size(); ++s)
-      for (std::size_t q = part.segs[s].first; q < part.segs[s].second; ++q) seg_of[static_cast<std::size_t>(part.order[q])] = static_cast<int>(s);
-    // Number clusters by first appearance in row-major order: info then reads naturally.
-    std::vector<int> number(part.segs.size(), -1);
-    reg.cluster_of.resize(M_);
-    int next = 0;
-    for (std::size_t p = 0; p < M_; ++p) {
-      int& c = number[static_cast<std::size_t>(seg_of[p])];
-      if (c < 0) c = next++;
-      reg.cluster_of[p] = c;
-    }
-    reg.clusters = next;
     auto& data = r_.content.data;
     const std::size_t base = data.size();
-    if (base + static_cast<std::size_t>(next) * L > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-      throw Error("clustered data would exceed 2^31 values; the data does not cluster at this threshold");
-    data.resize(base + static_cast<std::size_t>(next) * L);
+    const std::vector<int> number = number_clusters(part, reg, base, L);
+    data.resize(base + static_cast<std::size_t>(reg.clusters) * L);
     r_.content.region_start.push_back(static_cast<int>(k0));
-    auto& offs = r_.content.offsets;
-    const std::size_t o0 = offs.size();
-    offs.resize(o0 + M_);
-    for (std::size_t p = 0; p < M_; ++p) offs[o0 + p] = static_cast<int>(base + static_cast<std::size_t>(reg.cluster_of[p]) * L);
 
     std::vector<double> scratch;
-    ErrorStats& e = r_.errors;
+    const bool residuals = r_.content.residual.slab_size() > 0;
     for (std::size_t k = k0; k < k1; ++k) {
       const Matrix m = in_.matrix(k);
       const double* v = m.data();
+      if (residuals) residual_.assign(M_, 0);
       const int allowed = k == k0 ? 0 : o_.exceptions;
       for (std::size_t s = 0; s < part.segs.size(); ++s) {
-        const auto [b, en] = part.segs[s];
-        scratch.resize(en - b);
-        for (std::size_t q = b; q < en; ++q) scratch[q - b] = v[part.order[q]];
-        const Window w = select_inliers(scratch, allowed, tol_);
+        const Window w = segment_window(part, s, v, allowed, tol_, mem_.copy_limit, scratch);
         if (!w.ok) throw Error("internal: cluster lost its validity between the passes");
-        double sum = 0;
-        std::size_t cnt = 0;
-        for (std::size_t q = b; q < en; ++q) {
-          const double x = v[part.order[q]];
-          if (x >= w.lo && x <= w.hi) {
-            sum += x;
-            ++cnt;
-          }
-        }
-        const double mean = std::clamp(sum / static_cast<double>(cnt), w.lo, w.hi);
-        const auto c = static_cast<std::size_t>(number[s]);
-        data[base + c * L + (k - k0)] = mean;
-        for (std::size_t q = b; q < en; ++q) {
-          const double x = v[part.order[q]];
-          const double rec = corrected(mean, x, k * M_ + static_cast<std::size_t>(part.order[q]));
-          const double err = std::fabs(rec - x);
-          ++e.cells;
-          sum_abs_ += err;
-          e.max_absolute = std::max(e.max_absolute, err);
-          if (x != 0) {
-            const double rel = err / std::fabs(x);
-            ++e.nonzero_cells;
-            sum_rel_ += rel;
-            e.max_relative = std::max(e.max_relative, rel);
-          }
-          if (!vtol_.within(x, rec)) ++e.beyond;
-          if (x < w.lo || x > w.hi) ++e.exceptions;
-        }
+        const double mean = store_centre(part, s, v, w, data[base + static_cast<std::size_t>(number[s]) * L + (k - k0)]);
+        account_errors(part, s, v, w, mean);
+      }
+      if (residuals) r_.content.residual.append(residual_.data());
+    }
+    r_.cluster_instances += static_cast<std::size_t>(reg.clusters);
+    r_.regions.push_back(std::move(reg));
+  }
+
+  // The mean of segment s's values inside its window, clamped to it, into `centre`.
+  static double store_centre(const Partition& part, std::size_t s, const double* v, const Window& w, double& centre) {
+    double sum = 0;
+    std::size_t cnt = 0;
+    for (std::size_t q = part.segs[s].first; q < part.segs[s].second; ++q) {
+      const double x = v[part.order[q]];
+      if (x >= w.lo && x <= w.hi) {
+        sum += x;
+        ++cnt;
       }
     }
-    r_.cluster_instances += static_cast<std::size_t>(next);
-    r_.regions.push_back(std::move(reg));
+    centre = std::clamp(sum / static_cast<double>(cnt), w.lo, w.hi);
+    return centre;
+  }
+
+  // The residual of every value of segment s against the cluster centre, and the errors of what a
+  // reader reconstructs.
+  void account_errors(const Partition& part, std::size_t s, const double* v, const Window& w, double mean) {
+    ErrorStats& e = r_.errors;
+    for (std::size_t q = part.segs[s].first; q < part.segs[s].second; ++q) {
+      const double x = v[part.order[q]];
+      const double rec = corrected(mean, x, static_cast<std::size_t>(part.order[q]));
+      const double err = std::fabs(rec - x);
+      ++e.cells;
+      sum_abs_ += err;
+      e.max_absolute = std::max(e.max_absolute, err);
+      if (x != 0) {
+        const double rel = err / std::fabs(x);
+        ++e.nonzero_cells;
+        sum_rel_ += rel;
+        e.max_relative = std::max(e.max_relative, rel);
+      }
+      if (!vtol_.within(x, rec)) ++e.beyond;
+      if (x < w.lo || x > w.hi) ++e.exceptions;
+    }
   }
 
   // Chooses the residual of the value x in cell `cell` against its cluster centre c, stores it and
@@ -414,8 +517,7 @@ class Compressor {
   // rounded one and its neighbours is kept; a value no int16 residual brings within the
   // threshold (a sign change, an extreme outlier) keeps the nearest one and is counted beyond.
   double corrected(double c, double x, std::size_t cell) {
-    auto& res = r_.content.residual;
-    if (res.empty() || x == c) return c;
+    if (residual_.empty() || x == c) return c;
     const double step = r_.content.residual_step;
     double ideal;
     if (o_.relative) {
@@ -437,7 +539,7 @@ class Compressor {
       }
     }
     if (best == 0) return c;
-    res[cell] = static_cast<std::int16_t>(best);
+    residual_[cell] = static_cast<std::int16_t>(best);
     any_residual_ = true;
     return apply_residual(c, best, step, o_.relative);
   }
@@ -446,22 +548,24 @@ class Compressor {
   Options o_;
   Tolerance tol_;   // clustering (cluster_factor x threshold)
   Tolerance vtol_;  // the bound every reconstructed value keeps
+  CompressMemory mem_;
   bool any_residual_ = false;
   std::size_t P_ = 0, M_ = 0;
   Result r_;
+  std::vector<std::int16_t> residual_;  // the residuals of the matrix being finished
   double sum_abs_ = 0, sum_rel_ = 0;
 };
 
 }  // namespace
 
-Result compress(const Dataset& in, const Options& o) {
+Result compress(const Dataset& in, const Options& o, const CompressMemory& memory) {
   o.validate();
   if (in.ranks() <= 0) throw FileError(in.source(), "holds no ranks");
   if (static_cast<std::uint64_t>(in.ranks()) * static_cast<std::uint64_t>(in.ranks()) >
       static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
     throw UsageError(fmt::format("{} has {} ranks; network_cluster handles at most 46340 (P*P pairs must fit "
                                  "the file's int offsets)", in.source().string(), in.ranks()));
-  return Compressor(in, o).run();
+  return Compressor(in, o, memory).run();
 }
 
 }  // namespace nt::cluster

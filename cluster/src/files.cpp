@@ -139,14 +139,18 @@ CompressReport compress_file(const fs::path& in, const fs::path& out, const Opti
   refuse_same_file(out, {in});
   const auto ds = open_dataset(in);
   {
-    // A lower bound of what compress holds: one P x P matrix of doubles and the partition's
-    // permutation and cluster numbers of the P^2 pairs (4 bytes each): 16 P^2 bytes (doc/cluster.md).
+    // What compress holds (share/doc/cluster.md "Memory"): a P x P matrix of doubles, two
+    // permutations of the P^2 pairs and a sort buffer (4 bytes each): 20 P^2 bytes.
     const auto p = static_cast<std::uint64_t>(ds->ranks());
-    nt::require_memory(16ull * p * p,
-                       fmt::format("compressing {0} ranks (a {0}x{0} matrix, its permutation and cluster numbers)", p));
+    nt::require_memory(20ull * p * p,
+                       fmt::format("compressing {0} ranks (a {0}x{0} matrix, two permutations of its pairs and a "
+                                   "sort buffer)", p));
   }
+  // The offsets and residuals of a big input wait in scratch files beside the output.
+  CompressMemory memory;
+  memory.scratch_dir = fs::absolute(out).parent_path();
   CompressReport rep;
-  rep.result = compress(*ds, o);
+  rep.result = compress(*ds, o, memory);
   const auto P = static_cast<double>(ds->ranks());
   const auto N = static_cast<double>(ds->count());
   std::error_code ec;
@@ -166,7 +170,7 @@ CompressReport compress_file(const fs::path& in, const fs::path& out, const Opti
           p.cluster_factor = factor;
           CompressReport alt;
           alt.raw_bytes = rep.raw_bytes;
-          alt.result = compress(*ds, p);
+          alt.result = compress(*ds, p, memory);
           describe(alt, p, in, ds->format(), P, N);
           return alt;
         });

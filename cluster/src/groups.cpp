@@ -87,7 +87,9 @@ std::string groups_report(const std::filesystem::path& path, bool json, const Op
                             "compress first)");
     }
     ds = open_dataset(path);
-    Result res = compress(*ds, *cluster_first);
+    CompressMemory memory;
+    memory.keep_cluster_of = true;
+    Result res = compress(*ds, *cluster_first, memory);
     for (auto& reg : res.regions) regions.push_back(std::move(reg.cluster_of));
   }
   const auto P = static_cast<std::size_t>(ds->ranks());

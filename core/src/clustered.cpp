@@ -34,20 +34,23 @@ void write_clustered(const fs::path& path, const ClusteredContent& c, bool overw
   const std::size_t N = c.lengths.size();
   const std::size_t R = c.region_start.size();
   const std::size_t D = c.data.size();
-  if (c.offsets.size() != R * PP)
-    throw Error("internal: clustered content has " + std::to_string(c.offsets.size()) + " offsets, expected " +
-                std::to_string(R * PP));
+  if (c.offsets.count() != R || (R > 0 && c.offsets.slab_size() != PP))
+    throw Error("internal: clustered content has " + std::to_string(c.offsets.count()) + " slabs of " +
+                std::to_string(c.offsets.slab_size()) + " offsets, expected " + std::to_string(R) + " of " +
+                std::to_string(PP));
   if (D > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw Error("clustered data of " + std::to_string(D) + " values does not fit int offsets");
   if ((N == 0) != (R == 0) || (R > 0 && c.region_start[0] != 0))
     throw Error("internal: regions must start at matrix 0 and cover every matrix");
+  std::vector<int> offs;  // one region's offsets at a time
   for (std::size_t r = 0; r < R; ++r) {
     const int s = c.region_start[r];
     const int e = r + 1 < R ? c.region_start[r + 1] : static_cast<int>(N);
     if (s < 0 || s >= e || e > static_cast<int>(N)) throw Error("internal: region starts not strictly increasing");
     const auto len = static_cast<std::size_t>(e - s);
+    offs = c.offsets.slab(r);
     for (std::size_t p = 0; p < PP; ++p) {
-      const int off = c.offsets[r * PP + p];
+      const int off = offs[p];
       if (off < 0 || static_cast<std::size_t>(off) + len > D)
         throw Error("internal: clustered offset " + std::to_string(off) + " outside data");
     }
@@ -56,9 +59,10 @@ void write_clustered(const fs::path& path, const ClusteredContent& c, bool overw
     if (l < 0 || l > std::numeric_limits<int>::max())
       throw Error("message length " + std::to_string(l) + " does not fit the file's int variable");
   const bool has_residual = !c.residual.empty();
-  if (has_residual && c.residual.size() != N * PP)
-    throw Error("internal: clustered residual has " + std::to_string(c.residual.size()) + " values, expected " +
-                std::to_string(N * PP));
+  if (has_residual && (c.residual.count() != N || c.residual.slab_size() != PP))
+    throw Error("internal: clustered residual has " + std::to_string(c.residual.count()) + " slabs of " +
+                std::to_string(c.residual.slab_size()) + " values, expected " + std::to_string(N) + " of " +
+                std::to_string(PP));
   if (has_residual && !(c.residual_step > 0 && std::isfinite(c.residual_step)))
     throw Error("internal: clustered residual without a positive step");
 
@@ -73,7 +77,7 @@ void write_clustered(const fs::path& path, const ClusteredContent& c, bool overw
   // CDF-1 offsets are 32-bit: a compact file of a gigabyte or more (a big input that does not
   // cluster) is CDF-2.
   const double payload = 4.0 * static_cast<double>(R * PP + N + R) + 8.0 * static_cast<double>(D) +
-                       2.0 * static_cast<double>(c.residual.size());
+                       2.0 * static_cast<double>(has_residual ? N * PP : 0);
   const nc::Kind compact_kind = payload < static_cast<double>(1u << 30) ? nc::Kind::classic : nc::Kind::cdf2;
   nc::File f = nc::File::create(path, compact ? compact_kind : nc::Kind::netcdf4, overwrite);
   try {
@@ -118,8 +122,13 @@ void write_clustered(const fs::path& path, const ClusteredContent& c, bool overw
     int vres = -1;
     if (has_residual) {
       // int8 when every residual fits (the usual case: half the bytes for deflate to code).
-      const auto [mn, mx] = std::minmax_element(c.residual.begin(), c.residual.end());
-      const bool bytes = *mn >= -127 && *mx <= 127;
+      bool bytes = true;
+      std::vector<std::int16_t> res;
+      for (std::size_t k = 0; k < N && bytes; ++k) {
+        res = c.residual.slab(k);
+        const auto [mn, mx] = std::minmax_element(res.begin(), res.end());
+        bytes = *mn >= -127 && *mx <= 127;
+      }
       vres = f.def_var("residual", bytes ? NC_BYTE : NC_SHORT, {di, dx, dx});
       if (!compact) {
         // Square tiles of at most 128 x 128 cells (32 KiB): one random value decompresses one tile,
@@ -155,12 +164,17 @@ void write_clustered(const fs::path& path, const ClusteredContent& c, bool overw
     }
     if (R) {
       f.put(vlen, {0}, {R}, c.region_start.data());
-      for (std::size_t r = 0; r < R; ++r)
-        f.put(vinfo, {r, 0, 0}, {1, Pz, Pz}, c.offsets.data() + r * PP);
+      for (std::size_t r = 0; r < R; ++r) {
+        offs = c.offsets.slab(r);
+        f.put(vinfo, {r, 0, 0}, {1, Pz, Pz}, offs.data());
+      }
     }
     if (D) f.put(vdata, {0}, {D}, c.data.data());
     if (has_residual)
-      for (std::size_t k = 0; k < N; ++k) f.put(vres, {k, 0, 0}, {1, Pz, Pz}, c.residual.data() + k * PP);
+      for (std::size_t k = 0; k < N; ++k) {
+        const std::vector<std::int16_t> res = c.residual.slab(k);
+        f.put(vres, {k, 0, 0}, {1, Pz, Pz}, res.data());
+      }
     f.close();
   } catch (...) {
     f = nc::File();

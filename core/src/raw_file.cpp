@@ -350,44 +350,13 @@ RawRowWriter::RawRowWriter(const fs::path& path, int P, int samples, RecordExtra
   if (!has_count_ && layout->find(kSampleCountVar)) throw FileError(path, "has sample counts this run does not write");
   recsize_ = layout->record_size;
   numrecs_ = layout->numrecs;
-  fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd_ < 0) throw FileError(path, std::string("cannot open for writing: ") + std::strerror(errno));
+  file_ = PosixFile::open_read_write(path);
   // Digest of the header (up to the first record): who opened the same file gets the same value.
   std::vector<unsigned char> head(static_cast<std::size_t>(std::min<std::uint64_t>(layout->records_begin, 1 << 20)));
-  const ssize_t got = ::pread(fd_, head.data(), head.size(), 0);
-  if (got != static_cast<ssize_t>(head.size())) throw FileError(path, "cannot read its header");
+  if (file_.read_some_at(head.data(), head.size(), 0) != head.size()) throw FileError(path, "cannot read its header");
   std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
   for (unsigned char b : head) h = (h ^ b) * 0x100000001b3ULL;
   digest_ = h;
-}
-
-RawRowWriter::RawRowWriter(RawRowWriter&& o) noexcept { *this = std::move(o); }
-RawRowWriter& RawRowWriter::operator=(RawRowWriter&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    path_ = std::move(o.path_);
-    fd_ = std::exchange(o.fd_, -1);
-    P_ = o.P_, S_ = o.S_, recsize_ = o.recsize_, numrecs_ = o.numrecs_, data_ = o.data_, length_ = o.length_;
-    count_ = o.count_, flags_ = o.flags_, flags_vsize_ = o.flags_vsize_, has_count_ = o.has_count_;
-    has_flags_ = o.has_flags_, digest_ = o.digest_;
-    buf_ = std::move(o.buf_);
-  }
-  return *this;
-}
-RawRowWriter::~RawRowWriter() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-void RawRowWriter::write_at(const void* p, std::size_t n, std::uint64_t off) {
-  const auto* c = static_cast<const unsigned char*>(p);
-  while (n > 0) {
-    const ssize_t w = ::pwrite(fd_, c, n, static_cast<off_t>(off));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) throw FileError(path_, std::string("write failed: ") + std::strerror(errno));
-    c += w;
-    n -= static_cast<std::size_t>(w);
-    off += static_cast<std::uint64_t>(w);
-  }
 }
 
 void RawRowWriter::put_row(std::size_t k, int x, std::span<const double> values, std::span<const int> counts,
@@ -399,33 +368,31 @@ void RawRowWriter::put_row(std::size_t k, int x, std::span<const double> values,
   const std::uint64_t rec = k * recsize_, row = static_cast<std::uint64_t>(x);
   buf_.resize(n * 8);
   for (std::size_t i = 0; i < n; ++i) put_be64(buf_.data() + 8 * i, std::bit_cast<std::uint64_t>(values[i]));
-  write_at(buf_.data(), n * 8, data_ + rec + row * n * 8);
+  file_.write_at(buf_.data(), n * 8, data_ + rec + row * n * 8);
   if (has_count_) {
     buf_.resize(P_ * 4);
     for (std::size_t i = 0; i < P_; ++i) put_be32(buf_.data() + 4 * i, static_cast<std::uint32_t>(counts[i]));
-    write_at(buf_.data(), P_ * 4, count_ + rec + row * P_ * 4);
+    file_.write_at(buf_.data(), P_ * 4, count_ + rec + row * P_ * 4);
   }
-  if (has_flags_) write_at(flags.data(), n, flags_ + rec + row * n);
+  if (has_flags_) file_.write_at(flags.data(), n, flags_ + rec + row * n);
 }
 
-void RawRowWriter::sync() {
-  if (::fsync(fd_) != 0) throw FileError(path_, std::string("fsync failed: ") + std::strerror(errno));
-}
+void RawRowWriter::sync() { file_.sync(); }
 
 void RawRowWriter::commit(std::size_t k, std::int64_t message_length) {
   const std::uint64_t rec = k * recsize_;
   if (has_flags_) {  // the padding of the byte variable, zeros as libnetcdf writes them
     const std::uint64_t used = P_ * P_ * S_;
     const std::vector<unsigned char> pad(static_cast<std::size_t>(flags_vsize_ - used), 0);
-    if (!pad.empty()) write_at(pad.data(), pad.size(), flags_ + rec + used);
+    if (!pad.empty()) file_.write_at(pad.data(), pad.size(), flags_ + rec + used);
   }
   unsigned char b[4];
   put_be32(b, static_cast<std::uint32_t>(checked_int(message_length, path_, "message length")));
-  write_at(b, 4, length_ + rec);
+  file_.write_at(b, 4, length_ + rec);
   sync();  // the record, then the header that counts it
   numrecs_ = std::max<std::uint64_t>(numrecs_, k + 1);
   put_be32(b, static_cast<std::uint32_t>(numrecs_));
-  write_at(b, 4, 4);
+  file_.write_at(b, 4, 4);
   sync();
 }
 

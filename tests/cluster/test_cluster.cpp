@@ -832,3 +832,82 @@ TEST(SmallInputs, NoisySmallRunsAreNoLargerThanTheirInputOrSaySo) {
   }
   EXPECT_LT(larger, 10);  // most small runs cluster enough
 }
+
+// The low-memory paths of compress (sorting by index alone, one-pass windows of large clusters,
+// offsets and residuals in scratch files) give exactly what the fast in-memory paths give, on
+// block data with spikes and regime changes and on noisy shuffled runs, with and without
+// exceptions and residuals; the scratch files leave nothing behind.
+TEST(Memory, LowMemoryPathsGiveTheSameResult) {
+  const fs::path dir = temp_dir("lowmem");
+  cluster::CompressMemory fast;
+  fast.record_sort_limit = std::numeric_limits<std::size_t>::max();
+  fast.copy_limit = std::numeric_limits<std::size_t>::max();
+  fast.keep_cluster_of = true;
+  cluster::CompressMemory low;
+  low.scratch_dir = dir;
+  low.spill_bytes = 0;
+  low.record_sort_limit = 0;
+  low.copy_limit = 0;
+  low.keep_cluster_of = true;
+  for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed * 104729);
+    std::unique_ptr<MemoryDataset> owned;
+    SynthResult syn;
+    const Dataset* in = nullptr;
+    if (seed % 2) {
+      owned = block_data(rng, 8 + static_cast<int>(rng() % 40), 3 + static_cast<int>(rng() % 6), true);
+      in = owned.get();
+    } else {
+      SynthParams sp;
+      sp.nodes = 2 + static_cast<int>(rng() % 6);
+      sp.ranks_per_node = 1 + static_cast<int>(rng() % 5);
+      sp.shuffle = true;
+      sp.cell_noise = 0.05;
+      sp.slow_node = 0;
+      sp.seed = seed;
+      sp.lengths = {0, 64, 1024, 4096, 65536};
+      syn = synthesize(sp);
+      in = syn.stats.at(Statistic::median).get();
+    }
+    Options o;
+    o.threshold = std::vector<double>{0.0, 0.01, 0.05}[seed % 3];
+    o.exceptions = static_cast<int>(rng() % 3);
+    o.min_region = 1 + static_cast<int>(rng() % 2);
+    const cluster::Result a = cluster::compress(*in, o, fast), b = cluster::compress(*in, o, low);
+    ASSERT_FALSE(a.content.offsets.on_disk());
+    ASSERT_TRUE(b.content.offsets.on_disk());
+    EXPECT_EQ(a.content.region_start, b.content.region_start);
+    EXPECT_EQ(a.content.data, b.content.data);
+    ASSERT_EQ(a.content.offsets.count(), b.content.offsets.count());
+    for (std::size_t r = 0; r < a.content.offsets.count(); ++r) {
+      EXPECT_EQ(a.content.offsets.slab(r), b.content.offsets.slab(r)) << "region " << r;
+      EXPECT_EQ(a.regions[r].cluster_of, b.regions[r].cluster_of) << "region " << r;
+    }
+    ASSERT_EQ(a.content.residual.count(), b.content.residual.count());
+    for (std::size_t k = 0; k < a.content.residual.count(); ++k)
+      EXPECT_EQ(a.content.residual.slab(k), b.content.residual.slab(k)) << "matrix " << k;
+    EXPECT_EQ(a.errors.exceptions, b.errors.exceptions);
+    EXPECT_EQ(a.errors.max_relative, b.errors.max_relative);
+    EXPECT_EQ(a.errors.mean_absolute, b.errors.mean_absolute);
+    // Written, the two give the same values.
+    write_clustered(dir / "a.nc", a.content, true);
+    write_clustered(dir / "b.nc", b.content, true);
+    const auto da = open_dataset(dir / "a.nc"), db = open_dataset(dir / "b.nc");
+    for (std::size_t k = 0; k < in->count(); ++k) EXPECT_EQ(da->matrix(k), db->matrix(k));
+    if (::testing::Test::HasFailure()) break;
+  }
+  std::size_t left = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++left;
+  EXPECT_EQ(left, 2u);  // a.nc and b.nc: the scratch files are gone
+  // A scratch directory that takes no file is one clear error.
+  low.scratch_dir = dir / "missing";
+  std::mt19937_64 rng(1);
+  const auto in = block_data(rng, 8, 3, true);
+  try {
+    (void)cluster::compress(*in, Options{}, low);
+    ADD_FAILURE() << "no error";
+  } catch (const FileError& e) {
+    EXPECT_NE(std::string(e.what()).find("scratch"), std::string::npos) << e.what();
+  }
+}

@@ -64,7 +64,8 @@ Synthetic write_synthetic(const std::filesystem::path& path, int P, int G, std::
   for (std::size_t k = 0; k < N; ++k) c.lengths.push_back(static_cast<std::int64_t>(64 * k));
   c.region_start = region_start;
   const auto PP = static_cast<std::size_t>(P) * static_cast<std::size_t>(P);
-  c.offsets.resize(region_start.size() * PP);
+  c.offsets = Slabs<int>(PP);
+  std::vector<int> offsets(PP);
   for (std::size_t r = 0; r < region_start.size(); ++r) {
     const auto s0 = static_cast<std::size_t>(region_start[r]);
     const std::size_t s1 = r + 1 < region_start.size() ? static_cast<std::size_t>(region_start[r + 1]) : N;
@@ -76,16 +77,20 @@ Synthetic write_synthetic(const std::filesystem::path& path, int P, int G, std::
     }
     for (int i = 0; i < P; ++i)
       for (int j = 0; j < P; ++j)
-        c.offsets[r * PP + static_cast<std::size_t>(i) * static_cast<std::size_t>(P) + static_cast<std::size_t>(j)] =
+        offsets[static_cast<std::size_t>(i) * static_cast<std::size_t>(P) + static_cast<std::size_t>(j)] =
             base[static_cast<std::size_t>(s.group[static_cast<std::size_t>(i)] * G + s.group[static_cast<std::size_t>(j)])];
+    c.offsets.append(offsets.data());
   }
   if (residual) {
-    c.residual.resize(N * PP);
-    for (std::size_t k = 0; k < N; ++k)
+    c.residual = Slabs<std::int16_t>(PP);
+    std::vector<std::int16_t> slab(PP);
+    for (std::size_t k = 0; k < N; ++k) {
       for (int i = 0; i < P; ++i)
         for (int j = 0; j < P; ++j)
-          c.residual[k * PP + static_cast<std::size_t>(i) * static_cast<std::size_t>(P) + static_cast<std::size_t>(j)] =
+          slab[static_cast<std::size_t>(i) * static_cast<std::size_t>(P) + static_cast<std::size_t>(j)] =
               static_cast<std::int16_t>(s.q(i, j, k));
+      c.residual.append(slab.data());
+    }
     c.residual_step = s.step;
     c.residual_relative = true;
   }

@@ -1,6 +1,8 @@
 // Helpers shared by the core tests: a scratch directory per test and small datasets.
 #pragma once
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -18,10 +20,25 @@ inline std::string file_text(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
+inline std::filesystem::path scratch_root() {
+  return std::filesystem::temp_directory_path() / ("nt_core_tests." + std::to_string(::getpid()));
+}
+
+// Removes this process's scratch directories when its tests end.
+class ScratchCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(scratch_root(), ec);
+  }
+};
+inline const auto* const kScratchCleanup = ::testing::AddGlobalTestEnvironment(new ScratchCleanup);
+
 inline std::filesystem::path scratch_dir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  auto dir = std::filesystem::temp_directory_path() / "nt_core_tests" /
-             (std::string(info->test_suite_name()) + "." + info->name());
+  // Per process: two runs of the suite at once (CI beside a developer, two worktrees) must not
+  // remove each other's files.
+  auto dir = scratch_root() / (std::string(info->test_suite_name()) + "." + info->name());
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "nt/params.hpp"
+#include "nt/slabs.hpp"
 
 namespace nt {
 
@@ -26,11 +27,11 @@ struct ClusteredContent {
   FileInfo info;                             // info.params.proc_num = P
   std::vector<std::int64_t> lengths;         // message_length(i)
   std::vector<int> region_start;             // length(n)
-  std::vector<int> offsets;                  // info(n, x, x): region_start.size() * P * P offsets
+  Slabs<int> offsets;                        // info(n, x, x): one slab of P * P offsets per region
   std::vector<double> data;                  // data(d): the cluster centres
   // Layout 2: residual(i, x, x), a quantised correction per cell against its cluster centre
   // (apply_residual). Empty when every residual is 0 (the variable is then left out).
-  std::vector<std::int16_t> residual;        // N * P * P, [k][x][y]
+  Slabs<std::int16_t> residual;              // one slab of P * P per matrix, [k][x][y]
   double residual_step = 0;                  // quantisation step (> 0 when residual is set)
   bool residual_relative = true;             // step in log(value) (relative) or in seconds
   std::vector<std::pair<std::string, double>> number_attributes;     // global attributes

@@ -12,6 +12,7 @@
 
 #include "nt/dataset.hpp"
 #include "nt/netcdf.hpp"
+#include "nt/posix_file.hpp"
 #include "nt/output.hpp"
 #include "nt/params.hpp"
 
@@ -85,11 +86,6 @@ class RawRowWriter {
   // Opens the file for writing; checks that its layout is that of a raw file of P ranks and
   // `samples` per cell (0: statistic file) with the extra variables given. Throws FileError.
   RawRowWriter(const std::filesystem::path& path, int P, int samples, RecordExtras extras);
-  RawRowWriter(RawRowWriter&& o) noexcept;
-  RawRowWriter& operator=(RawRowWriter&& o) noexcept;
-  RawRowWriter(const RawRowWriter&) = delete;
-  RawRowWriter& operator=(const RawRowWriter&) = delete;
-  ~RawRowWriter();
   // A digest of the header bytes: equal on two processes when they opened the same file.
   std::uint64_t header_digest() const noexcept { return digest_; }
   // Row x of record k: P values (P * samples for _all files), counts (P) and flags (P * samples)
@@ -102,9 +98,8 @@ class RawRowWriter {
   const std::filesystem::path& path() const noexcept { return path_; }
 
  private:
-  void write_at(const void* p, std::size_t n, std::uint64_t off);
   std::filesystem::path path_;
-  int fd_ = -1;
+  PosixFile file_;
   std::size_t P_ = 0, S_ = 0;
   std::uint64_t recsize_ = 0, numrecs_ = 0, data_ = 0, length_ = 0, count_ = 0, flags_ = 0, flags_vsize_ = 0;
   bool has_count_ = false, has_flags_ = false;

@@ -57,7 +57,7 @@ Window select_inliers(std::span<double> vals, int max_excluded, const Tolerance&
 
 struct Region {
   std::size_t start = 0, end = 0;  // matrices [start, end)
-  std::vector<int> cluster_of;     // P*P cluster number per pair (row-major, x = sender)
+  std::vector<int> cluster_of;     // P*P cluster number per pair (row-major, x = sender), when kept
   int clusters = 0;
 };
 
@@ -77,9 +77,27 @@ struct Result {
   std::size_t cluster_instances = 0;
 };
 
-// Runs the algorithm over any Dataset (reads each matrix twice, holds O(P^2) memory).
+// How compress trades memory for speed, and what it keeps for its caller. The defaults bound its
+// memory at about 20 P^2 bytes; every setting gives the same result.
+struct CompressMemory {
+  // The offsets and residuals of inputs with more than `spill_bytes` of them go to anonymous
+  // scratch files here (compress_file: the output's directory); empty: in memory.
+  std::filesystem::path scratch_dir;
+  double spill_bytes = 16.0 * 1024 * 1024;
+  // Ranges of pairs longer than this are sorted by index alone (4 bytes per pair, slower) instead
+  // of (key, index) records (32 bytes per pair).
+  std::size_t record_sort_limit = std::size_t{1} << 18;
+  // Clusters of more pairs than this find their inlier window in one pass over their values instead
+  // of sorting a copy of them.
+  std::size_t copy_limit = std::size_t{1} << 16;
+  bool keep_cluster_of = false;  // fill Region::cluster_of (P*P ints per region)
+};
+
+// Runs the algorithm over any Dataset, one matrix at a time (each read twice). Memory: about
+// 20 P^2 bytes (a matrix of doubles, two permutations of the pairs and a sort buffer;
+// share/doc/cluster.md "Memory"), plus the offsets and residuals unless they go to scratch.
 // Throws UsageError for data it cannot take: fewer matrices than min_region, NaN/Inf values.
-Result compress(const Dataset& in, const Options& o);
+Result compress(const Dataset& in, const Options& o, const CompressMemory& memory = {});
 
 struct CompressReport {
   Result result;
