@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "view_spec.hpp"
+#include "nt/viewer/view_spec.hpp"
 
 class QCheckBox;
 class QComboBox;
@@ -27,7 +27,7 @@ namespace nt {
 class PendingOutput;
 }
 
-namespace ntv {
+namespace nt::viewer {
 
 class HostsModel;
 class ImageView;
@@ -100,9 +100,9 @@ class MainWindow : public QMainWindow {
   void errorShown(const QString& message);
 
  private slots:
-  void onOpened(const ntv::DocumentInfo& info);
-  void onChanged(const ntv::DocumentInfo& info);
-  void onRendered(const ntv::ViewResult& r);
+  void onOpened(const nt::viewer::DocumentInfo& info);
+  void onChanged(const nt::viewer::DocumentInfo& info);
+  void onRendered(const nt::viewer::ViewResult& r);
   void onFailed(const QString& message);
   void onBusy(bool busy);
   void onProgress(int done, int total);
@@ -159,4 +159,4 @@ class MainWindow : public QMainWindow {
   QPushButton* cancel_ = nullptr;
 };
 
-}  // namespace ntv
+}  // namespace nt::viewer

@@ -1,4 +1,4 @@
-#include "render.hpp"
+#include "nt/viewer/render.hpp"
 
 #include <QBuffer>
 #include <QFont>
@@ -14,12 +14,12 @@
 #include <fmt/format.h>
 
 #include "nt/error.hpp"
-#include "pyramid.hpp"
+#include "nt/viewer/pyramid.hpp"
 #include "nt/output.hpp"
 #include "nt/validate.hpp"
 #include "nt/units.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 Range range_of(std::span<const double> values, int rows, int cols, int diag_col) {
   // Tight loops over the off-diagonal parts of each row; NaN and infinities are skipped.
@@ -675,4 +675,4 @@ std::string svg_document(const QImage& img) {
          png.toBase64().toStdString() + "\"/>\n</svg>\n";
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer

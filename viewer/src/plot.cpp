@@ -1,4 +1,4 @@
-#include "plot.hpp"
+#include "nt/viewer/plot.hpp"
 
 #include <QFontMetrics>
 #include <QPainter>
@@ -12,9 +12,9 @@
 
 #include "nt/units.hpp"
 #include "nt/validate.hpp"
-#include "render.hpp"
+#include "nt/viewer/render.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 namespace {
 
@@ -374,4 +374,4 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
   return img;
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer

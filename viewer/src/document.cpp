@@ -1,4 +1,4 @@
-#include "document.hpp"
+#include "nt/viewer/document.hpp"
 
 #include "nt/validate.hpp"
 
@@ -16,15 +16,15 @@
 #include <nlohmann/json.hpp>
 
 #include "nt/error.hpp"
-#include "plot.hpp"
-#include "pyramid.hpp"
+#include "nt/viewer/plot.hpp"
+#include "nt/viewer/pyramid.hpp"
 #include "nt/hosts.hpp"
 #include "nt/result_set.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/types.hpp"
 #include "nt/units.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 std::vector<std::vector<int>> read_groups(const std::filesystem::path& path, int ranks) {
   std::ifstream in(path);
@@ -807,9 +807,9 @@ ViewResult Document::render_streamed(ViewResult res, Source src, const Progress&
   return res;
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer
 
-namespace ntv {
+namespace nt::viewer {
 
 ViewResult Document::render_pair(const ViewSpec& spec) {
   const int P = ranks();
@@ -947,4 +947,4 @@ ViewResult Document::render_pair(const ViewSpec& spec) {
   return res;
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer

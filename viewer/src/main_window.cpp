@@ -1,4 +1,4 @@
-#include "main_window.hpp"
+#include "nt/viewer/main_window.hpp"
 
 #include <QAction>
 #include <QApplication>
@@ -28,16 +28,16 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "image_view.hpp"
-#include "models.hpp"
-#include "render.hpp"
-#include "session.hpp"
+#include "nt/viewer/image_view.hpp"
+#include "nt/viewer/models.hpp"
+#include "nt/viewer/render.hpp"
+#include "nt/viewer/session.hpp"
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
 #include "nt/output.hpp"
 #include "nt/units.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 // ---- LengthSpinBox ----
 void LengthSpinBox::setLengths(const std::vector<std::int64_t>& lengths) {
@@ -626,4 +626,4 @@ void MainWindow::exportDialog() {
   if (!f.isEmpty()) exportPng(f);
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer
