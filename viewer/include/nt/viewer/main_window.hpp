@@ -16,6 +16,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
 class QListWidget;
 class QProgressBar;
@@ -114,7 +115,20 @@ class MainWindow : public QMainWindow {
   void plotFileDialog();
 
  private:
+  // The window in the order it is built: the picture, menus, the docked controls and file
+  // tables, the status bar, then what each control change asks for.
   void buildUi();
+  void buildCentral();
+  void buildMenus();
+  void buildControlsDock();
+  void addViewRows(QFormLayout* form);
+  void addPinnedPairs(QFormLayout* form);
+  void addLevelRows(QFormLayout* form);
+  void addLevelRow(QFormLayout* form, QCheckBox*& set, QDoubleSpinBox*& spin, const QString& name);
+  void addDisplayRows(QFormLayout* form);
+  void buildInfoDock();
+  void buildStatusBar();
+  void connectControls();
   // Writes an export through the output discipline; a failure goes to the error bar.
   bool saveOutput(const QString& path, const std::function<void(nt::PendingOutput&)>& write);
   void updateEnabled();
