@@ -1,4 +1,4 @@
 // network_viewer: a thin main over the nt_viewer library.
-#include "app.hpp"
+#include "nt/viewer/app.hpp"
 
-int main(int argc, char** argv) { return ntv::run(argc, argv); }
+int main(int argc, char** argv) { return nt::viewer::run(argc, argv); }

@@ -31,10 +31,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "app.hpp"
-#include "document.hpp"
-#include "render.hpp"
-#include "session.hpp"
+#include "nt/viewer/app.hpp"
+#include "nt/viewer/document.hpp"
+#include "nt/viewer/render.hpp"
+#include "nt/viewer/session.hpp"
 #include "nt/cli.hpp"
 #include "nt/raw_file.hpp"
 
@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
     app.add_flag("--issue14", issue14_only, "only the issue 14 figures: reorder + render, and the animation");
     app.add_flag("!--no-animation", animation, "skip the animated GIF export over every length");
     if (const int rc = nt::parse_cli(app, argc, argv); rc >= 0) return rc;
-    ntv::keep_large_buffers();  // as network_viewer does
+    nt::viewer::keep_large_buffers();  // as network_viewer does
     qputenv("QT_QPA_PLATFORM", "offscreen");
     int qargc = 1;
     char* qargv[] = {argv[0], nullptr};
@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
 
     bool ok = false;
     try {
-      auto d = ntv::Document::open(file);
+      auto d = nt::viewer::Document::open(file);
       ok = d->ranks() == P && static_cast<int>(d->count()) == N;
     } catch (const nt::Error&) {
     }
@@ -182,36 +182,36 @@ int main(int argc, char** argv) {
     // order and --order groups: values -> (gather) -> levels -> cells, and the decorated picture
     // the user exports (colormap, both hierarchy levels, colour bar, host-name axes).
     {
-      auto disk = ntv::Document::open(file);
+      auto disk = nt::viewer::Document::open(file);
       const std::size_t k = static_cast<std::size_t>(N - 1);
       const Stat read = measure(reps, [&](int) { (void)disk->data().matrix(k); });
       std::printf("%-34s %9.2f %9.2f %9.2f\n", "read one matrix (NetCDF)", read.median, read.min, read.cpu);
       auto one = std::make_unique<nt::MemoryDataset>(disk->data().info());
       one->append(disk->lengths()[k], disk->data().matrix(k));
-      auto doc = ntv::Document::adopt(std::move(one), file);
+      auto doc = nt::viewer::Document::adopt(std::move(one), file);
       doc->set_groups(groups_json);
       std::vector<std::pair<QString, std::vector<std::vector<int>>>> levels;
       for (const auto& [name, g] : doc->hierarchy()) levels.emplace_back(QString::fromStdString(name), g);
-      ntv::ComposeOptions deco;
+      nt::viewer::ComposeOptions deco;
       deco.decorate = true;
-      deco.colormap = ntv::Colormap::automatic;
+      deco.colormap = nt::viewer::Colormap::automatic;
       deco.hierarchy = &levels;
-      for (ntv::Order order : {ntv::Order::rank, ntv::Order::groups}) {
-        ntv::ViewSpec v;
+      for (nt::viewer::Order order : {nt::viewer::Order::rank, nt::viewer::Order::groups}) {
+        nt::viewer::ViewSpec v;
         v.order = order;
         (void)doc->render(v);
       }
       std::vector<double> render_ms[2], compose_ms[2], total_cpu[2];
       for (int r = 0; r < reps; ++r)
         for (int o = 0; o < 2; ++o) {
-          ntv::ViewSpec s;
-          s.order = o ? ntv::Order::groups : ntv::Order::rank;
+          nt::viewer::ViewSpec s;
+          s.order = o ? nt::viewer::Order::groups : nt::viewer::Order::rank;
           const double c0 = cpu_ms();
           auto t0 = Clock::now();
-          const ntv::ViewResult res = doc->render(s);
+          const nt::viewer::ViewResult res = doc->render(s);
           render_ms[o].push_back(ms_since(t0));
           t0 = Clock::now();
-          const QImage img = ntv::compose(res, deco);
+          const QImage img = nt::viewer::compose(res, deco);
           compose_ms[o].push_back(ms_since(t0));
           total_cpu[o].push_back(cpu_ms() - c0);
           if (img.width() < P) std::abort();
@@ -224,10 +224,10 @@ int main(int argc, char** argv) {
                     *std::min_element(sum.begin(), sum.end()), median_of(total_cpu[o]), median_of(render_ms[o]),
                     median_of(compose_ms[o]));
       }
-      ntv::ViewSpec grouped;
-      grouped.order = ntv::Order::groups;
-      const ntv::ViewResult res = doc->render(grouped);
-      const QImage img = ntv::compose(res, deco);
+      nt::viewer::ViewSpec grouped;
+      grouped.order = nt::viewer::Order::groups;
+      const nt::viewer::ViewResult res = doc->render(grouped);
+      const QImage img = nt::viewer::compose(res, deco);
       const Stat png = measure(std::max(1, reps / 3), [&](int) {
         QByteArray bytes;
         QBuffer buf(&bytes);
@@ -240,14 +240,14 @@ int main(int argc, char** argv) {
     if (animation) {
       // The animated GIF over every stored length (file-wide levels: one scan, then a frame per
       // length), once, in process: what --render-all NAME.gif does.
-      ntv::RenderOptions o;
+      nt::viewer::RenderOptions o;
       o.file = file;
       o.order = "groups";
       o.groups = groups_json;
       const std::string gif = file + ".gif";
       const double c0 = cpu_ms();
       const auto t0 = Clock::now();
-      const std::size_t frames = ntv::render_all(o, gif, true);
+      const std::size_t frames = nt::viewer::render_all(o, gif, true);
       std::printf("animated GIF, %zu frames (--order groups, decorated): %.0f ms wall, %.0f ms CPU, %.1f MiB\n", frames,
                   ms_since(t0), cpu_ms() - c0, static_cast<double>(std::filesystem::file_size(gif)) / (1024.0 * 1024.0));
     }
@@ -258,12 +258,12 @@ int main(int argc, char** argv) {
       return 0;
     }
 
-    const Stat open = measure(reps, [&](int) { auto d = ntv::Document::open(file); });
+    const Stat open = measure(reps, [&](int) { auto d = nt::viewer::Document::open(file); });
     std::printf("%-24s %9.2f %9.2f %9.2f\n", "open", open.median, open.min, open.cpu);
 
     const Stat first = measure(reps, [&](int) {
-      auto d = ntv::Document::open(file);
-      ntv::ViewSpec s;
+      auto d = nt::viewer::Document::open(file);
+      nt::viewer::ViewSpec s;
       (void)d->render(s);
     });
     std::printf("%-24s %9.2f %9.2f %9.2f\n", "open + first view", first.median, first.min, first.cpu);
@@ -271,11 +271,11 @@ int main(int argc, char** argv) {
     // The GUI path: the worker thread opens the file and renders, the results come back as
     // signals to this (GUI) thread. Wall time from open() to the rendered() signal.
     const Stat worker = measure(reps, [&](int) {
-      ntv::Session session;
+      nt::viewer::Session session;
       QEventLoop loop;
-      QObject::connect(&session, &ntv::Session::opened, &loop, [&] { session.request(ntv::ViewSpec{}); });
-      QObject::connect(&session, &ntv::Session::rendered, &loop, &QEventLoop::quit);
-      QObject::connect(&session, &ntv::Session::failed, &loop, [&](const QString& m) {
+      QObject::connect(&session, &nt::viewer::Session::opened, &loop, [&] { session.request(nt::viewer::ViewSpec{}); });
+      QObject::connect(&session, &nt::viewer::Session::rendered, &loop, &QEventLoop::quit);
+      QObject::connect(&session, &nt::viewer::Session::failed, &loop, [&](const QString& m) {
         std::fprintf(stderr, "%s\n", qPrintable(m));
         std::abort();
       });
@@ -284,9 +284,9 @@ int main(int argc, char** argv) {
     });
     std::printf("%-24s %9.2f %9.2f %9s\n", "worker: open + view", worker.median, worker.min, "-");
 
-    auto doc = ntv::Document::open(file);
+    auto doc = nt::viewer::Document::open(file);
     const Stat slider = measure(reps, [&](int r) {
-      ntv::ViewSpec s;
+      nt::viewer::ViewSpec s;
       s.k = static_cast<std::size_t>(1 + r % (N - 1));
       (void)doc->render(s);
     });
@@ -294,15 +294,15 @@ int main(int argc, char** argv) {
 
     const auto values = doc->data().matrix(static_cast<std::size_t>(N - 1)).values();
     const Stat image = measure(reps, [&](int) {
-      const auto r = ntv::range_of(values, P, P, ntv::ViewResult::kDiagIsRow);
-      const auto img = ntv::cells_image(values, P, P, ntv::levels_from(r, false, false));
+      const auto r = nt::viewer::range_of(values, P, P, nt::viewer::ViewResult::kDiagIsRow);
+      const auto img = nt::viewer::cells_image(values, P, P, nt::viewer::levels_from(r, false, false));
       if (img.width() != P) std::abort();
     });
     std::printf("%-24s %9.2f %9.2f %9.2f\n", "image only (P x P)", image.median, image.min, image.cpu);
 
     const Stat row = measure(reps, [&](int r) {
-      ntv::ViewSpec s;
-      s.view = ntv::ViewKind::row;
+      nt::viewer::ViewSpec s;
+      s.view = nt::viewer::ViewKind::row;
       s.rank = (r * 97) % P;
       (void)doc->render(s);
     });
@@ -310,8 +310,8 @@ int main(int argc, char** argv) {
 
     const auto t0 = Clock::now();
     const double c0 = cpu_ms();
-    ntv::ViewSpec s;
-    s.normalize = ntv::Normalize::file;
+    nt::viewer::ViewSpec s;
+    s.normalize = nt::viewer::Normalize::file;
     (void)doc->render(s);
     std::printf("file normalisation scan (once, %d matrices): %.0f ms wall, %.0f ms CPU\n", N, ms_since(t0), cpu_ms() - c0);
 

@@ -5,13 +5,13 @@
 #include <cmath>
 #include <filesystem>
 
-#include "document.hpp"
+#include "nt/viewer/document.hpp"
 #include "fixtures.hpp"
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
 #include "nt/raw_file.hpp"
 
-using namespace ntv;
+using namespace nt::viewer;
 namespace fs = std::filesystem;
 
 namespace {

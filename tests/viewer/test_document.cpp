@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "document.hpp"
+#include "nt/viewer/document.hpp"
 #include "fixtures.hpp"
-#include "render.hpp"
+#include "nt/viewer/render.hpp"
 #include "nt/error.hpp"
 
-using namespace ntv;
+using namespace nt::viewer;
 namespace fs = std::filesystem;
 
 namespace {

@@ -13,14 +13,14 @@
 #include <fstream>
 
 #include "fixtures.hpp"
-#include "image_view.hpp"
-#include "main_window.hpp"
-#include "models.hpp"
-#include "session.hpp"
+#include "nt/viewer/image_view.hpp"
+#include "nt/viewer/main_window.hpp"
+#include "nt/viewer/models.hpp"
+#include "nt/viewer/session.hpp"
 #include "nt/raw_file.hpp"
-#include "render.hpp"
+#include "nt/viewer/render.hpp"
 
-using namespace ntv;
+using namespace nt::viewer;
 namespace fs = std::filesystem;
 
 class TestGui : public QObject {

@@ -7,13 +7,13 @@
 #include <filesystem>
 #include <random>
 
-#include "document.hpp"
+#include "nt/viewer/document.hpp"
 #include "fixtures.hpp"
-#include "plot.hpp"
+#include "nt/viewer/plot.hpp"
 #include "nt/error.hpp"
 #include "nt/raw_file.hpp"
 
-using namespace ntv;
+using namespace nt::viewer;
 namespace fs = std::filesystem;
 
 namespace {

@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <random>
 
-#include "pyramid.hpp"
-#include "render.hpp"
+#include "nt/viewer/pyramid.hpp"
+#include "nt/viewer/render.hpp"
 
-using namespace ntv;
+using namespace nt::viewer;
 
 class TestRender : public QObject {
   Q_OBJECT

@@ -15,9 +15,9 @@
 #include <mutex>
 #include <optional>
 
-#include "view_spec.hpp"
+#include "nt/viewer/view_spec.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 class Document;
 
@@ -43,9 +43,9 @@ class Session : public QObject {
   void cancel();
 
  signals:
-  void opened(const ntv::DocumentInfo& info);
-  void changed(const ntv::DocumentInfo& info);  // compare file or groups added
-  void rendered(const ntv::ViewResult& result);
+  void opened(const nt::viewer::DocumentInfo& info);
+  void changed(const nt::viewer::DocumentInfo& info);  // compare file or groups added
+  void rendered(const nt::viewer::ViewResult& result);
   void failed(const QString& message);
   void cancelled();
   void progress(int done, int total);
@@ -69,4 +69,4 @@ class Session : public QObject {
   int value_limit_ = -1;  // -1: the Document's default
 };
 
-}  // namespace ntv
+}  // namespace nt::viewer

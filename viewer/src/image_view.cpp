@@ -1,4 +1,4 @@
-#include "image_view.hpp"
+#include "nt/viewer/image_view.hpp"
 
 #include <QFontMetricsF>
 #include <QLinearGradient>
@@ -10,11 +10,11 @@
 #include <cmath>
 #include <limits>
 
-#include "pyramid.hpp"
-#include "render.hpp"
+#include "nt/viewer/pyramid.hpp"
+#include "nt/viewer/render.hpp"
 #include "nt/units.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 ImageView::ImageView(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
@@ -426,4 +426,4 @@ void ImageView::resizeEvent(QResizeEvent*) {
   if (fitted_) fit();
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer

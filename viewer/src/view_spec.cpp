@@ -1,11 +1,11 @@
-#include "view_spec.hpp"
+#include "nt/viewer/view_spec.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <utility>
 
-namespace ntv {
+namespace nt::viewer {
 namespace {
 // The command-line and GUI names of each choice, in the order the GUI lists them.
 constexpr std::array<std::pair<ViewKind, std::string_view>, 7> kViews{
@@ -94,4 +94,4 @@ double PlotGeometry::y_to_px(double y) const {
   return area.bottom() - t * area.height();
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "nt/dataset.hpp"
-#include "render.hpp"
-#include "view_spec.hpp"
+#include "nt/viewer/render.hpp"
+#include "nt/viewer/view_spec.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 // Thrown by Document::render when Progress::cancelled() returned true.
 struct Cancelled {};
@@ -140,4 +140,4 @@ class Document {
   bool probe_tried_ = false;
 };
 
-}  // namespace ntv
+}  // namespace nt::viewer

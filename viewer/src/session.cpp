@@ -1,21 +1,21 @@
-#include "session.hpp"
+#include "nt/viewer/session.hpp"
 
 #include <QMetaObject>
 
 #include <chrono>
 #include <exception>
 
-#include "document.hpp"
+#include "nt/viewer/document.hpp"
 #include "nt/error.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 namespace {
 void registerTypes() {
   static const bool done = [] {
-    qRegisterMetaType<ntv::ViewSpec>();
-    qRegisterMetaType<ntv::ViewResult>();
-    qRegisterMetaType<ntv::DocumentInfo>();
+    qRegisterMetaType<nt::viewer::ViewSpec>();
+    qRegisterMetaType<nt::viewer::ViewResult>();
+    qRegisterMetaType<nt::viewer::DocumentInfo>();
     return true;
   }();
   (void)done;
@@ -156,4 +156,4 @@ void Session::processPending() {
   emit busyChanged(false);
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer

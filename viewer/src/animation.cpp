@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "nt/error.hpp"
-#include "render.hpp"
+#include "nt/viewer/render.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 QList<QRgb> animation_palette(Colormap c) {
   QList<QRgb> p;
@@ -110,4 +110,4 @@ void GifWriter::finish() {
   if (!out_) throw nt::Error("cannot finish the GIF: the output stream failed");
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer

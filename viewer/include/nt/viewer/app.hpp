@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "view_spec.hpp"
+#include "nt/viewer/view_spec.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 struct RenderOptions {
   std::string file;
@@ -60,4 +60,4 @@ void keep_large_buffers();
 // main(): parses the command line, renders headless or starts the GUI.
 int run(int argc, char** argv);
 
-}  // namespace ntv
+}  // namespace nt::viewer

@@ -11,11 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "view_spec.hpp"
+#include "nt/viewer/view_spec.hpp"
 
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
 class QListWidget;
 class QProgressBar;
@@ -27,7 +28,7 @@ namespace nt {
 class PendingOutput;
 }
 
-namespace ntv {
+namespace nt::viewer {
 
 class HostsModel;
 class ImageView;
@@ -100,9 +101,9 @@ class MainWindow : public QMainWindow {
   void errorShown(const QString& message);
 
  private slots:
-  void onOpened(const ntv::DocumentInfo& info);
-  void onChanged(const ntv::DocumentInfo& info);
-  void onRendered(const ntv::ViewResult& r);
+  void onOpened(const nt::viewer::DocumentInfo& info);
+  void onChanged(const nt::viewer::DocumentInfo& info);
+  void onRendered(const nt::viewer::ViewResult& r);
   void onFailed(const QString& message);
   void onBusy(bool busy);
   void onProgress(int done, int total);
@@ -114,7 +115,20 @@ class MainWindow : public QMainWindow {
   void plotFileDialog();
 
  private:
+  // The window in the order it is built: the picture, menus, the docked controls and file
+  // tables, the status bar, then what each control change asks for.
   void buildUi();
+  void buildCentral();
+  void buildMenus();
+  void buildControlsDock();
+  void addViewRows(QFormLayout* form);
+  void addPinnedPairs(QFormLayout* form);
+  void addLevelRows(QFormLayout* form);
+  void addLevelRow(QFormLayout* form, QCheckBox*& set, QDoubleSpinBox*& spin, const QString& name);
+  void addDisplayRows(QFormLayout* form);
+  void buildInfoDock();
+  void buildStatusBar();
+  void connectControls();
   // Writes an export through the output discipline; a failure goes to the error bar.
   bool saveOutput(const QString& path, const std::function<void(nt::PendingOutput&)>& write);
   void updateEnabled();
@@ -159,4 +173,4 @@ class MainWindow : public QMainWindow {
   QPushButton* cancel_ = nullptr;
 };
 
-}  // namespace ntv
+}  // namespace nt::viewer

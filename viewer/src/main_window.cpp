@@ -1,4 +1,4 @@
-#include "main_window.hpp"
+#include "nt/viewer/main_window.hpp"
 
 #include <QAction>
 #include <QApplication>
@@ -28,16 +28,16 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "image_view.hpp"
-#include "models.hpp"
-#include "render.hpp"
-#include "session.hpp"
+#include "nt/viewer/image_view.hpp"
+#include "nt/viewer/models.hpp"
+#include "nt/viewer/render.hpp"
+#include "nt/viewer/session.hpp"
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
 #include "nt/output.hpp"
 #include "nt/units.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 // ---- LengthSpinBox ----
 void LengthSpinBox::setLengths(const std::vector<std::int64_t>& lengths) {
@@ -97,6 +97,17 @@ MainWindow::~MainWindow() {
 void MainWindow::buildUi() {
   setWindowTitle(QStringLiteral("network_viewer"));
   setWindowIcon(QIcon::fromTheme(QStringLiteral("network_viewer")));
+  buildCentral();
+  buildMenus();
+  buildControlsDock();
+  buildInfoDock();
+  buildStatusBar();
+  connectControls();
+  resize(1200, 800);
+}
+
+// The picture with the error bar above it.
+void MainWindow::buildCentral() {
   view_ = new ImageView;
   errorLabel_ = new QLabel;
   errorLabel_->setObjectName(QStringLiteral("errorLabel"));
@@ -109,8 +120,10 @@ void MainWindow::buildUi() {
   cl->addWidget(errorLabel_);
   cl->addWidget(view_, 1);
   setCentralWidget(central);
+}
 
-  // Menus and toolbar.
+// The File and View menus.
+void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::openDialog);
   file->addAction(tr("&Compare with..."), this, &MainWindow::compareDialog);
@@ -128,10 +141,24 @@ void MainWindow::buildUi() {
   viewMenu->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, view_, &ImageView::zoomIn);
   viewMenu->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, view_, &ImageView::zoomOut);
   viewMenu->addAction(tr("&Fit"), QKeySequence(tr("Ctrl+0")), view_, &ImageView::fit);
+}
 
-  // Controls.
+// The form of every view setting, docked left.
+void MainWindow::buildControlsDock() {
   auto* controls = new QWidget;
   auto* form = new QFormLayout(controls);
+  addViewRows(form);
+  addPinnedPairs(form);
+  addLevelRows(form);
+  addDisplayRows(form);
+  auto* controlsDock = new QDockWidget(tr("Controls"), this);
+  controlsDock->setObjectName(QStringLiteral("controlsDock"));
+  controlsDock->setWidget(controls);
+  addDockWidget(Qt::LeftDockWidgetArea, controlsDock);
+}
+
+// What is drawn: the view, its message length, rank and pair.
+void MainWindow::addViewRows(QFormLayout* form) {
   viewBox_ = new QComboBox;
   viewBox_->setObjectName(QStringLiteral("viewBox"));
   for (ViewKind v : {ViewKind::matrix, ViewKind::row, ViewKind::column, ViewKind::pair, ViewKind::deviation,
@@ -158,7 +185,10 @@ void MainWindow::buildUi() {
   prow->addWidget(new QLabel(QStringLiteral("->")));
   prow->addWidget(receiverSpin_);
   form->addRow(tr("Pair"), prow);
-  // Pinned pairs: further curves of the pair view.
+}
+
+// Pinned pairs: further curves of the pair view.
+void MainWindow::addPinnedPairs(QFormLayout* form) {
   pairsList_ = new QListWidget;
   pairsList_->setObjectName(QStringLiteral("pairsList"));
   pairsList_->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -182,6 +212,10 @@ void MainWindow::buildUi() {
     qDeleteAll(items);
     requestView();
   });
+}
+
+// Where the grey levels come from: normalisation, window, fixed white and black, log scale.
+void MainWindow::addLevelRows(QFormLayout* form) {
   normBox_ = new QComboBox;
   normBox_->setObjectName(QStringLiteral("normBox"));
   for (Normalize n : {Normalize::matrix, Normalize::file, Normalize::window})
@@ -194,25 +228,8 @@ void MainWindow::buildUi() {
   wrow->addWidget(new QLabel(QStringLiteral("..")));
   wrow->addWidget(winTo_);
   form->addRow(tr("Window"), wrow);
-  auto levelRow = [&](QCheckBox*& set, QDoubleSpinBox*& spin, const QString& name) {
-    set = new QCheckBox(tr("fix"));
-    spin = new QDoubleSpinBox;
-    spin->setDecimals(4);
-    spin->setRange(-1e9, 1e9);
-    spin->setSuffix(QStringLiteral(" µs"));
-    spin->setEnabled(false);
-    auto* row = new QHBoxLayout;
-    row->addWidget(set);
-    row->addWidget(spin, 1);
-    form->addRow(name, row);
-    connect(set, &QCheckBox::toggled, spin, &QWidget::setEnabled);
-    connect(set, &QCheckBox::toggled, this, &MainWindow::requestView);
-    connect(spin, &QDoubleSpinBox::valueChanged, this, [this, set] {
-      if (set->isChecked()) requestView();
-    });
-  };
-  levelRow(whiteSet_, whiteSpin_, tr("White"));
-  levelRow(blackSet_, blackSpin_, tr("Black"));
+  addLevelRow(form, whiteSet_, whiteSpin_, tr("White"));
+  addLevelRow(form, blackSet_, blackSpin_, tr("Black"));
   relativeBox_ = new QCheckBox(tr("relative deviation (/ value)"));
   relativeBox_->setObjectName(QStringLiteral("relativeBox"));
   form->addRow(QString(), relativeBox_);
@@ -222,6 +239,29 @@ void MainWindow::buildUi() {
   groupsBox_->setChecked(true);
   form->addRow(QString(), logBox_);
   form->addRow(QString(), groupsBox_);
+}
+
+// A level ("White", "Black") fixed by the user: a check box and the value beside it.
+void MainWindow::addLevelRow(QFormLayout* form, QCheckBox*& set, QDoubleSpinBox*& spin, const QString& name) {
+  set = new QCheckBox(tr("fix"));
+  spin = new QDoubleSpinBox;
+  spin->setDecimals(4);
+  spin->setRange(-1e9, 1e9);
+  spin->setSuffix(QStringLiteral(" µs"));
+  spin->setEnabled(false);
+  auto* row = new QHBoxLayout;
+  row->addWidget(set);
+  row->addWidget(spin, 1);
+  form->addRow(name, row);
+  connect(set, &QCheckBox::toggled, spin, &QWidget::setEnabled);
+  connect(set, &QCheckBox::toggled, this, &MainWindow::requestView);
+  connect(spin, &QDoubleSpinBox::valueChanged, this, [this, set] {
+    if (set->isChecked()) requestView();
+  });
+}
+
+// How cells become pixels: colormap, rank order, and a pixel showing several cells.
+void MainWindow::addDisplayRows(QFormLayout* form) {
   mapBox_ = new QComboBox;
   mapBox_->setObjectName(QStringLiteral("mapBox"));
   for (Colormap c : {Colormap::automatic, Colormap::viridis, Colormap::grey, Colormap::diverging})
@@ -245,12 +285,10 @@ void MainWindow::buildUi() {
   connect(mapBox_, &QComboBox::currentIndexChanged, this,
           [this] { view_->setColormap(static_cast<Colormap>(mapBox_->currentData().toInt())); });
   connect(orderBox_, &QComboBox::currentIndexChanged, this, &MainWindow::requestView);
+}
 
-  auto* controlsDock = new QDockWidget(tr("Controls"), this);
-  controlsDock->setObjectName(QStringLiteral("controlsDock"));
-  controlsDock->setWidget(controls);
-  addDockWidget(Qt::LeftDockWidgetArea, controlsDock);
-
+// The file's parameters and hosts, in tabs docked below the controls.
+void MainWindow::buildInfoDock() {
   auto* tabs = new QTabWidget;
   auto makeTable = [](QAbstractItemModel* m) {
     auto* t = new QTableView;
@@ -269,7 +307,10 @@ void MainWindow::buildUi() {
   infoDock->setObjectName(QStringLiteral("infoDock"));
   infoDock->setWidget(tabs);
   addDockWidget(Qt::LeftDockWidgetArea, infoDock);
+}
 
+// Hover text, level of detail, "cut short", progress and Cancel.
+void MainWindow::buildStatusBar() {
   hoverLabel_ = new QLabel;
   hoverLabel_->setObjectName(QStringLiteral("hoverLabel"));
   progress_ = new QProgressBar;
@@ -289,9 +330,11 @@ void MainWindow::buildUi() {
   statusBar()->addPermanentWidget(progress_);
   statusBar()->addPermanentWidget(cancel_);
   connect(cancel_, &QPushButton::clicked, session_, &Session::cancel);
+}
 
-  // Every control change asks the worker for a new view; the view and the normalisation also
-  // decide which controls apply.
+// Every control change asks the worker for a new view; the view and the normalisation also
+// decide which controls apply.
+void MainWindow::connectControls() {
   for (QComboBox* b : {viewBox_, normBox_})
     connect(b, &QComboBox::currentIndexChanged, this, [this] {
       updateEnabled();
@@ -307,7 +350,6 @@ void MainWindow::buildUi() {
   connect(view_, &ImageView::cellHovered, this, [this](int r, int c) { hoverLabel_->setText(hoverText(r, c)); });
   connect(view_, &ImageView::hoverLeft, hoverLabel_, &QLabel::clear);
   connect(view_, &ImageView::detailChanged, detailLabel_, &QLabel::setText);
-  resize(1200, 800);
 }
 
 void MainWindow::updateEnabled() {
@@ -626,4 +668,4 @@ void MainWindow::exportDialog() {
   if (!f.isEmpty()) exportPng(f);
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer

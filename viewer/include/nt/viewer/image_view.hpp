@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "view_spec.hpp"
+#include "nt/viewer/view_spec.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 class Pyramid;
 
@@ -117,4 +117,4 @@ class ImageView : public QWidget {
   QPointF dragStart_, offsetStart_;
 };
 
-}  // namespace ntv
+}  // namespace nt::viewer

@@ -1,4 +1,4 @@
-#include "render.hpp"
+#include "nt/viewer/render.hpp"
 
 #include <QBuffer>
 #include <QFont>
@@ -14,12 +14,12 @@
 #include <fmt/format.h>
 
 #include "nt/error.hpp"
-#include "pyramid.hpp"
+#include "nt/viewer/pyramid.hpp"
 #include "nt/output.hpp"
 #include "nt/validate.hpp"
 #include "nt/units.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 Range range_of(std::span<const double> values, int rows, int cols, int diag_col) {
   // Tight loops over the off-diagonal parts of each row; NaN and infinities are skipped.
@@ -471,15 +471,18 @@ std::vector<std::vector<int>> displayed_groups(const std::vector<std::vector<int
   return out;
 }
 
-QImage compose(const ViewResult& r, const ComposeOptions& o) {
-  if (r.plot) {
-    return r.cells;
-  }
-  const Colormap cmap = resolve_colormap(o.colormap, r.symmetric());
-  // Undecorated output keeps one grey level per cell (scripts read values back) unless the
-  // user asked for a colormap.
-  const bool colour = !(o.raw && (o.colormap == Colormap::automatic || o.colormap == Colormap::grey));
-  // Scale the cells (nearest neighbour, so that every cell stays a flat block).
+namespace {
+// The group outlines of a picture, finest level first: (name, groups in displayed positions).
+using OutlineLevels = std::vector<std::pair<QString, std::vector<std::vector<int>>>>;
+
+// Where the cells are in a decorated picture, in pixels.
+struct CellBox {
+  int left, top, w, h;
+};
+
+// The size of the cell area: o.size on the longest side, else (decorated, under 512 cells) a
+// whole number of pixels per cell up to 512, else one pixel per cell.
+QSize cell_area_size(const ViewResult& r, const ComposeOptions& o) {
   int w = r.cols, h = r.rows;
   const int longest = std::max(w, h);
   if (o.size > 0 && longest > 0) {
@@ -491,6 +494,13 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
     w = r.cols * f;
     h = r.rows * f;
   }
+  return {w, h};
+}
+
+// The cells scaled to `size` (nearest neighbour, so that every cell stays a flat block), in
+// colour unless `colour` is false.
+QImage scaled_cells(const ViewResult& r, QSize size, bool colour, Colormap cmap) {
+  const int w = size.width(), h = size.height();
   QImage cells = r.cells;
   const int f = std::max(r.cols / std::max(w, 1), r.rows / std::max(h, 1));
   // Shrinking: each block of cells reduced to one pixel first (its darkest cell by default, so
@@ -501,65 +511,62 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
   }
   if (colour) cells = colorize(cells, cmap, f >= 2 ? nullptr : r.values.get(), f >= 2 ? nullptr : r.nodata.get());
   if (w != cells.width() || h != cells.height()) cells = cells.scaled(w, h, Qt::IgnoreAspectRatio, Qt::FastTransformation);
-  // Raw pixels stay data: no outline is ever painted over them (the CLI refuses --groups with
-  // --raw-pixels unless the groups only order the ranks).
+  return cells;
+}
+
+// The outlines to draw: every hierarchy level, else the groups; none on slices. Raw pixels stay
+// data: no outline is ever painted over them (the CLI refuses --groups with --raw-pixels unless
+// the groups only order the ranks).
+OutlineLevels outline_levels(const ViewResult& r, const ComposeOptions& o) {
   const bool outlined = r.diag_col == ViewResult::kDiagIsRow && !o.raw;
-  std::vector<std::pair<QString, std::vector<std::vector<int>>>> levels;
+  OutlineLevels levels;
   if (outlined && o.hierarchy && !o.hierarchy->empty()) {
     for (const auto& [name, g] : *o.hierarchy) levels.emplace_back(name, displayed_groups(g, r.order));
   } else if (outlined && o.groups && !o.groups->empty()) {
     levels.emplace_back(QStringLiteral("group"), displayed_groups(*o.groups, r.order));
   }
-  auto paint_levels = [&](QPainter& p, const QRectF& area) {
-    for (std::size_t l = levels.size(); l-- > 0;) paint_groups(p, area, r.rows, r.cols, levels[l].second, static_cast<int>(l));
-  };
-  if (!o.decorate && levels.empty()) return cells;
-  if (!o.decorate) {
-    QImage out = cells.convertToFormat(QImage::Format_RGB32);
-    QPainter p(&out);
-    paint_levels(p, QRectF(0, 0, w, h));
-    return out;
-  }
+  return levels;
+}
 
-  const int left = 96, top = r.note.isEmpty() ? 40 : 58, bottom = 60 + 18 * static_cast<int>(levels.size()), right = 150;
-  QImage out(left + w + right, top + h + bottom, QImage::Format_RGB32);
-  out.fill(Qt::white);
-  QPainter p(&out);
-  QFont font = p.font();
-  font.setPixelSize(12);
-  p.setFont(font);
-  p.drawImage(QPoint(left, top), cells);
-  const QRectF area(left, top, w, h);
-  paint_levels(p, area);
-  p.setPen(Qt::black);
-  p.drawRect(area.adjusted(-0.5, -0.5, 0.5, 0.5));
-  p.drawText(QRectF(0, 6, out.width(), 24), Qt::AlignHCenter | Qt::AlignVCenter, r.title);
-  if (!r.note.isEmpty()) paint_note(p, QRectF(0, 30, out.width(), 18), r.note);
-  // Ticks: ranks (or host names where known and readable), or message lengths for the rows
-  // of row/column views.
-  auto ticks = [](int n, double px) {
-    std::vector<int> t;
-    const int want = std::max(2, static_cast<int>(px / 40));
-    const int step = std::max(1, static_cast<int>(std::ceil(double(n) / want)));
-    for (int i = 0; i < n; i += step) t.push_back(i);
-    return t;
-  };
-  // Runs of the same host along a rank axis, labelled once each when they fit.
-  struct Run { int a, b; QString host; };
-  auto host_runs = [&](int n, double px) {
-    std::vector<Run> runs;
-    if (static_cast<int>(r.axis_hosts.size()) != n) return runs;
-    for (int i = 0; i < n; ++i) {
-      const QString& hn = r.axis_hosts[static_cast<std::size_t>(i)];
-      if (hn.isEmpty()) return std::vector<Run>{};
-      if (!runs.empty() && runs.back().host == hn) runs.back().b = i;
-      else runs.push_back({i, i, hn});
-    }
-    // Scattered hosts (rank order of a shuffled run) would give a label per cell: rank numbers then.
-    if (runs.size() * 16.0 > px || (n > 1 && runs.size() * 2 > static_cast<std::size_t>(n))) return std::vector<Run>{};
-    return runs;
-  };
-  const auto col_runs = host_runs(r.cols, w);
+void paint_outlines(QPainter& p, const QRectF& area, const ViewResult& r, const OutlineLevels& levels) {
+  for (std::size_t l = levels.size(); l-- > 0;) paint_groups(p, area, r.rows, r.cols, levels[l].second, static_cast<int>(l));
+}
+
+// Every step-th of n positions, about one per 40 pixels of `px`.
+std::vector<int> spaced_ticks(int n, double px) {
+  std::vector<int> t;
+  const int want = std::max(2, static_cast<int>(px / 40));
+  const int step = std::max(1, static_cast<int>(std::ceil(double(n) / want)));
+  for (int i = 0; i < n; i += step) t.push_back(i);
+  return t;
+}
+
+// Positions a..b of a rank axis on one host.
+struct HostRun {
+  int a, b;
+  QString host;
+};
+
+// Runs of the same host along a rank axis of n positions, labelled once each when they fit;
+// none when a host is unknown or the hosts are scattered (rank order of a shuffled run would
+// give a label per cell: rank numbers then).
+std::vector<HostRun> host_runs(const ViewResult& r, int n, double px) {
+  std::vector<HostRun> runs;
+  if (static_cast<int>(r.axis_hosts.size()) != n) return runs;
+  for (int i = 0; i < n; ++i) {
+    const QString& hn = r.axis_hosts[static_cast<std::size_t>(i)];
+    if (hn.isEmpty()) return std::vector<HostRun>{};
+    if (!runs.empty() && runs.back().host == hn) runs.back().b = i;
+    else runs.push_back({i, i, hn});
+  }
+  if (runs.size() * 16.0 > px || (n > 1 && runs.size() * 2 > static_cast<std::size_t>(n))) return std::vector<HostRun>{};
+  return runs;
+}
+
+// Ticks under the columns: host names where known and readable, else ranks.
+void paint_column_labels(QPainter& p, const QFont& font, const ViewResult& r, const CellBox& b) {
+  const int left = b.left, top = b.top, w = b.w, h = b.h;
+  const auto col_runs = host_runs(r, r.cols, w);
   if (!col_runs.empty()) {
     p.save();
     for (const auto& ru : col_runs) {
@@ -570,13 +577,19 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
     }
     p.restore();
   } else {
-    for (int c : ticks(r.cols, w)) {
+    for (int c : spaced_ticks(r.cols, w)) {
       const double x = left + (c + 0.5) * w / r.cols;
       p.drawLine(QPointF(x, top + h), QPointF(x, top + h + 4));
       p.drawText(QRectF(x - 30, top + h + 5, 60, 16), Qt::AlignHCenter, QString::number(r.rank_at(c)));
     }
   }
-  const auto row_runs = r.row_lengths.empty() ? host_runs(r.rows, h) : std::vector<Run>{};
+}
+
+// Ticks left of the rows: message lengths of row/column views, else host names where known
+// and readable, else ranks.
+void paint_row_labels(QPainter& p, const QFont& font, const ViewResult& r, const CellBox& b) {
+  const int left = b.left, top = b.top, h = b.h;
+  const auto row_runs = r.row_lengths.empty() ? host_runs(r, r.rows, h) : std::vector<HostRun>{};
   if (!row_runs.empty()) {
     for (const auto& ru : row_runs) {
       const double y0 = top + double(ru.a) * h / r.rows, y1 = top + double(ru.b + 1) * h / r.rows;
@@ -585,7 +598,7 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
                  QFontMetrics(font).elidedText(ru.host, Qt::ElideMiddle, left - 10));
     }
   } else {
-    for (int rr : ticks(r.rows, h)) {
+    for (int rr : spaced_ticks(r.rows, h)) {
       const double y = top + (rr + 0.5) * h / r.rows;
       p.drawLine(QPointF(left - 4, y), QPointF(left, y));
       const QString t = rr < static_cast<int>(r.row_lengths.size())
@@ -594,6 +607,11 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
       p.drawText(QRectF(0, y - 8, left - 6, 16), Qt::AlignRight | Qt::AlignVCenter, t);
     }
   }
+}
+
+// The column title below and the row title left, with the rank order when it is not by rank.
+void paint_axis_titles(QPainter& p, const ViewResult& r, const CellBox& b) {
+  const int left = b.left, top = b.top, w = b.w, h = b.h;
   const QString order_note = r.spec.order == Order::rank ? QString()
                              : QStringLiteral(" (ordered by %1)").arg(QString::fromLatin1(order_name(r.spec.order).data()));
   p.drawText(QRectF(left, top + h + 24, w, 18), Qt::AlignHCenter, r.col_label + order_note);
@@ -602,7 +620,12 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
   p.rotate(-90);
   p.drawText(QRectF(-h / 2.0, -10, h, 20), Qt::AlignHCenter | Qt::AlignVCenter, r.row_label + order_note);
   p.restore();
-  // Legend for the outlines: one line per hierarchy level.
+}
+
+// Legend for the outlines below the axis title: one line per hierarchy level, `right` pixels
+// of room right of the cells.
+void paint_outline_legend(QPainter& p, const OutlineLevels& levels, const CellBox& b, int right) {
+  const int left = b.left, top = b.top, w = b.w, h = b.h;
   for (std::size_t l = 0; l < levels.size(); ++l) {
     const double y = top + h + 50 + 18.0 * static_cast<double>(l);
     QPen pen = l == 0 ? QPen(group_color(0), 2.5) : QPen(l % 2 ? QColor(0, 0, 0) : QColor(140, 140, 140), 3.5, Qt::DashLine);
@@ -617,6 +640,48 @@ QImage compose(const ViewResult& r, const ComposeOptions& o) {
                QStringLiteral("%1 outlines: %2 groups%3").arg(levels[l].first).arg(levels[l].second.size())
                    .arg(l == 0 ? QStringLiteral(" (one colour each)") : QString()));
   }
+}
+}  // namespace
+
+QImage compose(const ViewResult& r, const ComposeOptions& o) {
+  if (r.plot) {
+    return r.cells;
+  }
+  const Colormap cmap = resolve_colormap(o.colormap, r.symmetric());
+  // Undecorated output keeps one grey level per cell (scripts read values back) unless the
+  // user asked for a colormap.
+  const bool colour = !(o.raw && (o.colormap == Colormap::automatic || o.colormap == Colormap::grey));
+  const QSize size = cell_area_size(r, o);
+  const int w = size.width(), h = size.height();
+  QImage cells = scaled_cells(r, size, colour, cmap);
+  const OutlineLevels levels = outline_levels(r, o);
+  if (!o.decorate && levels.empty()) return cells;
+  if (!o.decorate) {
+    QImage out = cells.convertToFormat(QImage::Format_RGB32);
+    QPainter p(&out);
+    paint_outlines(p, QRectF(0, 0, w, h), r, levels);
+    return out;
+  }
+
+  const int left = 96, top = r.note.isEmpty() ? 40 : 58, bottom = 60 + 18 * static_cast<int>(levels.size()), right = 150;
+  QImage out(left + w + right, top + h + bottom, QImage::Format_RGB32);
+  out.fill(Qt::white);
+  QPainter p(&out);
+  QFont font = p.font();
+  font.setPixelSize(12);
+  p.setFont(font);
+  p.drawImage(QPoint(left, top), cells);
+  const QRectF area(left, top, w, h);
+  paint_outlines(p, area, r, levels);
+  p.setPen(Qt::black);
+  p.drawRect(area.adjusted(-0.5, -0.5, 0.5, 0.5));
+  p.drawText(QRectF(0, 6, out.width(), 24), Qt::AlignHCenter | Qt::AlignVCenter, r.title);
+  if (!r.note.isEmpty()) paint_note(p, QRectF(0, 30, out.width(), 18), r.note);
+  const CellBox box{left, top, w, h};
+  paint_column_labels(p, font, r, box);
+  paint_row_labels(p, font, r, box);
+  paint_axis_titles(p, r, box);
+  paint_outline_legend(p, levels, box, right);
   // Colour bar: black level at the top, ticks in the file's units.
   const QRectF bar(left + w + 20, top, 18, std::max(120, h - 40));
   paint_colorbar(p, bar, r.levels, colour ? cmap : Colormap::grey, r.unit(), colour);
@@ -675,4 +740,4 @@ std::string svg_document(const QImage& img) {
          png.toBase64().toStdString() + "\"/>\n</svg>\n";
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer

@@ -1,9 +1,9 @@
-#include "pyramid.hpp"
+#include "nt/viewer/pyramid.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace ntv {
+namespace nt::viewer {
 
 namespace {
 // Small blocks keep their levels and select the median; from 16 x 16 cells on, a histogram of
@@ -155,4 +155,4 @@ const Pyramid::Level& Pyramid::level(int L, Reduce mode) {
   return built_.emplace(key, std::move(lv)).first->second;
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer

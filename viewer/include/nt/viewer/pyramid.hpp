@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "view_spec.hpp"
+#include "nt/viewer/view_spec.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 // Reduces rows of grey cells (cells_image's levels: darker = larger value) f x f blocks at a
 // time. Reduce::max keeps the darkest cell of a block; Reduce::median the median grey level of
@@ -78,4 +78,4 @@ class Pyramid {
   std::map<std::pair<int, Reduce>, Level> built_;
 };
 
-}  // namespace ntv
+}  // namespace nt::viewer

@@ -1,9 +1,9 @@
-#include "models.hpp"
+#include "nt/viewer/models.hpp"
 
 #include "nt/types.hpp"
 #include "nt/units.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 namespace {
 QString q(const std::string& s) { return QString::fromStdString(s); }
@@ -129,4 +129,4 @@ QVariant HostsModel::cell(int row, int column, int role) const {
   return {};
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer

@@ -12,9 +12,9 @@
 #include <span>
 #include <vector>
 
-#include "view_spec.hpp"
+#include "nt/viewer/view_spec.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 struct AxisTicks {
   std::vector<double> at;  // positions in data units (bytes, seconds)
@@ -47,4 +47,4 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& style, 
 // Colour of curve i: the first is the viewer's dark blue, then a colour-blind-safe palette.
 QColor curve_color(std::size_t i);
 
-}  // namespace ntv
+}  // namespace nt::viewer

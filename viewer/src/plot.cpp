@@ -1,4 +1,4 @@
-#include "plot.hpp"
+#include "nt/viewer/plot.hpp"
 
 #include <QFontMetrics>
 #include <QPainter>
@@ -12,9 +12,9 @@
 
 #include "nt/units.hpp"
 #include "nt/validate.hpp"
-#include "render.hpp"
+#include "nt/viewer/render.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 namespace {
 
@@ -170,18 +170,19 @@ QColor band_color(std::size_t i, const QColor& c) {
   b.setAlpha(60);
   return b;
 }
-}  // namespace
 
-QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int width, int height,
-                  PlotGeometry* geometry, AxisTicks* x_ticks, AxisTicks* y_ticks) {
-  QImage img(width, height, QImage::Format_RGB32);
-  img.fill(Qt::white);
+// Margins of the plot area in image pixels (the top one grows with a note under the title).
+constexpr double kPlotLeft = 96, kPlotRight = 24, kPlotBottom = 56;
+
+// The plot area and the data ranges of the axes over every curve: log length axis for
+// geometric sweeps (with a 0 B slot when 0 B is stored), delays from zero (linear) or padded
+// by 1.25x (log), bands included. `binary` receives the length unit family.
+PlotGeometry fit_axes(const std::vector<PlotCurve>& curves, const PlotStyle& st, int width, int height, bool& binary) {
   PlotGeometry g;
-  const double left = 96, right = 24, top = st.note.isEmpty() ? 34 : 50, bottom = 56;
-  g.area = QRectF(left, top, std::max(10.0, width - left - right), std::max(10.0, height - top - bottom));
+  const double top = st.note.isEmpty() ? 34 : 50;
+  g.area = QRectF(kPlotLeft, top, std::max(10.0, width - kPlotLeft - kPlotRight),
+                  std::max(10.0, height - top - kPlotBottom));
   g.y_log = st.y_log;
-
-  // Ranges over every curve.
   std::vector<double> xs;
   Range yr;
   bool zero = false;
@@ -196,7 +197,7 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
       yr.add(c.y[i]);
     }
   }
-  const bool binary = binary_lengths(xs);
+  binary = binary_lengths(xs);
   g.x_log = log_length_axis(xs);
   g.x_zero = g.x_log && zero;
   Range xr;
@@ -213,27 +214,18 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
     g.y_min = lo;
     g.y_max = hi > lo ? hi + 0.05 * (hi - lo) : lo + 1e-6;
   }
+  return g;
+}
 
-  QPainter p(&img);
-  p.setRenderHint(QPainter::Antialiasing, true);
-  QFont f = p.font();
-  f.setPixelSize(12);
-  p.setFont(f);
-  const QFontMetrics fm(f);
-
-  AxisTicks yt = delay_ticks(g.y_min, g.y_max, st.y_log);
-  AxisTicks xt = length_ticks(g.x_min, g.x_max, g.x_log, binary);
-  if (g.x_zero) {
-    xt.at.insert(xt.at.begin(), 0.0);
-    xt.labels.prepend(QStringLiteral("0 B"));
-  }
-  // Grid and ticks.
+// Grid lines, tick labels, axis titles, the plot title and its note.
+void paint_axes(QPainter& p, const PlotGeometry& g, const AxisTicks& xt, const AxisTicks& yt, const PlotStyle& st,
+                int width, int height) {
   p.setPen(QColor(225, 225, 225));
   for (double v : yt.at) p.drawLine(QPointF(g.area.left(), g.y_to_px(v)), QPointF(g.area.right(), g.y_to_px(v)));
   for (double v : xt.at) p.drawLine(QPointF(g.x_to_px(v), g.area.top()), QPointF(g.x_to_px(v), g.area.bottom()));
   p.setPen(Qt::black);
   for (std::size_t i = 0; i < yt.at.size(); ++i)
-    p.drawText(QRectF(22, g.y_to_px(yt.at[i]) - 8, left - 28, 16), Qt::AlignRight | Qt::AlignVCenter,
+    p.drawText(QRectF(22, g.y_to_px(yt.at[i]) - 8, kPlotLeft - 28, 16), Qt::AlignRight | Qt::AlignVCenter,
                yt.labels[static_cast<qsizetype>(i)]);
   for (std::size_t i = 0; i < xt.at.size(); ++i)
     p.drawText(QRectF(g.x_to_px(xt.at[i]) - 40, g.area.bottom() + 4, 80, 16), Qt::AlignHCenter | Qt::AlignTop,
@@ -250,9 +242,11 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
   p.restore();
   p.drawText(QRectF(0, 4, width, 22), Qt::AlignHCenter | Qt::AlignVCenter, st.title);
   if (!st.note.isEmpty()) paint_note(p, QRectF(0, 26, width, 16), st.note);
+}
 
-  // Bands first, so that no band hides another curve. One polygon per run of points with data,
-  // never across a gap or the 0 B axis break; a lone point gets an error bar.
+// The deviation bands, before every curve so that no band hides another curve. One polygon per
+// run of points with data, never across a gap or the 0 B axis break; a lone point gets an error bar.
+void paint_bands(QPainter& p, const std::vector<PlotCurve>& curves, const PlotGeometry& g) {
   for (std::size_t ci = 0; ci < curves.size(); ++ci) {
     const auto& c = curves[ci];
     if (c.band.empty() || c.band.size() != c.y.size()) continue;
@@ -261,7 +255,7 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
     p.setBrush(band_color(ci, c.color));
     const auto lower = [&](std::size_t i) {
       double v = c.y[i] - c.band[i];
-      if (st.y_log && !(v > 0)) v = g.y_min;
+      if (g.y_log && !(v > 0)) v = g.y_min;
       return v;
     };
     std::size_t i = 0;
@@ -285,12 +279,15 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
       i = j;
     }
   }
-  // The curves and their points.
+}
+
+// The curves and their points, clipped to the plot area.
+void paint_curves(QPainter& p, const std::vector<PlotCurve>& curves, const PlotGeometry& g) {
   p.setClipRect(g.area.adjusted(-4, -4, 4, 4));
   for (const auto& c : curves) {
     QPainterPath path;
     bool started = false;
-    auto ok = [&](std::size_t i) { return plottable(c.y[i]) && (!st.y_log || c.y[i] > 0); };
+    auto ok = [&](std::size_t i) { return plottable(c.y[i]) && (!g.y_log || c.y[i] > 0); };
     for (std::size_t i = 0; i < c.lengths.size() && i < c.y.size(); ++i) {
       if (!ok(i)) {
         started = false;
@@ -309,24 +306,32 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
       if (ok(i)) p.drawEllipse(QPointF(g.x_to_px(static_cast<double>(c.lengths[i])), g.y_to_px(c.y[i])), 2.5, 2.5);
   }
   p.setClipping(false);
+}
+
+// The frame of the plot area, broken between the 0 B slot and the log scale.
+void paint_frame(QPainter& p, const PlotGeometry& g) {
   p.setPen(Qt::black);
   p.setBrush(Qt::NoBrush);
   p.drawRect(g.area);
   if (g.x_zero) {
-    // Axis break between the 0 B slot and the log scale.
     const double bx = g.area.left() + g.zero_gap() * 0.7, by = g.area.bottom();
     p.fillRect(QRectF(bx - 3, by - 5, 6, 10), Qt::white);
     p.drawLine(QPointF(bx - 5, by + 4), QPointF(bx - 1, by - 4));
     p.drawLine(QPointF(bx + 1, by + 4), QPointF(bx + 5, by - 4));
   }
+}
 
-  // Legend: one entry per curve (when there are several) and one for the band.
-  struct Entry {
-    QString text;
-    QColor color;
-    bool patch;
-  };
-  std::vector<Entry> entries;
+struct LegendEntry {
+  QString text;
+  QColor color;
+  bool patch;  // a band's patch rather than a curve's line and point
+};
+
+// One legend entry per curve (when there are several) and one for the band, cut to the rows
+// the plot area holds ("... N more" last).
+std::vector<LegendEntry> legend_entries(const std::vector<PlotCurve>& curves, const PlotStyle& st, double area_height,
+                                        int line) {
+  std::vector<LegendEntry> entries;
   if (curves.size() > 1)
     for (const auto& c : curves) entries.push_back({c.label, c.color, false});
   if (!st.band_label.isEmpty()) {
@@ -334,39 +339,73 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
     while (first < curves.size() && curves[first].band.empty()) ++first;
     if (first < curves.size()) entries.push_back({st.band_label, band_color(first, curves[first].color), true});
   }
-  if (!entries.empty()) {
-    const int line = fm.height() + 2;
-    const int max_rows = std::max(1, static_cast<int>(g.area.height() / line) - 1);
-    if (static_cast<int>(entries.size()) > max_rows) {
-      const auto more = entries.size() - static_cast<std::size_t>(max_rows - 1);
-      entries.resize(static_cast<std::size_t>(max_rows - 1));
-      entries.push_back({QStringLiteral("... %1 more").arg(more), Qt::transparent, false});
-    }
-    int tw = 0;
-    for (const auto& e : entries) tw = std::max(tw, fm.horizontalAdvance(e.text));
-    const QRectF box(g.area.left() + 8, g.area.top() + 8, std::min<double>(tw + 38, g.area.width() - 16),
-                     static_cast<double>(line * static_cast<int>(entries.size()) + 8));
-    p.setPen(QColor(160, 160, 160));
-    p.setBrush(QColor(255, 255, 255, 225));
-    p.drawRect(box);
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      const double y = box.top() + 4 + line * static_cast<double>(i) + line / 2.0;
-      const auto& e = entries[i];
-      if (e.patch) {
-        p.setPen(Qt::NoPen);
-        p.setBrush(e.color);
-        p.drawRect(QRectF(box.left() + 6, y - 5, 22, 10));
-      } else if (e.color.alpha() > 0) {
-        p.setPen(QPen(e.color, 2));
-        p.drawLine(QPointF(box.left() + 6, y), QPointF(box.left() + 28, y));
-        p.setBrush(e.color);
-        p.drawEllipse(QPointF(box.left() + 17, y), 2.5, 2.5);
-      }
-      p.setPen(Qt::black);
-      p.drawText(QRectF(box.left() + 34, y - line / 2.0, box.width() - 36, line), Qt::AlignLeft | Qt::AlignVCenter,
-                 fm.elidedText(e.text, Qt::ElideMiddle, static_cast<int>(box.width() - 36)));
-    }
+  const int max_rows = std::max(1, static_cast<int>(area_height / line) - 1);
+  if (!entries.empty() && static_cast<int>(entries.size()) > max_rows) {
+    const auto more = entries.size() - static_cast<std::size_t>(max_rows - 1);
+    entries.resize(static_cast<std::size_t>(max_rows - 1));
+    entries.push_back({QStringLiteral("... %1 more").arg(more), Qt::transparent, false});
   }
+  return entries;
+}
+
+// The legend box in the top left corner of the plot area.
+void paint_legend(QPainter& p, const QFontMetrics& fm, const std::vector<PlotCurve>& curves, const PlotStyle& st,
+                  const PlotGeometry& g) {
+  const int line = fm.height() + 2;
+  const auto entries = legend_entries(curves, st, g.area.height(), line);
+  if (entries.empty()) return;
+  int tw = 0;
+  for (const auto& e : entries) tw = std::max(tw, fm.horizontalAdvance(e.text));
+  const QRectF box(g.area.left() + 8, g.area.top() + 8, std::min<double>(tw + 38, g.area.width() - 16),
+                   static_cast<double>(line * static_cast<int>(entries.size()) + 8));
+  p.setPen(QColor(160, 160, 160));
+  p.setBrush(QColor(255, 255, 255, 225));
+  p.drawRect(box);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const double y = box.top() + 4 + line * static_cast<double>(i) + line / 2.0;
+    const auto& e = entries[i];
+    if (e.patch) {
+      p.setPen(Qt::NoPen);
+      p.setBrush(e.color);
+      p.drawRect(QRectF(box.left() + 6, y - 5, 22, 10));
+    } else if (e.color.alpha() > 0) {
+      p.setPen(QPen(e.color, 2));
+      p.drawLine(QPointF(box.left() + 6, y), QPointF(box.left() + 28, y));
+      p.setBrush(e.color);
+      p.drawEllipse(QPointF(box.left() + 17, y), 2.5, 2.5);
+    }
+    p.setPen(Qt::black);
+    p.drawText(QRectF(box.left() + 34, y - line / 2.0, box.width() - 36, line), Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(e.text, Qt::ElideMiddle, static_cast<int>(box.width() - 36)));
+  }
+}
+}  // namespace
+
+QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int width, int height,
+                  PlotGeometry* geometry, AxisTicks* x_ticks, AxisTicks* y_ticks) {
+  QImage img(width, height, QImage::Format_RGB32);
+  img.fill(Qt::white);
+  bool binary = true;
+  const PlotGeometry g = fit_axes(curves, st, width, height, binary);
+
+  QPainter p(&img);
+  p.setRenderHint(QPainter::Antialiasing, true);
+  QFont f = p.font();
+  f.setPixelSize(12);
+  p.setFont(f);
+  const QFontMetrics fm(f);
+
+  AxisTicks yt = delay_ticks(g.y_min, g.y_max, st.y_log);
+  AxisTicks xt = length_ticks(g.x_min, g.x_max, g.x_log, binary);
+  if (g.x_zero) {
+    xt.at.insert(xt.at.begin(), 0.0);
+    xt.labels.prepend(QStringLiteral("0 B"));
+  }
+  paint_axes(p, g, xt, yt, st, width, height);
+  paint_bands(p, curves, g);
+  paint_curves(p, curves, g);
+  paint_frame(p, g);
+  paint_legend(p, fm, curves, st, g);
   p.end();
   if (geometry) *geometry = g;
   if (x_ticks) *x_ticks = xt;
@@ -374,4 +413,4 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
   return img;
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer

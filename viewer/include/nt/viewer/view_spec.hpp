@@ -23,7 +23,7 @@
 
 #include "nt/params.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 enum class ViewKind { matrix, row, column, pair, deviation, difference, ratio };
 // Where the white and black levels come from (diagonal always excluded):
@@ -213,8 +213,8 @@ struct DocumentInfo {
   std::vector<std::pair<QString, std::vector<std::vector<int>>>> hierarchy;
 };
 
-}  // namespace ntv
+}  // namespace nt::viewer
 
-Q_DECLARE_METATYPE(ntv::ViewSpec)
-Q_DECLARE_METATYPE(ntv::ViewResult)
-Q_DECLARE_METATYPE(ntv::DocumentInfo)
+Q_DECLARE_METATYPE(nt::viewer::ViewSpec)
+Q_DECLARE_METATYPE(nt::viewer::ViewResult)
+Q_DECLARE_METATYPE(nt::viewer::DocumentInfo)

@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "view_spec.hpp"
+#include "nt/viewer/view_spec.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 // A read-only, flat table filled from a DocumentInfo: fixed column titles, rows from the
 // document. Subclasses say how many rows there are and what each cell shows.
@@ -75,4 +75,4 @@ class HostsModel : public DocumentTableModel {
   std::vector<int> cpus_, numa_;
 };
 
-}  // namespace ntv
+}  // namespace nt::viewer

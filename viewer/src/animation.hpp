@@ -12,11 +12,11 @@
 #include <memory>
 #include <ostream>
 
-#include "view_spec.hpp"
+#include "nt/viewer/view_spec.hpp"
 
 struct GifFileType;
 
-namespace ntv {
+namespace nt::viewer {
 
 // The palette of an animation drawn in colormap `c` (resolved): at most 256 colours.
 QList<QRgb> animation_palette(Colormap c);
@@ -43,4 +43,4 @@ class GifWriter {
   QList<QRgb> palette_;
 };
 
-}  // namespace ntv
+}  // namespace nt::viewer

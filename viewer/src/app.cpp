@@ -1,4 +1,4 @@
-#include "app.hpp"
+#include "nt/viewer/app.hpp"
 
 #include <QApplication>
 #include <QBuffer>
@@ -20,15 +20,15 @@
 #include <memory>
 
 #include "animation.hpp"
-#include "document.hpp"
-#include "main_window.hpp"
-#include "render.hpp"
+#include "nt/viewer/document.hpp"
+#include "nt/viewer/main_window.hpp"
+#include "nt/viewer/render.hpp"
 #include "nt/output.hpp"
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
 
-namespace ntv {
+namespace nt::viewer {
 
 std::pair<int, int> parse_pair(const std::string& text) {
   const auto comma = text.find(',');
@@ -387,4 +387,4 @@ int run(int argc, char** argv) {
   });
 }
 
-}  // namespace ntv
+}  // namespace nt::viewer

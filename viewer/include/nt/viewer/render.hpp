@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "view_spec.hpp"
+#include "nt/viewer/view_spec.hpp"
 
 namespace nt {
 class PendingOutput;
 }
 
-namespace ntv {
+namespace nt::viewer {
 
 // Running range of the finite values (and of the positive ones, for log scales).
 struct Range {
@@ -124,4 +124,4 @@ void write_image(const QImage& img, nt::PendingOutput& out);
 // percentage for ratios.
 QString format_value(double v, bool ratio);
 
-}  // namespace ntv
+}  // namespace nt::viewer
