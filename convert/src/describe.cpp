@@ -14,7 +14,7 @@
 #include "nt/stats.hpp"
 #include "nt/types.hpp"
 #include "nt/units.hpp"
-#include "nt_convert/convert.hpp"
+#include "nt/convert/convert.hpp"
 
 namespace nt::convert {
 
