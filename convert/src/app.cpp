@@ -7,7 +7,7 @@
 
 #include "nt/cli.hpp"
 #include "nt/synth.hpp"
-#include "nt_convert/convert.hpp"
+#include "nt/convert/convert.hpp"
 
 namespace nt::convert {
 

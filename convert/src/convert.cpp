@@ -20,7 +20,7 @@
 #include "nt/sweep.hpp"
 #include "nt/text_format.hpp"
 #include "nt/types.hpp"
-#include "nt_convert/convert.hpp"
+#include "nt/convert/convert.hpp"
 
 namespace nt::convert {
 

@@ -11,7 +11,7 @@
 #include "nt/raw_file.hpp"
 #include "nt/stats.hpp"
 #include "nt/types.hpp"
-#include "nt_convert/convert.hpp"
+#include "nt/convert/convert.hpp"
 #include "nt/output.hpp"
 
 namespace nt::convert {

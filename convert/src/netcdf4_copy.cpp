@@ -7,7 +7,7 @@
 #include "nt/error.hpp"
 #include "nt/netcdf.hpp"
 #include "nt/raw_file.hpp"
-#include "nt_convert/convert.hpp"
+#include "nt/convert/convert.hpp"
 #include "common.hpp"
 #include "nt/output.hpp"
 

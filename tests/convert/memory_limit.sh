@@ -35,14 +35,20 @@ cmp -s lim_median.nc free_median.nc || { echo "FAIL: synth under the limit wrote
 # A limit the reader's one-matrix check passes but the command's own need (require_memory) does not.
 expect2 "convert merge (3 matrices)" "out of memory: merging 2 runs of 64 ranks.*NT_MEMORY_LIMIT=50K" -- \
   env NT_MEMORY_LIMIT=50K "$convert" merge s_median.nc s_median.nc -o m.nc
-expect2 "cluster compress (16 P^2)" "out of memory: compressing 64 ranks.*NT_MEMORY_LIMIT=50K" -- \
+expect2 "cluster compress (20 P^2)" "out of memory: compressing 64 ranks.*NT_MEMORY_LIMIT=50K" -- \
   env NT_MEMORY_LIMIT=50K "$cluster" compress s_median.nc --threshold 0.05 -o c.nc
 
-# 2,048 ranks: one matrix is 33.5 MB. Under ~170 MB of address space the programs load and info
-# (one matrix at a time) fits; compress does not, and says so naming `ulimit -v`.
+# 2,048 ranks: one matrix is 33.5 MB. Under ~170 MB of address space the programs load, and info
+# (one matrix at a time) and compress (20 P^2 = 84 MB) fit, compress writing what it writes without
+# a limit; under 120 MB compress does not fit, and says so naming `ulimit -v`.
 "$convert" synth -o big --nodes 512 --ranks-per-node 4 --lengths 0 1024 --repeats 2 >/dev/null || exit 1
 (ulimit -v 170000; "$convert" info big_median.nc >/dev/null) || { echo "FAIL info under ulimit -v 170000"; fail=1; }
-expect2 "cluster compress under ulimit -v" "ulimit -v" -- bash -c 'ulimit -v 170000; exec "$0" compress big_median.nc --threshold 0.05 -o c.nc' "$cluster"
+(ulimit -v 170000; "$cluster" compress big_median.nc --threshold 0.05 -o c170.nc >/dev/null) ||
+  { echo "FAIL compress under ulimit -v 170000"; fail=1; }
+"$cluster" compress big_median.nc --threshold 0.05 -o cfree.nc >/dev/null || exit 1
+"$convert" to-csv c170.nc -o c170.csv >/dev/null && "$convert" to-csv cfree.nc -o cfree.csv >/dev/null &&
+  cmp -s c170.csv cfree.csv || { echo "FAIL: compress under the limit gave other values"; fail=1; }
+expect2 "cluster compress under ulimit -v" "ulimit -v" -- bash -c 'ulimit -v 120000; exec "$0" compress big_median.nc --threshold 0.05 -o c.nc' "$cluster"
 expect2 "convert info under ulimit -v" "ulimit -v" -- bash -c 'ulimit -v 90000; exec "$0" info big_median.nc' "$convert"
 for f in c.nc m.nc; do [ -e $f ] && { echo "FAIL: a refused job left $f"; fail=1; }; done
 rm -rf "$work"

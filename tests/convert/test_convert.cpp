@@ -25,7 +25,7 @@
 #include "nt/synth.hpp"
 #include "nt/text_format.hpp"
 #include "nt/units.hpp"
-#include "nt_convert/convert.hpp"
+#include "nt/convert/convert.hpp"
 
 namespace fs = std::filesystem;
 using namespace nt;

@@ -7,7 +7,7 @@
 #include "nt/error.hpp"
 #include "nt/measure/measure.hpp"
 #include "nt/sweep.hpp"
-#include "nt_convert/convert.hpp"
+#include "nt/convert/convert.hpp"
 
 namespace {
 
