@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -279,392 +280,548 @@ void merge_slow_switches(const Cube& c, const Topology& t, const std::vector<std
     out.push_back(std::move(a));
   }
 }
+
+// What every detector of find_anomalies reads: the delays, their topology, the hosts and the
+// options, with the sizes and thresholds derived from them.
+struct AnomalyScan {
+  const Cube& cube;
+  const Topology& topo;
+  const std::vector<std::string>& hosts;
+  const AnomalyOptions& opt;
+  std::size_t n_ranks;       // cube.P
+  std::size_t n_lengths;     // cube.count()
+  std::size_t need;          // lengths a finding must show at
+  double min_log;            // log(opt.min_ratio)
+};
+
+// A residual cell beyond a link threshold, kept by the pass over the lengths.
+struct ResidualCell {
+  std::uint64_t pair;  // i*P + j; for asymmetry i < j
+  std::uint32_t k;
+  float forward, reverse;  // residual of (i, j), and of (j, i) for asymmetry
+};
+
+// What the one pass over the lengths keeps: per length the rank effects, the spread of the
+// residuals and of the direction differences, and the cells beyond the link thresholds (every
+// other residual is dropped).
+struct PolishedLengths {
+  RankEffects effects;
+  std::vector<double> residual_median, residual_sigma, direction_sigma;
+  std::vector<ResidualCell> slow_cells, asym_cells;  // sorted by pair: per pair, its lengths in order
+};
+
+// The residual as the analysis keeps it (float); NaN where unknown.
+double kept_residual(double residual) {
+  const auto as_float = static_cast<float>(residual);
+  return std::isfinite(residual) && std::isfinite(as_float) ? static_cast<double>(as_float) : kNaN;
+}
+
+// The cells of length k beyond the slow-link threshold and the direction pairs beyond the
+// asymmetry threshold, appended in pair order (rows in parallel, blocks joined in order).
+void keep_cells_beyond_thresholds(const std::vector<double>& residuals, std::size_t N, std::size_t k,
+                                  double slow_threshold, double asym_threshold, PolishedLengths& pass) {
+  std::mutex mu;
+  std::vector<std::vector<ResidualCell>> part_slow(N), part_asym(N);
+  parallel_for(N, [&](std::size_t i0, std::size_t i1) {
+    std::vector<ResidualCell> slow, asym;
+    for (std::size_t i = i0; i < i1; ++i)
+      for (std::size_t j = 0; j < N; ++j) {
+        if (i == j) continue;
+        const double forward = kept_residual(residuals[i * N + j]);
+        if (std::isfinite(forward) && forward > slow_threshold)
+          slow.push_back({i * N + j, static_cast<std::uint32_t>(k), static_cast<float>(forward), 0.0f});
+        if (j > i) {
+          const double reverse = kept_residual(residuals[j * N + i]);
+          if (std::isfinite(forward) && std::isfinite(reverse) && std::fabs(forward - reverse) > asym_threshold)
+            asym.push_back({i * N + j, static_cast<std::uint32_t>(k), static_cast<float>(forward),
+                            static_cast<float>(reverse)});
+        }
+      }
+    const std::lock_guard<std::mutex> lock(mu);
+    part_slow[i0] = std::move(slow);
+    part_asym[i0] = std::move(asym);
+  });
+  for (auto& v : part_slow) pass.slow_cells.insert(pass.slow_cells.end(), v.begin(), v.end());
+  for (auto& v : part_asym) pass.asym_cells.insert(pass.asym_cells.end(), v.begin(), v.end());
+}
+
+// One pass over the lengths: the median polish of each (rank effects), the spread of its
+// residuals and of its direction differences, and the cells beyond the link thresholds.
+PolishedLengths polish_every_length(const AnomalyScan& scan) {
+  const std::size_t N = scan.n_ranks, K = scan.n_lengths;
+  PolishedLengths pass;
+  pass.effects.send.resize(K);
+  pass.effects.recv.resize(K);
+  pass.residual_median.resize(K);
+  pass.residual_sigma.resize(K);
+  pass.direction_sigma.resize(K);
+  const auto cls = pair_classes(scan.topo);
+  std::vector<float> buf;
+  std::vector<double> residuals;
+  for (std::size_t k = 0; k < K; ++k) {
+    polish_length(scan.cube.slice(k, buf), cls, scan.topo.class_count(), N, residuals, pass.effects.send[k],
+                  pass.effects.recv[k]);
+    auto sample = population_sample([&](auto&& take) {
+      for (std::size_t x = 0; x < N * N; ++x)
+        if (const double v = kept_residual(residuals[x]); std::isfinite(v)) take(v);
+    });
+    const auto [median, sigma] = population_spread(sample);
+    pass.residual_median[k] = std::isfinite(median) ? median : 0.0;
+    pass.residual_sigma[k] = sigma;
+    const double slow_threshold =
+        std::max(scan.min_log, scan.opt.mad_factor * sigma) + (std::isfinite(median) ? median : 0.0);
+    sample = population_sample([&](auto&& take) {
+      for (std::size_t i = 0; i < N; ++i)
+        for (std::size_t j = i + 1; j < N; ++j) {
+          const double forward = kept_residual(residuals[i * N + j]), reverse = kept_residual(residuals[j * N + i]);
+          if (std::isfinite(forward) && std::isfinite(reverse)) take(forward - reverse);
+        }
+    });
+    const double direction_sigma = population_spread(sample).sigma;
+    pass.direction_sigma[k] = direction_sigma;
+    keep_cells_beyond_thresholds(residuals, N, k, slow_threshold,
+                                 std::max(scan.min_log, scan.opt.mad_factor * direction_sigma), pass);
+  }
+  auto by_pair = [](const ResidualCell& x, const ResidualCell& y) { return x.pair < y.pair; };
+  std::stable_sort(pass.slow_cells.begin(), pass.slow_cells.end(), by_pair);
+  std::stable_sort(pass.asym_cells.begin(), pass.asym_cells.end(), by_pair);
+  return pass;
+}
+
+// Per length, the robust spread of the send and of the receive effects over the ranks.
+struct EffectSpreads {
+  std::vector<RobustSpread> send, recv;
+};
+
+EffectSpreads effect_spreads(const RankEffects& effects) {
+  EffectSpreads spreads;
+  for (std::size_t k = 0; k < effects.send.size(); ++k) {
+    spreads.send.push_back(robust_spread(effects.send[k]));
+    spreads.recv.push_back(robust_spread(effects.recv[k]));
+  }
+  return spreads;
+}
+
+// A rank whose send or receive effect stands out at some lengths (slow: at enough of them).
+struct RankHit {
+  bool slow = false;
+  bool send = false, recv = false;
+  std::vector<std::int64_t> lengths;
+  std::vector<double> score;
+  std::vector<double> sigmas;  // robust z-score of the effect at each of those lengths
+};
+
+const char* slow_direction(const RankHit& hit) {
+  return hit.send && hit.recv ? "sends and receives" : (hit.send ? "sends" : "receives");
+}
+
+// Each rank's lengths where its send or receive effect is beyond min_ratio and mad_factor sigmas.
+std::vector<RankHit> find_rank_hits(const AnomalyScan& scan, const RankEffects& effects,
+                                    const EffectSpreads& spreads) {
+  std::vector<RankHit> hits(scan.n_ranks);
+  for (std::size_t k = 0; k < scan.n_lengths; ++k) {
+    const auto [send_median, send_sigma] = spreads.send[k];
+    const auto [recv_median, recv_sigma] = spreads.recv[k];
+    for (std::size_t i = 0; i < scan.n_ranks; ++i) {
+      const double ds = effects.send[k][i] - send_median, dr = effects.recv[k][i] - recv_median;
+      const bool slow_send = ds >= scan.min_log && ds >= scan.opt.mad_factor * send_sigma;
+      const bool slow_recv = dr >= scan.min_log && dr >= scan.opt.mad_factor * recv_sigma;
+      if (!slow_send && !slow_recv) continue;
+      auto& hit = hits[i];
+      hit.send |= slow_send;
+      hit.recv |= slow_recv;
+      hit.lengths.push_back(scan.cube.lengths[k]);
+      const double effect = std::max(slow_send ? ds : 0.0, slow_recv ? dr : 0.0);
+      const double sigma = effect == ds ? send_sigma : recv_sigma;
+      hit.score.push_back(std::exp(effect));
+      hit.sigmas.push_back(sigma > 0 ? effect / sigma : kNaN);
+    }
+  }
+  for (auto& hit : hits) hit.slow = hit.lengths.size() >= scan.need;
+  return hits;
+}
+
+// A node group judged as a whole from the median effect of its ranks.
+struct NodeVerdict {
+  bool slow = false;
+  std::vector<std::int64_t> lengths;
+  std::vector<double> score, sigmas;
+};
+
+// Node groups alone in an upper-level group: their links are of their own class only, judged by
+// find_slow_lone_nodes.
+std::vector<char> lone_node_flags(const Topology& topo) {
+  std::vector<char> lone(topo.levels.front().groups.size(), 0);
+  for (std::size_t l = 1; l < topo.levels.size(); ++l)
+    for (std::size_t lg : lone_node_groups(topo, l))
+      lone[static_cast<std::size_t>(
+          topo.levels.front().group_of[static_cast<std::size_t>(topo.levels[l].groups[lg].front())])] = 1;
+  return lone;
+}
+
+// A node as a whole: the median effect of its ranks per length. A node slowed by exactly the
+// threshold factor has rank effects scattered around it, so some ranks pass and some do not
+// (issue 13: 4-5 separate slow_rank entries); the node's median has sqrt(ranks) less noise and
+// is allowed one standard error below the threshold.
+NodeVerdict judge_node(const AnomalyScan& scan, const std::vector<int>& node, const RankEffects& effects,
+                       const EffectSpreads& spreads, const std::vector<RankHit>& rank_hits) {
+  NodeVerdict verdict;
+  std::vector<double> ds, dr, effect_all, stderr_all;
+  for (std::size_t k = 0; k < scan.n_lengths; ++k) {
+    const auto [send_median, send_sigma] = spreads.send[k];
+    const auto [recv_median, recv_sigma] = spreads.recv[k];
+    ds.clear();
+    dr.clear();
+    for (int r : node) {
+      ds.push_back(effects.send[k][static_cast<std::size_t>(r)] - send_median);
+      dr.push_back(effects.recv[k][static_cast<std::size_t>(r)] - recv_median);
+    }
+    const double node_ds = finite_median(ds), node_dr = finite_median(dr);
+    const double std_error =
+        std::max(send_sigma, recv_sigma) * 1.2533 / std::sqrt(static_cast<double>(node.size()));
+    const double effect = std::max(node_ds, node_dr);
+    const double sigma = effect == node_ds ? send_sigma : recv_sigma;
+    effect_all.push_back(effect);
+    stderr_all.push_back(std_error);
+    if (effect >= scan.min_log - 2 * std_error && effect >= scan.opt.mad_factor * sigma) {
+      verdict.lengths.push_back(scan.cube.lengths[k]);
+      verdict.score.push_back(std::exp(effect));
+      verdict.sigmas.push_back(sigma > 0 ? effect / sigma : kNaN);
+    }
+  }
+  // ... and the node is that slow at the long lengths as well, not only at the short ones (a node
+  // behind a switch of its own differs by the switch's latency: at the short lengths only).
+  // Two standard errors of slack: the median polish leaks a little of a slow node's effect into
+  // its peers' (a few per cent of the cell noise), which made a node at exactly the threshold
+  // vanish on 1 of 200 seeds with one.
+  // Half of its ranks slow on their own also makes the node slow (once, not rank by rank).
+  const auto slow_ranks =
+      std::count_if(node.begin(), node.end(), [&](int r) { return rank_hits[static_cast<std::size_t>(r)].slow; });
+  verdict.slow = verdict.lengths.size() >= scan.need &&
+                 (finite_median(std::span<const double>(effect_all).subspan(effect_all.size() / 2)) >=
+                      scan.min_log - 2 * finite_median(stderr_all) ||
+                  2 * static_cast<std::size_t>(slow_ranks) >= node.size());
+  return verdict;
+}
+
+std::vector<NodeVerdict> judge_nodes(const AnomalyScan& scan, const RankEffects& effects, const EffectSpreads& spreads,
+                                     const std::vector<RankHit>& rank_hits) {
+  const auto& nodes = scan.topo.levels.front().groups;
+  std::vector<NodeVerdict> verdicts(nodes.size());
+  const auto lone = lone_node_flags(scan.topo);
+  for (std::size_t gi = 0; gi < nodes.size(); ++gi)
+    if (nodes[gi].size() >= 2 && !lone[gi]) verdicts[gi] = judge_node(scan, nodes[gi], effects, spreads, rank_hits);
+  return verdicts;
+}
+
+// Ranks a link anomaly does not look at: those of lone slow nodes (`explained`: their residuals
+// mean nothing) and links between two ranks of slow nodes (`slow_end`: two slow ends need not
+// multiply; issue 13: a spurious asymmetric pair between them).
+struct LinkExclusions {
+  std::vector<char> explained, slow_end;
+  bool skipped(std::size_t i, std::size_t j) const {
+    return explained[i] || explained[j] || (slow_end[i] && slow_end[j]);
+  }
+};
+
+Anomaly node_finding(const AnomalyScan& scan, const std::vector<int>& node) {
+  Anomaly finding;
+  finding.kind = "slow_node";
+  finding.ranks = node;
+  finding.hosts = hosts_of(node, scan.hosts);
+  return finding;
+}
+
+void append_hosts(Anomaly& finding) {
+  if (!finding.hosts.empty()) finding.detail += " on " + fmt::format("{}", fmt::join(finding.hosts, ","));
+}
+
+// A node slow by the median effect of its ranks (not every one of them slow on its own).
+Anomaly slow_node_by_median(const AnomalyScan& scan, const std::vector<int>& node, const NodeVerdict& verdict) {
+  Anomaly finding = node_finding(scan, node);
+  finding.lengths = verdict.lengths;
+  finding.score = finite_median(verdict.score);
+  finding.detail = fmt::format("the ranks of the group are {:.2f}x their class (median over its {} ranks, {}, "
+                               "at {} of {} lengths)",
+                               finding.score, node.size(), sigmas_text(finite_median(verdict.sigmas)),
+                               finding.lengths.size(), scan.n_lengths);
+  append_hosts(finding);
+  return finding;
+}
+
+// A node every rank of which is slow on its own.
+Anomaly slow_node_by_every_rank(const AnomalyScan& scan, const std::vector<int>& node,
+                                const std::vector<RankHit>& rank_hits) {
+  Anomaly finding = node_finding(scan, node);
+  std::set<std::int64_t> lens;
+  std::vector<double> scores, sigmas;
+  for (int r : node) {
+    const auto& hit = rank_hits[static_cast<std::size_t>(r)];
+    lens.insert(hit.lengths.begin(), hit.lengths.end());
+    scores.insert(scores.end(), hit.score.begin(), hit.score.end());
+    sigmas.insert(sigmas.end(), hit.sigmas.begin(), hit.sigmas.end());
+  }
+  finding.lengths.assign(lens.begin(), lens.end());
+  finding.score = finite_median(scores);
+  finding.detail = fmt::format("every rank of the group {} slowly ({:.2f}x its class, {}, at {} of {} lengths)",
+                               slow_direction(rank_hits[static_cast<std::size_t>(node.front())]), finding.score,
+                               sigmas_text(finite_median(sigmas)), finding.lengths.size(), scan.n_lengths);
+  append_hosts(finding);
+  return finding;
+}
+
+Anomaly slow_rank_finding(const AnomalyScan& scan, int rank, const RankHit& hit) {
+  Anomaly finding;
+  finding.kind = "slow_rank";
+  finding.ranks = {rank};
+  finding.hosts = hosts_of(finding.ranks, scan.hosts);
+  finding.lengths = hit.lengths;
+  finding.score = finite_median(hit.score);
+  finding.detail = fmt::format("rank {} {} {:.2f}x slower than its class ({}, at {} of {} lengths)", rank,
+                               slow_direction(hit), finding.score, sigmas_text(finite_median(hit.sigmas)),
+                               finding.lengths.size(), scan.n_lengths);
+  return finding;
+}
+
+// Slow nodes and slow ranks from the rank effects: per node group, one slow_node when the node
+// as a whole is slow, else one slow_rank per slow rank. The ranks of slow nodes are marked in
+// exclusions.slow_end.
+void find_slow_ranks_and_nodes(const AnomalyScan& scan, const RankEffects& effects, std::vector<Anomaly>& out,
+                               LinkExclusions& exclusions) {
+  const auto spreads = effect_spreads(effects);
+  const auto rank_hits = find_rank_hits(scan, effects, spreads);
+  const auto verdicts = judge_nodes(scan, effects, spreads, rank_hits);
+  const auto& nodes = scan.topo.levels.front().groups;
+  for (std::size_t gi = 0; gi < nodes.size(); ++gi) {
+    const auto& node = nodes[gi];
+    const bool every_rank_slow =
+        std::all_of(node.begin(), node.end(), [&](int r) { return rank_hits[static_cast<std::size_t>(r)].slow; });
+    if (!every_rank_slow && verdicts[gi].slow) out.push_back(slow_node_by_median(scan, node, verdicts[gi]));
+    else if (every_rank_slow && node.size() >= 2) out.push_back(slow_node_by_every_rank(scan, node, rank_hits));
+    else {
+      for (int r : node)
+        if (rank_hits[static_cast<std::size_t>(r)].slow)
+          out.push_back(slow_rank_finding(scan, r, rank_hits[static_cast<std::size_t>(r)]));
+      continue;
+    }
+    for (int r : node) exclusions.slow_end[static_cast<std::size_t>(r)] = 1;
+  }
+}
+
+// A node alone in its upper-level group, not reported yet, and per length the median of its
+// links over the median of the reference links.
+struct LoneGroup {
+  std::size_t level, group;
+  std::vector<char> inside;       // per rank
+  bool have_class1 = false;       // the other nodes have links of class 1 (the reference)
+  std::vector<double> ratio;      // per length; NaN where either side has no delay
+};
+
+std::vector<LoneGroup> lone_groups_to_check(const AnomalyScan& scan, const std::set<int>& reported) {
+  const std::size_t N = scan.n_ranks;
+  const auto& topo = scan.topo;
+  std::vector<LoneGroup> lones;
+  for (std::size_t l = 1; l < topo.levels.size(); ++l)
+    for (std::size_t lg : lone_node_groups(topo, l)) {
+      const auto& group = topo.levels[l].groups[lg];
+      if (reported.count(group.front())) continue;
+      LoneGroup lone{l, lg, std::vector<char>(N, 0), false, std::vector<double>(scan.n_lengths, kNaN)};
+      for (int r : group) lone.inside[static_cast<std::size_t>(r)] = 1;
+      for (std::size_t i = 0; i < N && !lone.have_class1; ++i)
+        for (std::size_t j = 0; j < N; ++j)
+          if (i != j && !lone.inside[i] && !lone.inside[j] &&
+              topo.pair_class(static_cast<int>(i), static_cast<int>(j)) == 1) {
+            lone.have_class1 = true;
+            break;
+          }
+      lones.push_back(std::move(lone));
+    }
+  return lones;
+}
+
+// Per length (one at a time for all of them), each lone group's links over the reference links.
+void measure_lone_ratios(const AnomalyScan& scan, std::vector<LoneGroup>& lones) {
+  const std::size_t N = scan.n_ranks;
+  std::vector<float> buf, own, ref;
+  for (std::size_t k = 0; k < scan.n_lengths && !lones.empty(); ++k) {
+    const float* slice = scan.cube.slice(k, buf);
+    for (auto& lone : lones) {
+      own.clear();
+      ref.clear();
+      const auto& in = lone.inside;
+      for (std::size_t i = 0; i < N; ++i)
+        for (std::size_t j = 0; j < N; ++j) {
+          if (i == j) continue;
+          const float v = slice[i * N + j];
+          if (!Cube::usable(v)) continue;
+          const int q = scan.topo.pair_class(static_cast<int>(i), static_cast<int>(j));
+          if (in[i] != in[j]) own.push_back(v);
+          else if (!in[i] && (lone.have_class1 ? q == 1 : q >= 1)) ref.push_back(v);
+        }
+      if (!own.empty() && !ref.empty()) lone.ratio[k] = float_median(own) / float_median(ref);
+    }
+  }
+}
+
+// A node alone in its upper-level group: all of its links form their own class, so the rank
+// effect model cannot compare them with anything. Compare them with the inter-node links of the
+// other nodes instead (it is a slow node, or a node behind a switch of its own). Its ranks are
+// marked in exclusions.explained.
+void find_slow_lone_nodes(const AnomalyScan& scan, std::vector<Anomaly>& out, LinkExclusions& exclusions) {
+  std::set<int> reported;
+  for (const auto& finding : out)
+    for (int r : finding.ranks) reported.insert(r);
+  const auto& topo = scan.topo;
+  const auto& node_of = topo.levels.front().group_of;
+  const std::string group_word = topo.node_level_identified ? "node group" : "group";
+  auto lones = lone_groups_to_check(scan, reported);
+  measure_lone_ratios(scan, lones);
+  for (const auto& lone : lones) {
+    const auto& group = topo.levels[lone.level].groups[lone.group];
+    if (reported.count(group.front())) continue;
+    std::vector<std::int64_t> lens;
+    std::vector<double> ratios;
+    for (std::size_t k = 0; k < scan.n_lengths; ++k) {
+      const double ratio = lone.ratio[k];
+      if (std::isnan(ratio)) continue;
+      if (ratio >= scan.opt.min_ratio) {
+        lens.push_back(scan.cube.lengths[k]);
+        ratios.push_back(ratio);
+      }
+    }
+    if (lens.size() < scan.need) continue;
+    Anomaly finding;
+    finding.kind = group.size() >= 2 ? "slow_node" : "slow_rank";
+    finding.ranks = group;
+    finding.hosts = hosts_of(group, scan.hosts);
+    finding.lengths = lens;
+    finding.score = finite_median(ratios);
+    finding.detail = fmt::format("{} {} is alone in its {} group: its links are {:.2f}x the {} links of the others "
+                                 "(at {} of {} lengths); a lone node {}",
+                                 group_word, node_of[static_cast<std::size_t>(group.front())],
+                                 topo.levels[lone.level].name, finding.score, topo.class_name(1),
+                                 finding.lengths.size(), scan.n_lengths, kLoneNodeCaveat);
+    out.push_back(std::move(finding));
+    for (int r : group) {
+      reported.insert(r);
+      exclusions.explained[static_cast<std::size_t>(r)] = 1;
+    }
+  }
+}
+
+// The pairs slow beyond the residual threshold at enough lengths (slow_pairs: theirs, ascending).
+std::vector<LinkHit> slow_link_hits(const AnomalyScan& scan, const PolishedLengths& pass,
+                                    const LinkExclusions& exclusions, std::vector<std::uint64_t>& slow_pairs) {
+  const std::size_t N = scan.n_ranks;
+  const auto& cells = pass.slow_cells;
+  std::vector<LinkHit> hits;
+  for (std::size_t q = 0; q < cells.size();) {
+    std::size_t q1 = q;
+    while (q1 < cells.size() && cells[q1].pair == cells[q].pair) ++q1;
+    const std::size_t i = cells[q].pair / N, j = cells[q].pair % N;
+    if (!exclusions.skipped(i, j) && q1 - q >= scan.need) {
+      LinkHit hit{static_cast<int>(i), static_cast<int>(j), 0, {}};
+      std::vector<double> scores, sigmas;
+      for (std::size_t u = q; u < q1; ++u) {
+        const double residual = static_cast<double>(cells[u].forward);
+        const std::size_t k = cells[u].k;
+        hit.lengths.push_back(scan.cube.lengths[k]);
+        scores.push_back(std::exp(residual));
+        sigmas.push_back(pass.residual_sigma[k] > 0
+                             ? (residual - pass.residual_median[k]) / pass.residual_sigma[k]
+                             : kNaN);
+      }
+      hit.score = finite_median(scores);
+      hit.sigmas = finite_median(sigmas);
+      hits.push_back(hit);
+      slow_pairs.push_back(cells[q].pair);
+    }
+    q = q1;
+  }
+  return hits;
+}
+
+// The pairs whose one direction is slower than the other, always the same one, at enough
+// lengths (neither direction a slow link), as (sender -> receiver) of the slower direction.
+std::vector<LinkHit> asymmetric_pair_hits(const AnomalyScan& scan, const PolishedLengths& pass,
+                                          const LinkExclusions& exclusions,
+                                          const std::function<bool(std::size_t, std::size_t)>& is_slow) {
+  const std::size_t N = scan.n_ranks;
+  const auto& cells = pass.asym_cells;
+  std::vector<LinkHit> hits;
+  for (std::size_t q = 0; q < cells.size();) {
+    std::size_t q1 = q;
+    while (q1 < cells.size() && cells[q1].pair == cells[q].pair) ++q1;
+    const std::size_t i = cells[q].pair / N, j = cells[q].pair % N;
+    const std::size_t first = q;
+    q = q1;
+    if (is_slow(i, j) || is_slow(j, i) || exclusions.skipped(i, j)) continue;
+    std::vector<double> scores, sigmas;
+    std::vector<std::int64_t> lens;
+    int sign = 0;
+    for (std::size_t u = first; u < q1; ++u) {
+      const double forward = static_cast<double>(cells[u].forward), reverse = static_cast<double>(cells[u].reverse);
+      const std::size_t k = cells[u].k;
+      lens.push_back(scan.cube.lengths[k]);
+      scores.push_back(std::exp(std::fabs(forward - reverse)));
+      sigmas.push_back(pass.direction_sigma[k] > 0 ? std::fabs(forward - reverse) / pass.direction_sigma[k] : kNaN);
+      sign += forward > reverse ? 1 : -1;
+    }
+    if (lens.size() >= scan.need && static_cast<std::size_t>(std::abs(sign)) == lens.size()) {
+      LinkHit hit = sign > 0 ? LinkHit{static_cast<int>(i), static_cast<int>(j), 0, lens}
+                             : LinkHit{static_cast<int>(j), static_cast<int>(i), 0, lens};
+      hit.score = finite_median(scores);
+      hit.sigmas = finite_median(sigmas);
+      hits.push_back(hit);
+    }
+  }
+  return hits;
+}
+
+// Slow links and asymmetric pairs, from the residuals of the rank-effect model (the cells beyond
+// the thresholds, kept by the pass over the lengths).
+void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengths& pass,
+                                    const LinkExclusions& exclusions, std::vector<Anomaly>& out) {
+  const std::size_t N = scan.n_ranks;
+  std::vector<std::uint64_t> slow_pairs;  // ascending
+  const auto slow = slow_link_hits(scan, pass, exclusions, slow_pairs);
+  auto is_slow = [&](std::size_t i, std::size_t j) {
+    return std::binary_search(slow_pairs.begin(), slow_pairs.end(), static_cast<std::uint64_t>(i * N + j));
+  };
+  auto asym = asymmetric_pair_hits(scan, pass, exclusions, is_slow);
+  // A slow link whose reverse direction is normal is one-way: an asymmetric pair (sender ->
+  // receiver), not a slow cable (issue 13: it was reported as slow_link, receiving group first).
+  std::vector<LinkHit> both;
+  for (const auto& hit : slow) {
+    if (is_slow(static_cast<std::size_t>(hit.j), static_cast<std::size_t>(hit.i))) both.push_back(hit);
+    else asym.push_back(hit);
+  }
+  auto slow_links = merge_links("slow_link", both, scan.topo, scan.hosts, scan.opt.max_links, "slow link", false);
+  auto asym_pairs = merge_links("asymmetric_pair", asym, scan.topo, scan.hosts, scan.opt.max_links,
+                                "asymmetric, one-way slow (slower direction)", true);
+  out.insert(out.end(), slow_links.begin(), slow_links.end());
+  out.insert(out.end(), asym_pairs.begin(), asym_pairs.end());
+}
 }  // namespace
 
 std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
                                     const AnomalyOptions& opt) {
   std::vector<Anomaly> out;
-  const int P = c.P;
-  const auto N = static_cast<std::size_t>(P);
-  const std::size_t K = c.count();
-  if (P < 3) return out;  // nothing to compare a rank with
-  const double min_log = std::log(opt.min_ratio);
-  // One pass over the lengths: the median polish of each (rank effects), the spread of its
-  // residuals, and the cells beyond the link thresholds (kept; every other residual is dropped).
-  struct Cell {
-    std::uint64_t pair;  // i*P + j; for asymmetry i < j
-    std::uint32_t k;
-    float a, b;          // residual of (i, j), and of (j, i) for asymmetry
-  };
-  std::vector<double> thr(K), athr(K), rmed(K), rsig(K), dsig(K);
-  std::vector<Cell> slow_cells, asym_cells;
-  RankEffects e;
-  e.send.resize(K);
-  e.recv.resize(K);
-  {
-    const auto cls = pair_classes(t);
-    std::vector<float> buf;
-    std::vector<double> R;
-    std::mutex mu;
-    for (std::size_t k = 0; k < K; ++k) {
-      polish_length(c.slice(k, buf), cls, t.class_count(), N, R, e.send[k], e.recv[k]);
-      // The residual as the analysis keeps it (float); NaN where unknown.
-      auto res = [&](std::size_t x) {
-        const auto f = static_cast<float>(R[x]);
-        return std::isfinite(R[x]) && std::isfinite(f) ? static_cast<double>(f) : kNaN;
-      };
-      auto d = population_sample([&](auto&& take) {
-        for (std::size_t x = 0; x < N * N; ++x)
-          if (const double v = res(x); std::isfinite(v)) take(v);
-      });
-      const auto [m, sg] = population_spread(d);
-      rmed[k] = std::isfinite(m) ? m : 0.0;
-      rsig[k] = sg;
-      thr[k] = std::max(min_log, opt.mad_factor * sg) + (std::isfinite(m) ? m : 0.0);
-      d = population_sample([&](auto&& take) {
-        for (std::size_t i = 0; i < N; ++i)
-          for (std::size_t j = i + 1; j < N; ++j) {
-            const double a = res(i * N + j), b = res(j * N + i);
-            if (std::isfinite(a) && std::isfinite(b)) take(a - b);
-          }
-      });
-      const auto [md, sd] = population_spread(d);
-      athr[k] = std::max(min_log, opt.mad_factor * sd);
-      dsig[k] = sd;
-      (void)md;
-      // Cells beyond the thresholds, in pair order (rows in parallel, blocks joined in order).
-      std::vector<std::vector<Cell>> part_slow(N), part_asym(N);
-      parallel_for(N, [&](std::size_t i0, std::size_t i1) {
-        std::vector<Cell> ls, la;
-        for (std::size_t i = i0; i < i1; ++i)
-          for (std::size_t j = 0; j < N; ++j) {
-            if (i == j) continue;
-            const double x = res(i * N + j);
-            if (std::isfinite(x) && x > thr[k])
-              ls.push_back({i * N + j, static_cast<std::uint32_t>(k), static_cast<float>(x), 0.0f});
-            if (j > i) {
-              const double y = res(j * N + i);
-              if (std::isfinite(x) && std::isfinite(y) && std::fabs(x - y) > athr[k])
-                la.push_back({i * N + j, static_cast<std::uint32_t>(k), static_cast<float>(x), static_cast<float>(y)});
-            }
-          }
-        const std::lock_guard<std::mutex> lock(mu);
-        part_slow[i0] = std::move(ls);
-        part_asym[i0] = std::move(la);
-      });
-      for (auto& v : part_slow) slow_cells.insert(slow_cells.end(), v.begin(), v.end());
-      for (auto& v : part_asym) asym_cells.insert(asym_cells.end(), v.begin(), v.end());
-    }
-  }
-  // Per pair, its lengths in order.
-  auto by_pair = [](const Cell& x, const Cell& y) { return x.pair < y.pair; };
-  std::stable_sort(slow_cells.begin(), slow_cells.end(), by_pair);
-  std::stable_sort(asym_cells.begin(), asym_cells.end(), by_pair);
-  const std::size_t need = needed(K, opt.min_length_fraction);
-  const std::string group_word = t.node_level_identified ? "node group" : "group";
-
-  // --- slow ranks and nodes
-  struct RankHit {
-    bool slow = false;
-    bool send = false, recv = false;
-    std::vector<std::int64_t> lengths;
-    std::vector<double> score;
-    std::vector<double> sigmas;  // robust z-score of the effect at each of those lengths
-  };
-  std::vector<RankHit> hit(N);
-  std::vector<RobustSpread> send_rob(K), recv_rob(K);  // per length, computed once
-  for (std::size_t k = 0; k < K; ++k) {
-    send_rob[k] = robust_spread(e.send[k]);
-    recv_rob[k] = robust_spread(e.recv[k]);
-  }
-  for (std::size_t k = 0; k < K; ++k) {
-    const auto [ms, ss] = send_rob[k];
-    const auto [mr, sr] = recv_rob[k];
-    for (std::size_t i = 0; i < N; ++i) {
-      const double ds = e.send[k][i] - ms, dr = e.recv[k][i] - mr;
-      const bool fs = ds >= min_log && ds >= opt.mad_factor * ss;
-      const bool fr = dr >= min_log && dr >= opt.mad_factor * sr;
-      if (fs || fr) {
-        hit[i].send |= fs;
-        hit[i].recv |= fr;
-        hit[i].lengths.push_back(c.lengths[k]);
-        const double d = std::max(fs ? ds : 0.0, fr ? dr : 0.0);
-        const double sig = d == ds ? ss : sr;
-        hit[i].score.push_back(std::exp(d));
-        hit[i].sigmas.push_back(sig > 0 ? d / sig : kNaN);
-      }
-    }
-  }
-  for (auto& h : hit) h.slow = h.lengths.size() >= need;
-  // A node as a whole: the median effect of its ranks per length. A node slowed by exactly the
-  // threshold factor has rank effects scattered around it, so some ranks pass and some do not
-  // (issue 13: 4-5 separate slow_rank entries); the node's median has sqrt(ranks) less noise and
-  // is allowed one standard error below the threshold.
-  std::vector<char> node_slow(t.levels.front().groups.size(), 0);
-  std::vector<std::vector<double>> node_score(node_slow.size()), node_sig(node_slow.size());
-  std::vector<std::vector<std::int64_t>> node_lens(node_slow.size());
-  // A node alone in an upper-level group has links of its own class only: judged further down.
-  std::vector<char> lone(node_slow.size(), 0);
-  for (std::size_t l = 1; l < t.levels.size(); ++l)
-    for (std::size_t lg : lone_node_groups(t, l))
-      lone[static_cast<std::size_t>(t.levels.front().group_of[static_cast<std::size_t>(t.levels[l].groups[lg].front())])] = 1;
-  for (std::size_t gi = 0; gi < t.levels.front().groups.size(); ++gi) {
-    const auto& g = t.levels.front().groups[gi];
-    if (g.size() < 2 || lone[gi]) continue;
-    std::vector<double> ds, dr, d_all, se_all;
-    for (std::size_t k = 0; k < K; ++k) {
-      const auto [ms, ss] = send_rob[k];
-      const auto [mr, sr] = recv_rob[k];
-      ds.clear();
-      dr.clear();
-      for (int r : g) {
-        ds.push_back(e.send[k][static_cast<std::size_t>(r)] - ms);
-        dr.push_back(e.recv[k][static_cast<std::size_t>(r)] - mr);
-      }
-      const double nds = finite_median(ds), ndr = finite_median(dr);
-      const double se = std::max(ss, sr) * 1.2533 / std::sqrt(static_cast<double>(g.size()));
-      const double d = std::max(nds, ndr);
-      const double sig = d == nds ? ss : sr;
-      d_all.push_back(d);
-      se_all.push_back(se);
-      if (d >= min_log - 2 * se && d >= opt.mad_factor * sig) {
-        node_lens[gi].push_back(c.lengths[k]);
-        node_score[gi].push_back(std::exp(d));
-        node_sig[gi].push_back(sig > 0 ? d / sig : kNaN);
-      }
-    }
-    // ... and the node is that slow at the long lengths as well, not only at the short ones (a node
-    // behind a switch of its own differs by the switch's latency: at the short lengths only).
-    // Two standard errors of slack: the median polish leaks a little of a slow node's effect into
-    // its peers' (a few per cent of the cell noise), which made a node at exactly the threshold
-    // vanish on 1 of 200 seeds with one.
-    // Half of its ranks slow on their own also makes the node slow (once, not rank by rank).
-    const auto nslow = std::count_if(g.begin(), g.end(), [&](int r) { return hit[static_cast<std::size_t>(r)].slow; });
-    node_slow[gi] = node_lens[gi].size() >= need &&
-                    (finite_median(std::span<const double>(d_all).subspan(d_all.size() / 2)) >=
-                         min_log - 2 * finite_median(se_all) ||
-                     2 * static_cast<std::size_t>(nslow) >= g.size());
-  }
-  // Ranks of slow nodes: a link between two of them is not compared with the product of both
-  // factors (two slow ends need not multiply; issue 13: a spurious asymmetric pair between them).
-  std::vector<char> slow_end(N, 0);
-  auto direction = [](const RankHit& h) {
-    return h.send && h.recv ? "sends and receives" : (h.send ? "sends" : "receives");
-  };
-  for (std::size_t gi = 0; gi < t.levels.front().groups.size(); ++gi) {
-    const auto& g = t.levels.front().groups[gi];
-    const bool all = std::all_of(g.begin(), g.end(), [&](int r) { return hit[static_cast<std::size_t>(r)].slow; });
-    if (!all && node_slow[gi]) {
-      Anomaly a;
-      a.kind = "slow_node";
-      a.ranks = g;
-      a.hosts = hosts_of(g, hosts);
-      a.lengths = node_lens[gi];
-      a.score = finite_median(node_score[gi]);
-      a.detail = fmt::format("the ranks of the group are {:.2f}x their class (median over its {} ranks, {}, "
-                             "at {} of {} lengths)",
-                             a.score, g.size(), sigmas_text(finite_median(node_sig[gi])), a.lengths.size(), K);
-      if (!a.hosts.empty()) a.detail += " on " + fmt::format("{}", fmt::join(a.hosts, ","));
-      for (int r : g) slow_end[static_cast<std::size_t>(r)] = 1;
-      out.push_back(std::move(a));
-      continue;
-    }
-    if (all && g.size() >= 2) {
-      Anomaly a;
-      a.kind = "slow_node";
-      a.ranks = g;
-      a.hosts = hosts_of(g, hosts);
-      std::set<std::int64_t> lens;
-      std::vector<double> sc, zs;
-      for (int r : g) {
-        const auto& h = hit[static_cast<std::size_t>(r)];
-        lens.insert(h.lengths.begin(), h.lengths.end());
-        sc.insert(sc.end(), h.score.begin(), h.score.end());
-        zs.insert(zs.end(), h.sigmas.begin(), h.sigmas.end());
-      }
-      a.lengths.assign(lens.begin(), lens.end());
-      a.score = finite_median(sc);
-      a.detail = fmt::format("every rank of the group {} slowly ({:.2f}x its class, {}, at {} of {} lengths)",
-                             direction(hit[static_cast<std::size_t>(g.front())]), a.score, sigmas_text(finite_median(zs)),
-                             a.lengths.size(), K);
-      if (!a.hosts.empty()) a.detail += " on " + fmt::format("{}", fmt::join(a.hosts, ","));
-      for (int r : g) slow_end[static_cast<std::size_t>(r)] = 1;
-      out.push_back(std::move(a));
-      continue;
-    }
-    for (int r : g) {
-      auto& h = hit[static_cast<std::size_t>(r)];
-      if (!h.slow) continue;
-      Anomaly a;
-      a.kind = "slow_rank";
-      a.ranks = {r};
-      a.hosts = hosts_of(a.ranks, hosts);
-      a.lengths = h.lengths;
-      a.score = finite_median(h.score);
-      a.detail = fmt::format("rank {} {} {:.2f}x slower than its class ({}, at {} of {} lengths)", r,
-                             direction(h), a.score, sigmas_text(finite_median(h.sigmas)), a.lengths.size(), K);
-      out.push_back(std::move(a));
-    }
-  }
-
+  if (c.P < 3) return out;  // nothing to compare a rank with
+  const AnomalyScan scan{c,
+                         t,
+                         hosts,
+                         opt,
+                         static_cast<std::size_t>(c.P),
+                         c.count(),
+                         needed(c.count(), opt.min_length_fraction),
+                         std::log(opt.min_ratio)};
+  const auto pass = polish_every_length(scan);
+  LinkExclusions exclusions{std::vector<char>(scan.n_ranks, 0), std::vector<char>(scan.n_ranks, 0)};
+  find_slow_ranks_and_nodes(scan, pass.effects, out, exclusions);
   merge_slow_switches(c, t, hosts, opt, out);
-
-  std::vector<char> explained(N, 0);  // ranks of lone slow nodes: their residuals mean nothing
-  // --- a node alone in its upper-level group: all of its links form their own class, so the
-  // model above cannot compare them with anything. Compare them with the inter-node links of the
-  // other nodes instead (it is a slow node, or a node behind a switch of its own).
-  {
-    std::set<int> reported;
-    for (const auto& a : out)
-      for (int r : a.ranks) reported.insert(r);
-    const auto& node_of = t.levels.front().group_of;
-    // The lone groups not reported yet, and per length the median of their links over the median
-    // of the reference links (one length at a time for all of them).
-    struct Lone {
-      std::size_t l, lg;
-      std::vector<char> in;
-      bool have_class1 = false;
-      std::vector<double> ratio;  // per length; NaN where either side has no delay
-    };
-    std::vector<Lone> lones;
-    for (std::size_t l = 1; l < t.levels.size(); ++l)
-      for (std::size_t lg : lone_node_groups(t, l)) {
-        const auto& g = t.levels[l].groups[lg];
-        if (reported.count(g.front())) continue;
-        Lone x{l, lg, std::vector<char>(N, 0), false, std::vector<double>(K, kNaN)};
-        for (int r : g) x.in[static_cast<std::size_t>(r)] = 1;
-        for (std::size_t i = 0; i < N && !x.have_class1; ++i)
-          for (std::size_t j = 0; j < N; ++j)
-            if (i != j && !x.in[i] && !x.in[j] && t.pair_class(static_cast<int>(i), static_cast<int>(j)) == 1) {
-              x.have_class1 = true;
-              break;
-            }
-        lones.push_back(std::move(x));
-      }
-    {
-      std::vector<float> buf, own, ref;
-      for (std::size_t k = 0; k < K && !lones.empty(); ++k) {
-        const float* m = c.slice(k, buf);
-        for (auto& x : lones) {
-          own.clear();
-          ref.clear();
-          const auto& in = x.in;
-          for (std::size_t i = 0; i < N; ++i)
-            for (std::size_t j = 0; j < N; ++j) {
-              if (i == j) continue;
-              const float v = m[i * N + j];
-              if (!Cube::usable(v)) continue;
-              const int q = t.pair_class(static_cast<int>(i), static_cast<int>(j));
-              if (in[i] != in[j]) own.push_back(v);
-              else if (!in[i] && (x.have_class1 ? q == 1 : q >= 1)) ref.push_back(v);
-            }
-          if (!own.empty() && !ref.empty()) x.ratio[k] = float_median(own) / float_median(ref);
-        }
-      }
-    }
-    for (const auto& x : lones) {
-      const std::size_t l = x.l;
-      const auto& g = t.levels[l].groups[x.lg];
-      if (reported.count(g.front())) continue;
-      const int n = node_of[static_cast<std::size_t>(g.front())];
-      std::vector<std::int64_t> lens;
-      std::vector<double> ratios;
-      for (std::size_t k = 0; k < K; ++k) {
-        const double ratio = x.ratio[k];
-        if (std::isnan(ratio)) continue;
-        if (ratio >= opt.min_ratio) {
-          lens.push_back(c.lengths[k]);
-          ratios.push_back(ratio);
-        }
-      }
-      if (lens.size() < need) continue;
-      Anomaly a;
-      a.kind = g.size() >= 2 ? "slow_node" : "slow_rank";
-      a.ranks = g;
-      a.hosts = hosts_of(g, hosts);
-      a.lengths = lens;
-      a.score = finite_median(ratios);
-      a.detail = fmt::format("{} {} is alone in its {} group: its links are {:.2f}x the {} links of the others "
-                             "(at {} of {} lengths); a lone node {}",
-                             group_word, n, t.levels[l].name, a.score, t.class_name(1), a.lengths.size(), K,
-                             kLoneNodeCaveat);
-      out.push_back(std::move(a));
-      for (int r : g) {
-        reported.insert(r);
-        explained[static_cast<std::size_t>(r)] = 1;
-      }
-    }
-  }
-
-  // --- slow links and asymmetric pairs, from the residuals of the rank-effect model (the cells
-  // beyond the thresholds, kept by the pass above)
-  std::vector<LinkHit> slow, asym;
-  std::vector<std::uint64_t> slow_pairs;  // ascending
-  auto skipped = [&](std::size_t i, std::size_t j) {
-    return explained[i] || explained[j] || (slow_end[i] && slow_end[j]);
-  };
-  for (std::size_t q = 0; q < slow_cells.size();) {
-    std::size_t q1 = q;
-    while (q1 < slow_cells.size() && slow_cells[q1].pair == slow_cells[q].pair) ++q1;
-    const std::size_t i = slow_cells[q].pair / N, j = slow_cells[q].pair % N;
-    if (!skipped(i, j) && q1 - q >= need) {
-      LinkHit h{static_cast<int>(i), static_cast<int>(j), 0, {}};
-      std::vector<double> sc, zs;
-      for (std::size_t u = q; u < q1; ++u) {
-        const double x = static_cast<double>(slow_cells[u].a);
-        const std::size_t k = slow_cells[u].k;
-        h.lengths.push_back(c.lengths[k]);
-        sc.push_back(std::exp(x));
-        zs.push_back(rsig[k] > 0 ? (x - rmed[k]) / rsig[k] : kNaN);
-      }
-      h.score = finite_median(sc);
-      h.sigmas = finite_median(zs);
-      slow.push_back(h);
-      slow_pairs.push_back(slow_cells[q].pair);
-    }
-    q = q1;
-  }
-  auto is_slow = [&](std::size_t i, std::size_t j) {
-    return std::binary_search(slow_pairs.begin(), slow_pairs.end(), static_cast<std::uint64_t>(i * N + j));
-  };
-  for (std::size_t q = 0; q < asym_cells.size();) {
-    std::size_t q1 = q;
-    while (q1 < asym_cells.size() && asym_cells[q1].pair == asym_cells[q].pair) ++q1;
-    const std::size_t i = asym_cells[q].pair / N, j = asym_cells[q].pair % N;
-    const std::size_t first = q;
-    q = q1;
-    if (is_slow(i, j) || is_slow(j, i) || skipped(i, j)) continue;
-    std::vector<double> sc, zs;
-    std::vector<std::int64_t> lens;
-    int sign = 0;
-    for (std::size_t u = first; u < q1; ++u) {
-      const double a = static_cast<double>(asym_cells[u].a), b = static_cast<double>(asym_cells[u].b);
-      const std::size_t k = asym_cells[u].k;
-      lens.push_back(c.lengths[k]);
-      sc.push_back(std::exp(std::fabs(a - b)));
-      zs.push_back(dsig[k] > 0 ? std::fabs(a - b) / dsig[k] : kNaN);
-      sign += a > b ? 1 : -1;
-    }
-    if (lens.size() >= need && static_cast<std::size_t>(std::abs(sign)) == lens.size()) {
-      LinkHit h = sign > 0 ? LinkHit{static_cast<int>(i), static_cast<int>(j), 0, lens}
-                           : LinkHit{static_cast<int>(j), static_cast<int>(i), 0, lens};
-      h.score = finite_median(sc);
-      h.sigmas = finite_median(zs);
-      asym.push_back(h);
-    }
-  }
-  // A slow link whose reverse direction is normal is one-way: an asymmetric pair (sender ->
-  // receiver), not a slow cable (issue 13: it was reported as slow_link, receiving group first).
-  std::vector<LinkHit> both;
-  for (const auto& h : slow) {
-    if (is_slow(static_cast<std::size_t>(h.j), static_cast<std::size_t>(h.i))) both.push_back(h);
-    else asym.push_back(h);
-  }
-  auto sl = merge_links("slow_link", both, t, hosts, opt.max_links, "slow link", false);
-  auto as = merge_links("asymmetric_pair", asym, t, hosts, opt.max_links,
-                        "asymmetric, one-way slow (slower direction)", true);
-  out.insert(out.end(), sl.begin(), sl.end());
-  out.insert(out.end(), as.begin(), as.end());
+  find_slow_lone_nodes(scan, out, exclusions);
+  find_slow_and_asymmetric_links(scan, pass, exclusions, out);
   return out;
 }
 
