@@ -318,22 +318,22 @@ double kept_residual(double residual) {
 
 // The cells of length k beyond the slow-link threshold and the direction pairs beyond the
 // asymmetry threshold, appended in pair order (rows in parallel, blocks joined in order).
-void keep_cells_beyond_thresholds(const std::vector<double>& residuals, std::size_t N, std::size_t k,
+void keep_cells_beyond_thresholds(const std::vector<double>& residuals, std::size_t n_ranks, std::size_t k,
                                   double slow_threshold, double asym_threshold, PolishedLengths& pass) {
   std::mutex mu;
-  std::vector<std::vector<ResidualCell>> part_slow(N), part_asym(N);
-  parallel_for(N, [&](std::size_t i0, std::size_t i1) {
+  std::vector<std::vector<ResidualCell>> part_slow(n_ranks), part_asym(n_ranks);
+  parallel_for(n_ranks, [&](std::size_t i0, std::size_t i1) {
     std::vector<ResidualCell> slow, asym;
     for (std::size_t i = i0; i < i1; ++i)
-      for (std::size_t j = 0; j < N; ++j) {
+      for (std::size_t j = 0; j < n_ranks; ++j) {
         if (i == j) continue;
-        const double forward = kept_residual(residuals[i * N + j]);
+        const double forward = kept_residual(residuals[i * n_ranks + j]);
         if (std::isfinite(forward) && forward > slow_threshold)
-          slow.push_back({i * N + j, static_cast<std::uint32_t>(k), static_cast<float>(forward), 0.0f});
+          slow.push_back({i * n_ranks + j, static_cast<std::uint32_t>(k), static_cast<float>(forward), 0.0f});
         if (j > i) {
-          const double reverse = kept_residual(residuals[j * N + i]);
+          const double reverse = kept_residual(residuals[j * n_ranks + i]);
           if (std::isfinite(forward) && std::isfinite(reverse) && std::fabs(forward - reverse) > asym_threshold)
-            asym.push_back({i * N + j, static_cast<std::uint32_t>(k), static_cast<float>(forward),
+            asym.push_back({i * n_ranks + j, static_cast<std::uint32_t>(k), static_cast<float>(forward),
                             static_cast<float>(reverse)});
         }
       }
@@ -348,21 +348,21 @@ void keep_cells_beyond_thresholds(const std::vector<double>& residuals, std::siz
 // One pass over the lengths: the median polish of each (rank effects), the spread of its
 // residuals and of its direction differences, and the cells beyond the link thresholds.
 PolishedLengths polish_every_length(const AnomalyScan& scan) {
-  const std::size_t N = scan.n_ranks, K = scan.n_lengths;
+  const std::size_t n_ranks = scan.n_ranks, n_lengths = scan.n_lengths;
   PolishedLengths pass;
-  pass.effects.send.resize(K);
-  pass.effects.recv.resize(K);
-  pass.residual_median.resize(K);
-  pass.residual_sigma.resize(K);
-  pass.direction_sigma.resize(K);
+  pass.effects.send.resize(n_lengths);
+  pass.effects.recv.resize(n_lengths);
+  pass.residual_median.resize(n_lengths);
+  pass.residual_sigma.resize(n_lengths);
+  pass.direction_sigma.resize(n_lengths);
   const auto cls = pair_classes(scan.topo);
   std::vector<float> buf;
   std::vector<double> residuals;
-  for (std::size_t k = 0; k < K; ++k) {
-    polish_length(scan.cube.slice(k, buf), cls, scan.topo.class_count(), N, residuals, pass.effects.send[k],
+  for (std::size_t k = 0; k < n_lengths; ++k) {
+    polish_length(scan.cube.slice(k, buf), cls, scan.topo.class_count(), n_ranks, residuals, pass.effects.send[k],
                   pass.effects.recv[k]);
     auto sample = population_sample([&](auto&& take) {
-      for (std::size_t x = 0; x < N * N; ++x)
+      for (std::size_t x = 0; x < n_ranks * n_ranks; ++x)
         if (const double v = kept_residual(residuals[x]); std::isfinite(v)) take(v);
     });
     const auto [median, sigma] = population_spread(sample);
@@ -371,15 +371,16 @@ PolishedLengths polish_every_length(const AnomalyScan& scan) {
     const double slow_threshold =
         std::max(scan.min_log, scan.opt.mad_factor * sigma) + (std::isfinite(median) ? median : 0.0);
     sample = population_sample([&](auto&& take) {
-      for (std::size_t i = 0; i < N; ++i)
-        for (std::size_t j = i + 1; j < N; ++j) {
-          const double forward = kept_residual(residuals[i * N + j]), reverse = kept_residual(residuals[j * N + i]);
+      for (std::size_t i = 0; i < n_ranks; ++i)
+        for (std::size_t j = i + 1; j < n_ranks; ++j) {
+          const double forward = kept_residual(residuals[i * n_ranks + j]);
+          const double reverse = kept_residual(residuals[j * n_ranks + i]);
           if (std::isfinite(forward) && std::isfinite(reverse)) take(forward - reverse);
         }
     });
     const double direction_sigma = population_spread(sample).sigma;
     pass.direction_sigma[k] = direction_sigma;
-    keep_cells_beyond_thresholds(residuals, N, k, slow_threshold,
+    keep_cells_beyond_thresholds(residuals, n_ranks, k, slow_threshold,
                                  std::max(scan.min_log, scan.opt.mad_factor * direction_sigma), pass);
   }
   auto by_pair = [](const ResidualCell& x, const ResidualCell& y) { return x.pair < y.pair; };
@@ -618,17 +619,17 @@ struct LoneGroup {
 };
 
 std::vector<LoneGroup> lone_groups_to_check(const AnomalyScan& scan, const std::set<int>& reported) {
-  const std::size_t N = scan.n_ranks;
+  const std::size_t n_ranks = scan.n_ranks;
   const auto& topo = scan.topo;
   std::vector<LoneGroup> lones;
   for (std::size_t l = 1; l < topo.levels.size(); ++l)
     for (std::size_t lg : lone_node_groups(topo, l)) {
       const auto& group = topo.levels[l].groups[lg];
       if (reported.count(group.front())) continue;
-      LoneGroup lone{l, lg, std::vector<char>(N, 0), false, std::vector<double>(scan.n_lengths, kNaN)};
+      LoneGroup lone{l, lg, std::vector<char>(n_ranks, 0), false, std::vector<double>(scan.n_lengths, kNaN)};
       for (int r : group) lone.inside[static_cast<std::size_t>(r)] = 1;
-      for (std::size_t i = 0; i < N && !lone.have_class1; ++i)
-        for (std::size_t j = 0; j < N; ++j)
+      for (std::size_t i = 0; i < n_ranks && !lone.have_class1; ++i)
+        for (std::size_t j = 0; j < n_ranks; ++j)
           if (i != j && !lone.inside[i] && !lone.inside[j] &&
               topo.pair_class(static_cast<int>(i), static_cast<int>(j)) == 1) {
             lone.have_class1 = true;
@@ -641,7 +642,7 @@ std::vector<LoneGroup> lone_groups_to_check(const AnomalyScan& scan, const std::
 
 // Per length (one at a time for all of them), each lone group's links over the reference links.
 void measure_lone_ratios(const AnomalyScan& scan, std::vector<LoneGroup>& lones) {
-  const std::size_t N = scan.n_ranks;
+  const std::size_t n_ranks = scan.n_ranks;
   std::vector<float> buf, own, ref;
   for (std::size_t k = 0; k < scan.n_lengths && !lones.empty(); ++k) {
     const float* slice = scan.cube.slice(k, buf);
@@ -649,14 +650,14 @@ void measure_lone_ratios(const AnomalyScan& scan, std::vector<LoneGroup>& lones)
       own.clear();
       ref.clear();
       const auto& in = lone.inside;
-      for (std::size_t i = 0; i < N; ++i)
-        for (std::size_t j = 0; j < N; ++j) {
+      for (std::size_t i = 0; i < n_ranks; ++i)
+        for (std::size_t j = 0; j < n_ranks; ++j) {
           if (i == j) continue;
-          const float v = slice[i * N + j];
-          if (!Cube::usable(v)) continue;
-          const int q = scan.topo.pair_class(static_cast<int>(i), static_cast<int>(j));
-          if (in[i] != in[j]) own.push_back(v);
-          else if (!in[i] && (lone.have_class1 ? q == 1 : q >= 1)) ref.push_back(v);
+          const float delay = slice[i * n_ranks + j];
+          if (!Cube::usable(delay)) continue;
+          const int pair_class = scan.topo.pair_class(static_cast<int>(i), static_cast<int>(j));
+          if (in[i] != in[j]) own.push_back(delay);
+          else if (!in[i] && (lone.have_class1 ? pair_class == 1 : pair_class >= 1)) ref.push_back(delay);
         }
       if (!own.empty() && !ref.empty()) lone.ratio[k] = float_median(own) / float_median(ref);
     }
@@ -712,13 +713,13 @@ void find_slow_lone_nodes(const AnomalyScan& scan, std::vector<Anomaly>& out, Li
 // The pairs slow beyond the residual threshold at enough lengths (slow_pairs: theirs, ascending).
 std::vector<LinkHit> slow_link_hits(const AnomalyScan& scan, const PolishedLengths& pass,
                                     const LinkExclusions& exclusions, std::vector<std::uint64_t>& slow_pairs) {
-  const std::size_t N = scan.n_ranks;
+  const std::size_t n_ranks = scan.n_ranks;
   const auto& cells = pass.slow_cells;
   std::vector<LinkHit> hits;
   for (std::size_t q = 0; q < cells.size();) {
     std::size_t q1 = q;
     while (q1 < cells.size() && cells[q1].pair == cells[q].pair) ++q1;
-    const std::size_t i = cells[q].pair / N, j = cells[q].pair % N;
+    const std::size_t i = cells[q].pair / n_ranks, j = cells[q].pair % n_ranks;
     if (!exclusions.skipped(i, j) && q1 - q >= scan.need) {
       LinkHit hit{static_cast<int>(i), static_cast<int>(j), 0, {}};
       std::vector<double> scores, sigmas;
@@ -746,13 +747,13 @@ std::vector<LinkHit> slow_link_hits(const AnomalyScan& scan, const PolishedLengt
 std::vector<LinkHit> asymmetric_pair_hits(const AnomalyScan& scan, const PolishedLengths& pass,
                                           const LinkExclusions& exclusions,
                                           const std::function<bool(std::size_t, std::size_t)>& is_slow) {
-  const std::size_t N = scan.n_ranks;
+  const std::size_t n_ranks = scan.n_ranks;
   const auto& cells = pass.asym_cells;
   std::vector<LinkHit> hits;
   for (std::size_t q = 0; q < cells.size();) {
     std::size_t q1 = q;
     while (q1 < cells.size() && cells[q1].pair == cells[q].pair) ++q1;
-    const std::size_t i = cells[q].pair / N, j = cells[q].pair % N;
+    const std::size_t i = cells[q].pair / n_ranks, j = cells[q].pair % n_ranks;
     const std::size_t first = q;
     q = q1;
     if (is_slow(i, j) || is_slow(j, i) || exclusions.skipped(i, j)) continue;
@@ -782,11 +783,11 @@ std::vector<LinkHit> asymmetric_pair_hits(const AnomalyScan& scan, const Polishe
 // the thresholds, kept by the pass over the lengths).
 void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengths& pass,
                                     const LinkExclusions& exclusions, std::vector<Anomaly>& out) {
-  const std::size_t N = scan.n_ranks;
+  const std::size_t n_ranks = scan.n_ranks;
   std::vector<std::uint64_t> slow_pairs;  // ascending
   const auto slow = slow_link_hits(scan, pass, exclusions, slow_pairs);
   auto is_slow = [&](std::size_t i, std::size_t j) {
-    return std::binary_search(slow_pairs.begin(), slow_pairs.end(), static_cast<std::uint64_t>(i * N + j));
+    return std::binary_search(slow_pairs.begin(), slow_pairs.end(), static_cast<std::uint64_t>(i * n_ranks + j));
   };
   auto asym = asymmetric_pair_hits(scan, pass, exclusions, is_slow);
   // A slow link whose reverse direction is normal is one-way: an asymmetric pair (sender ->
