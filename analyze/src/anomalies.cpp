@@ -63,47 +63,47 @@ struct LinkHit {
 std::vector<Anomaly> merge_links(const std::string& kind, const std::vector<LinkHit>& hits, const Topology& t,
                                  const std::vector<std::string>& hosts, std::size_t max_items,
                                  const std::string& what, bool ordered) {
-  std::map<std::pair<int, int>, std::vector<const LinkHit*>> by;
-  const auto& g = t.levels.front().group_of;
-  for (const auto& h : hits) {
-    int a = g[static_cast<std::size_t>(h.i)], b = g[static_cast<std::size_t>(h.j)];
-    if (!ordered && a > b) std::swap(a, b);
-    by[{a, b}].push_back(&h);
+  std::map<std::pair<int, int>, std::vector<const LinkHit*>> by_groups;
+  const auto& node_of = t.levels.front().group_of;
+  for (const auto& hit : hits) {
+    int from = node_of[static_cast<std::size_t>(hit.i)], to = node_of[static_cast<std::size_t>(hit.j)];
+    if (!ordered && from > to) std::swap(from, to);
+    by_groups[{from, to}].push_back(&hit);
   }
   const std::string group_word = t.node_level_identified ? "node group" : "group";
   std::vector<Anomaly> out;
-  for (auto& [key, v] : by) {
-    Anomaly a;
-    a.kind = kind;
+  for (auto& [key, group_hits] : by_groups) {
+    Anomaly finding;
+    finding.kind = kind;
     std::set<int> ranks;
     std::set<std::int64_t> lens;
-    std::vector<double> scores, sig;
-    for (const auto* h : v) {
-      ranks.insert(h->i);
-      ranks.insert(h->j);
-      lens.insert(h->lengths.begin(), h->lengths.end());
-      scores.push_back(h->score);
-      sig.push_back(h->sigmas);
-      a.pairs.emplace_back(h->i, h->j);
+    std::vector<double> scores, sigmas;
+    for (const auto* hit : group_hits) {
+      ranks.insert(hit->i);
+      ranks.insert(hit->j);
+      lens.insert(hit->lengths.begin(), hit->lengths.end());
+      scores.push_back(hit->score);
+      sigmas.push_back(hit->sigmas);
+      finding.pairs.emplace_back(hit->i, hit->j);
     }
-    a.ranks.assign(ranks.begin(), ranks.end());
-    a.lengths.assign(lens.begin(), lens.end());
-    a.score = finite_median(scores);
-    a.hosts = hosts_of(a.ranks, hosts);
+    finding.ranks.assign(ranks.begin(), ranks.end());
+    finding.lengths.assign(lens.begin(), lens.end());
+    finding.score = finite_median(scores);
+    finding.hosts = hosts_of(finding.ranks, hosts);
     const std::string evidence =
-        fmt::format("{:.2f}x, {}, at {} of the lengths", a.score, sigmas_text(finite_median(sig)), a.lengths.size());
-    if (v.size() == 1)
-      a.detail = fmt::format("{} rank {} -> rank {}: {}", what, v.front()->i, v.front()->j, evidence);
+        fmt::format("{:.2f}x, {}, at {} of the lengths", finding.score, sigmas_text(finite_median(sigmas)), finding.lengths.size());
+    if (group_hits.size() == 1)
+      finding.detail = fmt::format("{} rank {} -> rank {}: {}", what, group_hits.front()->i, group_hits.front()->j, evidence);
     else if (ordered)
-      a.detail = fmt::format("{} {} {} -> {} {} (sender -> receiver, {} rank pairs): {}", what, group_word,
-                             key.first, group_word, key.second, v.size(), evidence);
+      finding.detail = fmt::format("{} {} {} -> {} {} (sender -> receiver, {} rank pairs): {}", what, group_word,
+                             key.first, group_word, key.second, group_hits.size(), evidence);
     else if (key.first == key.second)
-      a.detail = fmt::format("{} within {} {}, both directions ({} rank pairs): {}", what, group_word, key.first,
-                             v.size(), evidence);
+      finding.detail = fmt::format("{} within {} {}, both directions ({} rank pairs): {}", what, group_word, key.first,
+                             group_hits.size(), evidence);
     else
-      a.detail = fmt::format("{} between {}s {} and {}, both directions ({} rank pairs): {}", what, group_word,
-                             key.first, key.second, v.size(), evidence);
-    out.push_back(std::move(a));
+      finding.detail = fmt::format("{} between {}s {} and {}, both directions ({} rank pairs): {}", what, group_word,
+                             key.first, key.second, group_hits.size(), evidence);
+    out.push_back(std::move(finding));
   }
   std::sort(out.begin(), out.end(), [](const Anomaly& x, const Anomaly& y) { return x.score > y.score; });
   if (out.size() > max_items) out.resize(max_items);
@@ -114,92 +114,133 @@ std::vector<Anomaly> merge_links(const std::string& kind, const std::vector<Link
 
 namespace {
 
-// One length of the median polish: log(delay) = class constant + sender effect + receiver effect +
-// residual over the off-diagonal cells of the slice m. s and r (N each) get the effects; R (N*N)
-// the residual, NaN where unknown. Rows, columns and class medians over the whole slice, in
-// parallel within the length (so one length at a time is in memory).
-void polish_length(const float* m, const std::vector<std::int8_t>& cls, int nc, std::size_t N, std::vector<double>& R,
-                   std::vector<double>& s, std::vector<double>& r) {
-  R.resize(N * N);
-  s.assign(N, 0.0);
-  r.assign(N, 0.0);
-  parallel_for(N, [&](std::size_t i0, std::size_t i1) {
-    for (std::size_t x = i0 * N; x < i1 * N; ++x) {
-      const double v = m[x];
-      R[x] = (cls[x] >= 0 && Cube::usable(v)) ? std::log(v) : kNaN;
+// Subtracts each row's median from the row (rows in parallel) and adds it to the row's sender
+// effect; the largest |median| into `moved`. The class constants are taken off first.
+void sweep_rows(const std::vector<std::int8_t>& cls, const std::vector<double>& class_medians, std::size_t n_ranks,
+                std::vector<double>& residuals, std::vector<double>& send, double& moved) {
+  std::mutex mu;
+  parallel_for(n_ranks, [&](std::size_t i0, std::size_t i1) {
+    std::vector<double> row;
+    double row_moved = 0.0;
+    for (std::size_t i = i0; i < i1; ++i) {
+      double* residual_row = residuals.data() + i * n_ranks;
+      const std::int8_t* class_row = cls.data() + i * n_ranks;
+      for (std::size_t j = 0; j < n_ranks; ++j)
+        if (class_row[j] >= 0) residual_row[j] -= class_medians[static_cast<std::size_t>(class_row[j])];
+      row.clear();
+      for (std::size_t j = 0; j < n_ranks; ++j)
+        if (std::isfinite(residual_row[j])) row.push_back(residual_row[j]);
+      if (row.empty()) continue;
+      const double median = median_inplace(row);
+      send[i] += median;
+      row_moved = std::max(row_moved, std::fabs(median));
+      for (std::size_t j = 0; j < n_ranks; ++j) residual_row[j] -= median;
+    }
+    const std::lock_guard<std::mutex> lock(mu);
+    moved = std::max(moved, row_moved);
+  });
+}
+
+// Subtracts each column's median from the column and adds it to the column's receiver effect;
+// the largest |median| into `moved`. Columns in blocks (a block's cells gathered row by row).
+void sweep_columns(std::size_t n_ranks, std::vector<double>& residuals, std::vector<double>& recv, double& moved) {
+  std::vector<double> column_medians(n_ranks, 0.0);
+  constexpr std::size_t kCols = 64;
+  parallel_for((n_ranks + kCols - 1) / kCols, [&](std::size_t b0, std::size_t b1) {
+    std::vector<std::vector<double>> cols(kCols);
+    for (std::size_t blk = b0; blk < b1; ++blk) {
+      const std::size_t j0 = blk * kCols, j1 = std::min(n_ranks, j0 + kCols);
+      for (auto& col : cols) col.clear();
+      for (std::size_t i = 0; i < n_ranks; ++i)
+        for (std::size_t j = j0; j < j1; ++j)
+          if (std::isfinite(residuals[i * n_ranks + j])) cols[j - j0].push_back(residuals[i * n_ranks + j]);
+      for (std::size_t j = j0; j < j1; ++j)
+        if (!cols[j - j0].empty()) column_medians[j] = median_inplace(cols[j - j0]);
     }
   });
-  std::vector<double> colm(N), tmp, dc(static_cast<std::size_t>(nc));
-  std::mutex mu;
+  parallel_for(n_ranks, [&](std::size_t i0, std::size_t i1) {
+    for (std::size_t i = i0; i < i1; ++i)
+      for (std::size_t j = 0; j < n_ranks; ++j) residuals[i * n_ranks + j] -= column_medians[j];
+  });
+  for (std::size_t j = 0; j < n_ranks; ++j) {
+    recv[j] += column_medians[j];
+    moved = std::max(moved, std::fabs(column_medians[j]));
+  }
+}
+
+// One length of the median polish: log(delay) = class constant + sender effect + receiver effect +
+// residual over the off-diagonal cells of the slice. send and recv (n_ranks each) get the
+// effects; residuals (n_ranks^2) the residual, NaN where unknown. Rows, columns and class medians
+// over the whole slice, in parallel within the length (so one length at a time is in memory).
+void polish_length(const float* slice, const std::vector<std::int8_t>& cls, int n_classes, std::size_t n_ranks,
+                   std::vector<double>& residuals, std::vector<double>& send, std::vector<double>& recv) {
+  residuals.resize(n_ranks * n_ranks);
+  send.assign(n_ranks, 0.0);
+  recv.assign(n_ranks, 0.0);
+  parallel_for(n_ranks, [&](std::size_t i0, std::size_t i1) {
+    for (std::size_t x = i0 * n_ranks; x < i1 * n_ranks; ++x) {
+      const double delay = slice[x];
+      residuals[x] = (cls[x] >= 0 && Cube::usable(delay)) ? std::log(delay) : kNaN;
+    }
+  });
+  std::vector<double> tmp, class_medians(static_cast<std::size_t>(n_classes));
   // Up to 5 sweeps; stop once a sweep after the first moves no effect by more than 0.2 % (the
   // precision of a rank effect from a few hundred cells of 5 % noise, and 1/200 of the
   // smallest slowdown reported): usually after 2 sweeps.
   for (int it = 0; it < 5; ++it) {
     double moved = 0.0;
-    auto byclass = population_samples(static_cast<std::size_t>(nc), [&](auto&& take) {
-      for (std::size_t x = 0; x < N * N; ++x)
-        if (std::isfinite(R[x])) take(static_cast<std::size_t>(cls[x]), R[x]);
+    auto by_class = population_samples(static_cast<std::size_t>(n_classes), [&](auto&& take) {
+      for (std::size_t x = 0; x < n_ranks * n_ranks; ++x)
+        if (std::isfinite(residuals[x])) take(static_cast<std::size_t>(cls[x]), residuals[x]);
     });
-    for (int q = 0; q < nc; ++q) {
-      auto& b = byclass[static_cast<std::size_t>(q)];
-      dc[static_cast<std::size_t>(q)] = b.empty() ? 0.0 : population_median(b);
+    for (int q = 0; q < n_classes; ++q) {
+      auto& samples = by_class[static_cast<std::size_t>(q)];
+      class_medians[static_cast<std::size_t>(q)] = samples.empty() ? 0.0 : population_median(samples);
     }
     if (it > 0)
-      for (double x : dc) moved = std::max(moved, std::fabs(x));
-    // Classes, then each row's median (rows in parallel).
-    parallel_for(N, [&](std::size_t i0, std::size_t i1) {
-      std::vector<double> row;
-      double mv = 0.0;
-      for (std::size_t i = i0; i < i1; ++i) {
-        double* Ri = R.data() + i * N;
-        const std::int8_t* ci = cls.data() + i * N;
-        for (std::size_t j = 0; j < N; ++j)
-          if (ci[j] >= 0) Ri[j] -= dc[static_cast<std::size_t>(ci[j])];
-        row.clear();
-        for (std::size_t j = 0; j < N; ++j)
-          if (std::isfinite(Ri[j])) row.push_back(Ri[j]);
-        if (row.empty()) continue;
-        const double md = median_inplace(row);
-        s[i] += md;
-        mv = std::max(mv, std::fabs(md));
-        for (std::size_t j = 0; j < N; ++j) Ri[j] -= md;
-      }
-      const std::lock_guard<std::mutex> lock(mu);
-      moved = std::max(moved, mv);
-    });
-    // Each column's median, columns in blocks (a block's cells gathered row by row).
-    std::fill(colm.begin(), colm.end(), 0.0);
-    constexpr std::size_t kCols = 64;
-    parallel_for((N + kCols - 1) / kCols, [&](std::size_t b0, std::size_t b1) {
-      std::vector<std::vector<double>> cols(kCols);
-      for (std::size_t blk = b0; blk < b1; ++blk) {
-        const std::size_t j0 = blk * kCols, j1 = std::min(N, j0 + kCols);
-        for (auto& col : cols) col.clear();
-        for (std::size_t i = 0; i < N; ++i)
-          for (std::size_t j = j0; j < j1; ++j)
-            if (std::isfinite(R[i * N + j])) cols[j - j0].push_back(R[i * N + j]);
-        for (std::size_t j = j0; j < j1; ++j)
-          if (!cols[j - j0].empty()) colm[j] = median_inplace(cols[j - j0]);
-      }
-    });
-    parallel_for(N, [&](std::size_t i0, std::size_t i1) {
-      for (std::size_t i = i0; i < i1; ++i)
-        for (std::size_t j = 0; j < N; ++j) R[i * N + j] -= colm[j];
-    });
-    for (std::size_t j = 0; j < N; ++j) {
-      r[j] += colm[j];
-      moved = std::max(moved, std::fabs(colm[j]));
-    }
+      for (double median : class_medians) moved = std::max(moved, std::fabs(median));
+    // Classes, then each row's median; then each column's.
+    sweep_rows(cls, class_medians, n_ranks, residuals, send, moved);
+    sweep_columns(n_ranks, residuals, recv, moved);
     // Keep the rank effects centred (their median is 0): the class constants take the level
-    // (the residual is unchanged: s and r move down by what the class constants move up).
-    tmp = s;
-    const double ms = finite_median(tmp);
-    tmp = r;
-    const double mr = finite_median(tmp);
-    for (auto& x : s) x -= ms;
-    for (auto& x : r) x -= mr;
+    // (the residual is unchanged: send and recv move down by what the class constants move up).
+    tmp = send;
+    const double send_median = finite_median(tmp);
+    tmp = recv;
+    const double recv_median = finite_median(tmp);
+    for (auto& effect : send) effect -= send_median;
+    for (auto& effect : recv) effect -= recv_median;
     if (moved < 2e-3) break;
   }
+}
+
+// Per candidate switch group, whether the links inside it are normal: at every length (one at a
+// time), the median of its links of class 1 below min_ratio times the median of the same class
+// in the other switch groups.
+std::vector<char> switch_insides_normal(const Cube& c, const Topology& t, const std::vector<std::size_t>& candidates,
+                                        double min_ratio) {
+  const auto& switch_of = t.levels[1].group_of;
+  std::vector<char> normal(candidates.size(), 1);
+  std::vector<float> buf;
+  const auto n_ranks = static_cast<std::size_t>(c.P);
+  for (std::size_t k = 0; k < c.count() && !candidates.empty(); ++k) {
+    const float* slice = c.slice(k, buf);
+    for (std::size_t w = 0; w < candidates.size(); ++w) {
+      if (!normal[w]) continue;
+      std::vector<float> inside, others;
+      for (int i = 0; i < c.P; ++i)
+        for (int j = 0; j < c.P; ++j) {
+          if (t.pair_class(i, j) != 1) continue;
+          const float delay = slice[static_cast<std::size_t>(i) * n_ranks + static_cast<std::size_t>(j)];
+          if (!Cube::usable(delay)) continue;
+          (switch_of[static_cast<std::size_t>(i)] == static_cast<int>(candidates[w]) ? inside : others)
+              .push_back(delay);
+        }
+      if (inside.empty() || others.empty()) normal[w] = 0;
+      else normal[w] = float_median(inside) < min_ratio * float_median(others);
+    }
+  }
+  return normal;
 }
 
 // Every node of a switch group slow while the links inside the group are not: that is the group's
@@ -211,73 +252,53 @@ void polish_length(const float* m, const std::vector<std::int8_t>& cls, int nc, 
 void merge_slow_switches(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
                          const AnomalyOptions& opt, std::vector<Anomaly>& out) {
   if (t.levels.size() < 2) return;
-  const auto& sw = t.levels[1];
+  const auto& switches = t.levels[1];
   const auto& node_of = t.levels.front().group_of;
   // The slow_node findings of switch group s (indices into out) and the group's nodes.
   auto findings_of = [&](std::size_t s, std::vector<std::size_t>& idx, std::set<int>& nodes) {
     nodes.clear();
     idx.clear();
-    for (int r : sw.groups[s]) nodes.insert(node_of[static_cast<std::size_t>(r)]);
+    for (int r : switches.groups[s]) nodes.insert(node_of[static_cast<std::size_t>(r)]);
     std::set<int> slow_nodes;
     for (std::size_t i = 0; i < out.size(); ++i) {
-      const auto& a = out[i];
-      if (a.kind != "slow_node" || a.ranks.empty()) continue;
-      if (sw.group_of[static_cast<std::size_t>(a.ranks.front())] != static_cast<int>(s)) continue;
+      const auto& finding = out[i];
+      if (finding.kind != "slow_node" || finding.ranks.empty()) continue;
+      if (switches.group_of[static_cast<std::size_t>(finding.ranks.front())] != static_cast<int>(s)) continue;
       idx.push_back(i);
-      slow_nodes.insert(node_of[static_cast<std::size_t>(a.ranks.front())]);
+      slow_nodes.insert(node_of[static_cast<std::size_t>(finding.ranks.front())]);
     }
     return nodes.size() >= 2 && slow_nodes == nodes;
   };
   // Candidates: switch groups whose every node is reported slow (merging one does not change
   // whether another is one: its findings stay, only their indices move).
-  std::vector<std::size_t> cand;
+  std::vector<std::size_t> candidates;
   std::vector<std::size_t> idx;
   std::set<int> nodes;
-  for (std::size_t s = 0; s < sw.groups.size(); ++s)
-    if (findings_of(s, idx, nodes)) cand.push_back(s);
-  // The links inside each candidate against the others', one length at a time.
-  std::vector<char> normal(cand.size(), 1);
-  std::vector<float> buf;
-  const auto N = static_cast<std::size_t>(c.P);
-  for (std::size_t k = 0; k < c.count() && !cand.empty(); ++k) {
-    const float* m = c.slice(k, buf);
-    for (std::size_t w = 0; w < cand.size(); ++w) {
-      if (!normal[w]) continue;
-      std::vector<float> inside, others;
-      for (int i = 0; i < c.P; ++i)
-        for (int j = 0; j < c.P; ++j) {
-          if (t.pair_class(i, j) != 1) continue;
-          const float v = m[static_cast<std::size_t>(i) * N + static_cast<std::size_t>(j)];
-          if (!Cube::usable(v)) continue;
-          (sw.group_of[static_cast<std::size_t>(i)] == static_cast<int>(cand[w]) ? inside : others).push_back(v);
-        }
-      if (inside.empty() || others.empty()) normal[w] = 0;
-      else normal[w] = float_median(inside) < opt.min_ratio * float_median(others);
-    }
-  }
-  for (std::size_t w = 0; w < cand.size(); ++w) {
-    const std::size_t s = cand[w];
-    const auto& ranks = sw.groups[s];
+  for (std::size_t s = 0; s < switches.groups.size(); ++s)
+    if (findings_of(s, idx, nodes)) candidates.push_back(s);
+  const auto normal = switch_insides_normal(c, t, candidates, opt.min_ratio);
+  for (std::size_t w = 0; w < candidates.size(); ++w) {
+    const std::size_t s = candidates[w];
+    const auto& ranks = switches.groups[s];
     findings_of(s, idx, nodes);
-    const bool inside_normal = normal[w] != 0;
-    if (!inside_normal) continue;
-    Anomaly a;
-    a.kind = "slow_switch";
-    a.ranks = ranks;
-    a.hosts = hosts_of(ranks, hosts);
+    if (!normal[w]) continue;
+    Anomaly merged;
+    merged.kind = "slow_switch";
+    merged.ranks = ranks;
+    merged.hosts = hosts_of(ranks, hosts);
     std::set<std::int64_t> lens;
     std::vector<double> scores;
     for (std::size_t i : idx) {
       lens.insert(out[i].lengths.begin(), out[i].lengths.end());
       scores.push_back(out[i].score);
     }
-    a.lengths.assign(lens.begin(), lens.end());
-    a.score = finite_median(scores);
-    a.detail = fmt::format("every node of {} group {} ({} nodes) is {:.2f}x slower to the rest, its links inside the "
-                           "group are not: the group's uplink or its switch (at {} of {} lengths)",
-                           sw.name, s, nodes.size(), a.score, a.lengths.size(), c.count());
+    merged.lengths.assign(lens.begin(), lens.end());
+    merged.score = finite_median(scores);
+    merged.detail = fmt::format("every node of {} group {} ({} nodes) is {:.2f}x slower to the rest, its links inside "
+                                "the group are not: the group's uplink or its switch (at {} of {} lengths)",
+                                switches.name, s, nodes.size(), merged.score, merged.lengths.size(), c.count());
     for (auto it = idx.rbegin(); it != idx.rend(); ++it) out.erase(out.begin() + static_cast<std::ptrdiff_t>(*it));
-    out.push_back(std::move(a));
+    out.push_back(std::move(merged));
   }
 }
 
@@ -363,7 +384,7 @@ PolishedLengths polish_every_length(const AnomalyScan& scan) {
                   pass.effects.recv[k]);
     auto sample = population_sample([&](auto&& take) {
       for (std::size_t x = 0; x < n_ranks * n_ranks; ++x)
-        if (const double v = kept_residual(residuals[x]); std::isfinite(v)) take(v);
+        if (const double residual = kept_residual(residuals[x]); std::isfinite(residual)) take(residual);
     });
     const auto [median, sigma] = population_spread(sample);
     pass.residual_median[k] = std::isfinite(median) ? median : 0.0;
