@@ -123,6 +123,47 @@ const char* fit_quality(double rel_rms) {
   return "poor";
 }
 
+namespace {
+
+// The best split of the curve into lines (pre: prefix sums of its points; each segment of at least
+// 3 points, so that every line is over-determined, costs `penalty` on top of its squared error):
+// the start index of each segment, the first 0.
+std::vector<std::size_t> segment_starts(const std::vector<Sums>& pre, double penalty) {
+  const std::size_t K = pre.size() - 1;
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> best(K + 1, inf);
+  std::vector<std::size_t> from(K + 1, 0);
+  best.front() = 0;
+  constexpr std::size_t kMin = 3;
+  for (std::size_t j = kMin; j <= K; ++j)
+    for (std::size_t i = 0; i + kMin <= j; ++i) {
+      if (!std::isfinite(best[i])) continue;
+      const double cost = best[i] + (pre[j] - pre[i]).sse() + penalty;
+      if (cost < best[j]) {
+        best[j] = cost;
+        from[j] = i;
+      }
+    }
+  std::vector<std::size_t> starts;
+  for (std::size_t j = K; j > 0; j = from[j]) starts.push_back(from[j]);
+  std::reverse(starts.begin(), starts.end());
+  return starts;
+}
+
+// One line over the segments [a0, b0) and [b0, b1) fits clearly worse than one line each (F test,
+// 2 extra parameters): a kink or a wobble of the median curve is not a step.
+bool two_lines_fit_better(const std::vector<Sums>& pre, std::size_t a0, std::size_t b0, std::size_t b1,
+                          double min_f) {
+  const double sse_split = (pre[b0] - pre[a0]).sse() + (pre[b1] - pre[b0]).sse();
+  const double sse_one = (pre[b1] - pre[a0]).sse();
+  const double dof = static_cast<double>(b1 - a0) - 4.0;
+  const double gain = sse_one - sse_split;
+  if (!(gain > 1e-12 * std::max(sse_one, 1e-300))) return false;
+  return !(dof > 0 && sse_split > 0 && (gain / 2.0) / (sse_split / dof) < min_f);
+}
+
+}  // namespace
+
 std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, std::span<const double> t,
                                        const ThresholdOptions& opt, double noise_in) {
   std::vector<double> m, y;
@@ -141,24 +182,8 @@ std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, st
     pre[k + 1] = pre[k];
     pre[k + 1].add(m[k], y[k]);
   }
-  const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> best(K + 1, inf);
-  std::vector<std::size_t> from(K + 1, 0);
-  best.front() = 0;
-  // Segments of at least 3 points, so that every line is over-determined.
-  constexpr std::size_t kMin = 3;
-  for (std::size_t j = kMin; j <= K; ++j)
-    for (std::size_t i = 0; i + kMin <= j; ++i) {
-      if (!std::isfinite(best[i])) continue;
-      const double c = best[i] + (pre[j] - pre[i]).sse() + opt.penalty;
-      if (c < best[j]) {
-        best[j] = c;
-        from[j] = i;
-      }
-    }
-  std::vector<std::size_t> starts;
-  for (std::size_t j = K; j > 0; j = from[j]) starts.push_back(from[j]);
-  std::reverse(starts.begin(), starts.end());  // segment start indices, first is 0
+  // Segment start indices, the first 0.
+  const auto starts = segment_starts(pre, opt.penalty);
   for (std::size_t s = 1; s < starts.size(); ++s) {
     const std::size_t a0 = starts[s - 1], b0 = starts[s];
     const std::size_t b1 = s + 1 < starts.size() ? starts[s + 1] : K;
@@ -180,16 +205,7 @@ std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, st
     };
     const double noise = std::max({scatter(a0, b0), scatter(b0, b1), noise_in});
     if (jump < opt.min_jump || jump < 3.0 * std::max(scatter(a0, b0), scatter(b0, b1)) || jump <= noise) continue;
-    // One line over both segments must fit clearly worse than two (F test, 2 extra parameters):
-    // a kink or a wobble of the median curve is not a step.
-    {
-      const double sse_split = (pre[b0] - pre[a0]).sse() + (pre[b1] - pre[b0]).sse();
-      const double sse_one = (pre[b1] - pre[a0]).sse();
-      const double dof = static_cast<double>(b1 - a0) - 4.0;
-      const double gain = sse_one - sse_split;
-      if (!(gain > 1e-12 * std::max(sse_one, 1e-300))) continue;
-      if (dof > 0 && sse_split > 0 && (gain / 2.0) / (sse_split / dof) < opt.min_f) continue;
-    }
+    if (!two_lines_fit_better(pre, a0, b0, b1, opt.min_f)) continue;
     bool holds = true;
     // It must hold: the next lengths (up to 3) all lie above the old regime's line by half the step
     // (in seconds: a shift of ts keeps its size while the relative step shrinks with m).
