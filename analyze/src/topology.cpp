@@ -423,6 +423,80 @@ std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const Topolo
 // one slow member does not push its mates away; at some length min_ratio below every other
 // group, and at no length more than half of that above), when S is not its group already. A node
 // behind a switch of its own reaches every other switch alike and stays. Cost O(P^2 K).
+// Per finer group a, per length k and upper group u ([a][k*S + u]): the least, over u's finer
+// groups, of the median log delay between their ranks and a's, both ways (NaN where none); one
+// length at a time over every finer group (the delays are read once per length).
+std::vector<std::vector<double>> nearest_member_delays(const Cube& c, const std::vector<std::vector<int>>& finer,
+                                                       const std::vector<std::size_t>& up_of, std::size_t S) {
+  const std::size_t G = finer.size(), K = c.count();
+  std::vector<int> group_of(static_cast<std::size_t>(c.P), -1);
+  for (std::size_t g = 0; g < G; ++g)
+    for (int r : finer[g]) group_of[static_cast<std::size_t>(r)] = static_cast<int>(g);
+  std::vector<std::vector<double>> dall(G, std::vector<double>(K * S, kNaN));
+  std::vector<float> buf;
+  const auto N = static_cast<std::size_t>(c.P);
+  for (std::size_t k = 0; k < K; ++k) {
+    const float* slice = c.slice(k, buf);
+    parallel_for(G, [&](std::size_t g0, std::size_t g1) {
+      std::vector<std::vector<double>> vals(G);
+      for (std::size_t a = g0; a < g1; ++a) {
+        std::vector<double>& nearest = dall[a];
+        for (auto& of_group : vals) of_group.clear();
+        for (int x : finer[a])
+          for (int y = 0; y < c.P; ++y) {
+            const int gy = group_of[static_cast<std::size_t>(y)];
+            if (gy < 0 || static_cast<std::size_t>(gy) == a) continue;
+            const auto X = static_cast<std::size_t>(x), Y = static_cast<std::size_t>(y);
+            for (const double delay : {static_cast<double>(slice[X * N + Y]), static_cast<double>(slice[Y * N + X])})
+              if (Cube::usable(delay)) vals[static_cast<std::size_t>(gy)].push_back(std::log(delay));
+          }
+        for (std::size_t gy = 0; gy < G; ++gy) {
+          if (vals[gy].empty()) continue;
+          double& near = nearest[k * S + up_of[gy]];
+          const double md = median_inplace(vals[gy]);
+          if (!(near <= md)) near = md;
+        }
+      }
+    });
+  }
+  return dall;
+}
+
+// The upper group a finer group reaches clearly fastest (nearest: its nearest_member_delays), or
+// `own` when none does.
+std::size_t clearly_nearest_group(const std::vector<double>& nearest, std::size_t S, std::size_t K, std::size_t own,
+                                  double margin) {
+  std::size_t best = S;
+  double best_sum = 0.0;
+  for (std::size_t u = 0; u < S; ++u) {
+    double sum = 0.0;
+    for (std::size_t k = 0; k < K; ++k) sum += nearest[k * S + u];
+    if (std::isfinite(sum) && (best == S || sum < best_sum)) {
+      best = u;
+      best_sum = sum;
+    }
+  }
+  if (best == S || best == own) return own;
+  // Clearly nearer than every other group with links to compare (a's own group, when a is
+  // alone in it, has none); with no other group to compare, nothing is clear and a stays.
+  bool clear = true;
+  std::size_t compared = 0;
+  for (std::size_t u = 0; u < S && clear; ++u) {
+    bool known = false;
+    for (std::size_t k = 0; k < K; ++k) known = known || std::isfinite(nearest[k * S + u]);
+    if (u == best || !known) continue;
+    ++compared;
+    double most = -1e300, least = 1e300;
+    for (std::size_t k = 0; k < K; ++k) {
+      const double diff = nearest[k * S + u] - nearest[k * S + best];
+      most = std::max(most, diff);
+      least = std::min(least, diff);
+    }
+    clear = most >= margin && least >= -margin / 2;
+  }
+  return clear && compared > 0 ? best : own;
+}
+
 void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, std::vector<std::vector<int>>& upper,
                      double min_ratio) {
   const std::size_t G = finer.size(), S = upper.size(), K = c.count();
@@ -430,79 +504,17 @@ void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, 
   std::vector<std::size_t> up_of(G);
   for (std::size_t u = 0; u < S; ++u)
     for (int g : upper[u]) up_of[static_cast<std::size_t>(g)] = u;
-  std::vector<int> group_of(static_cast<std::size_t>(c.P), -1);
-  for (std::size_t g = 0; g < G; ++g)
-    for (int r : finer[g]) group_of[static_cast<std::size_t>(r)] = static_cast<int>(g);
   const double margin = std::log(min_ratio);
+  const auto dall = nearest_member_delays(c, finer, up_of, S);
   std::vector<std::size_t> dest(G);
-  // d[a][k*S + u]: one length at a time over every finer group (the delays are read once per length).
-  std::vector<std::vector<double>> dall(G, std::vector<double>(K * S, kNaN));
-  std::vector<float> buf;
-  const auto N = static_cast<std::size_t>(c.P);
-  for (std::size_t k = 0; k < K; ++k) {
-    const float* m = c.slice(k, buf);
-    parallel_for(G, [&](std::size_t g0, std::size_t g1) {
-      std::vector<std::vector<double>> vals(G);
-      for (std::size_t a = g0; a < g1; ++a) {
-        std::vector<double>& d = dall[a];
-        for (auto& v : vals) v.clear();
-        for (int x : finer[a])
-          for (int y = 0; y < c.P; ++y) {
-            const int gy = group_of[static_cast<std::size_t>(y)];
-            if (gy < 0 || static_cast<std::size_t>(gy) == a) continue;
-            const auto X = static_cast<std::size_t>(x), Y = static_cast<std::size_t>(y);
-            for (const double t : {static_cast<double>(m[X * N + Y]), static_cast<double>(m[Y * N + X])})
-              if (Cube::usable(t)) vals[static_cast<std::size_t>(gy)].push_back(std::log(t));
-          }
-        for (std::size_t gy = 0; gy < G; ++gy) {
-          if (vals[gy].empty()) continue;
-          double& near = d[k * S + up_of[gy]];
-          const double md = median_inplace(vals[gy]);
-          if (!(near <= md)) near = md;
-        }
-      }
-    });
-  }
   parallel_for(G, [&](std::size_t g0, std::size_t g1) {
-    for (std::size_t a = g0; a < g1; ++a) {
-      dest[a] = up_of[a];
-      const std::vector<double>& d = dall[a];
-      std::size_t best = S;
-      double best_sum = 0.0;
-      for (std::size_t u = 0; u < S; ++u) {
-        double sum = 0.0;
-        for (std::size_t k = 0; k < K; ++k) sum += d[k * S + u];
-        if (std::isfinite(sum) && (best == S || sum < best_sum)) {
-          best = u;
-          best_sum = sum;
-        }
-      }
-      if (best == S || best == up_of[a]) continue;
-      // Clearly nearer than every other group with links to compare (a's own group, when a is
-      // alone in it, has none); with no other group to compare, nothing is clear and a stays.
-      bool clear = true;
-      std::size_t compared = 0;
-      for (std::size_t u = 0; u < S && clear; ++u) {
-        bool known = false;
-        for (std::size_t k = 0; k < K; ++k) known = known || std::isfinite(d[k * S + u]);
-        if (u == best || !known) continue;
-        ++compared;
-        double most = -1e300, least = 1e300;
-        for (std::size_t k = 0; k < K; ++k) {
-          const double diff = d[k * S + u] - d[k * S + best];
-          most = std::max(most, diff);
-          least = std::min(least, diff);
-        }
-        clear = most >= margin && least >= -margin / 2;
-      }
-      if (clear && compared > 0) dest[a] = best;
-    }
+    for (std::size_t a = g0; a < g1; ++a) dest[a] = clearly_nearest_group(dall[a], S, K, up_of[a], margin);
   });
   std::vector<std::vector<int>> moved(S);
   for (std::size_t g = 0; g < G; ++g) moved[dest[g]].push_back(static_cast<int>(g));
   upper.clear();
-  for (auto& m : moved)
-    if (!m.empty()) upper.push_back(std::move(m));
+  for (auto& members : moved)
+    if (!members.empty()) upper.push_back(std::move(members));
   std::sort(upper.begin(), upper.end());
 }
 
