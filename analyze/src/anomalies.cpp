@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -763,11 +762,16 @@ std::vector<LinkHit> slow_link_hits(const AnomalyScan& scan, const PolishedLengt
   return hits;
 }
 
+// Whether (i, j) is among the slow pairs (ascending i*n_ranks + j).
+bool is_slow_pair(const std::vector<std::uint64_t>& slow_pairs, std::size_t n_ranks, std::size_t i, std::size_t j) {
+  return std::binary_search(slow_pairs.begin(), slow_pairs.end(), static_cast<std::uint64_t>(i * n_ranks + j));
+}
+
 // The pairs whose one direction is slower than the other, always the same one, at enough
 // lengths (neither direction a slow link), as (sender -> receiver) of the slower direction.
 std::vector<LinkHit> asymmetric_pair_hits(const AnomalyScan& scan, const PolishedLengths& pass,
                                           const LinkExclusions& exclusions,
-                                          const std::function<bool(std::size_t, std::size_t)>& is_slow) {
+                                          const std::vector<std::uint64_t>& slow_pairs) {
   const std::size_t n_ranks = scan.n_ranks;
   const auto& cells = pass.asym_cells;
   std::vector<LinkHit> hits;
@@ -777,7 +781,9 @@ std::vector<LinkHit> asymmetric_pair_hits(const AnomalyScan& scan, const Polishe
     const std::size_t i = cells[q].pair / n_ranks, j = cells[q].pair % n_ranks;
     const std::size_t first = q;
     q = q1;
-    if (is_slow(i, j) || is_slow(j, i) || exclusions.skipped(i, j)) continue;
+    if (is_slow_pair(slow_pairs, n_ranks, i, j) || is_slow_pair(slow_pairs, n_ranks, j, i) ||
+        exclusions.skipped(i, j))
+      continue;
     std::vector<double> scores, sigmas;
     std::vector<std::int64_t> lens;
     int sign = 0;
@@ -807,15 +813,13 @@ void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengt
   const std::size_t n_ranks = scan.n_ranks;
   std::vector<std::uint64_t> slow_pairs;  // ascending
   const auto slow = slow_link_hits(scan, pass, exclusions, slow_pairs);
-  auto is_slow = [&](std::size_t i, std::size_t j) {
-    return std::binary_search(slow_pairs.begin(), slow_pairs.end(), static_cast<std::uint64_t>(i * n_ranks + j));
-  };
-  auto asym = asymmetric_pair_hits(scan, pass, exclusions, is_slow);
+  auto asym = asymmetric_pair_hits(scan, pass, exclusions, slow_pairs);
   // A slow link whose reverse direction is normal is one-way: an asymmetric pair (sender ->
   // receiver), not a slow cable (issue 13: it was reported as slow_link, receiving group first).
   std::vector<LinkHit> both;
   for (const auto& hit : slow) {
-    if (is_slow(static_cast<std::size_t>(hit.j), static_cast<std::size_t>(hit.i))) both.push_back(hit);
+    if (is_slow_pair(slow_pairs, n_ranks, static_cast<std::size_t>(hit.j), static_cast<std::size_t>(hit.i)))
+      both.push_back(hit);
     else asym.push_back(hit);
   }
   auto slow_links = merge_links("slow_link", both, scan.topo, scan.hosts, scan.opt.max_links, "slow link", false);
@@ -824,6 +828,7 @@ void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengt
   out.insert(out.end(), slow_links.begin(), slow_links.end());
   out.insert(out.end(), asym_pairs.begin(), asym_pairs.end());
 }
+
 }  // namespace
 
 std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
