@@ -144,14 +144,9 @@ std::string compare_input(const std::string& path) {
   return path;
 }
 
-Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& opt) {
-  Comparison out;
-  out.baseline = B0.source;
-  out.current = C0.source;
-  out.mode = C0.mode;
-  out.statistic = C0.statistic;
-  out.P_baseline = B0.P;
-  out.P_current = C0.P;
+namespace {
+
+void require_comparable(const Cube& B0, const Cube& C0, const CompareOptions& opt) {
   if (B0.mode != C0.mode)
     throw UsageError(fmt::format("{} is mode {}, {} is mode {}: compare two runs of one mode", B0.source,
                                  mode_name(B0.mode), C0.source, mode_name(C0.mode)));
@@ -160,617 +155,832 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
                                  statistic_name(B0.statistic), C0.source, statistic_name(C0.statistic)));
   if (!(opt.min_ratio > 1.0) || !(opt.min_sigmas > 0))
     throw UsageError("compare: --min-ratio must exceed 1 and --min-sigmas 0");
+}
 
-  // Common lengths: the two runs are analysed and compared on these only.
-  std::vector<std::size_t> kb, kc;
+// The lengths both runs have (into out.lengths), as indices into each run's lengths: the two runs
+// are analysed and compared on these only.
+struct CommonLengths {
+  std::vector<std::size_t> baseline, current;
+};
+
+CommonLengths common_lengths(const Cube& B0, const Cube& C0, Comparison& out) {
+  CommonLengths common;
   for (std::size_t i = 0, j = 0; i < B0.lengths.size() && j < C0.lengths.size();) {
     if (B0.lengths[i] < C0.lengths[j]) ++i;
     else if (C0.lengths[j] < B0.lengths[i]) ++j;
     else {
       out.lengths.push_back(B0.lengths[i]);
-      kb.push_back(i++), kc.push_back(j++);
+      common.baseline.push_back(i++), common.current.push_back(j++);
     }
   }
   if (out.lengths.empty())
     throw UsageError(fmt::format("{} ({}) and {} ({}) have no message length in common", B0.source,
                                  lengths_text(B0.lengths), C0.source, lengths_text(C0.lengths)));
-  const bool same_b = kb.size() == B0.lengths.size(), same_c = kc.size() == C0.lengths.size();
-  std::optional<Cube> Bs, Cs;
-  if (!same_b) Bs = restrict_lengths(B0, kb);
-  if (!same_c) Cs = restrict_lengths(C0, kc);
-  const Cube& B = same_b ? B0 : *Bs;
-  const Cube& C = same_c ? C0 : *Cs;
-  if (!same_b || !same_c)
-    out.notes.push_back(fmt::format("compared at the {} common lengths ({} has {}, {} has {})", out.lengths.size(),
-                                    B0.source, B0.lengths.size(), C0.source, C0.lengths.size()));
+  return common;
+}
 
-  ReportOptions ob = opt.report, oc = opt.report;
-  ob.hosts_file = opt.baseline_hosts;
-  oc.hosts_file = opt.current_hosts;
-  out.base = make_report(B, ob);
-  out.cur = make_report(C, oc);
-  std::vector<std::string> hb = out.base.hosts, hc = out.cur.hosts;
-
-  // ---- match ranks: by host name, else by rank number when the node groups agree ----
-  if (hb.empty() || hc.empty()) {
-    out.by_host = false;
-    const std::string which =
-        hb.empty() && hc.empty() ? "neither run has" : (hb.empty() ? B.source : C.source) + " has no";
-    if (B.P != C.P)
-      throw UsageError(fmt::format("{} host names (no <prefix>_hosts.txt) and the runs have {} and {} ranks: ranks "
-                                   "cannot be matched; give --baseline-hosts / --current-hosts",
-                                   which, B.P, C.P));
-    const auto& gb = out.base.topology.levels.front().group_of;
-    const auto& gc = out.cur.topology.levels.front().group_of;
-    if (partition_of(gb) != partition_of(gc))
-      throw UsageError(fmt::format("{} host names and the node groups of the two runs differ: the placement may "
-                                   "differ, so ranks cannot be matched by number; give --baseline-hosts / "
-                                   "--current-hosts",
-                                   which));
-    if (hb.empty() && hc.empty()) {
-      for (int r = 0; r < B.P; ++r) hb.push_back(fmt::format("group{}", gb[static_cast<std::size_t>(r)]));
-      hc = hb;
-      out.notes.push_back("no host names in either run: ranks matched by number, the node groups found in the "
-                          "delays (the same in both runs) stand for the hosts");
-    } else {
-      (hb.empty() ? hb : hc) = hb.empty() ? hc : hb;
-      out.notes.push_back(fmt::format("{} host names: ranks matched by number (the node groups found in the "
-                                      "delays are the same in both runs)",
-                                      which));
-    }
+// Where one run or both have no host names: ranks matched by number, when the node groups found
+// in the delays agree; the groups (or the other run's names) stand for the hosts.
+void stand_in_host_names(const Cube& B, const Cube& C, Comparison& out, std::vector<std::string>& hb,
+                         std::vector<std::string>& hc) {
+  out.by_host = false;
+  const std::string which =
+      hb.empty() && hc.empty() ? "neither run has" : (hb.empty() ? B.source : C.source) + " has no";
+  if (B.P != C.P)
+    throw UsageError(fmt::format("{} host names (no <prefix>_hosts.txt) and the runs have {} and {} ranks: ranks "
+                                 "cannot be matched; give --baseline-hosts / --current-hosts",
+                                 which, B.P, C.P));
+  const auto& gb = out.base.topology.levels.front().group_of;
+  const auto& gc = out.cur.topology.levels.front().group_of;
+  if (partition_of(gb) != partition_of(gc))
+    throw UsageError(fmt::format("{} host names and the node groups of the two runs differ: the placement may "
+                                 "differ, so ranks cannot be matched by number; give --baseline-hosts / "
+                                 "--current-hosts",
+                                 which));
+  if (hb.empty() && hc.empty()) {
+    for (int r = 0; r < B.P; ++r) hb.push_back(fmt::format("group{}", gb[static_cast<std::size_t>(r)]));
+    hc = hb;
+    out.notes.push_back("no host names in either run: ranks matched by number, the node groups found in the "
+                        "delays (the same in both runs) stand for the hosts");
+  } else {
+    (hb.empty() ? hb : hc) = hb.empty() ? hc : hb;
+    out.notes.push_back(fmt::format("{} host names: ranks matched by number (the node groups found in the "
+                                    "delays are the same in both runs)",
+                                    which));
   }
-  std::map<std::string, std::vector<int>> rb, rc;
+}
+
+// The ranks of each host name in each run.
+struct HostRanks {
+  std::map<std::string, std::vector<int>> baseline, current;
+};
+
+// The common hosts of the two runs with their ranks in each (out.hosts, ranks_baseline,
+// ranks_current), the hosts of one run only (out.missing, out.added).
+HostRanks match_hosts(const Cube& B, const Cube& C, Comparison& out) {
+  std::vector<std::string> hb = out.base.hosts, hc = out.cur.hosts;
+  if (hb.empty() || hc.empty()) stand_in_host_names(B, C, out, hb, hc);
+  HostRanks host_ranks;
+  auto& rb = host_ranks.baseline;
+  auto& rc = host_ranks.current;
   for (int r = 0; r < B.P; ++r) rb[hb[static_cast<std::size_t>(r)]].push_back(r);
   for (int r = 0; r < C.P; ++r) rc[hc[static_cast<std::size_t>(r)]].push_back(r);
-  for (const auto& [h, r] : rb) {
-    if (rc.count(h)) {
-      out.hosts.push_back(h);
-      out.ranks_baseline.push_back(r);
-      out.ranks_current.push_back(rc[h]);
-      if (r != rc[h]) out.placement_differs = true;
+  for (const auto& [host, ranks] : rb) {
+    if (rc.count(host)) {
+      out.hosts.push_back(host);
+      out.ranks_baseline.push_back(ranks);
+      out.ranks_current.push_back(rc[host]);
+      if (ranks != rc[host]) out.placement_differs = true;
     } else {
-      out.missing.push_back(h);
+      out.missing.push_back(host);
     }
   }
-  for (const auto& [h, r] : rc)
-    if (!rb.count(h)) out.added.push_back(h);
+  for (const auto& [host, ranks] : rc)
+    if (!rb.count(host)) out.added.push_back(host);
   if (out.hosts.empty())
     throw UsageError(fmt::format("{} and {} have no host in common ({} vs {})", B.source, C.source,
                                  host_list(out.missing, 3), host_list(out.added, 3)));
   if (out.placement_differs) out.notes.push_back("the rank placement differs: ranks matched through the host names");
-
-  const std::size_t H = out.hosts.size();
-  const std::size_t K = out.lengths.size();
-  const std::size_t HH = H * H;
-  for (std::size_t a = 0; a < H; ++a)
+  for (std::size_t a = 0; a < out.hosts.size(); ++a)
     if (out.ranks_baseline[a].size() != out.ranks_current[a].size()) {
       out.notes.push_back("some hosts hold a different number of ranks in the two runs: compared by the median over "
                           "their rank pairs");
       break;
     }
+  return host_ranks;
+}
 
-  // ---- per length: log(current / baseline) of each host pair's median delay ----
-  std::vector<float> L(K * HH, std::numeric_limits<float>::quiet_NaN());
-  auto host_median = [&](const Cube& c, std::size_t k, const std::vector<int>& ra, const std::vector<int>& rbb,
-                         std::vector<double>& buf) {
-    buf.clear();
-    for (int i : ra)
-      for (int j : rbb)
-        if (i != j) {
-          const double x = c.at(k, i, j);
-          if (Cube::usable(x)) buf.push_back(x);
-        }
-    return buf.empty() ? kNaN : median_inplace(buf);
-  };
+// The median delay from the ranks `from` to the ranks `to` at length k; NaN when none.
+double host_pair_median(const Cube& cube, std::size_t k, const std::vector<int>& from, const std::vector<int>& to,
+                        std::vector<double>& buf) {
+  buf.clear();
+  for (int i : from)
+    for (int j : to)
+      if (i != j) {
+        const double delay = cube.at(k, i, j);
+        if (Cube::usable(delay)) buf.push_back(delay);
+      }
+  return buf.empty() ? kNaN : median_inplace(buf);
+}
+
+// Per length, log(current / baseline) of each host pair's median delay ([k*H*H + a*H + b], NaN
+// where either run has none); out.ratio_matrix: its median over the lengths.
+std::vector<float> host_pair_log_ratios(const Cube& B, const Cube& C, Comparison& out) {
+  const std::size_t H = out.hosts.size(), K = out.lengths.size(), HH = H * H;
+  std::vector<float> log_ratios(K * HH, std::numeric_limits<float>::quiet_NaN());
   parallel_for(H, [&](std::size_t a0, std::size_t a1) {
     std::vector<double> buf;
     for (std::size_t a = a0; a < a1; ++a)
       for (std::size_t b = 0; b < H; ++b)
         for (std::size_t k = 0; k < K; ++k) {
-          const double x = host_median(B, k, out.ranks_baseline[a], out.ranks_baseline[b], buf);
-          const double y = host_median(C, k, out.ranks_current[a], out.ranks_current[b], buf);
-          if (std::isfinite(x) && std::isfinite(y)) L[k * HH + a * H + b] = static_cast<float>(std::log(y / x));
+          const double before = host_pair_median(B, k, out.ranks_baseline[a], out.ranks_baseline[b], buf);
+          const double now = host_pair_median(C, k, out.ranks_current[a], out.ranks_current[b], buf);
+          if (std::isfinite(before) && std::isfinite(now))
+            log_ratios[k * HH + a * H + b] = static_cast<float>(std::log(now / before));
         }
   });
   out.ratio_matrix.assign(HH, std::numeric_limits<float>::quiet_NaN());
-  {
-    std::vector<double> v;
-    for (std::size_t p = 0; p < HH; ++p) {
-      v.clear();
-      for (std::size_t k = 0; k < K; ++k) v.push_back(L[k * HH + p]);
-      const double m = finite_median(v);
-      if (std::isfinite(m)) out.ratio_matrix[p] = static_cast<float>(std::exp(m));
-    }
+  std::vector<double> per_length;
+  for (std::size_t p = 0; p < HH; ++p) {
+    per_length.clear();
+    for (std::size_t k = 0; k < K; ++k) per_length.push_back(log_ratios[k * HH + p]);
+    const double median = finite_median(per_length);
+    if (std::isfinite(median)) out.ratio_matrix[p] = static_cast<float>(std::exp(median));
   }
+  return log_ratios;
+}
 
-  // Classes of host pairs from the baseline's topology (representative ranks).
+// The change of each host pair, per length, as class shift + switch block + sender effect +
+// receiver effect + link residual, with the noise of each part.
+struct ChangeModel {
+  std::size_t H = 0, K = 0, HH = 0;  // common hosts, common lengths, host pairs
+  int NC = 0;                        // classes
+  std::vector<int> cls;              // class of each host pair (baseline's topology, representative ranks)
+  std::vector<int> sw;               // switch group of each host (baseline)
+  std::size_t NS = 0;                // switch groups
+  std::vector<std::vector<double>> class_shift, class_sigma;  // [class][k]
+  std::vector<std::vector<double>> send, recv, intra;         // [k][host]
+  std::vector<double> send_sigma, recv_sigma, intra_sigma;    // [k]
+  std::vector<float> R;                                       // link residuals [k*HH + a*H + b]
+  std::vector<std::vector<double>> block;                     // [k][X*NS + Y]: change between switch groups
+  std::vector<double> block_floor;  // [k]: noise of a block's median from its links' noise
+};
+
+ChangeModel empty_change_model(const Comparison& out) {
+  ChangeModel model;
+  const std::size_t H = out.hosts.size(), K = out.lengths.size(), HH = H * H;
+  model.H = H, model.K = K, model.HH = HH;
   const Topology& tb = out.base.topology;
-  const int NC = tb.class_count();
-  std::vector<int> cls(HH, 0);
+  model.NC = tb.class_count();
+  model.cls.assign(HH, 0);
   for (std::size_t a = 0; a < H; ++a)
     for (std::size_t b = 0; b < H; ++b)
-      cls[a * H + b] = a == b ? 0 : tb.pair_class(out.ranks_baseline[a].front(), out.ranks_baseline[b].front());
-
-  const double min_log = std::log(opt.min_ratio);
-  const auto bands = bands_of(K);
-  std::vector<std::vector<double>> class_shift(static_cast<std::size_t>(NC), std::vector<double>(K, kNaN));
-  std::vector<std::vector<double>> class_sigma(static_cast<std::size_t>(NC), std::vector<double>(K, kNaN));
-  std::vector<std::vector<double>> send(K, std::vector<double>(H, kNaN)), recv = send, intra = send;
-  std::vector<double> send_sigma(K, kNaN), recv_sigma(K, kNaN), intra_sigma(K, kNaN);
-  std::vector<float> R(K * HH, std::numeric_limits<float>::quiet_NaN());  // link residuals
-
+      model.cls[a * H + b] = a == b ? 0 : tb.pair_class(out.ranks_baseline[a].front(), out.ranks_baseline[b].front());
+  const auto NC = static_cast<std::size_t>(model.NC);
+  model.class_shift.assign(NC, std::vector<double>(K, kNaN));
+  model.class_sigma.assign(NC, std::vector<double>(K, kNaN));
+  model.send.assign(K, std::vector<double>(H, kNaN));
+  model.recv = model.intra = model.send;
+  model.send_sigma.assign(K, kNaN);
+  model.recv_sigma = model.intra_sigma = model.send_sigma;
+  model.R.assign(K * HH, std::numeric_limits<float>::quiet_NaN());
   // Switch groups of the baseline (hosts), for the blocks of links between two of them.
-  const std::vector<int> sw = H >= 3 ? switch_partition(tb, out.ranks_baseline) : std::vector<int>(H, 0);
-  const std::size_t NS = sw.empty() ? 0 : static_cast<std::size_t>(*std::max_element(sw.begin(), sw.end())) + 1;
-  std::vector<std::vector<double>> block(K, std::vector<double>(NS * NS, kNaN));
-  std::vector<double> block_floor(K, kNaN);  // noise of a block's median from its links' noise
-  parallel_for(K, [&](std::size_t k0, std::size_t k1) {
-    std::vector<double> v;
-    for (std::size_t k = k0; k < k1; ++k) {
-      const float* Lk = &L[k * HH];
-      // Class shift: the class's median change (the diagonal is the intra-host class) when most
-      // of its links (3/4) moved with it; otherwise part of the class changed (a
-      // switch's uplink, say) and the shift is that of the links that did not change (within
-      // tol of 0; when they are a quarter or more), so that the changed part is found below
-      // instead of the unchanged part.
-      std::vector<double> shift(static_cast<std::size_t>(NC), kNaN);
-      for (int c = 0; c < NC; ++c) {
-        v.clear();
-        for (std::size_t p = 0; p < HH; ++p)
-          if (cls[p] == c && std::isfinite(Lk[p])) v.push_back(Lk[p]);
-        const std::size_t n = v.size();
-        // The class's change: the median over the hosts of each host's median change over its
-        // links of the class (both directions): one changed host moves its own median only, even
-        // when its links are half of the class (4 hosts on one switch).
-        std::vector<double> w, hv;
-        for (std::size_t a = 0; a < H; ++a) {
-          hv.clear();
-          for (std::size_t b = 0; b < H; ++b) {
-            if (cls[a * H + b] == c) hv.push_back(Lk[a * H + b]);
-            if (b != a && cls[b * H + a] == c) hv.push_back(Lk[b * H + a]);
-          }
-          w.push_back(finite_median(hv));
-        }
-        double m = finite_median(w);
-        if (n > 0) {
-          // Half the smallest change reported (the spread of a class that changed in part is no
-          // measure of its noise: two clusters of links make it large).
-          const double tol = 0.5 * min_log;
-          std::size_t near_m = 0;
-          w.clear();
-          for (double x : v) {
-            if (std::fabs(x - m) <= tol) ++near_m;
-            if (std::fabs(x) <= tol) w.push_back(x);
-          }
-          if (4 * near_m < 3 * n && 4 * w.size() >= n) m = finite_median(w);
-        }
-        shift[static_cast<std::size_t>(c)] = m;
-        class_shift[static_cast<std::size_t>(c)][k] = m;
-      }
-      // Switch blocks: the median change of the links from switch group X to Y (X != Y) beyond the
-      // class shift; the hosts' effects and the links are then judged within their block.
-      std::vector<double> blk(NS * NS, 0.0);
-      if (NS > 1) {
-        std::vector<std::vector<double>> vals(NS * NS);
-        for (std::size_t a = 0; a < H; ++a)
-          for (std::size_t b = 0; b < H; ++b) {
-            const std::size_t X = static_cast<std::size_t>(sw[a]), Y = static_cast<std::size_t>(sw[b]);
-            const double s0 = shift[static_cast<std::size_t>(cls[a * H + b])];
-            if (X != Y && std::isfinite(s0)) vals[X * NS + Y].push_back(double(Lk[a * H + b]) - s0);
-          }
-        for (std::size_t q = 0; q < NS * NS; ++q) {
-          const double m = finite_median(vals[q]);
-          blk[q] = std::isfinite(m) ? m : 0.0;
-          block[k][q] = std::isfinite(m) ? m : kNaN;
-        }
-      }
-      auto e = [&](std::size_t a, std::size_t b) {
-        const double s0 = shift[static_cast<std::size_t>(cls[a * H + b])];
-        const double bl = NS > 1 && a != b ? blk[static_cast<std::size_t>(sw[a]) * NS + static_cast<std::size_t>(sw[b])] : 0.0;
-        return std::isfinite(s0) ? double(Lk[a * H + b]) - s0 - bl : kNaN;
-      };
-      // One step of median polish over the links between hosts: sender, then receiver effect.
-      for (std::size_t a = 0; a < H; ++a) {
-        v.clear();
-        for (std::size_t b = 0; b < H; ++b)
-          if (b != a) v.push_back(e(a, b));
-        send[k][a] = finite_median(v);
-      }
+  model.sw = H >= 3 ? switch_partition(tb, out.ranks_baseline) : std::vector<int>(H, 0);
+  model.NS = model.sw.empty() ? 0 : static_cast<std::size_t>(*std::max_element(model.sw.begin(), model.sw.end())) + 1;
+  model.block.assign(K, std::vector<double>(model.NS * model.NS, kNaN));
+  model.block_floor.assign(K, kNaN);
+  return model;
+}
+
+// Class shifts at length k (Lk: its log ratios): the class's median change (the diagonal is the
+// intra-host class) when most of its links (3/4) moved with it; otherwise part of the class
+// changed (a switch's uplink, say) and the shift is that of the links that did not change (within
+// tol of 0; when they are a quarter or more), so that the changed part is found below instead of
+// the unchanged part.
+std::vector<double> class_shifts_at(ChangeModel& model, std::size_t k, const float* Lk, double min_log) {
+  const std::size_t H = model.H, HH = model.HH;
+  std::vector<double> shift(static_cast<std::size_t>(model.NC), kNaN), links, host_medians, of_host;
+  for (int c = 0; c < model.NC; ++c) {
+    links.clear();
+    for (std::size_t p = 0; p < HH; ++p)
+      if (model.cls[p] == c && std::isfinite(Lk[p])) links.push_back(Lk[p]);
+    const std::size_t n_links = links.size();
+    // The class's change: the median over the hosts of each host's median change over its
+    // links of the class (both directions): one changed host moves its own median only, even
+    // when its links are half of the class (4 hosts on one switch).
+    host_medians.clear();
+    for (std::size_t a = 0; a < H; ++a) {
+      of_host.clear();
       for (std::size_t b = 0; b < H; ++b) {
-        v.clear();
-        for (std::size_t a = 0; a < H; ++a)
-          if (a != b && std::isfinite(send[k][a])) v.push_back(e(a, b) - send[k][a]);
-        recv[k][b] = finite_median(v);
+        if (model.cls[a * H + b] == c) of_host.push_back(Lk[a * H + b]);
+        if (b != a && model.cls[b * H + a] == c) of_host.push_back(Lk[b * H + a]);
       }
-      for (std::size_t a = 0; a < H; ++a)
-        for (std::size_t b = 0; b < H; ++b)
-          if (a != b && std::isfinite(send[k][a]) && std::isfinite(recv[k][b]))
-            R[k * HH + a * H + b] = static_cast<float>(e(a, b) - send[k][a] - recv[k][b]);
-      // Noise of the links: per class, robust sigma of the residuals.
-      std::vector<double> all;
-      for (int c = 0; c < NC; ++c) {
-        v.clear();
-        for (std::size_t p = 0; p < HH; ++p)
-          if (cls[p] == c && p / H != p % H) v.push_back(R[k * HH + p]);
-        all.insert(all.end(), v.begin(), v.end());
-        class_sigma[static_cast<std::size_t>(c)][k] = finite_sigma(v);
+      host_medians.push_back(finite_median(of_host));
+    }
+    double class_change = finite_median(host_medians);
+    if (n_links > 0) {
+      // Half the smallest change reported (the spread of a class that changed in part is no
+      // measure of its noise: two clusters of links make it large).
+      const double tol = 0.5 * min_log;
+      std::size_t near_change = 0;
+      std::vector<double> unchanged;
+      for (double x : links) {
+        if (std::fabs(x - class_change) <= tol) ++near_change;
+        if (std::fabs(x) <= tol) unchanged.push_back(x);
       }
-      const double link_sigma = finite_sigma(all);
-      if (NS > 1) {
-        std::vector<std::size_t> count(NS, 0);
-        for (int g : sw) ++count[static_cast<std::size_t>(g)];
-        const std::size_t smallest = *std::min_element(count.begin(), count.end());
-        block_floor[k] = 1.2533 * link_sigma / std::sqrt(double(std::max<std::size_t>(1, smallest * smallest)));
-      }
-      // Noise of the host effects: their spread over the hosts, at least what the links' noise
-      // leaves in a median over H-1 of them.
-      const double floor = std::isfinite(link_sigma) && H > 1 ? 1.2533 * link_sigma / std::sqrt(double(H - 1)) : 0.0;
-      v.assign(send[k].begin(), send[k].end());
-      send_sigma[k] = std::max(finite_sigma(v), floor);
-      v.assign(recv[k].begin(), recv[k].end());
-      recv_sigma[k] = std::max(finite_sigma(v), floor);
-      for (std::size_t a = 0; a < H; ++a) intra[k][a] = e(a, a);
-      v.assign(intra[k].begin(), intra[k].end());
-      const double si = finite_sigma(v);
-      intra_sigma[k] = std::max(si, 1e-3);
-      if (!std::isfinite(class_sigma[0][k])) class_sigma[0][k] = si;  // the intra-host class: its hosts' spread
+      if (4 * near_change < 3 * n_links && 4 * unchanged.size() >= n_links) class_change = finite_median(unchanged);
+    }
+    shift[static_cast<std::size_t>(c)] = class_change;
+    model.class_shift[static_cast<std::size_t>(c)][k] = class_change;
+  }
+  return shift;
+}
+
+// Switch blocks at length k: the median change of the links from switch group X to Y (X != Y)
+// beyond the class shift (0 where none); the hosts' effects and the links are then judged within
+// their block.
+std::vector<double> switch_blocks_at(ChangeModel& model, std::size_t k, const float* Lk,
+                                     const std::vector<double>& shift) {
+  const std::size_t H = model.H, NS = model.NS;
+  std::vector<double> blocks(NS * NS, 0.0);
+  if (NS <= 1) return blocks;
+  std::vector<std::vector<double>> changes(NS * NS);
+  for (std::size_t a = 0; a < H; ++a)
+    for (std::size_t b = 0; b < H; ++b) {
+      const std::size_t X = static_cast<std::size_t>(model.sw[a]), Y = static_cast<std::size_t>(model.sw[b]);
+      const double class_change = shift[static_cast<std::size_t>(model.cls[a * H + b])];
+      if (X != Y && std::isfinite(class_change)) changes[X * NS + Y].push_back(double(Lk[a * H + b]) - class_change);
+    }
+  for (std::size_t q = 0; q < NS * NS; ++q) {
+    const double median = finite_median(changes[q]);
+    blocks[q] = std::isfinite(median) ? median : 0.0;
+    model.block[k][q] = std::isfinite(median) ? median : kNaN;
+  }
+  return blocks;
+}
+
+// A host pair's change at one length beyond its class shift and its switch block.
+struct PairChange {
+  const ChangeModel& model;
+  const float* Lk;
+  const std::vector<double>& shift;
+  const std::vector<double>& blocks;
+  double operator()(std::size_t a, std::size_t b) const {
+    const std::size_t H = model.H, NS = model.NS;
+    const double class_change = shift[static_cast<std::size_t>(model.cls[a * H + b])];
+    const double block_change =
+        NS > 1 && a != b ? blocks[static_cast<std::size_t>(model.sw[a]) * NS + static_cast<std::size_t>(model.sw[b])]
+                         : 0.0;
+    return std::isfinite(class_change) ? double(Lk[a * H + b]) - class_change - block_change : kNaN;
+  }
+};
+
+// One step of median polish over the links between hosts at length k: sender, then receiver
+// effect; the rest is the link's residual.
+void host_effects_at(ChangeModel& model, std::size_t k, const PairChange& change) {
+  const std::size_t H = model.H, HH = model.HH;
+  auto& send = model.send[k];
+  auto& recv = model.recv[k];
+  std::vector<double> values;
+  for (std::size_t a = 0; a < H; ++a) {
+    values.clear();
+    for (std::size_t b = 0; b < H; ++b)
+      if (b != a) values.push_back(change(a, b));
+    send[a] = finite_median(values);
+  }
+  for (std::size_t b = 0; b < H; ++b) {
+    values.clear();
+    for (std::size_t a = 0; a < H; ++a)
+      if (a != b && std::isfinite(send[a])) values.push_back(change(a, b) - send[a]);
+    recv[b] = finite_median(values);
+  }
+  for (std::size_t a = 0; a < H; ++a)
+    for (std::size_t b = 0; b < H; ++b)
+      if (a != b && std::isfinite(send[a]) && std::isfinite(recv[b]))
+        model.R[k * HH + a * H + b] = static_cast<float>(change(a, b) - send[a] - recv[b]);
+}
+
+// The noise at length k: per class, the robust sigma of the link residuals; of a switch block's
+// median; of the host effects (their spread over the hosts, at least what the links' noise leaves
+// in a median over H-1 of them); and the intra-host changes (and their spread).
+void noise_at(ChangeModel& model, std::size_t k, const PairChange& change) {
+  const std::size_t H = model.H, HH = model.HH, NS = model.NS;
+  std::vector<double> values, all;
+  for (int c = 0; c < model.NC; ++c) {
+    values.clear();
+    for (std::size_t p = 0; p < HH; ++p)
+      if (model.cls[p] == c && p / H != p % H) values.push_back(model.R[k * HH + p]);
+    all.insert(all.end(), values.begin(), values.end());
+    model.class_sigma[static_cast<std::size_t>(c)][k] = finite_sigma(values);
+  }
+  const double link_sigma = finite_sigma(all);
+  if (NS > 1) {
+    std::vector<std::size_t> count(NS, 0);
+    for (int g : model.sw) ++count[static_cast<std::size_t>(g)];
+    const std::size_t smallest = *std::min_element(count.begin(), count.end());
+    model.block_floor[k] = 1.2533 * link_sigma / std::sqrt(double(std::max<std::size_t>(1, smallest * smallest)));
+  }
+  const double floor = std::isfinite(link_sigma) && H > 1 ? 1.2533 * link_sigma / std::sqrt(double(H - 1)) : 0.0;
+  values.assign(model.send[k].begin(), model.send[k].end());
+  model.send_sigma[k] = std::max(finite_sigma(values), floor);
+  values.assign(model.recv[k].begin(), model.recv[k].end());
+  model.recv_sigma[k] = std::max(finite_sigma(values), floor);
+  for (std::size_t a = 0; a < H; ++a) model.intra[k][a] = change(a, a);
+  values.assign(model.intra[k].begin(), model.intra[k].end());
+  const double intra_spread = finite_sigma(values);
+  model.intra_sigma[k] = std::max(intra_spread, 1e-3);
+  // the intra-host class: its hosts' spread
+  if (!std::isfinite(model.class_sigma[0][k])) model.class_sigma[0][k] = intra_spread;
+}
+
+// The change model of every length (lengths in parallel, each writing its own entries).
+ChangeModel fit_change_model(const std::vector<float>& log_ratios, const Comparison& out, double min_log) {
+  ChangeModel model = empty_change_model(out);
+  parallel_for(model.K, [&](std::size_t k0, std::size_t k1) {
+    for (std::size_t k = k0; k < k1; ++k) {
+      const float* Lk = &log_ratios[k * model.HH];
+      const auto shift = class_shifts_at(model, k, Lk, min_log);
+      const auto blocks = switch_blocks_at(model, k, Lk, shift);
+      const PairChange change{model, Lk, shift, blocks};
+      host_effects_at(model, k, change);
+      noise_at(model, k, change);
     }
   });
+  return model;
+}
 
-  // ---- classes ----
-  for (int c = 0; c < NC; ++c) {
-    std::size_t n = 0;
+// What the detectors of compare_cubes share: the comparison they add to, the options, the fitted
+// change model, and the threshold and bands of every decision.
+struct CompareScan {
+  Comparison& out;
+  const CompareOptions& opt;
+  const ChangeModel& model;
+  double min_log;
+  std::vector<std::pair<std::size_t, std::size_t>> bands;
+  Decision judge(const std::vector<double>& effect, const std::vector<double>& z) const {
+    return decide(effect, z, min_log, opt.min_sigmas, bands);
+  }
+};
+
+// Adds common host a, with its ranks in both runs, to a finding.
+void add_host(Finding& finding, const Comparison& out, std::size_t a) {
+  finding.hosts.push_back(out.hosts[a]);
+  finding.ranks_baseline.insert(finding.ranks_baseline.end(), out.ranks_baseline[a].begin(),
+                                out.ranks_baseline[a].end());
+  finding.ranks_current.insert(finding.ranks_current.end(), out.ranks_current[a].begin(), out.ranks_current[a].end());
+}
+
+const char* slower_or_faster(int sign) { return sign > 0 ? "slower" : "faster"; }
+
+// The classes (out.classes) and the classes that changed as a whole.
+void find_class_changes(const CompareScan& scan) {
+  auto& out = scan.out;
+  const auto& model = scan.model;
+  const std::size_t H = model.H, HH = model.HH;
+  for (int c = 0; c < model.NC; ++c) {
+    std::size_t host_pairs = 0;
     for (std::size_t p = 0; p < HH; ++p)
-      if (cls[p] == c && (p / H != p % H || c == 0)) {
+      if (model.cls[p] == c && (p / H != p % H || c == 0)) {
         const bool diag = p / H == p % H;
         if (diag && out.ranks_baseline[p / H].size() < 2) continue;
-        ++n;
+        ++host_pairs;
       }
-    if (n == 0) continue;
-    ClassChange cc;
-    cc.name = tb.class_name(c);
-    cc.host_pairs = n;
-    std::vector<double> v = class_shift[static_cast<std::size_t>(c)];
-    const double m = finite_median(v);
-    cc.ratio = std::isfinite(m) ? std::exp(m) : kNaN;
-    v = class_sigma[static_cast<std::size_t>(c)];
-    const double s = finite_median(v);
-    cc.noise = std::isfinite(s) ? std::expm1(s) : kNaN;
-    out.classes.push_back(cc);
+    if (host_pairs == 0) continue;
+    ClassChange change;
+    change.name = out.base.topology.class_name(c);
+    change.host_pairs = host_pairs;
+    const auto& shift = model.class_shift[static_cast<std::size_t>(c)];
+    std::vector<double> values = shift;
+    const double median_shift = finite_median(values);
+    change.ratio = std::isfinite(median_shift) ? std::exp(median_shift) : kNaN;
+    values = model.class_sigma[static_cast<std::size_t>(c)];
+    const double median_sigma = finite_median(values);
+    change.noise = std::isfinite(median_sigma) ? std::expm1(median_sigma) : kNaN;
+    out.classes.push_back(change);
     // A whole class changed: judged on its size alone (a shift of every link has no peer to be
     // compared with), at half of the lengths of a band.
-    const auto& sh = class_shift[static_cast<std::size_t>(c)];
-    std::vector<double> z(K, kNaN);
-    for (std::size_t k = 0; k < K; ++k) z[k] = std::isfinite(sh[k]) ? (sh[k] >= 0 ? 1e9 : -1e9) : kNaN;
-    const Decision d = decide(sh, z, min_log, opt.min_sigmas, bands);
-    if (d.sign != 0) {
-      Finding f;
-      f.kind = d.sign > 0 ? "class_slower" : "class_faster";
-      f.ratio = d.ratio;
-      for (std::size_t k : d.ks) f.lengths.push_back(out.lengths[k]);
-      f.detail = fmt::format("every {} link is {:.2f}x {} (median over its {} host pairs)", cc.name,
-                             d.sign > 0 ? d.ratio : 1.0 / d.ratio, d.sign > 0 ? "slower" : "faster", n);
-      out.findings.push_back(f);
-    }
+    std::vector<double> z(model.K, kNaN);
+    for (std::size_t k = 0; k < model.K; ++k) z[k] = std::isfinite(shift[k]) ? (shift[k] >= 0 ? 1e9 : -1e9) : kNaN;
+    const Decision decision = scan.judge(shift, z);
+    if (decision.sign == 0) continue;
+    Finding finding;
+    finding.kind = decision.sign > 0 ? "class_slower" : "class_faster";
+    finding.ratio = decision.ratio;
+    for (std::size_t k : decision.ks) finding.lengths.push_back(out.lengths[k]);
+    finding.detail = fmt::format("every {} link is {:.2f}x {} (median over its {} host pairs)", change.name,
+                                 decision.sign > 0 ? decision.ratio : 1.0 / decision.ratio,
+                                 slower_or_faster(decision.sign), host_pairs);
+    out.findings.push_back(finding);
   }
+}
 
-  // ---- nodes ----
-  auto host_ranks = [&](Finding& f, std::size_t a) {
-    f.hosts.push_back(out.hosts[a]);
-    f.ranks_baseline.insert(f.ranks_baseline.end(), out.ranks_baseline[a].begin(), out.ranks_baseline[a].end());
-    f.ranks_current.insert(f.ranks_current.end(), out.ranks_current[a].begin(), out.ranks_current[a].end());
-  };
-  if (H >= 3) {
-    for (std::size_t a = 0; a < H; ++a) {
-      std::vector<double> es(K), zs(K), er(K), zr(K), ei(K), zi(K);
-      for (std::size_t k = 0; k < K; ++k) {
-        es[k] = send[k][a], zs[k] = send[k][a] / send_sigma[k];
-        er[k] = recv[k][a], zr[k] = recv[k][a] / recv_sigma[k];
-        ei[k] = intra[k][a], zi[k] = intra[k][a] / intra_sigma[k];
-      }
-      const Decision ds = decide(es, zs, min_log, opt.min_sigmas, bands);
-      const Decision dr = decide(er, zr, min_log, opt.min_sigmas, bands);
-      const Decision di = out.ranks_baseline[a].size() >= 2 && out.ranks_current[a].size() >= 2
-                              ? decide(ei, zi, min_log, opt.min_sigmas, bands)
-                              : Decision{};
-      if (ds.sign == 0 && dr.sign == 0 && di.sign == 0) continue;
-      Finding f;
-      host_ranks(f, a);
-      if (ds.sign != 0 || dr.sign != 0) {
-        const bool both = ds.sign != 0 && ds.sign == dr.sign;
-        const Decision& d = both ? (ds.ks.size() >= dr.ks.size() ? ds : dr) : (ds.sign != 0 ? ds : dr);
-        f.kind = d.sign > 0 ? "node_slower" : "node_faster";
-        f.direction = both ? "both" : (ds.sign != 0 ? "sending" : "receiving");
-        f.ratio = both ? std::sqrt(ds.ratio * dr.ratio) : d.ratio;
-        f.sigmas = both ? std::min(ds.sigmas, dr.sigmas) : d.sigmas;
-        std::set<std::size_t> ks(d.ks.begin(), d.ks.end());
-        if (both) ks.insert(ds.ks.begin(), ds.ks.end()), ks.insert(dr.ks.begin(), dr.ks.end());
-        for (std::size_t k : ks) f.lengths.push_back(out.lengths[k]);
-        f.detail = fmt::format("node {} is {:.2f}x {} ({}; {:.0f} sigmas of the hosts' noise, at {} of {} lengths)",
-                               out.hosts[a], d.sign > 0 ? f.ratio : 1.0 / f.ratio, d.sign > 0 ? "slower" : "faster",
+// A node whose sending or receiving effect changed (and what else changed about it).
+void describe_node_effect(const CompareScan& scan, std::size_t a, const Decision& ds, const Decision& dr,
+                          const Decision& di, Finding& finding) {
+  const bool both = ds.sign != 0 && ds.sign == dr.sign;
+  const Decision& main = both ? (ds.ks.size() >= dr.ks.size() ? ds : dr) : (ds.sign != 0 ? ds : dr);
+  finding.kind = main.sign > 0 ? "node_slower" : "node_faster";
+  finding.direction = both ? "both" : (ds.sign != 0 ? "sending" : "receiving");
+  finding.ratio = both ? std::sqrt(ds.ratio * dr.ratio) : main.ratio;
+  finding.sigmas = both ? std::min(ds.sigmas, dr.sigmas) : main.sigmas;
+  std::set<std::size_t> ks(main.ks.begin(), main.ks.end());
+  if (both) ks.insert(ds.ks.begin(), ds.ks.end()), ks.insert(dr.ks.begin(), dr.ks.end());
+  for (std::size_t k : ks) finding.lengths.push_back(scan.out.lengths[k]);
+  finding.detail = fmt::format("node {} is {:.2f}x {} ({}; {:.0f} sigmas of the hosts' noise, at {} of {} lengths)",
+                               scan.out.hosts[a], main.sign > 0 ? finding.ratio : 1.0 / finding.ratio,
+                               slower_or_faster(main.sign),
                                both ? "sending and receiving"
                                     : (ds.sign != 0 ? "when sending: the links it sends on"
                                                     : "when receiving: the links it receives on"),
-                               f.sigmas, f.lengths.size(), K);
-        if (!both && ds.sign != 0 && dr.sign != 0)
-          f.detail += fmt::format("; and {:.2f}x {} when receiving", dr.sign > 0 ? dr.ratio : 1.0 / dr.ratio,
-                                  dr.sign > 0 ? "slower" : "faster");
-        if (di.sign != 0)
-          f.detail += fmt::format("; its intra-node links {:.2f}x {}", di.sign > 0 ? di.ratio : 1.0 / di.ratio,
-                                  di.sign > 0 ? "slower" : "faster");
-      } else {
-        f.kind = di.sign > 0 ? "intra_node_slower" : "intra_node_faster";
-        f.ratio = di.ratio;
-        f.sigmas = di.sigmas;
-        for (std::size_t k : di.ks) f.lengths.push_back(out.lengths[k]);
-        f.detail = fmt::format("the links inside node {} are {:.2f}x {} ({:.0f} sigmas of the hosts' noise, at {} of "
+                               finding.sigmas, finding.lengths.size(), scan.model.K);
+  if (!both && ds.sign != 0 && dr.sign != 0)
+    finding.detail += fmt::format("; and {:.2f}x {} when receiving", dr.sign > 0 ? dr.ratio : 1.0 / dr.ratio,
+                                  slower_or_faster(dr.sign));
+  if (di.sign != 0)
+    finding.detail += fmt::format("; its intra-node links {:.2f}x {}", di.sign > 0 ? di.ratio : 1.0 / di.ratio,
+                                  slower_or_faster(di.sign));
+}
+
+// A node whose links inside it only changed.
+void describe_intra_node(const CompareScan& scan, std::size_t a, const Decision& di, Finding& finding) {
+  finding.kind = di.sign > 0 ? "intra_node_slower" : "intra_node_faster";
+  finding.ratio = di.ratio;
+  finding.sigmas = di.sigmas;
+  for (std::size_t k : di.ks) finding.lengths.push_back(scan.out.lengths[k]);
+  finding.detail = fmt::format("the links inside node {} are {:.2f}x {} ({:.0f} sigmas of the hosts' noise, at {} of "
                                "{} lengths)",
-                               out.hosts[a], di.sign > 0 ? di.ratio : 1.0 / di.ratio, di.sign > 0 ? "slower" : "faster",
-                               di.sigmas, f.lengths.size(), K);
-      }
-      out.findings.push_back(f);
-    }
-  } else {
+                               scan.out.hosts[a], di.sign > 0 ? di.ratio : 1.0 / di.ratio, slower_or_faster(di.sign),
+                               di.sigmas, finding.lengths.size(), scan.model.K);
+}
+
+// Nodes whose sender, receiver or intra-node effect changed beyond their peers' (3 hosts or more).
+void find_node_changes(const CompareScan& scan) {
+  auto& out = scan.out;
+  const auto& model = scan.model;
+  const std::size_t H = model.H, K = model.K;
+  if (H < 3) {
     out.notes.push_back(fmt::format("{} common host(s): nodes cannot be compared with their peers; links and classes "
                                     "only",
                                     H));
+    return;
   }
-
-  // ---- switch blocks: the links between two switch groups ----
-  if (NS > 1) {
-    std::map<std::pair<std::size_t, std::size_t>, Decision> flagged;
-    for (std::size_t X = 0; X < NS; ++X)
-      for (std::size_t Y = 0; Y < NS; ++Y) {
-        if (X == Y) continue;
-        std::vector<double> ef(K), z(K);
-        for (std::size_t k = 0; k < K; ++k) ef[k] = block[k][X * NS + Y], z[k] = ef[k] / block_floor[k];
-        const Decision d = decide(ef, z, min_log, opt.min_sigmas, bands);
-        if (d.sign != 0) flagged[{X, Y}] = d;
-      }
-    std::vector<std::vector<std::size_t>> members(NS);
-    for (std::size_t a = 0; a < H; ++a) members[static_cast<std::size_t>(sw[a])].push_back(a);
-    std::set<std::size_t> present;
-    for (std::size_t X = 0; X < NS; ++X)
-      if (!members[X].empty()) present.insert(X);
-    auto names_of = [&](std::size_t X) {
-      std::vector<std::string> n;
-      for (std::size_t a : members[X]) n.push_back(out.hosts[a]);
-      return host_list(n, 4);
-    };
-    auto block_finding = [&](const std::vector<std::pair<std::size_t, std::size_t>>& bs, int sign) {
-      Finding f;
-      std::vector<double> ratios, sig;
-      std::set<std::size_t> ks;
-      for (auto xy : bs) {
-        const Decision& d = flagged.at(xy);
-        ratios.push_back(d.ratio);
-        sig.push_back(d.sigmas);
-        ks.insert(d.ks.begin(), d.ks.end());
-        flagged.erase(xy);
-      }
-      f.ratio = median_inplace(ratios);
-      f.sigmas = median_inplace(sig);
-      for (std::size_t k : ks) f.lengths.push_back(out.lengths[k]);
-      f.kind = sign > 0 ? "switch_link_slower" : "switch_link_faster";
-      return f;
-    };
-    // A switch group whose links to every other group changed alike (3 groups or more): its uplink.
-    for (std::size_t X : present) {
-      if (present.size() < 3) break;
-      int sign = 0;
-      bool all = true;
-      for (std::size_t Y : present) {
-        if (Y == X) continue;
-        for (auto xy : {std::pair{X, Y}, std::pair{Y, X}}) {
-          const auto it = flagged.find(xy);
-          if (it == flagged.end() || (sign != 0 && it->second.sign != sign)) all = false;
-          else sign = it->second.sign;
-        }
-      }
-      if (!all) continue;
-      std::vector<std::pair<std::size_t, std::size_t>> bs;
-      for (std::size_t Y : present)
-        if (Y != X) bs.emplace_back(X, Y), bs.emplace_back(Y, X);
-      Finding f = block_finding(bs, sign);
-      f.kind = sign > 0 ? "switch_slower" : "switch_faster";
-      f.direction = "both";
-      for (std::size_t a : members[X]) host_ranks(f, a);
-      f.detail = fmt::format("every link between the switch group of {} and the other {} group(s) is {:.2f}x {} (median "
-                             "{:.0f} sigmas): that switch or its uplink",
-                             names_of(X), present.size() - 1, sign > 0 ? f.ratio : 1.0 / f.ratio,
-                             sign > 0 ? "slower" : "faster", f.sigmas);
-      out.findings.push_back(f);
+  for (std::size_t a = 0; a < H; ++a) {
+    std::vector<double> es(K), zs(K), er(K), zr(K), ei(K), zi(K);
+    for (std::size_t k = 0; k < K; ++k) {
+      es[k] = model.send[k][a], zs[k] = model.send[k][a] / model.send_sigma[k];
+      er[k] = model.recv[k][a], zr[k] = model.recv[k][a] / model.recv_sigma[k];
+      ei[k] = model.intra[k][a], zi[k] = model.intra[k][a] / model.intra_sigma[k];
     }
-    // The links between two groups, one direction or both.
-    while (!flagged.empty()) {
-      const auto [X, Y] = flagged.begin()->first;
-      const int sign = flagged.begin()->second.sign;
-      const auto back = flagged.find({Y, X});
-      const bool both = back != flagged.end() && back->second.sign == sign;
-      std::vector<std::pair<std::size_t, std::size_t>> bs{{X, Y}};
-      if (both) bs.emplace_back(Y, X);
-      Finding f = block_finding(bs, sign);
-      f.direction = both ? "both" : "one-way";
-      for (std::size_t a : members[X]) host_ranks(f, a);
-      for (std::size_t a : members[Y]) host_ranks(f, a);
-      f.detail = fmt::format("the links from the switch group of {} {} that of {} are {:.2f}x {} ({}; median {:.0f} "
-                             "sigmas): the switches or the path between them",
-                             names_of(X), both ? "to and from" : "to", names_of(Y), sign > 0 ? f.ratio : 1.0 / f.ratio,
-                             sign > 0 ? "slower" : "faster", both ? "both directions" : "this direction only", f.sigmas);
-      out.findings.push_back(f);
-    }
+    const Decision ds = scan.judge(es, zs);
+    const Decision dr = scan.judge(er, zr);
+    const Decision di =
+        out.ranks_baseline[a].size() >= 2 && out.ranks_current[a].size() >= 2 ? scan.judge(ei, zi) : Decision{};
+    if (ds.sign == 0 && dr.sign == 0 && di.sign == 0) continue;
+    Finding finding;
+    add_host(finding, out, a);
+    if (ds.sign != 0 || dr.sign != 0) describe_node_effect(scan, a, ds, dr, di, finding);
+    else describe_intra_node(scan, a, di, finding);
+    out.findings.push_back(finding);
   }
+}
 
-  // ---- links ----
-  if (H >= 3) {
-    std::map<std::pair<std::size_t, std::size_t>, Decision> links;
-    for (std::size_t a = 0; a < H; ++a)
-      for (std::size_t b = 0; b < H; ++b) {
-        if (a == b) continue;
-        const int c = cls[a * H + b];
-        std::vector<double> ef(K), z(K);
-        for (std::size_t k = 0; k < K; ++k) {
-          ef[k] = R[k * HH + a * H + b];
-          z[k] = ef[k] / class_sigma[static_cast<std::size_t>(c)][k];
-        }
-        const Decision d = decide(ef, z, min_log, opt.min_sigmas, bands);
-        if (d.sign != 0) links[{a, b}] = d;
-      }
-    // One finding per link (both directions together when they changed alike).
-    struct LinkFinding {
-      std::size_t a, b;
-      int sign;
-      Finding f;
-    };
-    std::vector<LinkFinding> found;
-    for (const auto& [ab, d] : links) {
-      const auto [a, b] = ab;
-      const auto back = links.find({b, a});
-      const bool both = back != links.end() && back->second.sign == d.sign;
-      if (both && b < a) continue;  // reported with (b, a)
-      Finding f;
-      f.kind = d.sign > 0 ? "link_slower" : "link_faster";
-      f.direction = both ? "both" : "one-way";
-      host_ranks(f, a);
-      host_ranks(f, b);
-      f.ratio = both ? std::sqrt(d.ratio * back->second.ratio) : d.ratio;
-      f.sigmas = both ? std::min(d.sigmas, back->second.sigmas) : d.sigmas;
-      std::set<std::size_t> ks(d.ks.begin(), d.ks.end());
-      if (both) ks.insert(back->second.ks.begin(), back->second.ks.end());
-      for (std::size_t k : ks) f.lengths.push_back(out.lengths[k]);
-      f.detail = fmt::format("link {} {} {} is {:.2f}x {} ({}; beyond what its nodes explain; {:.0f} sigmas of the "
-                             "{} links' noise, at {} of {} lengths)",
-                             out.hosts[a], both ? "<->" : "->", out.hosts[b], d.sign > 0 ? f.ratio : 1.0 / f.ratio,
-                             d.sign > 0 ? "slower" : "faster", both ? "both directions" : "this direction only",
-                             f.sigmas, tb.class_name(cls[a * H + b]), f.lengths.size(), K);
-      found.push_back({a, b, d.sign, std::move(f)});
-    }
-    std::size_t listed = 0, changed = 0;
-    for (std::size_t q = 0; q < found.size(); ++q) {
-      ++changed;
-      if (++listed <= opt.report.anomalies.max_links) out.findings.push_back(std::move(found[q].f));
-    }
-    if (changed > opt.report.anomalies.max_links)
-      out.notes.push_back(fmt::format("{} changed links, the first {} listed", changed, opt.report.anomalies.max_links));
-  }
+// The switch blocks that changed, and the hosts of each switch group.
+struct SwitchBlocks {
+  std::map<std::pair<std::size_t, std::size_t>, Decision> flagged;  // (X, Y) -> its change
+  std::vector<std::vector<std::size_t>> members;                    // hosts per switch group
+  std::set<std::size_t> present;                                    // groups with hosts
 
-  // ---- hosts missing or added ----
-  for (const auto& h : out.missing) {
-    Finding f;
-    f.kind = "node_missing";
-    f.hosts = {h};
-    f.ranks_baseline = rb[h];
-    f.detail = fmt::format("node {} ({} ranks in the baseline) is not in the current run", h, rb[h].size());
-    out.findings.push_back(f);
+  // The hosts of group X, for the text.
+  std::string names_of(const Comparison& out, std::size_t X) const {
+    std::vector<std::string> names;
+    for (std::size_t a : members[X]) names.push_back(out.hosts[a]);
+    return host_list(names, 4);
   }
-  for (const auto& h : out.added) {
-    Finding f;
-    f.kind = "node_added";
-    f.hosts = {h};
-    f.ranks_current = rc[h];
-    f.detail = fmt::format("node {} ({} ranks) is new in the current run", h, rc[h].size());
-    out.findings.push_back(f);
+  // One finding of the blocks `taken` (removed from flagged): median ratio and sigmas, their lengths.
+  Finding take(const Comparison& out, const std::vector<std::pair<std::size_t, std::size_t>>& taken, int sign) {
+    Finding finding;
+    std::vector<double> ratios, sigmas;
+    std::set<std::size_t> ks;
+    for (auto xy : taken) {
+      const Decision& decision = flagged.at(xy);
+      ratios.push_back(decision.ratio);
+      sigmas.push_back(decision.sigmas);
+      ks.insert(decision.ks.begin(), decision.ks.end());
+      flagged.erase(xy);
+    }
+    finding.ratio = median_inplace(ratios);
+    finding.sigmas = median_inplace(sigmas);
+    for (std::size_t k : ks) finding.lengths.push_back(out.lengths[k]);
+    finding.kind = sign > 0 ? "switch_link_slower" : "switch_link_faster";
+    return finding;
   }
+};
 
-  // ---- topology: the switch groups of the common hosts ----
-  if (H >= 3 && out.by_host) {
-    const auto sb = switch_partition(out.base.topology, out.ranks_baseline);
-    const auto sc = switch_partition(out.cur.topology, out.ranks_current);
-    if (partition_of(sb) != partition_of(sc)) {
-      // Each baseline switch maps to the current group holding most of its hosts; a host elsewhere moved.
-      std::map<int, std::map<int, int>> overlap;
-      for (std::size_t a = 0; a < H; ++a) ++overlap[sb[a]][sc[a]];
-      std::map<int, int> image;
-      for (const auto& [g, m] : overlap)
-        image[g] = std::max_element(m.begin(), m.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
-      // Hosts in a delay finding (node or link): their own switch group may come from that change
-      // (a changed node or link looks like a host behind a switch of its own).
-      std::vector<char> in_delay_finding(H, 0);
-      for (const auto& f : out.findings)
-        if (f.kind.rfind("node_", 0) == 0 || f.kind.rfind("link_", 0) == 0 || f.kind.rfind("intra_", 0) == 0 ||
-            f.kind.rfind("switch_", 0) == 0)
-          for (const auto& h : f.hosts)
-            for (std::size_t a = 0; a < H; ++a)
-              if (out.hosts[a] == h) in_delay_finding[a] = 1;
-      auto mates = [&](const std::vector<int>& part, std::size_t a) {
-        std::vector<std::string> m;
-        for (std::size_t x = 0; x < H; ++x)
-          if (x != a && part[x] == part[a]) m.push_back(out.hosts[x]);
-        return m;
-      };
-      // A host in another group moved when it joined other hosts' group, or when nothing else
-      // changed about it; alone now and slower or faster, it is explained by that change.
-      std::vector<std::size_t> moved, explained;
-      for (std::size_t a = 0; a < H; ++a)
-        if (sc[a] != image[sb[a]]) (mates(sc, a).empty() && in_delay_finding[a] ? explained : moved).push_back(a);
-      const auto nb = partition_of(sb).size(), nc = partition_of(sc).size();
-      std::set<std::string> moved_hosts;
-      if (!moved.empty() && moved.size() * 4 <= H) {
-        for (std::size_t a : moved) {
-          Finding f;
-          f.kind = "node_moved";
-          host_ranks(f, a);
-          moved_hosts.insert(out.hosts[a]);
-          const auto old_mates = mates(sb, a), new_mates = mates(sc, a);
-          f.detail = fmt::format("node {} is on another switch: with {} in the baseline, with {} now (switch groups "
-                                 "found in the delays)",
-                                 out.hosts[a], old_mates.empty() ? "no other host" : host_list(old_mates, 4),
-                                 new_mates.empty() ? "no other host" : host_list(new_mates, 4));
-          out.findings.push_back(f);
-        }
-      } else if (!moved.empty()) {
-        Finding f;
-        f.kind = "topology_changed";
-        for (std::size_t a : moved) host_ranks(f, a), moved_hosts.insert(out.hosts[a]);
-        f.detail = fmt::format("the switch groups differ: {} group(s) of hosts in the baseline, {} now; {} of {} "
-                               "hosts are in another group (switch groups found in the delays)",
-                               nb, nc, moved.size(), H);
-        out.findings.push_back(f);
-      }
-      // The links of a moved host changed class: they are the move, not findings of their own.
-      const auto before = out.findings.size();
-      std::erase_if(out.findings, [&](const Finding& f) {
-        if (f.kind.rfind("link_", 0) != 0) return false;
-        return std::any_of(f.hosts.begin(), f.hosts.end(), [&](const std::string& h) { return moved_hosts.count(h) > 0; });
-      });
-      if (out.findings.size() < before)
-        out.notes.push_back(fmt::format("{} changed link(s) of the moved host(s) are part of the move, not listed",
-                                        before - out.findings.size()));
-      if (!explained.empty()) {
-        std::vector<std::string> names;
-        for (std::size_t a : explained) names.push_back(out.hosts[a]);
-        out.notes.push_back(fmt::format("the switch groups of {} differ between the runs; not reported as a move: "
-                                        "the host is alone in its group now and its node or links changed speed (a "
-                                        "changed node or link looks like a host behind a switch of its own)",
-                                        host_list(names)));
+SwitchBlocks flag_switch_blocks(const CompareScan& scan) {
+  const auto& model = scan.model;
+  const std::size_t NS = model.NS, K = model.K;
+  SwitchBlocks blocks;
+  for (std::size_t X = 0; X < NS; ++X)
+    for (std::size_t Y = 0; Y < NS; ++Y) {
+      if (X == Y) continue;
+      std::vector<double> effect(K), z(K);
+      for (std::size_t k = 0; k < K; ++k)
+        effect[k] = model.block[k][X * NS + Y], z[k] = effect[k] / model.block_floor[k];
+      const Decision decision = scan.judge(effect, z);
+      if (decision.sign != 0) blocks.flagged[{X, Y}] = decision;
+    }
+  blocks.members.resize(NS);
+  for (std::size_t a = 0; a < model.H; ++a) blocks.members[static_cast<std::size_t>(model.sw[a])].push_back(a);
+  for (std::size_t X = 0; X < NS; ++X)
+    if (!blocks.members[X].empty()) blocks.present.insert(X);
+  return blocks;
+}
+
+// A switch group whose links to every other group changed alike (3 groups or more): its uplink.
+void find_switch_uplink_changes(const CompareScan& scan, SwitchBlocks& blocks) {
+  auto& out = scan.out;
+  const auto& present = blocks.present;
+  for (std::size_t X : present) {
+    if (present.size() < 3) break;
+    int sign = 0;
+    bool all = true;
+    for (std::size_t Y : present) {
+      if (Y == X) continue;
+      for (auto xy : {std::pair{X, Y}, std::pair{Y, X}}) {
+        const auto it = blocks.flagged.find(xy);
+        if (it == blocks.flagged.end() || (sign != 0 && it->second.sign != sign)) all = false;
+        else sign = it->second.sign;
       }
     }
+    if (!all) continue;
+    std::vector<std::pair<std::size_t, std::size_t>> taken;
+    for (std::size_t Y : present)
+      if (Y != X) taken.emplace_back(X, Y), taken.emplace_back(Y, X);
+    Finding finding = blocks.take(out, taken, sign);
+    finding.kind = sign > 0 ? "switch_slower" : "switch_faster";
+    finding.direction = "both";
+    for (std::size_t a : blocks.members[X]) add_host(finding, out, a);
+    finding.detail = fmt::format("every link between the switch group of {} and the other {} group(s) is {:.2f}x {} "
+                                 "(median {:.0f} sigmas): that switch or its uplink",
+                                 blocks.names_of(out, X), present.size() - 1,
+                                 sign > 0 ? finding.ratio : 1.0 / finding.ratio, slower_or_faster(sign),
+                                 finding.sigmas);
+    out.findings.push_back(finding);
   }
+}
 
-  // ---- protocol thresholds, per class present in both runs ----
+// The links between two switch groups that changed, one direction or both.
+void find_switch_pair_changes(const CompareScan& scan, SwitchBlocks& blocks) {
+  auto& out = scan.out;
+  while (!blocks.flagged.empty()) {
+    const auto [X, Y] = blocks.flagged.begin()->first;
+    const int sign = blocks.flagged.begin()->second.sign;
+    const auto back = blocks.flagged.find({Y, X});
+    const bool both = back != blocks.flagged.end() && back->second.sign == sign;
+    std::vector<std::pair<std::size_t, std::size_t>> taken{{X, Y}};
+    if (both) taken.emplace_back(Y, X);
+    Finding finding = blocks.take(out, taken, sign);
+    finding.direction = both ? "both" : "one-way";
+    for (std::size_t a : blocks.members[X]) add_host(finding, out, a);
+    for (std::size_t a : blocks.members[Y]) add_host(finding, out, a);
+    finding.detail = fmt::format("the links from the switch group of {} {} that of {} are {:.2f}x {} ({}; median "
+                                 "{:.0f} sigmas): the switches or the path between them",
+                                 blocks.names_of(out, X), both ? "to and from" : "to", blocks.names_of(out, Y),
+                                 sign > 0 ? finding.ratio : 1.0 / finding.ratio, slower_or_faster(sign),
+                                 both ? "both directions" : "this direction only", finding.sigmas);
+    out.findings.push_back(finding);
+  }
+}
+
+// The links between two switch groups that changed beyond the class shift.
+void find_switch_block_changes(const CompareScan& scan) {
+  if (scan.model.NS <= 1) return;
+  auto blocks = flag_switch_blocks(scan);
+  find_switch_uplink_changes(scan, blocks);
+  find_switch_pair_changes(scan, blocks);
+}
+
+// The host links whose residual changed beyond their class's noise, per direction.
+std::map<std::pair<std::size_t, std::size_t>, Decision> flag_links(const CompareScan& scan) {
+  const auto& model = scan.model;
+  const std::size_t H = model.H, K = model.K, HH = model.HH;
+  std::map<std::pair<std::size_t, std::size_t>, Decision> links;
+  for (std::size_t a = 0; a < H; ++a)
+    for (std::size_t b = 0; b < H; ++b) {
+      if (a == b) continue;
+      const int c = model.cls[a * H + b];
+      std::vector<double> effect(K), z(K);
+      for (std::size_t k = 0; k < K; ++k) {
+        effect[k] = model.R[k * HH + a * H + b];
+        z[k] = effect[k] / model.class_sigma[static_cast<std::size_t>(c)][k];
+      }
+      const Decision decision = scan.judge(effect, z);
+      if (decision.sign != 0) links[{a, b}] = decision;
+    }
+  return links;
+}
+
+// Links that changed beyond what their nodes explain (3 hosts or more): one finding per link,
+// both directions together when they changed alike; the first max_links listed.
+void find_link_changes(const CompareScan& scan) {
+  auto& out = scan.out;
+  const std::size_t H = scan.model.H;
+  if (H < 3) return;
+  const auto links = flag_links(scan);
+  std::vector<Finding> found;
+  for (const auto& [ab, decision] : links) {
+    const auto [a, b] = ab;
+    const auto back = links.find({b, a});
+    const bool both = back != links.end() && back->second.sign == decision.sign;
+    if (both && b < a) continue;  // reported with (b, a)
+    Finding finding;
+    finding.kind = decision.sign > 0 ? "link_slower" : "link_faster";
+    finding.direction = both ? "both" : "one-way";
+    add_host(finding, out, a);
+    add_host(finding, out, b);
+    finding.ratio = both ? std::sqrt(decision.ratio * back->second.ratio) : decision.ratio;
+    finding.sigmas = both ? std::min(decision.sigmas, back->second.sigmas) : decision.sigmas;
+    std::set<std::size_t> ks(decision.ks.begin(), decision.ks.end());
+    if (both) ks.insert(back->second.ks.begin(), back->second.ks.end());
+    for (std::size_t k : ks) finding.lengths.push_back(out.lengths[k]);
+    finding.detail = fmt::format("link {} {} {} is {:.2f}x {} ({}; beyond what its nodes explain; {:.0f} sigmas of "
+                                 "the {} links' noise, at {} of {} lengths)",
+                                 out.hosts[a], both ? "<->" : "->", out.hosts[b],
+                                 decision.sign > 0 ? finding.ratio : 1.0 / finding.ratio,
+                                 slower_or_faster(decision.sign), both ? "both directions" : "this direction only",
+                                 finding.sigmas, out.base.topology.class_name(scan.model.cls[a * H + b]),
+                                 finding.lengths.size(), scan.model.K);
+    found.push_back(std::move(finding));
+  }
+  const std::size_t max_links = scan.opt.report.anomalies.max_links;
+  for (std::size_t q = 0; q < found.size() && q < max_links; ++q) out.findings.push_back(std::move(found[q]));
+  if (found.size() > max_links)
+    out.notes.push_back(fmt::format("{} changed links, the first {} listed", found.size(), max_links));
+}
+
+// The hosts of one run only.
+void find_missing_and_added_hosts(Comparison& out, const HostRanks& host_ranks) {
+  for (const auto& host : out.missing) {
+    Finding finding;
+    finding.kind = "node_missing";
+    finding.hosts = {host};
+    finding.ranks_baseline = host_ranks.baseline.at(host);
+    finding.detail = fmt::format("node {} ({} ranks in the baseline) is not in the current run", host,
+                                 finding.ranks_baseline.size());
+    out.findings.push_back(finding);
+  }
+  for (const auto& host : out.added) {
+    Finding finding;
+    finding.kind = "node_added";
+    finding.hosts = {host};
+    finding.ranks_current = host_ranks.current.at(host);
+    finding.detail =
+        fmt::format("node {} ({} ranks) is new in the current run", host, finding.ranks_current.size());
+    out.findings.push_back(finding);
+  }
+}
+
+// Hosts in a delay finding (node, link or switch): their own switch group may come from that
+// change (a changed node or link looks like a host behind a switch of its own).
+std::vector<char> hosts_in_delay_findings(const Comparison& out) {
+  const std::size_t H = out.hosts.size();
+  std::vector<char> in_delay_finding(H, 0);
+  for (const auto& finding : out.findings)
+    if (finding.kind.rfind("node_", 0) == 0 || finding.kind.rfind("link_", 0) == 0 ||
+        finding.kind.rfind("intra_", 0) == 0 || finding.kind.rfind("switch_", 0) == 0)
+      for (const auto& host : finding.hosts)
+        for (std::size_t a = 0; a < H; ++a)
+          if (out.hosts[a] == host) in_delay_finding[a] = 1;
+  return in_delay_finding;
+}
+
+// The other common hosts in the group of host a.
+std::vector<std::string> group_mates(const Comparison& out, const std::vector<int>& part, std::size_t a) {
+  std::vector<std::string> mates;
+  for (std::size_t x = 0; x < out.hosts.size(); ++x)
+    if (x != a && part[x] == part[a]) mates.push_back(out.hosts[x]);
+  return mates;
+}
+
+// The moved hosts as findings: one node_moved each when they are a quarter of the hosts or less,
+// else one topology_changed. Returns their names.
+std::set<std::string> report_moved_hosts(Comparison& out, const std::vector<int>& sb, const std::vector<int>& sc,
+                                         const std::vector<std::size_t>& moved) {
+  const std::size_t H = out.hosts.size();
+  std::set<std::string> moved_hosts;
+  if (!moved.empty() && moved.size() * 4 <= H) {
+    for (std::size_t a : moved) {
+      Finding finding;
+      finding.kind = "node_moved";
+      add_host(finding, out, a);
+      moved_hosts.insert(out.hosts[a]);
+      const auto old_mates = group_mates(out, sb, a), new_mates = group_mates(out, sc, a);
+      finding.detail = fmt::format("node {} is on another switch: with {} in the baseline, with {} now (switch "
+                                   "groups found in the delays)",
+                                   out.hosts[a], old_mates.empty() ? "no other host" : host_list(old_mates, 4),
+                                   new_mates.empty() ? "no other host" : host_list(new_mates, 4));
+      out.findings.push_back(finding);
+    }
+  } else if (!moved.empty()) {
+    Finding finding;
+    finding.kind = "topology_changed";
+    for (std::size_t a : moved) add_host(finding, out, a), moved_hosts.insert(out.hosts[a]);
+    finding.detail = fmt::format("the switch groups differ: {} group(s) of hosts in the baseline, {} now; {} of {} "
+                                 "hosts are in another group (switch groups found in the delays)",
+                                 partition_of(sb).size(), partition_of(sc).size(), moved.size(), H);
+    out.findings.push_back(finding);
+  }
+  return moved_hosts;
+}
+
+// The switch groups of the common hosts differ between the runs (3 hosts or more, matched by
+// name): the hosts that moved, or the whole topology.
+void find_topology_change(Comparison& out) {
+  const std::size_t H = out.hosts.size();
+  if (H < 3 || !out.by_host) return;
+  const auto sb = switch_partition(out.base.topology, out.ranks_baseline);
+  const auto sc = switch_partition(out.cur.topology, out.ranks_current);
+  if (partition_of(sb) == partition_of(sc)) return;
+  // Each baseline switch maps to the current group holding most of its hosts; a host elsewhere moved.
+  std::map<int, std::map<int, int>> overlap;
+  for (std::size_t a = 0; a < H; ++a) ++overlap[sb[a]][sc[a]];
+  std::map<int, int> image;
+  for (const auto& [group, counts] : overlap)
+    image[group] =
+        std::max_element(counts.begin(), counts.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
+  const auto in_delay_finding = hosts_in_delay_findings(out);
+  // A host in another group moved when it joined other hosts' group, or when nothing else
+  // changed about it; alone now and slower or faster, it is explained by that change.
+  std::vector<std::size_t> moved, explained;
+  for (std::size_t a = 0; a < H; ++a)
+    if (sc[a] != image[sb[a]])
+      (group_mates(out, sc, a).empty() && in_delay_finding[a] ? explained : moved).push_back(a);
+  const auto moved_hosts = report_moved_hosts(out, sb, sc, moved);
+  // The links of a moved host changed class: they are the move, not findings of their own.
+  const auto before = out.findings.size();
+  std::erase_if(out.findings, [&](const Finding& finding) {
+    if (finding.kind.rfind("link_", 0) != 0) return false;
+    return std::any_of(finding.hosts.begin(), finding.hosts.end(),
+                       [&](const std::string& host) { return moved_hosts.count(host) > 0; });
+  });
+  if (out.findings.size() < before)
+    out.notes.push_back(fmt::format("{} changed link(s) of the moved host(s) are part of the move, not listed",
+                                    before - out.findings.size()));
+  if (!explained.empty()) {
+    std::vector<std::string> names;
+    for (std::size_t a : explained) names.push_back(out.hosts[a]);
+    out.notes.push_back(fmt::format("the switch groups of {} differ between the runs; not reported as a move: "
+                                    "the host is alone in its group now and its node or links changed speed (a "
+                                    "changed node or link looks like a host behind a switch of its own)",
+                                    host_list(names)));
+  }
+}
+
+// The protocol thresholds, per class present in both runs.
+void find_threshold_changes(Comparison& out) {
+  auto names = [](const std::vector<std::int64_t>& lengths) {
+    if (lengths.empty()) return std::string("none");
+    std::vector<std::string> texts;
+    for (auto length : lengths) texts.push_back(format_bytes(length));
+    return fmt::format("{}", fmt::join(texts, ", "));
+  };
   for (const auto& fb : out.base.hockney.classes) {
     const ClassFit* fc = nullptr;
     for (const auto& x : out.cur.hockney.classes)
       if (x.name == fb.name) fc = &x;
     if (!fc) continue;
     std::vector<std::int64_t> lb, lc;
-    for (const auto& t : fb.thresholds) lb.push_back(t.length);
-    for (const auto& t : fc->thresholds) lc.push_back(t.length);
+    for (const auto& threshold : fb.thresholds) lb.push_back(threshold.length);
+    for (const auto& threshold : fc->thresholds) lc.push_back(threshold.length);
     if (lb == lc) continue;
-    Finding f;
-    f.kind = "threshold_changed";
-    auto names = [](const std::vector<std::int64_t>& l) {
-      if (l.empty()) return std::string("none");
-      std::vector<std::string> s;
-      for (auto x : l) s.push_back(format_bytes(x));
-      return fmt::format("{}", fmt::join(s, ", "));
-    };
+    Finding finding;
+    finding.kind = "threshold_changed";
     std::set<std::int64_t> all(lb.begin(), lb.end());
     all.insert(lc.begin(), lc.end());
-    f.lengths.assign(all.begin(), all.end());
-    f.detail = fmt::format("{} protocol threshold(s): {} in the baseline, {} now", fb.name, names(lb), names(lc));
-    out.findings.push_back(f);
+    finding.lengths.assign(all.begin(), all.end());
+    finding.detail =
+        fmt::format("{} protocol threshold(s): {} in the baseline, {} now", fb.name, names(lb), names(lc));
+    out.findings.push_back(finding);
   }
+}
+
+}  // namespace
+
+Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& opt) {
+  Comparison out;
+  out.baseline = B0.source;
+  out.current = C0.source;
+  out.mode = C0.mode;
+  out.statistic = C0.statistic;
+  out.P_baseline = B0.P;
+  out.P_current = C0.P;
+  require_comparable(B0, C0, opt);
+  const auto common = common_lengths(B0, C0, out);
+  const bool same_b = common.baseline.size() == B0.lengths.size(), same_c = common.current.size() == C0.lengths.size();
+  std::optional<Cube> Bs, Cs;
+  if (!same_b) Bs = restrict_lengths(B0, common.baseline);
+  if (!same_c) Cs = restrict_lengths(C0, common.current);
+  const Cube& B = same_b ? B0 : *Bs;
+  const Cube& C = same_c ? C0 : *Cs;
+  if (!same_b || !same_c)
+    out.notes.push_back(fmt::format("compared at the {} common lengths ({} has {}, {} has {})", out.lengths.size(),
+                                    B0.source, B0.lengths.size(), C0.source, C0.lengths.size()));
+  ReportOptions ob = opt.report, oc = opt.report;
+  ob.hosts_file = opt.baseline_hosts;
+  oc.hosts_file = opt.current_hosts;
+  out.base = make_report(B, ob);
+  out.cur = make_report(C, oc);
+  const auto host_ranks = match_hosts(B, C, out);
+  const double min_log = std::log(opt.min_ratio);
+  const ChangeModel model = fit_change_model(host_pair_log_ratios(B, C, out), out, min_log);
+  const CompareScan scan{out, opt, model, min_log, bands_of(out.lengths.size())};
+  find_class_changes(scan);
+  find_node_changes(scan);
+  find_switch_block_changes(scan);
+  find_link_changes(scan);
+  find_missing_and_added_hosts(out, host_ranks);
+  find_topology_change(out);
+  find_threshold_changes(out);
   return out;
 }
 

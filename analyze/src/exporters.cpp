@@ -119,109 +119,153 @@ std::string export_loggopsim(const std::vector<ClassParams>& params) {
   return o.str();
 }
 
-std::string export_simgrid(const Report& r) {
+namespace {
+
+// Short-range ts and long-range tw of a class's median curve (NaN when it has no fit).
+double class_ts(const Report& r, int c) {
+  const ClassFit* fit = r.hockney.find(c);
+  return (fit && !fit->ranges.empty()) ? fit->ranges.front().fit.ts : kNaN;
+}
+double class_tw(const Report& r, int c) {
+  const ClassFit* fit = r.hockney.find(c);
+  return (fit && !fit->ranges.empty()) ? fit->ranges.back().fit.tw : kNaN;
+}
+
+// The SimGrid platform: one host per node group, with its loopback and NIC links, and an uplink
+// per group of the upper levels.
+struct SimgridPlatform {
+  const Topology& topo;
+  std::vector<std::string> name;                   // per node group
+  std::vector<double> nic_ts, nic_tw;              // per node group
+  std::vector<double> loop_ts, loop_tw;            // per node group
+  std::vector<double> up_ts, up_tw;                // per level (from 1)
+
+  // The platform's delay of a message of m bytes from node group a to b: its route's latencies
+  // plus m over its slowest link, with the values as written.
+  double delay(std::size_t a, std::size_t b, double m) const {
+    if (a == b) return lat_value(loop_ts[a]) + m / bw_value(loop_tw[a]);
+    const auto& nodes = topo.levels.front().groups;
+    double latency = lat_value(nic_ts[a]) + lat_value(nic_ts[b]);
+    double slowest = std::min(bw_value(nic_tw[a]), bw_value(nic_tw[b]));
+    const int cls = topo.pair_class(nodes[a].front(), nodes[b].front());
+    for (int lv = 1; lv < cls; ++lv) {
+      latency += 2 * lat_value(up_ts[static_cast<std::size_t>(lv)]);
+      slowest = std::min(slowest, bw_value(up_tw[static_cast<std::size_t>(lv)]));
+    }
+    return latency + m / slowest;
+  }
+};
+
+// Host names: the real ones when the groups equal the hosts.
+std::vector<std::string> simgrid_host_names(const Report& r) {
   const Topology& t = r.topology;
   const auto& nodes = t.levels.front().groups;
-  const std::size_t G = nodes.size();
-  // Host names: the real ones when the groups equal the hosts.
-  std::vector<std::string> name(G);
-  for (std::size_t g = 0; g < G; ++g) {
+  std::vector<std::string> name(nodes.size());
+  for (std::size_t g = 0; g < nodes.size(); ++g)
     name[g] = (r.agreement.exact && !r.hosts.empty()) ? xml_id(r.hosts[static_cast<std::size_t>(nodes[g].front())])
                                                       : fmt::format("{}{}", t.node_level_identified ? "node" : "group", g);
-  }
-  // Per class: short-range ts and long-range tw of the median curve.
-  auto class_ts = [&](int c) {
-    const ClassFit* f = r.hockney.find(c);
-    return (f && !f->ranges.empty()) ? f->ranges.front().fit.ts : kNaN;
-  };
-  auto class_tw = [&](int c) {
-    const ClassFit* f = r.hockney.find(c);
-    return (f && !f->ranges.empty()) ? f->ranges.back().fit.tw : kNaN;
-  };
-  const auto& gof = t.levels.front().group_of;
-  // Per pair of node groups: median short ts and long tw of the pair fits.
+  return name;
+}
+
+// Per node group, the NIC and loopback links from the pair fits: per pair of node groups the
+// median short ts and long tw; NIC latency per node from x_A + x_B ~ ts(A, B) over inter-node
+// pairs, solved by medians; NIC bandwidth the median tw of the node's inter-node pairs.
+void simgrid_node_links(const Report& r, SimgridPlatform& platform) {
+  const auto& gof = r.topology.levels.front().group_of;
+  const std::size_t G = platform.name.size();
   std::map<std::pair<std::size_t, std::size_t>, std::vector<double>> pts, ptw;
   std::vector<std::vector<double>> lts(G), ltw(G);
-  for (const auto& p : r.hockney.pairs) {
-    if (p.ranges.empty()) continue;
-    const auto a = static_cast<std::size_t>(gof[static_cast<std::size_t>(p.i)]);
-    const auto b = static_cast<std::size_t>(gof[static_cast<std::size_t>(p.j)]);
-    if (p.cls == 0) {
-      lts[a].push_back(p.ranges.front().ts);
-      ltw[a].push_back(p.ranges.back().tw);
-    } else if (p.cls == 1) {
-      pts[{std::min(a, b), std::max(a, b)}].push_back(p.ranges.front().ts);
-      ptw[{std::min(a, b), std::max(a, b)}].push_back(p.ranges.back().tw);
+  for (const auto& pair : r.hockney.pairs) {
+    if (pair.ranges.empty()) continue;
+    const auto a = static_cast<std::size_t>(gof[static_cast<std::size_t>(pair.i)]);
+    const auto b = static_cast<std::size_t>(gof[static_cast<std::size_t>(pair.j)]);
+    if (pair.cls == 0) {
+      lts[a].push_back(pair.ranges.front().ts);
+      ltw[a].push_back(pair.ranges.back().tw);
+    } else if (pair.cls == 1) {
+      pts[{std::min(a, b), std::max(a, b)}].push_back(pair.ranges.front().ts);
+      ptw[{std::min(a, b), std::max(a, b)}].push_back(pair.ranges.back().tw);
     }
   }
-  // NIC latency per node: x_A + x_B ~ ts(A, B) over inter-node pairs, solved by medians.
-  const double ts1 = class_ts(1), tw1 = class_tw(1);
-  std::vector<double> x(G, std::isfinite(ts1) ? ts1 / 2 : 0.0), nic_tw(G, tw1);
+  const double ts1 = class_ts(r, 1), tw1 = class_tw(r, 1);
+  auto& nic_ts = platform.nic_ts;
+  nic_ts.assign(G, std::isfinite(ts1) ? ts1 / 2 : 0.0);
+  platform.nic_tw.assign(G, tw1);
   std::map<std::pair<std::size_t, std::size_t>, double> ts_ab;
-  for (auto& [k, v] : pts) ts_ab[k] = finite_median(v);
+  for (auto& [ab, values] : pts) ts_ab[ab] = finite_median(values);
   for (int it = 0; it < 10; ++it)
     for (std::size_t a = 0; a < G; ++a) {
       std::vector<double> est;
-      for (const auto& [k, v] : ts_ab)
-        if (k.first == a) est.push_back(v - x[k.second]);
-        else if (k.second == a) est.push_back(v - x[k.first]);
-      if (!est.empty()) x[a] = std::max(0.0, finite_median(est));
+      for (const auto& [ab, ts] : ts_ab)
+        if (ab.first == a) est.push_back(ts - nic_ts[ab.second]);
+        else if (ab.second == a) est.push_back(ts - nic_ts[ab.first]);
+      if (!est.empty()) nic_ts[a] = std::max(0.0, finite_median(est));
     }
   for (std::size_t a = 0; a < G; ++a) {
-    std::vector<double> v;
-    for (auto& [k, w] : ptw)
-      if (k.first == a || k.second == a) v.insert(v.end(), w.begin(), w.end());
-    const double m = finite_median(v);
-    if (std::isfinite(m)) nic_tw[a] = m;
+    std::vector<double> values;
+    for (auto& [ab, tws] : ptw)
+      if (ab.first == a || ab.second == a) values.insert(values.end(), tws.begin(), tws.end());
+    const double median = finite_median(values);
+    if (std::isfinite(median)) platform.nic_tw[a] = median;
   }
-  const double ts0 = class_ts(0), tw0 = class_tw(0);
-  std::vector<double> loop_ts(G, kNaN), loop_tw(G, kNaN);
+  const double ts0 = class_ts(r, 0), tw0 = class_tw(r, 0);
+  platform.loop_ts.assign(G, kNaN);
+  platform.loop_tw.assign(G, kNaN);
   for (std::size_t g = 0; g < G; ++g) {
     const double lt = finite_median(lts[g]), lw = finite_median(ltw[g]);
-    loop_ts[g] = std::isfinite(lt) ? lt : ts0;
-    loop_tw[g] = std::isfinite(lw) ? lw : tw0;
+    platform.loop_ts[g] = std::isfinite(lt) ? lt : ts0;
+    platform.loop_tw[g] = std::isfinite(lw) ? lw : tw0;
   }
-  std::vector<double> up_ts(t.levels.size(), kNaN), up_tw(t.levels.size(), kNaN);
+}
+
+SimgridPlatform simgrid_platform(const Report& r) {
+  const Topology& t = r.topology;
+  SimgridPlatform platform{t, simgrid_host_names(r), {}, {}, {}, {}, {}, {}};
+  simgrid_node_links(r, platform);
+  platform.up_ts.assign(t.levels.size(), kNaN);
+  platform.up_tw.assign(t.levels.size(), kNaN);
   for (std::size_t lv = 1; lv < t.levels.size(); ++lv) {
-    up_ts[lv] = (class_ts(static_cast<int>(lv) + 1) - class_ts(static_cast<int>(lv))) / 2;
-    up_tw[lv] = class_tw(static_cast<int>(lv) + 1);
+    platform.up_ts[lv] = (class_ts(r, static_cast<int>(lv) + 1) - class_ts(r, static_cast<int>(lv))) / 2;
+    platform.up_tw[lv] = class_tw(r, static_cast<int>(lv) + 1);
   }
-  // The platform's delay of a message of m bytes from node group a to b: its route's latencies
-  // plus m over its slowest link, with the values as written below.
-  auto platform_delay = [&](std::size_t a, std::size_t b, double m) {
-    if (a == b) return lat_value(loop_ts[a]) + m / bw_value(loop_tw[a]);
-    double l = lat_value(x[a]) + lat_value(x[b]);
-    double slowest = std::min(bw_value(nic_tw[a]), bw_value(nic_tw[b]));
-    const int cls = t.pair_class(nodes[a].front(), nodes[b].front());
-    for (int lv = 1; lv < cls; ++lv) {
-      l += 2 * lat_value(up_ts[static_cast<std::size_t>(lv)]);
-      slowest = std::min(slowest, bw_value(up_tw[static_cast<std::size_t>(lv)]));
-    }
-    return l + m / slowest;
-  };
+  return platform;
+}
+
+// Per length, the factor that scales the platform's delays to the measured medians: the median
+// over the classes (weighted by their pairs) of the class's curve over the platform's delay of
+// its node pairs (weighted by their rank pairs).
+Calibration calibrate(const Report& r, const SimgridPlatform& platform) {
+  const Topology& t = r.topology;
+  const auto& nodes = t.levels.front().groups;
+  const std::size_t G = nodes.size();
   Calibration cal;
   for (std::size_t k = 0; k < r.cube.count(); ++k) {
     const double m = static_cast<double>(r.cube.lengths[k]);
     std::vector<std::pair<double, double>> ratios;  // (measured / platform, pairs)
-    for (const auto& f : r.hockney.classes) {
-      if (k >= f.curve.size() || !(f.curve[k] > 0)) continue;
+    for (const auto& fit : r.hockney.classes) {
+      if (k >= fit.curve.size() || !(fit.curve[k] > 0)) continue;
       std::vector<std::pair<double, double>> model;  // (delay, rank pairs)
       for (std::size_t a = 0; a < G; ++a)
         for (std::size_t b = 0; b < G; ++b) {
-          if (t.pair_class(nodes[a].front(), nodes[b].front()) != f.cls) continue;
-          const double n = static_cast<double>(nodes[a].size()) *
-                           static_cast<double>(a == b ? nodes[a].size() - 1 : nodes[b].size());
-          if (n > 0) model.emplace_back(platform_delay(a, b, m), n);
+          if (t.pair_class(nodes[a].front(), nodes[b].front()) != fit.cls) continue;
+          const double rank_pairs = static_cast<double>(nodes[a].size()) *
+                                    static_cast<double>(a == b ? nodes[a].size() - 1 : nodes[b].size());
+          if (rank_pairs > 0) model.emplace_back(platform.delay(a, b, m), rank_pairs);
         }
-      const double mm = weighted_median(model);
-      if (mm > 0 && std::isfinite(mm)) ratios.emplace_back(f.curve[k] / mm, static_cast<double>(f.pairs));
+      const double modelled = weighted_median(model);
+      if (modelled > 0 && std::isfinite(modelled))
+        ratios.emplace_back(fit.curve[k] / modelled, static_cast<double>(fit.pairs));
     }
-    const double c = weighted_median(ratios);
-    cal.factor.emplace_back(r.cube.lengths[k], std::isfinite(c) && c > 0 ? c : 1.0);
+    const double factor = weighted_median(ratios);
+    cal.factor.emplace_back(r.cube.lengths[k], std::isfinite(factor) && factor > 0 ? factor : 1.0);
   }
   if (cal.factor.empty() || cal.factor.front().first > 0) cal.factor.insert(cal.factor.begin(), {0, 1.0});
+  return cal;
+}
 
-  std::ostringstream o;
+// The XML comment on top of the platform, and its config (the calibration).
+void write_simgrid_head(std::ostream& o, const Report& r, const SimgridPlatform& platform, const Calibration& cal) {
+  const Topology& t = r.topology;
   o << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n";
   o << "<!-- SimGrid platform from network_analyze " << version_string() << ", data " << xml_escape(r.source)
     << ".\n     One host per node group found in the delays; latency and bandwidth from Hockney fits\n"
@@ -232,8 +276,9 @@ std::string export_simgrid(const Report& r) {
   for (std::size_t lv = 1; lv < t.levels.size(); ++lv)
     for (std::size_t lg : lone_node_groups(t, lv)) {
       const int node = t.levels.front().group_of[static_cast<std::size_t>(t.levels[lv].groups[lg].front())];
-      o << fmt::format("\n     Host {} is alone in its {} group ({}{}_uplink): a lone node {}.", name[static_cast<std::size_t>(node)],
-                       t.levels[lv].name, t.levels[lv].name, lg, kLoneNodeCaveat);
+      o << fmt::format("\n     Host {} is alone in its {} group ({}{}_uplink): a lone node {}.",
+                       platform.name[static_cast<std::size_t>(node)], t.levels[lv].name, t.levels[lv].name, lg,
+                       kLoneNodeCaveat);
     }
   o << " -->\n";
   // For smpirun: the links' delays scaled per message length to the measured medians (Calibration;
@@ -244,7 +289,16 @@ std::string export_simgrid(const Report& r) {
     << fmt::format("    <prop id=\"smpi/lat-factor\" value=\"{}\"/>\n", cal.lat_factor())
     << fmt::format("    <prop id=\"smpi/bw-factor\" value=\"{}\"/>\n", cal.bw_factor())
     << "    <prop id=\"smpi/simulate-computation\" value=\"no\"/>\n"
-       "  </config>\n  <zone id=\"network_analyze\" routing=\"Full\">\n";
+       "  </config>\n";
+}
+
+// The zone: hosts, links and the route between every two hosts.
+void write_simgrid_zone(std::ostream& o, const SimgridPlatform& platform) {
+  const Topology& t = platform.topo;
+  const auto& nodes = t.levels.front().groups;
+  const auto& name = platform.name;
+  const std::size_t G = nodes.size();
+  o << "  <zone id=\"network_analyze\" routing=\"Full\">\n";
   for (std::size_t g = 0; g < G; ++g) {
     o << fmt::format("    <host id=\"{}\" speed=\"1Gf\" core=\"{}\">\n", name[g], nodes[g].size());
     o << fmt::format("      <prop id=\"ranks\" value=\"{}\"/>\n    </host>\n", fmt::join(nodes[g], ","));
@@ -252,14 +306,16 @@ std::string export_simgrid(const Report& r) {
   for (std::size_t g = 0; g < G; ++g) {
     if (nodes[g].size() > 1)
       o << fmt::format("    <link id=\"{}_loopback\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"FATPIPE\"/>\n",
-                       name[g], bw(loop_tw[g]), lat(loop_ts[g]));
-    if (G > 1) o << fmt::format("    <link id=\"{}_nic\" bandwidth=\"{}\" latency=\"{}\"/>\n", name[g], bw(nic_tw[g]), lat(x[g]));
+                       name[g], bw(platform.loop_tw[g]), lat(platform.loop_ts[g]));
+    if (G > 1)
+      o << fmt::format("    <link id=\"{}_nic\" bandwidth=\"{}\" latency=\"{}\"/>\n", name[g], bw(platform.nic_tw[g]),
+                       lat(platform.nic_ts[g]));
   }
   // Uplinks of the groups of upper levels.
   for (std::size_t lv = 1; lv < t.levels.size(); ++lv)
     for (std::size_t s = 0; s < t.levels[lv].groups.size(); ++s)
       o << fmt::format("    <link id=\"{}{}_uplink\" bandwidth=\"{}\" latency=\"{}\"/>\n", t.levels[lv].name, s,
-                       bw(up_tw[lv]), lat(up_ts[lv]));
+                       bw(platform.up_tw[lv]), lat(platform.up_ts[lv]));
   for (std::size_t a = 0; a < G; ++a) {
     if (nodes[a].size() > 1)
       o << fmt::format("    <route src=\"{0}\" dst=\"{0}\"><link_ctn id=\"{0}_loopback\"/></route>\n", name[a]);
@@ -276,7 +332,18 @@ std::string export_simgrid(const Report& r) {
       o << fmt::format("<link_ctn id=\"{}_nic\"/></route>\n", name[b]);
     }
   }
-  o << "  </zone>\n</platform>\n";
+  o << "  </zone>\n";
+}
+
+}  // namespace
+
+std::string export_simgrid(const Report& r) {
+  const auto platform = simgrid_platform(r);
+  const auto cal = calibrate(r, platform);
+  std::ostringstream o;
+  write_simgrid_head(o, r, platform, cal);
+  write_simgrid_zone(o, platform);
+  o << "</platform>\n";
   return o.str();
 }
 

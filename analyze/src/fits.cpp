@@ -123,6 +123,47 @@ const char* fit_quality(double rel_rms) {
   return "poor";
 }
 
+namespace {
+
+// The best split of the curve into lines (pre: prefix sums of its points; each segment of at least
+// 3 points, so that every line is over-determined, costs `penalty` on top of its squared error):
+// the start index of each segment, the first 0.
+std::vector<std::size_t> segment_starts(const std::vector<Sums>& pre, double penalty) {
+  const std::size_t K = pre.size() - 1;
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> best(K + 1, inf);
+  std::vector<std::size_t> from(K + 1, 0);
+  best.front() = 0;
+  constexpr std::size_t kMin = 3;
+  for (std::size_t j = kMin; j <= K; ++j)
+    for (std::size_t i = 0; i + kMin <= j; ++i) {
+      if (!std::isfinite(best[i])) continue;
+      const double cost = best[i] + (pre[j] - pre[i]).sse() + penalty;
+      if (cost < best[j]) {
+        best[j] = cost;
+        from[j] = i;
+      }
+    }
+  std::vector<std::size_t> starts;
+  for (std::size_t j = K; j > 0; j = from[j]) starts.push_back(from[j]);
+  std::reverse(starts.begin(), starts.end());
+  return starts;
+}
+
+// One line over the segments [a0, b0) and [b0, b1) fits clearly worse than one line each (F test,
+// 2 extra parameters): a kink or a wobble of the median curve is not a step.
+bool two_lines_fit_better(const std::vector<Sums>& pre, std::size_t a0, std::size_t b0, std::size_t b1,
+                          double min_f) {
+  const double sse_split = (pre[b0] - pre[a0]).sse() + (pre[b1] - pre[b0]).sse();
+  const double sse_one = (pre[b1] - pre[a0]).sse();
+  const double dof = static_cast<double>(b1 - a0) - 4.0;
+  const double gain = sse_one - sse_split;
+  if (!(gain > 1e-12 * std::max(sse_one, 1e-300))) return false;
+  return !(dof > 0 && sse_split > 0 && (gain / 2.0) / (sse_split / dof) < min_f);
+}
+
+}  // namespace
+
 std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, std::span<const double> t,
                                        const ThresholdOptions& opt, double noise_in) {
   std::vector<double> m, y;
@@ -141,24 +182,8 @@ std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, st
     pre[k + 1] = pre[k];
     pre[k + 1].add(m[k], y[k]);
   }
-  const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> best(K + 1, inf);
-  std::vector<std::size_t> from(K + 1, 0);
-  best.front() = 0;
-  // Segments of at least 3 points, so that every line is over-determined.
-  constexpr std::size_t kMin = 3;
-  for (std::size_t j = kMin; j <= K; ++j)
-    for (std::size_t i = 0; i + kMin <= j; ++i) {
-      if (!std::isfinite(best[i])) continue;
-      const double c = best[i] + (pre[j] - pre[i]).sse() + opt.penalty;
-      if (c < best[j]) {
-        best[j] = c;
-        from[j] = i;
-      }
-    }
-  std::vector<std::size_t> starts;
-  for (std::size_t j = K; j > 0; j = from[j]) starts.push_back(from[j]);
-  std::reverse(starts.begin(), starts.end());  // segment start indices, first is 0
+  // Segment start indices, the first 0.
+  const auto starts = segment_starts(pre, opt.penalty);
   for (std::size_t s = 1; s < starts.size(); ++s) {
     const std::size_t a0 = starts[s - 1], b0 = starts[s];
     const std::size_t b1 = s + 1 < starts.size() ? starts[s + 1] : K;
@@ -180,16 +205,7 @@ std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, st
     };
     const double noise = std::max({scatter(a0, b0), scatter(b0, b1), noise_in});
     if (jump < opt.min_jump || jump < 3.0 * std::max(scatter(a0, b0), scatter(b0, b1)) || jump <= noise) continue;
-    // One line over both segments must fit clearly worse than two (F test, 2 extra parameters):
-    // a kink or a wobble of the median curve is not a step.
-    {
-      const double sse_split = (pre[b0] - pre[a0]).sse() + (pre[b1] - pre[b0]).sse();
-      const double sse_one = (pre[b1] - pre[a0]).sse();
-      const double dof = static_cast<double>(b1 - a0) - 4.0;
-      const double gain = sse_one - sse_split;
-      if (!(gain > 1e-12 * std::max(sse_one, 1e-300))) continue;
-      if (dof > 0 && sse_split > 0 && (gain / 2.0) / (sse_split / dof) < opt.min_f) continue;
-    }
+    if (!two_lines_fit_better(pre, a0, b0, b1, opt.min_f)) continue;
     bool holds = true;
     // It must hold: the next lengths (up to 3) all lie above the old regime's line by half the step
     // (in seconds: a shift of ts keeps its size while the relative step shrinks with m).
@@ -328,116 +344,228 @@ void StreamedMedian::end_pass() {
   }
 }
 
-HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const ThresholdOptions& opt,
-                                    const Cube* deviation, bool keep_pairs) {
-  HockneyResult r;
-  const int P = c.P;
-  const auto N = static_cast<std::size_t>(P);
-  const std::size_t K = c.count();
-  const int nc = t.class_count();
-  const auto NC = static_cast<std::size_t>(nc);
-  const std::vector<std::int8_t> cls = pair_classes(t);
-  std::vector<std::size_t> count(NC, 0);
+namespace {
+
+// One ClassFit per class of the topology: name, pair count, a curve of NaN.
+std::vector<ClassFit> empty_class_fits(const Topology& t, const std::vector<std::int8_t>& cls, std::size_t n_lengths) {
+  const auto n_classes = static_cast<std::size_t>(t.class_count());
+  std::vector<std::size_t> count(n_classes, 0);
   for (std::int8_t q : cls)
     if (q >= 0) ++count[static_cast<std::size_t>(q)];
-  std::vector<double> mlen(K);
-  for (std::size_t k = 0; k < K; ++k) mlen[k] = static_cast<double>(c.lengths[k]);
-  std::vector<ClassFit> fits(NC);
-  for (int k = 0; k < nc; ++k) {
-    fits[static_cast<std::size_t>(k)].cls = k;
-    fits[static_cast<std::size_t>(k)].name = t.class_name(k);
-    fits[static_cast<std::size_t>(k)].pairs = count[static_cast<std::size_t>(k)];
-    fits[static_cast<std::size_t>(k)].curve.assign(K, kNaN);
+  std::vector<ClassFit> fits(n_classes);
+  for (std::size_t q = 0; q < n_classes; ++q) {
+    fits[q].cls = static_cast<int>(q);
+    fits[q].name = t.class_name(static_cast<int>(q));
+    fits[q].pairs = count[q];
+    fits[q].curve.assign(n_lengths, kNaN);
   }
-  const bool dev_ok = deviation && deviation->P == P && deviation->count() == K;
-  // Per length and class: the median curve, the spread of the pairs and the deviation's share
-  // (NaN where the class has no delay at that length); one length at a time, the populations'
-  // samples taken in two scans of the matrix instead of held.
-  std::vector<double> sp_k(K * NC, kNaN), dev_k(K * NC, kNaN);
-  {
-    std::vector<float> buf, dbuf;
-    std::vector<double> scratch;
-    for (std::size_t k = 0; k < K; ++k) {
-      const float* m = c.slice(k, buf);
-      const float* dm = dev_ok ? deviation->slice(k, dbuf) : nullptr;
-      auto bucket = population_samples(NC, [&](auto&& take) {
-        for (std::size_t x = 0; x < N * N; ++x)
-          if (cls[x] >= 0 && Cube::usable(m[x])) take(static_cast<std::size_t>(cls[x]), static_cast<double>(m[x]));
+  return fits;
+}
+
+// Per length and class: the median curve (into fits), the spread of the pairs and the deviation's
+// share (NaN where the class has no delay at that length); one length at a time, the populations'
+// samples taken in two scans of the matrix instead of held. Then each class's noise: the median
+// spread over the lengths, or the median deviation share when larger.
+void measure_class_curves(const Cube& c, const std::vector<std::int8_t>& cls, const Cube* deviation,
+                          std::vector<ClassFit>& fits) {
+  const auto N = static_cast<std::size_t>(c.P), NC = fits.size();
+  const std::size_t K = c.count();
+  const bool dev_ok = deviation && deviation->P == c.P && deviation->count() == K;
+  std::vector<double> spread_at(K * NC, kNaN), dev_at(K * NC, kNaN);
+  std::vector<float> buf, dbuf;
+  std::vector<double> scratch;
+  for (std::size_t k = 0; k < K; ++k) {
+    const float* delays = c.slice(k, buf);
+    const float* devs = dev_ok ? deviation->slice(k, dbuf) : nullptr;
+    auto bucket = population_samples(NC, [&](auto&& take) {
+      for (std::size_t x = 0; x < N * N; ++x)
+        if (cls[x] >= 0 && Cube::usable(delays[x]))
+          take(static_cast<std::size_t>(cls[x]), static_cast<double>(delays[x]));
+    });
+    std::vector<std::vector<double>> dev_bucket(NC);
+    if (devs)
+      dev_bucket = population_samples(NC, [&](auto&& take) {
+        for (std::size_t x = 0; x < N * N; ++x) {
+          if (cls[x] < 0 || !Cube::usable(delays[x])) continue;
+          const double dev = devs[x];
+          if (std::isfinite(dev) && dev >= 0)
+            take(static_cast<std::size_t>(cls[x]), dev / static_cast<double>(delays[x]));
+        }
       });
-      std::vector<std::vector<double>> dev_bucket(NC);
-      if (dm)
-        dev_bucket = population_samples(NC, [&](auto&& take) {
-          for (std::size_t x = 0; x < N * N; ++x) {
-            if (cls[x] < 0 || !Cube::usable(m[x])) continue;
-            const double d = dm[x];
-            if (std::isfinite(d) && d >= 0) take(static_cast<std::size_t>(cls[x]), d / static_cast<double>(m[x]));
-          }
-        });
-      for (std::size_t q = 0; q < NC; ++q) {
-        auto& b = bucket[q];
-        if (b.empty()) continue;
-        fits[q].curve[k] = population_median(b);
-        sp_k[k * NC + q] = log_spread(b, scratch);
-        if (!dev_bucket[q].empty()) dev_k[k * NC + q] = population_median(dev_bucket[q]);
-      }
+    for (std::size_t q = 0; q < NC; ++q) {
+      auto& samples = bucket[q];
+      if (samples.empty()) continue;
+      fits[q].curve[k] = population_median(samples);
+      spread_at[k * NC + q] = log_spread(samples, scratch);
+      if (!dev_bucket[q].empty()) dev_at[k * NC + q] = population_median(dev_bucket[q]);
     }
   }
   std::vector<std::vector<double>> spread(NC), dev_rel(NC);
   for (std::size_t k = 0; k < K; ++k)
     for (std::size_t q = 0; q < NC; ++q) {
-      if (std::isfinite(sp_k[k * NC + q])) spread[q].push_back(sp_k[k * NC + q]);
-      if (std::isfinite(dev_k[k * NC + q])) dev_rel[q].push_back(dev_k[k * NC + q]);
+      if (std::isfinite(spread_at[k * NC + q])) spread[q].push_back(spread_at[k * NC + q]);
+      if (std::isfinite(dev_at[k * NC + q])) dev_rel[q].push_back(dev_at[k * NC + q]);
     }
   for (std::size_t q = 0; q < NC; ++q) {
-    double n = 0;
-    if (!spread[q].empty()) n = finite_median(spread[q]);
-    if (!dev_rel[q].empty()) n = std::max(n, finite_median(dev_rel[q]));
-    fits[q].noise = std::isfinite(n) ? n : 0.0;
+    double noise = 0;
+    if (!spread[q].empty()) noise = finite_median(spread[q]);
+    if (!dev_rel[q].empty()) noise = std::max(noise, finite_median(dev_rel[q]));
+    fits[q].noise = std::isfinite(noise) ? noise : 0.0;
   }
-  for (auto& f : fits) {
-    if (f.pairs == 0) continue;
-    f.thresholds = find_thresholds(c.lengths, f.curve, opt, f.noise);
-    std::size_t k0 = 0;
-    auto add_range = [&](std::size_t a, std::size_t b) {
-      if (a >= b) return;
-      RangeFit rf;
-      rf.k0 = a;
-      rf.k1 = b;
-      rf.from = c.lengths[a];
-      rf.to = c.lengths[b - 1];
-      rf.fit = fit_hockney(std::span(mlen).subspan(a, b - a), std::span<const double>(f.curve).subspan(a, b - a));
-      f.ranges.push_back(rf);
+}
+
+// Each class's protocol thresholds in its curve, and a Hockney fit of the curve between them.
+void fit_class_ranges(const std::vector<std::int64_t>& lengths, const std::vector<double>& mlen,
+                      const ThresholdOptions& opt, std::vector<ClassFit>& fits) {
+  const std::size_t K = lengths.size();
+  for (auto& fit : fits) {
+    if (fit.pairs == 0) continue;
+    fit.thresholds = find_thresholds(lengths, fit.curve, opt, fit.noise);
+    auto add_range = [&](std::size_t from, std::size_t to) {
+      if (from >= to) return;
+      RangeFit range;
+      range.k0 = from;
+      range.k1 = to;
+      range.from = lengths[from];
+      range.to = lengths[to - 1];
+      range.fit = fit_hockney(std::span(mlen).subspan(from, to - from),
+                              std::span<const double>(fit.curve).subspan(from, to - from));
+      fit.ranges.push_back(range);
     };
-    for (const auto& th : f.thresholds) {
+    std::size_t k0 = 0;
+    for (const auto& threshold : fit.thresholds) {
       std::size_t kb = k0;
-      while (kb < K && c.lengths[kb] < th.length) ++kb;
+      while (kb < K && lengths[kb] < threshold.length) ++kb;
       add_range(k0, kb);
       k0 = kb;
     }
     add_range(k0, K);
   }
-  // Per pair fits over the ranges of its class, in blocks of senders (every length of a block
-  // read at a time, senders of a block in parallel); the class statistics over the pairs from
-  // them. A pass is repeated until the exact medians over the pairs are known (one pass unless a
-  // class has more than 4M pairs).
-  std::size_t max_ranges = 1;
-  for (const auto& f : fits) max_ranges = std::max(max_ranges, f.ranges.size());
-  if (keep_pairs) r.pairs.resize(N * (N - 1));
-  std::vector<std::vector<ClassFit::Spread>> sp(NC);
-  // [class][range][ts, tw, r2, rel_rms]
-  std::vector<std::vector<std::array<StreamedMedian, 4>>> med(NC);
-  std::vector<std::vector<std::array<double, 4>>> lo(NC), hi(NC);  // min and max of ts and tw
-  // Values held per median: 4M (32 MB) with the default blocks; NT_ANALYZE_BLOCK_BYTES=4096
-  // gives 128, so that the tests take the several-pass path on small files.
-  const std::size_t cap = std::max<std::size_t>(64, block_bytes() / 32);
-  for (std::size_t q = 0; q < NC; ++q) {
-    sp[q].resize(fits[q].ranges.size());
-    med[q].assign(fits[q].ranges.size(), {StreamedMedian(cap), StreamedMedian(cap), StreamedMedian(cap), StreamedMedian(cap)});
-    lo[q].assign(fits[q].ranges.size(), {kNaN, kNaN, kNaN, kNaN});
+}
+
+// The class statistics over the pair fits of each class and range: counts and min/max in the
+// first pass, the streamed medians of ts, tw, r2 and rel_rms in every pass until they are known.
+struct PairFitStatistics {
+  std::vector<std::vector<ClassFit::Spread>> spread;                 // [class][range]
+  std::vector<std::vector<std::array<StreamedMedian, 4>>> medians;   // [class][range][ts, tw, r2, rel_rms]
+  std::vector<std::vector<std::array<double, 4>>> bounds;            // min and max of ts and tw
+
+  explicit PairFitStatistics(const std::vector<ClassFit>& fits) : spread(fits.size()), medians(fits.size()),
+                                                                   bounds(fits.size()) {
+    // Values held per median: 4M (32 MB) with the default blocks; NT_ANALYZE_BLOCK_BYTES=4096
+    // gives 128, so that the tests take the several-pass path on small files.
+    const std::size_t cap = std::max<std::size_t>(64, block_bytes() / 32);
+    for (std::size_t q = 0; q < fits.size(); ++q) {
+      spread[q].resize(fits[q].ranges.size());
+      medians[q].assign(fits[q].ranges.size(),
+                        {StreamedMedian(cap), StreamedMedian(cap), StreamedMedian(cap), StreamedMedian(cap)});
+      bounds[q].assign(fits[q].ranges.size(), {kNaN, kNaN, kNaN, kNaN});
+    }
   }
+
+  void take(std::size_t q, std::size_t g, const LineFit& fit, bool first_pass) {
+    if (!fit.ok()) return;
+    if (first_pass) {
+      auto& counts = spread[q][g];
+      ++counts.fitted;
+      if (!fit.ts_identifiable) ++counts.ts_unidentifiable;
+      if (!fit.tw_identifiable) ++counts.tw_unidentifiable;
+      auto& range = bounds[q][g];
+      if (std::isfinite(fit.ts)) {
+        range[0] = std::isnan(range[0]) ? fit.ts : std::min(range[0], fit.ts);
+        range[1] = std::isnan(range[1]) ? fit.ts : std::max(range[1], fit.ts);
+      }
+      if (std::isfinite(fit.tw)) {
+        range[2] = std::isnan(range[2]) ? fit.tw : std::min(range[2], fit.tw);
+        range[3] = std::isnan(range[3]) ? fit.tw : std::max(range[3], fit.tw);
+      }
+    }
+    auto& median = medians[q][g];
+    median[0].offer(fit.ts);
+    median[1].offer(fit.tw);
+    median[2].offer(fit.r2);
+    median[3].offer(fit.rel_rms);
+  }
+
+  // Ends a pass of every median; true once all of them are known.
+  bool end_pass() {
+    bool all_done = true;
+    for (auto& of_class : medians)
+      for (auto& of_range : of_class)
+        for (auto& median : of_range) {
+          median.end_pass();
+          all_done = all_done && median.done();
+        }
+    return all_done;
+  }
+
+  // The spread of class q's pair fits in each of its ranges.
+  void finish(std::size_t q, ClassFit& fit) const {
+    for (std::size_t g = 0; g < fit.ranges.size(); ++g) {
+      ClassFit::Spread result = spread[q][g];
+      const auto& range = bounds[q][g];
+      const auto& median = medians[q][g];
+      if (std::isfinite(range[0])) {
+        result.ts_median = median[0].value();
+        result.ts_min = range[0];
+        result.ts_max = range[1];
+      }
+      if (std::isfinite(range[2])) {
+        result.tw_median = median[1].value();
+        result.tw_min = range[2];
+        result.tw_max = range[3];
+      } else {
+        result.tw_median = result.tw_min = result.tw_max = kNaN;
+      }
+      if (result.fitted > 0) {
+        result.r2_median = median[2].value();
+        result.rel_rms_median = median[3].value();
+      }
+      fit.pair_spread.push_back(result);
+    }
+  }
+};
+
+// The Hockney fits of the pairs of senders r0..r1 over the ranges of their class
+// ([(q*N + j)*max_ranges + range], q the sender's index in the block), senders in parallel.
+void fit_pair_block(const Cube& c, const std::vector<std::int8_t>& cls, const std::vector<ClassFit>& fits,
+                    const std::vector<double>& mlen, int r0, int r1, std::size_t max_ranges,
+                    std::vector<std::vector<float>>& bufs, std::vector<LineFit>& block_fits) {
+  const auto N = static_cast<std::size_t>(c.P);
+  const std::size_t K = c.count();
+  std::vector<const float*> rows(K);
+  for (std::size_t k = 0; k < K; ++k) rows[k] = c.rows(k, r0, r1, bufs[k]);
+  parallel_for(static_cast<std::size_t>(r1 - r0), [&](std::size_t q0, std::size_t q1) {
+    std::vector<double> series(K);
+    for (std::size_t q = q0; q < q1; ++q)
+      for (std::size_t j = 0; j < N; ++j) {
+        const std::size_t i = static_cast<std::size_t>(r0) + q;
+        if (i == j) continue;
+        for (std::size_t k = 0; k < K; ++k) series[k] = rows[k][q * N + j];
+        const auto& ranges = fits[static_cast<std::size_t>(cls[i * N + j])].ranges;
+        for (std::size_t g = 0; g < ranges.size(); ++g)
+          block_fits[(q * N + j) * max_ranges + g] =
+              fit_hockney(std::span(mlen).subspan(ranges[g].k0, ranges[g].k1 - ranges[g].k0),
+                          std::span<const double>(series).subspan(ranges[g].k0, ranges[g].k1 - ranges[g].k0));
+      }
+  });
+}
+
+// Per pair fits over the ranges of its class, in blocks of senders (every length of a block read
+// at a time, senders of a block in parallel); the class statistics over the pairs from them. A
+// pass is repeated until the exact medians over the pairs are known (one pass unless a class has
+// more than 4M pairs). The pairs' fits into `pairs` when keep_pairs.
+PairFitStatistics fit_pairs(const Cube& c, const std::vector<std::int8_t>& cls, const std::vector<ClassFit>& fits,
+                            const std::vector<double>& mlen, bool keep_pairs, std::vector<PairFit>& pairs) {
+  const int P = c.P;
+  const auto N = static_cast<std::size_t>(P);
+  const std::size_t K = c.count();
+  std::size_t max_ranges = 1;
+  for (const auto& fit : fits) max_ranges = std::max(max_ranges, fit.ranges.size());
+  if (keep_pairs) pairs.resize(N * (N - 1));
+  PairFitStatistics stats(fits);
   const int rb = rows_per_block(P, N * (K * sizeof(float) + max_ranges * sizeof(LineFit)));
   std::vector<std::vector<float>> bufs(K);
-  std::vector<const float*> blk(K);
   std::vector<LineFit> block_fits;
   for (int pass = 0;; ++pass) {
     for (int r0 = 0; r0 < P; r0 += rb) {
@@ -447,101 +575,48 @@ HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const Thre
       // then takes them in the serial order (the streamed medians see the same sequence).
       const auto blk_no = static_cast<std::size_t>(r0 / rb);
       block_fits.assign(nr * N * max_ranges, LineFit{});
-      if (owns_block(blk_no)) {
-      for (std::size_t k = 0; k < K; ++k) blk[k] = c.rows(k, r0, r1, bufs[k]);
-      parallel_for(nr, [&](std::size_t q0, std::size_t q1) {
-        std::vector<double> series(K);
-        for (std::size_t q = q0; q < q1; ++q)
-          for (std::size_t j = 0; j < N; ++j) {
-            const std::size_t i = static_cast<std::size_t>(r0) + q;
-            if (i == j) continue;
-            for (std::size_t k = 0; k < K; ++k) series[k] = blk[k][q * N + j];
-            const auto& rgs = fits[static_cast<std::size_t>(cls[i * N + j])].ranges;
-            for (std::size_t g = 0; g < rgs.size(); ++g)
-              block_fits[(q * N + j) * max_ranges + g] =
-                  fit_hockney(std::span(mlen).subspan(rgs[g].k0, rgs[g].k1 - rgs[g].k0),
-                              std::span<const double>(series).subspan(rgs[g].k0, rgs[g].k1 - rgs[g].k0));
-          }
-      });
-      }
+      if (owns_block(blk_no)) fit_pair_block(c, cls, fits, mlen, r0, r1, max_ranges, bufs, block_fits);
       share_block(blk_no, block_fits.data(), block_fits.size() * sizeof(LineFit));
       for (std::size_t q = 0; q < nr; ++q)
         for (std::size_t j = 0; j < N; ++j) {
           const std::size_t i = static_cast<std::size_t>(r0) + q;
           if (i == j) continue;
           const auto qc = static_cast<std::size_t>(cls[i * N + j]);
-          const std::size_t G = fits[qc].ranges.size();
-          const LineFit* lf = &block_fits[(q * N + j) * max_ranges];
+          const std::size_t n_ranges = fits[qc].ranges.size();
+          const LineFit* of_pair = &block_fits[(q * N + j) * max_ranges];
           if (pass == 0 && keep_pairs) {
-            PairFit& pf = r.pairs[i * (N - 1) + (j < i ? j : j - 1)];
-            pf.i = static_cast<int>(i);
-            pf.j = static_cast<int>(j);
-            pf.cls = static_cast<int>(qc);
-            pf.ranges.assign(lf, lf + G);
+            PairFit& pair = pairs[i * (N - 1) + (j < i ? j : j - 1)];
+            pair.i = static_cast<int>(i);
+            pair.j = static_cast<int>(j);
+            pair.cls = static_cast<int>(qc);
+            pair.ranges.assign(of_pair, of_pair + n_ranges);
           }
-          for (std::size_t g = 0; g < G; ++g) {
-            const auto& x = lf[g];
-            if (!x.ok()) continue;
-            auto& m = med[qc][g];
-            if (pass == 0) {
-              auto& s = sp[qc][g];
-              ++s.fitted;
-              if (!x.ts_identifiable) ++s.ts_unidentifiable;
-              if (!x.tw_identifiable) ++s.tw_unidentifiable;
-              auto& l = lo[qc][g];
-              if (std::isfinite(x.ts)) {
-                l[0] = std::isnan(l[0]) ? x.ts : std::min(l[0], x.ts);
-                l[1] = std::isnan(l[1]) ? x.ts : std::max(l[1], x.ts);
-              }
-              if (std::isfinite(x.tw)) {
-                l[2] = std::isnan(l[2]) ? x.tw : std::min(l[2], x.tw);
-                l[3] = std::isnan(l[3]) ? x.tw : std::max(l[3], x.tw);
-              }
-            }
-            m[0].offer(x.ts);
-            m[1].offer(x.tw);
-            m[2].offer(x.r2);
-            m[3].offer(x.rel_rms);
-          }
+          for (std::size_t g = 0; g < n_ranges; ++g) stats.take(qc, g, of_pair[g], pass == 0);
         }
     }
-    bool all_done = true;
-    for (auto& mq : med)
-      for (auto& mg : mq)
-        for (auto& m : mg) {
-          m.end_pass();
-          all_done = all_done && m.done();
-        }
-    if (all_done) break;
+    if (stats.end_pass()) break;
   }
-  for (std::size_t q = 0; q < NC; ++q) {
-    auto& f = fits[q];
-    if (f.pairs == 0) continue;
-    for (std::size_t g = 0; g < f.ranges.size(); ++g) {
-      ClassFit::Spread s = sp[q][g];
-      const auto& l = lo[q][g];
-      const auto& m = med[q][g];
-      if (std::isfinite(l[0])) {
-        s.ts_median = m[0].value();
-        s.ts_min = l[0];
-        s.ts_max = l[1];
-      }
-      if (std::isfinite(l[2])) {
-        s.tw_median = m[1].value();
-        s.tw_min = l[2];
-        s.tw_max = l[3];
-      } else {
-        s.tw_median = s.tw_min = s.tw_max = kNaN;
-      }
-      if (s.fitted > 0) {
-        s.r2_median = m[2].value();
-        s.rel_rms_median = m[3].value();
-      }
-      f.pair_spread.push_back(s);
-    }
-    r.classes.push_back(std::move(f));
+  return stats;
+}
+
+}  // namespace
+
+HockneyResult fit_classes_and_pairs(const Cube& c, const Topology& t, const ThresholdOptions& opt,
+                                    const Cube* deviation, bool keep_pairs) {
+  HockneyResult result;
+  const std::vector<std::int8_t> cls = pair_classes(t);
+  std::vector<double> mlen(c.count());
+  for (std::size_t k = 0; k < c.count(); ++k) mlen[k] = static_cast<double>(c.lengths[k]);
+  std::vector<ClassFit> fits = empty_class_fits(t, cls, c.count());
+  measure_class_curves(c, cls, deviation, fits);
+  fit_class_ranges(c.lengths, mlen, opt, fits);
+  const auto stats = fit_pairs(c, cls, fits, mlen, keep_pairs, result.pairs);
+  for (std::size_t q = 0; q < fits.size(); ++q) {
+    if (fits[q].pairs == 0) continue;
+    stats.finish(q, fits[q]);
+    result.classes.push_back(std::move(fits[q]));
   }
-  return r;
+  return result;
 }
 
 }  // namespace nt::analysis

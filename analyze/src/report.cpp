@@ -334,17 +334,11 @@ nlohmann::json to_json(const Report& r, bool with_pairs) {
   return j;
 }
 
-std::string to_text(const Report& r) {
-  const Cube& c = r.cube;
-  std::ostringstream o;
-  o << fmt::format("network_analyze report: {}\n  mode {}, statistic {}, {} ranks, lengths {}\n\n", r.source,
-                   mode_name(c.mode), statistic_name(c.statistic), c.P, lengths_text(c.lengths));
-  if (c.bad.total() > 0) {
-    o << fmt::format("Input: {} excluded from the analysis (network_convert info lists them)", c.bad.summary());
-    if (!c.bad.first.empty())
-      o << fmt::format("; the first is {} -> {}", c.bad.first.front().sender, c.bad.first.front().receiver);
-    o << "\n\n";
-  }
+namespace {
+
+// The topology section of the text report: the groups of each level and how they agree with the
+// host names.
+void write_topology_text(std::ostream& o, const Report& r) {
   o << "Topology (from the delays alone)\n";
   for (std::size_t li = 0; li < r.topology.levels.size(); ++li) {
     const auto& l = r.topology.levels[li];
@@ -371,26 +365,11 @@ std::string to_text(const Report& r) {
   if (r.agreement.known) o << fmt::format(" (adjusted Rand index {:.3f})", r.agreement.adjusted_rand);
   o << "\n";
   for (std::size_t i = 0; i < r.agreement.mismatches.size() && i < 10; ++i) o << "    " << r.agreement.mismatches[i] << "\n";
-  o << "\nAnomalies";
-  if (r.anomalies.empty()) o << ": none\n";
-  else o << fmt::format(" ({})\n", r.anomalies.size());
-  for (const auto& a : r.anomalies) {
-    o << fmt::format("  {:<16} score {:6.2f}x  ranks {}", a.kind, a.score, ranks_text(a.ranks, 8));
-    if (!a.hosts.empty()) o << fmt::format("  hosts {}", fmt::join(a.hosts, ","));
-    o << fmt::format("\n  {:<16} {}; lengths {}\n", "", a.detail, lengths_text(a.lengths));
-  }
-  o << "\nProtocol thresholds (lengths where the delay curve steps)\n";
-  for (const auto& f : r.hockney.classes) {
-    o << fmt::format("  {:<14}", f.name);
-    if (f.thresholds.empty()) o << fmt::format("none (steps must exceed the class noise {:.1f}%)\n", 100 * f.noise);
-    else {
-      std::vector<std::string> s;
-      for (const auto& t : f.thresholds)
-        s.push_back(fmt::format("{} (after {}, step +{:.0f}%, class noise {:.1f}%)", format_bytes(t.length),
-                                format_bytes(t.previous_length), 100 * t.jump, 100 * f.noise));
-      o << fmt::format("{}\n", fmt::join(s, "; "));
-    }
-  }
+}
+
+// The Hockney section of the text report: per class and range, the fit of the median curve and the
+// spread of the pair fits.
+void write_hockney_text(std::ostream& o, const Report& r) {
   o << "\nHockney t = ts + m*tw per class (fit of the class median curve, ts >= 0, tw >= 0; pairs: median [min, max])\n";
   o << fmt::format("  {:<14} {:<24} {:>10} {:>12} {:>8} {:>7}   {}\n", "class", "range", "ts", "bandwidth", "rel.rms",
                    "quality", "pairs ts");
@@ -414,6 +393,43 @@ std::string to_text(const Report& r) {
   if (any_unident)
     o << "  not ident.: the delays of that range do not determine the parameter (its best value is 0 or within\n"
          "  two standard errors of 0): measure a wider range of lengths, or read it from another range\n";
+}
+
+}  // namespace
+
+std::string to_text(const Report& r) {
+  const Cube& c = r.cube;
+  std::ostringstream o;
+  o << fmt::format("network_analyze report: {}\n  mode {}, statistic {}, {} ranks, lengths {}\n\n", r.source,
+                   mode_name(c.mode), statistic_name(c.statistic), c.P, lengths_text(c.lengths));
+  if (c.bad.total() > 0) {
+    o << fmt::format("Input: {} excluded from the analysis (network_convert info lists them)", c.bad.summary());
+    if (!c.bad.first.empty())
+      o << fmt::format("; the first is {} -> {}", c.bad.first.front().sender, c.bad.first.front().receiver);
+    o << "\n\n";
+  }
+  write_topology_text(o, r);
+  o << "\nAnomalies";
+  if (r.anomalies.empty()) o << ": none\n";
+  else o << fmt::format(" ({})\n", r.anomalies.size());
+  for (const auto& a : r.anomalies) {
+    o << fmt::format("  {:<16} score {:6.2f}x  ranks {}", a.kind, a.score, ranks_text(a.ranks, 8));
+    if (!a.hosts.empty()) o << fmt::format("  hosts {}", fmt::join(a.hosts, ","));
+    o << fmt::format("\n  {:<16} {}; lengths {}\n", "", a.detail, lengths_text(a.lengths));
+  }
+  o << "\nProtocol thresholds (lengths where the delay curve steps)\n";
+  for (const auto& f : r.hockney.classes) {
+    o << fmt::format("  {:<14}", f.name);
+    if (f.thresholds.empty()) o << fmt::format("none (steps must exceed the class noise {:.1f}%)\n", 100 * f.noise);
+    else {
+      std::vector<std::string> s;
+      for (const auto& t : f.thresholds)
+        s.push_back(fmt::format("{} (after {}, step +{:.0f}%, class noise {:.1f}%)", format_bytes(t.length),
+                                format_bytes(t.previous_length), 100 * t.jump, 100 * f.noise));
+      o << fmt::format("{}\n", fmt::join(s, "; "));
+    }
+  }
+  write_hockney_text(o, r);
   o << "\nLogP from the delays: L + 2o = delay of the shortest message\n";
   for (const auto& p : r.params)
     o << fmt::format("  {:<14} L + 2o = {} (at {}, {} pairs)\n", p.name, format_seconds(p.t0), format_bytes(p.t0_length), p.pairs);

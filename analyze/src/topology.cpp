@@ -137,6 +137,243 @@ struct DisjointSets {
   }
 };
 
+// The candidate pairs of cluster_profiles: edges (a < c), and per item the edges it is in.
+struct CandidateGraph {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  std::vector<std::vector<std::size_t>> adj;
+  std::size_t other(std::size_t e, std::size_t a) const { return edges[e].first == a ? edges[e].second : edges[e].first; }
+};
+
+// Per band, the median of each item's row and of its column (its own cell left out).
+template <class T>
+void row_and_column_medians(const ProfilesOf<T>& prof, std::size_t N, std::vector<std::vector<double>>& rowm,
+                            std::vector<std::vector<double>>& colm) {
+  const std::size_t B = prof.size();
+  rowm.assign(B, std::vector<double>(N, 0.0));
+  colm.assign(B, std::vector<double>(N, 0.0));
+  parallel_for(N, [&](std::size_t a0, std::size_t a1) {
+    std::vector<double> tmp;
+    for (std::size_t b = 0; b < B; ++b)
+      for (std::size_t a = a0; a < a1; ++a) {
+        for (int pass = 0; pass < 2; ++pass) {
+          tmp.clear();
+          for (std::size_t k = 0; k < N; ++k) {
+            const double value = pass == 0 ? prof[b][a * N + k] : prof[b][k * N + a];
+            if (k != a && std::isfinite(value)) tmp.push_back(value);
+          }
+          (pass == 0 ? rowm : colm)[b][a] = tmp.empty() ? 0.0 : median_inplace(tmp);
+        }
+      }
+  });
+}
+
+// Candidates: each item's `opt.candidates` nearest items by the direct link between them (both
+// directions, every band), row and column effects removed.
+template <class T>
+CandidateGraph candidate_graph(const ProfilesOf<T>& prof, std::size_t N, const TopologyOptions& opt) {
+  const std::size_t B = prof.size();
+  std::vector<std::vector<double>> rowm, colm;
+  row_and_column_medians(prof, N, rowm, colm);
+  const std::size_t n_cand = std::min<std::size_t>(N - 1, static_cast<std::size_t>(std::max(1, opt.candidates)));
+  std::vector<std::vector<std::uint32_t>> cand(N);
+  parallel_for(N, [&](std::size_t a0, std::size_t a1) {
+    std::vector<std::pair<double, std::uint32_t>> row;
+    for (std::size_t a = a0; a < a1; ++a) {
+      row.clear();
+      for (std::size_t c = 0; c < N; ++c) {
+        if (c == a) continue;
+        double sum = 0.0;
+        for (std::size_t b = 0; b < B; ++b) {
+          const double there = dbl(prof[b][a * N + c]) - rowm[b][a] - colm[b][c];
+          const double back = dbl(prof[b][c * N + a]) - rowm[b][c] - colm[b][a];
+          sum += (std::isfinite(there) ? there : 0.0) + (std::isfinite(back) ? back : 0.0);
+          if (!std::isfinite(there) && !std::isfinite(back)) sum += 1e6;  // nothing known: last
+        }
+        row.emplace_back(sum, static_cast<std::uint32_t>(c));
+      }
+      std::partial_sort(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(n_cand), row.end());
+      for (std::size_t q = 0; q < n_cand; ++q) cand[a].push_back(row[q].second);
+    }
+  });
+  CandidateGraph graph;
+  auto& edges = graph.edges;
+  for (std::size_t a = 0; a < N; ++a)
+    for (std::uint32_t c : cand[a]) edges.emplace_back(std::min<std::uint32_t>(static_cast<std::uint32_t>(a), c),
+                                                       std::max<std::uint32_t>(static_cast<std::uint32_t>(a), c));
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  graph.adj.resize(N);
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    graph.adj[edges[e].first].push_back(e);
+    graph.adj[edges[e].second].push_back(e);
+  }
+  return graph;
+}
+
+// Odd items: the median offset of an item's row (or column) against its candidates' beyond
+// min_ratio; at most a quarter of the items (the most offset ones: the rest must be the norm)
+// are left out of the comparisons.
+template <class T>
+void skip_odd_items(Comparer<T>& cmp, const CandidateGraph& graph, std::size_t B, std::size_t N,
+                    const TopologyOptions& opt) {
+  const auto& edges = graph.edges;
+  const std::size_t E = edges.size();
+  std::vector<double> off(E * B * 2);
+  parallel_for(E, [&](std::size_t e0, std::size_t e1) {
+    typename Comparer<T>::Scratch scratch;
+    for (std::size_t e = e0; e < e1; ++e)
+      for (std::size_t b = 0; b < B; ++b) {
+        const auto result = cmp.compare(b, edges[e].first, edges[e].second, scratch);
+        off[(e * B + b) * 2] = result.row_off;
+        off[(e * B + b) * 2 + 1] = result.col_off;
+      }
+  });
+  std::vector<std::pair<double, std::size_t>> oddness;
+  std::vector<double> tmp;
+  for (std::size_t a = 0; a < N; ++a) {
+    double worst = 0.0;
+    for (std::size_t b = 0; b < B; ++b)
+      for (std::size_t w = 0; w < 2; ++w) {
+        tmp.clear();
+        for (std::size_t e : graph.adj[a])
+          tmp.push_back(edges[e].first == a ? off[(e * B + b) * 2 + w] : -off[(e * B + b) * 2 + w]);
+        if (!tmp.empty()) worst = std::max(worst, std::fabs(median_inplace(tmp)));
+      }
+    if (worst > std::log(opt.min_ratio)) oddness.emplace_back(worst, a);
+  }
+  std::sort(oddness.rbegin(), oddness.rend());
+  if (oddness.size() > N / 4) oddness.resize(N / 4);
+  std::vector<char> skip(N, 0);
+  for (auto [worst, a] : oddness) skip[a] = 1;
+  cmp.set_skip(std::move(skip));
+}
+
+// Noise per band: the typical |difference| between each item and its nearest candidate; the
+// threshold of a band (tau) is noise_factor times it, at least log(min_ratio).
+template <class T>
+std::vector<double> band_thresholds(const Comparer<T>& cmp, const CandidateGraph& graph, const std::vector<double>& dist,
+                                    std::size_t B, std::size_t N, const TopologyOptions& opt) {
+  std::vector<double> tau(B);
+  typename Comparer<T>::Scratch scratch;
+  for (std::size_t b = 0; b < B; ++b) {
+    std::vector<double> nearest_sigmas;
+    for (std::size_t a = 0; a < N; ++a) {
+      std::size_t best = N;
+      double best_dist = 0.0;
+      for (std::size_t e : graph.adj[a]) {
+        const std::size_t c = graph.other(e, a);
+        const double candidate_dist = dist[e * B + b];
+        if (best == N || candidate_dist < best_dist || (candidate_dist == best_dist && c < best)) {
+          best = c;
+          best_dist = candidate_dist;
+        }
+      }
+      if (best == N) continue;
+      cmp.compare(b, a, best, scratch, true);
+      if (!scratch.all.empty()) nearest_sigmas.push_back(robust_sigma_of_deviations(scratch.all));
+    }
+    const double sigma = nearest_sigmas.empty() ? 0.0 : median_inplace(nearest_sigmas);
+    tau[b] = std::max(std::log(opt.min_ratio), opt.noise_factor * sigma);
+  }
+  return tau;
+}
+
+// The scaled distance of two items: the worst band's distance over its threshold.
+struct ScaledDistance {
+  std::vector<double> tau;
+  double operator()(const double* dist) const {
+    double worst = 0.0;
+    for (std::size_t b = 0; b < tau.size(); ++b) worst = std::max(worst, dist[b] / tau[b]);
+    return worst;
+  }
+};
+
+// A large set (one rank per node: a whole switch) is one group when every member is close, on
+// average, to 16 members spread over the set: O(16 s) comparisons instead of all s^2 / 2.
+template <class T>
+bool every_member_close(const Comparer<T>& cmp, const std::vector<std::size_t>& members, std::size_t B,
+                        const ScaledDistance& scaled) {
+  const std::size_t s = members.size();
+  std::vector<char> far(s, 0);
+  parallel_for(s, [&](std::size_t q0, std::size_t q1) {
+    typename Comparer<T>::Scratch scratch;
+    std::vector<double> dist(B);
+    for (std::size_t q = q0; q < q1; ++q) {
+      double sum = 0.0;
+      std::size_t compared = 0;
+      for (std::size_t t = 0; t < 16; ++t) {
+        const std::size_t r = (q + 1 + t * (s - 1) / 16) % s;
+        if (r == q) continue;
+        for (std::size_t b = 0; b < B; ++b) dist[b] = cmp.compare(b, members[q], members[r], scratch).dist;
+        sum += scaled(dist.data());
+        ++compared;
+      }
+      far[q] = compared > 0 && sum / static_cast<double>(compared) >= 1.0;
+    }
+  });
+  return std::none_of(far.begin(), far.end(), [](char is_far) { return is_far != 0; });
+}
+
+// Scaled distances of every pair of a set (s x s): the candidate pairs known, the others compared now.
+template <class T>
+std::vector<double> set_distances(const Comparer<T>& cmp, const CandidateGraph& graph, const std::vector<double>& dist,
+                                  const std::vector<std::size_t>& members, std::size_t B, const ScaledDistance& scaled) {
+  const std::size_t s = members.size();
+  std::vector<double> D(s * s, 0.0);
+  std::vector<std::pair<std::size_t, std::size_t>> todo;
+  std::map<std::size_t, std::size_t> local;
+  for (std::size_t q = 0; q < s; ++q) local[members[q]] = q;
+  std::vector<char> known(s * s, 0);
+  for (std::size_t q = 0; q < s; ++q)
+    for (std::size_t e : graph.adj[members[q]]) {
+      auto it = local.find(graph.other(e, members[q]));
+      if (it == local.end()) continue;
+      D[q * s + it->second] = scaled(&dist[e * B]);
+      known[q * s + it->second] = 1;
+    }
+  for (std::size_t q = 0; q < s; ++q)
+    for (std::size_t r = q + 1; r < s; ++r)
+      if (!known[q * s + r]) todo.emplace_back(q, r);
+  parallel_for(todo.size(), [&](std::size_t t0, std::size_t t1) {
+    typename Comparer<T>::Scratch scratch;
+    std::vector<double> pair_dist(B);
+    for (std::size_t t = t0; t < t1; ++t) {
+      const auto [q, r] = todo[t];
+      for (std::size_t b = 0; b < B; ++b) pair_dist[b] = cmp.compare(b, members[q], members[r], scratch).dist;
+      D[q * s + r] = D[r * s + q] = scaled(pair_dist.data());
+    }
+  });
+  return D;
+}
+
+// Sets joined by close candidate pairs, then average linkage inside each set (a large set whose
+// members are all close taken whole); a label per item.
+template <class T>
+std::vector<int> link_sets(const Comparer<T>& cmp, const CandidateGraph& graph, const std::vector<double>& dist,
+                           std::size_t B, std::size_t N, const ScaledDistance& scaled) {
+  DisjointSets joined(N);
+  for (std::size_t e = 0; e < graph.edges.size(); ++e)
+    if (scaled(&dist[e * B]) < 1.0) joined.join(graph.edges[e].first, graph.edges[e].second);
+  std::map<std::size_t, std::vector<std::size_t>> sets;
+  for (std::size_t a = 0; a < N; ++a) sets[joined.find(a)].push_back(a);
+  std::vector<int> label(N);
+  for (std::size_t a = 0; a < N; ++a) label[a] = static_cast<int>(a);
+  for (auto& [root, members] : sets) {
+    const std::size_t s = members.size();
+    if (s == 1) continue;
+    // Else (two groups chained by a borderline pair) every pair is compared below.
+    if (s > 64 && every_member_close(cmp, members, B, scaled)) {
+      for (std::size_t q = 0; q < s; ++q) label[members[q]] = static_cast<int>(members.front());
+      continue;
+    }
+    auto distances = set_distances(cmp, graph, dist, members, B, scaled);
+    const auto linkage = average_linkage(distances, s, 1.0);
+    for (std::size_t q = 0; q < s; ++q)
+      label[members[q]] = static_cast<int>(members[static_cast<std::size_t>(linkage[q])]);
+  }
+  return label;
+}
+
 // Clusters n items whose profiles (rows and columns) look alike; returns a label per item.
 //
 // Not every pair is compared (that is O(B n^3)): each item is compared with its `candidates`
@@ -157,201 +394,23 @@ struct DisjointSets {
 // third party, and a slow node's ranks are the only evidence that tells them from other nodes'.
 template <class T>
 std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const TopologyOptions& opt, bool skip_odd) {
-  std::vector<int> label(static_cast<std::size_t>(n), 0);
-  if (n <= 2) return label;  // no third item to compare against: one group
+  if (n <= 2) return std::vector<int>(static_cast<std::size_t>(n), 0);  // no third item to compare against: one group
   const auto N = static_cast<std::size_t>(n);
   const std::size_t B = prof.size();
   Comparer<T> cmp(prof, N);
-
-  // 1. Candidates: the nearest items by the direct link, row and column effects removed.
-  std::vector<std::vector<double>> rowm(B, std::vector<double>(N, 0.0)), colm(B, std::vector<double>(N, 0.0));
-  parallel_for(N, [&](std::size_t a0, std::size_t a1) {
-    std::vector<double> tmp;
-    for (std::size_t b = 0; b < B; ++b)
-      for (std::size_t a = a0; a < a1; ++a) {
-        for (int pass = 0; pass < 2; ++pass) {
-          tmp.clear();
-          for (std::size_t k = 0; k < N; ++k) {
-            const double v = pass == 0 ? prof[b][a * N + k] : prof[b][k * N + a];
-            if (k != a && std::isfinite(v)) tmp.push_back(v);
-          }
-          (pass == 0 ? rowm : colm)[b][a] = tmp.empty() ? 0.0 : median_inplace(tmp);
-        }
-      }
-  });
-  const std::size_t m = std::min<std::size_t>(N - 1, static_cast<std::size_t>(std::max(1, opt.candidates)));
-  std::vector<std::vector<std::uint32_t>> cand(N);
-  parallel_for(N, [&](std::size_t a0, std::size_t a1) {
-    std::vector<std::pair<double, std::uint32_t>> row;
-    for (std::size_t a = a0; a < a1; ++a) {
-      row.clear();
-      for (std::size_t c = 0; c < N; ++c) {
-        if (c == a) continue;
-        double s = 0.0;
-        for (std::size_t b = 0; b < B; ++b) {
-          const double x = dbl(prof[b][a * N + c]) - rowm[b][a] - colm[b][c];
-          const double y = dbl(prof[b][c * N + a]) - rowm[b][c] - colm[b][a];
-          s += (std::isfinite(x) ? x : 0.0) + (std::isfinite(y) ? y : 0.0);
-          if (!std::isfinite(x) && !std::isfinite(y)) s += 1e6;  // nothing known: last
-        }
-        row.emplace_back(s, static_cast<std::uint32_t>(c));
-      }
-      std::partial_sort(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(m), row.end());
-      for (std::size_t q = 0; q < m; ++q) cand[a].push_back(row[q].second);
-    }
-  });
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
-  for (std::size_t a = 0; a < N; ++a)
-    for (std::uint32_t c : cand[a]) edges.emplace_back(std::min<std::uint32_t>(static_cast<std::uint32_t>(a), c),
-                                                       std::max<std::uint32_t>(static_cast<std::uint32_t>(a), c));
-  std::sort(edges.begin(), edges.end());
-  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-  cand.clear();
-  const std::size_t E = edges.size();
-  std::vector<std::vector<std::size_t>> adj(N);
-  for (std::size_t e = 0; e < E; ++e) {
-    adj[edges[e].first].push_back(e);
-    adj[edges[e].second].push_back(e);
-  }
-
-  // 2. Odd items: the median offset of an item's row (or column) against its candidates'.
+  const auto graph = candidate_graph(prof, N, opt);
+  if (skip_odd) skip_odd_items(cmp, graph, B, N, opt);
+  // Distances of the candidate pairs, per band.
+  const std::size_t E = graph.edges.size();
   std::vector<double> dist(E * B);
-  if (skip_odd) {
-    std::vector<double> off(E * B * 2);
-    parallel_for(E, [&](std::size_t e0, std::size_t e1) {
-      typename Comparer<T>::Scratch s;
-      for (std::size_t e = e0; e < e1; ++e)
-        for (std::size_t b = 0; b < B; ++b) {
-          const auto r = cmp.compare(b, edges[e].first, edges[e].second, s);
-          off[(e * B + b) * 2] = r.row_off;
-          off[(e * B + b) * 2 + 1] = r.col_off;
-        }
-    });
-    std::vector<std::pair<double, std::size_t>> oddness;
-    std::vector<double> tmp;
-    for (std::size_t a = 0; a < N; ++a) {
-      double worst = 0.0;
-      for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t w = 0; w < 2; ++w) {
-          tmp.clear();
-          for (std::size_t e : adj[a]) tmp.push_back(edges[e].first == a ? off[(e * B + b) * 2 + w] : -off[(e * B + b) * 2 + w]);
-          if (!tmp.empty()) worst = std::max(worst, std::fabs(median_inplace(tmp)));
-        }
-      if (worst > std::log(opt.min_ratio)) oddness.emplace_back(worst, a);
-    }
-    // Leave out at most a quarter of the items (the most offset ones): the rest must be the norm.
-    std::sort(oddness.rbegin(), oddness.rend());
-    if (oddness.size() > N / 4) oddness.resize(N / 4);
-    std::vector<char> skip(N, 0);
-    for (auto [w, a] : oddness) skip[a] = 1;
-    cmp.set_skip(std::move(skip));
-  }
-
-  // 3. Distances of the candidate pairs, per band.
   parallel_for(E, [&](std::size_t e0, std::size_t e1) {
-    typename Comparer<T>::Scratch s;
+    typename Comparer<T>::Scratch scratch;
     for (std::size_t e = e0; e < e1; ++e)
-      for (std::size_t b = 0; b < B; ++b) dist[e * B + b] = cmp.compare(b, edges[e].first, edges[e].second, s).dist;
+      for (std::size_t b = 0; b < B; ++b)
+        dist[e * B + b] = cmp.compare(b, graph.edges[e].first, graph.edges[e].second, scratch).dist;
   });
-
-  // 4. Noise per band: the typical |difference| between each item and its nearest candidate.
-  std::vector<double> tau(B);
-  {
-    typename Comparer<T>::Scratch s0;
-    for (std::size_t b = 0; b < B; ++b) {
-      std::vector<double> nn;
-      for (std::size_t a = 0; a < N; ++a) {
-        std::size_t best = N;
-        double bd = 0.0;
-        for (std::size_t e : adj[a]) {
-          const std::size_t c = edges[e].first == a ? edges[e].second : edges[e].first;
-          const double d = dist[e * B + b];
-          if (best == N || d < bd || (d == bd && c < best)) {
-            best = c;
-            bd = d;
-          }
-        }
-        if (best == N) continue;
-        cmp.compare(b, a, best, s0, true);
-        if (!s0.all.empty()) nn.push_back(robust_sigma_of_deviations(s0.all));
-      }
-      const double sigma = nn.empty() ? 0.0 : median_inplace(nn);
-      tau[b] = std::max(std::log(opt.min_ratio), opt.noise_factor * sigma);
-    }
-  }
-  // Scaled distance: the worst band.
-  auto scaled = [&](const double* d) {
-    double x = 0.0;
-    for (std::size_t b = 0; b < B; ++b) x = std::max(x, d[b] / tau[b]);
-    return x;
-  };
-
-  // 5. Sets joined by close candidate pairs, then average linkage inside each set.
-  DisjointSets ds(N);
-  for (std::size_t e = 0; e < E; ++e)
-    if (scaled(&dist[e * B]) < 1.0) ds.join(edges[e].first, edges[e].second);
-  std::map<std::size_t, std::vector<std::size_t>> sets;
-  for (std::size_t a = 0; a < N; ++a) sets[ds.find(a)].push_back(a);
-  for (std::size_t a = 0; a < N; ++a) label[a] = static_cast<int>(a);
-  for (auto& [root, mem] : sets) {
-    const std::size_t s = mem.size();
-    if (s == 1) continue;
-    // A large set (one rank per node: a whole switch) is one group when every member is close, on
-    // average, to 16 members spread over the set: O(16 s) comparisons instead of all s^2 / 2.
-    // Else (two groups chained by a borderline pair) every pair is compared below.
-    if (s > 64) {
-      std::vector<char> far(s, 0);
-      parallel_for(s, [&](std::size_t q0, std::size_t q1) {
-        typename Comparer<T>::Scratch sc;
-        std::vector<double> d(B);
-        for (std::size_t q = q0; q < q1; ++q) {
-          double sum = 0.0;
-          std::size_t n_s = 0;
-          for (std::size_t t = 0; t < 16; ++t) {
-            const std::size_t r = (q + 1 + t * (s - 1) / 16) % s;
-            if (r == q) continue;
-            for (std::size_t b = 0; b < B; ++b) d[b] = cmp.compare(b, mem[q], mem[r], sc).dist;
-            sum += scaled(d.data());
-            ++n_s;
-          }
-          far[q] = n_s > 0 && sum / static_cast<double>(n_s) >= 1.0;
-        }
-      });
-      if (std::none_of(far.begin(), far.end(), [](char f) { return f != 0; })) {
-        for (std::size_t q = 0; q < s; ++q) label[mem[q]] = static_cast<int>(mem.front());
-        continue;
-      }
-    }
-    // every pair of the set: the candidate pairs known, the others compared now
-    std::vector<double> D(s * s, 0.0);
-    std::vector<std::pair<std::size_t, std::size_t>> todo;
-    std::map<std::size_t, std::size_t> local;
-    for (std::size_t q = 0; q < s; ++q) local[mem[q]] = q;
-    std::vector<char> known(s * s, 0);
-    for (std::size_t q = 0; q < s; ++q)
-      for (std::size_t e : adj[mem[q]]) {
-        const std::size_t other = edges[e].first == mem[q] ? edges[e].second : edges[e].first;
-        auto it = local.find(other);
-        if (it == local.end()) continue;
-        D[q * s + it->second] = scaled(&dist[e * B]);
-        known[q * s + it->second] = 1;
-      }
-    for (std::size_t q = 0; q < s; ++q)
-      for (std::size_t r = q + 1; r < s; ++r)
-        if (!known[q * s + r]) todo.emplace_back(q, r);
-    parallel_for(todo.size(), [&](std::size_t t0, std::size_t t1) {
-      typename Comparer<T>::Scratch sc;
-      std::vector<double> d(B);
-      for (std::size_t t = t0; t < t1; ++t) {
-        const auto [q, r] = todo[t];
-        for (std::size_t b = 0; b < B; ++b) d[b] = cmp.compare(b, mem[q], mem[r], sc).dist;
-        D[q * s + r] = D[r * s + q] = scaled(d.data());
-      }
-    });
-    const auto l = average_linkage(D, s, 1.0);
-    for (std::size_t q = 0; q < s; ++q) label[mem[q]] = static_cast<int>(mem[static_cast<std::size_t>(l[q])]);
-  }
-  return label;
+  const ScaledDistance scaled{band_thresholds(cmp, graph, dist, B, N, opt)};
+  return link_sets(cmp, graph, dist, B, N, scaled);
 }
 
 // A group that its profile alone places wrongly: a slow node's links are slower by a factor that
@@ -364,6 +423,80 @@ std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const Topolo
 // one slow member does not push its mates away; at some length min_ratio below every other
 // group, and at no length more than half of that above), when S is not its group already. A node
 // behind a switch of its own reaches every other switch alike and stays. Cost O(P^2 K).
+// Per finer group a, per length k and upper group u ([a][k*S + u]): the least, over u's finer
+// groups, of the median log delay between their ranks and a's, both ways (NaN where none); one
+// length at a time over every finer group (the delays are read once per length).
+std::vector<std::vector<double>> nearest_member_delays(const Cube& c, const std::vector<std::vector<int>>& finer,
+                                                       const std::vector<std::size_t>& up_of, std::size_t S) {
+  const std::size_t G = finer.size(), K = c.count();
+  std::vector<int> group_of(static_cast<std::size_t>(c.P), -1);
+  for (std::size_t g = 0; g < G; ++g)
+    for (int r : finer[g]) group_of[static_cast<std::size_t>(r)] = static_cast<int>(g);
+  std::vector<std::vector<double>> dall(G, std::vector<double>(K * S, kNaN));
+  std::vector<float> buf;
+  const auto N = static_cast<std::size_t>(c.P);
+  for (std::size_t k = 0; k < K; ++k) {
+    const float* slice = c.slice(k, buf);
+    parallel_for(G, [&](std::size_t g0, std::size_t g1) {
+      std::vector<std::vector<double>> vals(G);
+      for (std::size_t a = g0; a < g1; ++a) {
+        std::vector<double>& nearest = dall[a];
+        for (auto& of_group : vals) of_group.clear();
+        for (int x : finer[a])
+          for (int y = 0; y < c.P; ++y) {
+            const int gy = group_of[static_cast<std::size_t>(y)];
+            if (gy < 0 || static_cast<std::size_t>(gy) == a) continue;
+            const auto X = static_cast<std::size_t>(x), Y = static_cast<std::size_t>(y);
+            for (const double delay : {static_cast<double>(slice[X * N + Y]), static_cast<double>(slice[Y * N + X])})
+              if (Cube::usable(delay)) vals[static_cast<std::size_t>(gy)].push_back(std::log(delay));
+          }
+        for (std::size_t gy = 0; gy < G; ++gy) {
+          if (vals[gy].empty()) continue;
+          double& near = nearest[k * S + up_of[gy]];
+          const double md = median_inplace(vals[gy]);
+          if (!(near <= md)) near = md;
+        }
+      }
+    });
+  }
+  return dall;
+}
+
+// The upper group a finer group reaches clearly fastest (nearest: its nearest_member_delays), or
+// `own` when none does.
+std::size_t clearly_nearest_group(const std::vector<double>& nearest, std::size_t S, std::size_t K, std::size_t own,
+                                  double margin) {
+  std::size_t best = S;
+  double best_sum = 0.0;
+  for (std::size_t u = 0; u < S; ++u) {
+    double sum = 0.0;
+    for (std::size_t k = 0; k < K; ++k) sum += nearest[k * S + u];
+    if (std::isfinite(sum) && (best == S || sum < best_sum)) {
+      best = u;
+      best_sum = sum;
+    }
+  }
+  if (best == S || best == own) return own;
+  // Clearly nearer than every other group with links to compare (a's own group, when a is
+  // alone in it, has none); with no other group to compare, nothing is clear and a stays.
+  bool clear = true;
+  std::size_t compared = 0;
+  for (std::size_t u = 0; u < S && clear; ++u) {
+    bool known = false;
+    for (std::size_t k = 0; k < K; ++k) known = known || std::isfinite(nearest[k * S + u]);
+    if (u == best || !known) continue;
+    ++compared;
+    double most = -1e300, least = 1e300;
+    for (std::size_t k = 0; k < K; ++k) {
+      const double diff = nearest[k * S + u] - nearest[k * S + best];
+      most = std::max(most, diff);
+      least = std::min(least, diff);
+    }
+    clear = most >= margin && least >= -margin / 2;
+  }
+  return clear && compared > 0 ? best : own;
+}
+
 void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, std::vector<std::vector<int>>& upper,
                      double min_ratio) {
   const std::size_t G = finer.size(), S = upper.size(), K = c.count();
@@ -371,79 +504,17 @@ void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, 
   std::vector<std::size_t> up_of(G);
   for (std::size_t u = 0; u < S; ++u)
     for (int g : upper[u]) up_of[static_cast<std::size_t>(g)] = u;
-  std::vector<int> group_of(static_cast<std::size_t>(c.P), -1);
-  for (std::size_t g = 0; g < G; ++g)
-    for (int r : finer[g]) group_of[static_cast<std::size_t>(r)] = static_cast<int>(g);
   const double margin = std::log(min_ratio);
+  const auto dall = nearest_member_delays(c, finer, up_of, S);
   std::vector<std::size_t> dest(G);
-  // d[a][k*S + u]: one length at a time over every finer group (the delays are read once per length).
-  std::vector<std::vector<double>> dall(G, std::vector<double>(K * S, kNaN));
-  std::vector<float> buf;
-  const auto N = static_cast<std::size_t>(c.P);
-  for (std::size_t k = 0; k < K; ++k) {
-    const float* m = c.slice(k, buf);
-    parallel_for(G, [&](std::size_t g0, std::size_t g1) {
-      std::vector<std::vector<double>> vals(G);
-      for (std::size_t a = g0; a < g1; ++a) {
-        std::vector<double>& d = dall[a];
-        for (auto& v : vals) v.clear();
-        for (int x : finer[a])
-          for (int y = 0; y < c.P; ++y) {
-            const int gy = group_of[static_cast<std::size_t>(y)];
-            if (gy < 0 || static_cast<std::size_t>(gy) == a) continue;
-            const auto X = static_cast<std::size_t>(x), Y = static_cast<std::size_t>(y);
-            for (const double t : {static_cast<double>(m[X * N + Y]), static_cast<double>(m[Y * N + X])})
-              if (Cube::usable(t)) vals[static_cast<std::size_t>(gy)].push_back(std::log(t));
-          }
-        for (std::size_t gy = 0; gy < G; ++gy) {
-          if (vals[gy].empty()) continue;
-          double& near = d[k * S + up_of[gy]];
-          const double md = median_inplace(vals[gy]);
-          if (!(near <= md)) near = md;
-        }
-      }
-    });
-  }
   parallel_for(G, [&](std::size_t g0, std::size_t g1) {
-    for (std::size_t a = g0; a < g1; ++a) {
-      dest[a] = up_of[a];
-      const std::vector<double>& d = dall[a];
-      std::size_t best = S;
-      double best_sum = 0.0;
-      for (std::size_t u = 0; u < S; ++u) {
-        double sum = 0.0;
-        for (std::size_t k = 0; k < K; ++k) sum += d[k * S + u];
-        if (std::isfinite(sum) && (best == S || sum < best_sum)) {
-          best = u;
-          best_sum = sum;
-        }
-      }
-      if (best == S || best == up_of[a]) continue;
-      // Clearly nearer than every other group with links to compare (a's own group, when a is
-      // alone in it, has none); with no other group to compare, nothing is clear and a stays.
-      bool clear = true;
-      std::size_t compared = 0;
-      for (std::size_t u = 0; u < S && clear; ++u) {
-        bool known = false;
-        for (std::size_t k = 0; k < K; ++k) known = known || std::isfinite(d[k * S + u]);
-        if (u == best || !known) continue;
-        ++compared;
-        double most = -1e300, least = 1e300;
-        for (std::size_t k = 0; k < K; ++k) {
-          const double diff = d[k * S + u] - d[k * S + best];
-          most = std::max(most, diff);
-          least = std::min(least, diff);
-        }
-        clear = most >= margin && least >= -margin / 2;
-      }
-      if (clear && compared > 0) dest[a] = best;
-    }
+    for (std::size_t a = g0; a < g1; ++a) dest[a] = clearly_nearest_group(dall[a], S, K, up_of[a], margin);
   });
   std::vector<std::vector<int>> moved(S);
   for (std::size_t g = 0; g < G; ++g) moved[dest[g]].push_back(static_cast<int>(g));
   upper.clear();
-  for (auto& m : moved)
-    if (!m.empty()) upper.push_back(std::move(m));
+  for (auto& members : moved)
+    if (!members.empty()) upper.push_back(std::move(members));
   std::sort(upper.begin(), upper.end());
 }
 
@@ -500,33 +571,62 @@ std::string Topology::class_name(int c) const {
   return fmt::format("inter-switch-{}", c - 1);
 }
 
-Topology find_topology(const Cube& c, const TopologyOptions& opt) {
-  Topology t;
-  t.P = c.P;
+namespace {
+
+// Per length, the median off-diagonal delay (one length at a time); NaN where none.
+std::vector<double> median_delays(const Cube& c) {
+  const auto n_ranks = static_cast<std::size_t>(c.P);
+  std::vector<double> medians(c.count(), kNaN);
+  std::vector<float> buf;
+  for (std::size_t k = 0; k < c.count(); ++k) {
+    const float* slice = c.slice(k, buf);
+    auto sample = population_sample([&](auto&& take) {
+      for (std::size_t i = 0; i < n_ranks; ++i)
+        for (std::size_t j = 0; j < n_ranks; ++j)
+          if (i != j && Cube::usable(slice[i * n_ranks + j])) take(static_cast<double>(slice[i * n_ranks + j]));
+    });
+    if (!sample.empty()) medians[k] = population_median(sample);
+  }
+  return medians;
+}
+
+// The profile rows of senders r0..r1 in band k0..k1 (senders in parallel): per receiver, the
+// median over the band's lengths of log(delay / that length's median delay).
+void band_profile_rows(const std::vector<const float*>& rows, const std::vector<double>& norm, std::size_t k0,
+                       std::size_t k1, std::size_t n_ranks, int r0, int r1, std::vector<float>& profile) {
+  const std::size_t nb = k1 - k0;
+  parallel_for(static_cast<std::size_t>(r1 - r0), [&](std::size_t q0, std::size_t q1) {
+    std::vector<double> logs(n_ranks * nb), tmp;
+    std::vector<std::size_t> cnt(n_ranks);
+    for (std::size_t i = static_cast<std::size_t>(r0) + q0; i < static_cast<std::size_t>(r0) + q1; ++i) {
+      std::fill(cnt.begin(), cnt.end(), std::size_t{0});
+      for (std::size_t k = k0; k < k1; ++k) {
+        if (!(std::isfinite(norm[k]) && norm[k] > 0)) continue;
+        const float* row = rows[k - k0] + (i - static_cast<std::size_t>(r0)) * n_ranks;
+        for (std::size_t j = 0; j < n_ranks; ++j)
+          if (j != i && Cube::usable(row[j]))
+            logs[j * nb + cnt[j]++] = std::log(static_cast<double>(row[j]) / norm[k]);
+      }
+      for (std::size_t j = 0; j < n_ranks; ++j) {
+        if (cnt[j] == 0) continue;
+        tmp.assign(logs.begin() + static_cast<std::ptrdiff_t>(j * nb),
+                   logs.begin() + static_cast<std::ptrdiff_t>(j * nb + cnt[j]));
+        profile[i * n_ranks + j] = static_cast<float>(median_inplace(tmp));
+      }
+    }
+  });
+}
+
+// The rank profiles: per band and sender, the band's rows of that sender, then the median per
+// receiver over the band's lengths; read in blocks of senders (every length of the band for one
+// block at a time).
+ProfilesOf<float> rank_profiles(const Cube& c, std::size_t B) {
   const int P = c.P;
   const auto N = static_cast<std::size_t>(P);
   const std::size_t K = c.count();
-  // Log of each delay over the median off-diagonal delay of its length (one length at a time).
-  std::vector<double> norm(K, kNaN);
-  {
-    std::vector<float> buf;
-    for (std::size_t k = 0; k < K; ++k) {
-      const float* m = c.slice(k, buf);
-      auto tmp = population_sample([&](auto&& take) {
-        for (std::size_t i = 0; i < N; ++i)
-          for (std::size_t j = 0; j < N; ++j)
-            if (i != j && Cube::usable(m[i * N + j])) take(static_cast<double>(m[i * N + j]));
-      });
-      if (!tmp.empty()) norm[k] = population_median(tmp);
-    }
-  }
-  // At least 3 lengths per band where there are 3: a profile cell is then a median that one gross
-  // outlier does not move (a band of 2 lengths averages it in; with 0.1 % outliers, 8 lengths in 3
-  // bands split 512 ranks into 430 groups).
-  const std::size_t B = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, opt.bands)), K / 3));
+  // Log of each delay over the median off-diagonal delay of its length.
+  const auto norm = median_delays(c);
   ProfilesOf<float> prof(B, std::vector<float>(N * N, std::numeric_limits<float>::quiet_NaN()));
-  // Per band and sender: the band's rows of that sender, then the median per receiver over the
-  // band's lengths; read in blocks of senders (every length of the band for one block at a time).
   for (std::size_t b = 0; b < B; ++b) {
     const std::size_t k0 = b * K / B, k1 = (b + 1) * K / B, nb = k1 - k0;
     const int rb = rows_per_block(P, nb * N * sizeof(float));
@@ -538,32 +638,53 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt) {
       const auto blk_no = static_cast<std::size_t>(r0 / rb);
       float* out = prof[b].data() + static_cast<std::size_t>(r0) * N;
       const std::size_t out_bytes = static_cast<std::size_t>(r1 - r0) * N * sizeof(float);
-      if (!owns_block(blk_no)) {
-        share_block(blk_no, out, out_bytes);
-        continue;
+      if (owns_block(blk_no)) {
+        for (std::size_t k = k0; k < k1; ++k) blk[k - k0] = c.rows(k, r0, r1, bufs[k - k0]);
+        band_profile_rows(blk, norm, k0, k1, N, r0, r1, prof[b]);
       }
-      for (std::size_t k = k0; k < k1; ++k) blk[k - k0] = c.rows(k, r0, r1, bufs[k - k0]);
-      parallel_for(static_cast<std::size_t>(r1 - r0), [&](std::size_t q0, std::size_t q1) {
-        std::vector<double> rows(N * nb), tmp;
-        std::vector<std::size_t> cnt(N);
-        for (std::size_t i = static_cast<std::size_t>(r0) + q0; i < static_cast<std::size_t>(r0) + q1; ++i) {
-          std::fill(cnt.begin(), cnt.end(), std::size_t{0});
-          for (std::size_t k = k0; k < k1; ++k) {
-            if (!(std::isfinite(norm[k]) && norm[k] > 0)) continue;
-            const float* row = blk[k - k0] + (i - static_cast<std::size_t>(r0)) * N;
-            for (std::size_t j = 0; j < N; ++j)
-              if (j != i && Cube::usable(row[j])) rows[j * nb + cnt[j]++] = std::log(static_cast<double>(row[j]) / norm[k]);
-          }
-          for (std::size_t j = 0; j < N; ++j) {
-            if (cnt[j] == 0) continue;
-            tmp.assign(rows.begin() + static_cast<std::ptrdiff_t>(j * nb), rows.begin() + static_cast<std::ptrdiff_t>(j * nb + cnt[j]));
-            prof[b][i * N + j] = static_cast<float>(median_inplace(tmp));
-          }
-        }
-      });
       share_block(blk_no, out, out_bytes);
     }
   }
+  return prof;
+}
+
+// The profiles of groups of ranks: per band, the median of the rank profile cells between two
+// groups.
+Profiles group_profiles(const ProfilesOf<float>& prof, const std::vector<std::vector<int>>& groups, std::size_t N) {
+  const std::size_t B = prof.size(), G = groups.size();
+  Profiles gp(B, std::vector<double>(G * G, kNaN));
+  parallel_for(G, [&](std::size_t A0, std::size_t A1) {
+    std::vector<double> tmp;
+    for (std::size_t b = 0; b < B; ++b)
+      for (std::size_t A = A0; A < A1; ++A)
+        for (std::size_t C = 0; C < G; ++C) {
+          if (A == C) continue;
+          tmp.clear();
+          for (int a : groups[A])
+            for (int cc : groups[C]) {
+              const double cell = prof[b][static_cast<std::size_t>(a) * N + static_cast<std::size_t>(cc)];
+              if (std::isfinite(cell)) tmp.push_back(cell);
+            }
+          if (!tmp.empty()) gp[b][A * G + C] = median_inplace(tmp);
+        }
+  });
+  return gp;
+}
+
+}  // namespace
+
+Topology find_topology(const Cube& c, const TopologyOptions& opt) {
+  Topology t;
+  t.P = c.P;
+  const int P = c.P;
+  const auto N = static_cast<std::size_t>(P);
+  const std::size_t K = c.count();
+  // At least 3 lengths per band where there are 3: a profile cell is then a median that one gross
+  // outlier does not move (a band of 2 lengths averages it in; with 0.1 % outliers, 8 lengths in 3
+  // bands split 512 ranks into 430 groups).
+  const std::size_t B =
+      std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, opt.bands)), K / 3));
+  const auto prof = rank_profiles(c, B);
   if (P <= 2) t.notes.push_back("2 ranks: too few to tell nodes apart from the delays; both ranks form one group");
   auto labels = cluster_profiles(prof, P, opt, false);
   t.levels.push_back(make_level("node", groups_from_labels(labels), P));
@@ -573,31 +694,15 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt) {
     const auto& cur = t.levels.back().groups;
     const int n = static_cast<int>(cur.size());
     if (n <= 2) break;
-    const auto G = static_cast<std::size_t>(n);
-    Profiles gp(B, std::vector<double>(G * G, kNaN));
-    parallel_for(G, [&](std::size_t A0, std::size_t A1) {
-      std::vector<double> tmp;
-      for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t A = A0; A < A1; ++A)
-          for (std::size_t C = 0; C < G; ++C) {
-            if (A == C) continue;
-            tmp.clear();
-            for (int a : cur[A])
-              for (int cc : cur[C]) {
-                const double v = prof[b][static_cast<std::size_t>(a) * N + static_cast<std::size_t>(cc)];
-                if (std::isfinite(v)) tmp.push_back(v);
-              }
-            if (!tmp.empty()) gp[b][A * G + C] = median_inplace(tmp);
-          }
-    });
-    auto gl = cluster_profiles(gp, n, opt, true);
+    auto gl = cluster_profiles(group_profiles(prof, cur, N), n, opt, true);
     auto ggroups = groups_from_labels(gl);
     move_to_nearest(c, cur, ggroups, opt.min_ratio);
     if (ggroups.size() <= 1 || static_cast<int>(ggroups.size()) >= n) break;
     std::vector<std::vector<int>> rank_groups;
     for (const auto& gg : ggroups) {
       std::vector<int> rs;
-      for (int gi : gg) rs.insert(rs.end(), cur[static_cast<std::size_t>(gi)].begin(), cur[static_cast<std::size_t>(gi)].end());
+      for (int gi : gg)
+        rs.insert(rs.end(), cur[static_cast<std::size_t>(gi)].begin(), cur[static_cast<std::size_t>(gi)].end());
       rank_groups.push_back(std::move(rs));
     }
     t.levels.push_back(make_level(lev == 1 ? "switch" : fmt::format("switch-{}", lev), std::move(rank_groups), P));
