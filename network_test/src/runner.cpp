@@ -154,11 +154,11 @@ struct DebugStall {
   }
 };
 
-void run_task(Ctx& c, const Task& t) {
+void run_task(Ctx& c, const Task& t, std::int64_t length) {
   static const DebugStall stall;
-  if (c.rank == stall.rank && c.length == stall.length && !c.calibrating)
+  if (c.rank == stall.rank && length == stall.length && !c.calibrating)
     for (;;) sleep(1);
-  c.begin_task(c.spec.describe(t) + " at length " + std::to_string(c.length), c.settings.timeout);
+  c.begin_task(c.spec.describe(t) + " at length " + std::to_string(length), c.settings.timeout);
   // Oversubscribed host: put the two measured ranks on different cores for the task, so that
   // they never take turns on one core while the other is busy elsewhere.
   cpu_set_t saved;
@@ -179,9 +179,9 @@ void run_task(Ctx& c, const Task& t) {
   if (t.sync)
     run_sync_task(c, t);
   else if (c.settings.precision > 0 && !c.calibrating)
-    run_adaptive(c, t, [&] { c.mode->run(c, t); });
+    run_adaptive(c, t, [&] { c.mode->run(c, t, length); });
   else
-    c.mode->run(c, t);
+    c.mode->run(c, t, length);
   if (pinned) sched_setaffinity(0, sizeof saved, &saved);
   c.begin_task({}, 0);
 }
@@ -224,7 +224,7 @@ void ready_wait([[maybe_unused]] Ctx& c, MPI_Request& req, double deadline, cons
 // a message latency instead of a sleep of up to --idle-sleep-max. Both sides derive who sends
 // what from the task list alone, so the messages from one rank arrive in the order expected.
 template <class List>
-void run_sequential_list(Ctx& c, const List& tasks) {
+void run_sequential_list(Ctx& c, const List& tasks, std::int64_t length) {
   char go = 1;
   long last = -1;
   // tasks[u] of a TaskList is computed on every call: keep the three in use.
@@ -246,9 +246,9 @@ void run_sequential_list(Ctx& c, const List& tasks) {
     if (t.has(c.rank)) {
       if (c.rank != prev_leader) {
         const std::string why =
-            u == 0 ? fmt::format("timeout: rank {} got no start signal for length {} from rank 0", c.rank, c.length)
+            u == 0 ? fmt::format("timeout: rank {} got no start signal for length {} from rank 0", c.rank, length)
                    : fmt::format("timeout: rank {} waited for its turn too long: {} at length {} did not finish",
-                                 c.rank, c.spec.describe(prev), c.length);
+                                 c.rank, c.spec.describe(prev), length);
         const double deadline = idle_deadline(c, static_cast<double>(static_cast<long>(u) - last));
         // Told it is next (a ready from the sender of the go of task u-1)?
         const bool told = u >= 1 && !prev.has(c.rank) && c.rank != prev_prev_leader;
@@ -271,7 +271,7 @@ void run_sequential_list(Ctx& c, const List& tasks) {
         else  // the first task waits for rank 0 to write the previous length
           c.idle_wait(req, deadline, why);
       }
-      run_task(c, t);
+      run_task(c, t, length);
       last = static_cast<long>(u);
     }
     prev_prev_leader = prev_leader;
@@ -281,8 +281,10 @@ void run_sequential_list(Ctx& c, const List& tasks) {
   }
 }
 
-void run_sequential(Ctx& c, const std::vector<Task>& tasks) { run_sequential_list(c, tasks); }
-void run_sequential(Ctx& c, const TaskList& tasks) { run_sequential_list(c, tasks); }
+void run_sequential(Ctx& c, const std::vector<Task>& tasks, std::int64_t length) {
+  run_sequential_list(c, tasks, length);
+}
+void run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length) { run_sequential_list(c, tasks, length); }
 
 void idle_barrier(Ctx& c, MPI_Comm comm, double deadline, const std::string& why) {
 #ifdef NT_SMPI
@@ -300,9 +302,9 @@ void idle_barrier(Ctx& c, MPI_Comm comm, double deadline, const std::string& why
 #endif
 }
 
-void idle_barrier(Ctx& c, double tasks_ahead) {
+void idle_barrier(Ctx& c, double tasks_ahead, std::int64_t length) {
   idle_barrier(c, c.comm, idle_deadline(c, tasks_ahead),
-               fmt::format("timeout: rank {} waited too long for the other pairs at length {}", c.rank, c.length));
+               fmt::format("timeout: rank {} waited too long for the other pairs at length {}", c.rank, length));
 }
 
 namespace {
@@ -316,54 +318,56 @@ Task pair_task(const Ctx& c, int x, int y) {
 }
 
 // This rank's part of one round: its pair {a, b} (a < b), both directions or one exchange.
-void run_pair_of_round(Ctx& c, int a, int b) {
+void run_pair_of_round(Ctx& c, int a, int b, std::int64_t length) {
   if (c.spec.kind == TaskKind::ordered_pairs) {
-    run_task(c, pair_task(c, a, b));
-    run_task(c, pair_task(c, b, a));
+    run_task(c, pair_task(c, a, b), length);
+    run_task(c, pair_task(c, b, a), length);
   } else {
     Task t = pair_task(c, a, b);
     t.leader = a;
-    run_task(c, t);
+    run_task(c, t, length);
   }
 }
 
-void run_self_exchange(Ctx& c) {
+void run_self_exchange(Ctx& c, std::int64_t length) {
   if (c.spec.kind != TaskKind::exchange_pairs) return;
   Task t = pair_task(c, c.rank, c.rank);
   t.members = {c.rank};
   t.leader = c.rank;
-  run_task(c, t);
+  run_task(c, t, length);
 }
 }  // namespace
 
-void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange) {
+void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange,
+                std::int64_t length) {
   for (const auto& round : rounds) {
     for (const auto& [a, b] : round)
-      if (c.rank == a || c.rank == b) run_pair_of_round(c, a, b);
-    idle_barrier(c, 2);
+      if (c.rank == a || c.rank == b) run_pair_of_round(c, a, b, length);
+    idle_barrier(c, 2, length);
   }
-  if (self_exchange) run_self_exchange(c);
+  if (self_exchange) run_self_exchange(c, length);
 }
 
 namespace {
 
 // The round-robin rounds of a length, in an order shuffled from the seed with --shuffle; each
 // rank computes only its own partner per round (O(P) memory for the order of the rounds).
-void run_concurrent(Ctx& c) {
+// Length k of the sweep is `length` bytes.
+void run_concurrent(Ctx& c, std::size_t k, std::int64_t length) {
   const int n = rounds_of(c.size);
   std::vector<int> order(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), 0);
   if (c.settings.shuffle) {
-    std::uint64_t st = mix_seed(c.settings.seed.value_or(0), c.length_index, 0x636f6e63ULL);
+    std::uint64_t st = mix_seed(c.settings.seed.value_or(0), k, 0x636f6e63ULL);
     for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[splitmix64(st) % i]);
   }
-  idle_barrier(c, 1);  // the previous length is written
+  idle_barrier(c, 1, length);  // the previous length is written
   for (int r : order) {
     const int other = partner_in_round(c.size, r, c.rank);
-    if (other >= 0) run_pair_of_round(c, std::min(c.rank, other), std::max(c.rank, other));
-    idle_barrier(c, 2);
+    if (other >= 0) run_pair_of_round(c, std::min(c.rank, other), std::max(c.rank, other), length);
+    idle_barrier(c, 2, length);
   }
-  run_self_exchange(c);
+  run_self_exchange(c, length);
 }
 
 }  // namespace
@@ -387,7 +391,7 @@ bool synthetic_samples() {
   return on;
 }
 
-void fill_synthetic(Ctx& c) {
+void fill_synthetic(Ctx& c, std::int64_t length) {
   const auto RU = static_cast<std::size_t>(c.store.stride);
   for (std::size_t q = 0; q < static_cast<std::size_t>(c.size); ++q) {
     const auto r = static_cast<std::size_t>(c.rank);
@@ -396,7 +400,7 @@ void fill_synthetic(Ctx& c) {
       c.store.used[q] = c.settings.min_repeats + static_cast<int>((x + 2 * y) % (RU - static_cast<std::size_t>(c.settings.min_repeats) + 1));
     for (std::size_t i = 0; i < RU; ++i) {
       c.store.values[q * RU + i] = 1e-6 * (1.0 + 0.25 * static_cast<double>(x) + 0.0625 * static_cast<double>(y) +
-                                           1e-3 * static_cast<double>(c.length) + 0.01 * static_cast<double>((i * 7) % 5));
+                                           1e-3 * static_cast<double>(length) + 0.01 * static_cast<double>((i * 7) % 5));
       c.store.flags[q * RU + i] = static_cast<std::uint8_t>((x + y + i) % 4 == 0 ? kSampleLate : 0);
     }
   }
@@ -561,7 +565,8 @@ class Sweep {
   const std::size_t NS_ = standard_statistics().size();
   const std::size_t PU_, RU_;
   const bool raw_, adaptive_;
-  double ahead_ = 0;  // tasks ahead of a waiting rank (its timeout)
+  std::int64_t length_ = 0;  // the length being measured
+  double ahead_ = 0;         // tasks ahead of a waiting rank (its timeout)
   std::vector<double> local_;
   std::optional<RowFiles> rows_;
   // Fallback: rank 0 gathers one statistic at a time (P x P doubles, plus the matrix it writes
@@ -578,18 +583,17 @@ class Sweep {
 };
 
 void Sweep::run_length(std::size_t k) {
-  c_.length = c_.settings.lengths[k];
-  c_.length_index = k;
+  length_ = c_.settings.lengths[k];
   std::fill(c_.store.values.begin(), c_.store.values.end(), 0.0);
   std::fill(c_.store.flags.begin(), c_.store.flags.end(), std::uint8_t{0});
   c_.store.used.assign(PU_, c_.store.stride);
   const TaskList tasks(c_.spec, c_.settings, c_.size, k);
   if (c_.settings.concurrent)
-    run_concurrent(c_);
+    run_concurrent(c_, k, length_);
   else
-    run_sequential(c_, tasks);
+    run_sequential(c_, tasks, length_);
 
-  if (synthetic_samples()) fill_synthetic(c_);
+  if (synthetic_samples()) fill_synthetic(c_, length_);
   const std::array<long, 2> flagged = summarize_samples();  // this rank's late / preempted samples
   ahead_ = c_.settings.concurrent ? static_cast<double>(c_.size) : static_cast<double>(tasks.size());
   long flagged_all[2] = {0, 0};
@@ -627,7 +631,7 @@ std::array<long, 2> Sweep::summarize_samples() {
 
 void Sweep::wait(MPI_Request& req, const char* what) {
   c_.idle_wait(req, idle_deadline(c_, ahead_),
-               fmt::format("timeout: rank {} waited too long for the {} of length {}", c_.rank, what, c_.length));
+               fmt::format("timeout: rank {} waited too long for the {} of length {}", c_.rank, what, length_));
 }
 
 void Sweep::gather(const void* send, int count, MPI_Datatype type, void* recv, const char* what) {
@@ -702,7 +706,7 @@ void Sweep::write_rows(std::size_t k, const long* flagged_all, std::size_t task_
   write_seconds_ += host_seconds() - t0;
   idle_barrier(c_, rows_->node, idle_deadline(c_, ahead_),
                fmt::format("timeout: rank {} waited too long for the rows of the other ranks of this node of "
-                           "length {}", c_.rank, c_.length));
+                           "length {}", c_.rank, length_));
   if (rows_->node_rank == 0) {
     const auto t2 = host_seconds();
     for (auto& f : rows_->stats) f.sync();
@@ -711,15 +715,15 @@ void Sweep::write_rows(std::size_t k, const long* flagged_all, std::size_t task_
   }
   idle_barrier(c_, c_.comm, idle_deadline(c_, ahead_),
                fmt::format("timeout: rank {} waited too long for the rows of the other ranks of length {}", c_.rank,
-                           c_.length));
+                           length_));
   count_data(task_bytes);
   if (c_.rank != 0) return;
   const auto t1 = host_seconds();
-  for (auto& f : rows_->stats) f.commit(k, c_.length);
-  if (rows_->all) rows_->all->commit(k, c_.length);
+  for (auto& f : rows_->stats) f.commit(k, length_);
+  if (rows_->all) rows_->all->commit(k, length_);
   write_seconds_ += host_seconds() - t1;
-  if (counts_) counts_->push_back({c_.length, flagged_all[0], flagged_all[1]});
-  if (progress_) progress_->update(k, c_.length);
+  if (counts_) counts_->push_back({length_, flagged_all[0], flagged_all[1]});
+  if (progress_) progress_->update(k, length_);
 }
 
 void Sweep::gather_and_write(std::size_t k, const long* flagged_all, std::size_t task_bytes) {
@@ -745,21 +749,21 @@ void Sweep::gather_and_write(std::size_t k, const long* flagged_all, std::size_t
     for (auto& [stat, writer] : out_->stats) {
       if (stat != gather_order_[i] || writer.records() > k) continue;  // written by the interrupted run (--resume)
       if (c_.spec.results_in_rows) {
-        writer.append(c_.length, gathered_, used_record_);
+        writer.append(length_, gathered_, used_record_);
       } else {
         Matrix m(P);
         for (std::size_t r = 0; r < PU_; ++r)
           for (std::size_t q = 0; q < PU_; ++q) m.at(static_cast<int>(q), static_cast<int>(r)) = gathered_[r * PU_ + q];
-        writer.append(c_.length, m.values(), used_record_);
+        writer.append(length_, m.values(), used_record_);
       }
     }
     write_seconds_ += host_seconds() - t0;
   }
   count_data(task_bytes);
   if (c_.rank != 0) return;
-  if (counts_) counts_->push_back({c_.length, flagged_all[0], flagged_all[1]});
+  if (counts_) counts_->push_back({length_, flagged_all[0], flagged_all[1]});
   if (raw_ && out_->all && out_->all->records() <= k) write_raw_record();
-  if (progress_) progress_->update(k, c_.length);
+  if (progress_) progress_->update(k, length_);
 }
 
 void Sweep::write_raw_record() {
@@ -772,7 +776,7 @@ void Sweep::write_raw_record() {
       std::copy_n(raw_gathered_.data() + (r * PU_ + q) * RU_, RU_, raw_record_.data() + (x * PU_ + y) * RU_);
       std::copy_n(flags_gathered_.data() + (r * PU_ + q) * RU_, RU_, flags_record_.data() + (x * PU_ + y) * RU_);
     }
-  out_->all->append(c_.length, raw_record_, {}, flags_record_);
+  out_->all->append(length_, raw_record_, {}, flags_record_);
   write_seconds_ += host_seconds() - t0;
 }
 
@@ -788,9 +792,7 @@ void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagC
 // One pass (a mode whose tasks cover every length, e.g. loggp): its sink writes the results.
 
 void run_one_pass(Ctx& c) {
-  c.length = c.settings.lengths.front();
-  c.length_index = 0;
-  run_sequential(c, TaskList(c.spec, c.settings, c.size, 0));
+  run_sequential(c, TaskList(c.spec, c.settings, c.size, 0), c.settings.lengths.front());
 }
 
 }  // namespace nt::measure

@@ -80,8 +80,6 @@ class Ctx {
   const ModeSpec& spec;
   ModeRun* mode = nullptr;        // the mode's state for this run (set by the driver)
   int R = 0, W = 0;               // recorded samples and warm-up iterations
-  std::int64_t length = 0;        // message length of the current matrix
-  std::size_t length_index = 0;
   std::int64_t max_length = 0;
   std::vector<char> sbuf, rbuf;   // message buffers, sized for the mode
 
