@@ -29,7 +29,7 @@ Options& options() {
 class Loggp final : public ModeRun {
  public:
   explicit Loggp(Ctx& c)
-      : sizes_(c.settings.lengths),
+      : sizes_(c.lengths),
         rows_(static_cast<std::size_t>(c.size) * 5 * sizes_.size(), std::numeric_limits<double>::quiet_NaN()) {}
   // Every size of the sweep, whatever `length` (the sweep's first).
   void run(Ctx& c, const Task& t, std::int64_t length) override;

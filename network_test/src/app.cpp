@@ -123,8 +123,8 @@ void print_flag_counts(std::ostream& o, const FlagCounts& counts) {
 constexpr int kMaxRepeats = 1000000;
 
 // Checks everything that depends only on the options and the number of ranks: the same verdict
-// on every rank without any communication.
-const ModeSpec& validate(Settings& s, int P) {
+// on every rank without any communication. Builds the sweep.
+const ModeSpec& validate(const Settings& s, int P, SweepPlan& sweep) {
   const ModeSpec* spec = registry().find(s.mode_name);
   if (!spec) throw UsageError("unknown mode '" + s.mode_name + "' (see --list)");
   if (P < spec->min_ranks)
@@ -146,8 +146,8 @@ const ModeSpec& validate(Settings& s, int P) {
   if (s.sync_rounds < 1) throw UsageError("--sync-rounds must be at least 1");
   if (!(s.idle_sleep_max > 0 && s.idle_sleep_max <= 1.0)) throw UsageError("--idle-sleep-max must be in (0, 1] s");
   if (s.prefix.empty()) throw UsageError("the output prefix (-f) must not be empty");
-  s.lengths = make_sweep(s, &s.sweep_kind);
-  if (s.lengths.empty()) throw UsageError("the sweep has no message lengths");
+  sweep.lengths = make_sweep(s, &sweep.kind);
+  if (sweep.lengths.empty()) throw UsageError("the sweep has no message lengths");
   if (s.concurrent && !spec->concurrent_ok)
     throw UsageError("--concurrent applies to the pairwise modes, not to " + spec->name);
   if (s.resume && s.force) throw UsageError("--resume and --force exclude each other");
@@ -170,7 +170,7 @@ const ModeSpec& validate(Settings& s, int P) {
                                  P, s.repeats, static_cast<double>(per_rank) / 1e9,
                                  static_cast<double>(memory_limit()) / 1e9));
   // Per-rank memory the mode needs, against int counts of MPI.
-  const std::int64_t maxlen = s.lengths.back();
+  const std::int64_t maxlen = sweep.lengths.back();
   if (spec->kind == TaskKind::all_ranks && maxlen * P > std::numeric_limits<int>::max())
     throw UsageError("all_to_all: P * largest length exceeds the buffer limit");
   return *spec;
@@ -187,14 +187,15 @@ std::string join_args(int argc, char** argv) {
   return out;
 }
 
-FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::vector<RankInfo>& ranks) {
+FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& spec, int P,
+                   const std::vector<RankInfo>& ranks) {
   FileInfo fi;
   auto& p = fi.params;
   p.proc_num = P;
   p.mode = spec.mode();
-  p.begin_length = static_cast<int>(s.lengths.front());
-  p.end_length = static_cast<int>(s.lengths.back());
-  p.step_length = s.sweep_kind == "linear" ? s.step : 0;
+  p.begin_length = static_cast<int>(sweep.lengths.front());
+  p.end_length = static_cast<int>(sweep.lengths.back());
+  p.step_length = sweep.kind == "linear" ? s.step : 0;
   p.noise_message_length = s.noise_length;
   p.num_noise_messages = s.noise_messages;
   p.num_noise_procs = spec.uses_noise ? s.noise_procs : 0;
@@ -211,7 +212,7 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
   m.sync_method = spec.sync_method + fmt::format(" [K = {}]", s.sync_rounds);
   if (s.clock_sync == "auto")
     m.sync_method += "; ranks on the same host share the system clock (offset 0, ping-pongs still give the round trip)";
-  m.sweep = s.sweep_kind;
+  m.sweep = sweep.kind;
   for (const auto& r : ranks) {
     m.hosts.push_back(r.host);
     m.cpus.push_back(r.cpu);
@@ -232,9 +233,9 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
         "(sample_count per cell)",
         s.precision, s.min_repeats, s.repeats);
   if (spec.uses_noise) m.extra["noise_draw"] = "noise ranks drawn per pair and length from the seed (splitmix64)";
-  if (s.sweep_kind != "linear") {
+  if (sweep.kind != "linear") {
     std::string l;
-    for (auto v : s.lengths) l += (l.empty() ? "" : ",") + std::to_string(v);
+    for (auto v : sweep.lengths) l += (l.empty() ? "" : ",") + std::to_string(v);
     m.extra["lengths"] = l;
   }
   return fi;
@@ -242,8 +243,8 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
 
 // Everything rank 0 prepares before the measurement: result files created, or reopened for
 // --resume (continuing after the last length complete in ALL of them).
-std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo& info,
-                         const std::vector<std::string>& hosts, Output& out) {
+std::size_t open_outputs(const Settings& s, const std::vector<std::int64_t>& lengths, const ModeSpec& spec,
+                         const FileInfo& info, const std::vector<std::string>& hosts, Output& out) {
   namespace fs = std::filesystem;
   const fs::path prefix = s.prefix;
   out.info = info;
@@ -299,12 +300,12 @@ std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo
   std::size_t first = std::numeric_limits<std::size_t>::max(), most = 0;
   auto consider = [&](const RawWriter& w) {
     const auto& have = w.lengths();
-    if (have.size() > s.lengths.size())
+    if (have.size() > lengths.size())
       throw UsageError("cannot resume " + w.path().string() + ": it holds more lengths than the sweep");
     for (std::size_t k = 0; k < have.size(); ++k)
-      if (have[k] != s.lengths[k])
+      if (have[k] != lengths[k])
         throw UsageError(fmt::format("cannot resume {}: length #{} is {} in the file but {} in this sweep",
-                                     w.path().string(), k, have[k], s.lengths[k]));
+                                     w.path().string(), k, have[k], lengths[k]));
     first = std::min(first, have.size());
     most = std::max(most, have.size());
   };
@@ -415,8 +416,8 @@ Placement gather_placement(MPI_Comm comm, int rank, int P) {
 
 // Rank 0 opens the files (none with --estimate); its verdict goes to every rank. Returns the
 // first length to measure on every rank, or nothing when the run must end (exit code 2).
-std::optional<std::size_t> prepare_outputs(MPI_Comm comm, int rank, const Settings& s, const ModeSpec& spec,
-                                           const Placement& pl, FileInfo& info, Output& out) {
+std::optional<std::size_t> prepare_outputs(MPI_Comm comm, int rank, const Settings& s, const SweepPlan& sweep,
+                                           const ModeSpec& spec, const Placement& pl, FileInfo& info, Output& out) {
   std::size_t first = 0;
   int code = 0;
   std::string message;
@@ -426,10 +427,10 @@ std::optional<std::size_t> prepare_outputs(MPI_Comm comm, int rank, const Settin
 #endif
   if (rank == 0 && !s.estimate && code == 0) {
     try {
-      info = make_info(s, spec, static_cast<int>(pl.all_hosts.size()), pl.ranks);
+      info = make_info(s, sweep, spec, static_cast<int>(pl.all_hosts.size()), pl.ranks);
       std::vector<std::string> hosts;
       for (const auto& r : pl.ranks) hosts.push_back(r.host);
-      first = open_outputs(s, spec, info, hosts, out);
+      first = open_outputs(s, sweep.lengths, spec, info, hosts, out);
     } catch (const Error& e) {
       code = kExitUsage;
       message = e.what();
@@ -441,23 +442,14 @@ std::optional<std::size_t> prepare_outputs(MPI_Comm comm, int rank, const Settin
   return static_cast<std::size_t>(first64);
 }
 
-// The context's run-wide parts: hosts, oversubscription, message buffers, clock offsets.
-void set_up(Ctx& c, const std::vector<std::string>& all_hosts) {
-  const Settings& s = c.settings;
-  c.hosts = all_hosts;
-  // Oversubscribed when more ranks share this host than the cores we may run on.
+// --oversubscribed: on, off, or (auto) when more ranks share this host than the cores we may
+// run on.
+bool oversubscribed(const Settings& s, const std::vector<std::string>& all_hosts, int rank) {
   cpu_set_t set;
   CPU_ZERO(&set);
   const int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-  const auto here = std::count(all_hosts.begin(), all_hosts.end(), all_hosts[static_cast<std::size_t>(c.rank)]);
-  c.yield = s.yield == "on" || (s.yield == "auto" && here > cores && !kSimulated);
-  const std::int64_t maxlen = std::max<std::int64_t>(s.lengths.back(), 1);
-  c.max_length = maxlen;
-  c.sbuf.assign(static_cast<std::size_t>(maxlen), 'x');
-  c.rbuf.assign(
-      static_cast<std::size_t>(maxlen) * (c.spec.kind == TaskKind::all_ranks ? static_cast<std::size_t>(c.size) : 1), 0);
-  c.offset_to_root.assign(static_cast<std::size_t>(c.size), 0.0);
-  c.rtt_to_root.assign(static_cast<std::size_t>(c.size), 0.0);
+  const auto here = std::count(all_hosts.begin(), all_hosts.end(), all_hosts[static_cast<std::size_t>(rank)]);
+  return s.yield == "on" || (s.yield == "auto" && here > cores && !kSimulated);
 }
 
 // Wires up every connection once (MPICH/UCX connect lazily; the first message of a pair can
@@ -499,15 +491,15 @@ void measure(Ctx& c, Output& out, const FileInfo& info, std::size_t first) {
   const Settings& s = c.settings;
   const bool show = c.rank == 0 && !s.quiet;
   if (show && first > 0)
-    std::cerr << kProgram << ": resuming after " << first << " complete lengths of " << s.lengths.size() << '\n';
+    std::cerr << kProgram << ": resuming after " << first << " complete lengths of " << c.lengths.size() << '\n';
   const double t0 = MPI_Wtime();
   FlagCounts flag_counts;
   RunCost cost;
   if (!c.spec.per_length) {
-    if (show) std::cerr << kProgram << ": " << c.spec.name << " over " << s.lengths.size() << " sizes\n";
+    if (show) std::cerr << kProgram << ": " << c.spec.name << " over " << c.lengths.size() << " sizes\n";
     run_one_pass(c);
   } else {
-    Progress progress(show ? s.progress : std::string("none"), s.lengths);
+    Progress progress(show ? s.progress : std::string("none"), c.lengths);
     run_sweep(c, c.rank == 0 ? &out : nullptr, first, c.rank == 0 ? &progress : nullptr, &flag_counts, cost.write_s,
               cost.data_b);
     progress.finish();
@@ -533,8 +525,9 @@ int run_network_test(int argc, char** argv) {
   // Every rank parses the same command line, so every rank reaches the same verdict; only rank 0 talks.
   if (const auto done = parse_command_line(argc, argv, rank, s)) return *done;
   const ModeSpec* spec = nullptr;
+  SweepPlan sweep;
   try {
-    spec = &validate(s, P);
+    spec = &validate(s, P, sweep);
   } catch (const Error& e) {
     if (rank == 0) std::cerr << kProgram << ": error: " << e.what() << '\n';
     return kExitUsage;
@@ -543,11 +536,10 @@ int run_network_test(int argc, char** argv) {
   const Placement placement = gather_placement(comm, rank, P);
   Output out;
   FileInfo info;
-  const auto first = prepare_outputs(comm, rank, s, *spec, placement, info, out);
+  const auto first = prepare_outputs(comm, rank, s, sweep, *spec, placement, info, out);
   if (!first) return kExitUsage;
 
-  Ctx c(comm, s, *spec);
-  set_up(c, placement.all_hosts);
+  Ctx c(comm, s, sweep.lengths, *spec, placement.all_hosts, oversubscribed(s, placement.all_hosts, rank));
   const std::unique_ptr<ModeRun> mode_run = spec->begin_run(c);  // the mode's state (collective)
   c.mode = mode_run.get();
   connect_all(comm, rank, P);

@@ -117,7 +117,7 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
                                                     const std::vector<std::vector<std::pair<int, int>>>& rounds) {
   std::map<std::size_t, LengthCost> cost;
   for (std::size_t k : calibrated) {
-    const std::int64_t length = c.settings.lengths[k];
+    const std::int64_t length = c.lengths[k];
     const auto tasks = make_tasks(c.spec, c.settings, c.size, k);
     std::map<std::string, std::vector<Task>> by_class;
     for (const auto& t : tasks) by_class[task_class(c, t)].push_back(t);
@@ -199,7 +199,7 @@ LengthCost cost_at(const Calibration& cal, const std::vector<std::int64_t>& leng
 // batch time limit to ask for.
 void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
   const Settings& s = c.settings;
-  const auto& lengths = s.lengths;
+  const auto& lengths = c.lengths;
   const bool concurrent = c.spec.concurrent_ok;
   const int samples = c.W + c.store.stride;
   std::set<std::string> hosts(c.hosts.begin(), c.hosts.end());
@@ -268,11 +268,11 @@ void run_estimate(Ctx& c, double startup_s) {
   const double t_start = Ctx::now();
   const double barrier = barrier_cost(c);
   Calibration cal;
-  cal.lengths = calibrated_lengths(c.settings.lengths.size());
+  cal.lengths = calibrated_lengths(c.lengths.size());
   const auto rounds = round_robin(c.size);
   cal.rounds = rounds.size();
   cal.cost = calibrate_lengths(c, cal.lengths, barrier, rounds);
-  cal.per_length_io = per_length_io_cost(c, c.settings.lengths[cal.lengths.back()]);
+  cal.per_length_io = per_length_io_cost(c, c.lengths[cal.lengths.back()]);
   c.calibrating = false;
   cal.seconds = Ctx::now() - t_start;
   if (c.rank == 0) print_plan(c, cal, startup_s);

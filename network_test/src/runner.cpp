@@ -429,11 +429,8 @@ struct RowFiles {
 // and proves it sees the same file (digest of the header). Anything else (a rank that cannot
 // open them, a node-local directory, NT_WRITE=gather): nullopt, and rank 0 gathers and writes as
 // before (refused when P x P matrices on rank 0 exceed the memory limit).
-std::optional<RowFiles> open_row_files(Ctx& c, Output* out) {
-  const bool raw = c.settings.raw;
-  RecordExtras stat_extras, all_extras;
-  stat_extras.sample_count = c.settings.precision > 0;
-  all_extras.sample_flags = true;
+// The absolute paths of the files rank 0 has open (out->stats, then the _all file), on every rank.
+std::vector<std::string> result_paths(const Ctx& c, const Output* out) {
   std::vector<std::string> paths;
   int n = 0;
   if (c.rank == 0) {
@@ -449,6 +446,15 @@ std::optional<RowFiles> open_row_files(Ctx& c, Output* out) {
     p.resize(static_cast<std::size_t>(len));
     MPI_Bcast(p.data(), len, MPI_CHAR, 0, c.comm);
   }
+  return paths;
+}
+
+std::optional<RowFiles> open_row_files(Ctx& c, Output* out) {
+  const bool raw = c.settings.raw;
+  RecordExtras stat_extras, all_extras;
+  stat_extras.sample_count = c.settings.precision > 0;
+  all_extras.sample_flags = true;
+  const std::vector<std::string> paths = result_paths(c, out);
   const char* mode = std::getenv("NT_WRITE");
   int ok = mode && std::string(mode) == "gather" ? 0 : 1;
   RowFiles files;
@@ -583,7 +589,7 @@ class Sweep {
 };
 
 void Sweep::run_length(std::size_t k) {
-  length_ = c_.settings.lengths[k];
+  length_ = c_.lengths[k];
   std::fill(c_.store.values.begin(), c_.store.values.end(), 0.0);
   std::fill(c_.store.flags.begin(), c_.store.flags.end(), std::uint8_t{0});
   c_.store.used.assign(PU_, c_.store.stride);
@@ -785,14 +791,14 @@ void Sweep::write_raw_record() {
 void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts,
                double& write_seconds, double& data_bytes) {
   Sweep sweep(c, out, progress, counts, write_seconds, data_bytes);
-  for (std::size_t k = first; k < c.settings.lengths.size(); ++k) sweep.run_length(k);
+  for (std::size_t k = first; k < c.lengths.size(); ++k) sweep.run_length(k);
 }
 
 // ---------------------------------------------------------------------------------------------
 // One pass (a mode whose tasks cover every length, e.g. loggp): its sink writes the results.
 
 void run_one_pass(Ctx& c) {
-  run_sequential(c, TaskList(c.spec, c.settings, c.size, 0), c.settings.lengths.front());
+  run_sequential(c, TaskList(c.spec, c.settings, c.size, 0), c.lengths.front());
 }
 
 }  // namespace nt::measure
