@@ -31,9 +31,8 @@ std::string_view name_of(const std::array<std::string_view, N>& names, int code)
 }  // namespace
 
 const ModeTraits* mode_traits(Mode m) {
-  const int code = static_cast<int>(m);
-  return code >= 1 && static_cast<std::size_t>(code) <= kModeTable.size() ? &kModeTable[static_cast<std::size_t>(code) - 1]
-                                                                          : nullptr;
+  const auto code = static_cast<std::size_t>(static_cast<int>(m));  // a negative code wraps beyond the table
+  return code >= 1 && code <= kModeTable.size() ? &kModeTable[code - 1] : nullptr;
 }
 
 std::string_view mode_name(Mode m) {

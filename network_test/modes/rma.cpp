@@ -27,9 +27,9 @@ class RmaRun final : public ModeRun {
   }
 
  private:
-  // `origin` times op (messages of `length` bytes) + MPI_Win_flush at `target` under a shared lock, into the target's cell
-  // of its samples. The target polls (MPI_Test drives MPICH's progress engine for RMA emulated
-  // by active messages) until the origin is done.
+  // `origin` times op (messages of `length` bytes) + MPI_Win_flush at `target` under a shared
+  // lock, into the target's cell of its samples. The target polls (MPI_Test drives MPICH's
+  // progress engine for RMA emulated by active messages) until the origin is done.
   void pair(Ctx& c, int origin, int target, std::int64_t length) {
     const int len = c.count_of(length);
     char token = 0;

@@ -129,7 +129,8 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
     }
     if (c.spec.concurrent_ok) {
       const std::vector<std::vector<std::pair<int, int>>> two = {rounds.front(), rounds[rounds.size() / 2]};
-      lc.round = calibrate(c, length, static_cast<double>(two.size()), barrier, [&] { run_rounds(c, two, false, length); });
+      lc.round =
+          calibrate(c, length, static_cast<double>(two.size()), barrier, [&] { run_rounds(c, two, false, length); });
     }
   }
   return cost;

@@ -1,7 +1,8 @@
 // The mode interface and the mode table. A measurement mode is one file under
 // network_test/modes/ that fills a ModeSpec and registers it with a static Registrar; its
 // identity (name, file id, alias) comes from its row in core's nt::kModeTable. The table is the
-// single source of --list, the help footer and the modes' option help. Adding a mode: share/doc/network_test.md, "Adding a mode".
+// single source of --list, the help footer and the modes' option help. Adding a mode:
+// share/doc/network_test.md, "Adding a mode".
 #pragma once
 
 #include <cstdint>
