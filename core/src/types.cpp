@@ -5,23 +5,15 @@
 namespace nt {
 namespace {
 
-// Indexed by the legacy code (index 0 unused): the names files and command lines use.
-constexpr std::array<std::string_view, 11> kModeNames{
-    "",      "one_to_one", "all_to_all", "async_one_to_one", "send_recv_and_recv_send", "noise", "noise_blocking",
-    "bcast", "put",        "get",        "loggp"};
-constexpr std::array<std::string_view, 7> kStatNames{"", "average", "median", "deviation", "min", "max", "all"};
+// The table is indexed by code - 1.
+constexpr bool table_in_code_order() {
+  for (std::size_t i = 0; i < kModeTable.size(); ++i)
+    if (static_cast<std::size_t>(kModeTable[i].mode) != i + 1) return false;
+  return true;
+}
+static_assert(table_in_code_order(), "kModeTable: one row per Mode, in code order from 1");
 
-// The names of the original that we still accept.
-struct Alias {
-  std::string_view name;
-  Mode mode;
-};
-constexpr std::array<Alias, 4> kModeAliases{{
-    {"put_one_to_one", Mode::put},
-    {"get_one_to_one", Mode::get},
-    {"test_noise", Mode::noise},
-    {"test_noise_blocking", Mode::noise_blocking},
-}};
+constexpr std::array<std::string_view, 7> kStatNames{"", "average", "median", "deviation", "min", "max", "all"};
 
 // The code whose name is `name` in `names`, or 0.
 template <std::size_t N>
@@ -38,23 +30,33 @@ std::string_view name_of(const std::array<std::string_view, N>& names, int code)
 
 }  // namespace
 
-std::string_view mode_name(Mode m) { return name_of(kModeNames, static_cast<int>(m)); }
+const ModeTraits* mode_traits(Mode m) {
+  const auto code = static_cast<std::size_t>(static_cast<int>(m));  // a negative code wraps beyond the table
+  return code >= 1 && code <= kModeTable.size() ? &kModeTable[code - 1] : nullptr;
+}
+
+std::string_view mode_name(Mode m) {
+  const ModeTraits* t = mode_traits(m);
+  return t ? t->name : "unknown";
+}
 
 std::optional<Mode> mode_from_name(std::string_view name) {
-  if (const int c = code_of(kModeNames, name)) return static_cast<Mode>(c);
-  for (const auto& a : kModeAliases)
-    if (a.name == name) return a.mode;
+  for (const auto& t : kModeTable)
+    if (t.name == name) return t.mode;
+  for (const auto& t : kModeTable)
+    if (!t.alias.empty() && t.alias == name) return t.mode;
   return std::nullopt;
 }
 
 std::optional<Mode> mode_from_code(int code) {
-  if (code >= 1 && static_cast<std::size_t>(code) < kModeNames.size()) return static_cast<Mode>(code);
+  const auto m = static_cast<Mode>(code);
+  if (mode_traits(m)) return m;
   return std::nullopt;
 }
 
 std::vector<Mode> all_modes() {
   std::vector<Mode> v;
-  for (std::size_t c = 1; c < kModeNames.size(); ++c) v.push_back(static_cast<Mode>(c));
+  for (const auto& t : kModeTable) v.push_back(t.mode);
   return v;
 }
 
@@ -77,19 +79,13 @@ const std::vector<Statistic>& standard_statistics() {
 }
 
 bool diagonal_is_zero(Mode m) {
-  switch (m) {
-    case Mode::one_to_one:
-    case Mode::send_recv_and_recv_send:
-    case Mode::noise_blocking:
-    case Mode::put:
-    case Mode::get:
-    case Mode::loggp:
-      return true;
-    default:
-      return false;
-  }
+  const ModeTraits* t = mode_traits(m);
+  return t && t->diagonal_zero;
 }
 
-bool legacy_is_transposed(Mode m) { return m != Mode::send_recv_and_recv_send && m != Mode::put; }
+bool legacy_is_transposed(Mode m) {
+  const ModeTraits* t = mode_traits(m);
+  return !t || t->legacy_transposed;
+}
 
 }  // namespace nt

@@ -7,8 +7,8 @@
 
 namespace nt::measure {
 namespace {
-void run(Ctx& c, const Task&) {
-  const int len = c.count_of(c.length);
+void run(Ctx& c, const Task&, std::int64_t length) {
+  const int len = c.count_of(length);
   const auto P = static_cast<std::size_t>(c.size);
   const auto stride = static_cast<std::size_t>(std::max(len, 1));
   std::vector<MPI_Request> recvs(P), sends(P);
@@ -44,9 +44,10 @@ void run(Ctx& c, const Task&) {
 }
 
 const Registrar kRegistered{kernels::common_start_mode(
-    {.name = "all_to_all", .id = 2, .kind = TaskKind::all_ranks,
-     .description = "every rank Isend/Irecv to every rank at once; [x][y] = time at y from the common start until "
-                    "x's message arrived"},
+    identify(Mode::all_to_all,
+             {.kind = TaskKind::all_ranks,
+              .description = "every rank Isend/Irecv to every rank at once; [x][y] = time at y from the common start "
+                             "until x's message arrived"}),
     run)};
 }  // namespace
 }  // namespace nt::measure

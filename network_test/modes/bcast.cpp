@@ -3,8 +3,8 @@
 
 namespace nt::measure {
 namespace {
-void run(Ctx& c, const Task& t) {
-  const int len = c.count_of(c.length);
+void run(Ctx& c, const Task& t, std::int64_t length) {
+  const int len = c.count_of(length);
   const int root = t.x;
   double* col = c.sample_row(root);
   kernels::group_samples(c, root, [&](double start, int k) {
@@ -26,8 +26,10 @@ void run(Ctx& c, const Task& t) {
 }
 
 const Registrar kRegistered{kernels::common_start_mode(
-    {.name = "bcast", .id = 7, .kind = TaskKind::per_root,
-     .description = "MPI_Bcast from each root x; [x][y] = time at y from a synchronised start until MPI_Bcast returns"},
+    identify(Mode::bcast,
+             {.kind = TaskKind::per_root,
+              .description =
+                  "MPI_Bcast from each root x; [x][y] = time at y from a synchronised start until MPI_Bcast returns"}),
     run)};
 }  // namespace
 }  // namespace nt::measure

@@ -19,16 +19,16 @@ bool is_noise(const Ctx& c, const Task& t) {
 }
 }  // namespace
 
-void one_way(Ctx& c, const Task& t, NoiseTraffic* noise) {
+void one_way(Ctx& c, const Task& t, std::int64_t length, NoiseTraffic* noise) {
   if (noise && is_noise(c, t)) return noise->run(c, t);
-  const int len = c.count_of(c.length);
+  const int len = c.count_of(length);
   char ready = 0;
   std::vector<double> stamps(2 * static_cast<std::size_t>(c.R));  // receive stamps, then flags
   if (c.rank == t.x) {
     const auto [off, rtt] = c.estimate_offset(t.y, true);
     if (std::getenv("NT_DEBUG_OFFSETS"))
       std::fprintf(stderr, "debug: %d->%d length %lld offset %.3g s rtt %.3g s\n", t.x, t.y,
-                   static_cast<long long>(c.length), off, rtt);
+                   static_cast<long long>(length), off, rtt);
     std::vector<double> sent(static_cast<std::size_t>(c.R));
     std::uint8_t* flags = c.flag_row(t.y);
     for (int it = 0; it < c.W + c.R; ++it) {
@@ -72,9 +72,9 @@ void one_way(Ctx& c, const Task& t, NoiseTraffic* noise) {
   }
 }
 
-void exchange(Ctx& c, const Task& t, NoiseTraffic* noise) {
+void exchange(Ctx& c, const Task& t, std::int64_t length, NoiseTraffic* noise) {
   if (noise && is_noise(c, t)) return noise->run(c, t);
-  const int len = c.count_of(c.length);
+  const int len = c.count_of(length);
   MPI_Request reqs[2];
   if (t.x == t.y) {
     if (c.rank != t.x) return;
@@ -242,7 +242,7 @@ void NoiseTraffic::stop(Ctx& c, const Task& t) {
   for (int r : t.noise) c.recv(&token, 1, MPI_CHAR, r, kTagDone);
 }
 
-ModeSpec common_start_mode(ModeSpec m, void (*run)(Ctx&, const Task&)) {
+ModeSpec common_start_mode(ModeSpec m, void (*run)(Ctx&, const Task&, std::int64_t)) {
   m.sync_method = kCommonStartMethod;
   m.results_in_rows = false;
   m.common_start = true;
@@ -250,15 +250,15 @@ ModeSpec common_start_mode(ModeSpec m, void (*run)(Ctx&, const Task&)) {
   return m;
 }
 
-ModeSpec noise_mode(ModeSpec m, void (*kernel)(Ctx&, const Task&, NoiseTraffic*)) {
+ModeSpec noise_mode(ModeSpec m, void (*kernel)(Ctx&, const Task&, std::int64_t, NoiseTraffic*)) {
   // The per-run state: the traffic's buffers, around the mode's kernel.
   class WithNoise final : public ModeRun {
    public:
-    explicit WithNoise(void (*k)(Ctx&, const Task&, NoiseTraffic*)) : kernel_(k) {}
-    void run(Ctx& c, const Task& t) override { kernel_(c, t, &noise_); }
+    explicit WithNoise(void (*k)(Ctx&, const Task&, std::int64_t, NoiseTraffic*)) : kernel_(k) {}
+    void run(Ctx& c, const Task& t, std::int64_t length) override { kernel_(c, t, length, &noise_); }
 
    private:
-    void (*kernel_)(Ctx&, const Task&, NoiseTraffic*);
+    void (*kernel_)(Ctx&, const Task&, std::int64_t, NoiseTraffic*);
     NoiseTraffic noise_;
   };
   m.uses_noise = true;

@@ -23,11 +23,11 @@ class NoiseTraffic {
 // One-way delay x -> y with a clock offset from ping-pongs and a per-sample ready handshake
 // (the receive is posted before the sender is released; the receive is never timed from its
 // posting). Results at x (row). one_to_one, and noise_blocking with noise traffic.
-void one_way(Ctx& c, const Task& t, NoiseTraffic* noise = nullptr);
+void one_way(Ctx& c, const Task& t, std::int64_t length, NoiseTraffic* noise = nullptr);
 // x and y exchange at once from a common start (offset-corrected); each records its own
 // completion time, stored in its column. (i, i): a message to oneself. async_one_to_one, and
 // noise with noise traffic.
-void exchange(Ctx& c, const Task& t, NoiseTraffic* noise = nullptr);
+void exchange(Ctx& c, const Task& t, std::int64_t length, NoiseTraffic* noise = nullptr);
 // Samples of a task with every rank from common starts scheduled by rank 0 on the
 // offset-corrected clocks. body(start_local, sample_index or -1 for warm-up) returns the time
 // this rank counts as timed communication (0 on ranks that do not count). The validity flags of
@@ -49,10 +49,10 @@ void timed_samples(Ctx& c, double* out, Sample&& sample, double scale = 1.0) {
 
 // A noise mode: `base` (name, id, description, shape) with the noise ranks and options (-l -m
 // -p), their validation and the noise traffic's per-run state around `kernel`.
-ModeSpec noise_mode(ModeSpec base, void (*kernel)(Ctx&, const Task&, NoiseTraffic*));
+ModeSpec noise_mode(ModeSpec base, void (*kernel)(Ctx&, const Task&, std::int64_t, NoiseTraffic*));
 
 // A collective mode timed from common starts (group_samples): every rank holds its column.
-ModeSpec common_start_mode(ModeSpec base, void (*run)(Ctx&, const Task&));
+ModeSpec common_start_mode(ModeSpec base, void (*run)(Ctx&, const Task&, std::int64_t));
 
 inline constexpr const char* kOffsetMethod =
     "clock offset per pair from the fastest of K ping-pongs (midpoint method)";

@@ -4,9 +4,9 @@
 namespace nt::measure {
 namespace {
 const Registrar kRegistered{kernels::rma_mode(
-    {.name = "get", .id = 9, .aliases = {"get_one_to_one"},
-     .results_in_rows = false,  // the origin y holds the samples
-     .description = "MPI_Get by origin y from target x + MPI_Win_flush (data arrived at y), passive target"},
+    identify(Mode::get,
+             {.results_in_rows = false,  // the origin y holds the samples
+              .description = "MPI_Get by origin y from target x + MPI_Win_flush (data arrived at y), passive target"}),
     kernels::RmaOp::get)};
 }  // namespace
 }  // namespace nt::measure

@@ -29,9 +29,10 @@ Options& options() {
 class Loggp final : public ModeRun {
  public:
   explicit Loggp(Ctx& c)
-      : sizes_(c.settings.lengths),
+      : sizes_(c.lengths),
         rows_(static_cast<std::size_t>(c.size) * 5 * sizes_.size(), std::numeric_limits<double>::quiet_NaN()) {}
-  void run(Ctx& c, const Task& t) override;
+  // Every size of the sweep, whatever `length` (the sweep's first).
+  void run(Ctx& c, const Task& t, std::int64_t length) override;
   void finish(Ctx& c, const FileInfo& info) override;
 
  private:
@@ -63,16 +64,16 @@ void prtt_server(Ctx& c, int client, int len, int n) {
   c.send(c.sbuf.data(), len, MPI_CHAR, client, kTagData);
 }
 
-void Loggp::run(Ctx& c, const Task& t) {
+void Loggp::run(Ctx& c, const Task& t, std::int64_t) {
   const auto S = sizes_.size();
   const int n = options().n;
   const int total = c.W + c.R;
   if (c.rank == t.x) {
     double* out = rows_.data() + static_cast<std::size_t>(t.y) * 5 * S;
     std::vector<double> v(static_cast<std::size_t>(c.R));
-    auto measure = [&](int msgs, double d) {
+    auto measure = [&](int len, int msgs, double d) {
       for (int it = 0; it < total; ++it) {
-        const double x = prtt_client(c, t.y, c.count_of(c.length), msgs, d);
+        const double x = prtt_client(c, t.y, len, msgs, d);
         if (it >= c.W) {
           v[static_cast<std::size_t>(it - c.W)] = x;
           c.timed_seconds += x;
@@ -83,12 +84,11 @@ void Loggp::run(Ctx& c, const Task& t) {
       return *std::min_element(v.begin(), v.end());
     };
     for (std::size_t k = 0; k < S; ++k) {
-      c.length = sizes_[k];
-      const int len = c.count_of(c.length);
-      const double p1 = measure(1, 0.0);
-      const double pn = measure(n, 0.0);
+      const int len = c.count_of(sizes_[k]);
+      const double p1 = measure(len, 1, 0.0);
+      const double pn = measure(len, n, 0.0);
       const double d = p1;  // longer than the gap g + G*s of any size that fits the model
-      const double pd = measure(n, d);
+      const double pd = measure(len, n, d);
       // o_r: the reply is surely there (Iprobe confirms); time only the receive call.
       for (int it = 0; it < total; ++it) {
         c.send(c.sbuf.data(), len, MPI_CHAR, t.y, kTagData);
@@ -176,8 +176,7 @@ void Loggp::finish(Ctx& c, const FileInfo& info) {
   write_loggp(loggp_path(c.settings), d, c.settings.force);
 }
 
-const Registrar kRegistered{{
-    .name = "loggp", .id = 10,
+const Registrar kRegistered{identify(Mode::loggp, {
     .per_length = false,
     .add_options =
         [](CLI::App& app, Settings&) {
@@ -203,6 +202,6 @@ const Registrar kRegistered{{
     .description = "LogGP parameters per pair from PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) over the sweep (writes "
                    "<prefix>_loggp.nc)",
     .sync_method = "none needed: round trips on the client's clock (Hoefler's PRTT method, as netgauge's loggp pattern)",
-}};
+})};
 }  // namespace
 }  // namespace nt::measure

@@ -4,9 +4,10 @@
 namespace nt::measure {
 namespace {
 const Registrar kRegistered{kernels::noise_mode(
-    {.name = "noise_blocking", .id = 6, .aliases = {"test_noise_blocking"},
-     .description = "one_to_one while -p noise ranks (drawn per pair from --seed) exchange -m messages of -l bytes",
-     .sync_method = std::string(kernels::kOffsetMethod) + "; per-sample ready handshake as one_to_one"},
+    identify(Mode::noise_blocking,
+             {.description =
+                  "one_to_one while -p noise ranks (drawn per pair from --seed) exchange -m messages of -l bytes",
+              .sync_method = std::string(kernels::kOffsetMethod) + "; per-sample ready handshake as one_to_one"}),
     kernels::one_way)};
 }  // namespace
 }  // namespace nt::measure

@@ -3,14 +3,13 @@
 
 namespace nt::measure {
 namespace {
-const Registrar kRegistered{{
-    .name = "one_to_one", .id = 1,
+const Registrar kRegistered{identify(Mode::one_to_one, {
     .concurrent_ok = true,
-    .run = [](Ctx& c, const Task& t) { kernels::one_way(c, t); },
+    .run = [](Ctx& c, const Task& t, std::int64_t length) { kernels::one_way(c, t, length); },
     .description = "one-way delay x->y of a blocking send, other ranks idle (receive pre-posted, clocks offset-corrected)",
     .sync_method = std::string(kernels::kOffsetMethod) +
                    "; per sample the receiver posts its receive and releases the sender with a ready message; "
                    "delay = receive completion (receiver clock - offset) - send start",
-}};
+})};
 }  // namespace
 }  // namespace nt::measure

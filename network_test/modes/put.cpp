@@ -4,8 +4,8 @@
 namespace nt::measure {
 namespace {
 const Registrar kRegistered{kernels::rma_mode(
-    {.name = "put", .id = 8, .aliases = {"put_one_to_one"},
-     .description = "MPI_Put from origin x into target y + MPI_Win_flush (complete at the target), passive target"},
+    identify(Mode::put, {.description = "MPI_Put from origin x into target y + MPI_Win_flush (complete at the target), "
+                                        "passive target"}),
     kernels::RmaOp::put)};
 }  // namespace
 }  // namespace nt::measure

@@ -19,19 +19,19 @@ class RmaRun final : public ModeRun {
   RmaRun(const RmaRun&) = delete;
   RmaRun& operator=(const RmaRun&) = delete;
 
-  void run(Ctx& c, const Task& t) override {
+  void run(Ctx& c, const Task& t, std::int64_t length) override {
     if (origin_is_x_)
-      pair(c, t.x, t.y);
+      pair(c, t.x, t.y, length);
     else
-      pair(c, t.y, t.x);
+      pair(c, t.y, t.x, length);
   }
 
  private:
-  // `origin` times op + MPI_Win_flush at `target` under a shared lock, into the target's cell
-  // of its samples. The target polls (MPI_Test drives MPICH's progress engine for RMA emulated
-  // by active messages) until the origin is done.
-  void pair(Ctx& c, int origin, int target) {
-    const int len = c.count_of(c.length);
+  // `origin` times op (messages of `length` bytes) + MPI_Win_flush at `target` under a shared
+  // lock, into the target's cell of its samples. The target polls (MPI_Test drives MPICH's
+  // progress engine for RMA emulated by active messages) until the origin is done.
+  void pair(Ctx& c, int origin, int target, std::int64_t length) {
+    const int len = c.count_of(length);
     char token = 0;
     if (c.rank == origin) {
       c.recv(&token, 1, MPI_CHAR, target, kTagReady);

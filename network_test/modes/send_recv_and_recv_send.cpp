@@ -3,8 +3,8 @@
 
 namespace nt::measure {
 namespace {
-void run(Ctx& c, const Task& t) {
-  const int len = c.count_of(c.length);
+void run(Ctx& c, const Task& t, std::int64_t length) {
+  const int len = c.count_of(length);
   if (c.rank == t.x) {
     // The classic order (send, then receive), as MPI_Send + MPI_Recv; waits poll with the
     // task's deadline. The sample is half the round trip.
@@ -25,12 +25,11 @@ void run(Ctx& c, const Task& t) {
   }
 }
 
-const Registrar kRegistered{{
-    .name = "send_recv_and_recv_send", .id = 4,
+const Registrar kRegistered{identify(Mode::send_recv_and_recv_send, {
     .concurrent_ok = true,
     .run = run,
     .description = "ping-pong x->y->x; half the round trip (every statistic of halved samples)",
     .sync_method = "none needed: round trips on the initiator's clock",
-}};
+})};
 }  // namespace
 }  // namespace nt::measure

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -122,8 +123,8 @@ void print_flag_counts(std::ostream& o, const FlagCounts& counts) {
 constexpr int kMaxRepeats = 1000000;
 
 // Checks everything that depends only on the options and the number of ranks: the same verdict
-// on every rank without any communication.
-const ModeSpec& validate(Settings& s, int P) {
+// on every rank without any communication. Builds the sweep.
+const ModeSpec& validate(const Settings& s, int P, SweepPlan& sweep) {
   const ModeSpec* spec = registry().find(s.mode_name);
   if (!spec) throw UsageError("unknown mode '" + s.mode_name + "' (see --list)");
   if (P < spec->min_ranks)
@@ -145,8 +146,8 @@ const ModeSpec& validate(Settings& s, int P) {
   if (s.sync_rounds < 1) throw UsageError("--sync-rounds must be at least 1");
   if (!(s.idle_sleep_max > 0 && s.idle_sleep_max <= 1.0)) throw UsageError("--idle-sleep-max must be in (0, 1] s");
   if (s.prefix.empty()) throw UsageError("the output prefix (-f) must not be empty");
-  s.lengths = make_sweep(s, &s.sweep_kind);
-  if (s.lengths.empty()) throw UsageError("the sweep has no message lengths");
+  sweep.lengths = make_sweep(s, &sweep.kind);
+  if (sweep.lengths.empty()) throw UsageError("the sweep has no message lengths");
   if (s.concurrent && !spec->concurrent_ok)
     throw UsageError("--concurrent applies to the pairwise modes, not to " + spec->name);
   if (s.resume && s.force) throw UsageError("--resume and --force exclude each other");
@@ -169,7 +170,7 @@ const ModeSpec& validate(Settings& s, int P) {
                                  P, s.repeats, static_cast<double>(per_rank) / 1e9,
                                  static_cast<double>(memory_limit()) / 1e9));
   // Per-rank memory the mode needs, against int counts of MPI.
-  const std::int64_t maxlen = s.lengths.back();
+  const std::int64_t maxlen = sweep.lengths.back();
   if (spec->kind == TaskKind::all_ranks && maxlen * P > std::numeric_limits<int>::max())
     throw UsageError("all_to_all: P * largest length exceeds the buffer limit");
   return *spec;
@@ -186,14 +187,15 @@ std::string join_args(int argc, char** argv) {
   return out;
 }
 
-FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::vector<RankInfo>& ranks) {
+FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& spec, int P,
+                   const std::vector<RankInfo>& ranks) {
   FileInfo fi;
   auto& p = fi.params;
   p.proc_num = P;
   p.mode = spec.mode();
-  p.begin_length = static_cast<int>(s.lengths.front());
-  p.end_length = static_cast<int>(s.lengths.back());
-  p.step_length = s.sweep_kind == "linear" ? s.step : 0;
+  p.begin_length = static_cast<int>(sweep.lengths.front());
+  p.end_length = static_cast<int>(sweep.lengths.back());
+  p.step_length = sweep.kind == "linear" ? s.step : 0;
   p.noise_message_length = s.noise_length;
   p.num_noise_messages = s.noise_messages;
   p.num_noise_procs = spec.uses_noise ? s.noise_procs : 0;
@@ -210,7 +212,7 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
   m.sync_method = spec.sync_method + fmt::format(" [K = {}]", s.sync_rounds);
   if (s.clock_sync == "auto")
     m.sync_method += "; ranks on the same host share the system clock (offset 0, ping-pongs still give the round trip)";
-  m.sweep = s.sweep_kind;
+  m.sweep = sweep.kind;
   for (const auto& r : ranks) {
     m.hosts.push_back(r.host);
     m.cpus.push_back(r.cpu);
@@ -231,9 +233,9 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
         "(sample_count per cell)",
         s.precision, s.min_repeats, s.repeats);
   if (spec.uses_noise) m.extra["noise_draw"] = "noise ranks drawn per pair and length from the seed (splitmix64)";
-  if (s.sweep_kind != "linear") {
+  if (sweep.kind != "linear") {
     std::string l;
-    for (auto v : s.lengths) l += (l.empty() ? "" : ",") + std::to_string(v);
+    for (auto v : sweep.lengths) l += (l.empty() ? "" : ",") + std::to_string(v);
     m.extra["lengths"] = l;
   }
   return fi;
@@ -241,8 +243,8 @@ FileInfo make_info(const Settings& s, const ModeSpec& spec, int P, const std::ve
 
 // Everything rank 0 prepares before the measurement: result files created, or reopened for
 // --resume (continuing after the last length complete in ALL of them).
-std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo& info,
-                         const std::vector<std::string>& hosts, Output& out) {
+std::size_t open_outputs(const Settings& s, const std::vector<std::int64_t>& lengths, const ModeSpec& spec,
+                         const FileInfo& info, const std::vector<std::string>& hosts, Output& out) {
   namespace fs = std::filesystem;
   const fs::path prefix = s.prefix;
   out.info = info;
@@ -298,12 +300,12 @@ std::size_t open_outputs(const Settings& s, const ModeSpec& spec, const FileInfo
   std::size_t first = std::numeric_limits<std::size_t>::max(), most = 0;
   auto consider = [&](const RawWriter& w) {
     const auto& have = w.lengths();
-    if (have.size() > s.lengths.size())
+    if (have.size() > lengths.size())
       throw UsageError("cannot resume " + w.path().string() + ": it holds more lengths than the sweep");
     for (std::size_t k = 0; k < have.size(); ++k)
-      if (have[k] != s.lengths[k])
+      if (have[k] != lengths[k])
         throw UsageError(fmt::format("cannot resume {}: length #{} is {} in the file but {} in this sweep",
-                                     w.path().string(), k, have[k], s.lengths[k]));
+                                     w.path().string(), k, have[k], lengths[k]));
     first = std::min(first, have.size());
     most = std::max(most, have.size());
   };
@@ -344,22 +346,13 @@ std::string simulated_placement_error(const std::vector<std::string>& hosts) {
 }
 #endif
 
-}  // namespace
-
-int run_network_test(int argc, char** argv) {
-  MPI_Comm comm = MPI_COMM_WORLD;
-  int rank = 0, P = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &P);
-  // Short sleeps of waiting ranks should really be short.
-  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-
-  Settings s;
+// Parses the command line into s (every rank alike; only rank 0 talks). Returns the exit code
+// when there is nothing to measure (--help, --version, --list, a parse error), else nothing.
+std::optional<int> parse_command_line(int argc, char** argv, int rank, Settings& s) {
   CLI::App app{"network_test: delays of every rank pair and message length, written as NetCDF", kProgram};
   add_options(app, s);
   app.set_version_flag("--version", std::string("network_test ") + NT_VERSION);
   app.footer(modes_footer());
-  // Every rank parses the same command line, so every rank reaches the same verdict; only rank 0 talks.
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -375,142 +368,186 @@ int run_network_test(int argc, char** argv) {
     return 0;
   }
   s.command_line = join_args(argc, argv);
-  const ModeSpec* spec = nullptr;
-  try {
-    spec = &validate(s, P);
-  } catch (const Error& e) {
-    if (rank == 0) std::cerr << kProgram << ": error: " << e.what() << '\n';
-    return kExitUsage;
-  }
+  return std::nullopt;
+}
 
-  // Seed: given, or drawn on rank 0; recorded in the files either way.
+// Seed: given, or drawn on rank 0; recorded in the files either way.
+void share_seed(MPI_Comm comm, int rank, Settings& s) {
   std::uint64_t seed = s.seed.value_or(0);
   if (!s.seed && rank == 0) seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, comm);
   s.seed = seed;
+}
 
-  // Where every rank runs.
+// Where every rank runs: every rank gets the hosts, rank 0 the full description of each rank.
+struct Placement {
+  std::vector<RankInfo> ranks;         // rank 0 only
+  std::vector<std::string> all_hosts;  // every rank
+};
+
+Placement gather_placement(MPI_Comm comm, int rank, int P) {
   const RankInfo me = this_rank_info();
-  std::vector<RankInfo> ranks;
-  std::vector<std::string> all_hosts;
-  {
-    char host[256] = {};
-    std::snprintf(host, sizeof host, "%s", me.host.c_str());
-    int cpu[2] = {me.cpu, me.numa};
-    std::vector<char> hosts(256 * static_cast<std::size_t>(P));
-    std::vector<int> cpus(rank == 0 ? 2 * static_cast<std::size_t>(P) : 0);
-    MPI_Allgather(host, 256, MPI_CHAR, hosts.data(), 256, MPI_CHAR, comm);
-    for (int r = 0; r < P; ++r) all_hosts.emplace_back(hosts.data() + 256 * static_cast<std::size_t>(r));
-    MPI_Gather(cpu, 2, MPI_INT, cpus.data(), 2, MPI_INT, 0, comm);
-    char mach[512] = {};  // binding, then the node's CPU (each cut at 255 characters)
-    std::snprintf(mach, 256, "%s", me.binding.c_str());
-    std::snprintf(mach + 256, 256, "%s", me.node.c_str());
-    std::vector<char> machs(rank == 0 ? 512 * static_cast<std::size_t>(P) : 0);
-    MPI_Gather(mach, 512, MPI_CHAR, machs.data(), 512, MPI_CHAR, 0, comm);
-    if (rank == 0)
-      for (int r = 0; r < P; ++r) {
-        RankInfo ri;
-        ri.host = std::string(hosts.data() + 256 * static_cast<std::size_t>(r));
-        ri.cpu = cpus[2 * static_cast<std::size_t>(r)];
-        ri.numa = cpus[2 * static_cast<std::size_t>(r) + 1];
-        ri.binding = std::string(machs.data() + 512 * static_cast<std::size_t>(r));
-        ri.node = std::string(machs.data() + 512 * static_cast<std::size_t>(r) + 256);
-        ranks.push_back(ri);
-      }
-  }
+  Placement pl;
+  char host[256] = {};
+  std::snprintf(host, sizeof host, "%s", me.host.c_str());
+  int cpu[2] = {me.cpu, me.numa};
+  std::vector<char> hosts(256 * static_cast<std::size_t>(P));
+  std::vector<int> cpus(rank == 0 ? 2 * static_cast<std::size_t>(P) : 0);
+  MPI_Allgather(host, 256, MPI_CHAR, hosts.data(), 256, MPI_CHAR, comm);
+  for (int r = 0; r < P; ++r) pl.all_hosts.emplace_back(hosts.data() + 256 * static_cast<std::size_t>(r));
+  MPI_Gather(cpu, 2, MPI_INT, cpus.data(), 2, MPI_INT, 0, comm);
+  char mach[512] = {};  // binding, then the node's CPU (each cut at 255 characters)
+  std::snprintf(mach, 256, "%s", me.binding.c_str());
+  std::snprintf(mach + 256, 256, "%s", me.node.c_str());
+  std::vector<char> machs(rank == 0 ? 512 * static_cast<std::size_t>(P) : 0);
+  MPI_Gather(mach, 512, MPI_CHAR, machs.data(), 512, MPI_CHAR, 0, comm);
+  if (rank == 0)
+    for (int r = 0; r < P; ++r) {
+      RankInfo ri;
+      ri.host = std::string(hosts.data() + 256 * static_cast<std::size_t>(r));
+      ri.cpu = cpus[2 * static_cast<std::size_t>(r)];
+      ri.numa = cpus[2 * static_cast<std::size_t>(r) + 1];
+      ri.binding = std::string(machs.data() + 512 * static_cast<std::size_t>(r));
+      ri.node = std::string(machs.data() + 512 * static_cast<std::size_t>(r) + 256);
+      pl.ranks.push_back(ri);
+    }
+  return pl;
+}
 
-  // Rank 0 opens the files; its verdict goes to every rank.
-  Output out;
+// Rank 0 opens the files (none with --estimate); its verdict goes to every rank. Returns the
+// first length to measure on every rank, or nothing when the run must end (exit code 2).
+std::optional<std::size_t> prepare_outputs(MPI_Comm comm, int rank, const Settings& s, const SweepPlan& sweep,
+                                           const ModeSpec& spec, const Placement& pl, FileInfo& info, Output& out) {
   std::size_t first = 0;
-  FileInfo info;
   int code = 0;
   std::string message;
 #ifdef NT_SMPI
-  if (rank == 0) message = simulated_placement_error(all_hosts);
+  if (rank == 0) message = simulated_placement_error(pl.all_hosts);
   if (!message.empty()) code = kExitUsage;
 #endif
   if (rank == 0 && !s.estimate && code == 0) {
     try {
-      info = make_info(s, *spec, P, ranks);
+      info = make_info(s, sweep, spec, static_cast<int>(pl.all_hosts.size()), pl.ranks);
       std::vector<std::string> hosts;
-      for (const auto& r : ranks) hosts.push_back(r.host);
-      first = open_outputs(s, *spec, info, hosts, out);
+      for (const auto& r : pl.ranks) hosts.push_back(r.host);
+      first = open_outputs(s, sweep.lengths, spec, info, hosts, out);
     } catch (const Error& e) {
       code = kExitUsage;
       message = e.what();
     }
   }
-  if (share_verdict(comm, rank, code, message) != 0) return kExitUsage;
+  if (share_verdict(comm, rank, code, message) != 0) return std::nullopt;
   std::uint64_t first64 = first;
   MPI_Bcast(&first64, 1, MPI_UINT64_T, 0, comm);
-  first = static_cast<std::size_t>(first64);
+  return static_cast<std::size_t>(first64);
+}
 
-  Ctx c(comm, s, *spec);
-  c.hosts = all_hosts;
-  {
-    // Oversubscribed when more ranks share this host than the cores we may run on.
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    const int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    const auto here = std::count(all_hosts.begin(), all_hosts.end(), all_hosts[static_cast<std::size_t>(rank)]);
-    c.yield = s.yield == "on" || (s.yield == "auto" && here > cores && !kSimulated);
-  }
-  const std::int64_t maxlen = std::max<std::int64_t>(s.lengths.back(), 1);
-  c.max_length = maxlen;
-  c.sbuf.assign(static_cast<std::size_t>(maxlen), 'x');
-  c.rbuf.assign(static_cast<std::size_t>(maxlen) * (spec->kind == TaskKind::all_ranks ? static_cast<std::size_t>(P) : 1),
-                0);
-  c.offset_to_root.assign(static_cast<std::size_t>(P), 0.0);
-  c.rtt_to_root.assign(static_cast<std::size_t>(P), 0.0);
-  const std::unique_ptr<ModeRun> mode_run = spec->begin_run(c);  // the mode's state (collective)
-  c.mode = mode_run.get();
+// --oversubscribed: on, off, or (auto) when more ranks share this host than the cores we may
+// run on.
+bool oversubscribed(const Settings& s, const std::vector<std::string>& all_hosts, int rank) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  const auto here = std::count(all_hosts.begin(), all_hosts.end(), all_hosts[static_cast<std::size_t>(rank)]);
+  return s.yield == "on" || (s.yield == "auto" && here > cores && !kSimulated);
+}
 
-  {
-    // Wire up every connection once (MPICH/UCX connect lazily; the first message of a pair can
-    // take milliseconds), so that no measured or synchronising exchange pays for it.
-    std::vector<int> a(static_cast<std::size_t>(P), rank), b(static_cast<std::size_t>(P));
-    MPI_Alltoall(a.data(), 1, MPI_INT, b.data(), 1, MPI_INT, comm);
-    MPI_Barrier(comm);
-  }
-  if (s.estimate) {
-    run_estimate(c, process_age_s());
-    return 0;
-  }
-  const bool show = rank == 0 && !s.quiet;
+// Wires up every connection once (MPICH/UCX connect lazily; the first message of a pair can
+// take milliseconds), so that no measured or synchronising exchange pays for it.
+void connect_all(MPI_Comm comm, int rank, int P) {
+  std::vector<int> a(static_cast<std::size_t>(P), rank), b(static_cast<std::size_t>(P));
+  MPI_Alltoall(a.data(), 1, MPI_INT, b.data(), 1, MPI_INT, comm);
+  MPI_Barrier(comm);
+}
+
+// What the run cost, on rank 0's stderr (every rank takes part in the reductions).
+struct RunCost {
+  double wall = 0, write_s = 0, data_b = 0;
+};
+
+void print_summary(Ctx& c, bool show, const RunCost& cost, const FlagCounts& flag_counts) {
+  const Settings& s = c.settings;
+  double timed = 0;
+  MPI_Reduce(&c.timed_seconds, &timed, 1, MPI_DOUBLE, MPI_SUM, 0, c.comm);
+  double write_max = 0, data_max = 0;
+  MPI_Reduce(&cost.write_s, &write_max, 1, MPI_DOUBLE, MPI_MAX, 0, c.comm);
+  MPI_Reduce(&cost.data_b, &data_max, 1, MPI_DOUBLE, MPI_MAX, 0, c.comm);
+  if (!show) return;
+  // Timed share: the timed intervals of every measuring rank, summed, over the wall time times
+  // the pairs that can be timed at once (1 in the sequential schedule, floor(P/2) in the
+  // concurrent one): the fraction of the job the schedule spent measuring.
+  const double wall = cost.wall;
+  const double slots = s.concurrent ? std::max(1, c.size / 2) : 1.0;
+  std::cerr << fmt::format("{}: {} done in {:.3f} s; timed communication {:.3f} s ({:.1f}% of the wall time{}); "
+                           "writing {:.3f} s host time (slowest rank); data per rank {:.3g} MB (largest)\n",
+                           kProgram, c.spec.name, wall, timed, wall > 0 ? 100.0 * timed / (wall * slots) : 0.0,
+                           s.concurrent ? fmt::format(" x {} pair slots", slots) : std::string(), write_max,
+                           data_max / 1e6);
+  print_flag_counts(std::cerr, flag_counts);
+}
+
+// The measurement from length `first` on, the mode's own output and the summary.
+void measure(Ctx& c, Output& out, const FileInfo& info, std::size_t first) {
+  const Settings& s = c.settings;
+  const bool show = c.rank == 0 && !s.quiet;
   if (show && first > 0)
-    std::cerr << kProgram << ": resuming after " << first << " complete lengths of " << s.lengths.size() << '\n';
+    std::cerr << kProgram << ": resuming after " << first << " complete lengths of " << c.lengths.size() << '\n';
   const double t0 = MPI_Wtime();
   FlagCounts flag_counts;
-  double write_s = 0, data_b = 0;
-  if (!spec->per_length) {
-    if (show) std::cerr << kProgram << ": " << spec->name << " over " << s.lengths.size() << " sizes\n";
+  RunCost cost;
+  if (!c.spec.per_length) {
+    if (show) std::cerr << kProgram << ": " << c.spec.name << " over " << c.lengths.size() << " sizes\n";
     run_one_pass(c);
   } else {
-    Progress progress(show ? s.progress : std::string("none"), s.lengths);
-    run_sweep(c, rank == 0 ? &out : nullptr, first, rank == 0 ? &progress : nullptr, &flag_counts, write_s, data_b);
+    Progress progress(show ? s.progress : std::string("none"), c.lengths);
+    run_sweep(c, c.rank == 0 ? &out : nullptr, first, c.rank == 0 ? &progress : nullptr, &flag_counts, cost.write_s,
+              cost.data_b);
     progress.finish();
     for (auto& [st, w] : out.stats) w.close();
     if (out.all) out.all->close();
   }
   c.mode->finish(c, info);  // the mode's own output
-  const double wall = MPI_Wtime() - t0;
-  double timed = 0;
-  MPI_Reduce(&c.timed_seconds, &timed, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
-  double write_max = 0, data_max = 0;
-  MPI_Reduce(&write_s, &write_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-  MPI_Reduce(&data_b, &data_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-  if (show) {
-    // Timed share: the timed intervals of every measuring rank, summed, over the wall time times
-    // the pairs that can be timed at once (1 in the sequential schedule, floor(P/2) in the
-    // concurrent one): the fraction of the job the schedule spent measuring.
-    const double slots = s.concurrent ? std::max(1, P / 2) : 1.0;
-    std::cerr << fmt::format("{}: {} done in {:.3f} s; timed communication {:.3f} s ({:.1f}% of the wall time{}); "
-                             "writing {:.3f} s host time (slowest rank); data per rank {:.3g} MB (largest)\n",
-                             kProgram, spec->name, wall, timed, wall > 0 ? 100.0 * timed / (wall * slots) : 0.0,
-                             s.concurrent ? fmt::format(" x {} pair slots", slots) : std::string(), write_max,
-                             data_max / 1e6);
-    print_flag_counts(std::cerr, flag_counts);
+  cost.wall = MPI_Wtime() - t0;
+  print_summary(c, show, cost, flag_counts);
+}
+
+}  // namespace
+
+int run_network_test(int argc, char** argv) {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0, P = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  // Short sleeps of waiting ranks should really be short.
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+
+  Settings s;
+  // Every rank parses the same command line, so every rank reaches the same verdict; only rank 0 talks.
+  if (const auto done = parse_command_line(argc, argv, rank, s)) return *done;
+  const ModeSpec* spec = nullptr;
+  SweepPlan sweep;
+  try {
+    spec = &validate(s, P, sweep);
+  } catch (const Error& e) {
+    if (rank == 0) std::cerr << kProgram << ": error: " << e.what() << '\n';
+    return kExitUsage;
   }
+  share_seed(comm, rank, s);
+  const Placement placement = gather_placement(comm, rank, P);
+  Output out;
+  FileInfo info;
+  const auto first = prepare_outputs(comm, rank, s, sweep, *spec, placement, info, out);
+  if (!first) return kExitUsage;
+
+  Ctx c(comm, s, sweep.lengths, *spec, placement.all_hosts, oversubscribed(s, placement.all_hosts, rank));
+  const std::unique_ptr<ModeRun> mode_run = spec->begin_run(c);  // the mode's state (collective)
+  c.mode = mode_run.get();
+  connect_all(comm, rank, P);
+  if (s.estimate) {
+    run_estimate(c, process_age_s());
+    return 0;
+  }
+  measure(c, out, info, *first);
   return 0;
 }
 

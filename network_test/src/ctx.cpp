@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -18,12 +19,30 @@
 
 namespace nt::measure {
 
-Ctx::Ctx(MPI_Comm c, const Settings& s, const ModeSpec& sp) : comm(c), settings(s), spec(sp) {
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  R = s.repeats;
+namespace {
+int rank_in(MPI_Comm comm) {
+  int r = 0;
+  MPI_Comm_rank(comm, &r);
+  return r;
+}
+int size_of(MPI_Comm comm) {
+  int n = 0;
+  MPI_Comm_size(comm, &n);
+  return n;
+}
+}  // namespace
+
+Ctx::Ctx(MPI_Comm c, const Settings& s, const std::vector<std::int64_t>& sweep, const ModeSpec& sp,
+         std::vector<std::string> host_of_rank, bool oversubscribed)
+    : comm(c), rank(rank_in(c)), size(size_of(c)), settings(s), lengths(sweep), spec(sp),
+      max_length(std::max<std::int64_t>(sweep.back(), 1)), hosts(std::move(host_of_rank)),
+      yield(oversubscribed), R(s.repeats), W(s.warmup) {
+  const auto P = static_cast<std::size_t>(size), L = static_cast<std::size_t>(max_length);
+  sbuf.assign(L, 'x');
+  rbuf.assign(L * (spec.kind == TaskKind::all_ranks ? P : 1), 0);
+  offset_to_root.assign(P, 0.0);
+  rtt_to_root.assign(P, 0.0);
   store.stride = s.repeats;
-  W = s.warmup;
 }
 
 int Ctx::count_of(std::int64_t n) const {

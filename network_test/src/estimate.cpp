@@ -38,14 +38,14 @@ constexpr double kShortWindow = 0.05;  // below this a timing is repeated (kTria
 // Runs `run` (units tasks or rounds, with the run's own warm-up and samples) on every rank,
 // timed on rank 0 between sleeping barriers minus a barrier's own cost; repeated while the
 // window is short, where a scheduler hiccup would count. Rank 0 gets seconds per unit; rank 0
-// decides about repeating, the others follow its broadcast.
-double calibrate(Ctx& c, double units, double barrier_cost, const std::function<void()>& run) {
+// decides about repeating, the others follow its broadcast. `length`: what the tasks measure.
+double calibrate(Ctx& c, std::int64_t length, double units, double barrier_cost, const std::function<void()>& run) {
   std::vector<double> t;
   for (int trial = 0; trial < kTrials; ++trial) {
-    idle_barrier(c, 1);
+    idle_barrier(c, 1, length);
     const double t0 = Ctx::now();
     run();
-    idle_barrier(c, 1);
+    idle_barrier(c, 1, length);
     const double dt = std::max(0.0, Ctx::now() - t0 - barrier_cost);
     t.push_back(dt / units);
     int again = dt < kShortWindow ? 1 : 0;
@@ -91,141 +91,153 @@ struct LengthCost {
 
 double lerp(double lo, double hi, double f) { return lo + f * (hi - lo); }
 
-}  // namespace
+// A sleeping barrier's own cost, to take it out of every timing (before any length: its
+// timeout message names length 0).
+double barrier_cost(Ctx& c) {
+  idle_barrier(c, 1, 0);
+  const double t0 = Ctx::now();
+  for (int i = 0; i < 5; ++i) idle_barrier(c, 1, 0);
+  return (Ctx::now() - t0) / 5;
+}
 
-void run_estimate(Ctx& c, double startup_s) {
-  const Settings& s = c.settings;
-  const auto& lengths = s.lengths;
-  const int P = c.size;
-  const auto PU = static_cast<std::size_t>(P);
-  c.store.values.assign(PU * static_cast<std::size_t>(c.store.stride), 0.0);
-  c.store.flags.assign(PU * static_cast<std::size_t>(c.store.stride), 0);
-  c.store.used.assign(PU, c.store.stride);
-  c.calibrating = true;
-  const double t_start = Ctx::now();
-
-  // A sleeping barrier's own cost, to take it out of every timing.
-  double barrier = 0;
-  {
-    idle_barrier(c, 1);
-    const double t0 = Ctx::now();
-    for (int i = 0; i < 5; ++i) idle_barrier(c, 1);
-    barrier = (Ctx::now() - t0) / 5;
-  }
-
-  std::vector<std::size_t> calibrated(lengths.size());
-  for (std::size_t k = 0; k < lengths.size(); ++k) calibrated[k] = k;
-  if (lengths.size() > 24) {
+// The lengths calibrated: every one up to 24, else 16 spread over the sweep and the last.
+std::vector<std::size_t> calibrated_lengths(std::size_t n) {
+  std::vector<std::size_t> calibrated(n);
+  for (std::size_t k = 0; k < n; ++k) calibrated[k] = k;
+  if (n > 24) {
     calibrated = spread(calibrated, 16);
-    if (calibrated.back() != lengths.size() - 1) calibrated.push_back(lengths.size() - 1);
+    if (calibrated.back() != n - 1) calibrated.push_back(n - 1);
   }
-  const bool concurrent = c.spec.concurrent_ok;
-  auto rounds = round_robin(P);
+  return calibrated;
+}
+
+// The cost of each calibrated length: tasks of every class, and two rounds when the mode has
+// a concurrent schedule.
+std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<std::size_t>& calibrated, double barrier,
+                                                    const std::vector<std::vector<std::pair<int, int>>>& rounds) {
   std::map<std::size_t, LengthCost> cost;
   for (std::size_t k : calibrated) {
-    c.length = lengths[k];
-    c.length_index = k;
-    const auto tasks = make_tasks(c.spec, s, P, k);
+    const std::int64_t length = c.lengths[k];
+    const auto tasks = make_tasks(c.spec, c.settings, c.size, k);
     std::map<std::string, std::vector<Task>> by_class;
     for (const auto& t : tasks) by_class[task_class(c, t)].push_back(t);
     LengthCost& lc = cost[k];
     for (const auto& [name, list] : by_class) {
       const auto few = spread(list, kTasksPerClass);
-      lc.per_class[name] = calibrate(c, static_cast<double>(few.size()), barrier, [&] { run_sequential(c, few); });
+      lc.per_class[name] =
+          calibrate(c, length, static_cast<double>(few.size()), barrier, [&] { run_sequential(c, few, length); });
     }
-    if (concurrent) {
+    if (c.spec.concurrent_ok) {
       const std::vector<std::vector<std::pair<int, int>>> two = {rounds.front(), rounds[rounds.size() / 2]};
-      lc.round = calibrate(c, static_cast<double>(two.size()), barrier, [&] { run_rounds(c, two, false); });
+      lc.round =
+          calibrate(c, length, static_cast<double>(two.size()), barrier, [&] { run_rounds(c, two, false, length); });
     }
   }
+  return cost;
+}
 
-  // Per length: one real gather of the statistics, and five synced records written by rank 0 to
-  // a temporary file in the output directory (the same filesystem as the results).
-  double per_length_io = 0;
-  {
-    std::vector<double> local(5 * PU, 1e-6), all(c.rank == 0 ? 5 * PU * PU : 0);
-    idle_barrier(c, 1);
-    const double t0 = Ctx::now();
-    MPI_Request req;
-    MPI_Igather(local.data(), 5 * P, MPI_DOUBLE, all.data(), 5 * P, MPI_DOUBLE, 0, c.comm, &req);
-    c.idle_wait(req, idle_deadline(c, 1), "timeout: waiting for the calibration gather");
-    double write = 0;
-    if (c.rank == 0) {
-      namespace fs = std::filesystem;
-      fs::path dir = fs::path(s.prefix).parent_path();
-      if (dir.empty()) dir = ".";
-      if (!fs::is_directory(dir)) dir = fs::temp_directory_path();
-      const fs::path tmp = dir / fmt::format(".network_test-estimate-{}.nc", getpid());
-      try {
-        FileInfo fi;
-        fi.params.proc_num = P;
-        RawWriter w(tmp, fi, true);
-        Matrix m(P);
-        const double w0 = Ctx::now();
-        for (int i = 0; i < 5; ++i) w.append(i, m);
-        write = Ctx::now() - w0;
-        w.close();
-      } catch (const std::exception&) {
-        write = 0;  // an unwritable directory is reported by the real run, not by the plan
-      }
-      std::error_code ec;
-      fs::remove(tmp, ec);
+// Per length: one real gather of the statistics, and five synced records written by rank 0 to
+// a temporary file in the output directory (the same filesystem as the results). `length`: the
+// last length calibrated, which its barrier's timeout message names.
+double per_length_io_cost(Ctx& c, std::int64_t length) {
+  const int P = c.size;
+  const auto PU = static_cast<std::size_t>(P);
+  std::vector<double> local(5 * PU, 1e-6), all(c.rank == 0 ? 5 * PU * PU : 0);
+  idle_barrier(c, 1, length);
+  const double t0 = Ctx::now();
+  MPI_Request req;
+  MPI_Igather(local.data(), 5 * P, MPI_DOUBLE, all.data(), 5 * P, MPI_DOUBLE, 0, c.comm, &req);
+  c.idle_wait(req, idle_deadline(c, 1), "timeout: waiting for the calibration gather");
+  double write = 0;
+  if (c.rank == 0) {
+    namespace fs = std::filesystem;
+    fs::path dir = fs::path(c.settings.prefix).parent_path();
+    if (dir.empty()) dir = ".";
+    if (!fs::is_directory(dir)) dir = fs::temp_directory_path();
+    const fs::path tmp = dir / fmt::format(".network_test-estimate-{}.nc", getpid());
+    try {
+      FileInfo fi;
+      fi.params.proc_num = P;
+      RawWriter w(tmp, fi, true);
+      Matrix m(P);
+      const double w0 = Ctx::now();
+      for (int i = 0; i < 5; ++i) w.append(i, m);
+      write = Ctx::now() - w0;
+      w.close();
+    } catch (const std::exception&) {
+      write = 0;  // an unwritable directory is reported by the real run, not by the plan
     }
-    per_length_io = Ctx::now() - t0 + write;
+    std::error_code ec;
+    fs::remove(tmp, ec);
   }
-  c.calibrating = false;
-  const double calibration_s = Ctx::now() - t_start;
-  if (c.rank != 0) return;
+  return Ctx::now() - t0 + write;
+}
 
-  // The plan.
+// What the calibration measured, for the plan.
+struct Calibration {
+  std::vector<std::size_t> lengths;          // indices of the lengths calibrated
+  std::map<std::size_t, LengthCost> cost;    // by length index
+  std::size_t rounds = 0;                    // rounds of --concurrent per length
+  double per_length_io = 0, seconds = 0;     // gather and writes of a length; the calibration's time
+};
+
+// The cost of length k: calibrated, or interpolated between the calibrated lengths around it.
+LengthCost cost_at(const Calibration& cal, const std::vector<std::int64_t>& lengths, std::size_t k) {
+  const auto& cost = cal.cost;
+  if (cost.count(k)) return cost.at(k);
+  auto hi = cost.lower_bound(k);
+  auto lo = std::prev(hi);
+  const double f = static_cast<double>(lengths[k] - lengths[lo->first]) /
+                   static_cast<double>(std::max<std::int64_t>(1, lengths[hi->first] - lengths[lo->first]));
+  LengthCost out;
+  for (const auto& [name, a] : lo->second.per_class)
+    out.per_class[name] = hi->second.per_class.count(name) ? lerp(a, hi->second.per_class.at(name), f) : a;
+  out.round = lerp(lo->second.round, hi->second.round, f);
+  return out;
+}
+
+// The plan on stdout (rank 0): per length and in total, sequential and --concurrent, and the
+// batch time limit to ask for.
+void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
+  const Settings& s = c.settings;
+  const auto& lengths = c.lengths;
+  const bool concurrent = c.spec.concurrent_ok;
   const int samples = c.W + c.store.stride;
-  auto cost_at = [&](std::size_t k) -> LengthCost {
-    if (cost.count(k)) return cost.at(k);
-    auto hi = cost.lower_bound(k);
-    auto lo = std::prev(hi);
-    const double f = static_cast<double>(lengths[k] - lengths[lo->first]) /
-                     static_cast<double>(std::max<std::int64_t>(1, lengths[hi->first] - lengths[lo->first]));
-    LengthCost out;
-    for (const auto& [name, a] : lo->second.per_class)
-      out.per_class[name] = hi->second.per_class.count(name) ? lerp(a, hi->second.per_class.at(name), f) : a;
-    out.round = lerp(lo->second.round, hi->second.round, f);
-    return out;
-  };
   std::set<std::string> hosts(c.hosts.begin(), c.hosts.end());
   std::cout << fmt::format(
       "network_test --estimate: {}, {} ranks on {} host{}, {} lengths ({} B .. {} B), {} samples per task "
       "({} + {} warm-up){}\n",
-      c.spec.name, P, hosts.size(), hosts.size() == 1 ? "" : "s", lengths.size(), lengths.front(), lengths.back(),
+      c.spec.name, c.size, hosts.size(), hosts.size() == 1 ? "" : "s", lengths.size(), lengths.front(), lengths.back(),
       samples, c.store.stride, c.W,
       s.precision > 0 ? fmt::format("; --precision stops earlier, so this is the upper bound") : "");
   std::cout << fmt::format("calibration: {} of {} lengths, up to {} tasks of each class{} with every sample, {:.2f} s\n",
-                           calibrated.size(), lengths.size(), kTasksPerClass, concurrent ? " and 2 rounds" : "",
-                           calibration_s);
+                           cal.lengths.size(), lengths.size(), kTasksPerClass, concurrent ? " and 2 rounds" : "",
+                           cal.seconds);
   std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}\n", "length", "tasks", "per task", "sequential",
                            concurrent ? fmt::format("  {:>12}  {:>7}", "concurrent", "rounds") : "");
   double seq_total = 0, conc_total = 0;
-  const auto n_rounds = static_cast<double>(rounds.size());
+  const auto n_rounds = static_cast<double>(cal.rounds);
   // Tasks per class: the same at every length (only their order and noise ranks change), so the
   // list is built once here (it takes ~100 B per task: 0.1 GB at 1,024 ranks).
   std::map<std::string, std::size_t> n;
   std::size_t n_tasks = 0;
   {
-    const auto tasks = make_tasks(c.spec, s, P, 0);
+    const auto tasks = make_tasks(c.spec, s, c.size, 0);
     for (const auto& t : tasks) ++n[task_class(c, t)];
     n_tasks = tasks.size();
   }
   for (std::size_t k = 0; k < lengths.size(); ++k) {
-    const LengthCost lc = cost_at(k);
-    double seq = per_length_io;
+    const LengthCost lc = cost_at(cal, lengths, k);
+    double seq = cal.per_length_io;
     for (const auto& [name, count] : n)
       if (lc.per_class.count(name)) seq += static_cast<double>(count) * lc.per_class.at(name);
-    const double conc = per_length_io + n_rounds * lc.round;
+    const double conc = cal.per_length_io + n_rounds * lc.round;
     seq_total += seq;
     conc_total += conc;
     std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}\n", lengths[k], n_tasks,
-                             format_seconds((seq - per_length_io) / static_cast<double>(n_tasks)),
+                             format_seconds((seq - cal.per_length_io) / static_cast<double>(n_tasks)),
                              format_seconds(seq),
-                             concurrent ? fmt::format("  {:>12}  {:>7}", format_seconds(conc), rounds.size()) : "");
+                             concurrent ? fmt::format("  {:>12}  {:>7}", format_seconds(conc), cal.rounds) : "");
   }
   std::cout << fmt::format("total: sequential {}{}; plus MPI start-up and setup, {} here\n", span(seq_total),
                            concurrent ? fmt::format(", concurrent {}", span(conc_total)) : "",
@@ -244,6 +256,27 @@ void run_estimate(Ctx& c, double startup_s) {
                "offsets, collectives) times the time of such a task measured now, or rounds times the time of a "
                "round for --concurrent, plus the gather and five synced records (share/doc/network_test.md)\n";
   std::cout.flush();
+}
+
+}  // namespace
+
+void run_estimate(Ctx& c, double startup_s) {
+  const auto PU = static_cast<std::size_t>(c.size);
+  c.store.values.assign(PU * static_cast<std::size_t>(c.store.stride), 0.0);
+  c.store.flags.assign(PU * static_cast<std::size_t>(c.store.stride), 0);
+  c.store.used.assign(PU, c.store.stride);
+  c.calibrating = true;
+  const double t_start = Ctx::now();
+  const double barrier = barrier_cost(c);
+  Calibration cal;
+  cal.lengths = calibrated_lengths(c.lengths.size());
+  const auto rounds = round_robin(c.size);
+  cal.rounds = rounds.size();
+  cal.cost = calibrate_lengths(c, cal.lengths, barrier, rounds);
+  cal.per_length_io = per_length_io_cost(c, c.lengths[cal.lengths.back()]);
+  c.calibrating = false;
+  cal.seconds = Ctx::now() - t_start;
+  if (c.rank == 0) print_plan(c, cal, startup_s);
 }
 
 }  // namespace nt::measure

@@ -35,13 +35,16 @@ class Progress {
   double start_ = 0, last_ = 0, mark_ = 0;
 };
 
-// Schedules (runner.cpp), also used by the calibration of --estimate. run_sequential takes
-// turns through the tasks (every rank knows the list); run_rounds runs rounds of disjoint pairs
-// at once with a sleeping barrier after each (and each rank's exchange with itself).
-void run_sequential(Ctx& c, const std::vector<Task>& tasks);
-void run_sequential(Ctx& c, const TaskList& tasks);
-void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange);
-void idle_barrier(Ctx& c, double tasks_ahead);
+// Schedules (runner.cpp), also used by the calibration of --estimate, at messages of `length`
+// bytes. run_sequential takes turns through the tasks (every rank knows the list); run_rounds
+// runs rounds of disjoint pairs at once with a sleeping barrier after each (and each rank's
+// exchange with itself).
+void run_sequential(Ctx& c, const std::vector<Task>& tasks, std::int64_t length);
+void run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length);
+void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange,
+                std::int64_t length);
+// A barrier on every rank whose wait sleeps (its timeout message names `length`).
+void idle_barrier(Ctx& c, double tasks_ahead, std::int64_t length);
 // A barrier on comm whose wait is idle_wait (deadline 0: none; timeout: TimeoutError(why)).
 void idle_barrier(Ctx& c, MPI_Comm comm, double deadline, const std::string& why);
 

@@ -21,11 +21,11 @@ Registry& table() {
 // A mode without per-run state: its run function.
 class Stateless final : public ModeRun {
  public:
-  explicit Stateless(const std::function<void(Ctx&, const Task&)>& f) : f_(f) {}
-  void run(Ctx& c, const Task& t) override { f_(c, t); }
+  explicit Stateless(const std::function<void(Ctx&, const Task&, std::int64_t)>& f) : f_(f) {}
+  void run(Ctx& c, const Task& t, std::int64_t length) override { f_(c, t, length); }
 
  private:
-  const std::function<void(Ctx&, const Task&)>& f_;
+  const std::function<void(Ctx&, const Task&, std::int64_t)>& f_;
 };
 }  // namespace
 
@@ -69,6 +69,16 @@ const ModeSpec* Registry::find(const std::string& name) const {
 }
 
 const Registry& registry() { return table(); }
+
+ModeSpec identify(Mode m, ModeSpec spec) {
+  const ModeTraits* t = mode_traits(m);
+  if (!t) throw Error("internal: mode code " + std::to_string(static_cast<int>(m)) + " has no row in nt::kModeTable");
+  spec.name = std::string(t->name);
+  spec.id = static_cast<int>(m);
+  spec.aliases.clear();
+  if (!t->alias.empty()) spec.aliases.emplace_back(t->alias);
+  return spec;
+}
 
 Registrar::Registrar(ModeSpec spec) { table().add(std::move(spec)); }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -153,11 +154,11 @@ struct DebugStall {
   }
 };
 
-void run_task(Ctx& c, const Task& t) {
+void run_task(Ctx& c, const Task& t, std::int64_t length) {
   static const DebugStall stall;
-  if (c.rank == stall.rank && c.length == stall.length && !c.calibrating)
+  if (c.rank == stall.rank && length == stall.length && !c.calibrating)
     for (;;) sleep(1);
-  c.begin_task(c.spec.describe(t) + " at length " + std::to_string(c.length), c.settings.timeout);
+  c.begin_task(c.spec.describe(t) + " at length " + std::to_string(length), c.settings.timeout);
   // Oversubscribed host: put the two measured ranks on different cores for the task, so that
   // they never take turns on one core while the other is busy elsewhere.
   cpu_set_t saved;
@@ -178,9 +179,9 @@ void run_task(Ctx& c, const Task& t) {
   if (t.sync)
     run_sync_task(c, t);
   else if (c.settings.precision > 0 && !c.calibrating)
-    run_adaptive(c, t, [&] { c.mode->run(c, t); });
+    run_adaptive(c, t, [&] { c.mode->run(c, t, length); });
   else
-    c.mode->run(c, t);
+    c.mode->run(c, t, length);
   if (pinned) sched_setaffinity(0, sizeof saved, &saved);
   c.begin_task({}, 0);
 }
@@ -223,7 +224,7 @@ void ready_wait([[maybe_unused]] Ctx& c, MPI_Request& req, double deadline, cons
 // a message latency instead of a sleep of up to --idle-sleep-max. Both sides derive who sends
 // what from the task list alone, so the messages from one rank arrive in the order expected.
 template <class List>
-void run_sequential_list(Ctx& c, const List& tasks) {
+void run_sequential_list(Ctx& c, const List& tasks, std::int64_t length) {
   char go = 1;
   long last = -1;
   // tasks[u] of a TaskList is computed on every call: keep the three in use.
@@ -245,9 +246,9 @@ void run_sequential_list(Ctx& c, const List& tasks) {
     if (t.has(c.rank)) {
       if (c.rank != prev_leader) {
         const std::string why =
-            u == 0 ? fmt::format("timeout: rank {} got no start signal for length {} from rank 0", c.rank, c.length)
+            u == 0 ? fmt::format("timeout: rank {} got no start signal for length {} from rank 0", c.rank, length)
                    : fmt::format("timeout: rank {} waited for its turn too long: {} at length {} did not finish",
-                                 c.rank, c.spec.describe(prev), c.length);
+                                 c.rank, c.spec.describe(prev), length);
         const double deadline = idle_deadline(c, static_cast<double>(static_cast<long>(u) - last));
         // Told it is next (a ready from the sender of the go of task u-1)?
         const bool told = u >= 1 && !prev.has(c.rank) && c.rank != prev_prev_leader;
@@ -270,7 +271,7 @@ void run_sequential_list(Ctx& c, const List& tasks) {
         else  // the first task waits for rank 0 to write the previous length
           c.idle_wait(req, deadline, why);
       }
-      run_task(c, t);
+      run_task(c, t, length);
       last = static_cast<long>(u);
     }
     prev_prev_leader = prev_leader;
@@ -280,8 +281,10 @@ void run_sequential_list(Ctx& c, const List& tasks) {
   }
 }
 
-void run_sequential(Ctx& c, const std::vector<Task>& tasks) { run_sequential_list(c, tasks); }
-void run_sequential(Ctx& c, const TaskList& tasks) { run_sequential_list(c, tasks); }
+void run_sequential(Ctx& c, const std::vector<Task>& tasks, std::int64_t length) {
+  run_sequential_list(c, tasks, length);
+}
+void run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length) { run_sequential_list(c, tasks, length); }
 
 void idle_barrier(Ctx& c, MPI_Comm comm, double deadline, const std::string& why) {
 #ifdef NT_SMPI
@@ -299,9 +302,9 @@ void idle_barrier(Ctx& c, MPI_Comm comm, double deadline, const std::string& why
 #endif
 }
 
-void idle_barrier(Ctx& c, double tasks_ahead) {
+void idle_barrier(Ctx& c, double tasks_ahead, std::int64_t length) {
   idle_barrier(c, c.comm, idle_deadline(c, tasks_ahead),
-               fmt::format("timeout: rank {} waited too long for the other pairs at length {}", c.rank, c.length));
+               fmt::format("timeout: rank {} waited too long for the other pairs at length {}", c.rank, length));
 }
 
 namespace {
@@ -315,54 +318,56 @@ Task pair_task(const Ctx& c, int x, int y) {
 }
 
 // This rank's part of one round: its pair {a, b} (a < b), both directions or one exchange.
-void run_pair_of_round(Ctx& c, int a, int b) {
+void run_pair_of_round(Ctx& c, int a, int b, std::int64_t length) {
   if (c.spec.kind == TaskKind::ordered_pairs) {
-    run_task(c, pair_task(c, a, b));
-    run_task(c, pair_task(c, b, a));
+    run_task(c, pair_task(c, a, b), length);
+    run_task(c, pair_task(c, b, a), length);
   } else {
     Task t = pair_task(c, a, b);
     t.leader = a;
-    run_task(c, t);
+    run_task(c, t, length);
   }
 }
 
-void run_self_exchange(Ctx& c) {
+void run_self_exchange(Ctx& c, std::int64_t length) {
   if (c.spec.kind != TaskKind::exchange_pairs) return;
   Task t = pair_task(c, c.rank, c.rank);
   t.members = {c.rank};
   t.leader = c.rank;
-  run_task(c, t);
+  run_task(c, t, length);
 }
 }  // namespace
 
-void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange) {
+void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange,
+                std::int64_t length) {
   for (const auto& round : rounds) {
     for (const auto& [a, b] : round)
-      if (c.rank == a || c.rank == b) run_pair_of_round(c, a, b);
-    idle_barrier(c, 2);
+      if (c.rank == a || c.rank == b) run_pair_of_round(c, a, b, length);
+    idle_barrier(c, 2, length);
   }
-  if (self_exchange) run_self_exchange(c);
+  if (self_exchange) run_self_exchange(c, length);
 }
 
 namespace {
 
 // The round-robin rounds of a length, in an order shuffled from the seed with --shuffle; each
 // rank computes only its own partner per round (O(P) memory for the order of the rounds).
-void run_concurrent(Ctx& c) {
+// Length k of the sweep is `length` bytes.
+void run_concurrent(Ctx& c, std::size_t k, std::int64_t length) {
   const int n = rounds_of(c.size);
   std::vector<int> order(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), 0);
   if (c.settings.shuffle) {
-    std::uint64_t st = mix_seed(c.settings.seed.value_or(0), c.length_index, 0x636f6e63ULL);
+    std::uint64_t st = mix_seed(c.settings.seed.value_or(0), k, 0x636f6e63ULL);
     for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[splitmix64(st) % i]);
   }
-  idle_barrier(c, 1);  // the previous length is written
+  idle_barrier(c, 1, length);  // the previous length is written
   for (int r : order) {
     const int other = partner_in_round(c.size, r, c.rank);
-    if (other >= 0) run_pair_of_round(c, std::min(c.rank, other), std::max(c.rank, other));
-    idle_barrier(c, 2);
+    if (other >= 0) run_pair_of_round(c, std::min(c.rank, other), std::max(c.rank, other), length);
+    idle_barrier(c, 2, length);
   }
-  run_self_exchange(c);
+  run_self_exchange(c, length);
 }
 
 }  // namespace
@@ -386,7 +391,7 @@ bool synthetic_samples() {
   return on;
 }
 
-void fill_synthetic(Ctx& c) {
+void fill_synthetic(Ctx& c, std::int64_t length) {
   const auto RU = static_cast<std::size_t>(c.store.stride);
   for (std::size_t q = 0; q < static_cast<std::size_t>(c.size); ++q) {
     const auto r = static_cast<std::size_t>(c.rank);
@@ -395,7 +400,7 @@ void fill_synthetic(Ctx& c) {
       c.store.used[q] = c.settings.min_repeats + static_cast<int>((x + 2 * y) % (RU - static_cast<std::size_t>(c.settings.min_repeats) + 1));
     for (std::size_t i = 0; i < RU; ++i) {
       c.store.values[q * RU + i] = 1e-6 * (1.0 + 0.25 * static_cast<double>(x) + 0.0625 * static_cast<double>(y) +
-                                           1e-3 * static_cast<double>(c.length) + 0.01 * static_cast<double>((i * 7) % 5));
+                                           1e-3 * static_cast<double>(length) + 0.01 * static_cast<double>((i * 7) % 5));
       c.store.flags[q * RU + i] = static_cast<std::uint8_t>((x + y + i) % 4 == 0 ? kSampleLate : 0);
     }
   }
@@ -424,11 +429,8 @@ struct RowFiles {
 // and proves it sees the same file (digest of the header). Anything else (a rank that cannot
 // open them, a node-local directory, NT_WRITE=gather): nullopt, and rank 0 gathers and writes as
 // before (refused when P x P matrices on rank 0 exceed the memory limit).
-std::optional<RowFiles> open_row_files(Ctx& c, Output* out) {
-  const bool raw = c.settings.raw;
-  RecordExtras stat_extras, all_extras;
-  stat_extras.sample_count = c.settings.precision > 0;
-  all_extras.sample_flags = true;
+// The absolute paths of the files rank 0 has open (out->stats, then the _all file), on every rank.
+std::vector<std::string> result_paths(const Ctx& c, const Output* out) {
   std::vector<std::string> paths;
   int n = 0;
   if (c.rank == 0) {
@@ -444,6 +446,15 @@ std::optional<RowFiles> open_row_files(Ctx& c, Output* out) {
     p.resize(static_cast<std::size_t>(len));
     MPI_Bcast(p.data(), len, MPI_CHAR, 0, c.comm);
   }
+  return paths;
+}
+
+std::optional<RowFiles> open_row_files(Ctx& c, Output* out) {
+  const bool raw = c.settings.raw;
+  RecordExtras stat_extras, all_extras;
+  stat_extras.sample_count = c.settings.precision > 0;
+  all_extras.sample_flags = true;
+  const std::vector<std::string> paths = result_paths(c, out);
   const char* mode = std::getenv("NT_WRITE");
   int ok = mode && std::string(mode) == "gather" ? 0 : 1;
   RowFiles files;
@@ -511,226 +522,283 @@ std::optional<RowFiles> open_row_files(Ctx& c, Output* out) {
   return std::nullopt;
 }
 
+// One rank's sweep: the buffers it keeps from length to length (at their largest, what the rank
+// holds besides MPI's own) and the steps of one length: measure, summarise, write.
+class Sweep {
+ public:
+  Sweep(Ctx& c, Output* out, Progress* progress, FlagCounts* counts, double& write_seconds, double& data_bytes)
+      : c_(c), out_(out), progress_(progress), counts_(counts), write_seconds_(write_seconds), data_bytes_(data_bytes),
+        PU_(static_cast<std::size_t>(c.size)), RU_(static_cast<std::size_t>(c.store.stride)), raw_(c.settings.raw),
+        adaptive_(c.settings.precision > 0), local_(NS_ * PU_), rows_(init_store_and_open(c, out)),
+        raw_gathered_(!rows_ && c.rank == 0 && raw_ ? PU_ * PU_ * RU_ : 0),
+        flags_gathered_(!rows_ && c.rank == 0 && raw_ ? PU_ * PU_ * RU_ : 0),
+        used_gathered_(!rows_ && c.rank == 0 && adaptive_ ? PU_ * PU_ : 0) {}
+
+  // Measures length k of the sweep and writes it.
+  void run_length(std::size_t k);
+
+ private:
+  static std::optional<RowFiles> init_store_and_open(Ctx& c, Output* out) {
+    const auto n = static_cast<std::size_t>(c.size) * static_cast<std::size_t>(c.store.stride);
+    c.store.values.assign(n, 0.0);
+    c.store.flags.assign(n, 0);
+    return open_row_files(c, out);
+  }
+  // Summaries of every peer's samples into local_ ([statistic * P + peer]); samples not taken
+  // (--precision) become NaN with kSampleNotTaken. Returns this rank's late and preempted counts.
+  std::array<long, 2> summarize_samples();
+  void wait(MPI_Request& req, const char* what);
+  void gather(const void* send, int count, MPI_Datatype type, void* recv, const char* what);
+  // Parallel writing: this rank's row of every file, then the records committed by rank 0.
+  void rows_of_this_rank();
+  void write_rows(std::size_t k, const long* flagged_all, std::size_t task_bytes);
+  // Fallback: rank 0 gathers every statistic (and the samples with --raw) and writes them.
+  void gather_and_write(std::size_t k, const long* flagged_all, std::size_t task_bytes);
+  void write_raw_record();
+  // Where rank r's cell for peer q goes: r held its row (sender) or its column (receiver).
+  std::pair<std::size_t, std::size_t> cell(std::size_t r, std::size_t q) const {
+    return c_.spec.results_in_rows ? std::make_pair(r, q) : std::make_pair(q, r);
+  }
+  void count_data(std::size_t task_bytes);
+
+  Ctx& c_;
+  Output* out_;
+  Progress* progress_;
+  FlagCounts* counts_;
+  double& write_seconds_;
+  double& data_bytes_;
+  const std::vector<Statistic>& gather_order_ = standard_statistics();  // the statistics gathered, in this order
+  const std::size_t NS_ = standard_statistics().size();
+  const std::size_t PU_, RU_;
+  const bool raw_, adaptive_;
+  std::int64_t length_ = 0;  // the length being measured
+  double ahead_ = 0;         // tasks ahead of a waiting rank (its timeout)
+  std::vector<double> local_;
+  std::optional<RowFiles> rows_;
+  // Fallback: rank 0 gathers one statistic at a time (P x P doubles, plus the matrix it writes
+  // when the orientation needs a transposition); with --raw every sample.
+  std::vector<double> gathered_;
+  std::vector<double> raw_gathered_, raw_record_;
+  std::vector<std::uint8_t> flags_gathered_, flags_record_;
+  std::vector<int> used_gathered_, used_record_;
+  // Parallel: this rank's row of every file. A rank holding a column (results_in_rows false)
+  // exchanges it with one MPI_Alltoall: O(P x samples) per rank, never P x P.
+  std::vector<double> row_stats_, row_raw_, xfer_;
+  std::vector<std::uint8_t> row_flags_;
+  std::vector<int> row_used_;
+};
+
+void Sweep::run_length(std::size_t k) {
+  length_ = c_.lengths[k];
+  std::fill(c_.store.values.begin(), c_.store.values.end(), 0.0);
+  std::fill(c_.store.flags.begin(), c_.store.flags.end(), std::uint8_t{0});
+  c_.store.used.assign(PU_, c_.store.stride);
+  const TaskList tasks(c_.spec, c_.settings, c_.size, k);
+  if (c_.settings.concurrent)
+    run_concurrent(c_, k, length_);
+  else
+    run_sequential(c_, tasks, length_);
+
+  if (synthetic_samples()) fill_synthetic(c_, length_);
+  const std::array<long, 2> flagged = summarize_samples();  // this rank's late / preempted samples
+  ahead_ = c_.settings.concurrent ? static_cast<double>(c_.size) : static_cast<double>(tasks.size());
+  long flagged_all[2] = {0, 0};
+  {
+    MPI_Request req;
+    MPI_Ireduce(flagged.data(), flagged_all, 2, MPI_LONG, MPI_SUM, 0, c_.comm, &req);
+    wait(req, "flag counts");
+  }
+  if (rows_)
+    write_rows(k, flagged_all, tasks.bytes());
+  else
+    gather_and_write(k, flagged_all, tasks.bytes());
+}
+
+std::array<long, 2> Sweep::summarize_samples() {
+  std::array<long, 2> flagged{0, 0};
+  for (std::size_t q = 0; q < PU_; ++q) {
+    const auto n = static_cast<std::size_t>(c_.store.used[q]);
+    double* row = c_.store.values.data() + q * RU_;
+    std::uint8_t* fl = c_.store.flags.data() + q * RU_;
+    for (std::size_t i = 0; i < n; ++i) {
+      flagged[0] += (fl[i] & kSampleLate) ? 1 : 0;
+      flagged[1] += (fl[i] & kSamplePreempted) ? 1 : 0;
+    }
+    const Summary s = summarize(std::span<const double>(row, n));
+    for (std::size_t i = n; i < RU_; ++i) {  // not taken (--precision): missing in the _all file
+      row[i] = std::numeric_limits<double>::quiet_NaN();
+      fl[i] = kSampleNotTaken;
+    }
+    for (std::size_t i = 0; i < NS_; ++i)  // [statistic * P + peer]
+      local_[i * PU_ + q] = summary_value(s, gather_order_[i]);
+  }
+  return flagged;
+}
+
+void Sweep::wait(MPI_Request& req, const char* what) {
+  c_.idle_wait(req, idle_deadline(c_, ahead_),
+               fmt::format("timeout: rank {} waited too long for the {} of length {}", c_.rank, what, length_));
+}
+
+void Sweep::gather(const void* send, int count, MPI_Datatype type, void* recv, const char* what) {
+  MPI_Request req;
+  MPI_Igather(send, count, type, recv, count, type, 0, c_.comm, &req);
+  wait(req, what);
+}
+
+void Sweep::count_data(std::size_t task_bytes) {
+  auto bytes = [](const auto& v) { return static_cast<double>(v.capacity() * sizeof(v[0])); };
+  double b = bytes(c_.store.values) + bytes(c_.store.flags) + bytes(c_.store.used) + bytes(local_) + bytes(gathered_) +
+             bytes(raw_gathered_) + bytes(raw_record_) + bytes(flags_gathered_) + bytes(flags_record_) +
+             bytes(used_gathered_) + bytes(used_record_) + bytes(row_stats_) + bytes(row_raw_) + bytes(xfer_) +
+             bytes(row_flags_) + bytes(row_used_) + static_cast<double>(task_bytes);
+  for (const auto& h : c_.hosts) b += static_cast<double>(sizeof h + h.capacity());
+  data_bytes_ = std::max(data_bytes_, b);
+}
+
+void Sweep::rows_of_this_rank() {
+  // This rank's row r: cell (r, q) for every q, of every statistic, its count and samples.
+  row_stats_.resize(NS_ * PU_);
+  row_used_.resize(adaptive_ ? PU_ : 0);
+  row_raw_.resize(raw_ ? PU_ * RU_ : 0);
+  row_flags_.resize(raw_ ? PU_ * RU_ : 0);
+  const auto& store = c_.store;
+  if (c_.spec.results_in_rows) {
+    std::copy(local_.begin(), local_.end(), row_stats_.begin());
+    if (adaptive_) std::copy(store.used.begin(), store.used.end(), row_used_.begin());
+    if (raw_) {
+      std::copy(store.values.begin(), store.values.end(), row_raw_.begin());
+      std::copy(store.flags.begin(), store.flags.end(), row_flags_.begin());
+    }
+    return;
+  }
+  // Rank r holds column r: cell (q, r) for every q. To peer q: everything of cell (q, r)
+  // packed as doubles (statistics, count, samples, flags); from q: cell (r, q).
+  const std::size_t per = NS_ + 1 + (raw_ ? 2 * RU_ : 0);
+  xfer_.resize(2 * per * PU_);
+  double* send = xfer_.data();
+  double* recv = xfer_.data() + per * PU_;
+  for (std::size_t q = 0; q < PU_; ++q) {
+    double* o = send + q * per;
+    for (std::size_t i = 0; i < NS_; ++i) o[i] = local_[i * PU_ + q];
+    o[NS_] = store.used[q];
+    for (std::size_t i = 0; raw_ && i < RU_; ++i) {
+      o[NS_ + 1 + i] = store.values[q * RU_ + i];
+      o[NS_ + 1 + RU_ + i] = store.flags[q * RU_ + i];
+    }
+  }
+  MPI_Request req;
+  MPI_Ialltoall(send, static_cast<int>(per), MPI_DOUBLE, recv, static_cast<int>(per), MPI_DOUBLE, c_.comm, &req);
+  wait(req, "columns exchanged into rows");
+  for (std::size_t q = 0; q < PU_; ++q) {
+    const double* in = recv + q * per;
+    for (std::size_t i = 0; i < NS_; ++i) row_stats_[i * PU_ + q] = in[i];
+    if (adaptive_) row_used_[q] = static_cast<int>(in[NS_]);
+    for (std::size_t i = 0; raw_ && i < RU_; ++i) {
+      row_raw_[q * RU_ + i] = in[NS_ + 1 + i];
+      row_flags_[q * RU_ + i] = static_cast<std::uint8_t>(in[NS_ + 1 + RU_ + i]);
+    }
+  }
+}
+
+void Sweep::write_rows(std::size_t k, const long* flagged_all, std::size_t task_bytes) {
+  rows_of_this_rank();
+  // Every rank writes and syncs its rows; after a barrier rank 0 commits each record (its
+  // length, then numrecs): a record counts only once all of its rows are on disk.
+  const auto t0 = host_seconds();
+  for (std::size_t i = 0; i < rows_->stats.size(); ++i)  // open_outputs made them in this order
+    rows_->stats[i].put_row(k, c_.rank, std::span<const double>(row_stats_.data() + i * PU_, PU_), row_used_);
+  if (rows_->all) rows_->all->put_row(k, c_.rank, row_raw_, {}, row_flags_);
+  write_seconds_ += host_seconds() - t0;
+  idle_barrier(c_, rows_->node, idle_deadline(c_, ahead_),
+               fmt::format("timeout: rank {} waited too long for the rows of the other ranks of this node of "
+                           "length {}", c_.rank, length_));
+  if (rows_->node_rank == 0) {
+    const auto t2 = host_seconds();
+    for (auto& f : rows_->stats) f.sync();
+    if (rows_->all) rows_->all->sync();
+    write_seconds_ += host_seconds() - t2;
+  }
+  idle_barrier(c_, c_.comm, idle_deadline(c_, ahead_),
+               fmt::format("timeout: rank {} waited too long for the rows of the other ranks of length {}", c_.rank,
+                           length_));
+  count_data(task_bytes);
+  if (c_.rank != 0) return;
+  const auto t1 = host_seconds();
+  for (auto& f : rows_->stats) f.commit(k, length_);
+  if (rows_->all) rows_->all->commit(k, length_);
+  write_seconds_ += host_seconds() - t1;
+  if (counts_) counts_->push_back({length_, flagged_all[0], flagged_all[1]});
+  if (progress_) progress_->update(k, length_);
+}
+
+void Sweep::gather_and_write(std::size_t k, const long* flagged_all, std::size_t task_bytes) {
+  const int P = c_.size;
+  if (adaptive_) gather(c_.store.used.data(), P, MPI_INT, used_gathered_.data(), "sample counts");
+  if (raw_) {
+    gather(c_.store.values.data(), P * c_.store.stride, MPI_DOUBLE, raw_gathered_.data(), "samples");
+    gather(c_.store.flags.data(), P * c_.store.stride, MPI_UINT8_T, flags_gathered_.data(), "sample flags");
+  }
+  if (c_.rank == 0 && adaptive_) {
+    used_record_.assign(PU_ * PU_, 0);
+    for (std::size_t r = 0; r < PU_; ++r)
+      for (std::size_t q = 0; q < PU_; ++q) {
+        const auto [x, y] = cell(r, q);
+        used_record_[x * PU_ + y] = used_gathered_[r * PU_ + q];
+      }
+  }
+  for (std::size_t i = 0; i < NS_; ++i) {
+    if (c_.rank == 0) gathered_.resize(PU_ * PU_);
+    gather(local_.data() + i * PU_, P, MPI_DOUBLE, gathered_.data(), "results");
+    if (c_.rank != 0) continue;
+    const auto t0 = host_seconds();
+    for (auto& [stat, writer] : out_->stats) {
+      if (stat != gather_order_[i] || writer.records() > k) continue;  // written by the interrupted run (--resume)
+      if (c_.spec.results_in_rows) {
+        writer.append(length_, gathered_, used_record_);
+      } else {
+        Matrix m(P);
+        for (std::size_t r = 0; r < PU_; ++r)
+          for (std::size_t q = 0; q < PU_; ++q) m.at(static_cast<int>(q), static_cast<int>(r)) = gathered_[r * PU_ + q];
+        writer.append(length_, m.values(), used_record_);
+      }
+    }
+    write_seconds_ += host_seconds() - t0;
+  }
+  count_data(task_bytes);
+  if (c_.rank != 0) return;
+  if (counts_) counts_->push_back({length_, flagged_all[0], flagged_all[1]});
+  if (raw_ && out_->all && out_->all->records() <= k) write_raw_record();
+  if (progress_) progress_->update(k, length_);
+}
+
+void Sweep::write_raw_record() {
+  const auto t0 = host_seconds();
+  raw_record_.assign(PU_ * PU_ * RU_, 0.0);
+  flags_record_.assign(PU_ * PU_ * RU_, 0);
+  for (std::size_t r = 0; r < PU_; ++r)
+    for (std::size_t q = 0; q < PU_; ++q) {
+      const auto [x, y] = cell(r, q);
+      std::copy_n(raw_gathered_.data() + (r * PU_ + q) * RU_, RU_, raw_record_.data() + (x * PU_ + y) * RU_);
+      std::copy_n(flags_gathered_.data() + (r * PU_ + q) * RU_, RU_, flags_record_.data() + (x * PU_ + y) * RU_);
+    }
+  out_->all->append(length_, raw_record_, {}, flags_record_);
+  write_seconds_ += host_seconds() - t0;
+}
+
 }  // namespace
 
 void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts,
                double& write_seconds, double& data_bytes) {
-  const auto& lengths = c.settings.lengths;
-  const int P = c.size;
-  const auto PU = static_cast<std::size_t>(P);
-  const auto RU = static_cast<std::size_t>(c.store.stride);
-  const bool raw = c.settings.raw, adaptive = c.settings.precision > 0;
-  const auto& kGatherOrder = standard_statistics();  // the statistics gathered, in this order
-  const std::size_t NS = kGatherOrder.size();
-  std::vector<double> local(NS * PU);
-  c.store.values.assign(PU * RU, 0.0);
-  c.store.flags.assign(PU * RU, 0);
-  std::optional<RowFiles> rows = open_row_files(c, out);
-  // Fallback: rank 0 gathers one statistic at a time (P x P doubles, plus the matrix it writes
-  // when the orientation needs a transposition); with --raw every sample.
-  std::vector<double> gathered;
-  std::vector<double> raw_gathered(!rows && c.rank == 0 && raw ? PU * PU * RU : 0), raw_record;
-  std::vector<std::uint8_t> flags_gathered(!rows && c.rank == 0 && raw ? PU * PU * RU : 0), flags_record;
-  std::vector<int> used_gathered(!rows && c.rank == 0 && adaptive ? PU * PU : 0), used_record;
-  // Parallel: this rank's row of every file. A rank holding a column (results_in_rows false)
-  // exchanges it with one MPI_Alltoall: O(P x samples) per rank, never P x P.
-  std::vector<double> row_stats, row_raw, xfer;
-  std::vector<std::uint8_t> row_flags;
-  std::vector<int> row_used;
-  for (std::size_t k = first; k < lengths.size(); ++k) {
-    c.length = lengths[k];
-    c.length_index = k;
-    std::fill(c.store.values.begin(), c.store.values.end(), 0.0);
-    std::fill(c.store.flags.begin(), c.store.flags.end(), std::uint8_t{0});
-    c.store.used.assign(PU, c.store.stride);
-    const TaskList tasks(c.spec, c.settings, P, k);
-    // This rank's own data of the sweep (the buffers below at their largest, the task list, the
-    // host names): what the program holds per rank, MPI's own buffers not counted.
-    auto bytes = [](const auto& v) { return static_cast<double>(v.capacity() * sizeof(v[0])); };
-    auto count_data = [&] {
-      double b = bytes(c.store.values) + bytes(c.store.flags) + bytes(c.store.used) + bytes(local) + bytes(gathered) +
-                 bytes(raw_gathered) + bytes(raw_record) + bytes(flags_gathered) + bytes(flags_record) +
-                 bytes(used_gathered) + bytes(used_record) + bytes(row_stats) + bytes(row_raw) + bytes(xfer) +
-                 bytes(row_flags) + bytes(row_used) + static_cast<double>(tasks.bytes());
-      for (const auto& h : c.hosts) b += static_cast<double>(sizeof h + h.capacity());
-      data_bytes = std::max(data_bytes, b);
-    };
-    if (c.settings.concurrent)
-      run_concurrent(c);
-    else
-      run_sequential(c, tasks);
-
-    if (synthetic_samples()) fill_synthetic(c);
-    long flagged[2] = {0, 0};  // samples this rank measured late / preempted at this length
-    for (std::size_t q = 0; q < PU; ++q) {
-      const auto n = static_cast<std::size_t>(c.store.used[q]);
-      double* row = c.store.values.data() + q * RU;
-      std::uint8_t* fl = c.store.flags.data() + q * RU;
-      for (std::size_t i = 0; i < n; ++i) {
-        flagged[0] += (fl[i] & kSampleLate) ? 1 : 0;
-        flagged[1] += (fl[i] & kSamplePreempted) ? 1 : 0;
-      }
-      const Summary s = summarize(std::span<const double>(row, n));
-      for (std::size_t i = n; i < RU; ++i) {  // not taken (--precision): missing in the _all file
-        row[i] = std::numeric_limits<double>::quiet_NaN();
-        fl[i] = kSampleNotTaken;
-      }
-      for (std::size_t i = 0; i < NS; ++i)  // [statistic * P + peer]
-        local[i * PU + q] = summary_value(s, kGatherOrder[i]);
-    }
-    const double ahead = c.settings.concurrent ? static_cast<double>(P) : static_cast<double>(tasks.size());
-    auto wait = [&](MPI_Request& req, const char* what) {
-      c.idle_wait(req, idle_deadline(c, ahead),
-                  fmt::format("timeout: rank {} waited too long for the {} of length {}", c.rank, what, c.length));
-    };
-    auto gather = [&](const void* send, int count, MPI_Datatype type, void* recv, const char* what) {
-      MPI_Request req;
-      MPI_Igather(send, count, type, recv, count, type, 0, c.comm, &req);
-      wait(req, what);
-    };
-    long flagged_all[2] = {0, 0};
-    {
-      MPI_Request req;
-      MPI_Ireduce(flagged, flagged_all, 2, MPI_LONG, MPI_SUM, 0, c.comm, &req);
-      wait(req, "flag counts");
-    }
-
-    if (rows) {
-      // This rank's row r: cell (r, q) for every q, of every statistic, its count and samples.
-      row_stats.resize(NS * PU);
-      row_used.resize(adaptive ? PU : 0);
-      row_raw.resize(raw ? PU * RU : 0);
-      row_flags.resize(raw ? PU * RU : 0);
-      if (c.spec.results_in_rows) {
-        std::copy(local.begin(), local.end(), row_stats.begin());
-        if (adaptive) std::copy(c.store.used.begin(), c.store.used.end(), row_used.begin());
-        if (raw) {
-          std::copy(c.store.values.begin(), c.store.values.end(), row_raw.begin());
-          std::copy(c.store.flags.begin(), c.store.flags.end(), row_flags.begin());
-        }
-      } else {
-        // Rank r holds column r: cell (q, r) for every q. To peer q: everything of cell (q, r)
-        // packed as doubles (statistics, count, samples, flags); from q: cell (r, q).
-        const std::size_t per = NS + 1 + (raw ? 2 * RU : 0);
-        xfer.resize(2 * per * PU);
-        double* send = xfer.data();
-        double* recv = xfer.data() + per * PU;
-        for (std::size_t q = 0; q < PU; ++q) {
-          double* o = send + q * per;
-          for (std::size_t i = 0; i < NS; ++i) o[i] = local[i * PU + q];
-          o[NS] = c.store.used[q];
-          for (std::size_t i = 0; raw && i < RU; ++i) {
-            o[NS + 1 + i] = c.store.values[q * RU + i];
-            o[NS + 1 + RU + i] = c.store.flags[q * RU + i];
-          }
-        }
-        MPI_Request req;
-        MPI_Ialltoall(send, static_cast<int>(per), MPI_DOUBLE, recv, static_cast<int>(per), MPI_DOUBLE, c.comm, &req);
-        wait(req, "columns exchanged into rows");
-        for (std::size_t q = 0; q < PU; ++q) {
-          const double* in = recv + q * per;
-          for (std::size_t i = 0; i < NS; ++i) row_stats[i * PU + q] = in[i];
-          if (adaptive) row_used[q] = static_cast<int>(in[NS]);
-          for (std::size_t i = 0; raw && i < RU; ++i) {
-            row_raw[q * RU + i] = in[NS + 1 + i];
-            row_flags[q * RU + i] = static_cast<std::uint8_t>(in[NS + 1 + RU + i]);
-          }
-        }
-      }
-      // Every rank writes and syncs its rows; after a barrier rank 0 commits each record (its
-      // length, then numrecs): a record counts only once all of its rows are on disk.
-      const auto t0 = host_seconds();
-      for (std::size_t i = 0; i < rows->stats.size(); ++i)  // open_outputs made them in this order
-        rows->stats[i].put_row(k, c.rank, std::span<const double>(row_stats.data() + i * PU, PU), row_used);
-      if (rows->all) rows->all->put_row(k, c.rank, row_raw, {}, row_flags);
-      write_seconds += host_seconds() - t0;
-      idle_barrier(c, rows->node, idle_deadline(c, ahead),
-                   fmt::format("timeout: rank {} waited too long for the rows of the other ranks of this node of "
-                               "length {}", c.rank, c.length));
-      if (rows->node_rank == 0) {
-        const auto t2 = host_seconds();
-        for (auto& f : rows->stats) f.sync();
-        if (rows->all) rows->all->sync();
-        write_seconds += host_seconds() - t2;
-      }
-      idle_barrier(c, c.comm, idle_deadline(c, ahead),
-                   fmt::format("timeout: rank {} waited too long for the rows of the other ranks of length {}", c.rank,
-                               c.length));
-      count_data();
-      if (c.rank != 0) continue;
-      const auto t1 = host_seconds();
-      for (auto& f : rows->stats) f.commit(k, c.length);
-      if (rows->all) rows->all->commit(k, c.length);
-      write_seconds += host_seconds() - t1;
-      if (counts) counts->push_back({c.length, flagged_all[0], flagged_all[1]});
-      if (progress) progress->update(k, c.length);
-      continue;
-    }
-
-    if (adaptive) gather(c.store.used.data(), P, MPI_INT, used_gathered.data(), "sample counts");
-    if (raw) {
-      gather(c.store.values.data(), P * c.store.stride, MPI_DOUBLE, raw_gathered.data(), "samples");
-      gather(c.store.flags.data(), P * c.store.stride, MPI_UINT8_T, flags_gathered.data(), "sample flags");
-    }
-    // Assemble in our orientation: rank r held its row (sender) or its column (receiver).
-    auto cell = [&](std::size_t r, std::size_t q) -> std::pair<std::size_t, std::size_t> {
-      return c.spec.results_in_rows ? std::make_pair(r, q) : std::make_pair(q, r);
-    };
-    if (c.rank == 0 && adaptive) {
-      used_record.assign(PU * PU, 0);
-      for (std::size_t r = 0; r < PU; ++r)
-        for (std::size_t q = 0; q < PU; ++q) {
-          const auto [x, y] = cell(r, q);
-          used_record[x * PU + y] = used_gathered[r * PU + q];
-        }
-    }
-    for (std::size_t i = 0; i < NS; ++i) {
-      if (c.rank == 0) gathered.resize(PU * PU);
-      gather(local.data() + i * PU, P, MPI_DOUBLE, gathered.data(), "results");
-      if (c.rank != 0) continue;
-      const auto t0 = host_seconds();
-      for (auto& [stat, writer] : out->stats) {
-        if (stat != kGatherOrder[i] || writer.records() > k) continue;  // written by the interrupted run (--resume)
-        if (c.spec.results_in_rows) {
-          writer.append(c.length, gathered, used_record);
-        } else {
-          Matrix m(P);
-          for (std::size_t r = 0; r < PU; ++r)
-            for (std::size_t q = 0; q < PU; ++q)
-              m.at(static_cast<int>(q), static_cast<int>(r)) = gathered[r * PU + q];
-          writer.append(c.length, m.values(), used_record);
-        }
-      }
-      write_seconds += host_seconds() - t0;
-    }
-    count_data();
-    if (c.rank != 0) continue;
-    if (counts) counts->push_back({c.length, flagged_all[0], flagged_all[1]});
-
-    if (raw && out->all && out->all->records() <= k) {
-      const auto t0 = host_seconds();
-      raw_record.assign(PU * PU * RU, 0.0);
-      flags_record.assign(PU * PU * RU, 0);
-      for (std::size_t r = 0; r < PU; ++r)
-        for (std::size_t q = 0; q < PU; ++q) {
-          const auto [x, y] = cell(r, q);
-          std::copy_n(raw_gathered.data() + (r * PU + q) * RU, RU, raw_record.data() + (x * PU + y) * RU);
-          std::copy_n(flags_gathered.data() + (r * PU + q) * RU, RU, flags_record.data() + (x * PU + y) * RU);
-        }
-      out->all->append(c.length, raw_record, {}, flags_record);
-      write_seconds += host_seconds() - t0;
-    }
-    if (progress) progress->update(k, c.length);
-  }
+  Sweep sweep(c, out, progress, counts, write_seconds, data_bytes);
+  for (std::size_t k = first; k < c.lengths.size(); ++k) sweep.run_length(k);
 }
 
 // ---------------------------------------------------------------------------------------------
 // One pass (a mode whose tasks cover every length, e.g. loggp): its sink writes the results.
 
 void run_one_pass(Ctx& c) {
-  c.length = c.settings.lengths.front();
-  c.length_index = 0;
-  run_sequential(c, TaskList(c.spec, c.settings, c.size, 0));
+  run_sequential(c, TaskList(c.spec, c.settings, c.size, 0), c.lengths.front());
 }
 
 }  // namespace nt::measure

@@ -1,6 +1,7 @@
-// The per-rank context of a run: what every mode needs (its rank, the current length, message
+// The per-rank context of a run: what every mode needs (its rank, the run's settings, message
 // buffers, the sample store, clock offsets) and the communication helpers the modes code
-// against, so that every wait honours the deadline of the task and idle ranks never spin.
+// against, so that every wait honours the deadline of the task and idle ranks never spin. The
+// message length of a task is an argument of the mode's run (mode.hpp), not part of the context.
 // Mode-specific state (RMA windows, noise buffers, loggp's rows) lives in the mode's ModeRun.
 #pragma once
 
@@ -70,26 +71,31 @@ struct SampleStore {
 
 class Ctx {
  public:
-  Ctx(MPI_Comm comm, const Settings& s, const ModeSpec& spec);
+  // Sizes the message buffers for the mode and the sweep's largest length, and the clock
+  // offsets and sample store for the ranks of comm. sweep: the message lengths (validated, not
+  // empty; kept by reference); host_of_rank: every rank's host; oversubscribed: busy waits
+  // yield (more ranks than cores on this host).
+  Ctx(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& sweep, const ModeSpec& spec,
+      std::vector<std::string> host_of_rank, bool oversubscribed);
   Ctx(const Ctx&) = delete;
   Ctx& operator=(const Ctx&) = delete;
 
-  MPI_Comm comm;
-  int rank = 0, size = 0;
+  // The run as a mode reads it: fixed for the run.
+  const MPI_Comm comm;
+  const int rank, size;
   const Settings& settings;
+  const std::vector<std::int64_t>& lengths;  // the sweep, in order (SweepPlan::lengths)
   const ModeSpec& spec;
-  ModeRun* mode = nullptr;        // the mode's state for this run (set by the driver)
-  int R = 0, W = 0;               // recorded samples and warm-up iterations
-  std::int64_t length = 0;        // message length of the current matrix
-  std::size_t length_index = 0;
-  std::int64_t max_length = 0;
-  std::vector<char> sbuf, rbuf;   // message buffers, sized for the mode
+  const std::int64_t max_length;         // the sweep's largest length (at least 1)
+  const std::vector<std::string> hosts;  // host of every rank
+  const bool yield;                      // busy waits call sched_yield (more ranks than cores here)
 
-  SampleStore store;              // the samples this rank holds for the current length
+  // What a mode uses per task.
+  int R = 0, W = 0;               // recorded samples and warm-up iterations (of a batch with --precision)
+  std::vector<char> sbuf, rbuf;   // message buffers, sized for the mode
   double* sample_row(int peer) { return store.row(peer); }
   std::uint8_t* flag_row(int peer) { return store.flag_row(peer); }
   double poll_gap = 0;            // longest pause between two polls of the current sample
-  bool calibrating = false;       // --estimate's calibration: fixed sample counts, no --precision
   // Marks the start of a sample: resets poll_gap and notes this thread's involuntary context
   // switches, so that sample_flags can tell whether another process took the core meanwhile
   // (MPI_Wait polls inside the MPI library, where poll_gap cannot see a pause).
@@ -101,13 +107,15 @@ class Ctx {
   // Only the preempted flag, for a sample without a common start (one-way messages).
   std::uint8_t preempted_flag();
   // Clock offsets of every rank to rank 0 (clock(r) - clock(0)) and the fastest round trips,
-  // held by rank 0 for the common-start modes.
+  // held by rank 0 for the common-start modes (measured by the runner's clock-offset tasks).
   std::vector<double> offset_to_root, rtt_to_root;
-  std::vector<std::string> hosts;  // host of every rank
-  bool yield = false;              // busy waits call sched_yield (more ranks than cores here)
   double timed_seconds = 0;       // sum of timed intervals on this rank (instrumentation)
-  long switches_mark_ = -1;         // involuntary context switches at begin_sample (-1: not marked)
 
+  // Owned by the runner (runner.cpp, precision.cpp, estimate.cpp); modes reach the store only
+  // through sample_row and flag_row.
+  ModeRun* mode = nullptr;        // the mode's state for this run
+  SampleStore store;              // the samples this rank holds for the current length
+  bool calibrating = false;       // --estimate's calibration: fixed sample counts, no --precision
   // Deadline handling: the task being run (for messages) and when it must be over.
   void begin_task(const std::string& what, double seconds_allowed);
 
@@ -154,6 +162,7 @@ class Ctx {
   int count_of(std::int64_t n) const;  // checked int for MPI counts
 
  private:
+  long switches_mark_ = -1;        // involuntary context switches at begin_sample (-1: not marked)
   double deadline_ = 0;            // Ctx::now() value when the current task must be over, 0 = none
   std::string what_;               // the current task, for the timeout message
   // The polling loop of wait and waitall: test() until it reports completion, tracking the

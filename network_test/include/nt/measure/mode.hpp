@@ -1,9 +1,11 @@
 // The mode interface and the mode table. A measurement mode is one file under
-// network_test/modes/ that fills a ModeSpec and registers it with a static Registrar; the table
-// is the single source of the modes' names, file ids, aliases, --list, the help footer and the
-// modes' option help. Adding a mode: share/doc/network_test.md, "Adding a mode".
+// network_test/modes/ that fills a ModeSpec and registers it with a static Registrar; its
+// identity (name, file id, alias) comes from its row in core's nt::kModeTable. The table is the
+// single source of --list, the help footer and the modes' option help. Adding a mode:
+// share/doc/network_test.md, "Adding a mode".
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -32,15 +34,16 @@ class Ctx;
 class ModeRun {
  public:
   virtual ~ModeRun() = default;
-  // Executes one task on a member rank.
-  virtual void run(Ctx& c, const Task& t) = 0;
+  // Executes one task on a member rank, with messages of `length` bytes (a one-pass mode's
+  // tasks cover every length of the sweep themselves and get its first).
+  virtual void run(Ctx& c, const Task& t, std::int64_t length) = 0;
   // The mode's sink: what it writes besides the statistic matrices of the sweep, after the
   // measurement. Called on every rank (it may gather); rank 0 writes. Default: nothing.
   virtual void finish(Ctx& c, const FileInfo& info);
 };
 
 struct ModeSpec {
-  // Identity.
+  // Identity: filled by identify() from core's mode table.
   std::string name;                  // -t NAME, the files' `mode` attribute
   int id = 0;                        // the files' test_type: stable, never reused (network_test2's
                                      // codes 1-9, loggp 10; a new mode takes the next free one)
@@ -62,7 +65,7 @@ struct ModeSpec {
   std::function<void(const Settings&, int P)> validate;          // throws UsageError
   std::function<std::vector<std::filesystem::path>(const Settings&)> own_files;  // what its sink writes
   std::function<std::unique_ptr<ModeRun>(Ctx&)> start;           // per-run state; default: `run`
-  std::function<void(Ctx&, const Task&)> run;                    // a mode without state
+  std::function<void(Ctx&, const Task&, std::int64_t length)> run;  // a mode without state
   // Documentation.
   std::string description;           // --list
   std::string sync_method;           // how the samples are timed, recorded in the files
@@ -89,8 +92,13 @@ class Registry {
 // The table of every mode linked in.
 const Registry& registry();
 
-// One per mode file, at namespace scope: `const Registrar kRegistered{{.name = ..., ...}};`.
-// nt_measure is an object library, so the linker keeps every mode file.
+// `spec` with its identity (name, file id, alias) from core's mode table (nt::kModeTable in
+// core/include/nt/types.hpp), the one place a mode's identity is written.
+ModeSpec identify(Mode m, ModeSpec spec);
+
+// One per mode file, at namespace scope: `const Registrar kRegistered{identify(Mode::x, {...})};`
+// (or a kernels:: helper around the identified spec). nt_measure is an object library, so the
+// linker keeps every mode file.
 struct Registrar {
   explicit Registrar(ModeSpec spec);
 };

@@ -1,5 +1,6 @@
-// network_test's common settings: what the command line decides for every mode. A mode's own
-// options live in its mode file (see mode.hpp). Identical on every rank after parsing.
+// network_test's common settings: what the command line decides for every mode (Settings) and
+// what validate() derives from it (SweepPlan). A mode's own options live in its mode file (see
+// mode.hpp). Identical on every rank after parsing.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +33,12 @@ struct Settings {
   std::string clock_sync = "auto";        // "auto": same host = shared clock; "pingpong": always estimate
   double idle_sleep_max = 100e-6;         // longest back-off sleep of a waiting rank
   std::string command_line;
-  // Derived by validate() (network_test/src/app.cpp) from the options above:
-  std::vector<std::int64_t> lengths;      // the sweep, in order
-  std::string sweep_kind;                 // "linear", "list", "geometric"
+};
+
+// Derived by validate() (network_test/src/app.cpp) from the Settings: the message lengths.
+struct SweepPlan {
+  std::vector<std::int64_t> lengths;  // the sweep, in order
+  std::string kind;                   // "linear", "list", "geometric"
 };
 
 // Builds the sweep from begin/end/step, --lengths or --geometric. Throws UsageError.
