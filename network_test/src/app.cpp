@@ -75,8 +75,8 @@ void add_options(CLI::App& app, Settings& s) {
       ->capture_default_str();
   app.add_option("--oversubscribed", s.yield,
                  "measures for a host with more ranks than cores: the measured pair is pinned to two different "
-                 "cores for its task and long polls call sched_yield; auto: when this host runs more ranks than "
-                 "we have cores")
+                 "cores for its task and long polls call sched_yield; auto: when this machine (its running kernel, "
+                 "whatever the host names of containers or namespaces on it) runs more ranks than we have cores")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   app.add_flag("--list", s.list, "list the modes with their descriptions and options");
@@ -187,8 +187,9 @@ std::string join_args(int argc, char** argv) {
   return out;
 }
 
+// oversubscribed_ranks: how many ranks measure as oversubscribed (--oversubscribed).
 FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& spec, int P,
-                   const std::vector<RankInfo>& ranks) {
+                   const std::vector<RankInfo>& ranks, int oversubscribed_ranks) {
   FileInfo fi;
   auto& p = fi.params;
   p.proc_num = P;
@@ -225,7 +226,7 @@ FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& sp
   m.extra["pair_order"] = s.concurrent ? "concurrent round-robin rounds (loaded network)"
                                        : (s.shuffle ? "shuffled per length from the seed" : "sender-major");
   m.extra["idle_wait"] = fmt::format("MPI_Test + nanosleep back-off up to {} s", s.idle_sleep_max);
-  m.extra["oversubscribed"] = s.yield;
+  m.extra["oversubscribed"] = fmt::format("{}: {} of {} ranks", s.yield, oversubscribed_ranks, P);
   if (s.timeout > 0) m.extra["timeout"] = fmt::format("{}", s.timeout);
   if (s.precision > 0)
     m.extra["precision"] = fmt::format(
@@ -379,11 +380,30 @@ void share_seed(MPI_Comm comm, int rank, Settings& s) {
   s.seed = seed;
 }
 
-// Where every rank runs: every rank gets the hosts, rank 0 the full description of each rank.
+// Where every rank runs: every rank gets the hosts and machines, rank 0 the full description of
+// each rank.
 struct Placement {
   std::vector<RankInfo> ranks;         // rank 0 only
   std::vector<std::string> all_hosts;  // every rank
+  // Every rank's machine, numbered from 0 in order of first appearance: ranks on one machine
+  // share its cores even where their host names differ (RankInfo::machine).
+  std::vector<int> machine_of;
+  bool oversubscribed = false;  // this rank measures as oversubscribed (--oversubscribed)
+  int oversubscribed_ranks = 0;  // how many ranks do
 };
+
+// Numbers the machines of P ranks from their fixed-width keys (boot id, or the host name where
+// it is unknown), in order of first appearance.
+std::vector<int> number_machines(const std::vector<char>& keys, std::size_t width, int P) {
+  std::map<std::string, int> ids;
+  std::vector<int> out(static_cast<std::size_t>(P));
+  for (std::size_t r = 0; r < out.size(); ++r) {
+    const auto [it, added] =
+        ids.try_emplace(std::string(keys.data() + width * r), static_cast<int>(ids.size()));
+    out[r] = it->second;
+  }
+  return out;
+}
 
 Placement gather_placement(MPI_Comm comm, int rank, int P) {
   const RankInfo me = this_rank_info();
@@ -395,6 +415,13 @@ Placement gather_placement(MPI_Comm comm, int rank, int P) {
   std::vector<int> cpus(rank == 0 ? 2 * static_cast<std::size_t>(P) : 0);
   MPI_Allgather(host, 256, MPI_CHAR, hosts.data(), 256, MPI_CHAR, comm);
   for (int r = 0; r < P; ++r) pl.all_hosts.emplace_back(hosts.data() + 256 * static_cast<std::size_t>(r));
+  {
+    char key[256] = {};
+    std::snprintf(key, sizeof key, "%s", me.machine.empty() ? ("host " + me.host).c_str() : me.machine.c_str());
+    std::vector<char> keys(256 * static_cast<std::size_t>(P));
+    MPI_Allgather(key, 256, MPI_CHAR, keys.data(), 256, MPI_CHAR, comm);
+    pl.machine_of = number_machines(keys, 256, P);
+  }
   MPI_Gather(cpu, 2, MPI_INT, cpus.data(), 2, MPI_INT, 0, comm);
   char mach[512] = {};  // binding, then the node's CPU (each cut at 255 characters)
   std::snprintf(mach, 256, "%s", me.binding.c_str());
@@ -427,7 +454,7 @@ std::optional<std::size_t> prepare_outputs(MPI_Comm comm, int rank, const Settin
 #endif
   if (rank == 0 && !s.estimate && code == 0) {
     try {
-      info = make_info(s, sweep, spec, static_cast<int>(pl.all_hosts.size()), pl.ranks);
+      info = make_info(s, sweep, spec, static_cast<int>(pl.all_hosts.size()), pl.ranks, pl.oversubscribed_ranks);
       std::vector<std::string> hosts;
       for (const auto& r : pl.ranks) hosts.push_back(r.host);
       first = open_outputs(s, sweep.lengths, spec, info, hosts, out);
@@ -442,14 +469,26 @@ std::optional<std::size_t> prepare_outputs(MPI_Comm comm, int rank, const Settin
   return static_cast<std::size_t>(first64);
 }
 
-// --oversubscribed: on, off, or (auto) when more ranks share this host than the cores we may
-// run on.
-bool oversubscribed(const Settings& s, const std::vector<std::string>& all_hosts, int rank) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  const int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-  const auto here = std::count(all_hosts.begin(), all_hosts.end(), all_hosts[static_cast<std::size_t>(rank)]);
-  return s.yield == "on" || (s.yield == "auto" && here > cores && !kSimulated);
+// --oversubscribed: on, off, or (auto) when more ranks share this machine than the cores they may
+// run on together (the union of their affinity masks: ranks bound one per core are not
+// oversubscribed, ranks bound to one core together are). The machine, not the host name: network
+// namespaces or containers on one machine (as in scripts/virtual-cluster) have host names of their
+// own but share its cores, and ranks that spin there take the core from the pair being measured
+// (milliseconds on a sample). Collective over comm when auto (and not simulated).
+bool oversubscribed(MPI_Comm comm, const Settings& s, const std::vector<int>& machine_of, int rank) {
+  if (s.yield != "auto") return s.yield == "on";
+  if (kSimulated) return false;
+  MPI_Comm local = MPI_COMM_NULL;
+  MPI_Comm_split(comm, machine_of[static_cast<std::size_t>(rank)], rank, &local);
+  cpu_set_t mine, all;
+  CPU_ZERO(&mine);
+  CPU_ZERO(&all);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_SET(0, &mine);
+  MPI_Allreduce(&mine, &all, static_cast<int>(sizeof mine), MPI_BYTE, MPI_BOR, local);
+  int here = 1;
+  MPI_Comm_size(local, &here);
+  MPI_Comm_free(&local);
+  return here > CPU_COUNT(&all);
 }
 
 // Wires up every connection once (MPICH/UCX connect lazily; the first message of a pair can
@@ -533,13 +572,16 @@ int run_network_test(int argc, char** argv) {
     return kExitUsage;
   }
   share_seed(comm, rank, s);
-  const Placement placement = gather_placement(comm, rank, P);
+  Placement placement = gather_placement(comm, rank, P);
+  placement.oversubscribed = oversubscribed(comm, s, placement.machine_of, rank);
+  const int mine = placement.oversubscribed ? 1 : 0;
+  MPI_Allreduce(&mine, &placement.oversubscribed_ranks, 1, MPI_INT, MPI_SUM, comm);
   Output out;
   FileInfo info;
   const auto first = prepare_outputs(comm, rank, s, sweep, *spec, placement, info, out);
   if (!first) return kExitUsage;
 
-  Ctx c(comm, s, sweep.lengths, *spec, placement.all_hosts, oversubscribed(s, placement.all_hosts, rank));
+  Ctx c(comm, s, sweep.lengths, *spec, placement.all_hosts, placement.machine_of, placement.oversubscribed);
   const std::unique_ptr<ModeRun> mode_run = spec->begin_run(c);  // the mode's state (collective)
   c.mode = mode_run.get();
   connect_all(comm, rank, P);

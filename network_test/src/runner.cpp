@@ -159,12 +159,12 @@ void run_task(Ctx& c, const Task& t, std::int64_t length) {
   if (c.rank == stall.rank && length == stall.length && !c.calibrating)
     for (;;) sleep(1);
   c.begin_task(c.spec.describe(t) + " at length " + std::to_string(length), c.settings.timeout);
-  // Oversubscribed host: put the two measured ranks on different cores for the task, so that
+  // Oversubscribed machine: put the two measured ranks on different cores for the task, so that
   // they never take turns on one core while the other is busy elsewhere.
   cpu_set_t saved;
   bool pinned = false;
   if (c.yield && !t.sync && t.x >= 0 && t.y >= 0 && t.x != t.y && (c.rank == t.x || c.rank == t.y) &&
-      c.hosts[static_cast<std::size_t>(t.x)] == c.hosts[static_cast<std::size_t>(t.y)] &&
+      c.machines[static_cast<std::size_t>(t.x)] == c.machines[static_cast<std::size_t>(t.y)] &&
       sched_getaffinity(0, sizeof saved, &saved) == 0 && CPU_COUNT(&saved) >= 2) {
     int want = c.rank == t.x ? 0 : 1, seen = 0;
     for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
@@ -651,7 +651,7 @@ void Sweep::count_data(std::size_t task_bytes) {
   double b = bytes(c_.store.values) + bytes(c_.store.flags) + bytes(c_.store.used) + bytes(local_) + bytes(gathered_) +
              bytes(raw_gathered_) + bytes(raw_record_) + bytes(flags_gathered_) + bytes(flags_record_) +
              bytes(used_gathered_) + bytes(used_record_) + bytes(row_stats_) + bytes(row_raw_) + bytes(xfer_) +
-             bytes(row_flags_) + bytes(row_used_) + static_cast<double>(task_bytes);
+             bytes(row_flags_) + bytes(row_used_) + bytes(c_.machines) + static_cast<double>(task_bytes);
   for (const auto& h : c_.hosts) b += static_cast<double>(sizeof h + h.capacity());
   data_bytes_ = std::max(data_bytes_, b);
 }

@@ -86,6 +86,8 @@ RankInfo this_rank_info() {
 #endif
   if (const int n = numa_node_of_cpu(info.cpu); n >= 0) info.numa = n;
   node_and_binding(info);
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::getline(boot, info.machine);
   return info;
 }
 

@@ -16,6 +16,7 @@ Exit 0 if every check holds, 1 with a message otherwise.
 """
 import argparse
 import json
+import os
 import struct
 import sys
 import zlib
@@ -73,6 +74,14 @@ def cmd_measure(a):
         if not np.all(np.isfinite(data)):
             fail(f"{stat}: non-finite values")
     data, lengths, attrs = read_raw(a.prefix + "_median.nc")
+    # The emulated hosts are network namespaces of this one machine: with more ranks than its cores
+    # every rank must measure as oversubscribed (idle ranks sleep instead of spinning on the cores
+    # the measured pair needs), whatever the namespaces' host names say.
+    if len(hosts) > len(os.sched_getaffinity(0)):
+        want = f"auto: {len(hosts)} of {len(hosts)} ranks"
+        if str(attrs.get("oversubscribed")) != want:
+            fail(f"oversubscribed is {attrs.get('oversubscribed')!r}, want {want!r} "
+                 f"({len(hosts)} ranks on {len(os.sched_getaffinity(0))} cores)")
     if a.lengths and list(lengths) != [int(x) for x in a.lengths.split(",")]:
         fail(f"message lengths {list(lengths)}, want {a.lengths}")
     p = len(hosts)

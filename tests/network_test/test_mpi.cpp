@@ -662,6 +662,22 @@ TEST(NetworkTest, FilesDescribeTheMachine) {
   EXPECT_EQ(dev.meta().extra.at(kAttrRankBinding), m.extra.at(kAttrRankBinding));
 }
 
+// --oversubscribed auto counts the ranks of a machine against the cores they may use together:
+// two ranks bound to one core each are not oversubscribed (each rank alone sees one core, which
+// used to switch the collectives to yielding polls on every cluster that binds ranks), two ranks
+// confined to core 0 are. The file records the decision.
+TEST(NetworkTest, OversubscriptionCountsTheCoresOfTheMachinesRanks) {
+  run_ok("bound", 2, "--lengths 0 -n 3 --warmup 1 -q", "HYDRA_BINDING=core OMPI_MCA_hwloc_base_binding_policy=core");
+  RawReader bound(result_path(prefix("bound"), Statistic::median));
+  ASSERT_TRUE(bound.meta().extra.count("oversubscribed"));
+  EXPECT_EQ(bound.meta().extra.at("oversubscribed"), "auto: 0 of 2 ranks");
+  run_ok("one_core", 2, "--lengths 0 -n 3 --warmup 1 -q",
+         "OMPI_MCA_hwloc_base_binding_policy=none HYDRA_BINDING=none taskset -c 0");
+  RawReader shared(result_path(prefix("one_core"), Statistic::median));
+  ASSERT_EQ(shared.meta().cpus, (std::vector<int>{0, 0})) << "the two ranks did not share core 0";
+  EXPECT_EQ(shared.meta().extra.at("oversubscribed"), "auto: 2 of 2 ranks");
+}
+
 // Every rank writes its own rows of every result file (the default); NT_WRITE=gather makes rank 0
 // gather and write everything as before. With the same samples (NT_DEBUG_SYNTHETIC replaces the
 // measured ones by a function of sender, receiver, length and sample), both must give the same
