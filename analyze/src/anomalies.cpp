@@ -730,16 +730,23 @@ void find_slow_lone_nodes(const AnomalyScan& scan, std::vector<Anomaly>& out, Li
   }
 }
 
-// The pairs slow beyond the residual threshold at enough lengths (slow_pairs: theirs, ascending).
-std::vector<LinkHit> slow_link_hits(const AnomalyScan& scan, const PolishedLengths& pass,
-                                    const LinkExclusions& exclusions, std::vector<std::uint64_t>& slow_pairs) {
-  const std::size_t n_ranks = scan.n_ranks;
-  const auto& cells = pass.slow_cells;
-  std::vector<LinkHit> hits;
+// Calls f(i, j, first, end) for each pair's run [first, end) of cells (sorted by pair = i*n + j).
+template <class Cells, class F>
+void for_each_pair_run(const Cells& cells, std::size_t n_ranks, F&& f) {
   for (std::size_t q = 0; q < cells.size();) {
     std::size_t q1 = q;
     while (q1 < cells.size() && cells[q1].pair == cells[q].pair) ++q1;
-    const std::size_t i = cells[q].pair / n_ranks, j = cells[q].pair % n_ranks;
+    f(static_cast<std::size_t>(cells[q].pair / n_ranks), static_cast<std::size_t>(cells[q].pair % n_ranks), q, q1);
+    q = q1;
+  }
+}
+
+// The pairs slow beyond the residual threshold at enough lengths (slow_pairs: theirs, ascending).
+std::vector<LinkHit> slow_link_hits(const AnomalyScan& scan, const PolishedLengths& pass,
+                                    const LinkExclusions& exclusions, std::vector<std::uint64_t>& slow_pairs) {
+  const auto& cells = pass.slow_cells;
+  std::vector<LinkHit> hits;
+  for_each_pair_run(cells, scan.n_ranks, [&](std::size_t i, std::size_t j, std::size_t q, std::size_t q1) {
     if (!exclusions.skipped(i, j) && q1 - q >= scan.need) {
       LinkHit hit{static_cast<int>(i), static_cast<int>(j), 0, {}};
       std::vector<double> scores, sigmas;
@@ -757,8 +764,7 @@ std::vector<LinkHit> slow_link_hits(const AnomalyScan& scan, const PolishedLengt
       hits.push_back(hit);
       slow_pairs.push_back(cells[q].pair);
     }
-    q = q1;
-  }
+  });
   return hits;
 }
 
@@ -775,15 +781,10 @@ std::vector<LinkHit> asymmetric_pair_hits(const AnomalyScan& scan, const Polishe
   const std::size_t n_ranks = scan.n_ranks;
   const auto& cells = pass.asym_cells;
   std::vector<LinkHit> hits;
-  for (std::size_t q = 0; q < cells.size();) {
-    std::size_t q1 = q;
-    while (q1 < cells.size() && cells[q1].pair == cells[q].pair) ++q1;
-    const std::size_t i = cells[q].pair / n_ranks, j = cells[q].pair % n_ranks;
-    const std::size_t first = q;
-    q = q1;
+  for_each_pair_run(cells, n_ranks, [&](std::size_t i, std::size_t j, std::size_t first, std::size_t q1) {
     if (is_slow_pair(slow_pairs, n_ranks, i, j) || is_slow_pair(slow_pairs, n_ranks, j, i) ||
         exclusions.skipped(i, j))
-      continue;
+      return;
     std::vector<double> scores, sigmas;
     std::vector<std::int64_t> lens;
     int sign = 0;
@@ -802,7 +803,7 @@ std::vector<LinkHit> asymmetric_pair_hits(const AnomalyScan& scan, const Polishe
       hit.sigmas = finite_median(sigmas);
       hits.push_back(hit);
     }
-  }
+  });
   return hits;
 }
 
