@@ -170,18 +170,27 @@ void sweep_columns(std::size_t n_ranks, std::vector<double>& residuals, std::vec
 // One length of the median polish: log(delay) = class constant + sender effect + receiver effect +
 // residual over the off-diagonal cells of the slice. send and recv (n_ranks each) get the
 // effects; residuals (n_ranks^2) the residual, NaN where unknown. Rows, columns and class medians
-// over the whole slice, in parallel within the length (so one length at a time is in memory).
-void polish_length(const float* slice, const std::vector<std::int8_t>& cls, int n_classes, std::size_t n_ranks,
+// over the whole slice, in parallel within the length (so one length at a time is in memory: its
+// residuals, read into them one block of senders at a time, never the slice as well).
+void polish_length(const Cube& cube, std::size_t k, const std::vector<std::int8_t>& cls, int n_classes,
                    std::vector<double>& residuals, std::vector<double>& send, std::vector<double>& recv) {
+  const auto n_ranks = static_cast<std::size_t>(cube.P);
   residuals.resize(n_ranks * n_ranks);
   send.assign(n_ranks, 0.0);
   recv.assign(n_ranks, 0.0);
-  parallel_for(n_ranks, [&](std::size_t i0, std::size_t i1) {
-    for (std::size_t x = i0 * n_ranks; x < i1 * n_ranks; ++x) {
-      const double delay = slice[x];
-      residuals[x] = (cls[x] >= 0 && Cube::usable(delay)) ? std::log(delay) : kNaN;
-    }
-  });
+  std::vector<float> buf;
+  const int rb = rows_per_block(cube.P, n_ranks * sizeof(float));
+  for (int r0 = 0; r0 < cube.P; r0 += rb) {
+    const int r1 = std::min(cube.P, r0 + rb);
+    const float* rows = cube.rows(k, r0, r1, buf);
+    const std::size_t base = static_cast<std::size_t>(r0) * n_ranks;
+    parallel_for(static_cast<std::size_t>(r1 - r0), [&](std::size_t i0, std::size_t i1) {
+      for (std::size_t x = i0 * n_ranks; x < i1 * n_ranks; ++x) {
+        const double delay = rows[x];
+        residuals[base + x] = (cls[base + x] >= 0 && Cube::usable(delay)) ? std::log(delay) : kNaN;
+      }
+    });
+  }
   std::vector<double> tmp, class_medians(static_cast<std::size_t>(n_classes));
   // Up to 5 sweeps; stop once a sweep after the first moves no effect by more than 0.2 % (the
   // precision of a rank effect from a few hundred cells of 5 % noise, and 1/200 of the
@@ -376,11 +385,9 @@ PolishedLengths polish_every_length(const AnomalyScan& scan) {
   pass.residual_sigma.resize(n_lengths);
   pass.direction_sigma.resize(n_lengths);
   const auto cls = pair_classes(scan.topo);
-  std::vector<float> buf;
   std::vector<double> residuals;
   for (std::size_t k = 0; k < n_lengths; ++k) {
-    polish_length(scan.cube.slice(k, buf), cls, scan.topo.class_count(), n_ranks, residuals, pass.effects.send[k],
-                  pass.effects.recv[k]);
+    polish_length(scan.cube, k, cls, scan.topo.class_count(), residuals, pass.effects.send[k], pass.effects.recv[k]);
     auto sample = population_sample([&](auto&& take) {
       for (std::size_t x = 0; x < n_ranks * n_ranks; ++x)
         if (const double residual = kept_residual(residuals[x]); std::isfinite(residual)) take(residual);

@@ -131,12 +131,13 @@ Cube open_delays(const std::string& file, bool keep_pairs, const std::string& wh
 
 std::uint64_t analysis_memory(int P, std::size_t K, bool keep_pairs) {
   // The largest of the passes (share/doc/analyze.md "Memory"): topology's profiles, 8 B per pair
-  // and band (B <= 3: a float and its transposed copy); the median polish of one length, 13 B per
-  // pair (float delays, double residual, class byte); and a pass's blocks of rows. Kept pair fits
-  // add ~100 B per pair and range. Measured at 8,192 x 8 (B = 2): 1.34 GB peak, 1.40 GB here.
+  // and band (B <= 3: a float and its transposed copy); the median polish of one length, 9 B per
+  // pair (double residual, read into it a block of senders at a time, and a class byte); and a
+  // pass's blocks of rows. Kept pair fits add ~100 B per pair and range. Measured at 8,192 x 8
+  // (B = 2): 1.34 GB peak, 1.40 GB here.
   const auto PP = static_cast<std::uint64_t>(P) * static_cast<std::uint64_t>(P);
   const std::uint64_t B = std::max<std::uint64_t>(1, std::min<std::uint64_t>(3, K / 3));
-  const std::uint64_t topology = 8 * B * PP, polish = 13 * PP;
+  const std::uint64_t topology = 8 * B * PP, polish = 9 * PP;
   std::uint64_t need = std::max(topology, polish) + 2 * block_bytes() + (std::uint64_t{64} << 20);
   if (keep_pairs) need += 100 * PP;
   return need;
