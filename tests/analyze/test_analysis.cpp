@@ -94,15 +94,9 @@ TEST(Topology, GroupsEqualTrueNodesWithShuffledPlacementAndSlowNode) {
 }
 
 TEST(Topology, LargeShuffledClusterUsesTheSampledOffsets) {
-  nt::SynthParams p;  // more than 128 ranks: the fast distance path
-  p.nodes = 36;
-  p.ranks_per_node = 4;
-  p.nodes_per_switch = 12;
-  p.shuffle = true;
-  p.slow_node = 17;
-  p.noise = 0.03;
-  p.seed = 21;
-  p.lengths = geometric(10);
+  // More than 128 ranks: the fast distance path.
+  nt::SynthParams p{.nodes = 36, .ranks_per_node = 4, .nodes_per_switch = 12, .slow_node = 17, .shuffle = true,
+                    .noise = 0.03, .seed = 21, .lengths = geometric(10)};
   auto s = make(p);
   const auto t = na::find_topology(s.cube);
   EXPECT_EQ(partition(t.levels[0].groups), partition(s.r.node_of_rank));
@@ -282,13 +276,9 @@ TEST(Anomalies, SlowNodeFlaggedAndNothingElse) {
 
 TEST(Anomalies, SlowNodeAmongThreeIsFlaggedThoughItLooksLikeASwitch) {
   for (std::uint64_t seed : {1, 2, 3}) {
-    nt::SynthParams p;  // with 3 nodes a slow node and a node behind its own switch look the same
-    p.nodes = 3;
-    p.ranks_per_node = 2;
-    p.shuffle = true;
-    p.seed = seed;
-    p.slow_node = static_cast<int>(seed % 3);
-    p.lengths = geometric(12);
+    // With 3 nodes a slow node and a node behind its own switch look the same.
+    nt::SynthParams p{.nodes = 3, .ranks_per_node = 2, .slow_node = static_cast<int>(seed % 3), .shuffle = true,
+                      .seed = seed, .lengths = geometric(12)};
     auto s = make(p);
     const auto t = na::find_topology(s.cube);
     EXPECT_EQ(partition(t.levels[0].groups), partition(s.r.node_of_rank));

@@ -102,11 +102,9 @@ std::string kinds(const na::Comparison& c) {
 Plan shape(std::uint64_t seed) {
   // 20 shapes: 6..16 nodes, 1..4 ranks per node, 1..3 switches, 0.5..5 % noise.
   std::mt19937_64 rng(seed * 7 + 1);
-  Plan r;
-  r.nodes = 6 + static_cast<int>(rng() % 11);
-  r.rpn = 1 + static_cast<int>(rng() % 4);
-  r.switches = 1 + static_cast<int>(rng() % 3);
-  r.noise = 0.005 + 0.045 * static_cast<double>(rng() % 1000) / 1000.0;
+  Plan r{.nodes = 6 + static_cast<int>(rng() % 11), .rpn = 1 + static_cast<int>(rng() % 4),
+         .switches = 1 + static_cast<int>(rng() % 3),
+         .noise = 0.005 + 0.045 * static_cast<double>(rng() % 1000) / 1000.0};
   return r;
 }
 
@@ -172,11 +170,7 @@ TEST(Compare, SlowNodeAndOneWayLinkNameOnlyTheirRanks) {
 // The other kinds: a node repaired (faster), a link slower both ways, a node gone, every
 // inter-switch link slower, a node on another switch.
 TEST(Compare, OtherChangesAreFound) {
-  Plan r;
-  r.nodes = 12;
-  r.rpn = 2;
-  r.switches = 3;
-  r.noise = 0.02;
+  Plan r{.nodes = 12, .rpn = 2, .switches = 3, .noise = 0.02};
   Plan before = r;
   before.seed = 11;
   before.slow[4] = 1.8;
@@ -309,12 +303,7 @@ TEST(Compare, PngIsWellFormed) {
 // The path between two of three switches slower (an uplink): one finding for the switch pair, naming
 // the hosts of both switches and no other.
 TEST(Compare, SlowerPathBetweenTwoSwitches) {
-  Plan r;
-  r.nodes = 12;
-  r.rpn = 2;
-  r.switches = 3;
-  r.noise = 0.02;
-  r.seed = 61;
+  Plan r{.nodes = 12, .rpn = 2, .switches = 3, .noise = 0.02, .seed = 61};
   const Gen b = generate(r);
   r.seed = 62;
   r.switch_pair = {0, 1, 1.8};
@@ -330,12 +319,7 @@ TEST(Compare, SlowerPathBetweenTwoSwitches) {
 
 // One switch's uplink slower: every link leaving or entering it. Only that switch's hosts are named.
 TEST(Compare, SlowerUplinkOfOneSwitch) {
-  Plan r;
-  r.nodes = 12;
-  r.rpn = 2;
-  r.switches = 3;
-  r.noise = 0.02;
-  r.seed = 71;
+  Plan r{.nodes = 12, .rpn = 2, .switches = 3, .noise = 0.02, .seed = 71};
   const Gen b = generate(r);
   r.seed = 72;
   r.switch_uplink = {2, 1.8};

@@ -497,14 +497,8 @@ TEST(BadInput, CorruptClusteredFiles) {
 // single misbehaving rank gets a class of its own and its host is reported as split.
 TEST(Groups, ClassesAreTheNodes) {
   const fs::path dir = temp_dir("groups");
-  SynthParams sp;
-  sp.nodes = 6;
-  sp.ranks_per_node = 4;
-  sp.nodes_per_switch = 3;
-  sp.shuffle = true;
-  sp.slow_node = 2;
-  sp.lengths = {0, 1024, 4096, 16384, 65536};
-  sp.seed = 5;
+  SynthParams sp{.nodes = 6, .ranks_per_node = 4, .nodes_per_switch = 3, .slow_node = 2, .shuffle = true, .seed = 5,
+                 .lengths = {0, 1024, 4096, 16384, 65536}};
   const SynthResult syn = synthesize(sp);
   auto& ds = *syn.stats.at(Statistic::median);
   ds.mutable_info().meta.hosts = syn.hosts;
@@ -640,12 +634,7 @@ TEST(OldFormat, Layout1FileReads) {
 // Layout 2: a residual variable that is not what the format says is refused with a FileError.
 TEST(BadInput, CorruptResiduals) {
   const fs::path dir = temp_dir("corrupt_res");
-  SynthParams sp;
-  sp.nodes = 20;
-  sp.ranks_per_node = 4;
-  sp.shuffle = true;
-  sp.cell_noise = 0.05;
-  sp.lengths = {0, 1024, 4096};
+  SynthParams sp{.nodes = 20, .ranks_per_node = 4, .shuffle = true, .cell_noise = 0.05, .lengths = {0, 1024, 4096}};
   const SynthResult syn = synthesize(sp);
   write_raw(dir / "in.nc", *syn.stats.at(Statistic::median), true);
   Options o;
@@ -859,14 +848,9 @@ TEST(Memory, LowMemoryPathsGiveTheSameResult) {
       owned = block_data(rng, 8 + static_cast<int>(rng() % 40), 3 + static_cast<int>(rng() % 6), true);
       in = owned.get();
     } else {
-      SynthParams sp;
-      sp.nodes = 2 + static_cast<int>(rng() % 6);
-      sp.ranks_per_node = 1 + static_cast<int>(rng() % 5);
-      sp.shuffle = true;
-      sp.cell_noise = 0.05;
-      sp.slow_node = 0;
-      sp.seed = seed;
-      sp.lengths = {0, 64, 1024, 4096, 65536};
+      SynthParams sp{.nodes = 2 + static_cast<int>(rng() % 6), .ranks_per_node = 1 + static_cast<int>(rng() % 5),
+                     .slow_node = 0, .shuffle = true, .cell_noise = 0.05, .seed = seed,
+                     .lengths = {0, 64, 1024, 4096, 65536}};
       syn = synthesize(sp);
       in = syn.stats.at(Statistic::median).get();
     }

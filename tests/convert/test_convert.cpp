@@ -664,11 +664,7 @@ namespace {
 
 // 65 nodes x 8 ranks, 2 lengths: matrices of 520 ranks, more than one ~1 MB block or piece.
 SynthParams five_hundred_twenty_ranks() {
-  SynthParams sp;
-  sp.nodes = 65;
-  sp.ranks_per_node = 8;
-  sp.repeats = 2;
-  sp.lengths = {0, 4096};
+  SynthParams sp{.nodes = 65, .ranks_per_node = 8, .repeats = 2, .lengths = {0, 4096}};
   return sp;
 }
 
@@ -683,16 +679,8 @@ std::string file_bytes(const fs::path& f) {
 // (synthesize + write_synth), for both diagonal rules, a shuffle, a slow node and a list sweep.
 TEST_F(ConvertTest, StreamedSynthIsByteIdenticalToInMemory) {
   for (Mode mode : {Mode::one_to_one, Mode::all_to_all}) {
-    SynthParams sp;
-    sp.nodes = 5;
-    sp.ranks_per_node = 3;
-    sp.nodes_per_switch = 2;
-    sp.shuffle = true;
-    sp.slow_node = 1;
-    sp.seed = 11;
-    sp.mode = mode;
-    sp.protocol_step = 1000;
-    sp.lengths = {0, 100, 1000, 5000};
+    SynthParams sp{.nodes = 5, .ranks_per_node = 3, .nodes_per_switch = 2, .protocol_step = 1000, .slow_node = 1,
+                   .shuffle = true, .seed = 11, .mode = mode, .lengths = {0, 100, 1000, 5000}};
     const std::string tag = mode == Mode::one_to_one ? "o" : "a";
     write_synth(p("mem" + tag).string(), synthesize(sp), false);
     convert::synth(sp, p("str" + tag), false);

@@ -34,11 +34,7 @@ TEST(Synth, NoiselessValuesFollowTheModel) {
 }
 
 TEST(Synth, StatisticsAreOrderedAndSlowNodeIsSlower) {
-  SynthParams p;
-  p.nodes = 4;
-  p.ranks_per_node = 2;
-  p.slow_node = 2;
-  p.noise = 0.05;
+  SynthParams p{.nodes = 4, .ranks_per_node = 2, .slow_node = 2, .noise = 0.05};
   const auto r = synthesize(p);
   const auto& mn = *r.stats.at(Statistic::min);
   const auto& md = *r.stats.at(Statistic::median);
@@ -59,11 +55,7 @@ TEST(Synth, StatisticsAreOrderedAndSlowNodeIsSlower) {
 }
 
 TEST(Synth, ShufflePlacementIsSeededAndConsistentWithHosts) {
-  SynthParams p;
-  p.nodes = 4;
-  p.ranks_per_node = 3;
-  p.shuffle = true;
-  p.seed = 11;
+  SynthParams p{.nodes = 4, .ranks_per_node = 3, .shuffle = true, .seed = 11};
   const auto a = synthesize(p);
   const auto b = synthesize(p);
   EXPECT_EQ(a.node_of_rank, b.node_of_rank);
@@ -109,11 +101,7 @@ TEST(Synth, ImpossibleParametersAreUsageErrors) {
 // The default varies every cell independently (lognormal, 1 %): cells of one class differ, by
 // about 1 % in log, and the variation does not average away like per-sample noise.
 TEST(Synth, CellNoiseIsIndependentPerCell) {
-  SynthParams p;
-  p.nodes = 4;
-  p.ranks_per_node = 8;
-  p.noise = 0;
-  p.lengths = {1024};
+  SynthParams p{.nodes = 4, .ranks_per_node = 8, .noise = 0, .lengths = {1024}};
   ASSERT_EQ(p.cell_noise, 0.01);
   const auto r = synthesize(p);
   const auto& med = *r.stats.at(Statistic::median);
