@@ -2,10 +2,26 @@
 // code 2 on every rank, a stuck pair (--timeout) aborts the job after its message.
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <string>
+#include <thread>
 
 #include "nt/measure/measure.hpp"
+
+namespace {
+// Ends the job after `message` reached the launcher. MPI_Abort right after a write to stderr can
+// lose it: the launcher's proxy forwards the ranks' output asynchronously and is told to kill the
+// job at the same time (a CI run under load showed a timeout with no output at all, not even the
+// library's abort notice). A short pause lets the forwarding finish first.
+[[noreturn]] void abort_job(const std::string& message, int code) {
+  std::cerr << message << std::endl;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -16,14 +32,11 @@ int main(int argc, char** argv) {
     code = nt::measure::run_network_test(argc, argv);
   } catch (const nt::measure::TimeoutError& e) {
     // The files written so far are complete and synced; end the whole job now.
-    std::cerr << "network_test: error: " << e.what() << std::endl;
-    MPI_Abort(MPI_COMM_WORLD, 3);
+    abort_job(std::string("network_test: error: ") + e.what(), 3);
   } catch (const nt::Error& e) {
-    std::cerr << "network_test: error (rank " << rank << "): " << e.what() << std::endl;
-    MPI_Abort(MPI_COMM_WORLD, nt::kExitUsage);
+    abort_job("network_test: error (rank " + std::to_string(rank) + "): " + e.what(), nt::kExitUsage);
   } catch (const std::exception& e) {
-    std::cerr << "network_test: internal error (rank " << rank << "): " << e.what() << std::endl;
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    abort_job("network_test: internal error (rank " + std::to_string(rank) + "): " + e.what(), 1);
   }
   MPI_Finalize();
   return code;

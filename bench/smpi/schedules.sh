@@ -7,7 +7,8 @@
 # is exact against the truth (tests/smpi/check_truth.py).
 #   bench/smpi/schedules.sh [P=64] [LEAVES=8]  (slow node 5, slow uplink of leaf LEAVES-2)
 #   env: SMPI_BUILD (default build-smpi), BUILD (default build), OUT (default /tmp/nt-schedules),
-#        ARGS (common network_test arguments, default below)
+#        ARGS (common network_test arguments, default below), SCHEDULES (which of the four rows, by
+#        name, separated by "|", default all: e.g. "sequential|concurrent" at 1,024 ranks)
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 P=${1:-64} L=${2:-8}
@@ -20,6 +21,7 @@ echo "| schedule | flags | simulated job | timed share | host time | peak RSS | 
 echo "|---|---|---|---|---|---|---|"
 for sched in "sequential:" "sequential, shuffled:--shuffle --seed 3" "concurrent:--concurrent" "concurrent, shuffled:--concurrent --shuffle --seed 3"; do
   name=${sched%%:*} flags=${sched#*:}
+  case "|${SCHEDULES:-$name}|" in *"|$name|"*) ;; *) continue ;; esac
   d=$OUT/$(echo "$name" | tr -c 'a-z' '_')
   rm -rf "$d"
   # shellcheck disable=SC2086
