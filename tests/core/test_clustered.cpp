@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -119,6 +120,15 @@ TEST(Clustered, EveryAccessorAgreesWithTheEncodedValues) {
       // Blocks at the edges, in the middle, single rows and empty ones.
       for (const auto& [a, b] : std::vector<std::pair<int, int>>{{0, 5}, {5, 6}, {10, 37}, {36, 37}, {12, 12}})
         expect_block(s, d->rows(k, a, b), k, a, b);
+      // Windows of senders x receivers (block, which the analysis reads a file through).
+      for (const auto& [x0, nx, y0, ny] : std::vector<std::array<int, 4>>{{0, 37, 0, 37}, {3, 4, 30, 7}, {36, 1, 0, 1}}) {
+        std::vector<double> w(static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny), -1.0);
+        d->block(k, x0, nx, y0, ny, w.data());
+        for (int x = 0; x < nx; ++x)
+          for (int y = 0; y < ny; ++y)
+            ASSERT_DOUBLE_EQ(w[static_cast<std::size_t>(x * ny + y)], s.value(x0 + x, y0 + y, k))
+                << "k " << k << " block cell " << x0 + x << "," << y0 + y;
+      }
     }
     // Rows and columns over a window crossing regions, pairs and cells.
     const auto row = d->row(11, 2, 6), col = d->column(29, 2, 6);
