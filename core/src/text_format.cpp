@@ -3,9 +3,9 @@
 #include "nt/output.hpp"
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <climits>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -24,11 +24,17 @@ namespace {
 // are the original's, whose rows are the measuring rank, and are mapped like legacy NetCDF files.
 constexpr std::string_view kOrientationLine = "orientation \"x=sender\"";
 
-std::string trim(std::string s) {
+// In place: a row of a big matrix is not copied.
+void trim_in_place(std::string& s) {
   while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
   std::size_t b = 0;
   while (b < s.size() && (s[b] == ' ' || s[b] == '\t')) ++b;
-  return s.substr(b);
+  s.erase(0, b);
+}
+
+std::string trim(std::string s) {
+  trim_in_place(s);
+  return s;
 }
 
 bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
@@ -56,7 +62,7 @@ class Parser {
     while (read_line(line)) {
       ++lineno_;
       if (line.find('\0') != std::string::npos) fail("contains a NUL byte: not a text result file");
-      line = trim(line);
+      trim_in_place(line);
       if (!line.empty()) return true;
     }
     return false;
@@ -89,32 +95,38 @@ class Parser {
   std::uint64_t offset() const { return offset_; }
 
  private:
+  // The next line without its '\n' (the last one may lack it). Reads the stream's buffer in
+  // blocks and finds line ends with memchr: istream::get takes a character at a time.
   bool read_line(std::string& line) {
     line.clear();
     if (!in_) return false;
-    std::array<char, 1 << 16> buf;
     while (true) {
-      in_.get(buf.data(), static_cast<std::streamsize>(buf.size()), '\n');
-      const auto got = static_cast<std::size_t>(in_.gcount());
-      offset_ += got;
-      line.append(buf.data(), got);
-      if (line.size() > kMaxLine) fail("a line longer than 64 MiB: not a text result file");
-      if (in_.eof()) return !line.empty();
-      if (in_.fail()) {  // an empty line, or a chunk that ended exactly at the newline
-        in_.clear();
+      if (pos_ == end_) {
+        pos_ = 0;
+        end_ = static_cast<std::size_t>(std::max<std::streamsize>(
+            0, in_.rdbuf()->sgetn(buf_.data(), static_cast<std::streamsize>(buf_.size()))));
+        if (end_ == 0) return !line.empty();
       }
-      if (in_.peek() == '\n') {
-        in_.get();
+      const char* from = buf_.data() + pos_;
+      const auto* nl = static_cast<const char*>(std::memchr(from, '\n', end_ - pos_));
+      const auto got = nl ? static_cast<std::size_t>(nl - from) : end_ - pos_;
+      line.append(from, got);
+      pos_ += got;
+      offset_ += got;
+      if (line.size() > kMaxLine) fail("a line longer than 64 MiB: not a text result file");
+      if (nl) {
+        ++pos_;
         ++offset_;
         return true;
       }
-      if (in_.eof() || in_.peek() == std::char_traits<char>::eof()) return true;
     }
   }
   std::istream& in_;
   fs::path name_;
   int lineno_ = 0;
   std::uint64_t offset_ = 0;
+  std::vector<char> buf_ = std::vector<char>(std::size_t{1} << 16);
+  std::size_t pos_ = 0, end_ = 0;  // unread bytes of buf_
 };
 
 // The header, up to the first "Message length" line, which is left in `line` (`more` false: the
@@ -181,8 +193,9 @@ void parse_row(const Parser& ps, std::string_view line, int P, int c0, int c1, d
   int j = 0;
   std::size_t pos = 0;
   while (pos < line.size()) {
-    std::size_t end = line.find_first_of("\t ", pos);
-    if (end == std::string_view::npos) end = line.size();
+    // A plain loop: find_first_of calls memchr on the two separators for every character.
+    std::size_t end = pos;
+    while (end < line.size() && line[end] != '\t' && line[end] != ' ') ++end;
     if (end > pos) {
       if (j >= P) ps.fail("more than " + std::to_string(P) + " values in a row");
       if (j >= c0 && j < c1) out[j - c0] = ps.real(line.substr(pos, end - pos));
