@@ -129,8 +129,7 @@ class Parser {
   std::size_t pos_ = 0, end_ = 0;  // unread bytes of buf_
 };
 
-// The header, up to the first "Message length" line, which is left in `line` (`more` false: the
-// file has no matrix). Checks the processors line and the hosts listed.
+// What the header says, and how the matrices after it are stored.
 struct Header {
   FileInfo info;
   bool transposed = false;  // an original's file of a mode whose rows are receivers
@@ -163,6 +162,9 @@ bool header_field(const Parser& ps, const std::string& line, FileInfo& info, boo
   return true;
 }
 
+// The header, up to the first "Message length" line, which is left in `line` (`more` false: the
+// file has no matrix). Checks the processors line and the hosts listed. read_text and TextDataset
+// both start here.
 Header parse_header(Parser& ps, const fs::path& name, std::string& line) {
   Header h;
   h.info.meta.format_version = 0;
