@@ -47,7 +47,7 @@ std::unique_ptr<Dataset> open_dataset(const fs::path& path) {
     case nc::Magic::none:
       break;
   }
-  if (looks_like_text(path)) return read_text(path);
+  if (looks_like_text(path)) return std::make_unique<TextDataset>(path);
   throw FileError(path, "not a result file of this suite (neither NetCDF nor the text format)");
 }
 

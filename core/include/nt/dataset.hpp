@@ -114,7 +114,7 @@ void check_compressed_size(const std::filesystem::path& file, long double declar
 // a file are indexed by them, and every reader relies on that order.
 void check_lengths(const std::filesystem::path& file, const std::vector<std::int64_t>& lengths);
 
-// A Dataset held in memory: synthetic data, text files, test fixtures.
+// A Dataset held in memory: synthetic data, text parsed from a stream (read_text), test fixtures.
 class MemoryDataset final : public Dataset {
  public:
   MemoryDataset(FileInfo info, std::string format = "memory", std::filesystem::path source = {});
