@@ -41,7 +41,11 @@ template <class T>
 class Comparer {
  public:
   Comparer(const ProfilesOf<T>& prof, std::size_t n) : prof_(prof), N_(n), skip_(n, 0) {
-    tr_.assign(prof.size(), std::vector<T>(N_ * N_));
+    // One band at a time, each allocated in place: assign(n, vector(N * N)) first built a
+    // temporary P^2 profile and copied it, a third P^2 array at the peak (the report of 20,000
+    // ranks ran out of a 4 GB address space here).
+    tr_.resize(prof.size());
+    for (auto& band : tr_) band.resize(N_ * N_);
     parallel_for(N_, [&](std::size_t i0, std::size_t i1) {
       for (std::size_t b = 0; b < prof_.size(); ++b)
         for (std::size_t i = i0; i < i1; ++i)

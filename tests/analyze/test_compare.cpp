@@ -25,12 +25,12 @@ struct Plan {
   int nodes = 8, rpn = 4, switches = 2;
   double noise = 0.01;        // lognormal sigma per cell
   double outliers = 0.002;    // fraction of cells x U(2, 5)
-  std::map<int, double> slow;                          // node -> factor on all its links
-  std::vector<std::tuple<int, int, double>> one_way;   // sender node, receiver node, factor
+  std::map<int, double> slow{};                        // node -> factor on all its links
+  std::vector<std::tuple<int, int, double>> one_way{}; // sender node, receiver node, factor
   double inter_switch_factor = 1.0;                     // every link between switches
   std::tuple<int, int, double> switch_pair{-1, -1, 1.0};  // links between these two switches (both ways)
   std::pair<int, double> switch_uplink{-1, 1.0};           // every link leaving or entering this switch
-  std::set<int> absent;                                 // nodes not in this run
+  std::set<int> absent{};                               // nodes not in this run
   int moved = -1, moved_to = 0;                         // a node on another switch
   std::int64_t step_at = 0;                             // protocol step (+2.5 us) from this length on
   std::uint64_t seed = 1;
