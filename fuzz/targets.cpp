@@ -1,7 +1,7 @@
 // libFuzzer targets for the suite's readers (one source, one target per NT_FUZZ_TARGET):
 //   raw        any bytes as a file, opened by content (classic CDF header walk, RawReader)
 //   legacy     the same, seeded with network_test2 files (format_version 0, transposed rows)
-//   text       any bytes through the text reader, from memory
+//   text       any bytes through the text reader, from memory and as a file (the two must agree)
 //   clustered  fuzz bytes become the arrays of a well-formed NetCDF-4 clustered file (region
 //              starts, offsets, values, lengths), so that our reader's checks are fuzzed and not
 //              HDF5's own parser (which has known crashes on corrupt HDF5 files)
@@ -13,7 +13,10 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -123,14 +126,47 @@ struct Bytes {
   f.close();
 }
 
+// The text readers: the bytes from memory (read_text, every value held) and as a file through
+// open_dataset (TextDataset: one checking pass, then rows parsed on demand). Both follow one set
+// of rules, so they must accept the same inputs and give the same values: a difference aborts.
+[[maybe_unused]] void text_both_ways(const std::uint8_t* data, std::size_t size) {
+  std::unique_ptr<nt::MemoryDataset> mem;
+  try {
+    std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
+    mem = nt::read_text(in, "fuzz.txt");
+    touch(*mem);
+  } catch (const nt::Error&) {
+  }
+  if (!mem) return;
+  const fs::path& p = scratch("text");
+  write_bytes(p, data, size);
+  if (!nt::looks_like_text(p)) return;  // open_dataset tells formats by a stricter look at the start
+  std::unique_ptr<nt::Dataset> file;
+  try {
+    file = nt::open_dataset(p);
+    touch(*file);
+  } catch (const nt::Error& e) {
+    std::fprintf(stderr, "text read from memory but refused as a file: %s\n", e.what());
+    std::abort();
+  }
+  if (file->lengths() != mem->lengths() || file->ranks() != mem->ranks()) std::abort();
+  const int P = mem->ranks();
+  if (P > 64) return;
+  for (std::size_t k = 0; k < mem->count() && k < 16; ++k) {
+    const auto a = mem->matrix(k).values(), b = file->matrix(k).values();
+    if (a.size() != b.size() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) != 0) {
+      std::fprintf(stderr, "text: matrix %zu differs between the memory and the file reader\n", k);
+      std::abort();
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
 #if defined(NT_FUZZ_TEXT)
-    std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
-    const auto d = nt::read_text(in, "fuzz.txt");
-    touch(*d);
+    text_both_ways(data, size);
 #elif defined(NT_FUZZ_CLUSTERED)
     const fs::path& p = scratch("clustered");
     clustered_from_bytes(p, Bytes{data, size});
