@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -392,17 +393,32 @@ struct Placement {
   int oversubscribed_ranks = 0;  // how many ranks do
 };
 
-// Numbers the machines of P ranks from their fixed-width keys (boot id, or the host name where
-// it is unknown), in order of first appearance.
-std::vector<int> number_machines(const std::vector<char>& keys, std::size_t width, int P) {
+// Numbers the machines of the ranks from their keys, in order of first appearance.
+std::vector<int> number_machines(const std::vector<std::string>& keys) {
   std::map<std::string, int> ids;
-  std::vector<int> out(static_cast<std::size_t>(P));
-  for (std::size_t r = 0; r < out.size(); ++r) {
-    const auto [it, added] =
-        ids.try_emplace(std::string(keys.data() + width * r), static_cast<int>(ids.size()));
-    out[r] = it->second;
-  }
+  std::vector<int> out;
+  out.reserve(keys.size());
+  for (const auto& k : keys) out.push_back(ids.try_emplace(k, static_cast<int>(ids.size())).first->second);
   return out;
+}
+
+// Every rank's machine. A machine's key is its kernel's boot id (36 characters), or a hash of the
+// host name where that cannot be read; 40 bytes per rank. Simulated ranks share one process and
+// one kernel: their machines are their simulated hosts, numbered without a gather (a second
+// gather of every rank's key in each of P simulated ranks is P^2 memory in one process).
+std::vector<int> gather_machines(MPI_Comm comm, const RankInfo& me, const std::vector<std::string>& all_hosts) {
+  if (kSimulated) return number_machines(all_hosts);
+  constexpr std::size_t kWidth = 40;
+  char key[kWidth] = {};
+  const bool boot_id = !me.machine.empty() && me.machine.size() < kWidth;
+  const std::string mine = boot_id ? me.machine : fmt::format("host {:016x}", std::hash<std::string>{}(me.host));
+  std::snprintf(key, sizeof key, "%s", mine.c_str());
+  std::vector<char> keys(kWidth * all_hosts.size());
+  MPI_Allgather(key, kWidth, MPI_CHAR, keys.data(), kWidth, MPI_CHAR, comm);
+  std::vector<std::string> each;
+  each.reserve(all_hosts.size());
+  for (std::size_t r = 0; r < all_hosts.size(); ++r) each.emplace_back(keys.data() + kWidth * r);
+  return number_machines(each);
 }
 
 Placement gather_placement(MPI_Comm comm, int rank, int P) {
@@ -415,13 +431,7 @@ Placement gather_placement(MPI_Comm comm, int rank, int P) {
   std::vector<int> cpus(rank == 0 ? 2 * static_cast<std::size_t>(P) : 0);
   MPI_Allgather(host, 256, MPI_CHAR, hosts.data(), 256, MPI_CHAR, comm);
   for (int r = 0; r < P; ++r) pl.all_hosts.emplace_back(hosts.data() + 256 * static_cast<std::size_t>(r));
-  {
-    char key[256] = {};
-    std::snprintf(key, sizeof key, "%s", me.machine.empty() ? ("host " + me.host).c_str() : me.machine.c_str());
-    std::vector<char> keys(256 * static_cast<std::size_t>(P));
-    MPI_Allgather(key, 256, MPI_CHAR, keys.data(), 256, MPI_CHAR, comm);
-    pl.machine_of = number_machines(keys, 256, P);
-  }
+  pl.machine_of = gather_machines(comm, me, pl.all_hosts);
   MPI_Gather(cpu, 2, MPI_INT, cpus.data(), 2, MPI_INT, 0, comm);
   char mach[512] = {};  // binding, then the node's CPU (each cut at 255 characters)
   std::snprintf(mach, 256, "%s", me.binding.c_str());
