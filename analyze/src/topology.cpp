@@ -33,14 +33,15 @@ using Profiles = ProfilesOf<double>;
 
 // Rank-to-rank (or group-to-group) comparison of profiles. The distance of items a and c in band
 // b: their rows and columns after removing the median difference of each (so a uniformly slow
-// item still matches its mates), the cells of a and c themselves and of the `skip` items left out;
+// item still matches its mates), the cells of a and c themselves and of the `skip` items left out
+// (except the nearest item of a normal a or c: see cluster_profiles);
 // per third party the smaller of the row and column |difference| counted twice (one direction
 // alone when the other is unknown), and of these the second largest (robust to one odd cell). The median offsets come from a sample
 // of at most ~64 cells (all cells for up to 128 items).
 template <class T>
 class Comparer {
  public:
-  Comparer(const ProfilesOf<T>& prof, std::size_t n) : prof_(prof), N_(n), skip_(n, 0) {
+  Comparer(const ProfilesOf<T>& prof, std::size_t n) : prof_(prof), N_(n), skip_(n, 0), nearest_(n, n) {
     // One band at a time, each allocated in place: assign(n, vector(N * N)) first built a
     // temporary P^2 profile and copied it, a third P^2 array at the peak (the report of 20,000
     // ranks ran out of a 4 GB address space here).
@@ -60,7 +61,11 @@ class Comparer {
     double dist = 0.0;             // second largest agreed |difference|
     double row_off = 0.0, col_off = 0.0;  // median (a - c) of the rows and of the columns
   };
-  void set_skip(std::vector<char> s) { skip_ = std::move(s); }
+  // Items left out of the comparisons, and per item its nearest (kept in a normal item's own).
+  void set_skip(std::vector<char> s, std::vector<std::size_t> nearest) {
+    skip_ = std::move(s);
+    nearest_ = std::move(nearest);
+  }
 
   // keep_all: leave every |difference| in s.all (for the noise estimate).
   Result compare(std::size_t b, std::size_t a, std::size_t c, Scratch& s, bool keep_all = false) const {
@@ -70,8 +75,11 @@ class Comparer {
     const T* cc = tr_[b].data() + c * N_;
     s.x.clear();
     s.y.clear();
+    const auto left_out = [&](std::size_t k) {
+      return k == a || k == c || (skip_[k] && !(k == nearest_[a] && !skip_[a]) && !(k == nearest_[c] && !skip_[c]));
+    };
     for (std::size_t k = 0; k < N_; k += stride_) {
-      if (k == a || k == c || skip_[k]) continue;
+      if (left_out(k)) continue;
       const double d1 = dbl(ra[k]) - dbl(rc[k]), d2 = dbl(ca[k]) - dbl(cc[k]);
       if (std::isfinite(d1)) s.x.push_back(d1);
       if (std::isfinite(d2)) s.y.push_back(d2);
@@ -93,7 +101,7 @@ class Comparer {
       }
     };
     for (std::size_t k = 0; k < N_; ++k) {
-      if (k == a || k == c || skip_[k]) continue;
+      if (left_out(k)) continue;
       // A third party k tells a and c apart when both directions agree (k's links to a and to c
       // differ whether k sends or receives): nodes and switches are symmetric, a disturbed cell
       // (two outliers among a band's lengths) is not. With only one direction known, that one.
@@ -125,6 +133,7 @@ class Comparer {
   std::size_t N_;
   std::size_t stride_;
   std::vector<char> skip_;
+  std::vector<std::size_t> nearest_;  // N_: none
 };
 
 struct DisjointSets {
@@ -145,6 +154,7 @@ struct DisjointSets {
 struct CandidateGraph {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   std::vector<std::vector<std::size_t>> adj;
+  std::vector<std::size_t> nearest;  // per item, its first candidate
   std::size_t other(std::size_t e, std::size_t a) const { return edges[e].first == a ? edges[e].second : edges[e].first; }
 };
 
@@ -200,6 +210,8 @@ CandidateGraph candidate_graph(const ProfilesOf<T>& prof, std::size_t N, const T
     }
   });
   CandidateGraph graph;
+  graph.nearest.resize(N);
+  for (std::size_t a = 0; a < N; ++a) graph.nearest[a] = cand[a].empty() ? N : cand[a].front();
   auto& edges = graph.edges;
   for (std::size_t a = 0; a < N; ++a)
     for (std::uint32_t c : cand[a]) edges.emplace_back(std::min<std::uint32_t>(static_cast<std::uint32_t>(a), c),
@@ -249,7 +261,7 @@ void skip_odd_items(Comparer<T>& cmp, const CandidateGraph& graph, std::size_t B
   if (oddness.size() > N / 4) oddness.resize(N / 4);
   std::vector<char> skip(N, 0);
   for (auto [worst, a] : oddness) skip[a] = 1;
-  cmp.set_skip(std::move(skip));
+  cmp.set_skip(std::move(skip), graph.nearest);
 }
 
 // Noise per band: the typical |difference| between each item and its nearest candidate; the
@@ -394,7 +406,13 @@ std::vector<int> link_sets(const Comparer<T>& cmp, const CandidateGraph& graph, 
 // by a factor: a slow node) are left out of the comparisons: with two slow nodes, each one's row
 // differs from its switch mates' at the other one's cells by the other's factor when the factors do
 // not multiply (issue 13: slow nodes became switches of their own), where a switch boundary differs
-// on the cells of whole switches. Not for ranks: ranks of one node have the same links whatever the
+// on the cells of whole switches. An odd item still counts in the comparisons of a normal item
+// whose nearest it is (by the direct link, as the candidates): with two nodes per switch, a node's
+// mate is the only third party that tells its switch from the others, and leaving a slow mate out
+// made a healthy node look like the two nodes of a slow leaf, which see only each other (issue
+// 22: the three became one switch and the slow uplink two slow nodes). Not for two odd items
+// (two slow nodes are each other's nearest when their factors do not multiply; issue 13 again).
+// Not for ranks: ranks of one node have the same links whatever the
 // third party, and a slow node's ranks are the only evidence that tells them from other nodes'.
 template <class T>
 std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const TopologyOptions& opt, bool skip_odd) {

@@ -10,6 +10,10 @@
 #              cable: no single message would see it, only contention.)
 #              Noise-free, so no warm-up, 3 samples and one clock round (env SMPI_ARGS to change):
 #              about 2.5 min of host time instead of 20 with the defaults (bench/smpi for those)
+#   two_node_leaves  8 leaves x 2 nodes x 2 ranks, 2:1 oversubscribed, shuffled: a slow node's leaf mate
+#              and the two nodes of a slow leaf (uplink at 1/8); report == truth, nothing else (a
+#              node's only switch mate is its leaf's evidence: it became 7 switches, the slow
+#              uplink two slow nodes)
 #   concurrent --concurrent, 4 nodes x 4 ranks on one switch, 4 lengths: every length written, the
 #              nodes and the slow node found
 #   bad_input  a missing platform, a host file shorter than the job: one line, exit 2
@@ -42,6 +46,13 @@ print("ok: 16 ranks, hosts file names the simulated hosts in rank order")
 EOF
   "$analyze" report s/run_median.nc --json r.json > r.txt || fail "report failed"
   "$py" "$here/check_truth.py" s/truth.json r.json || { cat r.txt; exit 1; }
+  ;;
+two_node_leaves)
+  sim --leaves 8 --nodes-per-leaf 2 --ranks-per-node 2 --oversubscription 2 --slow-node 5:0.25:4 \
+      --slow-uplink 6:0.125 --shuffle 11 --out t -- -t one_to_one --lengths 0,1024,65536,1048576 -n 3 --warmup 1 \
+    || { tail -20 sim.log; fail "simulation failed"; }
+  "$analyze" report t/run_median.nc --json r.json > r.txt || fail "report failed"
+  "$py" "$here/check_truth.py" t/truth.json r.json || { cat r.txt; exit 1; }
   ;;
 concurrent)
   # --concurrent with several ranks per simulated host and two lengths: the writes between lengths
@@ -104,6 +115,13 @@ bad_input)
   [ ! -e b/run_median.nc ] || fail "a result file was written for a refused job"
   sim --leaves 0 --out q --no-run; rc=$?
   [ "$rc" = 2 ] || fail "--leaves 0: exit $rc, want 2"
+  # smpirun copies the program once per rank into TMPDIR: a program of 1 TB (sparse) cannot fit
+  truncate -s 1T huge_network_test && chmod +x huge_network_test
+  out=$("$py" "$simulate" --network-test huge_network_test --leaves 1 --nodes-per-leaf 2 --out h -- -t one_to_one 2>&1)
+  rc=$?
+  [ "$rc" = 2 ] || fail "no room for the copies: exit $rc, want 2: $out"
+  [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || fail "no room for the copies: more than one line: $out"
+  echo "ok: $out"
   ;;
 closed_loop)
   # 1. measured by real ranks on this machine (the build's MPI, 4 ranks, one host)
