@@ -381,20 +381,20 @@ void share_seed(MPI_Comm comm, int rank, Settings& s) {
   s.seed = seed;
 }
 
-// Where every rank runs: every rank gets the hosts and machines, rank 0 the full description of
-// each rank.
+// Where every rank runs: rank 0 gets the full description of each rank, every rank the numbers of
+// every rank's host and machine (8 bytes per rank: the names were gathered to every rank before,
+// 300 bytes per rank, and that allgather was P^2 messages of its own under SMPI's ring).
 struct Placement {
-  std::vector<RankInfo> ranks;         // rank 0 only
-  std::vector<std::string> all_hosts;  // every rank
-  // Every rank's machine, numbered from 0 in order of first appearance: ranks on one machine
-  // share its cores even where their host names differ (RankInfo::machine).
-  std::vector<int> machine_of;
+  std::vector<RankInfo> ranks;  // rank 0 only
+  // Every rank's host and machine, numbered from 0 in order of first appearance: ranks on one
+  // machine share its cores even where their host names differ (RankInfo::machine).
+  std::vector<int> host_of, machine_of;
   bool oversubscribed = false;  // this rank measures as oversubscribed (--oversubscribed)
   int oversubscribed_ranks = 0;  // how many ranks do
 };
 
-// Numbers the machines of the ranks from their keys, in order of first appearance.
-std::vector<int> number_machines(const std::vector<std::string>& keys) {
+// Numbers keys in order of first appearance.
+std::vector<int> number_keys(const std::vector<std::string>& keys) {
   std::map<std::string, int> ids;
   std::vector<int> out;
   out.reserve(keys.size());
@@ -402,50 +402,62 @@ std::vector<int> number_machines(const std::vector<std::string>& keys) {
   return out;
 }
 
-// Every rank's machine. A machine's key is its kernel's boot id (36 characters), or a hash of the
-// host name where that cannot be read; 40 bytes per rank. Simulated ranks share one process and
-// one kernel: their machines are their simulated hosts, numbered without a gather (a second
-// gather of every rank's key in each of P simulated ranks is P^2 memory in one process).
-std::vector<int> gather_machines(MPI_Comm comm, const RankInfo& me, const std::vector<std::string>& all_hosts) {
-  if (kSimulated) return number_machines(all_hosts);
+// Every rank's machine key, on rank 0: the kernel's boot id (36 characters), or a hash of the host
+// name where that cannot be read; 40 bytes per rank. Simulated ranks share one process and one
+// kernel: their machines are their simulated hosts (hosts: the host names, on rank 0).
+std::vector<std::string> gather_machine_keys(MPI_Comm comm, int rank, const RankInfo& me,
+                                             const std::vector<std::string>& hosts, int P) {
+  if (kSimulated) return hosts;
   constexpr std::size_t kWidth = 40;
   char key[kWidth] = {};
   const bool boot_id = !me.machine.empty() && me.machine.size() < kWidth;
   const std::string mine = boot_id ? me.machine : fmt::format("host {:016x}", std::hash<std::string>{}(me.host));
   std::snprintf(key, sizeof key, "%s", mine.c_str());
-  std::vector<char> keys(kWidth * all_hosts.size());
-  MPI_Allgather(key, kWidth, MPI_CHAR, keys.data(), kWidth, MPI_CHAR, comm);
+  std::vector<char> keys(rank == 0 ? kWidth * static_cast<std::size_t>(P) : 0);
+  MPI_Gather(key, kWidth, MPI_CHAR, keys.data(), kWidth, MPI_CHAR, 0, comm);
   std::vector<std::string> each;
-  each.reserve(all_hosts.size());
-  for (std::size_t r = 0; r < all_hosts.size(); ++r) each.emplace_back(keys.data() + kWidth * r);
-  return number_machines(each);
+  if (rank == 0)
+    for (int r = 0; r < P; ++r) each.emplace_back(keys.data() + kWidth * static_cast<std::size_t>(r));
+  return each;
 }
 
 Placement gather_placement(MPI_Comm comm, int rank, int P) {
   const RankInfo me = this_rank_info();
+  const auto PU = static_cast<std::size_t>(P);
   Placement pl;
   char host[256] = {};
   std::snprintf(host, sizeof host, "%s", me.host.c_str());
+  std::vector<char> hosts(rank == 0 ? 256 * PU : 0);
+  MPI_Gather(host, 256, MPI_CHAR, hosts.data(), 256, MPI_CHAR, 0, comm);
+  std::vector<std::string> names;  // rank 0
+  if (rank == 0)
+    for (std::size_t r = 0; r < PU; ++r) names.emplace_back(hosts.data() + 256 * r);
+  const auto keys = gather_machine_keys(comm, rank, me, names, P);
+  std::vector<int> ids(2 * PU);  // hosts, then machines
+  if (rank == 0) {
+    const auto host_ids = number_keys(names), machine_ids = number_keys(keys);
+    std::copy(host_ids.begin(), host_ids.end(), ids.begin());
+    std::copy(machine_ids.begin(), machine_ids.end(), ids.begin() + P);
+  }
+  MPI_Bcast(ids.data(), 2 * P, MPI_INT, 0, comm);
+  pl.host_of.assign(ids.begin(), ids.begin() + P);
+  pl.machine_of.assign(ids.begin() + P, ids.end());
   int cpu[2] = {me.cpu, me.numa};
-  std::vector<char> hosts(256 * static_cast<std::size_t>(P));
-  std::vector<int> cpus(rank == 0 ? 2 * static_cast<std::size_t>(P) : 0);
-  MPI_Allgather(host, 256, MPI_CHAR, hosts.data(), 256, MPI_CHAR, comm);
-  for (int r = 0; r < P; ++r) pl.all_hosts.emplace_back(hosts.data() + 256 * static_cast<std::size_t>(r));
-  pl.machine_of = gather_machines(comm, me, pl.all_hosts);
+  std::vector<int> cpus(rank == 0 ? 2 * PU : 0);
   MPI_Gather(cpu, 2, MPI_INT, cpus.data(), 2, MPI_INT, 0, comm);
   char mach[512] = {};  // binding, then the node's CPU (each cut at 255 characters)
   std::snprintf(mach, 256, "%s", me.binding.c_str());
   std::snprintf(mach + 256, 256, "%s", me.node.c_str());
-  std::vector<char> machs(rank == 0 ? 512 * static_cast<std::size_t>(P) : 0);
+  std::vector<char> machs(rank == 0 ? 512 * PU : 0);
   MPI_Gather(mach, 512, MPI_CHAR, machs.data(), 512, MPI_CHAR, 0, comm);
   if (rank == 0)
-    for (int r = 0; r < P; ++r) {
+    for (std::size_t r = 0; r < PU; ++r) {
       RankInfo ri;
-      ri.host = std::string(hosts.data() + 256 * static_cast<std::size_t>(r));
-      ri.cpu = cpus[2 * static_cast<std::size_t>(r)];
-      ri.numa = cpus[2 * static_cast<std::size_t>(r) + 1];
-      ri.binding = std::string(machs.data() + 512 * static_cast<std::size_t>(r));
-      ri.node = std::string(machs.data() + 512 * static_cast<std::size_t>(r) + 256);
+      ri.host = names[r];
+      ri.cpu = cpus[2 * r];
+      ri.numa = cpus[2 * r + 1];
+      ri.binding = std::string(machs.data() + 512 * r);
+      ri.node = std::string(machs.data() + 512 * r + 256);
       pl.ranks.push_back(ri);
     }
   return pl;
@@ -459,12 +471,16 @@ std::optional<std::size_t> prepare_outputs(MPI_Comm comm, int rank, const Settin
   int code = 0;
   std::string message;
 #ifdef NT_SMPI
-  if (rank == 0) message = simulated_placement_error(pl.all_hosts);
+  if (rank == 0) {
+    std::vector<std::string> hosts;
+    for (const auto& r : pl.ranks) hosts.push_back(r.host);
+    message = simulated_placement_error(hosts);
+  }
   if (!message.empty()) code = kExitUsage;
 #endif
   if (rank == 0 && !s.estimate && code == 0) {
     try {
-      info = make_info(s, sweep, spec, static_cast<int>(pl.all_hosts.size()), pl.ranks, pl.oversubscribed_ranks);
+      info = make_info(s, sweep, spec, static_cast<int>(pl.host_of.size()), pl.ranks, pl.oversubscribed_ranks);
       std::vector<std::string> hosts;
       for (const auto& r : pl.ranks) hosts.push_back(r.host);
       first = open_outputs(s, sweep.lengths, spec, info, hosts, out);
@@ -502,10 +518,13 @@ bool oversubscribed(MPI_Comm comm, const Settings& s, const std::vector<int>& ma
 }
 
 // Wires up every connection once (MPICH/UCX connect lazily; the first message of a pair can
-// take milliseconds), so that no measured or synchronising exchange pays for it.
+// take milliseconds), so that no measured or synchronising exchange pays for it. A simulated MPI
+// has no connections to make.
 void connect_all(MPI_Comm comm, int rank, int P) {
-  std::vector<int> a(static_cast<std::size_t>(P), rank), b(static_cast<std::size_t>(P));
-  MPI_Alltoall(a.data(), 1, MPI_INT, b.data(), 1, MPI_INT, comm);
+  if (!kSimulated) {
+    std::vector<int> a(static_cast<std::size_t>(P), rank), b(static_cast<std::size_t>(P));
+    MPI_Alltoall(a.data(), 1, MPI_INT, b.data(), 1, MPI_INT, comm);
+  }
   MPI_Barrier(comm);
 }
 
@@ -591,7 +610,7 @@ int run_network_test(int argc, char** argv) {
   const auto first = prepare_outputs(comm, rank, s, sweep, *spec, placement, info, out);
   if (!first) return kExitUsage;
 
-  Ctx c(comm, s, sweep.lengths, *spec, placement.all_hosts, placement.machine_of, placement.oversubscribed);
+  Ctx c(comm, s, sweep.lengths, *spec, placement.host_of, placement.machine_of, placement.oversubscribed);
   const std::unique_ptr<ModeRun> mode_run = spec->begin_run(c);  // the mode's state (collective)
   c.mode = mode_run.get();
   connect_all(comm, rank, P);

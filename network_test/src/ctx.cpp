@@ -33,7 +33,7 @@ int size_of(MPI_Comm comm) {
 }  // namespace
 
 Ctx::Ctx(MPI_Comm c, const Settings& s, const std::vector<std::int64_t>& sweep, const ModeSpec& sp,
-         std::vector<std::string> host_of_rank, std::vector<int> machine_of_rank, bool oversubscribed)
+         std::vector<int> host_of_rank, std::vector<int> machine_of_rank, bool oversubscribed)
     : comm(c), rank(rank_in(c)), size(size_of(c)), settings(s), lengths(sweep), spec(sp),
       max_length(std::max<std::int64_t>(sweep.back(), 1)), hosts(std::move(host_of_rank)),
       machines(std::move(machine_of_rank)), yield(oversubscribed), R(s.repeats), W(s.warmup) {

@@ -4,7 +4,7 @@
 // or P-1 rounds of disjoint pairs at once (--concurrent). Tasks differ by where their ranks are:
 // pairs on one host, pairs across hosts, the clock-offset tasks of the common-start modes and the
 // collective tasks are separate classes. Calibration runs up to 16 tasks of each class, spread
-// over the task list, through the real schedule with the run's own warm-up and sample count (no
+// over the senders (computed, not a stored list: O(P) per rank, see sample_tasks), through the real schedule with the run's own warm-up and sample count (no
 // extrapolation in the number of samples: differencing two short runs amplified scheduler noise
 // 10-fold), timed on rank 0 between sleeping barriers minus a barrier's own cost, repeated and the
 // median taken when the window is under 50 ms. A length then costs the sum over classes of tasks x
@@ -58,15 +58,6 @@ double calibrate(Ctx& c, std::int64_t length, double units, double barrier_cost,
   return t[t.size() / 2];
 }
 
-// Class of a task for the calibration: where its measured ranks are.
-std::string task_class(const Ctx& c, const Task& t) {
-  if (t.sync) return "clock offsets";
-  if (c.spec.kind == TaskKind::per_root || c.spec.kind == TaskKind::all_ranks) return "collective";
-  const auto& h = c.hosts;
-  return h[static_cast<std::size_t>(t.x)] == h[static_cast<std::size_t>(t.y)] ? "pairs on one host"
-                                                                            : "pairs across hosts";
-}
-
 // Every `step`-th element, up to n of them, first included.
 template <class T>
 std::vector<T> spread(const std::vector<T>& v, std::size_t n) {
@@ -118,12 +109,9 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
   std::map<std::size_t, LengthCost> cost;
   for (std::size_t k : calibrated) {
     const std::int64_t length = c.lengths[k];
-    const auto tasks = make_tasks(c.spec, c.settings, c.size, k);
-    std::map<std::string, std::vector<Task>> by_class;
-    for (const auto& t : tasks) by_class[task_class(c, t)].push_back(t);
+    const auto by_class = sample_tasks(TaskList(c.spec, c.settings, c.size, k), c.spec, c.hosts, kTasksPerClass);
     LengthCost& lc = cost[k];
-    for (const auto& [name, list] : by_class) {
-      const auto few = spread(list, kTasksPerClass);
+    for (const auto& [name, few] : by_class) {
       lc.per_class[name] =
           calibrate(c, length, static_cast<double>(few.size()), barrier, [&] { run_sequential(c, few, length); });
     }
@@ -203,7 +191,7 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
   const auto& lengths = c.lengths;
   const bool concurrent = c.spec.concurrent_ok;
   const int samples = c.W + c.store.stride;
-  std::set<std::string> hosts(c.hosts.begin(), c.hosts.end());
+  const std::set<int> hosts(c.hosts.begin(), c.hosts.end());
   std::cout << fmt::format(
       "network_test --estimate: {}, {} ranks on {} host{}, {} lengths ({} B .. {} B), {} samples per task "
       "({} + {} warm-up){}\n",
@@ -217,15 +205,10 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
                            concurrent ? fmt::format("  {:>12}  {:>7}", "concurrent", "rounds") : "");
   double seq_total = 0, conc_total = 0;
   const auto n_rounds = static_cast<double>(cal.rounds);
-  // Tasks per class: the same at every length (only their order and noise ranks change), so the
-  // list is built once here (it takes ~100 B per task: 0.1 GB at 1,024 ranks).
-  std::map<std::string, std::size_t> n;
-  std::size_t n_tasks = 0;
-  {
-    const auto tasks = make_tasks(c.spec, s, c.size, 0);
-    for (const auto& t : tasks) ++n[task_class(c, t)];
-    n_tasks = tasks.size();
-  }
+  // Tasks per class: the same at every length (only their order and noise ranks change).
+  const TaskList list(c.spec, s, c.size, 0);
+  const auto n = class_counts(list, c.spec, c.hosts);
+  const std::size_t n_tasks = list.size();
   for (std::size_t k = 0; k < lengths.size(); ++k) {
     const LengthCost lc = cost_at(cal, lengths, k);
     double seq = cal.per_length_io;

@@ -39,8 +39,9 @@ class Progress {
 // bytes. run_sequential takes turns through the tasks (every rank knows the list); run_rounds
 // runs rounds of disjoint pairs at once with a sleeping barrier after each (and each rank's
 // exchange with itself).
-void run_sequential(Ctx& c, const std::vector<Task>& tasks, std::int64_t length);
-void run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length);
+// run_sequential returns the bytes of its own list of this rank's steps (O(P)).
+std::size_t run_sequential(Ctx& c, const std::vector<Task>& tasks, std::int64_t length);
+std::size_t run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length);
 void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange,
                 std::int64_t length);
 // A barrier on every rank whose wait sleeps (its timeout message names `length`).

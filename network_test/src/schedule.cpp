@@ -192,6 +192,76 @@ std::size_t TaskList::permuted(std::size_t w) const {
   return static_cast<std::size_t>(v);
 }
 
+std::size_t TaskList::unpermuted(std::size_t i) const {
+  // permuted's Feistel rounds backwards ((l, r) came from (r ^ f(l), l)), walking the cycle the
+  // other way until the value falls below nwork_.
+  const std::uint64_t mask = (std::uint64_t{1} << half_bits_) - 1;
+  std::uint64_t v = i;
+  do {
+    std::uint64_t l = v >> half_bits_, r = v & mask;
+    for (std::uint64_t round = 4; round-- > 0;) {
+      const std::uint64_t pl = r ^ (mix_seed(key_, round, l) & mask);
+      r = l;
+      l = pl;
+    }
+    v = (l << half_bits_) | r;
+  } while (v >= nwork_);
+  return static_cast<std::size_t>(v);
+}
+
+std::optional<std::vector<std::size_t>> TaskList::positions_of(int rank) const {
+  const ModeSpec& spec = *spec_;
+  if (spec.uses_noise) return std::nullopt;
+  const auto PU = static_cast<std::size_t>(P_), r = static_cast<std::size_t>(rank);
+  std::vector<std::size_t> items;  // the work items with the rank, ascending (work()'s order)
+  switch (spec.kind) {
+    case TaskKind::ordered_pairs:
+      for (std::size_t x = 0; x < PU; ++x)
+        if (x == r)
+          for (std::size_t j = 0; j + 1 < PU; ++j) items.push_back(x * (PU - 1) + j);
+        else
+          items.push_back(x * (PU - 1) + (r < x ? r : r - 1));
+      break;
+    case TaskKind::exchange_pairs: {
+      auto start = [&](std::size_t x) { return x * PU - x * (x - 1) / 2; };
+      for (std::size_t x = 0; x < r; ++x) items.push_back(start(x) + (r - x));
+      for (std::size_t y = r; y < PU; ++y) items.push_back(start(r) + (y - r));
+      break;
+    }
+    case TaskKind::per_root:
+    case TaskKind::all_ranks:
+      items.resize(nwork_);
+      std::iota(items.begin(), items.end(), std::size_t{0});
+      break;
+  }
+  std::vector<std::size_t> pos;
+  if (rank == 0)
+    for (std::size_t u = 0; u < nsync_; ++u) pos.push_back(u);
+  else if (r - 1 < nsync_)
+    pos.push_back(r - 1);
+  std::vector<std::size_t> work;
+  if (!shuffle_) {
+    work = std::move(items);
+  } else if (!perm_.empty()) {
+    std::vector<char> mine(nwork_, 0);
+    for (std::size_t i : items) mine[i] = 1;
+    for (std::size_t w = 0; w < nwork_; ++w)
+      if (mine[perm_[w]]) work.push_back(w);
+  } else {
+    for (std::size_t i : items) work.push_back(unpermuted(i));
+    std::sort(work.begin(), work.end());
+  }
+  for (std::size_t w : work) pos.push_back(nsync_ + w);
+  return pos;
+}
+
+Task TaskList::pair_task(int x, int y) const {
+  const auto PU = static_cast<std::size_t>(P_), X = static_cast<std::size_t>(x), Y = static_cast<std::size_t>(y);
+  if (spec_->kind == TaskKind::ordered_pairs && x != y) return work(X * (PU - 1) + (Y < X ? Y : Y - 1));
+  if (spec_->kind == TaskKind::exchange_pairs && x <= y) return work(X * PU - X * (X - 1) / 2 + (Y - X));
+  throw Error(fmt::format("no task of pair ({}, {}) in mode {}", x, y, spec_->name));
+}
+
 Task TaskList::work(std::size_t i) const {
   const ModeSpec& spec = *spec_;
   const int P = P_;
@@ -248,6 +318,77 @@ Task TaskList::operator[](std::size_t u) const {
     return t;
   }
   return work(permuted(u - nsync_));
+}
+
+std::string task_class(const Task& t, const ModeSpec& spec, const std::vector<int>& host_of) {
+  if (t.sync) return "clock offsets";
+  if (spec.kind == TaskKind::per_root || spec.kind == TaskKind::all_ranks) return "collective";
+  return host_of[static_cast<std::size_t>(t.x)] == host_of[static_cast<std::size_t>(t.y)] ? "pairs on one host"
+                                                                                          : "pairs across hosts";
+}
+
+std::map<std::string, std::size_t> class_counts(const TaskList& list, const ModeSpec& spec,
+                                                const std::vector<int>& host_of) {
+  std::map<std::string, std::size_t> n;
+  const std::size_t nsync = list.sync_count(), work = list.size() - nsync;
+  if (nsync > 0) n["clock offsets"] = nsync;
+  if (spec.kind == TaskKind::per_root || spec.kind == TaskKind::all_ranks) {
+    if (work > 0) n["collective"] = work;
+    return n;
+  }
+  std::map<int, std::size_t> per_host;
+  for (int h : host_of) ++per_host[h];
+  std::size_t same = 0;  // ordered pairs of one host, or {x, y} with x <= y (self exchanges included)
+  for (const auto& [h, m] : per_host) same += spec.kind == TaskKind::exchange_pairs ? m * (m + 1) / 2 : m * (m - 1);
+  if (same > 0) n["pairs on one host"] = same;
+  if (work > same) n["pairs across hosts"] = work - same;
+  return n;
+}
+
+namespace {
+// n indices spread over [0, total) (all of them when there are at most n), first included.
+std::vector<std::size_t> spread_indices(std::size_t total, std::size_t n) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < std::min(total, n); ++i) out.push_back(total <= n ? i : i * total / n);
+  return out;
+}
+}  // namespace
+
+std::map<std::string, std::vector<Task>> sample_tasks(const TaskList& list, const ModeSpec& spec,
+                                                      const std::vector<int>& host_of, std::size_t n) {
+  std::map<std::string, std::vector<Task>> by_class;
+  const std::size_t nsync = list.sync_count();
+  for (std::size_t q : spread_indices(nsync, n)) by_class["clock offsets"].push_back(list[q]);
+  if (spec.kind == TaskKind::per_root || spec.kind == TaskKind::all_ranks) {
+    for (std::size_t q : spread_indices(list.size() - nsync, n)) by_class["collective"].push_back(list[nsync + q]);
+    return by_class;
+  }
+  const int P = static_cast<int>(host_of.size());
+  const bool exchange = spec.kind == TaskKind::exchange_pairs;
+  auto host = [&](int r) { return host_of[static_cast<std::size_t>(r)]; };
+  auto add = [&](int x, int y) {
+    const Task t = exchange ? list.pair_task(std::min(x, y), std::max(x, y)) : list.pair_task(x, y);
+    by_class[task_class(t, spec, host_of)].push_back(t);
+  };
+  for (std::size_t q : spread_indices(static_cast<std::size_t>(P), n)) {
+    const auto x = static_cast<int>(q);
+    // On one host: the next rank of x's host (an exchange with itself when x is alone there);
+    // across hosts: the first rank of another host from half-way round.
+    int same = exchange ? x : -1, across = -1;
+    for (int d = 1; d < P; ++d)
+      if (host((x + d) % P) == host(x)) {
+        same = (x + d) % P;
+        break;
+      }
+    for (int d = 0; d < P; ++d)
+      if (host((x + P / 2 + d) % P) != host(x)) {
+        across = (x + P / 2 + d) % P;
+        break;
+      }
+    if (same >= 0) add(x, same);
+    if (across >= 0) add(x, across);
+  }
+  return by_class;
 }
 
 std::vector<Task> make_tasks(const ModeSpec& spec, const Settings& s, int P, std::size_t length_index) {

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <filesystem>
 #include <set>
+#include <tuple>
 
 #include "nt/loggp.hpp"
 #include "nt/measure/measure.hpp"
@@ -169,6 +171,75 @@ TEST(Schedule, ComputedTasksKeepTheStoredShuffleOfEarlierVersions) {
   }
 }
 
+// The sequential schedule visits only the steps of a rank's own tasks: positions_of must give
+// exactly the tasks the rank is a member of, for every mode, in order and shuffled.
+std::vector<std::size_t> scanned_positions(const TaskList& list, int rank) {
+  std::vector<std::size_t> pos;
+  for (std::size_t u = 0; u < list.size(); ++u)
+    if (list[u].has(rank)) pos.push_back(u);
+  return pos;
+}
+
+TEST(Schedule, PositionsOfARankAreTheTasksItTakesPartIn) {
+  for (const auto& spec : registry().all())
+    for (int P : {2, 3, 5, 8})
+      for (bool shuffle : {false, true}) {
+        Settings s;
+        s.seed = 5;
+        s.shuffle = shuffle;
+        s.noise_procs = 1;
+        const TaskList list(spec, s, P, 3);
+        for (int r = 0; r < P; ++r) {
+          const auto pos = list.positions_of(r);
+          if (spec.uses_noise) {
+            EXPECT_FALSE(pos) << spec.name << ": noise ranks are drawn per task";
+            continue;
+          }
+          ASSERT_TRUE(pos) << spec.name;
+          EXPECT_EQ(*pos, scanned_positions(list, r)) << spec.name << " P=" << P << " rank " << r
+                                                      << (shuffle ? " shuffled" : "");
+        }
+      }
+}
+
+// --estimate counts the tasks of each class and samples them from the list without building it:
+// the counts must be those of the whole list, every sample a task of the list in its class, and
+// every class present sampled.
+TEST(Schedule, ClassCountsAndSamplesAgreeWithTheWholeList) {
+  auto key = [](const Task& t) { return std::make_tuple(t.x, t.y, t.members, t.noise, t.sync); };
+  for (const auto& spec : registry().all())
+    for (int P : {2, 5, 9, 24})
+      for (int per_host : {1, 3, 4}) {
+        if (spec.uses_noise && P < 3) continue;  // no rank left to draw (refused by validation)
+        std::vector<int> host_of;
+        for (int r = 0; r < P; ++r) host_of.push_back((r * 7 % P) / per_host);  // hosts interleaved
+        Settings s;
+        s.seed = 3;
+        s.shuffle = P % 2 == 1;
+        s.noise_procs = 1;
+        const TaskList list(spec, s, P, 1);
+        const std::string what = spec.name + " P=" + std::to_string(P) + " per host " + std::to_string(per_host);
+        std::map<std::string, std::size_t> want;
+        std::set<decltype(key(Task{}))> all;
+        for (std::size_t u = 0; u < list.size(); ++u) {
+          const Task t = list[u];
+          ++want[task_class(t, spec, host_of)];
+          all.insert(key(t));
+        }
+        EXPECT_EQ(class_counts(list, spec, host_of), want) << what;
+        const auto samples = sample_tasks(list, spec, host_of, 16);
+        for (const auto& [name, count] : want) {
+          ASSERT_TRUE(samples.count(name)) << what << ": no sample of " << name;
+          EXPECT_LE(samples.at(name).size(), std::max<std::size_t>(16, count)) << what;
+        }
+        for (const auto& [name, tasks] : samples)
+          for (const Task& t : tasks) {
+            EXPECT_EQ(task_class(t, spec, host_of), name) << what;
+            EXPECT_TRUE(all.count(key(t))) << what << ": a sample that is not in the list";
+          }
+      }
+}
+
 TEST(Schedule, LargeShuffledListsAreAPermutationWithoutStoringIt) {
   // 1,500 ranks: 2,248,500 ordered pairs, above the stored-shuffle limit.
   const int P = 1500;
@@ -179,8 +250,13 @@ TEST(Schedule, LargeShuffledListsAreAPermutationWithoutStoringIt) {
   ASSERT_GT(list.size(), TaskList::kStoredShuffle);
   std::vector<bool> seen(static_cast<std::size_t>(P) * P, false);
   std::size_t in_order = 0;
+  // ... and the positions of a rank's tasks come from the inverse of the keyed bijection.
+  const std::vector<int> ranks{0, 777, P - 1};
+  std::vector<std::vector<std::size_t>> scanned(ranks.size());
   for (std::size_t u = 0; u < list.size(); ++u) {
     const Task t = list[u];
+    for (std::size_t q = 0; q < ranks.size(); ++q)
+      if (t.has(ranks[q])) scanned[q].push_back(u);
     ASSERT_NE(t.x, t.y);
     const std::size_t cell = static_cast<std::size_t>(t.x) * P + static_cast<std::size_t>(t.y);
     ASSERT_FALSE(seen[cell]) << "pair twice";
@@ -188,6 +264,10 @@ TEST(Schedule, LargeShuffledListsAreAPermutationWithoutStoringIt) {
     in_order += (t.x == static_cast<int>(u / (P - 1))) ? 1 : 0;
   }
   EXPECT_LT(in_order, list.size() / 100);  // shuffled, not sender-major
+  for (std::size_t q = 0; q < ranks.size(); ++q) {
+    ASSERT_EQ(scanned[q].size(), 2u * (P - 1));
+    EXPECT_EQ(list.positions_of(ranks[q]), scanned[q]) << "rank " << ranks[q];
+  }
 }
 
 TEST(Schedule, PartnerInRoundMatchesTheRounds) {

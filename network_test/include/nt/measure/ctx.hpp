@@ -73,11 +73,11 @@ class Ctx {
  public:
   // Sizes the message buffers for the mode and the sweep's largest length, and the clock
   // offsets and sample store for the ranks of comm. sweep: the message lengths (validated, not
-  // empty; kept by reference); host_of_rank: every rank's host; machine_of_rank: every rank's
+  // empty; kept by reference); host_of_rank: every rank's host (numbered); machine_of_rank: every rank's
   // machine (ranks that share cores); oversubscribed: busy waits yield (more ranks than cores on
   // this machine).
   Ctx(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& sweep, const ModeSpec& spec,
-      std::vector<std::string> host_of_rank, std::vector<int> machine_of_rank, bool oversubscribed);
+      std::vector<int> host_of_rank, std::vector<int> machine_of_rank, bool oversubscribed);
   Ctx(const Ctx&) = delete;
   Ctx& operator=(const Ctx&) = delete;
 
@@ -88,7 +88,7 @@ class Ctx {
   const std::vector<std::int64_t>& lengths;  // the sweep, in order (SweepPlan::lengths)
   const ModeSpec& spec;
   const std::int64_t max_length;         // the sweep's largest length (at least 1)
-  const std::vector<std::string> hosts;  // host of every rank
+  const std::vector<int> hosts;          // host of every rank (ranks with one number share a host name)
   const std::vector<int> machines;       // machine of every rank (ranks with one number share cores)
   const bool yield;                      // busy waits call sched_yield (more ranks than cores here)
 

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -56,10 +59,19 @@ class TaskList {
   std::size_t size() const noexcept { return nsync_ + nwork_; }
   Task operator[](std::size_t u) const;
   std::size_t bytes() const noexcept { return sizeof *this + perm_.capacity() * sizeof(std::uint32_t); }
+  // The positions of the tasks `rank` takes part in, ascending, from the closed form of the order:
+  // O(P log P) (a stored shuffle is read once); nothing when only computing every task can tell
+  // (noise ranks are drawn per task).
+  std::optional<std::vector<std::size_t>> positions_of(int rank) const;
+  // The work task of pair (x, y) (an ordered pair, or {x, y} with x <= y of exchange pairs), wherever
+  // the order puts it; the clock syncs come first (sync_count of them, positions 0..).
+  Task pair_task(int x, int y) const;
+  std::size_t sync_count() const noexcept { return nsync_; }
 
  private:
   Task work(std::size_t i) const;  // the i-th task of the unshuffled work list
   std::size_t permuted(std::size_t w) const;
+  std::size_t unpermuted(std::size_t i) const;  // the position of work item i (keyed bijection)
   const ModeSpec* spec_;
   int P_ = 0, noise_procs_ = 0;
   std::uint64_t seed_ = 0;
@@ -70,7 +82,18 @@ class TaskList {
   int half_bits_ = 0;
 };
 
-// Every task of one length as a list (tests, --estimate on small runs): TaskList in a vector.
+// Where a task's ranks are, for --estimate's calibration: "clock offsets", "collective", "pairs on
+// one host" or "pairs across hosts" (host_of: every rank's host, numbered).
+std::string task_class(const Task& t, const ModeSpec& spec, const std::vector<int>& host_of);
+// How many tasks of each class a length has, and up to n of each spread over the senders (the
+// clock offsets and collectives over the list), from the list without building it: O(P) per
+// rank, where the list is P(P-1) tasks of ~100 bytes (1.7 GB per rank at 4,096 ranks).
+std::map<std::string, std::size_t> class_counts(const TaskList& list, const ModeSpec& spec,
+                                                const std::vector<int>& host_of);
+std::map<std::string, std::vector<Task>> sample_tasks(const TaskList& list, const ModeSpec& spec,
+                                                      const std::vector<int>& host_of, std::size_t n);
+
+// Every task of one length as a list (tests): TaskList in a vector.
 std::vector<Task> make_tasks(const ModeSpec& spec, const Settings& s, int P, std::size_t length_index);
 
 }  // namespace nt::measure
