@@ -26,9 +26,13 @@ class Progress {
   // style: "bar", "lines", "none" or "auto" (bar on a terminal, lines otherwise).
   Progress(const std::string& style, const std::vector<std::int64_t>& lengths);
   void update(std::size_t done_index, std::int64_t length);
+  // Within length `index`: `fraction` of its steps done (rank 0's view of the schedule), so that
+  // a long length (all pairs of thousands of ranks) shows progress before it ends.
+  void within(std::size_t index, double fraction);
   void finish();
 
  private:
+  void show(std::size_t index, std::int64_t length, double now, double eta, bool last);
   bool enabled_, tty_;
   std::vector<std::int64_t> lengths_;
   std::vector<std::pair<std::int64_t, double>> done_;  // length, seconds it took
@@ -40,8 +44,10 @@ class Progress {
 // runs rounds of disjoint pairs at once with a sleeping barrier after each (and each rank's
 // exchange with itself).
 // run_sequential returns the bytes of its own list of this rank's steps (O(P)).
-std::size_t run_sequential(Ctx& c, const std::vector<Task>& tasks, std::int64_t length);
-std::size_t run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length);
+// on_step (rank 0): the fraction of the length's steps done, at each step of rank 0.
+using StepHook = std::function<void(double)>;
+std::size_t run_sequential(Ctx& c, const std::vector<Task>& tasks, std::int64_t length, const StepHook& on_step = {});
+std::size_t run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length, const StepHook& on_step = {});
 void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange,
                 std::int64_t length);
 // A barrier on every rank whose wait sleeps (its timeout message names `length`).

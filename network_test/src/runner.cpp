@@ -99,22 +99,39 @@ void Progress::update(std::size_t k, std::int64_t length) {
   if (!enabled_) return;
   // Weighted by predicted time: the time of each length so far, fitted as a + b * length,
   // predicts the lengths still to come (a geometric sweep's last lengths dominate its time).
-  const double now = MPI_Wtime(), elapsed = now - start_;
+  const double now = MPI_Wtime();
   done_.emplace_back(length, now - mark_);
   mark_ = now;
   const std::vector<std::int64_t> rest(lengths_.begin() + static_cast<std::ptrdiff_t>(k + 1), lengths_.end());
-  const double eta = rest.empty() ? 0.0 : predict_time(done_, rest);
+  show(k, length, now, rest.empty() ? 0.0 : predict_time(done_, rest), k + 1 == lengths_.size());
+}
+
+void Progress::within(std::size_t k, double fraction) {
+  if (!enabled_ || !(fraction > 0.0) || fraction >= 1.0) return;
+  const double now = MPI_Wtime();
+  if (now - last_ < (tty_ ? 0.2 : 10.0)) return;
+  // This length at its pace so far, the lengths after it as update() predicts them (with this
+  // length's projected time among the lengths done).
+  const double so_far = now - mark_, projected = so_far / fraction;
+  auto done = done_;
+  done.emplace_back(lengths_[k], projected);
+  const std::vector<std::int64_t> rest(lengths_.begin() + static_cast<std::ptrdiff_t>(k + 1), lengths_.end());
+  show(k, lengths_[k], now, projected - so_far + (rest.empty() ? 0.0 : predict_time(done, rest)), false);
+}
+
+void Progress::show(std::size_t k, std::int64_t length, double now, double eta, bool last) {
+  const double elapsed = now - start_;
   const double frac = eta >= 0 && elapsed + eta > 0 ? elapsed / (elapsed + eta) : 0.0;
   const std::size_t n = lengths_.size();
   if (tty_) {
-    if (now - last_ < 0.2 && k + 1 < n) return;
+    if (now - last_ < 0.2 && !last) return;
     const int width = 30, fill = static_cast<int>(frac * width);
     std::fprintf(stderr, "\r[%s%s] %3d%%  length %lld (%zu/%zu)  elapsed %s  ETA %s   ",
                  std::string(static_cast<std::size_t>(fill), '#').c_str(),
                  std::string(static_cast<std::size_t>(width - fill), '.').c_str(), static_cast<int>(frac * 100),
                  static_cast<long long>(length), k + 1, n, clock_text(elapsed).c_str(), clock_text(eta).c_str());
   } else {
-    if (now - last_ < 10.0 && k + 1 < n) return;
+    if (now - last_ < 10.0 && !last) return;
     std::fprintf(stderr, "network_test: %3d%% done, length %lld (%zu/%zu), elapsed %s, ETA %s\n",
                  static_cast<int>(frac * 100), static_cast<long long>(length), k + 1, n, clock_text(elapsed).c_str(),
                  clock_text(eta).c_str());
@@ -242,7 +259,7 @@ std::vector<std::size_t> member_positions(const List& tasks, int rank) {
 // rank was O(P^2) per rank and length: O(P^3) host time in a simulation, a third of the host
 // time at 1,024 simulated ranks).
 template <class List>
-std::size_t run_sequential_list(Ctx& c, const List& tasks, std::int64_t length) {
+std::size_t run_sequential_list(Ctx& c, const List& tasks, std::int64_t length, const StepHook& on_step) {
   char go = 1;
   long last = -1;
   const std::size_t n = tasks.size();
@@ -278,6 +295,7 @@ std::size_t run_sequential_list(Ctx& c, const List& tasks, std::int64_t length) 
       break;
     }
     led = n;
+    if (on_step) on_step(static_cast<double>(u) / static_cast<double>(n));
     load(u);
     const Task& t = cur;
     const int prev_leader = u == 0 ? 0 : prev.leader;
@@ -326,11 +344,11 @@ std::size_t run_sequential_list(Ctx& c, const List& tasks, std::int64_t length) 
   return mine.capacity() * sizeof mine[0];
 }
 
-std::size_t run_sequential(Ctx& c, const std::vector<Task>& tasks, std::int64_t length) {
-  return run_sequential_list(c, tasks, length);
+std::size_t run_sequential(Ctx& c, const std::vector<Task>& tasks, std::int64_t length, const StepHook& on_step) {
+  return run_sequential_list(c, tasks, length, on_step);
 }
-std::size_t run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length) {
-  return run_sequential_list(c, tasks, length);
+std::size_t run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length, const StepHook& on_step) {
+  return run_sequential_list(c, tasks, length, on_step);
 }
 
 void idle_barrier(Ctx& c, MPI_Comm comm, double deadline, const std::string& why) {
@@ -400,7 +418,7 @@ namespace {
 // The round-robin rounds of a length, in an order shuffled from the seed with --shuffle; each
 // rank computes only its own partner per round (O(P) memory for the order of the rounds).
 // Length k of the sweep is `length` bytes.
-void run_concurrent(Ctx& c, std::size_t k, std::int64_t length) {
+void run_concurrent(Ctx& c, std::size_t k, std::int64_t length, const StepHook& on_step) {
   const int n = rounds_of(c.size);
   std::vector<int> order(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), 0);
@@ -409,8 +427,9 @@ void run_concurrent(Ctx& c, std::size_t k, std::int64_t length) {
     for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[splitmix64(st) % i]);
   }
   idle_barrier(c, 1, length);  // the previous length is written
-  for (int r : order) {
-    const int other = partner_in_round(c.size, r, c.rank);
+  for (std::size_t q = 0; q < order.size(); ++q) {
+    if (on_step) on_step(static_cast<double>(q) / static_cast<double>(order.size()));
+    const int other = partner_in_round(c.size, order[q], c.rank);
     if (other >= 0) run_pair_of_round(c, std::min(c.rank, other), std::max(c.rank, other), length);
     idle_barrier(c, 2, length);
   }
@@ -642,10 +661,12 @@ void Sweep::run_length(std::size_t k) {
   c_.store.used.assign(PU_, c_.store.stride);
   const TaskList tasks(c_.spec, c_.settings, c_.size, k);
   std::size_t task_bytes = tasks.bytes();
+  StepHook on_step;
+  if (progress_) on_step = [this, k](double fraction) { progress_->within(k, fraction); };
   if (c_.settings.concurrent)
-    run_concurrent(c_, k, length_);
+    run_concurrent(c_, k, length_, on_step);
   else
-    task_bytes += run_sequential(c_, tasks, length_);
+    task_bytes += run_sequential(c_, tasks, length_, on_step);
 
   if (synthetic_samples()) fill_synthetic(c_, length_);
   const std::array<long, 2> flagged = summarize_samples();  // this rank's late / preempted samples

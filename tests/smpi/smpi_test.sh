@@ -14,6 +14,8 @@
 #              and the two nodes of a slow leaf (uplink at 1/8); report == truth, nothing else (a
 #              node's only switch mate is its leaf's evidence: it became 7 switches, the slow
 #              uplink two slow nodes)
+#   progress   --progress lines on one long length (16 ranks, 1 MiB, 200 samples: ~38 simulated s;
+#              --concurrent 500): lines within the length every 10 s, their percentages rising, then 100 %
 #   concurrent --concurrent, 4 nodes x 4 ranks on one switch, 4 lengths: every length written, the
 #              nodes and the slow node found
 #   bad_input  a missing platform, a host file shorter than the job: one line, exit 2
@@ -53,6 +55,22 @@ two_node_leaves)
     || { tail -20 sim.log; fail "simulation failed"; }
   "$analyze" report t/run_median.nc --json r.json > r.txt || fail "report failed"
   "$py" "$here/check_truth.py" t/truth.json r.json || { cat r.txt; exit 1; }
+  ;;
+progress)
+  for sched in "" --concurrent; do  # the concurrent schedule is 8 pairs at once: more samples
+    n=200; [ -n "$sched" ] && n=500
+    sim --leaves 2 --nodes-per-leaf 4 --ranks-per-node 2 --out "p$sched" -- -t one_to_one --lengths 1048576 -n $n \
+        --warmup 0 --progress lines $sched || { tail -20 sim.log; fail "simulation failed"; }
+    grep '^network_test: .*% done' sim.log
+    "$py" - sim.log "$sched" <<'EOF' || exit 1
+import re, sys
+pcts = [int(m.group(1)) for m in re.finditer(r"^network_test: +(\d+)% done, length 1048576 \(1/1\)", open(sys.argv[1]).read(), re.M)]
+within = pcts[:-1]
+ok = len(within) >= 2 and all(0 < p < 100 for p in within) and within == sorted(set(within)) and pcts[-1] == 100
+print(f"{sys.argv[2] or 'sequential'}: progress {pcts}: {'ok' if ok else 'WRONG'}")
+sys.exit(0 if ok else 1)
+EOF
+  done
   ;;
 concurrent)
   # --concurrent with several ranks per simulated host and two lengths: the writes between lengths
