@@ -620,6 +620,7 @@ void find_slow_ranks_and_nodes(const AnomalyScan& scan, const RankEffects& effec
   const auto rank_hits = find_rank_hits(scan, effects, spreads);
   const auto verdicts = judge_nodes(scan, effects, spreads, rank_hits);
   const auto& nodes = scan.topo.levels.front().groups;
+  const auto lone = lone_node_flags(scan.topo);
   for (std::size_t gi = 0; gi < nodes.size(); ++gi) {
     const auto& node = nodes[gi];
     const bool every_rank_slow =
@@ -632,6 +633,9 @@ void find_slow_ranks_and_nodes(const AnomalyScan& scan, const RankEffects& effec
           out.push_back(slow_rank_finding(scan, r, rank_hits[static_cast<std::size_t>(r)]));
       continue;
     }
+    // Alone in an upper-level group, with links of a class it shares (it is alone at the switch
+    // level, not above): slow to everyone either way, and the delays cannot tell which.
+    if (lone[gi]) out.back().detail += fmt::format("; a lone node {}", kLoneNodeCaveat);
     for (int r : node) exclusions.slow_end[static_cast<std::size_t>(r)] = 1;
   }
 }

@@ -540,6 +540,62 @@ void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, 
   std::sort(upper.begin(), upper.end());
 }
 
+// Above the switches, a group of one finer group is no level of the hierarchy: one switch that
+// reaches every other alike, only slower, is a switch behind a slow uplink (issue 22: 8 leaves of
+// 2 nodes, one uplink at 1/8, came out as a level "switch-2" of that leaf against the rest, whose
+// links then had a class of their own and the fault vanished from the anomalies). Such a group
+// joins the group it reaches fastest (the least summed nearest-member delay); with one group
+// left there is no level, and the anomalies see the switch's slow links.
+void absorb_lone_groups(const Cube& c, const std::vector<std::vector<int>>& finer, std::vector<std::vector<int>>& upper) {
+  const std::size_t G = finer.size(), S = upper.size(), K = c.count();
+  if (S < 2) return;
+  std::vector<std::size_t> up_of(G);
+  for (std::size_t u = 0; u < S; ++u)
+    for (int g : upper[u]) up_of[static_cast<std::size_t>(g)] = u;
+  std::vector<std::vector<int>> kept;
+  std::vector<std::size_t> lone;
+  std::vector<std::size_t> kept_of(S, S);
+  for (std::size_t u = 0; u < S; ++u) {
+    if (upper[u].size() == 1) {
+      lone.push_back(u);
+    } else {
+      kept_of[u] = kept.size();
+      kept.push_back(upper[u]);
+    }
+  }
+  if (lone.empty()) return;
+  if (kept.empty()) {  // every group alone: nothing above the finer level
+    upper.assign(1, {});
+    for (std::size_t g = 0; g < G; ++g) upper[0].push_back(static_cast<int>(g));
+    return;
+  }
+  const auto dall = nearest_member_delays(c, finer, up_of, S);
+  for (std::size_t u : lone) {
+    const auto g = static_cast<std::size_t>(upper[u].front());
+    std::size_t best = S;
+    double best_sum = 0.0;
+    for (std::size_t v = 0; v < S; ++v) {
+      if (kept_of[v] == S) continue;
+      double sum = 0.0;
+      for (std::size_t k = 0; k < K; ++k) sum += dall[g][k * S + v];
+      if (std::isfinite(sum) && (best == S || sum < best_sum)) {
+        best = v;
+        best_sum = sum;
+      }
+    }
+    if (best == S) best = [&] {  // no delays known: the largest group
+      std::size_t most = 0;
+      for (std::size_t v = 0; v < S; ++v)
+        if (kept_of[v] != S && upper[v].size() > upper[most].size()) most = v;
+      return kept_of[most] != S ? most : std::size_t{0};
+    }();
+    kept[kept_of[best]].push_back(static_cast<int>(g));
+  }
+  for (auto& members : kept) std::sort(members.begin(), members.end());
+  std::sort(kept.begin(), kept.end());
+  upper = std::move(kept);
+}
+
 // Groups from labels: ranks ascending, groups by first member.
 std::vector<std::vector<int>> groups_from_labels(const std::vector<int>& label) {
   std::map<int, std::vector<int>> by;
@@ -719,6 +775,7 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt) {
     auto gl = cluster_profiles(group_profiles(prof, cur, N), n, opt, true);
     auto ggroups = groups_from_labels(gl);
     move_to_nearest(c, cur, ggroups, opt.min_ratio);
+    if (lev >= 2) absorb_lone_groups(c, cur, ggroups);
     if (ggroups.size() <= 1 || static_cast<int>(ggroups.size()) >= n) break;
     std::vector<std::vector<int>> rank_groups;
     for (const auto& gg : ggroups) {

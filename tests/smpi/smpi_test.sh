@@ -10,10 +10,10 @@
 #              cable: no single message would see it, only contention.)
 #              Noise-free, so no warm-up, 3 samples and one clock round (env SMPI_ARGS to change):
 #              about 2.5 min of host time instead of 20 with the defaults (bench/smpi for those)
-#   two_node_leaves  8 leaves x 2 nodes x 2 ranks, 2:1 oversubscribed, shuffled: a slow node's leaf mate
-#              and the two nodes of a slow leaf (uplink at 1/8); report == truth, nothing else (a
-#              node's only switch mate is its leaf's evidence: it became 7 switches, the slow
-#              uplink two slow nodes)
+#   two_node_leaves  8 leaves x 2 nodes x 2 and x 4 ranks, 2:1 oversubscribed, shuffled: a slow node's
+#              leaf mate and the two nodes of a slow leaf (uplink at 1/8); report == truth, nothing
+#              else (a node's only switch mate is its leaf's evidence: it became 7 switches, the slow
+#              uplink two slow nodes; then, with 4 ranks, the slow leaf a level "switch-2" of its own)
 #   progress   --progress lines on one long length (16 ranks, 1 MiB, 200 samples: ~38 simulated s;
 #              --concurrent 500): lines within the length every 10 s, their percentages rising, then 100 %
 #   concurrent --concurrent, 4 nodes x 4 ranks on one switch, 4 lengths: every length written, the
@@ -50,11 +50,13 @@ EOF
   "$py" "$here/check_truth.py" s/truth.json r.json || { cat r.txt; exit 1; }
   ;;
 two_node_leaves)
-  sim --leaves 8 --nodes-per-leaf 2 --ranks-per-node 2 --oversubscription 2 --slow-node 5:0.25:4 \
-      --slow-uplink 6:0.125 --shuffle 11 --out t -- -t one_to_one --lengths 0,1024,65536,1048576 -n 3 --warmup 1 \
-    || { tail -20 sim.log; fail "simulation failed"; }
-  "$analyze" report t/run_median.nc --json r.json > r.txt || fail "report failed"
-  "$py" "$here/check_truth.py" t/truth.json r.json || { cat r.txt; exit 1; }
+  for k in 2 4; do
+    sim --leaves 8 --nodes-per-leaf 2 --ranks-per-node $k --oversubscription 2 --slow-node 5:0.25:4 \
+        --slow-uplink 6:0.125 --shuffle 11 --out t$k -- -t one_to_one --lengths 0,1024,65536,1048576 -n 3 --warmup 1 \
+      || { tail -20 sim.log; fail "simulation failed"; }
+    "$analyze" report t$k/run_median.nc --json r$k.json > r$k.txt || fail "report failed"
+    "$py" "$here/check_truth.py" t$k/truth.json r$k.json || { cat r$k.txt; exit 1; }
+  done
   ;;
 progress)
   for sched in "" --concurrent; do  # the concurrent schedule is 8 pairs at once: more samples
