@@ -104,8 +104,7 @@ std::vector<std::size_t> calibrated_lengths(std::size_t n) {
 
 // The cost of each calibrated length: tasks of every class, and two rounds when the mode has
 // a concurrent schedule.
-std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<std::size_t>& calibrated, double barrier,
-                                                    const std::vector<std::vector<std::pair<int, int>>>& rounds) {
+std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<std::size_t>& calibrated, double barrier) {
   std::map<std::size_t, LengthCost> cost;
   for (std::size_t k : calibrated) {
     const std::int64_t length = c.lengths[k];
@@ -116,7 +115,9 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
           calibrate(c, length, static_cast<double>(few.size()), barrier, [&] { run_sequential(c, few, length); });
     }
     if (c.spec.concurrent_ok) {
-      const std::vector<std::vector<std::pair<int, int>>> two = {rounds.front(), rounds[rounds.size() / 2]};
+      // Two rounds computed alone (all P-1 of them are P^2 / 2 pairs: 16 MB per rank at 2,048).
+      const std::vector<std::vector<std::pair<int, int>>> two = {round_of(c.size, 0),
+                                                                 round_of(c.size, rounds_of(c.size) / 2)};
       lc.round =
           calibrate(c, length, static_cast<double>(two.size()), barrier, [&] { run_rounds(c, two, false, length); });
     }
@@ -253,9 +254,8 @@ void run_estimate(Ctx& c, double startup_s) {
   const double barrier = barrier_cost(c);
   Calibration cal;
   cal.lengths = calibrated_lengths(c.lengths.size());
-  const auto rounds = round_robin(c.size);
-  cal.rounds = rounds.size();
-  cal.cost = calibrate_lengths(c, cal.lengths, barrier, rounds);
+  cal.rounds = static_cast<std::size_t>(rounds_of(c.size));
+  cal.cost = calibrate_lengths(c, cal.lengths, barrier);
   cal.per_length_io = per_length_io_cost(c, c.lengths[cal.lengths.back()]);
   c.calibrating = false;
   cal.seconds = Ctx::now() - t_start;
