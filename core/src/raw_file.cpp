@@ -12,6 +12,7 @@
 #include <utility>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -329,7 +330,14 @@ void put_be32(unsigned char* o, std::uint32_t v) {
 RawRowWriter::RawRowWriter(const fs::path& path, int P, int samples, RecordExtras extras)
     : path_(path), P_(static_cast<std::size_t>(P)), S_(static_cast<std::size_t>(samples)) {
   const auto layout = nc::classic_layout(path);
-  if (!layout || nc::sniff(path) != nc::Magic::cdf2) throw FileError(path, "is not a CDF-2 file");
+  if (!layout || nc::sniff(path) != nc::Magic::cdf2) {
+    // A file that cannot be opened (too many open files: every simulated rank of one smpirun
+    // process opens the result files) is not "not a CDF-2 file".
+    errno = 0;
+    if (std::FILE* f = std::fopen(path.c_str(), "rb")) std::fclose(f);
+    else throw FileError(path, std::string("cannot open: ") + std::strerror(errno ? errno : EIO));
+    throw FileError(path, "is not a CDF-2 file");
+  }
   const std::uint64_t cells = std::uint64_t{P_} * P_, per_cell = std::max<std::uint64_t>(S_, 1);
   auto var = [&](const char* name, std::uint64_t bytes) {
     const auto* v = layout->find(name);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <fstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -175,4 +176,22 @@ TEST(RawFile, PartlyWrittenLastRecordIsDropped) {
   RawReader r(dir / "p_median.nc");
   ASSERT_EQ(r.count(), 2u);
   EXPECT_EQ(r.matrix(1), d->at(1));
+}
+
+// A rank that cannot open the result file (too many open files: every simulated rank of one
+// smpirun process opens them) says so, instead of calling the file "not a CDF-2 file".
+TEST(RawFile, RowWriterTellsUnopenableFromNotCdf2) {
+  const auto dir = test::scratch_dir();
+  auto message = [](const std::filesystem::path& p) {
+    try {
+      RawRowWriter w(p, 4, 0, {});
+    } catch (const FileError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(dir / "missing.nc").find("cannot open: No such file or directory"), std::string::npos)
+      << message(dir / "missing.nc");
+  { std::ofstream(dir / "text.nc") << "not netcdf\n"; }
+  EXPECT_NE(message(dir / "text.nc").find("is not a CDF-2 file"), std::string::npos) << message(dir / "text.nc");
 }
