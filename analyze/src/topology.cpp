@@ -486,11 +486,13 @@ std::vector<std::vector<double>> nearest_member_delays(const Cube& c, const std:
 
 // The upper group a finer group reaches clearly fastest (nearest: its nearest_member_delays), or
 // `own` when none does.
-std::size_t clearly_nearest_group(const std::vector<double>& nearest, std::size_t S, std::size_t K, std::size_t own,
-                                  double margin) {
+// The upper group of least summed nearest delay among those `allowed` (S when none has delays).
+template <class Allowed>
+std::size_t fastest_group(const std::vector<double>& nearest, std::size_t S, std::size_t K, Allowed allowed) {
   std::size_t best = S;
   double best_sum = 0.0;
   for (std::size_t u = 0; u < S; ++u) {
+    if (!allowed(u)) continue;
     double sum = 0.0;
     for (std::size_t k = 0; k < K; ++k) sum += nearest[k * S + u];
     if (std::isfinite(sum) && (best == S || sum < best_sum)) {
@@ -498,6 +500,12 @@ std::size_t clearly_nearest_group(const std::vector<double>& nearest, std::size_
       best_sum = sum;
     }
   }
+  return best;
+}
+
+std::size_t clearly_nearest_group(const std::vector<double>& nearest, std::size_t S, std::size_t K, std::size_t own,
+                                  double margin) {
+  const std::size_t best = fastest_group(nearest, S, K, [](std::size_t) { return true; });
   if (best == S || best == own) return own;
   // Clearly nearer than every other group with links to compare (a's own group, when a is
   // alone in it, has none); with no other group to compare, nothing is clear and a stays.
@@ -563,32 +571,15 @@ void absorb_lone_groups(const Cube& c, const std::vector<std::vector<int>>& fine
       kept.push_back(upper[u]);
     }
   }
-  if (lone.empty()) return;
-  if (kept.empty()) {  // every group alone: nothing above the finer level
-    upper.assign(1, {});
-    for (std::size_t g = 0; g < G; ++g) upper[0].push_back(static_cast<int>(g));
-    return;
-  }
+  // Every group alone: no level either way (the caller sees as many groups as finer ones).
+  if (lone.empty() || kept.empty()) return;
   const auto dall = nearest_member_delays(c, finer, up_of, S);
   for (std::size_t u : lone) {
     const auto g = static_cast<std::size_t>(upper[u].front());
-    std::size_t best = S;
-    double best_sum = 0.0;
-    for (std::size_t v = 0; v < S; ++v) {
-      if (kept_of[v] == S) continue;
-      double sum = 0.0;
-      for (std::size_t k = 0; k < K; ++k) sum += dall[g][k * S + v];
-      if (std::isfinite(sum) && (best == S || sum < best_sum)) {
-        best = v;
-        best_sum = sum;
-      }
-    }
-    if (best == S) best = [&] {  // no delays known: the largest group
-      std::size_t most = 0;
+    std::size_t best = fastest_group(dall[g], S, K, [&](std::size_t v) { return kept_of[v] != S; });
+    if (best == S)  // no delays known: the largest group
       for (std::size_t v = 0; v < S; ++v)
-        if (kept_of[v] != S && upper[v].size() > upper[most].size()) most = v;
-      return kept_of[most] != S ? most : std::size_t{0};
-    }();
+        if (kept_of[v] != S && (best == S || upper[v].size() > upper[best].size())) best = v;
     kept[kept_of[best]].push_back(static_cast<int>(g));
   }
   for (auto& members : kept) std::sort(members.begin(), members.end());
