@@ -58,15 +58,6 @@ double calibrate(Ctx& c, std::int64_t length, double units, double barrier_cost,
   return t[t.size() / 2];
 }
 
-// Every `step`-th element, up to n of them, first included.
-template <class T>
-std::vector<T> spread(const std::vector<T>& v, std::size_t n) {
-  if (v.size() <= n) return v;
-  std::vector<T> out;
-  for (std::size_t i = 0; i < n; ++i) out.push_back(v[i * v.size() / n]);
-  return out;
-}
-
 std::string clock(double s) {
   const auto t = static_cast<long long>(std::ceil(s));
   return fmt::format("{}:{:02}:{:02}", t / 3600, (t / 60) % 60, t % 60);
@@ -93,12 +84,8 @@ double barrier_cost(Ctx& c) {
 
 // The lengths calibrated: every one up to 24, else 16 spread over the sweep and the last.
 std::vector<std::size_t> calibrated_lengths(std::size_t n) {
-  std::vector<std::size_t> calibrated(n);
-  for (std::size_t k = 0; k < n; ++k) calibrated[k] = k;
-  if (n > 24) {
-    calibrated = spread(calibrated, 16);
-    if (calibrated.back() != n - 1) calibrated.push_back(n - 1);
-  }
+  auto calibrated = spread_indices(n, n > 24 ? 16 : n);
+  if (calibrated.back() != n - 1) calibrated.push_back(n - 1);
   return calibrated;
 }
 

@@ -345,14 +345,11 @@ std::map<std::string, std::size_t> class_counts(const TaskList& list, const Mode
   return n;
 }
 
-namespace {
-// n indices spread over [0, total) (all of them when there are at most n), first included.
 std::vector<std::size_t> spread_indices(std::size_t total, std::size_t n) {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < std::min(total, n); ++i) out.push_back(total <= n ? i : i * total / n);
   return out;
 }
-}  // namespace
 
 std::map<std::string, std::vector<Task>> sample_tasks(const TaskList& list, const ModeSpec& spec,
                                                       const std::vector<int>& host_of, std::size_t n) {

@@ -82,6 +82,8 @@ class TaskList {
   int half_bits_ = 0;
 };
 
+// n indices spread evenly over [0, total) (all of them when there are at most n), first included.
+std::vector<std::size_t> spread_indices(std::size_t total, std::size_t n);
 // Where a task's ranks are, for --estimate's calibration: "clock offsets", "collective", "pairs on
 // one host" or "pairs across hosts" (host_of: every rank's host, numbered).
 std::string task_class(const Task& t, const ModeSpec& spec, const std::vector<int>& host_of);
