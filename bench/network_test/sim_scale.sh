@@ -4,7 +4,8 @@
 # scripts/simulate, alternately; prints network_test's summary line (wall = simulated seconds,
 # timed share, writing time) and the host time and peak RSS of smpirun (GNU time).
 # Usage: bench/network_test/sim_scale.sh BEFORE AFTER "64 256" [extra network_test args]
-#   env: SCHEDULES (default "sequential concurrent"), ROUNDS (alternations, default 1), OUT
+#   env: SCHEDULES (default "sequential concurrent"), ROUNDS (alternations, default 1), OUT,
+#        LENGTHS (default 0,1024), SAMPLES (default 3)
 set -eu
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 BEFORE=$1 AFTER=$2 SIZES=$3
@@ -18,7 +19,7 @@ for P in $SIZES; do
       BIN=$BEFORE; [ $WHICH = after ] && BIN=$AFTER
       D=$OUT/$P-$SCHED-$WHICH; rm -rf "$D"
       /usr/bin/time -f "host %e s, peak RSS %M KB" "$HERE/scripts/simulate" --leaves $LEAVES --nodes-per-leaf $PER \
-        --ranks-per-node 4 --out "$D" --network-test "$BIN" -- -t one_to_one --lengths 0,1024 -n 3 $FLAG \
+        --ranks-per-node 4 --out "$D" --network-test "$BIN" -- -t one_to_one --lengths "${LENGTHS:-0,1024}" -n "${SAMPLES:-3}" $FLAG \
         --progress none "$@" 2>&1 | grep -E "done in|host .* s, peak|error|simulation took" | sed "s|^|P=$P $SCHED $WHICH: |"
     done
   done

@@ -37,6 +37,10 @@ for P in "${sizes[@]}"; do
   # Not ulimit -v for the simulation: SMPI maps an 8 MiB stack per simulated rank (virtual, mostly
   # untouched), so the address space is no measure of it. A watchdog ends the job (its process
   # group) once its resident memory passes MEM_KB, and the row says so.
+  # The writers (one simulated rank per node) open the result files, all in smpirun's one process
+  # (scripts/simulate raises the limit the same way, as far as the hard limit allows).
+  want=$((8 * P + 1024)); [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt "$want" ] && \
+      { ulimit -Hn "$want" 2>/dev/null; ulimit -n "$want" 2>/dev/null || ulimit -n "$(ulimit -Hn)"; }
   # shellcheck disable=SC2086
   setsid /usr/bin/time -v -o "$d/sim.time" smpirun -np "$P" -platform "$d/platform.xml" \
       -hostfile "$d/hosts" "$SMPI_BUILD/bin/network_test" -t one_to_one $ARGS -f "$d/run" >"$d/sim.log" 2>&1 &

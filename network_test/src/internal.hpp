@@ -72,9 +72,10 @@ void run_estimate(Ctx& c, double startup_s);
 // Seconds since this process started (/proc), for the start-up share of a run.
 double process_age_s();
 
-// Runs lengths [first, end) of the sweep and writes every length as soon as it is measured: each
-// rank its own rows of every file (rank 0 commits each record), or, when the ranks cannot open the
-// files or NT_WRITE=gather, rank 0 gathers and writes everything. Rank 0 collects the flag counts;
+// Runs lengths [first, end) of the sweep and writes every length as soon as it is measured: one
+// rank per node writes the rows of its node's ranks into every file (rank 0 commits each record),
+// or, when the writers cannot open the files or NT_WRITE=gather, rank 0 gathers and writes
+// everything. Rank 0 collects the flag counts;
 // write_seconds adds this rank's host time spent writing; data_bytes is the most this rank held
 // in its own buffers of the sweep.
 void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts,

@@ -472,27 +472,35 @@ void fill_synthetic(Ctx& c, std::int64_t length) {
   }
 }
 
-// The parallel writers: every rank holds one RawRowWriter per result file, open on the files
-// rank 0 created (or reopened for --resume), in the order of out->stats, then the _all file.
+// The parallel writers: one rank per node (node rank 0) holds one RawRowWriter per result file,
+// open on the files rank 0 created (or reopened for --resume), in the order of out->stats, then
+// the _all file, and writes the rows of every rank of its node; with NT_WRITE=ranks every rank
+// holds them and writes its own rows. One writer per node keeps the open files at 5 per node
+// instead of 5 per rank (a node of 128 ranks opened 640; the 4,096 ranks of a simulation, all in
+// one process, passed its limit of 20,000 and fell back to gathering on rank 0) and the writers
+// of a file at one per node.
 struct RowFiles {
   std::vector<RawRowWriter> stats;
   std::optional<RawRowWriter> all;
-  // The ranks of this node: one of them (node rank 0) syncs each file for all of them, since
-  // fsync flushes every dirty page of the file in the node's cache, whoever wrote it.
+  // The ranks of this node: node rank 0 syncs each file for all of them (fsync flushes every
+  // dirty page of the file in the node's cache, whoever wrote it).
   MPI_Comm node = MPI_COMM_NULL;
   int node_rank = 0;
+  bool writer = false;        // this rank has the files open and writes rows
+  bool per_rank = false;      // NT_WRITE=ranks: every rank writes its own rows
+  std::vector<int> members;   // node writer: the world ranks of the node, in node rank order
   RowFiles() = default;
   RowFiles(RowFiles&& o) noexcept
       : stats(std::move(o.stats)), all(std::move(o.all)), node(std::exchange(o.node, MPI_COMM_NULL)),
-        node_rank(o.node_rank) {}
+        node_rank(o.node_rank), writer(o.writer), per_rank(o.per_rank), members(std::move(o.members)) {}
   RowFiles& operator=(RowFiles&&) = delete;
   ~RowFiles() {
     if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
   }
 };
 
-// Collective. Every rank opens the files rank 0 has open, by the absolute paths rank 0 sends,
-// and proves it sees the same file (digest of the header). Anything else (a rank that cannot
+// Collective. Every writer opens the files rank 0 has open, by the absolute paths rank 0 sends,
+// and proves it sees the same file (digest of the header). Anything else (a writer that cannot
 // open them, a node-local directory, NT_WRITE=gather): nullopt, and rank 0 gathers and writes as
 // before (refused when P x P matrices on rank 0 exceed the memory limit).
 // The absolute paths of the files rank 0 has open (out->stats, then the _all file), on every rank.
@@ -524,9 +532,22 @@ std::optional<RowFiles> open_row_files(Ctx& c, Output* out) {
   const char* mode = std::getenv("NT_WRITE");
   int ok = mode && std::string(mode) == "gather" ? 0 : 1;
   RowFiles files;
+  int per_rank = mode && std::string(mode) == "ranks" ? 1 : 0;
+  MPI_Bcast(&per_rank, 1, MPI_INT, 0, c.comm);  // rank 0's choice: ranks must agree on the writers
+  files.per_rank = per_rank != 0;
+  // Rank 0 is node rank 0 of its node (key: world rank), so it is a writer and can commit.
+  MPI_Comm_split_type(c.comm, MPI_COMM_TYPE_SHARED, c.rank, MPI_INFO_NULL, &files.node);
+  MPI_Comm_rank(files.node, &files.node_rank);
+  files.writer = files.per_rank || files.node_rank == 0;
+  if (!files.per_rank) {
+    int n = 0;
+    MPI_Comm_size(files.node, &n);
+    if (files.writer) files.members.resize(static_cast<std::size_t>(n));
+    MPI_Gather(&c.rank, 1, MPI_INT, files.members.data(), 1, MPI_INT, 0, files.node);
+  }
   std::vector<std::uint64_t> digests;
   std::string why = mode ? "NT_WRITE=gather" : "";
-  if (ok) {
+  if (ok && files.writer) {
     try {
       const std::size_t nstats = raw ? paths.size() - 1 : paths.size();
       for (std::size_t i = 0; i < paths.size(); ++i) {
@@ -545,7 +566,7 @@ std::optional<RowFiles> open_row_files(Ctx& c, Output* out) {
   std::vector<std::uint64_t> root(paths.size());
   if (c.rank == 0 && ok) root = digests;
   MPI_Bcast(root.data(), static_cast<int>(root.size()), MPI_UINT64_T, 0, c.comm);
-  if (ok && digests != root) {
+  if (ok && files.writer && digests != root) {
     ok = 0;
     why = fmt::format("rank {} sees other files under the same names (a node-local directory?)", c.rank);
   }
@@ -553,11 +574,7 @@ std::optional<RowFiles> open_row_files(Ctx& c, Output* out) {
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c.comm);
   // Rank 0's libnetcdf handles stay open, unused, until the end (closing a resumed file early
   // would let libnetcdf pad a cut last record with zeros before it is written again).
-  if (all_ok) {
-    MPI_Comm_split_type(c.comm, MPI_COMM_TYPE_SHARED, c.rank, MPI_INFO_NULL, &files.node);
-    MPI_Comm_rank(files.node, &files.node_rank);
-    return files;
-  }
+  if (all_ok) return files;
   // Tell rank 0 why (the first rank that failed), for its note.
   int first_bad = ok ? c.size : c.rank, bad = 0;
   MPI_Allreduce(&first_bad, &bad, 1, MPI_INT, MPI_MIN, c.comm);
@@ -615,8 +632,12 @@ class Sweep {
   std::array<long, 2> summarize_samples();
   void wait(MPI_Request& req, const char* what);
   void gather(const void* send, int count, MPI_Datatype type, void* recv, const char* what);
-  // Parallel writing: this rank's row of every file, then the records committed by rank 0.
+  // Parallel writing: this rank's row of every file, written by its node's writer (or itself with
+  // NT_WRITE=ranks), then the records committed by rank 0.
   void rows_of_this_rank();
+  void put_rows(std::size_t k, int x);  // the row buffers as row x of record k of every file
+  void row_to_writer();
+  void rows_of_the_node(std::size_t k);
   void write_rows(std::size_t k, const long* flagged_all, std::size_t task_bytes);
   // Fallback: rank 0 gathers every statistic (and the samples with --raw) and writes them.
   void gather_and_write(std::size_t k, const long* flagged_all, std::size_t task_bytes);
@@ -770,18 +791,64 @@ void Sweep::rows_of_this_rank() {
   }
 }
 
-void Sweep::write_rows(std::size_t k, const long* flagged_all, std::size_t task_bytes) {
-  rows_of_this_rank();
-  // Every rank writes and syncs its rows; after a barrier rank 0 commits each record (its
-  // length, then numrecs): a record counts only once all of its rows are on disk.
+void Sweep::put_rows(std::size_t k, int x) {
   const auto t0 = host_seconds();
   for (std::size_t i = 0; i < rows_->stats.size(); ++i)  // open_outputs made them in this order
-    rows_->stats[i].put_row(k, c_.rank, std::span<const double>(row_stats_.data() + i * PU_, PU_), row_used_);
-  if (rows_->all) rows_->all->put_row(k, c_.rank, row_raw_, {}, row_flags_);
+    rows_->stats[i].put_row(k, x, std::span<const double>(row_stats_.data() + i * PU_, PU_), row_used_);
+  if (rows_->all) rows_->all->put_row(k, x, row_raw_, {}, row_flags_);
   write_seconds_ += host_seconds() - t0;
-  idle_barrier(c_, rows_->node, idle_deadline(c_, ahead_),
-               fmt::format("timeout: rank {} waited too long for the rows of the other ranks of this node of "
-                           "length {}", c_.rank, length_));
+}
+
+// Node rank m > 0 hands its row to the node's writer (node rank 0), which writes the rows of its
+// node one after another into the buffers of its own: no buffer beyond one row on any rank.
+void Sweep::row_to_writer() {
+  MPI_Comm node = rows_->node;
+  MPI_Request req[4];
+  int n = 0;
+  MPI_Isend(row_stats_.data(), static_cast<int>(row_stats_.size()), MPI_DOUBLE, 0, kTagRows, node, &req[n++]);
+  if (adaptive_) MPI_Isend(row_used_.data(), static_cast<int>(PU_), MPI_INT, 0, kTagRows, node, &req[n++]);
+  if (raw_) {
+    MPI_Isend(row_raw_.data(), static_cast<int>(row_raw_.size()), MPI_DOUBLE, 0, kTagRows, node, &req[n++]);
+    MPI_Isend(row_flags_.data(), static_cast<int>(row_flags_.size()), MPI_UINT8_T, 0, kTagRows, node, &req[n++]);
+  }
+  for (int i = 0; i < n; ++i) wait(req[i], "node's writer to take its row");
+}
+
+void Sweep::rows_of_the_node(std::size_t k) {
+  MPI_Comm node = rows_->node;
+  for (std::size_t m = 1; m < rows_->members.size(); ++m) {
+    const int from = static_cast<int>(m);
+    MPI_Request req;
+    MPI_Irecv(row_stats_.data(), static_cast<int>(row_stats_.size()), MPI_DOUBLE, from, kTagRows, node, &req);
+    wait(req, "rows of its node");
+    if (adaptive_) {
+      MPI_Irecv(row_used_.data(), static_cast<int>(PU_), MPI_INT, from, kTagRows, node, &req);
+      wait(req, "rows of its node");
+    }
+    if (raw_) {
+      MPI_Irecv(row_raw_.data(), static_cast<int>(row_raw_.size()), MPI_DOUBLE, from, kTagRows, node, &req);
+      wait(req, "rows of its node");
+      MPI_Irecv(row_flags_.data(), static_cast<int>(row_flags_.size()), MPI_UINT8_T, from, kTagRows, node, &req);
+      wait(req, "rows of its node");
+    }
+    put_rows(k, rows_->members[m]);
+  }
+}
+
+void Sweep::write_rows(std::size_t k, const long* flagged_all, std::size_t task_bytes) {
+  rows_of_this_rank();
+  // The writers write and their node's rank 0 syncs the rows of the node; after a barrier rank 0
+  // commits each record (its length, then numrecs): a record counts only once all of its rows are
+  // on disk.
+  if (rows_->writer) put_rows(k, c_.rank);
+  if (rows_->per_rank)
+    idle_barrier(c_, rows_->node, idle_deadline(c_, ahead_),
+                 fmt::format("timeout: rank {} waited too long for the rows of the other ranks of this node of "
+                             "length {}", c_.rank, length_));
+  else if (rows_->node_rank != 0)
+    row_to_writer();
+  else
+    rows_of_the_node(k);
   if (rows_->node_rank == 0) {
     const auto t2 = host_seconds();
     for (auto& f : rows_->stats) f.sync();

@@ -678,13 +678,14 @@ TEST(NetworkTest, OversubscriptionCountsTheCoresOfTheMachinesRanks) {
   EXPECT_EQ(shared.meta().extra.at("oversubscribed"), "auto: 2 of 2 ranks");
 }
 
-// Every rank writes its own rows of every result file (the default); NT_WRITE=gather makes rank 0
-// gather and write everything as before. With the same samples (NT_DEBUG_SYNTHETIC replaces the
-// measured ones by a function of sender, receiver, length and sample), both must give the same
-// bytes in every record of every file: for a mode whose ranks hold rows (one_to_one) and one
-// whose ranks hold columns (get), with --raw (13 samples: the flags need padding) and --precision
-// (sample counts). Then the parallel set is cut inside its last record and --resume must give the
-// same bytes again. About 25 s on 2 busy cores.
+// One rank per node writes the rows of its node's ranks into every result file (the default);
+// NT_WRITE=ranks makes every rank write its own rows, NT_WRITE=gather makes rank 0 gather and
+// write everything. With the same samples (NT_DEBUG_SYNTHETIC replaces the measured ones by a
+// function of sender, receiver, length and sample), all three must give the same bytes in every
+// record of every file: for a mode whose ranks hold rows (one_to_one) and one whose ranks hold
+// columns (get), with --raw (13 samples: the flags need padding) and --precision (sample counts).
+// Then the parallel set is cut inside its last record and --resume must give the same bytes
+// again. About 35 s on 2 busy cores.
 namespace {
 // The bytes of the records (everything after the header) and the header's record count.
 std::pair<std::string, std::uint64_t> records_of(const fs::path& p) {
@@ -702,22 +703,29 @@ TEST(NetworkTest, ParallelRowWritesGiveTheBytesOfGatheredWrites) {
   for (const char* mode : {"one_to_one", "get"}) {
     SCOPED_TRACE(mode);
     const std::string par = prefix(std::string("rows_par_") + mode), gat = prefix(std::string("rows_gat_") + mode);
+    const std::string own = prefix(std::string("rows_own_") + mode);
     const std::string args = std::string(" -t ") + mode + sweep;
     const RunResult a = run_nt(3, "-f " + par + args, "NT_DEBUG_SYNTHETIC=1");
     ASSERT_EQ(a.code, 0) << a.out;
-    EXPECT_EQ(count(a.out, "gathers"), 0u) << a.out;  // no fallback note: the ranks wrote
+    EXPECT_EQ(count(a.out, "gathers"), 0u) << a.out;  // no fallback note: the node's writer wrote
     const RunResult b = run_nt(3, "-f " + gat + args, "NT_DEBUG_SYNTHETIC=1 NT_WRITE=gather");
     ASSERT_EQ(b.code, 0) << b.out;
+    const RunResult o = run_nt(3, "-f " + own + args, "NT_DEBUG_SYNTHETIC=1 NT_WRITE=ranks");
+    ASSERT_EQ(o.code, 0) << o.out;
+    EXPECT_EQ(count(o.out, "gathers"), 0u) << o.out;
     std::vector<Statistic> stats = standard_statistics();
     stats.push_back(Statistic::all);
     auto compare = [&](const std::string& when) {
       for (Statistic st : stats) {
         SCOPED_TRACE(when + " " + std::string(statistic_name(st)));
         const auto x = records_of(result_path(par, st)), y = records_of(result_path(gat, st));
+        const auto z = records_of(result_path(own, st));
         EXPECT_EQ(x.second, 4u);
         EXPECT_EQ(x.second, y.second);
+        EXPECT_EQ(z.second, y.second);
         ASSERT_EQ(x.first.size(), y.first.size());
-        EXPECT_TRUE(x.first == y.first) << "the records differ";
+        EXPECT_TRUE(x.first == y.first) << "the records differ (node writers, gathered)";
+        EXPECT_TRUE(z.first == y.first) << "the records differ (every rank its own rows, gathered)";
         RawReader r(result_path(par, st));  // and the reader agrees: every length, whole
         EXPECT_EQ(r.lengths(), (std::vector<std::int64_t>{0, 100, 1000, 4000}));
       }

@@ -18,6 +18,9 @@
 #              --concurrent 500): lines within the length every 10 s, their percentages rising, then 100 %
 #   concurrent --concurrent, 4 nodes x 4 ranks on one switch, 4 lengths: every length written, the
 #              nodes and the slow node found
+#   writers    4 leaves x 2 nodes x 4 ranks, --raw, the same synthetic samples (NT_DEBUG_SYNTHETIC):
+#              one writer per node (the default), every rank its own rows (NT_WRITE=ranks) and rank 0
+#              gathering (NT_WRITE=gather) write the same data into every file
 #   bad_input  a missing platform, a host file shorter than the job: one line, exit 2
 #   closed_loop  export --format simgrid of a measured file, simulated again: within 10 % per length
 set -uo pipefail
@@ -48,6 +51,25 @@ print("ok: 16 ranks, hosts file names the simulated hosts in rank order")
 EOF
   "$analyze" report s/run_median.nc --json r.json > r.txt || fail "report failed"
   "$py" "$here/check_truth.py" s/truth.json r.json || { cat r.txt; exit 1; }
+  ;;
+writers)
+  for w in node ranks gather; do
+    env=(NT_DEBUG_SYNTHETIC=1); [ $w != node ] && env+=(NT_WRITE=$w)
+    env "${env[@]}" "$py" "$simulate" --network-test "$nt" --leaves 4 --nodes-per-leaf 2 --ranks-per-node 4 --shuffle 3 \
+        --out w_$w -- -t get --lengths 0,1024 -n 3 --raw > sim_$w.log 2>&1 || { tail -20 sim_$w.log; fail "$w: simulation failed"; }
+    case $w in
+      gather) grep -q "gathers" sim_$w.log && fail "$w: NT_WRITE=gather must not print the fallback note" ;;
+      *) grep -q "gathers" sim_$w.log && { grep gathers sim_$w.log; fail "$w: fell back to gathering"; } ;;
+    esac
+  done
+  for f in median average min max deviation all; do
+    for w in node ranks; do
+      cmp -s <(ncdump "w_$w/run_$f.nc" | sed -n '/^data:/,$p') <(ncdump "w_gather/run_$f.nc" | sed -n '/^data:/,$p') \
+        || fail "run_$f.nc: the data written by $w writers differ from rank 0's gathered ones"
+    done
+    [ "$(ncdump "w_node/run_$f.nc" | sed -n '/^data:/,$p' | wc -l)" -gt 5 ] || fail "run_$f.nc: no data"
+  done
+  echo "ok: node writers, rank writers and gathering wrote the same data (32 ranks on 8 nodes, --raw)"
   ;;
 two_node_leaves)
   for k in 2 4; do
