@@ -527,13 +527,19 @@ std::size_t clearly_nearest_group(const std::vector<double>& nearest, std::size_
   return clear && compared > 0 ? best : own;
 }
 
+// Which of `upper` each of the G finer groups belongs to.
+std::vector<std::size_t> group_of_each(const std::vector<std::vector<int>>& upper, std::size_t G) {
+  std::vector<std::size_t> up_of(G);
+  for (std::size_t u = 0; u < upper.size(); ++u)
+    for (int g : upper[u]) up_of[static_cast<std::size_t>(g)] = u;
+  return up_of;
+}
+
 void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, std::vector<std::vector<int>>& upper,
                      double min_ratio) {
   const std::size_t G = finer.size(), S = upper.size(), K = c.count();
   if (S < 2) return;
-  std::vector<std::size_t> up_of(G);
-  for (std::size_t u = 0; u < S; ++u)
-    for (int g : upper[u]) up_of[static_cast<std::size_t>(g)] = u;
+  const std::vector<std::size_t> up_of = group_of_each(upper, G);
   const double margin = std::log(min_ratio);
   const auto dall = nearest_member_delays(c, finer, up_of, S);
   std::vector<std::size_t> dest(G);
@@ -557,9 +563,7 @@ void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, 
 void absorb_lone_groups(const Cube& c, const std::vector<std::vector<int>>& finer, std::vector<std::vector<int>>& upper) {
   const std::size_t G = finer.size(), S = upper.size(), K = c.count();
   if (S < 2) return;
-  std::vector<std::size_t> up_of(G);
-  for (std::size_t u = 0; u < S; ++u)
-    for (int g : upper[u]) up_of[static_cast<std::size_t>(g)] = u;
+  const std::vector<std::size_t> up_of = group_of_each(upper, G);
   std::vector<std::vector<int>> kept;
   std::vector<std::size_t> lone;
   std::vector<std::size_t> kept_of(S, S);
