@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The whole chain at scale on simulated clusters (issue 22): network_test under SMPI on a two-level
-# tree of P/4 nodes x 4 ranks (8 nodes per leaf; 4 leaves below 256 ranks) with a slow node (cable at 1/4 bandwidth, 4x
-# latency) and a slow leaf uplink (1/8 bandwidth), then network_analyze report --json checked
+# tree of P/4 nodes x 4 ranks (8 nodes per leaf; 4 leaves below 256 ranks), every link 10 Gbit/s as in
+# ctest smpi.truth, with a slow node (cable at 1/4 bandwidth, 4x latency) and a slow leaf uplink
+# (1/8 bandwidth: 1.25 Gbit/s, slower than one cable, so that a single message sees it; at the
+# script's former default of 8 cables' bandwidth, 1/8 was one cable's and only contention showed
+# it, which a sequential run cannot), then network_analyze report --json checked
 # exactly against the truth. Per P: host wall time and peak RSS of the simulation (all simulated
 # ranks live in smpirun's one process) and of the analysis (/usr/bin/time -v), and the verdict.
 #
@@ -16,7 +19,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$here/build}
 SMPI_BUILD=${SMPI_BUILD:-$here/build-smpi}
 OUT=${OUT:-/tmp/nt-bench-smpi}
-ARGS=${ARGS:---concurrent --lengths 0,1024,65536,1048576 -n 5 --progress none}
+ARGS=${ARGS:---lengths 0,1024,65536,1048576 -n 5 --progress none}
 MEM_KB=${MEM_KB:-6000000}
 sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(256 1024)
@@ -33,7 +36,7 @@ for P in "${sizes[@]}"; do
   d=$OUT/p$P
   rm -rf "$d"; mkdir -p "$d"
   python3 "$here/scripts/simulate" --leaves "$leaves" --nodes-per-leaf "$per_leaf" --ranks-per-node 4 \
-      --slow-node 5:0.25:4 --slow-uplink 3:0.125 --shuffle 1 --out "$d" --no-run >/dev/null || exit 1
+      --uplink-bandwidth 10 --slow-node 5:0.25:4 --slow-uplink 3:0.125 --shuffle 1 --out "$d" --no-run >/dev/null || exit 1
   # Not ulimit -v for the simulation: SMPI maps an 8 MiB stack per simulated rank (virtual, mostly
   # untouched), so the address space is no measure of it. A watchdog ends the job (its process
   # group) once its resident memory passes MEM_KB, and the row says so.
