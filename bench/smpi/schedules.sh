@@ -2,7 +2,9 @@
 # Issue 22 item 6: schedules compared on one simulated platform. A 2:1 oversubscribed two-level
 # tree (scripts/simulate --oversubscription 2: each uplink has half the bandwidth of its leaf's
 # cables together) of P/4 nodes x 4 ranks, shuffled placement, a slow node (cable 1/4 bandwidth,
-# 4x latency) and a slow leaf uplink (1/8). Per schedule: the simulated job time (network_test's
+# 4x latency) and a slow leaf uplink at 1.25 Gbit/s, an eighth of a cable (1/8 of the uplink with 2
+# nodes per leaf; at 16 nodes per leaf 1/8 of the uplink was one cable's bandwidth, which no single
+# message sees, only contention). Per schedule: the simulated job time (network_test's
 # "done in"), its timed share, the host time and peak RSS of the simulation, and whether the report
 # is exact against the truth (tests/smpi/check_truth.py).
 #   bench/smpi/schedules.sh [P=64] [LEAVES=8]  (slow node 5, slow uplink of leaf LEAVES-2)
@@ -15,6 +17,8 @@ P=${1:-64} L=${2:-8}
 SMPI_BUILD=${SMPI_BUILD:-$here/build-smpi} BUILD=${BUILD:-$here/build} OUT=${OUT:-/tmp/nt-schedules}
 ARGS=${ARGS:--t one_to_one --lengths 0,1024,65536,1048576 -n 5 --warmup 2 --progress none}
 nodes=$((P / 4))
+# The uplink has nodes/L x 10 / 2 Gbit/s; the slow one 1.25 Gbit/s whatever the leaf's size.
+slow_uplink=$(awk -v l="$L" -v n="$nodes" 'BEGIN {print l / (4 * n)}')
 mkdir -p "$OUT"
 echo "# $(date -u '+%F %T') UTC, $P simulated ranks ($nodes nodes x 4, $L leaves, 2:1 oversubscribed), $ARGS; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| schedule | flags | simulated job | timed share | host time | peak RSS | report |"
@@ -27,7 +31,7 @@ for sched in "sequential:" "sequential, shuffled:--shuffle --seed 3" "concurrent
   # shellcheck disable=SC2086
   /usr/bin/time -v -o "$d.time" /usr/bin/python3 "$here/scripts/simulate" --network-test "$SMPI_BUILD/bin/network_test" \
       --leaves "$L" --nodes-per-leaf $((nodes / L)) --ranks-per-node 4 --oversubscription 2 \
-      --slow-node 5:0.25:4 --slow-uplink $((L - 2)):0.125 --shuffle 11 --out "$d" -- $ARGS $flags > "$d.log" 2>&1
+      --slow-node 5:0.25:4 --slow-uplink $((L - 2)):"$slow_uplink" --shuffle 11 --out "$d" -- $ARGS $flags > "$d.log" 2>&1
   rc=$?
   done_line=$(grep -E "done in" "$d.log" | grep -v INFO | head -1)
   job=$(echo "$done_line" | sed -n 's/.*done in \([0-9.]*\) s.*/\1 s/p')
