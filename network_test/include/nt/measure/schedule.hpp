@@ -50,11 +50,14 @@ int partner_in_round(int P, int r, int rank);
 // length (about 100 bytes each: 10 GB at 10,000 ranks). A mode with noise ranks draws
 // spec.noise_ranks() of them per task. Order: the clock syncs of the common-start modes, then the
 // work in sender-major order or, with --shuffle, shuffled from the seed: a Fisher-Yates shuffle
-// (the order of earlier versions) when the work has at most kStoredShuffle tasks (4 bytes each),
-// a keyed bijection of the indices above that (O(1) memory).
+// (the order of earlier versions) when the work has at most kStoredShuffle tasks (4 bytes each:
+// 256 KB at most, up to 256 ranks), a keyed bijection of the indices above that (O(1) memory).
+// The limit was 2^21 (8 MB per rank up to 1,448 ranks, and each rank scanned the whole
+// permutation for its own steps: 4.3 MB per rank and 1.6x the host time of a 1,024-rank
+// simulation); --shuffle runs of 257-1,448 ranks now take another order than before.
 class TaskList {
  public:
-  static constexpr std::size_t kStoredShuffle = std::size_t{1} << 21;
+  static constexpr std::size_t kStoredShuffle = std::size_t{1} << 16;
   TaskList(const ModeSpec& spec, const Settings& s, int P, std::size_t length_index);
   std::size_t size() const noexcept { return nsync_ + nwork_; }
   Task operator[](std::size_t u) const;
