@@ -484,8 +484,6 @@ std::vector<std::vector<double>> nearest_member_delays(const Cube& c, const std:
   return dall;
 }
 
-// The upper group a finer group reaches clearly fastest (nearest: its nearest_member_delays), or
-// `own` when none does.
 // The upper group of least summed nearest delay among those `allowed` (S when none has delays).
 template <class Allowed>
 std::size_t fastest_group(const std::vector<double>& nearest, std::size_t S, std::size_t K, Allowed allowed) {
@@ -503,6 +501,8 @@ std::size_t fastest_group(const std::vector<double>& nearest, std::size_t S, std
   return best;
 }
 
+// The upper group a finer group reaches clearly fastest (nearest: its nearest_member_delays), or
+// `own` when none does.
 std::size_t clearly_nearest_group(const std::vector<double>& nearest, std::size_t S, std::size_t K, std::size_t own,
                                   double margin) {
   const std::size_t best = fastest_group(nearest, S, K, [](std::size_t) { return true; });
