@@ -353,7 +353,7 @@ std::string simulated_placement_error(const std::vector<std::string>& hosts) {
 std::optional<int> parse_command_line(int argc, char** argv, int rank, Settings& s) {
   CLI::App app{"network_test: delays of every rank pair and message length, written as NetCDF", kProgram};
   add_options(app, s);
-  app.set_version_flag("--version", std::string("network_test ") + NT_VERSION);
+  nt::add_version_flag(app);
   app.footer(modes_footer());
   try {
     app.parse(argc, argv);

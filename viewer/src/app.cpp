@@ -211,6 +211,13 @@ int run_gui(int argc, char** argv, const std::vector<std::string>& files, const 
       qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
     throw nt::UsageError("no display (DISPLAY is not set): use --render OUT.png for pictures without a window, "
                          "or QT_QPA_PLATFORM=offscreen");
+  // An offscreen platform opens the window where no one can see or close it: the viewer would wait
+  // for ever (issue 35). Only --screenshot, which quits by itself, runs a window there.
+  const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+  if ((platform.startsWith("offscreen") || platform.startsWith("minimal")) && screenshot.empty())
+    throw nt::UsageError("QT_QPA_PLATFORM=" + platform.toStdString() +
+                         ": there is no screen to show the window on: use --render OUT.png for a picture (or "
+                         "--screenshot OUT.png to save the window and quit)");
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("network_viewer"));
   QApplication::setDesktopFileName(QStringLiteral("network_viewer"));
@@ -288,7 +295,8 @@ int run(int argc, char** argv) {
   return nt::guarded_main("network_viewer", [&]() -> int {
     CLI::App cli{"network_viewer: grayscale delay matrices, row/column slices, pair plots, deviation maps and "
                  "differences of network_test result files. Without --render it opens the Qt GUI."};
-    cli.set_version_flag("--version", std::string(nt::version_string()));
+    cli.name("network_viewer");
+    nt::add_version_flag(cli);
     std::vector<std::string> files;
     RenderOptions o;
     std::string out, screenshot;
