@@ -254,9 +254,11 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   c->add_option("--baseline-hosts", a->opt.baseline_hosts, "hosts file of BASELINE (default: <prefix>_hosts.txt)");
   c->add_option("--current-hosts", a->opt.current_hosts, "hosts file of CURRENT (default: <prefix>_hosts.txt)");
   c->add_option("--min-ratio", a->opt.min_ratio, "smallest change reported, either way (1.2: 20 %)")
-      ->check(CLI::Range(1.01, 1000.0));
+      ->check(CLI::Range(1.01, 1000.0))
+      ->capture_default_str();
   c->add_option("--min-sigmas", a->opt.min_sigmas, "robust z-score a change must reach over the runs' noise")
-      ->check(CLI::Range(1.0, 1000.0));
+      ->check(CLI::Range(1.0, 1000.0))
+      ->capture_default_str();
   c->add_option("--json", a->json, "write the JSON comparison here ('-' for stdout)");
   c->add_option("--html", a->html, "write a self-contained one-page HTML comparison here");
   c->add_flag("--force", a->force, "overwrite the JSON and HTML files");

@@ -305,7 +305,8 @@ int run(int argc, char** argv) {
     cli.add_option("files", files, "result files (raw, legacy network_test2, text, clustered)");
     cli.add_option("--render", out, "write the view to this PNG file without opening a window");
     cli.add_option("--view", o.view, "matrix|row|column|pair|deviation|difference|ratio")
-        ->check(CLI::IsMember({"matrix", "row", "column", "pair", "deviation", "difference", "ratio"}));
+        ->check(CLI::IsMember({"matrix", "row", "column", "pair", "deviation", "difference", "ratio"}))
+        ->capture_default_str();
     auto* lopt = cli.add_option("--length", length, "message length in bytes (a stored one; default: the first)");
     cli.add_option("--rank", o.rank, "rank of the row/column view");
     std::vector<std::string> pair_texts;
@@ -314,7 +315,8 @@ int run(int argc, char** argv) {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cli.add_option("--size", o.size, "longest side in pixels (default: one pixel per cell)");
     cli.add_option("--normalize", o.normalize, "matrix|file|window: where the white/black levels come from")
-        ->check(CLI::IsMember({"matrix", "file", "window"}));
+        ->check(CLI::IsMember({"matrix", "file", "window"}))
+        ->capture_default_str();
     cli.add_option("--window", o.window, "A,B: message lengths (bytes) of the window")->delimiter(',')->expected(2);
     cli.add_option("--white", o.white, "value (seconds) drawn white");
     cli.add_option("--black", o.black, "value (seconds) drawn black");
@@ -323,13 +325,16 @@ int run(int argc, char** argv) {
     cli.add_flag("--decorate", o.decorate, "add title, axes and colour bar (the default; see --raw-pixels)");
     cli.add_flag("--raw-pixels", o.raw_pixels, "one grey pixel per cell (P x P), no decoration: for scripts");
     cli.add_option("--colormap", o.colormap, "auto|grey|viridis|diverging (auto: viridis, diverging for differences)")
-        ->check(CLI::IsMember({"auto", "grey", "gray", "viridis", "diverging"}));
+        ->check(CLI::IsMember({"auto", "grey", "gray", "viridis", "diverging"}))
+        ->capture_default_str();
     cli.add_option("--order", o.order, "rank|host|groups: order of the ranks on the axes (groups needs --groups)")
-        ->check(CLI::IsMember({"rank", "host", "groups"}));
+        ->check(CLI::IsMember({"rank", "host", "groups"}))
+        ->capture_default_str();
     cli.add_option("--reduce", o.reduce,
                    "max|median: a pixel showing several cells (--size below the rank count, or the GUI zoomed out) "
                    "shows their largest value (default: a slow link stays visible) or their median")
-        ->check(CLI::IsMember({"max", "median"}));
+        ->check(CLI::IsMember({"max", "median"}))
+        ->capture_default_str();
     std::string render_dir, csv;
     cli.add_option("--render-all", render_dir,
                    "one picture per stored length: DIR gets a PNG each, a NAME.gif an animation (one scale for all)");
