@@ -271,11 +271,11 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     if (!a->json.empty() && a->json == a->html) throw nt::UsageError("--json and --html name the same file");
     a->opt.report.find_deviation_beside = false;
     const std::string base = run_file(a->baseline), cur = run_file(a->current);
-    na::Completeness done = na::run_completeness(cur);
-    if (done.complete()) done = na::run_completeness(base);
+    const na::Completeness of_base = na::run_completeness(base), of_cur = na::run_completeness(cur);
+    na::Completeness done = of_cur.complete() ? of_base : of_cur;
     std::optional<na::Comparison> r;
-    if (!done.empty) r = na::compare_runs(base, cur, a->opt);
-    if (r && done.complete()) done = na::common_lengths_completeness(*r);
+    if (!of_base.empty && !of_cur.empty) r = na::compare_runs(base, cur, a->opt);
+    if (r && done.complete()) done = na::common_lengths_completeness(*r, of_base.stored);
     const int code = !done.complete() ? na::kIncompleteExitCode : r->findings.empty() ? 0 : na::kFindingsExitCode;
     if (!a->quiet && a->json != "-") {
       if (!done.complete()) std::cout << done.line << "\n" << (r ? "\n" : "");

@@ -31,9 +31,9 @@ Completeness run_completeness(const Dataset& d, const std::string& name) {
 
 Completeness run_completeness(const std::string& file) { return run_completeness(*open_dataset(file), file); }
 
-Completeness common_lengths_completeness(const Comparison& c) {
+Completeness common_lengths_completeness(const Comparison& c, std::size_t baseline_lengths) {
   Completeness out;
-  const std::size_t kb = c.base.cube.lengths.size(), common = c.lengths.size();
+  const std::size_t kb = baseline_lengths, common = c.lengths.size();
   out.stored = common;
   out.planned = kb;
   if (common < std::min<std::size_t>(3, kb) || 2 * common < kb)
