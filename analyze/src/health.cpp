@@ -36,9 +36,9 @@ Completeness common_lengths_completeness(const Comparison& c, std::size_t baseli
   const std::size_t kb = baseline_lengths, common = c.lengths.size();
   out.stored = common;
   out.planned = kb;
-  if (common < std::min<std::size_t>(3, kb) || 2 * common < kb)
+  if (common < std::min<std::size_t>(3, kb))
     out.line = fmt::format("INCOMPLETE: the runs have {} message length(s) in common of the baseline's {}: too few "
-                           "to compare (the current run may have been cut short or measured other lengths)",
+                           "to compare (at least 3 are needed: the current run may have been cut short or measured other lengths)",
                            common, kb);
   return out;
 }

@@ -30,7 +30,7 @@ struct Completeness {
 Completeness run_completeness(const Dataset& d, const std::string& name);
 // Opens `file` (header only) and checks it: what report and compare run first.
 Completeness run_completeness(const std::string& file);
-// The fewest common lengths a comparison needs: min(3, baseline's) and half of the baseline's
+// The fewest common lengths a comparison needs: 3 (its length bands), or all of a baseline of fewer
 // (`baseline_lengths`: what the baseline's file holds; c's reports hold the common ones only).
 Completeness common_lengths_completeness(const Comparison& c, std::size_t baseline_lengths);
 
