@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "nt/error.hpp"
 #include "text_util.hpp"
 
 namespace nt::analysis {
@@ -29,7 +31,15 @@ Completeness run_completeness(const Dataset& d, const std::string& name) {
   return c;
 }
 
-Completeness run_completeness(const std::string& file) { return run_completeness(*open_dataset(file), file); }
+Completeness run_completeness(const std::string& file) {
+  std::shared_ptr<const Dataset> d;
+  try {
+    d = open_dataset(file);
+  } catch (const Error&) {
+    return {};  // not a delay file: the analysis that follows says what it is (a loggp file: use model)
+  }
+  return run_completeness(*d, file);
+}
 
 Completeness common_lengths_completeness(const Comparison& c, std::size_t baseline_lengths) {
   Completeness out;
