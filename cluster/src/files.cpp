@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 #include <system_error>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -324,12 +325,12 @@ FileSummary summarize_file(const fs::path& path) {
   s.region_start.resize(nn);
   if (nn) f.get(f.var("length").id, {0}, {nn}, s.region_start.data());
   const auto P = static_cast<std::size_t>(s.ranks);
-  std::vector<int> info(P * P);
-  const int vinfo = f.var("info").id;
+  // A block of offsets at a time, each checked against the data first: the distinct offsets are
+  // at most the data's values, never P x P (a small corrupt file may declare 20,000 ranks).
   for (std::size_t r = 0; r < nn; ++r) {
-    f.get(vinfo, {r, 0, 0}, {1, P, P}, info.data());
-    std::sort(info.begin(), info.end());
-    s.clusters_per_region.push_back(static_cast<int>(std::unique(info.begin(), info.end()) - info.begin()));
+    std::unordered_set<int> clusters;
+    for_each_info_block(*ds, r, [&](std::size_t, std::size_t rows, const int* offs) { clusters.insert(offs, offs + rows * P); });
+    s.clusters_per_region.push_back(static_cast<int>(clusters.size()));
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const auto num = [&](const char* name) { return f.get_att_double(kGlobal, name).value_or(nan); };

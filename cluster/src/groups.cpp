@@ -77,8 +77,12 @@ std::string groups_report(const std::filesystem::path& path, bool json, const Op
     const auto P = static_cast<std::size_t>(ds->ranks());
     const std::size_t nn = f.dim("n").length;
     const int vinfo = f.var("info").id;
-    regions.assign(nn, std::vector<int>(P * P));
-    for (std::size_t r = 0; r < nn; ++r) f.get(vinfo, {r, 0, 0}, {1, P, P}, regions[r].data());
+    regions.resize(nn);
+    for (std::size_t r = 0; r < nn; ++r) {
+      for_each_info_block(*ds, r, {});  // every offset checked before P x P of them are held
+      regions[r].resize(P * P);
+      f.get(vinfo, {r, 0, 0}, {1, P, P}, regions[r].data());
+    }
   } else {
     if (!cluster_first) {
       std::error_code ec;

@@ -1,9 +1,11 @@
 #include "nt/cli.hpp"
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -77,14 +79,16 @@ int parse_cli(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << app.get_name() << ": error: " << e.what() << " (run with --help for more information)\n";
+    const std::string unknown = unknown_subcommand(app, argc, argv);
+    std::cerr << app.get_name() << ": error: " << (unknown.empty() ? std::string(e.what()) : unknown)
+              << " (run with --help for more information)\n";
     return kExitUsage;
   }
   return -1;
 }
 
 int run_subcommands(CLI::App& app, int argc, char** argv) {
-  app.set_version_flag("--version", version_string());
+  add_version_flag(app);
   app.require_subcommand(1);
   const int rc = parse_cli(app, argc, argv);
   return rc >= 0 ? rc : 0;
@@ -108,5 +112,51 @@ CLI::Option* add_mode_option(CLI::App& app, const std::string& flags, Mode& mode
 }
 
 const char* version_string() { return NT_VERSION; }
+
+void add_version_flag(CLI::App& app) { app.set_version_flag("--version", app.get_name() + " " + version_string()); }
+
+namespace {
+// Edit distance (insertions, deletions, substitutions) between two short words.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The first word of the command line that is neither an option nor an option's value.
+std::string first_word(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string w = argv[i];
+    if (w.empty() || w.front() != '-') return w;
+    const CLI::Option* o = app.get_option_no_throw(w);
+    if (o && o->get_type_size() > 0 && w.find('=') == std::string::npos) ++i;  // its value
+  }
+  return {};
+}
+}  // namespace
+
+std::string unknown_subcommand(const CLI::App& app, int argc, char** argv) {
+  const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
+  const std::string word = first_word(app, argc, argv);
+  if (subs.empty() || word.empty()) return {};
+  std::string names, nearest;
+  std::size_t best = 3;  // suggest within two edits
+  for (const CLI::App* s : subs) {
+    if (s->check_name(word)) return {};
+    names += (names.empty() ? "" : ", ") + s->get_name();
+    if (const std::size_t d = edit_distance(word, s->get_name()); d < best) best = d, nearest = s->get_name();
+  }
+  return "unknown subcommand '" + word + "'" + (nearest.empty() ? "" : " (did you mean '" + nearest + "'?)") +
+         "; subcommands: " + names;
+}
 
 }  // namespace nt

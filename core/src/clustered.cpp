@@ -244,6 +244,8 @@ class ClusteredReader final : public Dataset {
   std::vector<double> rows(std::size_t k, int r0, int r1) const override;
   std::vector<double> pair(int sender, int receiver) const override;
   double value(int sender, int receiver, std::size_t k) const override;
+  // nt::for_each_info_block.
+  void info_blocks(std::size_t r, const InfoBlockFn& f) const;
 
  private:
   std::size_t P() const { return static_cast<std::size_t>(ranks()); }
@@ -263,6 +265,9 @@ class ClusteredReader final : public Dataset {
   std::vector<int> info_row(std::size_t r, int x) const;
   std::vector<int> info_column(std::size_t r, int y) const;
   void check_offset(std::size_t r, int off) const;
+  // Every offset of region r points into the data: checked once per region, a block of rows at a
+  // time, before a P x P matrix is allocated for it.
+  void check_region(std::size_t r) const;
   // Layout 2 residuals (all 0 when the file has none).
   int residual_one(int x, int y, std::size_t k) const;
   double fix(double c, int q) const { return apply_residual(c, q, res_step_, res_rel_); }
@@ -292,6 +297,7 @@ class ClusteredReader final : public Dataset {
   std::size_t cache_capacity_ = 1;
   mutable std::list<std::pair<std::size_t, std::vector<int>>> cache_;
   mutable std::unordered_map<std::size_t, unsigned> single_reads_;
+  mutable std::vector<bool> region_checked_;
   // Blocks of data(d) aligned to its chunks: one read decompresses a chunk anyway.
   const double* data_block(std::size_t b) const;
   double data_at(std::size_t idx) const {
@@ -452,6 +458,29 @@ void ClusteredReader::check_offset(std::size_t r, int off) const {
                                  std::to_string(r) + " points outside data (" + std::to_string(d_) + " values)");
 }
 
+void ClusteredReader::info_blocks(std::size_t r, const InfoBlockFn& f) const {
+  if (r >= starts_.size())
+    throw Error(source_.string() + ": region " + std::to_string(r) + " of " + std::to_string(starts_.size()));
+  const std::size_t step = std::max<std::size_t>(1, (std::size_t{1} << 20) / P());  // about 4 MiB of offsets
+  std::vector<int> offs;
+  for (std::size_t a = 0; a < P(); a += step) {
+    const std::size_t b = std::min(P(), a + step);
+    offs.resize((b - a) * P());
+    file_.get(info_var_, {r, a, 0}, {1, b - a, P()}, offs.data());
+    const auto [lo, hi] = std::minmax_element(offs.begin(), offs.end());
+    check_offset(r, *lo);
+    check_offset(r, *hi);
+    if (f) f(a, b - a, offs.data());
+  }
+}
+
+void ClusteredReader::check_region(std::size_t r) const {
+  if (region_checked_.empty()) region_checked_.assign(starts_.size(), false);
+  if (region_checked_[r]) return;
+  info_blocks(r, {});
+  region_checked_[r] = true;
+}
+
 const double* ClusteredReader::data_block(std::size_t b) const {
   const auto it = blocks_.find(b);
   if (it != blocks_.end()) return it->second.data();
@@ -490,6 +519,11 @@ Matrix ClusteredReader::matrix(std::size_t k) const {
     apply_block(vals, {k, 0, 0}, {1, P(), P()});
     return Matrix(ranks(), std::move(vals));
   }
+  // Large P: the offsets are read a block at a time below; check them all before P x P doubles
+  // are committed to (a 5 MB file may declare 20,000 ranks: 3.2 GB), and that they fit.
+  check_region(r);
+  require_memory(static_cast<std::uint64_t>(P()) * P() * sizeof(double),
+                 "a " + std::to_string(P()) + " x " + std::to_string(P()) + " matrix of " + source_.string());
   Matrix m(ranks());
   fill_rows(k, 0, P(), m.data());
   return m;
@@ -579,5 +613,11 @@ double ClusteredReader::value(int sender, int receiver, std::size_t k) const {
 }  // namespace
 
 std::unique_ptr<Dataset> open_clustered(const fs::path& path) { return std::make_unique<ClusteredReader>(path); }
+
+void for_each_info_block(const Dataset& clustered, std::size_t region, const InfoBlockFn& f) {
+  const auto* c = dynamic_cast<const ClusteredReader*>(&clustered);
+  if (!c) throw Error(clustered.source().string() + " is not a clustered file");
+  c->info_blocks(region, f);
+}
 
 }  // namespace nt

@@ -48,6 +48,9 @@ void add_options(CLI::App& app, Settings& s) {
       ->capture_default_str();
   app.add_option("--lengths", s.length_list, "explicit list of message lengths, e.g. 0,8,1024")->delimiter(',');
   app.add_option("--geometric", s.geometric, "geometric sweep from -b to -e with this factor (> 1)");
+  app.add_flag("--many-lengths", s.many_lengths,
+               "measure a linear sweep of more than 1000 lengths (refused without it: --geometric is meant for a wide "
+               "range)");
   app.add_option("--warmup", s.warmup, "unrecorded warm-up iterations per pair and length")->capture_default_str();
   app.add_option("--seed", s.seed, "seed of noise-rank draws and shuffles (default: random, recorded)")
       ->check(CLI::Validator(
@@ -353,7 +356,7 @@ std::string simulated_placement_error(const std::vector<std::string>& hosts) {
 std::optional<int> parse_command_line(int argc, char** argv, int rank, Settings& s) {
   CLI::App app{"network_test: delays of every rank pair and message length, written as NetCDF", kProgram};
   add_options(app, s);
-  app.set_version_flag("--version", std::string("network_test ") + NT_VERSION);
+  nt::add_version_flag(app);
   app.footer(modes_footer());
   try {
     app.parse(argc, argv);

@@ -59,6 +59,10 @@ std::vector<std::int64_t> make_sweep(const Settings& s, std::string* kind) {
   if (count > kMaxSweepLengths)
     throw UsageError(fmt::format("the sweep -b {} -e {} -s {} has {} lengths; at most {} are allowed", s.begin, s.end,
                                  s.step, count, kMaxSweepLengths));
+  if (count > kSaneSweepLengths && !s.many_lengths)
+    throw UsageError(fmt::format("the sweep -b {} -e {} -s {} plans {} lengths (more than {}): use --geometric 2 or "
+                                 "--lengths for a wide range, or --many-lengths to measure them all",
+                                 s.begin, s.end, s.step, count, kSaneSweepLengths));
   if (kind) *kind = "linear";
   return linear_sweep(s.begin, s.end, s.step);
 }

@@ -22,12 +22,47 @@ command -v "$MPIEXEC" >/dev/null || { echo "SKIP: no $MPIEXEC"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$WORK"
 mkdir -p "$WORK/fake"
-# Fake batch-system commands: they log their arguments.
-for c in scontrol qsub; do
+# Fake batch-system commands: they log their arguments. scontrol refuses to requeue when
+# FAKE_NO_REQUEUE=1, and `scontrol show job` names FAKE_SCRIPT with 1 node and 2 tasks.
+for c in qsub sbatch; do
   printf '#!/bin/sh\necho "%s $*" >> %s/fake/calls.log\n' "$c" "$WORK" >"$WORK/fake/$c"
 done
+cat >"$WORK/fake/scontrol" <<EOF
+#!/bin/sh
+echo "scontrol \$*" >> $WORK/fake/calls.log
+case "\$1 \$2" in
+  "requeue "*) [ "\${FAKE_NO_REQUEUE:-0}" = 1 ] && { echo "Requested operation is presently disabled" >&2; exit 1; } ;;
+  "show job") printf 'JobId=%s JobName=network_test\n   NumNodes=1 NumCPUs=2 NumTasks=2 CPUs/Task=1\n   Command=%s\n' "\$3" "\$FAKE_SCRIPT" ;;
+esac
+exit 0
+EOF
+# srun: the real network_test under the real local launcher (srun's own options logged and
+# dropped); FAKE_SRUN_SINGLETONS=1 starts SLURM_NTASKS single-rank copies instead, as srun does
+# when its MPI plugin does not match the MPI library.
+cat >"$WORK/fake/srun" <<EOF
+#!/bin/bash
+echo "srun \$*" >> $WORK/fake/calls.log
+while [[ \$# -gt 0 && \$1 == --* ]]; do shift; done
+if [[ \${FAKE_SRUN_SINGLETONS:-0} == 1 ]]; then
+  rc=0; pids=()
+  for _ in \$(seq 1 "\${SLURM_NTASKS:-2}"); do "\$@" & pids+=(\$!); done
+  for p in "\${pids[@]}"; do wait "\$p" || rc=\$?; done
+  exit \$rc
+fi
+exec $MPIEXEC -n "\${SLURM_NTASKS:-2}" "\$@"
+EOF
+# A launcher for the PBS template that starts two single-rank copies (a wrong mpiexec for this MPI).
+cat >"$WORK/fake/mpiexec-singletons" <<'EOF'
+#!/bin/bash
+while [[ $# -gt 0 && $1 == -* ]]; do case $1 in -n|-f|-ppn|--hostfile|--map-by) shift 2 ;; *) shift ;; esac; done
+"$@" & a=$!; "$@" & b=$!
+rc=0; wait $a || rc=$?; wait $b || rc=$?; exit $rc
+EOF
 chmod +x "$WORK"/fake/*
 export PATH=$WORK/fake:$PATH
+
+# Records (message lengths) of a raw file.
+records() { ncdump -h "$1" | sed -nE 's/.*UNLIMITED ; \/\/ \(([0-9]+) currently\).*/\1/p'; }
 
 check_complete() { # OUT MODES...
   local out=$1; shift
@@ -126,19 +161,60 @@ grep -q "scontrol requeue 102" "$WORK/fake/calls.log" || fail "job not requeued"
 # The stopped measurement must really be gone before the job is requeued.
 pgrep -f "network_test -t one_to_one .*$S2/one_to_one" >/dev/null && fail "network_test still runs after USR1"
 [[ -e $S2/one_to_one.done ]] && fail "interrupted mode marked done (make the sweep longer?)"
-/usr/bin/python3 -c "
-from netCDF4 import Dataset; import sys
-n = len(Dataset('$S2/one_to_one_median.nc').dimensions['n'])
-print('lengths stored when stopped:', n); sys.exit(0 if 0 < n < 21 else 1)" || fail "partial file not as expected"
+n=$(records "$S2/one_to_one_median.nc")
+echo "lengths stored when stopped: $n"
+[[ $n -gt 0 && $n -lt 21 ]] || fail "partial file not as expected"
 env "${long[@]}" NT_OUT="$S2" NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 SLURM_JOB_ID=102 \
   SLURM_RESTART_COUNT=1 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm4.log" 2>&1 ||
   { cat "$WORK/slurm4.log"; fail "restarted job failed"; }
 grep -q "one_to_one: --resume" "$WORK/slurm4.log" || { cat "$WORK/slurm4.log"; fail "restart did not resume"; }
 [[ -e $S2/one_to_one.done ]] || { cat "$WORK/slurm4.log"; fail "resumed mode not complete"; }
-/usr/bin/python3 -c "
-from netCDF4 import Dataset; import sys
-n = len(Dataset('$S2/one_to_one_median.nc').dimensions['n'])
-print('lengths after resume:', n); sys.exit(0 if n == 21 else 1)" || fail "resumed file incomplete"
+[[ $(records "$S2/one_to_one_median.nc") == 21 ]] || fail "resumed file incomplete"
+echo "ok"
+
+echo "== Slurm template through srun: --mpi plugin, every network_test failing, reuse, requeue refused"
+one=(NT_BIN="$BIN" NT_MODES="one_to_one" NT_LENGTHS=0,1024,65536 NT_REPEATS=3 NT_PLAN=0 SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2)
+S3=$WORK/slurm-srun
+env "${one[@]}" NT_OUT="$S3" NT_SRUN_MPI=pmix NT_PROMETHEUS="$WORK/nt.prom" SLURM_JOB_ID=301 \
+  bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm-srun.log" 2>&1 ||
+  { cat "$WORK/slurm-srun.log"; fail "srun job failed"; }
+grep -q "^srun --mpi=pmix --ntasks-per-node=2 .*network_test -t one_to_one" "$WORK/fake/calls.log" ||
+  { cat "$WORK/fake/calls.log"; fail "srun without --mpi=pmix"; }
+[[ -e $S3/one_to_one.done ]] || fail "srun job did not complete one_to_one"
+grep -q "report: network_analyze check: status=" "$WORK/slurm-srun.log" || { cat "$WORK/slurm-srun.log"; fail "no summary line"; }
+grep -q "^network_tests_status " "$WORK/nt.prom" || fail "no Prometheus textfile"
+# Every network_test fails (P single-rank jobs): the job fails with 4, even without a baseline...
+S4=$WORK/slurm-singletons
+env "${one[@]}" NT_OUT="$S4" FAKE_SRUN_SINGLETONS=1 SLURM_JOB_ID=302 \
+  bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm-single.log" 2>&1
+rc=$?
+[[ $rc == 4 ]] || { cat "$WORK/slurm-single.log"; fail "every network_test failed: job exit $rc, expected 4"; }
+grep -q "FAILED: no mode was measured" "$WORK/slurm-single.log" || fail "no FAILED line"
+# ...and with a baseline: still 4, not compare's verdict on nothing.
+env "${one[@]}" NT_OUT="$S4" NT_BASELINE="$S3" FAKE_SRUN_SINGLETONS=1 SLURM_JOB_ID=302 \
+  bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm-single2.log" 2>&1
+rc=$?
+[[ $rc == 4 ]] || { cat "$WORK/slurm-single2.log"; fail "every network_test failed, with a baseline: job exit $rc"; }
+# A later job given a finished run's folder (a nightly NT_OUT used twice) is refused: nothing skipped.
+env "${one[@]}" NT_OUT="$S3" SLURM_JOB_ID=303 bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm-reuse.log" 2>&1
+rc=$?
+[[ $rc == 2 ]] || { cat "$WORK/slurm-reuse.log"; fail "another job's finished NT_OUT: job exit $rc, expected 2"; }
+grep -q "holds the run of job 301" "$WORK/slurm-reuse.log" || { cat "$WORK/slurm-reuse.log"; fail "no reuse message"; }
+grep -q "done before, skipped" "$WORK/slurm-reuse.log" && fail "a new job skipped another job's modes"
+# Requeue refused: the very script scontrol names is submitted again with the job's counts.
+S5=$WORK/slurm-noreq
+env "${long[@]}" "${stall[@]}" NT_OUT="$S5" FAKE_NO_REQUEUE=1 FAKE_SCRIPT="$SRC/scripts/slurm/network_test.sbatch" \
+  NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 SLURM_JOB_NUM_NODES=1 SLURM_JOB_ID=304 \
+  bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm-noreq.log" 2>&1 &
+job=$!
+for _ in $(seq 1 600); do
+  [[ -e $S5/one_to_one_median.nc && $(records "$S5/one_to_one_median.nc") -ge 1 ]] && break
+  sleep 0.05
+done
+kill -USR1 $job
+wait $job
+grep -q "sbatch --nodes=1 --ntasks=2 --ntasks-per-node=2 --export=ALL,NT_OUT=$S5,NT_RESUBMIT_COUNT=1 $SRC/scripts/slurm/network_test.sbatch" \
+  "$WORK/fake/calls.log" || { cat "$WORK/fake/calls.log" "$WORK/slurm-noreq.log"; fail "not resubmitted with sbatch"; }
 echo "ok"
 
 echo "== PBS template: full sweep"
@@ -164,15 +240,24 @@ echo "ok"
 
 echo "== PBS template: walltime too short, resubmit, resume"
 P2=$WORK/pbs-limit
-# qstat reports a walltime that leaves 2 s after the 300 s margin.
-printf '#!/bin/sh\necho "    Resource_List.walltime = 00:05:02"\n' >"$WORK/fake/qstat"
+# qstat -f (PBS Pro) lists the job's resources; its walltime leaves 2 s after the 300 s margin.
+cat >"$WORK/fake/qstat" <<'EOF'
+#!/bin/sh
+printf 'Job Id: %s\n    queue = workq\n    Account_Name = proj42\n' "$2"
+printf '    Resource_List.place = scatter:excl\n    Resource_List.select = 1:ncpus=2:mpiprocs=2\n'
+printf '    Resource_List.walltime = 00:05:02\n'
+EOF
 chmod +x "$WORK/fake/qstat"
+# PBS runs a spooled copy of the script; the user submitted it from elsewhere (the repository
+# root), so PBS_O_WORKDIR holds no network_test.pbs.
+mkdir -p "$WORK/spool"
+cp "$SRC/scripts/pbs/network_test.pbs" "$WORK/spool/202.server.SC"
 env "${long[@]}" "${stall[@]}" NT_MIN_RUN=1 NT_OUT="$P2" NT_MPIEXEC="$MPIEXEC" PBS_NODEFILE="$WORK/nodefile" PBS_JOBID=202 \
-  PBS_O_WORKDIR="$WORK" NT_SCRIPT="$SRC/scripts/pbs/network_test.pbs" \
-  bash "$SRC/scripts/pbs/network_test.pbs" >"$WORK/pbs2.log" 2>&1
+  PBS_O_WORKDIR="$WORK" bash "$WORK/spool/202.server.SC" >"$WORK/pbs2.log" 2>&1
 grep -q "stopped before the walltime" "$WORK/pbs2.log" || { cat "$WORK/pbs2.log"; fail "walltime stop not seen"; }
-grep -q "qsub -v NT_OUT=$P2,NT_RESUBMIT_COUNT=1 $SRC/scripts/pbs/network_test.pbs" "$WORK/fake/calls.log" ||
-  { cat "$WORK/fake/calls.log"; fail "not resubmitted"; }
+grep -q "qsub -l select=1:ncpus=2:mpiprocs=2 -l place=scatter:excl -l walltime=00:05:02 -q workq -A proj42 -v NT_OUT=$P2,NT_RESUBMIT_COUNT=1 $P2/network_test.pbs" \
+  "$WORK/fake/calls.log" || { cat "$WORK/fake/calls.log"; fail "not resubmitted with the same script and resources"; }
+cmp -s "$P2/network_test.pbs" "$SRC/scripts/pbs/network_test.pbs" || fail "the resubmitted script is not this very script"
 rm "$WORK/fake/qstat"
 # The resubmitted job gets only NT_OUT and the count; the rest comes from settings.env.
 env -u NT_MODES NT_OUT="$P2" NT_RESUBMIT_COUNT=1 PBS_NODEFILE="$WORK/nodefile" PBS_JOBID=203 \
@@ -180,5 +265,14 @@ env -u NT_MODES NT_OUT="$P2" NT_RESUBMIT_COUNT=1 PBS_NODEFILE="$WORK/nodefile" P
   { cat "$WORK/pbs3.log"; fail "resubmitted job failed"; }
 grep -q "one_to_one: --resume" "$WORK/pbs3.log" || { cat "$WORK/pbs3.log"; fail "resubmitted job did not resume"; }
 [[ -e $P2/one_to_one.done ]] || { cat "$WORK/pbs3.log"; fail "resumed mode not complete"; }
+echo "ok"
+
+echo "== PBS template: every network_test failing"
+P4=$WORK/pbs-fail
+env "${one[@]}" NT_OUT="$P4" NT_MPIEXEC="$WORK/fake/mpiexec-singletons" PBS_NODEFILE="$WORK/nodefile" PBS_JOBID=204 \
+  PBS_O_WORKDIR="$WORK" bash "$SRC/scripts/pbs/network_test.pbs" >"$WORK/pbs-fail.log" 2>&1
+rc=$?
+[[ $rc == 4 ]] || { cat "$WORK/pbs-fail.log"; fail "pbs, every network_test failed: job exit $rc, expected 4"; }
+grep -q "FAILED: no mode was measured" "$WORK/pbs-fail.log" || fail "pbs: no FAILED line"
 echo "ok"
 echo "PASS"

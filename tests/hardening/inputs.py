@@ -3,6 +3,8 @@
 
   inputs.py BIN_DIR WORK_DIR crafted        the reproducers of the hardening issue, each with the
                                             verdict it must get
+  inputs.py BIN_DIR WORK_DIR declared       a small clustered file declaring 20,000 ranks, under
+                                            ulimit -v 600 MB (issue 35)
   inputs.py BIN_DIR WORK_DIR sweep N SEED   N mutated files (bit flips, byte runs, truncations,
                                             text edits) from valid files of every format
 
@@ -264,6 +266,47 @@ def mutate(data, rng, is_text):
     return bytes(b)
 
 
+def declared(cwd):
+    """Issue 35: a 5 MB clustered file declaring 20,000 ranks (its info never written, 600,000 data
+    values) made info, to-csv, to-text, decompress use 3.1 GB before refusing it, and network_cluster
+    info 1.6 GB and exit 0. Each reader must refuse it (exit 2, one line) under `ulimit -v` 600 MB
+    and stay far below it without."""
+    make_valid(cwd)
+    cdl = cdl_of("vc.nc", cwd).replace('\t\t:_Format = "classic" ;\n', "")
+    head, body = cdl.split("data:")
+    head = head.replace("x = 6 ;", "x = 20000 ;").replace("d = 9 ;", "d = 600000 ;")
+    head = head.replace("\tint info(n, x, x) ;\n", "").replace(
+        "\tdouble data(d) ;\n", "\tdouble data(d) ;\n\tint info(n, x, x) ;\n\t\tinfo:_DeflateLevel = 1 ;\n"
+        "\t\tinfo:_ChunkSizes = 1, 1000, 1000 ;\n")
+    body = body.replace(" proc_num = 6 ;", " proc_num = 20000 ;")
+    body = body[:body.index(" info =")] + body[body.index(" length ="):]
+    values = ", ".join(f"{1e-6 * (1 + (i % 997) / 997):.6g}" for i in range(600000))
+    body = body[:body.index(" data =")] + " data = " + values + " ;\n}\n"
+    ncgen(head + "data:" + body, "declares20k.nc", "nc4", cwd)
+    size = os.path.getsize(os.path.join(cwd, "declares20k.nc"))
+    if not 3e6 < size < 8e6:
+        fail(f"the crafted file has {size} bytes, not about 5 MB")
+    out = os.path.join(cwd, "o_20k")
+    cmds = [("convert info", [NC, "info", "declares20k.nc"]),
+            ("convert to-csv", [NC, "to-csv", "declares20k.nc", "-o", out + ".csv"]),
+            ("convert to-text", [NC, "to-text", "declares20k.nc", "-o", out + ".txt"]),
+            ("cluster decompress", [CL, "decompress", "declares20k.nc", "-o", out]),
+            ("cluster info", [CL, "info", "declares20k.nc"]),
+            ("cluster groups", [CL, "groups", "declares20k.nc"]),
+            ("analyze report", [AN, "report", "declares20k.nc", "--quiet"])]
+    for name, cmd in cmds:
+        limited = ["bash", "-c", 'ulimit -v 600000 && exec "$@"', "ulimit"] + cmd
+        code, dt, err = run(limited, cwd)
+        stats["runs"] += 1
+        if code != 2 or len(err.strip().splitlines()) != 1 or "out of memory under" in err:  # not the bad_alloc net
+            fail(f"{name} under ulimit -v 600 MB: exit {code}, want 2 and one line about the file: {err.strip()[:300]}")
+        code, dt, rss, err = run_measured(cmd, cwd)
+        stats["max_rss_kb"] = max(stats["max_rss_kb"], rss)
+        stats["max_s"] = max(stats["max_s"], dt)
+        if code != 2 or rss > 300_000 or dt > LIMIT_S:
+            fail(f"{name}: exit {code}, {rss / 1e3:.0f} MB peak, {dt:.1f} s (want 2, < 300 MB): {err.strip()[:300]}")
+
+
 def sweep(cwd, n, seed):
     valid = make_valid(cwd)
     rng = random.Random(seed)
@@ -291,6 +334,10 @@ if __name__ == "__main__":
         crafted(cwd)
         print(f"crafted: {stats['runs']} runs; exit codes {json.dumps(stats['codes'], sort_keys=True)}; "
               f"slowest {stats['max_s']:.2f} s; largest peak RSS {stats['max_rss_kb'] / 1e3:.0f} MB")
+    elif MODE == "declared":
+        declared(cwd)
+        print(f"declared: {stats['runs']} runs; slowest {stats['max_s']:.2f} s; "
+              f"largest peak RSS {stats['max_rss_kb'] / 1e3:.0f} MB")
     elif MODE == "sweep":
         sweep(cwd, int(sys.argv[4]), int(sys.argv[5]))
     else:

@@ -16,6 +16,7 @@ std::vector<std::int64_t> from_network_test(std::int64_t b, std::int64_t e, std:
   st.begin = static_cast<decltype(st.begin)>(b);
   st.end = static_cast<decltype(st.end)>(e);
   st.step = static_cast<decltype(st.step)>(s);
+  st.many_lengths = true;  // the hard limit, beyond the sane count refused without --many-lengths
   return nt::measure::make_sweep(st);
 }
 

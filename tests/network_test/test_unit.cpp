@@ -66,6 +66,37 @@ TEST(Sweep, BadInputIsAUsageError) {
   EXPECT_THROW(make_sweep(g), UsageError);
 }
 
+// Issue 35: -b 0 -e 1048576 without --geometric planned 10,486 lengths silently; above
+// kSaneSweepLengths a linear sweep needs --many-lengths, and the message names the ways out.
+TEST(Sweep, TooManyLinearLengthsNeedForcing) {
+  Settings s;
+  s.begin = 0;
+  s.end = 1048576;
+  try {
+    (void)make_sweep(s);
+    ADD_FAILURE() << "10,486 lengths accepted without --many-lengths";
+  } catch (const UsageError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("10486 lengths"), std::string::npos) << m;
+    EXPECT_NE(m.find("--geometric"), std::string::npos) << m;
+    EXPECT_NE(m.find("--many-lengths"), std::string::npos) << m;
+  }
+  s.many_lengths = true;
+  EXPECT_EQ(make_sweep(s).size(), 10486u);
+  Settings at;  // exactly the sane count passes, one more does not
+  at.begin = 0;
+  at.step = 1;
+  at.end = static_cast<int>(kSaneSweepLengths) - 1;
+  EXPECT_EQ(make_sweep(at).size(), static_cast<std::size_t>(kSaneSweepLengths));
+  at.end += 1;
+  EXPECT_THROW(make_sweep(at), UsageError);
+  Settings geo;  // a geometric sweep over the same range is what the message suggests
+  geo.begin = 0;
+  geo.end = 1048576;
+  geo.geometric = 2;
+  EXPECT_EQ(make_sweep(geo).size(), 22u);
+}
+
 TEST(Schedule, RoundRobinCoversEveryPairOnceInDisjointRounds) {
   for (int P : {2, 3, 4, 5, 8, 9}) {
     const auto rounds = round_robin(P);

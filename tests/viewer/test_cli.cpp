@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "fixtures.hpp"
+#include "nt/version.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -515,9 +516,31 @@ class TestCli : public QObject {
     QVERIFY(p.readAllStandardError().contains("--render"));
   }
 
+  // Issue 35: QT_QPA_PLATFORM=offscreen without --render opened a window no one can see and
+  // waited for ever; now one line and exit 2, within seconds.
+  void guiOffscreenIsAnError() {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(NT_VIEWER_EXE), {in("median")});
+    const bool finished = p.waitForFinished(20000);
+    if (!finished) p.kill(), p.waitForFinished(5000);
+    QVERIFY2(finished, "network_viewer FILE under QT_QPA_PLATFORM=offscreen did not return");
+    QCOMPARE(p.exitCode(), 2);
+    const QList<QByteArray> lines = p.readAllStandardError().trimmed().split('\n');
+    QCOMPARE(lines.size(), 1);
+    QVERIFY2(lines.front().contains("no screen") && lines.front().contains("--render"), lines.front().constData());
+  }
+
   void helpAndVersion() {
     QCOMPARE(run({QStringLiteral("--help")}).code, 0);
-    QCOMPARE(run({QStringLiteral("--version")}).code, 0);
+    QProcess p;
+    p.start(QStringLiteral(NT_VIEWER_EXE), {QStringLiteral("--version")});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 0);
+    // The one form of every program (issue 35): "<program> <version>".
+    QCOMPARE(p.readAllStandardOutput().trimmed(), QByteArray("network_viewer " NT_VERSION));
   }
 };
 

@@ -211,6 +211,13 @@ int run_gui(int argc, char** argv, const std::vector<std::string>& files, const 
       qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
     throw nt::UsageError("no display (DISPLAY is not set): use --render OUT.png for pictures without a window, "
                          "or QT_QPA_PLATFORM=offscreen");
+  // An offscreen platform opens the window where no one can see or close it: the viewer would wait
+  // for ever (issue 35). Only --screenshot, which quits by itself, runs a window there.
+  const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+  if ((platform.startsWith("offscreen") || platform.startsWith("minimal")) && screenshot.empty())
+    throw nt::UsageError("QT_QPA_PLATFORM=" + platform.toStdString() +
+                         ": there is no screen to show the window on: use --render OUT.png for a picture (or "
+                         "--screenshot OUT.png to save the window and quit)");
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("network_viewer"));
   QApplication::setDesktopFileName(QStringLiteral("network_viewer"));
@@ -288,7 +295,8 @@ int run(int argc, char** argv) {
   return nt::guarded_main("network_viewer", [&]() -> int {
     CLI::App cli{"network_viewer: grayscale delay matrices, row/column slices, pair plots, deviation maps and "
                  "differences of network_test result files. Without --render it opens the Qt GUI."};
-    cli.set_version_flag("--version", std::string(nt::version_string()));
+    cli.name("network_viewer");
+    nt::add_version_flag(cli);
     std::vector<std::string> files;
     RenderOptions o;
     std::string out, screenshot;
@@ -297,7 +305,8 @@ int run(int argc, char** argv) {
     cli.add_option("files", files, "result files (raw, legacy network_test2, text, clustered)");
     cli.add_option("--render", out, "write the view to this PNG file without opening a window");
     cli.add_option("--view", o.view, "matrix|row|column|pair|deviation|difference|ratio")
-        ->check(CLI::IsMember({"matrix", "row", "column", "pair", "deviation", "difference", "ratio"}));
+        ->check(CLI::IsMember({"matrix", "row", "column", "pair", "deviation", "difference", "ratio"}))
+        ->capture_default_str();
     auto* lopt = cli.add_option("--length", length, "message length in bytes (a stored one; default: the first)");
     cli.add_option("--rank", o.rank, "rank of the row/column view");
     std::vector<std::string> pair_texts;
@@ -306,7 +315,8 @@ int run(int argc, char** argv) {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cli.add_option("--size", o.size, "longest side in pixels (default: one pixel per cell)");
     cli.add_option("--normalize", o.normalize, "matrix|file|window: where the white/black levels come from")
-        ->check(CLI::IsMember({"matrix", "file", "window"}));
+        ->check(CLI::IsMember({"matrix", "file", "window"}))
+        ->capture_default_str();
     cli.add_option("--window", o.window, "A,B: message lengths (bytes) of the window")->delimiter(',')->expected(2);
     cli.add_option("--white", o.white, "value (seconds) drawn white");
     cli.add_option("--black", o.black, "value (seconds) drawn black");
@@ -315,13 +325,16 @@ int run(int argc, char** argv) {
     cli.add_flag("--decorate", o.decorate, "add title, axes and colour bar (the default; see --raw-pixels)");
     cli.add_flag("--raw-pixels", o.raw_pixels, "one grey pixel per cell (P x P), no decoration: for scripts");
     cli.add_option("--colormap", o.colormap, "auto|grey|viridis|diverging (auto: viridis, diverging for differences)")
-        ->check(CLI::IsMember({"auto", "grey", "gray", "viridis", "diverging"}));
+        ->check(CLI::IsMember({"auto", "grey", "gray", "viridis", "diverging"}))
+        ->capture_default_str();
     cli.add_option("--order", o.order, "rank|host|groups: order of the ranks on the axes (groups needs --groups)")
-        ->check(CLI::IsMember({"rank", "host", "groups"}));
+        ->check(CLI::IsMember({"rank", "host", "groups"}))
+        ->capture_default_str();
     cli.add_option("--reduce", o.reduce,
                    "max|median: a pixel showing several cells (--size below the rank count, or the GUI zoomed out) "
                    "shows their largest value (default: a slow link stays visible) or their median")
-        ->check(CLI::IsMember({"max", "median"}));
+        ->check(CLI::IsMember({"max", "median"}))
+        ->capture_default_str();
     std::string render_dir, csv;
     cli.add_option("--render-all", render_dir,
                    "one picture per stored length: DIR gets a PNG each, a NAME.gif an animation (one scale for all)");

@@ -22,7 +22,7 @@ int guarded_main(const char* program, const std::function<int()>& body);
 int parse_cli(CLI::App& app, int argc, char** argv);
 
 // The whole command line of a program made of subcommands (network_convert, network_cluster):
-// adds --version, requires exactly one subcommand, parses; the subcommand's callback does the
+// adds --version (add_version_flag), requires exactly one subcommand, parses; the subcommand's callback does the
 // work. Returns the exit code as parse_cli does (0 when the callback returned normally).
 int run_subcommands(CLI::App& app, int argc, char** argv);
 
@@ -37,5 +37,15 @@ std::string one_line(const std::string& message);
 
 // The suite's version string ("0.1.0").
 const char* version_string();
+
+// --version on `app`, printing "<program> <version>" (the app's name: "network_test 0.1.0"), the
+// one form of every program.
+void add_version_flag(CLI::App& app);
+
+// The one line for a word in a subcommand's place that names none ("unknown subcommand 'reprot'
+// (did you mean 'report'?); subcommands: report, duplex, ..."); "" when the command line's first
+// word is a subcommand or there is none. parse_cli prints it instead of CLI11's "A subcommand is
+// required".
+std::string unknown_subcommand(const CLI::App& app, int argc, char** argv);
 
 }  // namespace nt

@@ -24,6 +24,7 @@ struct Settings {
   // records the length and count in its legacy header, whatever its mode.
   int noise_length = 1024, noise_messages = 10, noise_procs = 1;
   std::optional<std::uint64_t> seed;      // resolved on rank 0 when not given
+  bool many_lengths = false;              // --many-lengths: a linear sweep above kSaneSweepLengths
   bool force = false, resume = false, raw = false, shuffle = false, concurrent = false, estimate = false;
   bool list = false, quiet = false;
   std::string progress = "auto";          // auto, bar, lines, none
@@ -40,6 +41,10 @@ struct SweepPlan {
   std::vector<std::int64_t> lengths;  // the sweep, in order
   std::string kind;                   // "linear", "list", "geometric"
 };
+
+// A linear sweep of more lengths than this is refused without --many-lengths: -b 0 -e 1048576 and the
+// default step of 100 plan 10,486 lengths (hours per pair), which --geometric was meant for.
+inline constexpr std::int64_t kSaneSweepLengths = 1000;
 
 // Builds the sweep from begin/end/step, --lengths or --geometric. Throws UsageError.
 std::vector<std::int64_t> make_sweep(const Settings& s, std::string* kind = nullptr);
