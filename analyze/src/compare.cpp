@@ -37,6 +37,16 @@ double finite_median(std::vector<double>& x) {
 
 double finite_sigma(std::vector<double>& x) { return population_spread(x).sigma; }
 
+// The least noise of a log ratio (0.1 %): data without noise (a simulator's, exact to the last
+// digit) has a robust sigma of 0, and a change over 0 is no number (inf or NaN) that a test could
+// pass; at this floor min_sigmas asks 0.5 % of a change, so --min-ratio alone decides.
+constexpr double kNoiseFloor = 1e-3;
+
+// An effect in sigmas of its noise (at least kNoiseFloor); NaN when either is unknown.
+double z_score(double effect, double sigma) {
+  return std::isfinite(sigma) ? effect / std::max(sigma, kNoiseFloor) : kNaN;
+}
+
 // A copy of `c` holding only the given lengths (indices into c.lengths, ascending).
 Cube restrict_lengths(const Cube& c, const std::vector<std::size_t>& ks) {
   Cube r = cube_header(c);
@@ -467,10 +477,9 @@ void noise_at(ChangeModel& model, std::size_t k, const PairChange& change) {
   model.recv_sigma[k] = std::max(finite_sigma(values), floor);
   for (std::size_t a = 0; a < H; ++a) model.intra[k][a] = change(a, a);
   values.assign(model.intra[k].begin(), model.intra[k].end());
-  const double intra_spread = finite_sigma(values);
-  model.intra_sigma[k] = std::max(intra_spread, 1e-3);
+  model.intra_sigma[k] = finite_sigma(values);
   // the intra-host class: its hosts' spread
-  if (!std::isfinite(model.class_sigma[0][k])) model.class_sigma[0][k] = intra_spread;
+  if (!std::isfinite(model.class_sigma[0][k])) model.class_sigma[0][k] = model.intra_sigma[k];
 }
 
 // The change model of every length (lengths in parallel, each writing its own entries).
@@ -607,9 +616,9 @@ void find_node_changes(const CompareScan& scan) {
   for (std::size_t a = 0; a < H; ++a) {
     std::vector<double> es(K), zs(K), er(K), zr(K), ei(K), zi(K);
     for (std::size_t k = 0; k < K; ++k) {
-      es[k] = model.send[k][a], zs[k] = model.send[k][a] / model.send_sigma[k];
-      er[k] = model.recv[k][a], zr[k] = model.recv[k][a] / model.recv_sigma[k];
-      ei[k] = model.intra[k][a], zi[k] = model.intra[k][a] / model.intra_sigma[k];
+      es[k] = model.send[k][a], zs[k] = z_score(model.send[k][a], model.send_sigma[k]);
+      er[k] = model.recv[k][a], zr[k] = z_score(model.recv[k][a], model.recv_sigma[k]);
+      ei[k] = model.intra[k][a], zi[k] = z_score(model.intra[k][a], model.intra_sigma[k]);
     }
     const Decision ds = scan.judge(es, zs);
     const Decision dr = scan.judge(er, zr);
@@ -665,7 +674,7 @@ SwitchBlocks flag_switch_blocks(const CompareScan& scan) {
       if (X == Y) continue;
       std::vector<double> effect(K), z(K);
       for (std::size_t k = 0; k < K; ++k)
-        effect[k] = model.block[k][X * NS + Y], z[k] = effect[k] / model.block_floor[k];
+        effect[k] = model.block[k][X * NS + Y], z[k] = z_score(effect[k], model.block_floor[k]);
       const Decision decision = scan.judge(effect, z);
       if (decision.sign != 0) blocks.flagged[{X, Y}] = decision;
     }
@@ -752,7 +761,7 @@ std::map<std::pair<std::size_t, std::size_t>, Decision> flag_links(const Compare
       std::vector<double> effect(K), z(K);
       for (std::size_t k = 0; k < K; ++k) {
         effect[k] = model.R[k * HH + a * H + b];
-        z[k] = effect[k] / model.class_sigma[static_cast<std::size_t>(c)][k];
+        z[k] = z_score(effect[k], model.class_sigma[static_cast<std::size_t>(c)][k]);
       }
       const Decision decision = scan.judge(effect, z);
       if (decision.sign != 0) links[{a, b}] = decision;

@@ -4,7 +4,7 @@ NetCDF files of the synthetic-data helper (nt::synthesize: per-sample and per-ce
 shuffled placement, plus gross outliers in 0.2 % of the cells).
 
 usage: compare_tests.py TEST NETWORK_ANALYZE MAKE_SYNTH WORKDIR [CHROMIUM]
-TEST: compare_pairs | compare_bad_input | report_check | html
+TEST: compare_pairs | compare_bad_input | report_check | compare_noise | html
 """
 import json
 import os
@@ -140,6 +140,31 @@ elif TEST == "report_check":
     analyze("report", "s_median.nc", rc=0)  # without --check: 0 whatever the findings
     p = analyze("--help")
     check("3 findings" in p.stdout and "2 bad" in p.stdout, "--help documents the exit codes")
+
+elif TEST == "compare_noise":
+    # Issue 35: noise-free files (as a simulator's) have a robust sigma of 0, which hid a node
+    # 3.75x slower ("Findings: none", exit 0) that report --check found. With 1 and 2 switches, and
+    # at 0.05 % and 1 % noise: compare names the node, its ratio near the planted one, exit 3, and
+    # agrees with report --check on the slow file. Held out: another node and factor (2.5x).
+    NOISE = {"exact": ["--noise", "0", "--cell-noise", "0"], "quiet": ["--noise", "0.0005", "--cell-noise", "0.0005"],
+             "noisy": ["--noise", "0.01", "--cell-noise", "0.01"]}
+    for name, noise in NOISE.items():
+        for nps, node, factor in ((8, 5, 3.75), (4, 5, 3.75), (4, 2, 2.5)):
+            shape = ["--nodes", "8", "--rpn", "2", "--nps", str(nps), "--max-pow", "18", *noise]
+            b, c = f"nb_{name}_{nps}", f"nc_{name}_{nps}_{node}"
+            synth(b, *shape, "--seed", "61")
+            t = synth(c, *shape, "--seed", "62", "--slow-node", str(node), "--slow-factor", str(factor))
+            p, j = compare(b, c, rc=FINDINGS)
+            case = f"{name}, {8 // nps} switch(es), node{node} {factor}x"
+            slow = [f for f in j["findings"] if f["kind"] == "node_slower"]
+            check(len(slow) == 1 and slow[0]["hosts"] == [f"node{node}"], f"{case}: {j['findings']}")
+            check(sorted(slow[0]["ranks_current"]) == ranks_of(t, node), f"{case}: ranks {slow[0]['ranks_current']}")
+            check(abs(slow[0]["ratio"] / factor - 1) < 0.05, f"{case}: ratio {slow[0]['ratio']}")
+            r = analyze("report", f"{c}_median.nc", "--check", rc=FINDINGS)
+            check(f"node{node}" in r.stdout, f"{case}: report --check does not name node{node}")
+            print(f"{case}: {[(f['kind'], f['hosts'], round(f['ratio'], 2)) for f in j['findings']]}")
+        p, j = compare(b, b, rc=0)
+        check(j["findings"] == [], f"{name}: a file against itself: {j['findings']}")
 
 elif TEST == "html":
     # Pages of a small run (with an anomaly), of a 1,024-rank file and of a comparison; each one

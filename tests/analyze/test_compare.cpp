@@ -167,6 +167,33 @@ TEST(Compare, SlowNodeAndOneWayLinkNameOnlyTheirRanks) {
   }
 }
 
+// Issue 35: noise-free runs (a simulator's) have a robust sigma of 0; a slow node must still be
+// found (the ratio alone decides there), with 1 and 2 switches, and at 0.05 % noise; an unchanged
+// noise-free pair gives nothing.
+TEST(Compare, NoiseFreeRunsStillShowASlowNode) {
+  for (double noise : {0.0, 0.0005})
+    for (int switches : {1, 2}) {
+      Plan r{.nodes = 8, .rpn = 2, .switches = switches, .noise = noise, .outliers = 0};
+      r.seed = 700 + static_cast<std::uint64_t>(switches);
+      const Gen b = generate(r);
+      Plan same = r;
+      same.seed = 710 + static_cast<std::uint64_t>(switches);
+      EXPECT_TRUE(na::compare_cubes(b.cube, generate(same).cube).findings.empty());
+      Plan rs = same;
+      rs.slow[5] = 3.75;
+      const Gen c = generate(rs);
+      const auto cmp = na::compare_cubes(b.cube, c.cube);
+      const std::string what = "noise " + std::to_string(noise) + ", " + std::to_string(switches) + " switch(es)";
+      ASSERT_EQ(cmp.findings.size(), 1u) << what << "\n" << kinds(cmp);
+      const auto& f = cmp.findings.front();
+      EXPECT_EQ(f.kind, "node_slower") << what;
+      EXPECT_EQ(f.hosts, std::vector<std::string>{"host-5"}) << what;
+      EXPECT_EQ(sorted(f.ranks_current), c.ranks_of.at(5)) << what;
+      EXPECT_NEAR(f.ratio, 3.75, 0.05) << what;
+      EXPECT_GE(f.sigmas, 5.0) << what;
+    }
+}
+
 // The other kinds: a node repaired (faster), a link slower both ways, a node gone, every
 // inter-switch link slower, a node on another switch.
 TEST(Compare, OtherChangesAreFound) {
