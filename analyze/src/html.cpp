@@ -242,7 +242,7 @@ std::string delay_figures(const std::string& file, const Topology& t, const std:
     Picture p = block_picture(order, [&](int i, int j) { return i == j ? std::nan("") : m.at(i, j); });
     rank_axis(p, order, hosts);
     p.caption = fmt::format("{}elay at {} (sender down, receiver across; ranks ordered by the groups found{}), log "
-                            "colour scale",
+                            "colour scale, darker is slower",
                             whose.empty() ? "D" : whose + ": d", format_bytes(d->lengths()[k]),
                             d->ranks() > kMaxCells ? fmt::format("; {} ranks averaged into {} cells per side", d->ranks(), p.n)
                                                    : std::string());
@@ -264,6 +264,7 @@ img.matrix { image-rendering: pixelated; image-rendering: crisp-edges; border: 1
 .mx { position: relative; display: inline-block; padding: 64px 0 0 100px; }
 .ticks .tick { position: absolute; font-size: 10px; line-height: 12px; white-space: nowrap; overflow: hidden; }
 .ticks.rows .tick { left: 0; width: 96px; text-align: right; transform: translateY(-50%); }
+figure > svg.legend, figure > figcaption { margin-left: 100px; }
 .ticks.cols .tick { top: 0; height: 60px; writing-mode: vertical-rl; text-align: right; transform: translateX(-50%); }
 .small { font-size: 0.85em; color: #333; }
 @media print { body { max-width: none; } figure, table { break-inside: avoid; } }
@@ -275,10 +276,13 @@ std::string page_head(const std::string& title) {
                      esc(title), kStyle, esc(title));
 }
 
-// A check for tools (headless browsers): once loaded, the body says how many pictures decoded.
+// A check for tools (headless browsers): once loaded, the body says how many pictures decoded,
+// and each picture where it is on the page (data-box: left, top, width, height in px).
 constexpr const char* kFoot =
     "<script>window.addEventListener('load', function () { var n = 0, i = document.images;"
-    " for (var k = 0; k < i.length; ++k) if (i[k].complete && i[k].naturalWidth > 0) ++n;"
+    " for (var k = 0; k < i.length; ++k) { if (i[k].complete && i[k].naturalWidth > 0) ++n;"
+    " var b = i[k].getBoundingClientRect(); i[k].setAttribute('data-box', [b.left + scrollX, b.top + scrollY,"
+    " b.width, b.height].map(Math.round).join(',')); }"
     " document.body.setAttribute('data-pictures-decoded', String(n)); });</script>\n</body>\n</html>\n";
 
 std::string groups_text(const std::vector<int>& g, const std::vector<std::string>& hosts) {
