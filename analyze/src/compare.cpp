@@ -563,6 +563,18 @@ void find_class_changes(const CompareScan& scan) {
   }
 }
 
+// Runs whose change has no noise (exact data, a simulator's): the notes say what decided.
+void note_noise_floor(Comparison& out) {
+  std::size_t known = 0, quiet = 0;
+  for (const auto& x : out.classes)
+    if (std::isfinite(x.noise)) ++known, quiet += x.noise < kNoiseFloor ? 1 : 0;
+  if (known > 0 && quiet == known)
+    out.notes.push_back(fmt::format("the change has less noise than {:g} % (exact data, as a simulator's): that "
+                                    "floor is taken as the noise, so --min-ratio alone decides, and sigmas count "
+                                    "steps of {:g} %",
+                                    100 * kNoiseFloor, 100 * kNoiseFloor));
+}
+
 // A node whose sending or receiving effect changed (and what else changed about it).
 void describe_node_effect(const CompareScan& scan, std::size_t a, const Decision& ds, const Decision& dr,
                           const Decision& di, Finding& finding) {
@@ -851,6 +863,27 @@ std::vector<std::string> group_mates(const Comparison& out, const std::vector<in
   return mates;
 }
 
+// Whether the delays show host a's move between the switch groups sb (baseline) and sc (now): its
+// links to the hosts it left changed by half of min_log or more against its other links (slower),
+// or its links to the hosts it joined (faster). Two reports may group the same network apart (one
+// missed a switch level): then its links changed alike, or not at all, and nothing moved.
+bool delays_show_move(const Comparison& out, const std::vector<int>& sb, const std::vector<int>& sc, std::size_t a,
+                      double min_log) {
+  const std::size_t H = out.hosts.size();
+  std::vector<double> left, joined, kept;
+  for (std::size_t b = 0; b < H; ++b) {
+    if (b == a) continue;
+    const bool before = sb[a] == sb[b], now = sc[a] == sc[b];
+    auto& into = before && !now ? left : (!before && now ? joined : kept);
+    for (float r : {out.ratio_matrix[a * H + b], out.ratio_matrix[b * H + a]})
+      if (std::isfinite(r) && r > 0) into.push_back(std::log(double(r)));
+  }
+  const double base = kept.empty() ? 0.0 : finite_median(kept);
+  const double slower = left.empty() ? 0.0 : finite_median(left) - base;
+  const double faster = joined.empty() ? 0.0 : base - finite_median(joined);
+  return slower >= 0.5 * min_log || faster >= 0.5 * min_log;
+}
+
 // The moved hosts as findings: one node_moved each when they are a quarter of the hosts or less,
 // else one topology_changed. Returns their names.
 std::set<std::string> report_moved_hosts(Comparison& out, const std::vector<int>& sb, const std::vector<int>& sc,
@@ -884,7 +917,7 @@ std::set<std::string> report_moved_hosts(Comparison& out, const std::vector<int>
 
 // The switch groups of the common hosts differ between the runs (3 hosts or more, matched by
 // name): the hosts that moved, or the whole topology.
-void find_topology_change(Comparison& out) {
+void find_topology_change(Comparison& out, double min_log) {
   const std::size_t H = out.hosts.size();
   if (H < 3 || !out.by_host) return;
   const auto sb = switch_partition(out.base.topology, out.ranks_baseline);
@@ -900,10 +933,13 @@ void find_topology_change(Comparison& out) {
   const auto in_delay_finding = hosts_in_delay_findings(out);
   // A host in another group moved when it joined other hosts' group, or when nothing else
   // changed about it; alone now and slower or faster, it is explained by that change.
-  std::vector<std::size_t> moved, explained;
-  for (std::size_t a = 0; a < H; ++a)
-    if (sc[a] != image[sb[a]])
-      (group_mates(out, sc, a).empty() && in_delay_finding[a] ? explained : moved).push_back(a);
+  std::vector<std::size_t> moved, explained, not_shown;
+  for (std::size_t a = 0; a < H; ++a) {
+    if (sc[a] == image[sb[a]]) continue;
+    if (group_mates(out, sc, a).empty() && in_delay_finding[a]) explained.push_back(a);
+    else if (!delays_show_move(out, sb, sc, a, min_log)) not_shown.push_back(a);
+    else moved.push_back(a);
+  }
   const auto moved_hosts = report_moved_hosts(out, sb, sc, moved);
   // The links of a moved host changed class: they are the move, not findings of their own.
   const auto before = out.findings.size();
@@ -915,6 +951,15 @@ void find_topology_change(Comparison& out) {
   if (out.findings.size() < before)
     out.notes.push_back(fmt::format("{} changed link(s) of the moved host(s) are part of the move, not listed",
                                     before - out.findings.size()));
+  if (!not_shown.empty()) {
+    std::vector<std::string> names;
+    for (std::size_t a : not_shown) names.push_back(out.hosts[a]);
+    out.notes.push_back(fmt::format("the switch groups of {} differ between the two reports, but the delays of their "
+                                    "links did not change as a move would change them: the reports group the same "
+                                    "network apart (one found a switch level the other did not); not reported as a "
+                                    "move",
+                                    host_list(names)));
+  }
   if (!explained.empty()) {
     std::vector<std::string> names;
     for (std::size_t a : explained) names.push_back(out.hosts[a]);
@@ -984,11 +1029,12 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
   const ChangeModel model = fit_change_model(host_pair_log_ratios(B, C, out), out, min_log);
   const CompareScan scan{out, opt, model, min_log, bands_of(out.lengths.size())};
   find_class_changes(scan);
+  note_noise_floor(out);
   find_node_changes(scan);
   find_switch_block_changes(scan);
   find_link_changes(scan);
   find_missing_and_added_hosts(out, host_ranks);
-  find_topology_change(out);
+  find_topology_change(out, min_log);
   find_threshold_changes(out);
   return out;
 }

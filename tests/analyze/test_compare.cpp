@@ -265,6 +265,25 @@ TEST(Compare, OtherChangesAreFound) {
   }
 }
 
+// Issue 35: a topology change never hides a host's finding: a node on another switch and a slow
+// node in the same run are both reported. (Reports that group one network apart, no move:
+// tests/smpi, case compare, where a noise-free baseline's report misses the switch level.)
+TEST(Compare, MoveAndSlowNodeAreBothReported) {
+  Plan r{.nodes = 12, .rpn = 2, .switches = 3, .noise = 0.01};
+  r.seed = 31;
+  const Gen b = generate(r);
+  Plan x = r;
+  x.seed = 32;
+  x.moved = 2;
+  x.moved_to = 2;
+  x.slow[7] = 2.0;
+  const auto cmp = na::compare_cubes(b.cube, generate(x).cube);
+  std::map<std::string, std::vector<std::string>> found;
+  for (const auto& f : cmp.findings) found[f.kind] = f.hosts;
+  EXPECT_EQ(found["node_moved"], std::vector<std::string>{"host-2"}) << kinds(cmp);
+  EXPECT_EQ(found["node_slower"], std::vector<std::string>{"host-7"}) << kinds(cmp);
+}
+
 TEST(Compare, ProtocolThresholdChange) {
   Plan r;
   r.noise = 0.01;
