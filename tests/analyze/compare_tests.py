@@ -231,6 +231,18 @@ elif TEST == "html_key":
             check(hosts == [f"node{i}" for i in range(8)], f"{page}: tick labels {ticks}")
         check("darker is slower" in text, f"{page}: the caption does not say darker is slower")
     check(f"node5 {ranks_of(t, 5)[0]}" in open(os.path.join(WORK, "k.html")).read(), "a rank tick names host and rank")
+    # Without host names the ticks are rank numbers; with 64 nodes x 4 ranks one tick per node,
+    # every k-th, at least 12 px apart.
+    synth("kn", *shape, "--seed", "5", "--no-hosts")
+    analyze("report", "kn_median.nc", "--html", "kn.html", "--quiet")
+    names = [n for _, n in tick.findall(open(os.path.join(WORK, "kn.html")).read())]
+    check(len(names) == 32 and all(n.isdigit() for n in names), f"no-hosts ticks {names}")
+    synth("kw", "--nodes", "64", "--rpn", "4", "--nps", "16", "--seed", "6", "--max-pow", "4")
+    analyze("report", "kw_median.nc", "--html", "kw.html", "--quiet")
+    first = re.search(r"<figure>.*?</figure>", open(os.path.join(WORK, "kw.html")).read(), re.S).group(0)
+    ys = [(float(y), n) for y, n in tick.findall(first)]
+    check(10 <= len(ys) <= 37 and all(n.startswith("node") and " " not in n for _, n in ys), f"256-rank ticks {ys}")
+    check(all(b - a >= 12 - 0.1 for (a, _), (b, _) in zip(ys, ys[1:])), f"256-rank ticks closer than 12 px: {ys}")
     if not CHROMIUM or shutil.which(CHROMIUM) is None:
         print("SKIP: no chromium")
         sys.exit(77)
