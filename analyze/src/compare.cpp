@@ -28,40 +28,6 @@ double finite_median(std::vector<double>& x) {
   return x.empty() ? kNaN : population_median(x);
 }
 
-// Host -> group at one level of a report's topology (the group of the host's first rank).
-static std::vector<int> host_groups_at(const Topology& t, std::size_t level, const std::vector<std::vector<int>>& ranks) {
-  std::vector<int> g;
-  for (const auto& r : ranks) g.push_back(t.levels[level].group_of[static_cast<std::size_t>(r.front())]);
-  return g;
-}
-
-std::vector<int> switch_partition(const Topology& t, const std::vector<std::vector<int>>& ranks) {
-  const std::size_t H = ranks.size();
-  for (std::size_t l = 0; l < t.levels.size(); ++l) {
-    const auto g = host_groups_at(t, l, ranks);
-    const std::set<int> distinct(g.begin(), g.end());
-    if (distinct.size() == H) continue;  // the node level: every host its own group
-    if (distinct.size() <= 1) break;
-    return g;
-  }
-  return std::vector<int>(H, 0);
-}
-
-std::vector<std::vector<int>> partition_of(const std::vector<int>& labels) {
-  std::map<int, std::vector<int>> m;
-  for (std::size_t i = 0; i < labels.size(); ++i) m[labels[i]].push_back(static_cast<int>(i));
-  std::vector<std::vector<int>> p;
-  for (auto& [l, v] : m) p.push_back(std::move(v));
-  std::sort(p.begin(), p.end());
-  return p;
-}
-
-std::string host_list(const std::vector<std::string>& h, std::size_t max) {
-  if (h.size() <= max) return fmt::format("{}", fmt::join(h, ","));
-  std::vector<std::string> head(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(max));
-  return fmt::format("{},... ({} hosts)", fmt::join(head, ","), h.size());
-}
-
 void add_host(Finding& finding, const Comparison& out, std::size_t a) {
   finding.hosts.push_back(out.hosts[a]);
   finding.ranks_baseline.insert(finding.ranks_baseline.end(), out.ranks_baseline[a].begin(),
@@ -146,6 +112,21 @@ Decision decide(const std::vector<double>& effect, const std::vector<double>& z,
   }
   return best;
 }
+
+}  // namespace
+
+namespace compare_parts {
+
+int size_change(const std::vector<double>& effect, double min_log) {
+  std::vector<double> z(effect.size(), kNaN);
+  for (std::size_t k = 0; k < effect.size(); ++k)
+    if (std::isfinite(effect[k])) z[k] = effect[k] >= 0 ? 1e9 : -1e9;
+  return decide(effect, z, min_log, 1.0, bands_of(effect.size())).sign;
+}
+
+}  // namespace compare_parts
+
+namespace {
 
 }  // namespace
 
@@ -774,7 +755,8 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
   out.cur = make_report(C, oc);
   const auto host_ranks = match_hosts(B, C, out);
   const double min_log = std::log(opt.min_ratio);
-  const ChangeModel model = fit_change_model(host_pair_log_ratios(B, C, out), out, min_log);
+  const std::vector<float> log_ratios = host_pair_log_ratios(B, C, out);
+  const ChangeModel model = fit_change_model(log_ratios, out, min_log);
   const CompareScan scan{out, opt, model, min_log, bands_of(out.lengths.size())};
   find_class_changes(scan);
   note_noise_floor(out);
@@ -782,7 +764,7 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
   find_switch_block_changes(scan);
   find_link_changes(scan);
   find_missing_and_added_hosts(out, host_ranks);
-  find_topology_change(out, min_log);
+  find_topology_change(out, log_ratios, min_log);
   find_threshold_changes(out);
   return out;
 }

@@ -61,6 +61,40 @@ void stand_in_host_names(const Cube& B, const Cube& C, Comparison& out, std::vec
 
 namespace compare_parts {
 
+// Host -> group at one level of a report's topology (the group of the host's first rank).
+static std::vector<int> host_groups_at(const Topology& t, std::size_t level, const std::vector<std::vector<int>>& ranks) {
+  std::vector<int> g;
+  for (const auto& r : ranks) g.push_back(t.levels[level].group_of[static_cast<std::size_t>(r.front())]);
+  return g;
+}
+
+std::vector<int> switch_partition(const Topology& t, const std::vector<std::vector<int>>& ranks) {
+  const std::size_t H = ranks.size();
+  for (std::size_t l = 0; l < t.levels.size(); ++l) {
+    const auto g = host_groups_at(t, l, ranks);
+    const std::set<int> distinct(g.begin(), g.end());
+    if (distinct.size() == H) continue;  // the node level: every host its own group
+    if (distinct.size() <= 1) break;
+    return g;
+  }
+  return std::vector<int>(H, 0);
+}
+
+std::vector<std::vector<int>> partition_of(const std::vector<int>& labels) {
+  std::map<int, std::vector<int>> m;
+  for (std::size_t i = 0; i < labels.size(); ++i) m[labels[i]].push_back(static_cast<int>(i));
+  std::vector<std::vector<int>> p;
+  for (auto& [l, v] : m) p.push_back(std::move(v));
+  std::sort(p.begin(), p.end());
+  return p;
+}
+
+std::string host_list(const std::vector<std::string>& h, std::size_t max) {
+  if (h.size() <= max) return fmt::format("{}", fmt::join(h, ","));
+  std::vector<std::string> head(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(max));
+  return fmt::format("{},... ({} hosts)", fmt::join(head, ","), h.size());
+}
+
 // The common hosts of the two runs with their ranks in each (out.hosts, ranks_baseline,
 // ranks_current), the hosts of one run only (out.missing, out.added).
 HostRanks match_hosts(const Cube& B, const Cube& C, Comparison& out) {
@@ -144,25 +178,28 @@ std::vector<std::string> group_mates(const Comparison& out, const std::vector<in
   return mates;
 }
 
-// Whether the delays show host a's move between the switch groups sb (baseline) and sc (now): its
-// links to the hosts it left changed by half of min_log or more against its other links (slower),
-// or its links to the hosts it joined (faster). Two reports may group the same network apart (one
-// missed a switch level): then its links changed alike, or not at all, and nothing moved.
-bool delays_show_move(const Comparison& out, const std::vector<int>& sb, const std::vector<int>& sc, std::size_t a,
-                      double min_log) {
-  const std::size_t H = out.hosts.size();
-  std::vector<double> left, joined, kept;
-  for (std::size_t b = 0; b < H; ++b) {
-    if (b == a) continue;
-    const bool before = sb[a] == sb[b], now = sc[a] == sc[b];
-    auto& into = before && !now ? left : (!before && now ? joined : kept);
-    for (float r : {out.ratio_matrix[a * H + b], out.ratio_matrix[b * H + a]})
-      if (std::isfinite(r) && r > 0) into.push_back(std::log(double(r)));
+// Whether the delays show host a's move between the switch groups sb (baseline) and sc (now): per
+// length, its links to the hosts it left changed against its other links (slower), or its links
+// to the hosts it joined (faster), by min_ratio at half of the lengths of one band (medians of
+// the host pairs' log ratios, both directions). Two reports may group the same network apart
+// (one missed a switch level): then the host's links changed alike, or not at all.
+bool delays_show_move(const Comparison& out, const std::vector<float>& log_ratios, const std::vector<int>& sb,
+                      const std::vector<int>& sc, std::size_t a, double min_log) {
+  const std::size_t H = out.hosts.size(), K = out.lengths.size(), HH = H * H;
+  std::vector<double> slower(K, kNaN), faster(K, kNaN), left, joined, kept;
+  for (std::size_t k = 0; k < K; ++k) {
+    left.clear(), joined.clear(), kept.clear();
+    for (std::size_t b = 0; b < H; ++b) {
+      if (b == a) continue;
+      const bool before = sb[a] == sb[b], now = sc[a] == sc[b];
+      auto& into = before && !now ? left : (!before && now ? joined : kept);
+      for (std::size_t p : {a * H + b, b * H + a}) into.push_back(log_ratios[k * HH + p]);
+    }
+    const double base = kept.empty() ? 0.0 : finite_median(kept);
+    if (!left.empty()) slower[k] = finite_median(left) - base;
+    if (!joined.empty()) faster[k] = base - finite_median(joined);
   }
-  const double base = kept.empty() ? 0.0 : finite_median(kept);
-  const double slower = left.empty() ? 0.0 : finite_median(left) - base;
-  const double faster = joined.empty() ? 0.0 : base - finite_median(joined);
-  return slower >= 0.5 * min_log || faster >= 0.5 * min_log;
+  return size_change(slower, min_log) > 0 || size_change(faster, min_log) > 0;
 }
 
 // The moved hosts as findings: one node_moved each when they are a quarter of the hosts or less,
@@ -202,7 +239,7 @@ namespace compare_parts {
 
 // The switch groups of the common hosts differ between the runs (3 hosts or more, matched by
 // name): the hosts that moved, or the whole topology.
-void find_topology_change(Comparison& out, double min_log) {
+void find_topology_change(Comparison& out, const std::vector<float>& log_ratios, double min_log) {
   const std::size_t H = out.hosts.size();
   if (H < 3 || !out.by_host) return;
   const auto sb = switch_partition(out.base.topology, out.ranks_baseline);
@@ -222,7 +259,7 @@ void find_topology_change(Comparison& out, double min_log) {
   for (std::size_t a = 0; a < H; ++a) {
     if (sc[a] == image[sb[a]]) continue;
     if (group_mates(out, sc, a).empty() && in_delay_finding[a]) explained.push_back(a);
-    else if (!delays_show_move(out, sb, sc, a, min_log)) not_shown.push_back(a);
+    else if (!delays_show_move(out, log_ratios, sb, sc, a, min_log)) not_shown.push_back(a);
     else moved.push_back(a);
   }
   const auto moved_hosts = report_moved_hosts(out, sb, sc, moved);

@@ -32,6 +32,9 @@ std::vector<std::vector<int>> partition_of(const std::vector<int>& labels);
 std::string host_list(const std::vector<std::string>& h, std::size_t max = 8);
 // Adds common host a, with its ranks in both runs, to a finding.
 void add_host(Finding& finding, const Comparison& out, std::size_t a);
+// A change judged on its size alone (per length, a log ratio): +1 or -1 when it is at least
+// min_log that way at half of the lengths of one band (the rule of every finding), else 0.
+int size_change(const std::vector<double>& effect, double min_log);
 
 // compare_hosts.cpp: the common hosts of the two runs with their ranks in each (out.hosts,
 // ranks_baseline, ranks_current; by rank number where names are missing), the hosts of one run
@@ -40,7 +43,8 @@ HostRanks match_hosts(const Cube& B, const Cube& C, Comparison& out);
 // The hosts of one run only; a host on another switch (after the delay
 // findings, which it must not hide); the protocol thresholds of each class.
 void find_missing_and_added_hosts(Comparison& out, const HostRanks& host_ranks);
-void find_topology_change(Comparison& out, double min_log);
+// log_ratios: per length, log(current / baseline) of each host pair ([k*H*H + a*H + b]).
+void find_topology_change(Comparison& out, const std::vector<float>& log_ratios, double min_log);
 void find_threshold_changes(Comparison& out);
 
 }  // namespace nt::analysis::compare_parts
