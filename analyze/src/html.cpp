@@ -177,8 +177,11 @@ std::vector<std::pair<double, std::string>> axis_ticks(const Picture& p) {
 std::string ticked_image(const std::string& id, const Picture& p, const std::string& png) {
   std::string rows, cols;
   for (const auto& [pos, text] : axis_ticks(p)) {
-    rows += fmt::format("<span class=\"tick\" style=\"top:{:.1f}px\">{}</span>", 64 + pos * kSide, esc(text));
-    cols += fmt::format("<span class=\"tick\" style=\"left:{:.1f}px\">{}</span>", 100 + pos * kSide, esc(text));
+    // (a long host name is cut at the label's width; the whole name shows on hovering)
+    rows += fmt::format("<span class=\"tick\" style=\"top:{:.1f}px\" title=\"{}\">{}</span>", 64 + pos * kSide,
+                        esc(text), esc(text));
+    cols += fmt::format("<span class=\"tick\" style=\"left:{:.1f}px\" title=\"{}\">{}</span>", 100 + pos * kSide,
+                        esc(text), esc(text));
   }
   return fmt::format("<div class=\"mx\"><div class=\"ticks rows\">{}</div><div class=\"ticks cols\">{}</div><img id=\"{}\" "
                      "class=\"matrix\" width=\"{}\" height=\"{}\" alt=\"{}\" src=\"data:image/png;base64,{}\"></div>",
@@ -262,7 +265,7 @@ figure { display: inline-block; margin: 0.5em 1em 0.5em 0; vertical-align: top; 
 figcaption { font-size: 0.85em; max-width: 440px; }
 img.matrix { image-rendering: pixelated; image-rendering: crisp-edges; border: 1px solid #333; }
 .mx { position: relative; display: inline-block; padding: 64px 0 0 100px; }
-.ticks .tick { position: absolute; font-size: 10px; line-height: 12px; white-space: nowrap; overflow: hidden; }
+.ticks .tick { position: absolute; font-size: 10px; line-height: 12px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .ticks.rows .tick { left: 0; width: 96px; text-align: right; transform: translateY(-50%); }
 figure > svg.legend, figure > figcaption { margin-left: 100px; }
 .ticks.cols .tick { top: 0; height: 60px; writing-mode: vertical-rl; text-align: right; transform: translateX(-50%); }

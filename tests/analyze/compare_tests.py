@@ -218,7 +218,7 @@ elif TEST == "html_key":
     synth("kb", *shape, "--seed", "4")
     analyze("report", "k_median.nc", "--html", "k.html", "--quiet")
     analyze("compare", "kb_median.nc", "k_median.nc", "--html", "kc.html", "--quiet", rc=FINDINGS)
-    tick = re.compile(r'<span class="tick" style="top:([0-9.]+)px">([^<]*)</span>')
+    tick = re.compile(r'<span class="tick" style="top:([0-9.]+)px" title="[^"]*">([^<]*)</span>')
     for page, matrices in (("k.html", 2), ("kc.html", 3)):
         text = open(os.path.join(WORK, page), encoding="utf-8").read()
         figures = re.findall(r"<figure>.*?</figure>", text, re.S)
