@@ -16,26 +16,44 @@
 #include "nt/error.hpp"
 #include "nt/stats.hpp"
 #include "nt/units.hpp"
+#include "compare_parts.hpp"
 #include "text_util.hpp"
 
 namespace nt::analysis {
-namespace {
 
-using text::lengths_text;
-using text::num;
+namespace compare_parts {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-std::string ranks_text(const std::vector<int>& r, std::size_t max = 12) { return text::ranks_text(r, max); }
-
-
-// Median of the finite values (x is reordered); NaN when none.
 double finite_median(std::vector<double>& x) {
   x.erase(std::remove_if(x.begin(), x.end(), [](double e) { return !std::isfinite(e); }), x.end());
   return x.empty() ? kNaN : population_median(x);
 }
 
+void add_host(Finding& finding, const Comparison& out, std::size_t a) {
+  finding.hosts.push_back(out.hosts[a]);
+  finding.ranks_baseline.insert(finding.ranks_baseline.end(), out.ranks_baseline[a].begin(),
+                                out.ranks_baseline[a].end());
+  finding.ranks_current.insert(finding.ranks_current.end(), out.ranks_current[a].begin(), out.ranks_current[a].end());
+}
+
+}  // namespace compare_parts
+
+namespace {
+
+using namespace compare_parts;
+
+using text::lengths_text;
+
 double finite_sigma(std::vector<double>& x) { return population_spread(x).sigma; }
+
+// The least noise of a log ratio (0.1 %): data without noise (a simulator's, exact to the last
+// digit) has a robust sigma of 0, and a change over 0 is no number (inf or NaN) that a test could
+// pass; at this floor min_sigmas asks 0.5 % of a change, so --min-ratio alone decides.
+constexpr double kNoiseFloor = 1e-3;
+
+// An effect in sigmas of its noise (at least kNoiseFloor); NaN when either is unknown.
+double z_score(double effect, double sigma) {
+  return std::isfinite(sigma) ? effect / std::max(sigma, kNoiseFloor) : kNaN;
+}
 
 // A copy of `c` holding only the given lengths (indices into c.lengths, ascending).
 Cube restrict_lengths(const Cube& c, const std::vector<std::size_t>& ks) {
@@ -95,41 +113,20 @@ Decision decide(const std::vector<double>& effect, const std::vector<double>& z,
   return best;
 }
 
-// Host -> group at one level of a report's topology (the group of the host's first rank).
-std::vector<int> host_groups_at(const Topology& t, std::size_t level, const std::vector<std::vector<int>>& ranks) {
-  std::vector<int> g;
-  for (const auto& r : ranks) g.push_back(t.levels[level].group_of[static_cast<std::size_t>(r.front())]);
-  return g;
+}  // namespace
+
+namespace compare_parts {
+
+int size_change(const std::vector<double>& effect, double min_log) {
+  std::vector<double> z(effect.size(), kNaN);
+  for (std::size_t k = 0; k < effect.size(); ++k)
+    if (std::isfinite(effect[k])) z[k] = effect[k] >= 0 ? 1e9 : -1e9;
+  return decide(effect, z, min_log, 1.0, bands_of(effect.size())).sign;
 }
 
-// The switch partition of the common hosts in one run: the finest level whose groups hold several
-// of the hosts without holding them all (labels per host), or all zeros when there is none.
-std::vector<int> switch_partition(const Topology& t, const std::vector<std::vector<int>>& ranks) {
-  const std::size_t H = ranks.size();
-  for (std::size_t l = 0; l < t.levels.size(); ++l) {
-    const auto g = host_groups_at(t, l, ranks);
-    const std::set<int> distinct(g.begin(), g.end());
-    if (distinct.size() == H) continue;  // the node level: every host its own group
-    if (distinct.size() <= 1) break;
-    return g;
-  }
-  return std::vector<int>(H, 0);
-}
+}  // namespace compare_parts
 
-std::vector<std::vector<int>> partition_of(const std::vector<int>& labels) {
-  std::map<int, std::vector<int>> m;
-  for (std::size_t i = 0; i < labels.size(); ++i) m[labels[i]].push_back(static_cast<int>(i));
-  std::vector<std::vector<int>> p;
-  for (auto& [l, v] : m) p.push_back(std::move(v));
-  std::sort(p.begin(), p.end());
-  return p;
-}
-
-std::string host_list(const std::vector<std::string>& h, std::size_t max = 8) {
-  if (h.size() <= max) return fmt::format("{}", fmt::join(h, ","));
-  std::vector<std::string> head(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(max));
-  return fmt::format("{},... ({} hosts)", fmt::join(head, ","), h.size());
-}
+namespace {
 
 }  // namespace
 
@@ -177,77 +174,6 @@ CommonLengths common_lengths(const Cube& B0, const Cube& C0, Comparison& out) {
     throw UsageError(fmt::format("{} ({}) and {} ({}) have no message length in common", B0.source,
                                  lengths_text(B0.lengths), C0.source, lengths_text(C0.lengths)));
   return common;
-}
-
-// Where one run or both have no host names: ranks matched by number, when the node groups found
-// in the delays agree; the groups (or the other run's names) stand for the hosts.
-void stand_in_host_names(const Cube& B, const Cube& C, Comparison& out, std::vector<std::string>& hb,
-                         std::vector<std::string>& hc) {
-  out.by_host = false;
-  const std::string which =
-      hb.empty() && hc.empty() ? "neither run has" : (hb.empty() ? B.source : C.source) + " has no";
-  if (B.P != C.P)
-    throw UsageError(fmt::format("{} host names (no <prefix>_hosts.txt) and the runs have {} and {} ranks: ranks "
-                                 "cannot be matched; give --baseline-hosts / --current-hosts",
-                                 which, B.P, C.P));
-  const auto& gb = out.base.topology.levels.front().group_of;
-  const auto& gc = out.cur.topology.levels.front().group_of;
-  if (partition_of(gb) != partition_of(gc))
-    throw UsageError(fmt::format("{} host names and the node groups of the two runs differ: the placement may "
-                                 "differ, so ranks cannot be matched by number; give --baseline-hosts / "
-                                 "--current-hosts",
-                                 which));
-  if (hb.empty() && hc.empty()) {
-    for (int r = 0; r < B.P; ++r) hb.push_back(fmt::format("group{}", gb[static_cast<std::size_t>(r)]));
-    hc = hb;
-    out.notes.push_back("no host names in either run: ranks matched by number, the node groups found in the "
-                        "delays (the same in both runs) stand for the hosts");
-  } else {
-    (hb.empty() ? hb : hc) = hb.empty() ? hc : hb;
-    out.notes.push_back(fmt::format("{} host names: ranks matched by number (the node groups found in the "
-                                    "delays are the same in both runs)",
-                                    which));
-  }
-}
-
-// The ranks of each host name in each run.
-struct HostRanks {
-  std::map<std::string, std::vector<int>> baseline, current;
-};
-
-// The common hosts of the two runs with their ranks in each (out.hosts, ranks_baseline,
-// ranks_current), the hosts of one run only (out.missing, out.added).
-HostRanks match_hosts(const Cube& B, const Cube& C, Comparison& out) {
-  std::vector<std::string> hb = out.base.hosts, hc = out.cur.hosts;
-  if (hb.empty() || hc.empty()) stand_in_host_names(B, C, out, hb, hc);
-  HostRanks host_ranks;
-  auto& rb = host_ranks.baseline;
-  auto& rc = host_ranks.current;
-  for (int r = 0; r < B.P; ++r) rb[hb[static_cast<std::size_t>(r)]].push_back(r);
-  for (int r = 0; r < C.P; ++r) rc[hc[static_cast<std::size_t>(r)]].push_back(r);
-  for (const auto& [host, ranks] : rb) {
-    if (rc.count(host)) {
-      out.hosts.push_back(host);
-      out.ranks_baseline.push_back(ranks);
-      out.ranks_current.push_back(rc[host]);
-      if (ranks != rc[host]) out.placement_differs = true;
-    } else {
-      out.missing.push_back(host);
-    }
-  }
-  for (const auto& [host, ranks] : rc)
-    if (!rb.count(host)) out.added.push_back(host);
-  if (out.hosts.empty())
-    throw UsageError(fmt::format("{} and {} have no host in common ({} vs {})", B.source, C.source,
-                                 host_list(out.missing, 3), host_list(out.added, 3)));
-  if (out.placement_differs) out.notes.push_back("the rank placement differs: ranks matched through the host names");
-  for (std::size_t a = 0; a < out.hosts.size(); ++a)
-    if (out.ranks_baseline[a].size() != out.ranks_current[a].size()) {
-      out.notes.push_back("some hosts hold a different number of ranks in the two runs: compared by the median over "
-                          "their rank pairs");
-      break;
-    }
-  return host_ranks;
 }
 
 // The median delay from the ranks `from` to the ranks `to` at length k; NaN when none.
@@ -467,10 +393,9 @@ void noise_at(ChangeModel& model, std::size_t k, const PairChange& change) {
   model.recv_sigma[k] = std::max(finite_sigma(values), floor);
   for (std::size_t a = 0; a < H; ++a) model.intra[k][a] = change(a, a);
   values.assign(model.intra[k].begin(), model.intra[k].end());
-  const double intra_spread = finite_sigma(values);
-  model.intra_sigma[k] = std::max(intra_spread, 1e-3);
+  model.intra_sigma[k] = finite_sigma(values);
   // the intra-host class: its hosts' spread
-  if (!std::isfinite(model.class_sigma[0][k])) model.class_sigma[0][k] = intra_spread;
+  if (!std::isfinite(model.class_sigma[0][k])) model.class_sigma[0][k] = model.intra_sigma[k];
 }
 
 // The change model of every length (lengths in parallel, each writing its own entries).
@@ -501,14 +426,6 @@ struct CompareScan {
     return decide(effect, z, min_log, opt.min_sigmas, bands);
   }
 };
-
-// Adds common host a, with its ranks in both runs, to a finding.
-void add_host(Finding& finding, const Comparison& out, std::size_t a) {
-  finding.hosts.push_back(out.hosts[a]);
-  finding.ranks_baseline.insert(finding.ranks_baseline.end(), out.ranks_baseline[a].begin(),
-                                out.ranks_baseline[a].end());
-  finding.ranks_current.insert(finding.ranks_current.end(), out.ranks_current[a].begin(), out.ranks_current[a].end());
-}
 
 const char* slower_or_faster(int sign) { return sign > 0 ? "slower" : "faster"; }
 
@@ -552,6 +469,18 @@ void find_class_changes(const CompareScan& scan) {
                                  slower_or_faster(decision.sign), host_pairs);
     out.findings.push_back(finding);
   }
+}
+
+// Runs whose change has no noise (exact data, a simulator's): the notes say what decided.
+void note_noise_floor(Comparison& out) {
+  std::size_t known = 0, quiet = 0;
+  for (const auto& x : out.classes)
+    if (std::isfinite(x.noise)) ++known, quiet += x.noise < kNoiseFloor ? 1 : 0;
+  if (known > 0 && quiet == known)
+    out.notes.push_back(fmt::format("the change has less noise than {:g} % (exact data, as a simulator's): that "
+                                    "floor is taken as the noise, so --min-ratio alone decides, and sigmas count "
+                                    "steps of {:g} %",
+                                    100 * kNoiseFloor, 100 * kNoiseFloor));
 }
 
 // A node whose sending or receiving effect changed (and what else changed about it).
@@ -607,9 +536,9 @@ void find_node_changes(const CompareScan& scan) {
   for (std::size_t a = 0; a < H; ++a) {
     std::vector<double> es(K), zs(K), er(K), zr(K), ei(K), zi(K);
     for (std::size_t k = 0; k < K; ++k) {
-      es[k] = model.send[k][a], zs[k] = model.send[k][a] / model.send_sigma[k];
-      er[k] = model.recv[k][a], zr[k] = model.recv[k][a] / model.recv_sigma[k];
-      ei[k] = model.intra[k][a], zi[k] = model.intra[k][a] / model.intra_sigma[k];
+      es[k] = model.send[k][a], zs[k] = z_score(model.send[k][a], model.send_sigma[k]);
+      er[k] = model.recv[k][a], zr[k] = z_score(model.recv[k][a], model.recv_sigma[k]);
+      ei[k] = model.intra[k][a], zi[k] = z_score(model.intra[k][a], model.intra_sigma[k]);
     }
     const Decision ds = scan.judge(es, zs);
     const Decision dr = scan.judge(er, zr);
@@ -665,7 +594,7 @@ SwitchBlocks flag_switch_blocks(const CompareScan& scan) {
       if (X == Y) continue;
       std::vector<double> effect(K), z(K);
       for (std::size_t k = 0; k < K; ++k)
-        effect[k] = model.block[k][X * NS + Y], z[k] = effect[k] / model.block_floor[k];
+        effect[k] = model.block[k][X * NS + Y], z[k] = z_score(effect[k], model.block_floor[k]);
       const Decision decision = scan.judge(effect, z);
       if (decision.sign != 0) blocks.flagged[{X, Y}] = decision;
     }
@@ -752,7 +681,7 @@ std::map<std::pair<std::size_t, std::size_t>, Decision> flag_links(const Compare
       std::vector<double> effect(K), z(K);
       for (std::size_t k = 0; k < K; ++k) {
         effect[k] = model.R[k * HH + a * H + b];
-        z[k] = effect[k] / model.class_sigma[static_cast<std::size_t>(c)][k];
+        z[k] = z_score(effect[k], model.class_sigma[static_cast<std::size_t>(c)][k]);
       }
       const Decision decision = scan.judge(effect, z);
       if (decision.sign != 0) links[{a, b}] = decision;
@@ -798,152 +727,6 @@ void find_link_changes(const CompareScan& scan) {
     out.notes.push_back(fmt::format("{} changed links, the first {} listed", found.size(), max_links));
 }
 
-// The hosts of one run only.
-void find_missing_and_added_hosts(Comparison& out, const HostRanks& host_ranks) {
-  for (const auto& host : out.missing) {
-    Finding finding;
-    finding.kind = "node_missing";
-    finding.hosts = {host};
-    finding.ranks_baseline = host_ranks.baseline.at(host);
-    finding.detail = fmt::format("node {} ({} ranks in the baseline) is not in the current run", host,
-                                 finding.ranks_baseline.size());
-    out.findings.push_back(finding);
-  }
-  for (const auto& host : out.added) {
-    Finding finding;
-    finding.kind = "node_added";
-    finding.hosts = {host};
-    finding.ranks_current = host_ranks.current.at(host);
-    finding.detail =
-        fmt::format("node {} ({} ranks) is new in the current run", host, finding.ranks_current.size());
-    out.findings.push_back(finding);
-  }
-}
-
-// Hosts in a delay finding (node, link or switch): their own switch group may come from that
-// change (a changed node or link looks like a host behind a switch of its own).
-std::vector<char> hosts_in_delay_findings(const Comparison& out) {
-  const std::size_t H = out.hosts.size();
-  std::vector<char> in_delay_finding(H, 0);
-  for (const auto& finding : out.findings)
-    if (finding.kind.rfind("node_", 0) == 0 || finding.kind.rfind("link_", 0) == 0 ||
-        finding.kind.rfind("intra_", 0) == 0 || finding.kind.rfind("switch_", 0) == 0)
-      for (const auto& host : finding.hosts)
-        for (std::size_t a = 0; a < H; ++a)
-          if (out.hosts[a] == host) in_delay_finding[a] = 1;
-  return in_delay_finding;
-}
-
-// The other common hosts in the group of host a.
-std::vector<std::string> group_mates(const Comparison& out, const std::vector<int>& part, std::size_t a) {
-  std::vector<std::string> mates;
-  for (std::size_t x = 0; x < out.hosts.size(); ++x)
-    if (x != a && part[x] == part[a]) mates.push_back(out.hosts[x]);
-  return mates;
-}
-
-// The moved hosts as findings: one node_moved each when they are a quarter of the hosts or less,
-// else one topology_changed. Returns their names.
-std::set<std::string> report_moved_hosts(Comparison& out, const std::vector<int>& sb, const std::vector<int>& sc,
-                                         const std::vector<std::size_t>& moved) {
-  const std::size_t H = out.hosts.size();
-  std::set<std::string> moved_hosts;
-  if (!moved.empty() && moved.size() * 4 <= H) {
-    for (std::size_t a : moved) {
-      Finding finding;
-      finding.kind = "node_moved";
-      add_host(finding, out, a);
-      moved_hosts.insert(out.hosts[a]);
-      const auto old_mates = group_mates(out, sb, a), new_mates = group_mates(out, sc, a);
-      finding.detail = fmt::format("node {} is on another switch: with {} in the baseline, with {} now (switch "
-                                   "groups found in the delays)",
-                                   out.hosts[a], old_mates.empty() ? "no other host" : host_list(old_mates, 4),
-                                   new_mates.empty() ? "no other host" : host_list(new_mates, 4));
-      out.findings.push_back(finding);
-    }
-  } else if (!moved.empty()) {
-    Finding finding;
-    finding.kind = "topology_changed";
-    for (std::size_t a : moved) add_host(finding, out, a), moved_hosts.insert(out.hosts[a]);
-    finding.detail = fmt::format("the switch groups differ: {} group(s) of hosts in the baseline, {} now; {} of {} "
-                                 "hosts are in another group (switch groups found in the delays)",
-                                 partition_of(sb).size(), partition_of(sc).size(), moved.size(), H);
-    out.findings.push_back(finding);
-  }
-  return moved_hosts;
-}
-
-// The switch groups of the common hosts differ between the runs (3 hosts or more, matched by
-// name): the hosts that moved, or the whole topology.
-void find_topology_change(Comparison& out) {
-  const std::size_t H = out.hosts.size();
-  if (H < 3 || !out.by_host) return;
-  const auto sb = switch_partition(out.base.topology, out.ranks_baseline);
-  const auto sc = switch_partition(out.cur.topology, out.ranks_current);
-  if (partition_of(sb) == partition_of(sc)) return;
-  // Each baseline switch maps to the current group holding most of its hosts; a host elsewhere moved.
-  std::map<int, std::map<int, int>> overlap;
-  for (std::size_t a = 0; a < H; ++a) ++overlap[sb[a]][sc[a]];
-  std::map<int, int> image;
-  for (const auto& [group, counts] : overlap)
-    image[group] =
-        std::max_element(counts.begin(), counts.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
-  const auto in_delay_finding = hosts_in_delay_findings(out);
-  // A host in another group moved when it joined other hosts' group, or when nothing else
-  // changed about it; alone now and slower or faster, it is explained by that change.
-  std::vector<std::size_t> moved, explained;
-  for (std::size_t a = 0; a < H; ++a)
-    if (sc[a] != image[sb[a]])
-      (group_mates(out, sc, a).empty() && in_delay_finding[a] ? explained : moved).push_back(a);
-  const auto moved_hosts = report_moved_hosts(out, sb, sc, moved);
-  // The links of a moved host changed class: they are the move, not findings of their own.
-  const auto before = out.findings.size();
-  std::erase_if(out.findings, [&](const Finding& finding) {
-    if (finding.kind.rfind("link_", 0) != 0) return false;
-    return std::any_of(finding.hosts.begin(), finding.hosts.end(),
-                       [&](const std::string& host) { return moved_hosts.count(host) > 0; });
-  });
-  if (out.findings.size() < before)
-    out.notes.push_back(fmt::format("{} changed link(s) of the moved host(s) are part of the move, not listed",
-                                    before - out.findings.size()));
-  if (!explained.empty()) {
-    std::vector<std::string> names;
-    for (std::size_t a : explained) names.push_back(out.hosts[a]);
-    out.notes.push_back(fmt::format("the switch groups of {} differ between the runs; not reported as a move: "
-                                    "the host is alone in its group now and its node or links changed speed (a "
-                                    "changed node or link looks like a host behind a switch of its own)",
-                                    host_list(names)));
-  }
-}
-
-// The protocol thresholds, per class present in both runs.
-void find_threshold_changes(Comparison& out) {
-  auto names = [](const std::vector<std::int64_t>& lengths) {
-    if (lengths.empty()) return std::string("none");
-    std::vector<std::string> texts;
-    for (auto length : lengths) texts.push_back(format_bytes(length));
-    return fmt::format("{}", fmt::join(texts, ", "));
-  };
-  for (const auto& fb : out.base.hockney.classes) {
-    const ClassFit* fc = nullptr;
-    for (const auto& x : out.cur.hockney.classes)
-      if (x.name == fb.name) fc = &x;
-    if (!fc) continue;
-    std::vector<std::int64_t> lb, lc;
-    for (const auto& threshold : fb.thresholds) lb.push_back(threshold.length);
-    for (const auto& threshold : fc->thresholds) lc.push_back(threshold.length);
-    if (lb == lc) continue;
-    Finding finding;
-    finding.kind = "threshold_changed";
-    std::set<std::int64_t> all(lb.begin(), lb.end());
-    all.insert(lc.begin(), lc.end());
-    finding.lengths.assign(all.begin(), all.end());
-    finding.detail =
-        fmt::format("{} protocol threshold(s): {} in the baseline, {} now", fb.name, names(lb), names(lc));
-    out.findings.push_back(finding);
-  }
-}
-
 }  // namespace
 
 Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& opt) {
@@ -972,14 +755,16 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
   out.cur = make_report(C, oc);
   const auto host_ranks = match_hosts(B, C, out);
   const double min_log = std::log(opt.min_ratio);
-  const ChangeModel model = fit_change_model(host_pair_log_ratios(B, C, out), out, min_log);
+  const std::vector<float> log_ratios = host_pair_log_ratios(B, C, out);
+  const ChangeModel model = fit_change_model(log_ratios, out, min_log);
   const CompareScan scan{out, opt, model, min_log, bands_of(out.lengths.size())};
   find_class_changes(scan);
+  note_noise_floor(out);
   find_node_changes(scan);
   find_switch_block_changes(scan);
   find_link_changes(scan);
   find_missing_and_added_hosts(out, host_ranks);
-  find_topology_change(out);
+  find_topology_change(out, log_ratios, min_log);
   find_threshold_changes(out);
   return out;
 }
@@ -989,91 +774,6 @@ Comparison compare_runs(const std::string& baseline, const std::string& current,
   const Cube B = load_delays(fb);
   const Cube C = load_delays(fc);
   return compare_cubes(B, C, opt);
-}
-
-nlohmann::json to_json(const Comparison& c) {
-  nlohmann::json j;
-  j["program"] = "network_analyze";
-  j["command"] = "compare";
-  j["version"] = version_string();
-  j["baseline"] = c.baseline;
-  j["current"] = c.current;
-  j["mode"] = std::string(mode_name(c.mode));
-  j["statistic"] = std::string(statistic_name(c.statistic));
-  j["ranks"] = {{"baseline", c.P_baseline}, {"current", c.P_current}};
-  j["matched_by"] = c.by_host ? "host names" : "rank numbers";
-  j["placement_differs"] = c.placement_differs;
-  j["lengths"] = c.lengths;
-  auto hosts = nlohmann::json::array();
-  for (std::size_t a = 0; a < c.hosts.size(); ++a)
-    hosts.push_back({{"host", c.hosts[a]}, {"ranks_baseline", c.ranks_baseline[a]}, {"ranks_current", c.ranks_current[a]}});
-  j["hosts"] = {{"common", hosts}, {"missing", c.missing}, {"added", c.added}};
-  auto cl = nlohmann::json::array();
-  for (const auto& x : c.classes)
-    cl.push_back({{"class", x.name}, {"host_pairs", x.host_pairs}, {"ratio", num(x.ratio)}, {"noise", num(x.noise)}});
-  j["classes"] = cl;
-  auto fs = nlohmann::json::array();
-  for (const auto& f : c.findings) {
-    nlohmann::json x{{"kind", f.kind},          {"hosts", f.hosts},   {"ranks_baseline", f.ranks_baseline},
-                     {"ranks_current", f.ranks_current}, {"ratio", num(f.ratio)}, {"sigmas", num(f.sigmas)},
-                     {"lengths", f.lengths},    {"detail", f.detail}};
-    if (!f.direction.empty()) x["direction"] = f.direction;
-    fs.push_back(x);
-  }
-  j["findings"] = fs;
-  j["topology"] = {{"baseline", hierarchy_json(c.base.topology)}, {"current", hierarchy_json(c.cur.topology)}};
-  j["notes"] = c.notes;
-  return j;
-}
-
-std::string to_text(const Comparison& c) {
-  std::ostringstream o;
-  o << fmt::format("network_analyze compare\n  baseline {} ({} ranks)\n  current  {} ({} ranks)\n", c.baseline,
-                   c.P_baseline, c.current, c.P_current);
-  o << fmt::format("  mode {}, statistic {}, {} common lengths {}\n", mode_name(c.mode), statistic_name(c.statistic),
-                   c.lengths.size(), lengths_text(c.lengths));
-  o << fmt::format("  {} common host(s), ranks matched by {}{}", c.hosts.size(), c.by_host ? "host name" : "rank number",
-                   c.placement_differs ? " (the placement differs)" : "");
-  if (!c.missing.empty()) o << fmt::format("; missing now: {}", host_list(c.missing));
-  if (!c.added.empty()) o << fmt::format("; new: {}", host_list(c.added));
-  o << "\n\n";
-  o << "Classes (current / baseline, median over the lengths; noise = robust sigma of the links' change)\n";
-  for (const auto& x : c.classes)
-    o << fmt::format("  {:<16} {:>6} host pairs  ratio {:.3f}  noise {:.1f}%\n", x.name, x.host_pairs, x.ratio,
-                     100 * x.noise);
-  o << "\nFindings";
-  if (c.findings.empty()) o << ": none (nothing changed beyond the runs' noise)\n";
-  else o << fmt::format(" ({})\n", c.findings.size());
-  for (const auto& f : c.findings) {
-    o << fmt::format("  {:<18}", f.kind);
-    // Up to 4 hosts: each with its ranks in the current run (and in the baseline when they differ).
-    std::map<std::string, std::size_t> index;
-    for (std::size_t a = 0; a < c.hosts.size(); ++a) index[c.hosts[a]] = a;
-    const bool per_host = !f.hosts.empty() && f.hosts.size() <= 4 &&
-                          std::all_of(f.hosts.begin(), f.hosts.end(), [&](const std::string& h) { return index.count(h); });
-    if (per_host) {
-      std::vector<std::string> parts;
-      for (const auto& h : f.hosts) {
-        const auto& now = c.ranks_current[index[h]];
-        const auto& then = c.ranks_baseline[index[h]];
-        parts.push_back(now == then ? fmt::format("{} (ranks {})", h, ranks_text(now))
-                                    : fmt::format("{} (ranks now {}; baseline {})", h, ranks_text(now), ranks_text(then)));
-      }
-      o << fmt::format(" {}", fmt::join(parts, ", "));
-    } else {
-      if (!f.hosts.empty()) o << fmt::format(" hosts {}", host_list(f.hosts));
-      else if (f.kind.rfind("class_", 0) == 0 || f.kind == "threshold_changed") o << " (a whole class)";
-      if (!f.ranks_current.empty()) o << fmt::format("  ranks now {}", ranks_text(f.ranks_current));
-      if (!f.ranks_baseline.empty() && (f.ranks_baseline != f.ranks_current))
-        o << fmt::format("  (baseline {})", ranks_text(f.ranks_baseline));
-    }
-    o << fmt::format("\n  {:<18} {}; lengths {}\n", "", f.detail, lengths_text(f.lengths));
-  }
-  if (!c.notes.empty()) {
-    o << "\nNotes\n";
-    for (const auto& n : c.notes) o << "  " << n << "\n";
-  }
-  return o.str();
 }
 
 }  // namespace nt::analysis

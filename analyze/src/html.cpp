@@ -25,6 +25,8 @@ namespace nt::analysis {
 namespace {
 
 constexpr int kMaxCells = 256;  // a picture has at most this many cells per side
+constexpr int kSide = 440;      // a picture's side on the page, px
+constexpr int kTickGap = 12;    // least distance between two tick labels, px
 
 std::string esc(const std::string& s) { return text::xml_escape(s); }
 
@@ -40,9 +42,10 @@ void chunk(std::string& png, const char* type, const std::string& data) {
                  crc32(0L, reinterpret_cast<const Bytef*>(td.data()), static_cast<uInt>(td.size()))));
 }
 
-// Viridis-like sequential map (dark blue -> green -> yellow), t in [0, 1].
+// The delays' map, the viewer's convention (share/doc/viewer.md): viridis reversed, darker is
+// slower: t in [0, 1] from the fastest (yellow) through green and blue to the slowest (dark purple).
 std::array<std::uint8_t, 3> sequential(double t) {
-  static const double stops[5][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+  static const double stops[5][3] = {{253, 231, 37}, {94, 201, 98}, {33, 145, 140}, {59, 82, 139}, {68, 1, 84}};
   t = std::clamp(t, 0.0, 1.0) * 4.0;
   const int i = std::min(3, static_cast<int>(t));
   const double f = t - i;
@@ -65,6 +68,9 @@ struct Picture {
   int n = 0;                  // cells per side
   std::vector<double> cell;   // n x n, NaN = none
   std::string caption;
+  // Per entry of the order (down and across): its host ("" unknown) and its own label (a rank
+  // number; "" when the entries are hosts), for the tick labels.
+  std::vector<std::string> axis_host, axis_id;
 };
 
 // Cells of `order` (a permutation of [0, P)) averaged (geometric mean) over blocks of consecutive
@@ -123,8 +129,11 @@ std::string picture_png(const Picture& p, bool change, double& lo, double& hi) {
   return encode_png_rgb(p.n, p.n, rgb);
 }
 
+// The picture's key: the colour bar, its values at both ends and the middle, and which way is slow.
 std::string legend_svg(bool change, double lo, double hi, bool seconds) {
-  std::string s = "<svg class=\"legend\" width=\"440\" height=\"34\" viewBox=\"0 0 480 34\" role=\"img\">";
+  std::string s = fmt::format("<svg class=\"legend\" width=\"{}\" height=\"50\" viewBox=\"0 0 480 50\" role=\"img\" "
+                              "aria-label=\"colour key: {}\">",
+                              kSide, change ? "blue faster, white unchanged, red slower" : "light fast, dark slow");
   for (int i = 0; i < 48; ++i) {
     const double t = (i + 0.5) / 48.0;
     const auto c = change ? diverging(2 * t - 1) : sequential(t);
@@ -136,16 +145,62 @@ std::string legend_svg(bool change, double lo, double hi, bool seconds) {
   s += fmt::format("<text x=\"0\" y=\"30\" font-size=\"12\">{}</text>", esc(label(lo)));
   s += fmt::format("<text x=\"240\" y=\"30\" font-size=\"12\" text-anchor=\"middle\">{}</text>", esc(label((lo + hi) / 2)));
   s += fmt::format("<text x=\"480\" y=\"30\" font-size=\"12\" text-anchor=\"end\">{}</text>", esc(label(hi)));
+  s += fmt::format("<text class=\"fast\" x=\"0\" y=\"46\" font-size=\"12\">&#8592; {}</text>", change ? "faster" : "fast");
+  if (change) s += "<text x=\"240\" y=\"46\" font-size=\"12\" text-anchor=\"middle\">unchanged</text>";
+  s += fmt::format("<text class=\"slow\" x=\"480\" y=\"46\" font-size=\"12\" text-anchor=\"end\">{} &#8594;</text>",
+                   change ? "slower" : "slow (darker)");
   return s + "</svg>";
+}
+
+// Tick labels along an axis, at the centre of their entries (fraction of the side): one per entry
+// (host and rank) when they fit, else one per run of entries of one host (a node), every k-th so
+// that two are kTickGap px apart at least.
+std::vector<std::pair<double, std::string>> axis_ticks(const Picture& p) {
+  const std::size_t N = p.axis_id.size();
+  const bool each = N * kTickGap <= static_cast<std::size_t>(kSide);
+  std::vector<std::pair<double, std::string>> ticks;
+  double last = -1.0;
+  for (std::size_t i = 0; i < N;) {
+    std::size_t j = i + 1;
+    if (!each && !p.axis_host[i].empty())
+      while (j < N && p.axis_host[j] == p.axis_host[i]) ++j;
+    const double pos = (double(i) + double(j)) / 2.0 / double(N);
+    const std::string& host = p.axis_host[i];
+    std::string text = j > i + 1 || p.axis_id[i].empty() ? host : (host.empty() ? p.axis_id[i] : host + " " + p.axis_id[i]);
+    if (last < 0 || (pos - last) * kSide >= kTickGap) ticks.emplace_back(pos, std::move(text)), last = pos;
+    i = j;
+  }
+  return ticks;
+}
+
+// The picture with its tick labels: rows (senders) left of it, columns (receivers) above it.
+std::string ticked_image(const std::string& id, const Picture& p, const std::string& png) {
+  std::string rows, cols;
+  for (const auto& [pos, text] : axis_ticks(p)) {
+    // (a long host name is cut at the label's width; the whole name shows on hovering)
+    rows += fmt::format("<span class=\"tick\" style=\"top:{:.1f}px\" title=\"{}\">{}</span>", 64 + pos * kSide,
+                        esc(text), esc(text));
+    cols += fmt::format("<span class=\"tick\" style=\"left:{:.1f}px\" title=\"{}\">{}</span>", 100 + pos * kSide,
+                        esc(text), esc(text));
+  }
+  return fmt::format("<div class=\"mx\"><div class=\"ticks rows\">{}</div><div class=\"ticks cols\">{}</div><img id=\"{}\" "
+                     "class=\"matrix\" width=\"{}\" height=\"{}\" alt=\"{}\" src=\"data:image/png;base64,{}\"></div>",
+                     rows, cols, id, kSide, kSide, esc(p.caption), base64(png));
 }
 
 std::string figure(const std::string& id, const Picture& p, bool change, bool seconds) {
   double lo = 0, hi = 1;
   const std::string png = picture_png(p, change, lo, hi);
-  return fmt::format(
-      "<figure><img id=\"{}\" class=\"matrix\" width=\"440\" height=\"440\" alt=\"{}\" "
-      "src=\"data:image/png;base64,{}\"><br>{}<figcaption>{}</figcaption></figure>\n",
-      id, esc(p.caption), base64(png), legend_svg(change, lo, hi, seconds), esc(p.caption));
+  return fmt::format("<figure>{}<br>{}<figcaption>{}</figcaption></figure>\n", ticked_image(id, p, png),
+                     legend_svg(change, lo, hi, seconds), esc(p.caption));
+}
+
+// The tick labels of ranks in `order`: their hosts (when known) and rank numbers.
+void rank_axis(Picture& p, const std::vector<int>& order, const std::vector<std::string>& hosts) {
+  for (int r : order) {
+    p.axis_host.push_back(hosts.size() > static_cast<std::size_t>(r) ? hosts[static_cast<std::size_t>(r)] : "");
+    p.axis_id.push_back(std::to_string(r));
+  }
 }
 
 // Ranks ordered by their groups, coarsest level first, so nodes and switches show as blocks.
@@ -164,8 +219,8 @@ std::vector<int> topology_order(const Topology& t, int P) {
 }
 
 // The matrices of `file` at its shortest and longest length, ordered by the topology.
-std::string delay_figures(const std::string& file, const Topology& t, const std::string& id_prefix, std::string& why_not,
-                          const std::string& whose = "") {
+std::string delay_figures(const std::string& file, const Topology& t, const std::vector<std::string>& hosts,
+                          const std::string& id_prefix, std::string& why_not, const std::string& whose = "") {
   std::unique_ptr<Dataset> d;
   try {
     d = open_dataset(file);
@@ -188,8 +243,9 @@ std::string delay_figures(const std::string& file, const Topology& t, const std:
   for (std::size_t k : kmin == kmax ? std::vector<std::size_t>{kmin} : std::vector<std::size_t>{kmin, kmax}) {
     const Matrix m = d->matrix(k);
     Picture p = block_picture(order, [&](int i, int j) { return i == j ? std::nan("") : m.at(i, j); });
+    rank_axis(p, order, hosts);
     p.caption = fmt::format("{}elay at {} (sender down, receiver across; ranks ordered by the groups found{}), log "
-                            "colour scale",
+                            "colour scale, darker is slower",
                             whose.empty() ? "D" : whose + ": d", format_bytes(d->lengths()[k]),
                             d->ranks() > kMaxCells ? fmt::format("; {} ranks averaged into {} cells per side", d->ranks(), p.n)
                                                    : std::string());
@@ -208,6 +264,11 @@ th { background: #eee; } .num { text-align: right; font-variant-numeric: tabular
 figure { display: inline-block; margin: 0.5em 1em 0.5em 0; vertical-align: top; }
 figcaption { font-size: 0.85em; max-width: 440px; }
 img.matrix { image-rendering: pixelated; image-rendering: crisp-edges; border: 1px solid #333; }
+.mx { position: relative; display: inline-block; padding: 64px 0 0 100px; }
+.ticks .tick { position: absolute; font-size: 10px; line-height: 12px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.ticks.rows .tick { left: 0; width: 96px; text-align: right; transform: translateY(-50%); }
+figure > svg.legend, figure > figcaption { margin-left: 100px; }
+.ticks.cols .tick { top: 0; height: 60px; writing-mode: vertical-rl; text-align: right; transform: translateX(-50%); }
 .small { font-size: 0.85em; color: #333; }
 @media print { body { max-width: none; } figure, table { break-inside: avoid; } }
 </style>
@@ -218,10 +279,13 @@ std::string page_head(const std::string& title) {
                      esc(title), kStyle, esc(title));
 }
 
-// A check for tools (headless browsers): once loaded, the body says how many pictures decoded.
+// A check for tools (headless browsers): once loaded, the body says how many pictures decoded,
+// and each picture where it is on the page (data-box: left, top, width, height in px).
 constexpr const char* kFoot =
     "<script>window.addEventListener('load', function () { var n = 0, i = document.images;"
-    " for (var k = 0; k < i.length; ++k) if (i[k].complete && i[k].naturalWidth > 0) ++n;"
+    " for (var k = 0; k < i.length; ++k) { if (i[k].complete && i[k].naturalWidth > 0) ++n;"
+    " var b = i[k].getBoundingClientRect(); i[k].setAttribute('data-box', [b.left + scrollX, b.top + scrollY,"
+    " b.width, b.height].map(Math.round).join(',')); }"
     " document.body.setAttribute('data-pictures-decoded', String(n)); });</script>\n</body>\n</html>\n";
 
 std::string groups_text(const std::vector<int>& g, const std::vector<std::string>& hosts) {
@@ -373,7 +437,7 @@ std::string report_html(const Report& r) {
   }
   o += "<h2>Matrix</h2>\n";
   std::string why;
-  const std::string figs = delay_figures(r.source, r.topology, "matrix", why);
+  const std::string figs = delay_figures(r.source, r.topology, r.hosts, "matrix", why);
   o += figs.empty() ? "<p>No picture: " + esc(why) + "</p>\n" : figs;
   o += topology_section(r.topology, r.hosts, "Topology (from the delays alone)");
   o += "<p>Host names: " + esc(r.agreement.summary) + "</p>\n";
@@ -422,12 +486,13 @@ std::string compare_html(const Comparison& c) {
     return a < b;
   });
   Picture p = block_picture(order, [&](int a, int b) { return double(c.ratio_matrix[static_cast<std::size_t>(a) * H + static_cast<std::size_t>(b)]); });
+  for (int a : order) p.axis_host.push_back(c.hosts[static_cast<std::size_t>(a)]), p.axis_id.emplace_back();
   p.caption = fmt::format("Change current / baseline per host pair (sending host down, receiving host across; median over the "
                           "lengths and the hosts' rank pairs; red slower, blue faster, clipped at 2x){}",
                           H > static_cast<std::size_t>(kMaxCells) ? fmt::format("; {} hosts averaged into {} cells", H, p.n) : "");
   o += figure("change", p, true, false);
   std::string why;
-  o += delay_figures(c.current, c.cur.topology, "matrix", why, "Current run");
+  o += delay_figures(c.current, c.cur.topology, c.cur.hosts, "matrix", why, "Current run");
   o += "<h2>Classes</h2>\n<table><tr><th>class</th><th>host pairs</th><th>current / baseline</th><th>noise of the "
        "change</th></tr>\n";
   for (const auto& x : c.classes)

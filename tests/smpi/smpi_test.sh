@@ -23,6 +23,11 @@
 #              gathering (NT_WRITE=gather) write the same data into every file
 #   bad_input  a missing platform, a host file shorter than the job: one line, exit 2
 #   closed_loop  export --format simgrid of a measured file, simulated again: within 10 % per length
+#   compare    issue 35: a run with a slow node (cable at 1/4 bandwidth) against one without, both
+#              noise-free: compare names the node (exit 3), its ratio within 10 % of report's; on
+#              1 leaf x 8 nodes and 2 leaves x 4 nodes (where the baselines' topologies may differ)
+#   compare_heldout  the same on cases the fix was not tried on: another node at 1/2 bandwidth and
+#              2x latency on 2 leaves, and one at 1/8 on 3 leaves x 3 nodes
 set -uo pipefail
 case_name=$1 nt=$2 analyze=$3 py=$4 work=$5
 here=$(cd "$(dirname "$0")" && pwd)
@@ -179,6 +184,23 @@ closed_loop)
       --out noisy -- -t one_to_one --lengths 0,1024,16384,65536,262144,1048576 -n 5 \
     || { tail -20 sim.log; fail "simulation failed"; }
   "$py" "$here/closed_loop.py" "$analyze" "$simulate" "$nt" noisy/run_median.nc loop_sim 0.10
+  ;;
+compare|compare_heldout)
+  # LEAVES:NODES:SLOW-NODE[:BW[:LAT]] each: a baseline and a slow run, compared
+  plans=(1:8:5:0.25 2:4:5:0.25); [ "$case_name" = compare_heldout ] && plans=(2:4:2:0.5:2 3:3:7:0.125)
+  for plan in "${plans[@]}"; do
+    IFS=: read -r L N S <<< "$plan"
+    for run in base slow; do
+      d=slow_${L}x${N}; fault=(--slow-node "$S"); [ $run = base ] && d=base_${L}x${N} fault=()
+      sim --leaves "$L" --nodes-per-leaf "$N" --ranks-per-node 2 "${fault[@]}" --out "$d" -- -t one_to_one \
+          --lengths 0,1024,16384,65536,262144 -n 3 || { tail -20 sim.log; fail "simulation $d failed"; }
+    done
+    b=base_${L}x${N} c=slow_${L}x${N}
+    "$analyze" report "$c/run_median.nc" --json "r_$c.json" > "r_$c.txt"
+    "$analyze" compare "$b/run_median.nc" "$c/run_median.nc" --json "c_$c.json" > "c_$c.txt"; rc=$?
+    echo "== $L leaves x $N nodes, slow node $S"
+    "$py" "$here/check_compare.py" "$c/truth.json" "c_$c.json" $rc "r_$c.json" || { cat "c_$c.txt"; exit 1; }
+  done
   ;;
 *)
   fail "unknown case $case_name"
