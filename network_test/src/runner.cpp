@@ -172,6 +172,8 @@ struct DebugStall {
   }
 };
 
+}  // namespace
+
 void run_task(Ctx& c, const Task& t, std::int64_t length) {
   static const DebugStall stall;
   if (c.rank == stall.rank && length == stall.length && !c.calibrating)
@@ -203,8 +205,6 @@ void run_task(Ctx& c, const Task& t, std::int64_t length) {
   if (pinned) sched_setaffinity(0, sizeof saved, &saved);
   c.begin_task({}, 0);
 }
-
-}  // namespace
 
 double idle_deadline(const Ctx& c, double tasks_ahead) {
   if (c.settings.timeout <= 0) return 0;
@@ -372,71 +372,6 @@ void idle_barrier(Ctx& c, double tasks_ahead, std::int64_t length) {
                fmt::format("timeout: rank {} waited too long for the other pairs at length {}", c.rank, length));
 }
 
-namespace {
-Task pair_task(const Ctx& c, int x, int y) {
-  Task t;
-  t.x = x;
-  t.y = y;
-  t.leader = c.spec.results_in_rows ? x : y;
-  t.members = {std::min(x, y), std::max(x, y)};
-  return t;
-}
-
-// This rank's part of one round: its pair {a, b} (a < b), both directions or one exchange.
-void run_pair_of_round(Ctx& c, int a, int b, std::int64_t length) {
-  if (c.spec.kind == TaskKind::ordered_pairs) {
-    run_task(c, pair_task(c, a, b), length);
-    run_task(c, pair_task(c, b, a), length);
-  } else {
-    Task t = pair_task(c, a, b);
-    t.leader = a;
-    run_task(c, t, length);
-  }
-}
-
-void run_self_exchange(Ctx& c, std::int64_t length) {
-  if (c.spec.kind != TaskKind::exchange_pairs) return;
-  Task t = pair_task(c, c.rank, c.rank);
-  t.members = {c.rank};
-  t.leader = c.rank;
-  run_task(c, t, length);
-}
-}  // namespace
-
-void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange,
-                std::int64_t length) {
-  for (const auto& round : rounds) {
-    for (const auto& [a, b] : round)
-      if (c.rank == a || c.rank == b) run_pair_of_round(c, a, b, length);
-    idle_barrier(c, 2, length);
-  }
-  if (self_exchange) run_self_exchange(c, length);
-}
-
-namespace {
-
-// The round-robin rounds of a length, in an order shuffled from the seed with --shuffle; each
-// rank computes only its own partner per round (O(P) memory for the order of the rounds).
-// Length k of the sweep is `length` bytes.
-void run_concurrent(Ctx& c, std::size_t k, std::int64_t length, const StepHook& on_step) {
-  const int n = rounds_of(c.size);
-  std::vector<int> order(static_cast<std::size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
-  if (c.settings.shuffle) {
-    std::uint64_t st = mix_seed(c.settings.seed.value_or(0), k, 0x636f6e63ULL);
-    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[splitmix64(st) % i]);
-  }
-  idle_barrier(c, 1, length);  // the previous length is written
-  for (std::size_t q = 0; q < order.size(); ++q) {
-    if (on_step) on_step(static_cast<double>(q) / static_cast<double>(order.size()));
-    const int other = partner_in_round(c.size, order[q], c.rank);
-    if (other >= 0) run_pair_of_round(c, std::min(c.rank, other), std::max(c.rank, other), length);
-    idle_barrier(c, 2, length);
-  }
-  run_self_exchange(c, length);
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // The sweep
@@ -685,7 +620,7 @@ void Sweep::run_length(std::size_t k) {
   StepHook on_step;
   if (progress_) on_step = [this, k](double fraction) { progress_->within(k, fraction); };
   if (c_.settings.concurrent)
-    run_concurrent(c_, k, length_, on_step);
+    task_bytes += run_concurrent(c_, k, length_, on_step);
   else
     task_bytes += run_sequential(c_, tasks, length_, on_step);
 
