@@ -318,6 +318,7 @@ std::size_t open_outputs(const Settings& s, const std::vector<std::int64_t>& len
   const auto& stats = standard_statistics();
   RecordExtras stat_extras, all_extras;
   stat_extras.sample_count = s.precision > 0;
+  stat_extras.isolated = retest_enabled(s);
   all_extras.sample_flags = true;
   if (spec.own_files)  // what the mode's sink writes: refused now, not after the measurement
     for (const auto& path : spec.own_files(s)) check_output(path, s.force);
@@ -618,6 +619,15 @@ void print_summary(Ctx& c, bool show, const RunCost& cost, const FlagCounts& fla
                            s.concurrent ? fmt::format(" x {} pair slots", slots) : std::string(), write_max,
                            data_max / 1e6);
   print_flag_counts(std::cerr, flag_counts);
+  if (!retest_enabled(s)) return;
+  RetestResult all;
+  for (const auto& f : flag_counts) {
+    all.pairs += f.retest.pairs;
+    all.seconds += f.retest.seconds;
+  }
+  std::cerr << fmt::format("{}: re-tested alone after the concurrent rounds: {} pairs over {} lengths in {:.3f} s "
+                           "(variable isolated of the statistic files)\n",
+                           kProgram, all.pairs, flag_counts.size(), all.seconds);
 }
 
 // The measurement from length `first` on, the mode's own output and the summary.

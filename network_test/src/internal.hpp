@@ -61,6 +61,18 @@ std::size_t run_concurrent(Ctx& c, std::size_t k, std::int64_t length, const Ste
 void run_concurrent_rounds(Ctx& c, std::size_t k, std::int64_t length, int repetition, int rounds, int limit);
 // Repetitions of the 1-factorisation per length: the samples (-n) with --rounds random, else 1.
 int concurrent_repetitions(const Settings& s);
+
+// --retest (retest.cpp): after the concurrent rounds of length k, the cells of the lines whose
+// median (medians: this rank's line, [peer]) stands out are measured again alone, within the
+// budget; isolated gets this rank's line of every statistic ([statistic * P + peer], the order of
+// standard_statistics()), NaN where not re-tested. Collective.
+struct RetestResult {
+  long pairs = 0;      // tasks re-tested (every rank)
+  double seconds = 0;  // the re-test's time on this rank
+};
+bool retest_enabled(const Settings& s);
+RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::vector<double>& medians,
+                        std::vector<double>& isolated);
 // A barrier on every rank whose wait sleeps (its timeout message names `length`).
 void idle_barrier(Ctx& c, double tasks_ahead, std::int64_t length);
 // A barrier on comm whose wait is idle_wait (deadline 0: none; timeout: TimeoutError(why)).
@@ -74,6 +86,7 @@ void run_adaptive(Ctx& c, const Task& t, const std::function<void()>& run_batch)
 struct FlagCount {
   std::int64_t length = 0;
   long late = 0, preempted = 0;
+  RetestResult retest;  // --retest at this length
 };
 using FlagCounts = std::vector<FlagCount>;
 

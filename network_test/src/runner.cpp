@@ -462,6 +462,7 @@ std::optional<RowFiles> open_row_files(Ctx& c, Output* out) {
   const bool raw = c.settings.raw;
   RecordExtras stat_extras, all_extras;
   stat_extras.sample_count = c.settings.precision > 0;
+  stat_extras.isolated = retest_enabled(c.settings);
   all_extras.sample_flags = true;
   const std::vector<std::string> paths = result_paths(c, out);
   const char* mode = std::getenv("NT_WRITE");
@@ -547,7 +548,8 @@ class Sweep {
   Sweep(Ctx& c, Output* out, Progress* progress, FlagCounts* counts, double& write_seconds, double& data_bytes)
       : c_(c), out_(out), progress_(progress), counts_(counts), write_seconds_(write_seconds), data_bytes_(data_bytes),
         PU_(static_cast<std::size_t>(c.size)), RU_(static_cast<std::size_t>(c.store.stride)), raw_(c.settings.raw),
-        adaptive_(c.settings.precision > 0), local_(NS_ * PU_), rows_(init_store_and_open(c, out)),
+        adaptive_(c.settings.precision > 0), retest_(retest_enabled(c.settings)), local_(NS_ * PU_),
+        rows_(init_store_and_open(c, out)),
         raw_gathered_(!rows_ && c.rank == 0 && raw_ ? PU_ * PU_ * RU_ : 0),
         flags_gathered_(!rows_ && c.rank == 0 && raw_ ? PU_ * PU_ * RU_ : 0),
         used_gathered_(!rows_ && c.rank == 0 && adaptive_ ? PU_ * PU_ : 0) {}
@@ -592,10 +594,12 @@ class Sweep {
   const std::vector<Statistic>& gather_order_ = standard_statistics();  // the statistics gathered, in this order
   const std::size_t NS_ = standard_statistics().size();
   const std::size_t PU_, RU_;
-  const bool raw_, adaptive_;
+  const bool raw_, adaptive_, retest_;
   std::int64_t length_ = 0;  // the length being measured
   double ahead_ = 0;         // tasks ahead of a waiting rank (its timeout)
   std::vector<double> local_;
+  std::vector<double> isolated_;  // --retest: this rank's line of each statistic measured alone, like local_
+  RetestResult retested_;
   std::optional<RowFiles> rows_;
   // Fallback: rank 0 gathers one statistic at a time (P x P doubles, plus the matrix it writes
   // when the orientation needs a transposition); with --raw every sample.
@@ -605,7 +609,7 @@ class Sweep {
   std::vector<int> used_gathered_, used_record_;
   // Parallel: this rank's row of every file. A rank holding a column (results_in_rows false)
   // exchanges it with one MPI_Alltoall: O(P x samples) per rank, never P x P.
-  std::vector<double> row_stats_, row_raw_, xfer_;
+  std::vector<double> row_stats_, row_raw_, xfer_, row_isolated_;
   std::vector<std::uint8_t> row_flags_;
   std::vector<int> row_used_;
 };
@@ -626,6 +630,13 @@ void Sweep::run_length(std::size_t k) {
 
   if (synthetic_samples()) fill_synthetic(c_, length_);
   const std::array<long, 2> flagged = summarize_samples();  // this rank's late / preempted samples
+  if (retest_) {
+    const auto at = static_cast<std::ptrdiff_t>(
+        std::find(gather_order_.begin(), gather_order_.end(), Statistic::median) - gather_order_.begin());
+    const std::vector<double> medians(local_.begin() + at * static_cast<std::ptrdiff_t>(PU_),
+                                      local_.begin() + (at + 1) * static_cast<std::ptrdiff_t>(PU_));
+    retested_ = run_retest(c_, k, length_, medians, isolated_);
+  }
   ahead_ = c_.settings.concurrent ? static_cast<double>(c_.size) : static_cast<double>(tasks.size());
   long flagged_all[2] = {0, 0};
   {
@@ -687,9 +698,11 @@ void Sweep::rows_of_this_rank() {
   row_used_.resize(adaptive_ ? PU_ : 0);
   row_raw_.resize(raw_ ? PU_ * RU_ : 0);
   row_flags_.resize(raw_ ? PU_ * RU_ : 0);
+  row_isolated_.resize(retest_ ? NS_ * PU_ : 0);
   const auto& store = c_.store;
   if (c_.spec.results_in_rows) {
     std::copy(local_.begin(), local_.end(), row_stats_.begin());
+    if (retest_) std::copy(isolated_.begin(), isolated_.end(), row_isolated_.begin());
     if (adaptive_) std::copy(store.used.begin(), store.used.end(), row_used_.begin());
     if (raw_) {
       std::copy(store.values.begin(), store.values.end(), row_raw_.begin());
@@ -698,8 +711,8 @@ void Sweep::rows_of_this_rank() {
     return;
   }
   // Rank r holds column r: cell (q, r) for every q. To peer q: everything of cell (q, r)
-  // packed as doubles (statistics, count, samples, flags); from q: cell (r, q).
-  const std::size_t per = NS_ + 1 + (raw_ ? 2 * RU_ : 0);
+  // packed as doubles (statistics, count, samples, flags, isolated statistics); from q: cell (r, q).
+  const std::size_t iso = NS_ + 1 + (raw_ ? 2 * RU_ : 0), per = iso + (retest_ ? NS_ : 0);
   xfer_.resize(2 * per * PU_);
   double* send = xfer_.data();
   double* recv = xfer_.data() + per * PU_;
@@ -711,6 +724,7 @@ void Sweep::rows_of_this_rank() {
       o[NS_ + 1 + i] = store.values[q * RU_ + i];
       o[NS_ + 1 + RU_ + i] = store.flags[q * RU_ + i];
     }
+    for (std::size_t i = 0; retest_ && i < NS_; ++i) o[iso + i] = isolated_[i * PU_ + q];
   }
   MPI_Request req;
   MPI_Ialltoall(send, static_cast<int>(per), MPI_DOUBLE, recv, static_cast<int>(per), MPI_DOUBLE, c_.comm, &req);
@@ -723,13 +737,16 @@ void Sweep::rows_of_this_rank() {
       row_raw_[q * RU_ + i] = in[NS_ + 1 + i];
       row_flags_[q * RU_ + i] = static_cast<std::uint8_t>(in[NS_ + 1 + RU_ + i]);
     }
+    for (std::size_t i = 0; retest_ && i < NS_; ++i) row_isolated_[i * PU_ + q] = in[iso + i];
   }
 }
 
 void Sweep::put_rows(std::size_t k, int x) {
   const auto t0 = host_seconds();
   for (std::size_t i = 0; i < rows_->stats.size(); ++i)  // open_outputs made them in this order
-    rows_->stats[i].put_row(k, x, std::span<const double>(row_stats_.data() + i * PU_, PU_), row_used_);
+    rows_->stats[i].put_row(k, x, std::span<const double>(row_stats_.data() + i * PU_, PU_), row_used_, {},
+                            retest_ ? std::span<const double>(row_isolated_.data() + i * PU_, PU_)
+                                    : std::span<const double>());
   if (rows_->all) rows_->all->put_row(k, x, row_raw_, {}, row_flags_);
   write_seconds_ += host_seconds() - t0;
 }
@@ -738,9 +755,11 @@ void Sweep::put_rows(std::size_t k, int x) {
 // node one after another into the buffers of its own: no buffer beyond one row on any rank.
 void Sweep::row_to_writer() {
   MPI_Comm node = rows_->node;
-  MPI_Request req[4];
+  MPI_Request req[5];
   int n = 0;
   MPI_Isend(row_stats_.data(), static_cast<int>(row_stats_.size()), MPI_DOUBLE, 0, kTagRows, node, &req[n++]);
+  if (retest_)
+    MPI_Isend(row_isolated_.data(), static_cast<int>(row_isolated_.size()), MPI_DOUBLE, 0, kTagRows, node, &req[n++]);
   if (adaptive_) MPI_Isend(row_used_.data(), static_cast<int>(PU_), MPI_INT, 0, kTagRows, node, &req[n++]);
   if (raw_) {
     MPI_Isend(row_raw_.data(), static_cast<int>(row_raw_.size()), MPI_DOUBLE, 0, kTagRows, node, &req[n++]);
@@ -756,6 +775,10 @@ void Sweep::rows_of_the_node(std::size_t k) {
     MPI_Request req;
     MPI_Irecv(row_stats_.data(), static_cast<int>(row_stats_.size()), MPI_DOUBLE, from, kTagRows, node, &req);
     wait(req, "rows of its node");
+    if (retest_) {
+      MPI_Irecv(row_isolated_.data(), static_cast<int>(row_isolated_.size()), MPI_DOUBLE, from, kTagRows, node, &req);
+      wait(req, "rows of its node");
+    }
     if (adaptive_) {
       MPI_Irecv(row_used_.data(), static_cast<int>(PU_), MPI_INT, from, kTagRows, node, &req);
       wait(req, "rows of its node");
@@ -799,7 +822,7 @@ void Sweep::write_rows(std::size_t k, const long* flagged_all, std::size_t task_
   for (auto& f : rows_->stats) f.commit(k, length_);
   if (rows_->all) rows_->all->commit(k, length_);
   write_seconds_ += host_seconds() - t1;
-  if (counts_) counts_->push_back({length_, flagged_all[0], flagged_all[1]});
+  if (counts_) counts_->push_back({length_, flagged_all[0], flagged_all[1], retested_});
   if (progress_) progress_->update(k, length_);
 }
 
@@ -818,27 +841,33 @@ void Sweep::gather_and_write(std::size_t k, const long* flagged_all, std::size_t
         used_record_[x * PU_ + y] = used_gathered_[r * PU_ + q];
       }
   }
+  // Rank 0's matrix of a gathered statistic (rows or columns of the ranks) in our orientation.
+  auto oriented = [&](const std::vector<double>& g) {
+    if (c_.spec.results_in_rows) return g;
+    Matrix m(P);
+    for (std::size_t r = 0; r < PU_; ++r)
+      for (std::size_t q = 0; q < PU_; ++q) m.at(static_cast<int>(q), static_cast<int>(r)) = g[r * PU_ + q];
+    return m.values();
+  };
+  std::vector<double> isolated;
   for (std::size_t i = 0; i < NS_; ++i) {
     if (c_.rank == 0) gathered_.resize(PU_ * PU_);
+    if (retest_) {
+      gather(isolated_.data() + i * PU_, P, MPI_DOUBLE, gathered_.data(), "isolated results");
+      if (c_.rank == 0) isolated = oriented(gathered_);
+    }
     gather(local_.data() + i * PU_, P, MPI_DOUBLE, gathered_.data(), "results");
     if (c_.rank != 0) continue;
     const auto t0 = host_seconds();
     for (auto& [stat, writer] : out_->stats) {
       if (stat != gather_order_[i] || writer.records() > k) continue;  // written by the interrupted run (--resume)
-      if (c_.spec.results_in_rows) {
-        writer.append(length_, gathered_, used_record_);
-      } else {
-        Matrix m(P);
-        for (std::size_t r = 0; r < PU_; ++r)
-          for (std::size_t q = 0; q < PU_; ++q) m.at(static_cast<int>(q), static_cast<int>(r)) = gathered_[r * PU_ + q];
-        writer.append(length_, m.values(), used_record_);
-      }
+      writer.append(length_, oriented(gathered_), used_record_, {}, isolated);
     }
     write_seconds_ += host_seconds() - t0;
   }
   count_data(task_bytes);
   if (c_.rank != 0) return;
-  if (counts_) counts_->push_back({length_, flagged_all[0], flagged_all[1]});
+  if (counts_) counts_->push_back({length_, flagged_all[0], flagged_all[1], retested_});
   if (raw_ && out_->all && out_->all->records() <= k) write_raw_record();
   if (progress_) progress_->update(k, length_);
 }
