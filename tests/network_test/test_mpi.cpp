@@ -800,7 +800,9 @@ TEST(NetworkTest, RetestStoresTheIsolatedValuesOfTheCellsThatStandOut) {
               if (!std::isnan(iso->at(x, y))) {
                 got.insert({x, y});
                 EXPECT_GE(iso->at(x, y), 0.0);
-                if (st != Statistic::deviation) EXPECT_GT(iso->at(x, y), 0.0);
+                if (st != Statistic::deviation) {
+                  EXPECT_GT(iso->at(x, y), 0.0);
+                }
               }
           EXPECT_EQ(got, want) << statistic_name(st) << " length " << med.lengths()[k];
         }
@@ -825,8 +827,11 @@ TEST(NetworkTest, RetestWithinSecondsEndsAndSaysWhatItDid) {
   RawReader r(result_path(prefix("retest_seconds"), Statistic::median));
   ASSERT_TRUE(r.has_isolated());
   long finite = 0;
-  for (std::size_t k = 0; k < r.count(); ++k)
-    for (double v : r.isolated(k)->values()) finite += std::isnan(v) ? 0 : 1;
+  for (std::size_t k = 0; k < r.count(); ++k) {
+    const std::optional<Matrix> iso = r.isolated(k);
+    ASSERT_TRUE(iso);
+    for (double v : iso->values()) finite += std::isnan(v) ? 0 : 1;
+  }
   EXPECT_EQ(finite, std::stol(m[1]));  // one-way pairs: one cell each
   EXPECT_NE(r.meta().extra.at("retest").find("at most 2 s"), std::string::npos);
   EXPECT_NE(r.meta().extra.at("pair_order").find("random 1-factorisation"), std::string::npos);
