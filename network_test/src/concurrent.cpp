@@ -42,16 +42,18 @@ void run_self_exchange(Ctx& c, std::int64_t length) {
   run_task(c, t, length);
 }
 
-// Sample counts of a repetition: with random rounds one sample (at position `repetition` of the
-// store), the warm-up in full before the first and one unrecorded round before each later one
-// (the path is warm, the partner new); fixed rounds measure every sample in their one repetition.
-// Restores the run's counts when it goes out of scope.
+// Sample counts of a repetition: with random rounds samples [i R / n, (i + 1) R / n) of the n
+// repetitions (at their position in the store), the warm-up in full before the first and one
+// unrecorded round before each later one (the path is warm, the partner new); fixed rounds
+// measure every sample in their one repetition. Restores the run's counts when it goes out of scope.
 class RepetitionSamples {
  public:
   RepetitionSamples(Ctx& c, int repetition) : c_(c), R_(c.R), W_(c.W), base_(c.store.base) {
     if (c.settings.rounds != "random") return;
-    c.R = 1;
-    c.store.base = repetition;
+    const long n = concurrent_repetitions(c.settings), i = repetition;
+    const auto first = static_cast<int>(i * R_ / n), end = static_cast<int>((i + 1) * R_ / n);
+    c.R = end - first;
+    c.store.base = first;
     c.W = repetition == 0 ? W_ : std::min(W_, 1);
   }
   ~RepetitionSamples() {
@@ -89,7 +91,9 @@ Factorisation factorisation(const Ctx& c, std::size_t k, int repetition) {
 }
 }  // namespace
 
-int concurrent_repetitions(const Settings& s) { return s.rounds == "random" ? s.repeats : 1; }
+int concurrent_repetitions(const Settings& s) {
+  return s.rounds == "random" ? std::min(s.repeats, kMaxRepetitions) : 1;
+}
 
 void run_concurrent_rounds(Ctx& c, std::size_t k, std::int64_t length, int repetition, int rounds, int limit) {
   const Factorisation f = factorisation(c, k, repetition);

@@ -59,7 +59,10 @@ std::size_t run_concurrent(Ctx& c, std::size_t k, std::int64_t length, const Ste
 // The first `rounds` rounds of repetition `repetition` of length k with at most `limit` pairs at
 // once (0: all), as run_concurrent runs them (--estimate's calibration).
 void run_concurrent_rounds(Ctx& c, std::size_t k, std::int64_t length, int repetition, int rounds, int limit);
-// Repetitions of the 1-factorisation per length: the samples (-n) with --rounds random, else 1.
+// Repetitions of the 1-factorisation per length: the samples (-n), at most kMaxRepetitions, with
+// --rounds random (each repetition costs every pair a clock-offset estimate and a warm-up round:
+// 500 samples one per repetition took a 16-rank simulation 47x the host time), else 1.
+inline constexpr int kMaxRepetitions = 16;
 int concurrent_repetitions(const Settings& s);
 
 // --retest (retest.cpp): after the concurrent rounds of length k, the cells of the lines whose

@@ -174,6 +174,7 @@ RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::v
   c.store.used.assign(PU, loaded.stride);
   idle_barrier(c, 1, length);
   const std::size_t ran = run_within_time(c, tasks, length);
+  idle_barrier(c, 1, length);  // every re-test over: the time is the re-test's, not this rank's part
   for (std::size_t q : measured_peers(c, tasks, ran)) {
     const auto n = static_cast<std::size_t>(c.store.used[q]);
     const Summary s = summarize(std::span<const double>(c.store.values.data() + q * static_cast<std::size_t>(c.store.stride), n));
