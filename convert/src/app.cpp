@@ -162,6 +162,10 @@ int run(int argc, char** argv) {
   add_file_command(app, "upgrade", "legacy network_test2 file -> current layout (orientation mapped, lengths stored)",
                    "legacy input file", "output prefix", true,
                    [](const fs::path& in, const fs::path& out, bool force) { upgrade(in, out, force); });
+  add_file_command(app, "isolated",
+                   "statistic file of --concurrent --retest -> a raw file with the isolated value where a cell was "
+                   "re-tested alone, the loaded one elsewhere",
+                   "input statistic file", "output file", true, isolated);
   add_merge_command(app);
   add_pair_command(app);
   add_info_command(app);

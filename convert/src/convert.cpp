@@ -280,6 +280,35 @@ std::vector<fs::path> upgrade(const fs::path& in, const fs::path& prefix, bool f
   return write_prefix(*d, info, prefix, force, in);
 }
 
+// ---- isolated -----------------------------------------------------------------------------
+
+void isolated(const fs::path& in, const fs::path& out, bool force) {
+  auto d = open_dataset(in);
+  if (d->count() == 0 || !d->isolated(0))
+    throw UsageError(in.string() + " has no isolated values (network_test --concurrent --retest writes them)");
+  nt::require_memory(16ull * static_cast<std::uint64_t>(d->ranks()) * static_cast<std::uint64_t>(d->ranks()) *
+                         d->count(),
+                     fmt::format("the {} matrices of {}", d->count(), in.string()));
+  FileInfo info = detail::output_info(*d);
+  info.meta.extra["isolated_from"] = in.filename().string();
+  info.meta.extra["isolated_note"] =
+      "the cells re-tested alone after the concurrent rounds hold their isolated value, the others the loaded one";
+  MemoryDataset m(info, "memory", in);
+  long replaced = 0;
+  for (std::size_t k = 0; k < d->count(); ++k) {
+    Matrix loaded = d->matrix(k);
+    const Matrix iso = *d->isolated(k);
+    for (std::size_t i = 0; i < loaded.values().size(); ++i)
+      if (!std::isnan(iso.values()[i])) {
+        loaded.values()[i] = iso.values()[i];
+        ++replaced;
+      }
+    m.append(d->lengths()[k], std::move(loaded));
+  }
+  m.mutable_info().meta.extra["isolated_cells"] = std::to_string(replaced);
+  write_raw(out, m, force);
+}
+
 // ---- pair ---------------------------------------------------------------------------------
 
 void write_pair(std::ostream& out, const Dataset& d, int sender, int receiver) {

@@ -243,6 +243,11 @@ double Dataset::value(int sender, int receiver, std::size_t k) const {
 // Through rows(): the readers that cannot read a window read only the block's rows (a clustered
 // file decoded the whole matrix for every block of senders, P^2 cells per block: the report of a
 // 20,000-rank file, read in blocks of 26 rows, was still in its first pass after 15 CPU minutes).
+std::optional<Matrix> Dataset::isolated(std::size_t k) const {
+  check_index(k);
+  return std::nullopt;
+}
+
 void Dataset::block(std::size_t k, int x0, int nx, int y0, int ny, double* out) const {
   if (!check_block(k, x0, nx, y0, ny)) return;
   const std::vector<double> r = rows(k, x0, x0 + nx);

@@ -224,6 +224,14 @@ RawWriter::RawWriter(const fs::path& path, const FileInfo& info, bool overwrite,
     file_.put_att(count_var_, "long_name", std::string("samples taken for the cell (--precision)"));
     file_.put_att(count_var_, "coordinates", std::string("message_length"));
   }
+  if (extras.isolated && samples_ == 0) {
+    isolated_var_ = file_.def_var(kIsolatedVar, NC_DOUBLE, {n, x, y});
+    file_.put_att(isolated_var_, "units", std::string("s"));
+    file_.put_att(isolated_var_, "long_name",
+                  std::string(statistic_name(fi.params.statistic)) + " delay from rank x to rank y measured alone "
+                  "(re-test after the concurrent rounds; NaN: not re-tested)");
+    file_.put_att(isolated_var_, "coordinates", std::string("message_length"));
+  }
   if (extras.sample_flags && samples_ > 0) {
     flags_var_ = file_.def_var(kSampleFlagsVar, NC_BYTE, dims);
     file_.put_att(flags_var_, "long_name", std::string("validity of each sample"));
@@ -273,6 +281,7 @@ RawWriter RawWriter::resume(const fs::path& path, const FileInfo& expected, int 
   };
   w.count_var_ = extra(extras.sample_count, kSampleCountVar, "--precision");
   if (samples > 0) w.flags_var_ = extra(extras.sample_flags, kSampleFlagsVar, "sample flags");
+  if (samples == 0) w.isolated_var_ = extra(extras.isolated, kIsolatedVar, "--retest");
   // Continue after the last COMPLETE record, by the same rule as every reader: a record cut by
   // a kill is written again, never trusted because the header counts it.
   const std::size_t n_header = w.file_.dim("n").length;
@@ -285,7 +294,7 @@ RawWriter RawWriter::resume(const fs::path& path, const FileInfo& expected, int 
 }
 
 void RawWriter::append(std::int64_t message_length, std::span<const double> values, std::span<const int> counts,
-                       std::span<const std::uint8_t> flags) {
+                       std::span<const std::uint8_t> flags, std::span<const double> isolated) {
   const auto P = static_cast<std::size_t>(ranks_);
   const std::size_t expect = P * P * static_cast<std::size_t>(std::max(samples_, 1));
   if (values.size() != expect)
@@ -301,9 +310,12 @@ void RawWriter::append(std::int64_t message_length, std::span<const double> valu
     throw Error("internal: sample counts do not match the file");
   if ((flags_var_ >= 0) != !flags.empty() || (!flags.empty() && flags.size() != expect))
     throw Error("internal: sample flags do not match the file");
+  if ((isolated_var_ >= 0) != !isolated.empty() || (!isolated.empty() && isolated.size() != P * P))
+    throw Error("internal: isolated values do not match the file");
   // Data first, then the length: a reader never sees a length without its matrix.
   file_.put(data_var_, start, count, values.data());
   if (count_var_ >= 0) file_.put(count_var_, {k, 0, 0}, {1, P, P}, counts.data());
+  if (isolated_var_ >= 0) file_.put(isolated_var_, {k, 0, 0}, {1, P, P}, isolated.data());
   if (flags_var_ >= 0) {
     const std::vector<std::int8_t> f(flags.begin(), flags.end());
     file_.put(flags_var_, start, count, f.data());
@@ -350,6 +362,9 @@ RawRowWriter::RawRowWriter(const fs::path& path, int P, int samples, RecordExtra
   has_count_ = extras.sample_count;
   has_flags_ = extras.sample_flags && S_ > 0;
   if (has_count_) count_ = var(kSampleCountVar, cells * 4)->begin;
+  has_isolated_ = extras.isolated && S_ == 0;
+  if (has_isolated_) isolated_ = var(kIsolatedVar, cells * 8)->begin;
+  if (!has_isolated_ && layout->find(kIsolatedVar)) throw FileError(path, "has isolated values this run does not write");
   if (has_flags_) {
     const auto* f = var(kSampleFlagsVar, cells * S_);
     flags_ = f->begin;
@@ -368,10 +383,10 @@ RawRowWriter::RawRowWriter(const fs::path& path, int P, int samples, RecordExtra
 }
 
 void RawRowWriter::put_row(std::size_t k, int x, std::span<const double> values, std::span<const int> counts,
-                           std::span<const std::uint8_t> flags) {
+                           std::span<const std::uint8_t> flags, std::span<const double> isolated) {
   const std::size_t per_cell = std::max<std::size_t>(S_, 1), n = P_ * per_cell;
   if (values.size() != n || x < 0 || static_cast<std::size_t>(x) >= P_ || counts.size() != (has_count_ ? P_ : 0) ||
-      flags.size() != (has_flags_ ? n : 0))
+      flags.size() != (has_flags_ ? n : 0) || isolated.size() != (has_isolated_ ? P_ : 0))
     throw Error("internal: a row does not match " + path_.string());
   const std::uint64_t rec = k * recsize_, row = static_cast<std::uint64_t>(x);
   buf_.resize(n * 8);
@@ -383,6 +398,11 @@ void RawRowWriter::put_row(std::size_t k, int x, std::span<const double> values,
     file_.write_at(buf_.data(), P_ * 4, count_ + rec + row * P_ * 4);
   }
   if (has_flags_) file_.write_at(flags.data(), n, flags_ + rec + row * n);
+  if (has_isolated_) {
+    buf_.resize(P_ * 8);
+    for (std::size_t i = 0; i < P_; ++i) put_be64(buf_.data() + 8 * i, std::bit_cast<std::uint64_t>(isolated[i]));
+    file_.write_at(buf_.data(), P_ * 8, isolated_ + rec + row * P_ * 8);
+  }
 }
 
 void RawRowWriter::sync() { file_.sync(); }
@@ -437,6 +457,13 @@ RawReader::RawReader(const fs::path& path) {
     if (v->type != NC_INT || v->dims != std::vector<int>(data.dims.begin(), data.dims.begin() + 3))
       throw FileError(path, std::string("variable '") + kSampleCountVar + "' must be int sample_count(n, x, y)");
     count_var_ = v->id;
+  }
+  if (const auto v = file_.find_var(kIsolatedVar)) {
+    if ((v->type != NC_DOUBLE && v->type != NC_FLOAT) ||
+        v->dims != std::vector<int>(data.dims.begin(), data.dims.begin() + 3) || samples_ > 0)
+      throw FileError(path, std::string("variable '") + kIsolatedVar +
+                                "' must be double isolated(n, x, y) of a statistic file");
+    isolated_var_ = v->id;
   }
   if (const auto v = file_.find_var(kSampleFlagsVar)) {
     if (v->type != NC_BYTE || v->dims != data.dims)
@@ -511,6 +538,17 @@ void RawReader::read_slab(std::size_t n0, std::size_t nn, std::size_t x0, std::s
       if (!std::isnan(buf[c * S + q])) taken.push_back(buf[c * S + q]);
     out[c] = taken.empty() ? std::nan("") : median(std::span<const double>(taken));
   }
+}
+
+std::optional<Matrix> RawReader::isolated(std::size_t k) const {
+  if (isolated_var_ < 0) return std::nullopt;
+  check_index(k);
+  const auto P = static_cast<std::size_t>(ranks());
+  std::vector<double> v(P * P);
+  file_.get(isolated_var_, {k, 0, 0}, {1, P, P}, v.data());
+  Matrix m(ranks());
+  std::copy(v.begin(), v.end(), m.values().begin());
+  return m;
 }
 
 std::vector<int> RawReader::sample_count(std::size_t k) const {

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -65,8 +66,25 @@ void add_options(CLI::App& app, Settings& s) {
                "calibrate on these ranks for a few seconds and print the plan: time per length, sequential and "
                "--concurrent, and the batch time limit to ask for; writes no result files");
   app.add_flag("--shuffle", s.shuffle, "randomise the order of pairs (from --seed)");
-  app.add_flag("--concurrent", s.concurrent,
-               "run disjoint pairs together in P-1 rounds (measures a loaded network)");
+  auto* conc = app.add_flag("--concurrent{all}", s.concurrent_arg,
+                            "run disjoint pairs together in rounds (measures a loaded network); --concurrent=K: at "
+                            "most K pairs at once (each round in sub-rounds)");
+  app.add_option("--rounds", s.rounds,
+                 "--concurrent: random (a new random pairing of the ranks for every sample) or fixed (the same "
+                 "circle-method rounds for every sample, as before)")
+      ->check(CLI::IsMember({"random", "fixed"}))
+      ->capture_default_str()
+      ->needs(conc);
+  app.add_option("--retest", s.retest,
+                 "--concurrent: per length, re-measure alone (one after the other) up to N pairs whose loaded delay "
+                 "stands out of their line; the files keep both (variable `isolated`)")
+      ->needs(conc);
+  app.add_option("--retest-seconds", s.retest_seconds,
+                 "--concurrent: per length, re-measure alone as many standing-out pairs as fit in SECONDS")
+      ->needs(conc);
+  app.add_option("--retest-ratio", s.retest_ratio,
+                 "a cell stands out when its median is above RATIO x the median of its line (sender's row)")
+      ->capture_default_str();
   app.add_option("--timeout", s.timeout, "end the run when a pair takes longer than SECONDS (0: never)")
       ->capture_default_str();
   app.add_option("--sync-rounds", s.sync_rounds, "ping-pongs per clock-offset estimate")->capture_default_str();
@@ -152,6 +170,11 @@ const ModeSpec& validate(const Settings& s, int P, SweepPlan& sweep) {
   if (s.prefix.empty()) throw UsageError("the output prefix (-f) must not be empty");
   sweep.lengths = make_sweep(s, &sweep.kind);
   if (sweep.lengths.empty()) throw UsageError("the sweep has no message lengths");
+  if (s.concurrent && s.rounds == "random" && s.precision > 0)
+    throw UsageError("--precision does not combine with the random rounds of --concurrent (one sample per round); "
+                     "add --rounds fixed");
+  if (s.retest < 0 || s.retest_seconds < 0) throw UsageError("--retest and --retest-seconds must not be negative");
+  if (!(s.retest_ratio > 1.0)) throw UsageError("--retest-ratio must be greater than 1");
   if (s.concurrent && !spec->concurrent_ok)
     throw UsageError("--concurrent applies to the pairwise modes, not to " + spec->name);
   if (s.resume && s.force) throw UsageError("--resume and --force exclude each other");
@@ -191,6 +214,47 @@ std::string join_args(int argc, char** argv) {
   return out;
 }
 
+// What the files record of the concurrent schedule (pair_order).
+std::string concurrent_schedule_text(const Settings& s) {
+  const std::string at_once = s.concurrent_limit > 0
+                                  ? fmt::format("at most {} pairs at once (each round in sub-rounds)", s.concurrent_limit)
+                                  : std::string("every pair of a round at once");
+  if (s.rounds == "fixed")
+    return fmt::format("concurrent: the circle method's rounds, the same for every sample{}; {} (loaded network)",
+                       s.shuffle ? ", in an order shuffled per length from the seed" : "", at_once);
+  return fmt::format("concurrent: per sample a random 1-factorisation (circle method on a permutation of the ranks "
+                     "and an order of the rounds drawn with splitmix64 from the seed, the length index and the "
+                     "sample); {} (loaded network)",
+                     at_once);
+}
+
+std::string retest_text(const Settings& s) {
+  std::string budget;
+  if (s.retest > 0) budget = fmt::format("at most {} pairs", s.retest);
+  if (s.retest_seconds > 0) budget += fmt::format("{}at most {} s", budget.empty() ? "" : " and ", s.retest_seconds);
+  return fmt::format("per length, the cells whose loaded median is above {} x the median of their line, highest "
+                     "ratio first, {}: measured again alone, one pair after the other, with the same samples "
+                     "(variable isolated; missing where not re-tested)",
+                     s.retest_ratio, budget);
+}
+
+// The option strings validate() cannot read as they are: --concurrent[=K].
+void resolve_options(Settings& s) {
+  if (s.concurrent_arg.empty()) return;
+  s.concurrent = true;
+  if (s.concurrent_arg == "all") return;
+  std::size_t used = 0;
+  long k = 0;
+  try {
+    k = std::stol(s.concurrent_arg, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.concurrent_arg.size() || k < 1 || k > std::numeric_limits<int>::max())
+    throw UsageError("--concurrent=K: K must be a positive number of pairs or 'all', got '" + s.concurrent_arg + "'");
+  s.concurrent_limit = static_cast<int>(k);
+}
+
 // oversubscribed_ranks: how many ranks measure as oversubscribed (--oversubscribed).
 FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& spec, int P,
                    const std::vector<RankInfo>& ranks, int oversubscribed_ranks) {
@@ -227,8 +291,9 @@ FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& sp
     if (("\n" + m.extra[kAttrNodeCpu] + "\n").find("\n" + node + "\n") == std::string::npos)
       m.extra[kAttrNodeCpu] += (m.extra[kAttrNodeCpu].empty() ? "" : "\n") + node;
   }
-  m.extra["pair_order"] = s.concurrent ? "concurrent round-robin rounds (loaded network)"
+  m.extra["pair_order"] = s.concurrent ? concurrent_schedule_text(s)
                                        : (s.shuffle ? "shuffled per length from the seed" : "sender-major");
+  if (s.concurrent && (s.retest > 0 || s.retest_seconds > 0)) m.extra["retest"] = retest_text(s);
   m.extra["idle_wait"] = fmt::format("MPI_Test + nanosleep back-off up to {} s", s.idle_sleep_max);
   m.extra["oversubscribed"] = fmt::format("{}: {} of {} ranks", s.yield, oversubscribed_ranks, P);
   if (s.timeout > 0) m.extra["timeout"] = fmt::format("{}", s.timeout);
@@ -256,6 +321,7 @@ std::size_t open_outputs(const Settings& s, const std::vector<std::int64_t>& len
   const auto& stats = standard_statistics();
   RecordExtras stat_extras, all_extras;
   stat_extras.sample_count = s.precision > 0;
+  stat_extras.isolated = retest_enabled(s);
   all_extras.sample_flags = true;
   if (spec.own_files)  // what the mode's sink writes: refused now, not after the measurement
     for (const auto& path : spec.own_files(s)) check_output(path, s.force);
@@ -548,13 +614,23 @@ void print_summary(Ctx& c, bool show, const RunCost& cost, const FlagCounts& fla
   // the pairs that can be timed at once (1 in the sequential schedule, floor(P/2) in the
   // concurrent one): the fraction of the job the schedule spent measuring.
   const double wall = cost.wall;
-  const double slots = s.concurrent ? std::max(1, c.size / 2) : 1.0;
+  const int pairs = std::max(1, c.size / 2);
+  const double slots = s.concurrent ? (s.concurrent_limit > 0 ? std::min(pairs, s.concurrent_limit) : pairs) : 1.0;
   std::cerr << fmt::format("{}: {} done in {:.3f} s; timed communication {:.3f} s ({:.1f}% of the wall time{}); "
                            "writing {:.3f} s host time (slowest rank); data per rank {:.3g} MB (largest)\n",
                            kProgram, c.spec.name, wall, timed, wall > 0 ? 100.0 * timed / (wall * slots) : 0.0,
                            s.concurrent ? fmt::format(" x {} pair slots", slots) : std::string(), write_max,
                            data_max / 1e6);
   print_flag_counts(std::cerr, flag_counts);
+  if (!retest_enabled(s)) return;
+  RetestResult all;
+  for (const auto& f : flag_counts) {
+    all.pairs += f.retest.pairs;
+    all.seconds += f.retest.seconds;
+  }
+  std::cerr << fmt::format("{}: re-tested alone after the concurrent rounds: {} pairs over {} lengths in {:.3f} s "
+                           "(variable isolated of the statistic files)\n",
+                           kProgram, all.pairs, flag_counts.size(), all.seconds);
 }
 
 // The measurement from length `first` on, the mode's own output and the summary.
@@ -598,6 +674,7 @@ int run_network_test(int argc, char** argv) {
   const ModeSpec* spec = nullptr;
   SweepPlan sweep;
   try {
+    resolve_options(s);
     spec = &validate(s, P, sweep);
   } catch (const Error& e) {
     if (rank == 0) std::cerr << kProgram << ": error: " << e.what() << '\n';

@@ -8,7 +8,10 @@
 // extrapolation in the number of samples: differencing two short runs amplified scheduler noise
 // 10-fold), timed on rank 0 between sleeping barriers minus a barrier's own cost, repeated and the
 // median taken when the window is under 50 ms. A length then costs the sum over classes of tasks x
-// time per task; --concurrent costs rounds x the time of a round, calibrated on two real rounds.
+// time per task; --concurrent costs rounds x the time of a round, calibrated on two real rounds of
+// each choice of concurrency (every pair of a round at once, and --concurrent=K's sub-rounds);
+// with random rounds (one sample per repetition of the rounds) two rounds of the first
+// repetition (with the warm-up) and two of the second (one warm-up round), times the samples.
 // Per length, rank 0 also gathers and writes five synced records: timed with a real gather and a
 // temporary file in the output directory (removed). Lengths are calibrated one by one up to 24 of
 // them; longer sweeps calibrate 16 spread over the sweep and interpolate linearly in the length.
@@ -68,8 +71,29 @@ std::string span(double s) { return s < 100 ? format_seconds(s) : fmt::format("{
 
 struct LengthCost {
   std::map<std::string, double> per_class;  // seconds per task
-  double round = 0;                          // seconds per round of --concurrent
+  std::map<int, double> concurrent;          // seconds of the length's concurrent schedule, by K (0: all)
 };
+
+// The concurrency choices --estimate prices: all pairs of a round at once, and K when given.
+std::vector<int> concurrency_choices(const Settings& s) {
+  std::vector<int> out{0};
+  if (s.concurrent_limit > 0) out.push_back(s.concurrent_limit);
+  return out;
+}
+
+// The concurrent schedule of length k with at most `limit` pairs at once: rounds x (a round of the
+// first repetition + the later repetitions' rounds), from two real rounds of each.
+double calibrate_concurrent(Ctx& c, std::size_t k, double barrier, int limit) {
+  const std::int64_t length = c.lengths[k];
+  const int reps = concurrent_repetitions(c.settings);
+  const double rounds = rounds_of(c.size);
+  const double first =
+      calibrate(c, length, 2.0, barrier, [&] { run_concurrent_rounds(c, k, length, 0, 2, limit); });
+  if (reps == 1) return rounds * first;
+  const double later =
+      calibrate(c, length, 2.0, barrier, [&] { run_concurrent_rounds(c, k, length, 1, 2, limit); });
+  return rounds * (first + (reps - 1) * later);
+}
 
 double lerp(double lo, double hi, double f) { return lo + f * (hi - lo); }
 
@@ -101,13 +125,8 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
       lc.per_class[name] =
           calibrate(c, length, static_cast<double>(few.size()), barrier, [&] { run_sequential(c, few, length); });
     }
-    if (c.spec.concurrent_ok) {
-      // Two rounds computed alone (all P-1 of them are P^2 / 2 pairs: 16 MB per rank at 2,048).
-      const std::vector<std::vector<std::pair<int, int>>> two = {round_of(c.size, 0),
-                                                                 round_of(c.size, rounds_of(c.size) / 2)};
-      lc.round =
-          calibrate(c, length, static_cast<double>(two.size()), barrier, [&] { run_rounds(c, two, false, length); });
-    }
+    if (c.spec.concurrent_ok)
+      for (int limit : concurrency_choices(c.settings)) lc.concurrent[limit] = calibrate_concurrent(c, k, barrier, limit);
   }
   return cost;
 }
@@ -153,7 +172,7 @@ double per_length_io_cost(Ctx& c, std::int64_t length) {
 struct Calibration {
   std::vector<std::size_t> lengths;          // indices of the lengths calibrated
   std::map<std::size_t, LengthCost> cost;    // by length index
-  std::size_t rounds = 0;                    // rounds of --concurrent per length
+  std::size_t rounds = 0;                    // rounds of --concurrent per length (all repetitions)
   double per_length_io = 0, seconds = 0;     // gather and writes of a length; the calibration's time
 };
 
@@ -168,7 +187,7 @@ LengthCost cost_at(const Calibration& cal, const std::vector<std::int64_t>& leng
   LengthCost out;
   for (const auto& [name, a] : lo->second.per_class)
     out.per_class[name] = hi->second.per_class.count(name) ? lerp(a, hi->second.per_class.at(name), f) : a;
-  out.round = lerp(lo->second.round, hi->second.round, f);
+  for (const auto& [limit, a] : lo->second.concurrent) out.concurrent[limit] = lerp(a, hi->second.concurrent.at(limit), f);
   return out;
 }
 
@@ -189,10 +208,13 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
   std::cout << fmt::format("calibration: {} of {} lengths, up to {} tasks of each class{} with every sample, {:.2f} s\n",
                            cal.lengths.size(), lengths.size(), kTasksPerClass, concurrent ? " and 2 rounds" : "",
                            cal.seconds);
-  std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}\n", "length", "tasks", "per task", "sequential",
-                           concurrent ? fmt::format("  {:>12}  {:>7}", "concurrent", "rounds") : "");
-  double seq_total = 0, conc_total = 0;
-  const auto n_rounds = static_cast<double>(cal.rounds);
+  const std::vector<int> choices = concurrent ? concurrency_choices(s) : std::vector<int>{};
+  std::string head;
+  for (int limit : choices) head += fmt::format("  {:>12}", limit == 0 ? "concurrent" : fmt::format("K={}", limit));
+  std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}{}\n", "length", "tasks", "per task", "sequential", head,
+                           concurrent ? fmt::format("  {:>7}", "rounds") : "");
+  double seq_total = 0;
+  std::map<int, double> conc_total;
   // Tasks per class: the same at every length (only their order and noise ranks change).
   const TaskList list(c.spec, s, c.size, 0);
   const auto n = class_counts(list, c.spec, c.hosts);
@@ -202,27 +224,35 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
     double seq = cal.per_length_io;
     for (const auto& [name, count] : n)
       if (lc.per_class.count(name)) seq += static_cast<double>(count) * lc.per_class.at(name);
-    const double conc = cal.per_length_io + n_rounds * lc.round;
     seq_total += seq;
-    conc_total += conc;
-    std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}\n", lengths[k], n_tasks,
+    std::string row;
+    for (int limit : choices) {
+      const double conc = cal.per_length_io + lc.concurrent.at(limit);
+      conc_total[limit] += conc;
+      row += fmt::format("  {:>12}", format_seconds(conc));
+    }
+    std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}{}\n", lengths[k], n_tasks,
                              format_seconds((seq - cal.per_length_io) / static_cast<double>(n_tasks)),
-                             format_seconds(seq),
-                             concurrent ? fmt::format("  {:>12}  {:>7}", format_seconds(conc), cal.rounds) : "");
+                             format_seconds(seq), row, concurrent ? fmt::format("  {:>7}", cal.rounds) : "");
   }
-  std::cout << fmt::format("total: sequential {}{}; plus MPI start-up and setup, {} here\n", span(seq_total),
-                           concurrent ? fmt::format(", concurrent {}", span(conc_total)) : "",
+  std::string totals;
+  for (const auto& [limit, t] : conc_total)
+    totals += fmt::format(", concurrent{} {}", limit == 0 ? std::string() : fmt::format("={}", limit), span(t));
+  std::cout << fmt::format("total: sequential {}{}; plus MPI start-up and setup, {} here\n", span(seq_total), totals,
                            format_seconds(startup_s));
   // What to ask for: 1.5 times the prediction plus 5 minutes (start-up on a large allocation, a
   // slower node), rounded up to whole minutes.
   auto limit = [&](double t) { return clock(60.0 * std::ceil((1.5 * (t + startup_s) + 300.0) / 60.0)); };
-  const double chosen = s.concurrent ? conc_total : seq_total;
+  const double chosen = s.concurrent ? conc_total.at(s.concurrent_limit) : seq_total;
   std::cout << fmt::format("time limit to ask for ({}, 1.5 x + 5 min): {}   (#SBATCH --time={} / #PBS -l walltime={})\n",
                            s.concurrent ? "concurrent" : "sequential", limit(chosen), limit(chosen), limit(chosen));
   // One line for scripts (the batch templates read it).
-  std::cout << fmt::format("plan: sequential_s={:.6g} concurrent_s={} startup_s={:.3g} time_limit={}\n", seq_total,
-                           concurrent ? fmt::format("{:.6g}", conc_total) : std::string("-"), startup_s,
-                           limit(chosen));
+  std::cout << fmt::format("plan: sequential_s={:.6g} concurrent_s={}{} startup_s={:.3g} time_limit={}\n", seq_total,
+                           concurrent ? fmt::format("{:.6g}", conc_total.at(0)) : std::string("-"),
+                           s.concurrent_limit > 0 && concurrent
+                               ? fmt::format(" concurrent_k_s={:.6g}", conc_total.at(s.concurrent_limit))
+                               : std::string(),
+                           startup_s, limit(chosen));
   std::cout << "model: per length, the number of tasks of each class (pairs on one host, across hosts, clock "
                "offsets, collectives) times the time of such a task measured now, or rounds times the time of a "
                "round for --concurrent, plus the gather and five synced records (share/doc/network_test.md)\n";
@@ -241,7 +271,7 @@ void run_estimate(Ctx& c, double startup_s) {
   const double barrier = barrier_cost(c);
   Calibration cal;
   cal.lengths = calibrated_lengths(c.lengths.size());
-  cal.rounds = static_cast<std::size_t>(rounds_of(c.size));
+  cal.rounds = static_cast<std::size_t>(rounds_of(c.size)) * static_cast<std::size_t>(concurrent_repetitions(c.settings));
   cal.cost = calibrate_lengths(c, cal.lengths, barrier);
   cal.per_length_io = per_length_io_cost(c, c.lengths[cal.lengths.back()]);
   c.calibrating = false;

@@ -48,8 +48,34 @@ class Progress {
 using StepHook = std::function<void(double)>;
 std::size_t run_sequential(Ctx& c, const std::vector<Task>& tasks, std::int64_t length, const StepHook& on_step = {});
 std::size_t run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length, const StepHook& on_step = {});
-void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange,
-                std::int64_t length);
+// One task on a member rank (pinning on an oversubscribed machine, --precision's batches).
+void run_task(Ctx& c, const Task& t, std::int64_t length);
+
+// The concurrent schedule (concurrent.cpp) of length k of the sweep: every repetition of a
+// 1-factorisation (one per sample with --rounds random, one with all samples with fixed), each
+// round split into sub-rounds of at most --concurrent=K pairs, a sleeping barrier after each.
+// Returns the bytes of the schedule's state on this rank (O(P)).
+std::size_t run_concurrent(Ctx& c, std::size_t k, std::int64_t length, const StepHook& on_step = {});
+// The first `rounds` rounds of repetition `repetition` of length k with at most `limit` pairs at
+// once (0: all), as run_concurrent runs them (--estimate's calibration).
+void run_concurrent_rounds(Ctx& c, std::size_t k, std::int64_t length, int repetition, int rounds, int limit);
+// Repetitions of the 1-factorisation per length: the samples (-n), at most kMaxRepetitions, with
+// --rounds random (each repetition costs every pair a clock-offset estimate and a warm-up round:
+// 500 samples one per repetition took a 16-rank simulation 47x the host time), else 1.
+inline constexpr int kMaxRepetitions = 16;
+int concurrent_repetitions(const Settings& s);
+
+// --retest (retest.cpp): after the concurrent rounds of length k, the cells of the lines whose
+// median (medians: this rank's line, [peer]) stands out are measured again alone, within the
+// budget; isolated gets this rank's line of every statistic ([statistic * P + peer], the order of
+// standard_statistics()), NaN where not re-tested. Collective.
+struct RetestResult {
+  long pairs = 0;      // tasks re-tested (every rank)
+  double seconds = 0;  // the re-test's time on this rank
+};
+bool retest_enabled(const Settings& s);
+RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::vector<double>& medians,
+                        std::vector<double>& isolated);
 // A barrier on every rank whose wait sleeps (its timeout message names `length`).
 void idle_barrier(Ctx& c, double tasks_ahead, std::int64_t length);
 // A barrier on comm whose wait is idle_wait (deadline 0: none; timeout: TimeoutError(why)).
@@ -63,6 +89,7 @@ void run_adaptive(Ctx& c, const Task& t, const std::function<void()>& run_batch)
 struct FlagCount {
   std::int64_t length = 0;
   long late = 0, preempted = 0;
+  RetestResult retest;  // --retest at this length
 };
 using FlagCounts = std::vector<FlagCount>;
 

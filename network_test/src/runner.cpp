@@ -172,6 +172,8 @@ struct DebugStall {
   }
 };
 
+}  // namespace
+
 void run_task(Ctx& c, const Task& t, std::int64_t length) {
   static const DebugStall stall;
   if (c.rank == stall.rank && length == stall.length && !c.calibrating)
@@ -203,8 +205,6 @@ void run_task(Ctx& c, const Task& t, std::int64_t length) {
   if (pinned) sched_setaffinity(0, sizeof saved, &saved);
   c.begin_task({}, 0);
 }
-
-}  // namespace
 
 double idle_deadline(const Ctx& c, double tasks_ahead) {
   if (c.settings.timeout <= 0) return 0;
@@ -372,71 +372,6 @@ void idle_barrier(Ctx& c, double tasks_ahead, std::int64_t length) {
                fmt::format("timeout: rank {} waited too long for the other pairs at length {}", c.rank, length));
 }
 
-namespace {
-Task pair_task(const Ctx& c, int x, int y) {
-  Task t;
-  t.x = x;
-  t.y = y;
-  t.leader = c.spec.results_in_rows ? x : y;
-  t.members = {std::min(x, y), std::max(x, y)};
-  return t;
-}
-
-// This rank's part of one round: its pair {a, b} (a < b), both directions or one exchange.
-void run_pair_of_round(Ctx& c, int a, int b, std::int64_t length) {
-  if (c.spec.kind == TaskKind::ordered_pairs) {
-    run_task(c, pair_task(c, a, b), length);
-    run_task(c, pair_task(c, b, a), length);
-  } else {
-    Task t = pair_task(c, a, b);
-    t.leader = a;
-    run_task(c, t, length);
-  }
-}
-
-void run_self_exchange(Ctx& c, std::int64_t length) {
-  if (c.spec.kind != TaskKind::exchange_pairs) return;
-  Task t = pair_task(c, c.rank, c.rank);
-  t.members = {c.rank};
-  t.leader = c.rank;
-  run_task(c, t, length);
-}
-}  // namespace
-
-void run_rounds(Ctx& c, const std::vector<std::vector<std::pair<int, int>>>& rounds, bool self_exchange,
-                std::int64_t length) {
-  for (const auto& round : rounds) {
-    for (const auto& [a, b] : round)
-      if (c.rank == a || c.rank == b) run_pair_of_round(c, a, b, length);
-    idle_barrier(c, 2, length);
-  }
-  if (self_exchange) run_self_exchange(c, length);
-}
-
-namespace {
-
-// The round-robin rounds of a length, in an order shuffled from the seed with --shuffle; each
-// rank computes only its own partner per round (O(P) memory for the order of the rounds).
-// Length k of the sweep is `length` bytes.
-void run_concurrent(Ctx& c, std::size_t k, std::int64_t length, const StepHook& on_step) {
-  const int n = rounds_of(c.size);
-  std::vector<int> order(static_cast<std::size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
-  if (c.settings.shuffle) {
-    std::uint64_t st = mix_seed(c.settings.seed.value_or(0), k, 0x636f6e63ULL);
-    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[splitmix64(st) % i]);
-  }
-  idle_barrier(c, 1, length);  // the previous length is written
-  for (std::size_t q = 0; q < order.size(); ++q) {
-    if (on_step) on_step(static_cast<double>(q) / static_cast<double>(order.size()));
-    const int other = partner_in_round(c.size, order[q], c.rank);
-    if (other >= 0) run_pair_of_round(c, std::min(c.rank, other), std::max(c.rank, other), length);
-    idle_barrier(c, 2, length);
-  }
-  run_self_exchange(c, length);
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // The sweep
@@ -527,6 +462,7 @@ std::optional<RowFiles> open_row_files(Ctx& c, Output* out) {
   const bool raw = c.settings.raw;
   RecordExtras stat_extras, all_extras;
   stat_extras.sample_count = c.settings.precision > 0;
+  stat_extras.isolated = retest_enabled(c.settings);
   all_extras.sample_flags = true;
   const std::vector<std::string> paths = result_paths(c, out);
   const char* mode = std::getenv("NT_WRITE");
@@ -612,7 +548,8 @@ class Sweep {
   Sweep(Ctx& c, Output* out, Progress* progress, FlagCounts* counts, double& write_seconds, double& data_bytes)
       : c_(c), out_(out), progress_(progress), counts_(counts), write_seconds_(write_seconds), data_bytes_(data_bytes),
         PU_(static_cast<std::size_t>(c.size)), RU_(static_cast<std::size_t>(c.store.stride)), raw_(c.settings.raw),
-        adaptive_(c.settings.precision > 0), local_(NS_ * PU_), rows_(init_store_and_open(c, out)),
+        adaptive_(c.settings.precision > 0), retest_(retest_enabled(c.settings)), local_(NS_ * PU_),
+        rows_(init_store_and_open(c, out)),
         raw_gathered_(!rows_ && c.rank == 0 && raw_ ? PU_ * PU_ * RU_ : 0),
         flags_gathered_(!rows_ && c.rank == 0 && raw_ ? PU_ * PU_ * RU_ : 0),
         used_gathered_(!rows_ && c.rank == 0 && adaptive_ ? PU_ * PU_ : 0) {}
@@ -657,10 +594,12 @@ class Sweep {
   const std::vector<Statistic>& gather_order_ = standard_statistics();  // the statistics gathered, in this order
   const std::size_t NS_ = standard_statistics().size();
   const std::size_t PU_, RU_;
-  const bool raw_, adaptive_;
+  const bool raw_, adaptive_, retest_;
   std::int64_t length_ = 0;  // the length being measured
   double ahead_ = 0;         // tasks ahead of a waiting rank (its timeout)
   std::vector<double> local_;
+  std::vector<double> isolated_;  // --retest: this rank's line of each statistic measured alone, like local_
+  RetestResult retested_;
   std::optional<RowFiles> rows_;
   // Fallback: rank 0 gathers one statistic at a time (P x P doubles, plus the matrix it writes
   // when the orientation needs a transposition); with --raw every sample.
@@ -670,7 +609,7 @@ class Sweep {
   std::vector<int> used_gathered_, used_record_;
   // Parallel: this rank's row of every file. A rank holding a column (results_in_rows false)
   // exchanges it with one MPI_Alltoall: O(P x samples) per rank, never P x P.
-  std::vector<double> row_stats_, row_raw_, xfer_;
+  std::vector<double> row_stats_, row_raw_, xfer_, row_isolated_;
   std::vector<std::uint8_t> row_flags_;
   std::vector<int> row_used_;
 };
@@ -685,12 +624,19 @@ void Sweep::run_length(std::size_t k) {
   StepHook on_step;
   if (progress_) on_step = [this, k](double fraction) { progress_->within(k, fraction); };
   if (c_.settings.concurrent)
-    run_concurrent(c_, k, length_, on_step);
+    task_bytes += run_concurrent(c_, k, length_, on_step);
   else
     task_bytes += run_sequential(c_, tasks, length_, on_step);
 
   if (synthetic_samples()) fill_synthetic(c_, length_);
   const std::array<long, 2> flagged = summarize_samples();  // this rank's late / preempted samples
+  if (retest_) {
+    const auto at = static_cast<std::ptrdiff_t>(
+        std::find(gather_order_.begin(), gather_order_.end(), Statistic::median) - gather_order_.begin());
+    const std::vector<double> medians(local_.begin() + at * static_cast<std::ptrdiff_t>(PU_),
+                                      local_.begin() + (at + 1) * static_cast<std::ptrdiff_t>(PU_));
+    retested_ = run_retest(c_, k, length_, medians, isolated_);
+  }
   ahead_ = c_.settings.concurrent ? static_cast<double>(c_.size) : static_cast<double>(tasks.size());
   long flagged_all[2] = {0, 0};
   {
@@ -752,9 +698,11 @@ void Sweep::rows_of_this_rank() {
   row_used_.resize(adaptive_ ? PU_ : 0);
   row_raw_.resize(raw_ ? PU_ * RU_ : 0);
   row_flags_.resize(raw_ ? PU_ * RU_ : 0);
+  row_isolated_.resize(retest_ ? NS_ * PU_ : 0);
   const auto& store = c_.store;
   if (c_.spec.results_in_rows) {
     std::copy(local_.begin(), local_.end(), row_stats_.begin());
+    if (retest_) std::copy(isolated_.begin(), isolated_.end(), row_isolated_.begin());
     if (adaptive_) std::copy(store.used.begin(), store.used.end(), row_used_.begin());
     if (raw_) {
       std::copy(store.values.begin(), store.values.end(), row_raw_.begin());
@@ -763,8 +711,8 @@ void Sweep::rows_of_this_rank() {
     return;
   }
   // Rank r holds column r: cell (q, r) for every q. To peer q: everything of cell (q, r)
-  // packed as doubles (statistics, count, samples, flags); from q: cell (r, q).
-  const std::size_t per = NS_ + 1 + (raw_ ? 2 * RU_ : 0);
+  // packed as doubles (statistics, count, samples, flags, isolated statistics); from q: cell (r, q).
+  const std::size_t iso = NS_ + 1 + (raw_ ? 2 * RU_ : 0), per = iso + (retest_ ? NS_ : 0);
   xfer_.resize(2 * per * PU_);
   double* send = xfer_.data();
   double* recv = xfer_.data() + per * PU_;
@@ -776,6 +724,7 @@ void Sweep::rows_of_this_rank() {
       o[NS_ + 1 + i] = store.values[q * RU_ + i];
       o[NS_ + 1 + RU_ + i] = store.flags[q * RU_ + i];
     }
+    for (std::size_t i = 0; retest_ && i < NS_; ++i) o[iso + i] = isolated_[i * PU_ + q];
   }
   MPI_Request req;
   MPI_Ialltoall(send, static_cast<int>(per), MPI_DOUBLE, recv, static_cast<int>(per), MPI_DOUBLE, c_.comm, &req);
@@ -788,13 +737,16 @@ void Sweep::rows_of_this_rank() {
       row_raw_[q * RU_ + i] = in[NS_ + 1 + i];
       row_flags_[q * RU_ + i] = static_cast<std::uint8_t>(in[NS_ + 1 + RU_ + i]);
     }
+    for (std::size_t i = 0; retest_ && i < NS_; ++i) row_isolated_[i * PU_ + q] = in[iso + i];
   }
 }
 
 void Sweep::put_rows(std::size_t k, int x) {
   const auto t0 = host_seconds();
   for (std::size_t i = 0; i < rows_->stats.size(); ++i)  // open_outputs made them in this order
-    rows_->stats[i].put_row(k, x, std::span<const double>(row_stats_.data() + i * PU_, PU_), row_used_);
+    rows_->stats[i].put_row(k, x, std::span<const double>(row_stats_.data() + i * PU_, PU_), row_used_, {},
+                            retest_ ? std::span<const double>(row_isolated_.data() + i * PU_, PU_)
+                                    : std::span<const double>());
   if (rows_->all) rows_->all->put_row(k, x, row_raw_, {}, row_flags_);
   write_seconds_ += host_seconds() - t0;
 }
@@ -803,9 +755,11 @@ void Sweep::put_rows(std::size_t k, int x) {
 // node one after another into the buffers of its own: no buffer beyond one row on any rank.
 void Sweep::row_to_writer() {
   MPI_Comm node = rows_->node;
-  MPI_Request req[4];
+  MPI_Request req[5];
   int n = 0;
   MPI_Isend(row_stats_.data(), static_cast<int>(row_stats_.size()), MPI_DOUBLE, 0, kTagRows, node, &req[n++]);
+  if (retest_)
+    MPI_Isend(row_isolated_.data(), static_cast<int>(row_isolated_.size()), MPI_DOUBLE, 0, kTagRows, node, &req[n++]);
   if (adaptive_) MPI_Isend(row_used_.data(), static_cast<int>(PU_), MPI_INT, 0, kTagRows, node, &req[n++]);
   if (raw_) {
     MPI_Isend(row_raw_.data(), static_cast<int>(row_raw_.size()), MPI_DOUBLE, 0, kTagRows, node, &req[n++]);
@@ -821,6 +775,10 @@ void Sweep::rows_of_the_node(std::size_t k) {
     MPI_Request req;
     MPI_Irecv(row_stats_.data(), static_cast<int>(row_stats_.size()), MPI_DOUBLE, from, kTagRows, node, &req);
     wait(req, "rows of its node");
+    if (retest_) {
+      MPI_Irecv(row_isolated_.data(), static_cast<int>(row_isolated_.size()), MPI_DOUBLE, from, kTagRows, node, &req);
+      wait(req, "rows of its node");
+    }
     if (adaptive_) {
       MPI_Irecv(row_used_.data(), static_cast<int>(PU_), MPI_INT, from, kTagRows, node, &req);
       wait(req, "rows of its node");
@@ -864,7 +822,7 @@ void Sweep::write_rows(std::size_t k, const long* flagged_all, std::size_t task_
   for (auto& f : rows_->stats) f.commit(k, length_);
   if (rows_->all) rows_->all->commit(k, length_);
   write_seconds_ += host_seconds() - t1;
-  if (counts_) counts_->push_back({length_, flagged_all[0], flagged_all[1]});
+  if (counts_) counts_->push_back({length_, flagged_all[0], flagged_all[1], retested_});
   if (progress_) progress_->update(k, length_);
 }
 
@@ -883,27 +841,33 @@ void Sweep::gather_and_write(std::size_t k, const long* flagged_all, std::size_t
         used_record_[x * PU_ + y] = used_gathered_[r * PU_ + q];
       }
   }
+  // Rank 0's matrix of a gathered statistic (rows or columns of the ranks) in our orientation.
+  auto oriented = [&](const std::vector<double>& g) {
+    if (c_.spec.results_in_rows) return g;
+    Matrix m(P);
+    for (std::size_t r = 0; r < PU_; ++r)
+      for (std::size_t q = 0; q < PU_; ++q) m.at(static_cast<int>(q), static_cast<int>(r)) = g[r * PU_ + q];
+    return m.values();
+  };
+  std::vector<double> isolated;
   for (std::size_t i = 0; i < NS_; ++i) {
     if (c_.rank == 0) gathered_.resize(PU_ * PU_);
+    if (retest_) {
+      gather(isolated_.data() + i * PU_, P, MPI_DOUBLE, gathered_.data(), "isolated results");
+      if (c_.rank == 0) isolated = oriented(gathered_);
+    }
     gather(local_.data() + i * PU_, P, MPI_DOUBLE, gathered_.data(), "results");
     if (c_.rank != 0) continue;
     const auto t0 = host_seconds();
     for (auto& [stat, writer] : out_->stats) {
       if (stat != gather_order_[i] || writer.records() > k) continue;  // written by the interrupted run (--resume)
-      if (c_.spec.results_in_rows) {
-        writer.append(length_, gathered_, used_record_);
-      } else {
-        Matrix m(P);
-        for (std::size_t r = 0; r < PU_; ++r)
-          for (std::size_t q = 0; q < PU_; ++q) m.at(static_cast<int>(q), static_cast<int>(r)) = gathered_[r * PU_ + q];
-        writer.append(length_, m.values(), used_record_);
-      }
+      writer.append(length_, oriented(gathered_), used_record_, {}, isolated);
     }
     write_seconds_ += host_seconds() - t0;
   }
   count_data(task_bytes);
   if (c_.rank != 0) return;
-  if (counts_) counts_->push_back({length_, flagged_all[0], flagged_all[1]});
+  if (counts_) counts_->push_back({length_, flagged_all[0], flagged_all[1], retested_});
   if (raw_ && out_->all && out_->all->records() <= k) write_raw_record();
   if (progress_) progress_->update(k, length_);
 }

@@ -145,6 +145,42 @@ int partner_in_round(int P, int r, int rank) {
   return other >= P ? -1 : other;
 }
 
+Factorisation::Factorisation(int P, std::uint64_t seed, std::size_t length_index, int repetition, bool random,
+                             bool shuffle)
+    : P_(P), n_(P % 2 == 0 ? P : P + 1) {
+  const int n_rounds = rounds_of(P);
+  order_.resize(static_cast<std::size_t>(n_rounds));
+  std::iota(order_.begin(), order_.end(), 0);
+  if (!random) {
+    if (shuffle) {  // the order of earlier versions, draw for draw
+      std::uint64_t st = mix_seed(seed, length_index, 0x636f6e63ULL);
+      for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[splitmix64(st) % i]);
+    }
+    return;
+  }
+  const std::uint64_t key = mix_seed(seed, length_index, static_cast<std::uint64_t>(repetition), 0x72616e64ULL);
+  perm_.resize(static_cast<std::size_t>(n_));  // labels of ranks 0..P-1 and of the bye (P odd)
+  std::iota(perm_.begin(), perm_.end(), 0);
+  shuffle_with(perm_, key);
+  inv_.resize(perm_.size());
+  for (std::size_t r = 0; r < perm_.size(); ++r) inv_[static_cast<std::size_t>(perm_[r])] = static_cast<int>(r);
+  shuffle_with(order_, mix_seed(key, 0x6f72646572ULL));
+}
+
+int Factorisation::partner(int step, int rank) const {
+  const int k = order_[static_cast<std::size_t>(step)];
+  const int other = ring_at(n_, k, n_ - 1 - ring_pos(n_, k, label(rank)));
+  const int r = inv_.empty() ? other : inv_[static_cast<std::size_t>(other)];
+  return r >= P_ ? -1 : r;
+}
+
+int Factorisation::slot(int step, int rank) const {
+  const int pos = ring_pos(n_, order_[static_cast<std::size_t>(step)], label(rank));
+  return std::min(pos, n_ - 1 - pos);
+}
+
+int sub_rounds(int slots, int K) { return K <= 0 || K >= slots ? 1 : (slots + K - 1) / K; }
+
 std::vector<std::vector<std::pair<int, int>>> round_robin(int P) {
   std::vector<std::vector<std::pair<int, int>>> rounds;
   for (int r = 0; r < rounds_of(P); ++r) rounds.push_back(round_of(P, r));

@@ -310,6 +310,50 @@ TEST_F(ConvertTest, AllSamplesFileConvertsAsMedian) {
   EXPECT_NE(c->meta().extra.at("derived_statistic").find("r_all.nc"), std::string::npos);
 }
 
+// ---- isolated (network_test --concurrent --retest) -------------------------------------------
+
+TEST_F(ConvertTest, IsolatedValuesReadBackAndReplaceTheLoadedOnes) {
+  FileInfo info;
+  info.params.proc_num = 2;
+  info.params.mode = Mode::one_to_one;
+  info.params.statistic = Statistic::median;
+  info.meta.hosts = {"a", "b"};
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  RecordExtras extras;
+  extras.isolated = true;
+  {
+    RawWriter w(p("r_median.nc"), info, false, 0, extras);
+    w.append(0, std::vector<double>{0, 9e-6, 2e-6, 0}, {}, {}, std::vector<double>{nan, 3e-6, nan, nan});
+    w.append(64, std::vector<double>{0, 8e-6, 4e-6, 0}, {}, {}, std::vector<double>{nan, nan, nan, nan});
+    w.close();
+  }
+  RawReader r(p("r_median.nc"));
+  ASSERT_TRUE(r.has_isolated());
+  const auto iso0 = r.isolated(0);
+  ASSERT_TRUE(iso0);
+  EXPECT_EQ(iso0->at(0, 1), 3e-6);
+  EXPECT_TRUE(std::isnan(iso0->at(1, 0)));
+  EXPECT_EQ(r.matrix(0).at(0, 1), 9e-6);  // data stays the loaded measurement
+  EXPECT_THROW(r.isolated(2), Error);
+  convert::isolated(p("r_median.nc"), p("i.nc"), false);
+  auto i = open_dataset(p("i.nc"));
+  EXPECT_EQ(i->value(0, 1, 0), 3e-6);  // re-tested: isolated
+  EXPECT_EQ(i->value(1, 0, 0), 2e-6);  // not re-tested: loaded
+  EXPECT_EQ(i->value(0, 1, 1), 8e-6);
+  EXPECT_EQ(i->meta().extra.at("isolated_cells"), "1");
+  EXPECT_FALSE(i->isolated(0));  // the output has only the chosen values
+  // A file without the variable (earlier versions, sequential runs) is refused with one message.
+  try {
+    convert::isolated(p("i.nc"), p("j.nc"), false);
+    ADD_FAILURE() << "no refusal";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("has no isolated values"), std::string::npos) << e.what();
+  }
+  // --resume of a file with the variable needs --retest, and the other way round.
+  EXPECT_THROW(RawWriter::resume(p("r_median.nc"), info), UsageError);
+  EXPECT_NO_THROW(RawWriter::resume(p("r_median.nc"), info, 0, extras));
+}
+
 // ---- merge ----------------------------------------------------------------------------------
 
 TEST_F(ConvertTest, MergeTakesCellwiseMedianAndMin) {

@@ -5,13 +5,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -165,6 +168,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ModeCase{"one_to_one", Mode::one_to_one, 4, "--concurrent --shuffle"},
                       ModeCase{"async_one_to_one", Mode::async_one_to_one, 4, "--concurrent"},
                       ModeCase{"put", Mode::put, 4, "--concurrent"},
+                      ModeCase{"one_to_one", Mode::one_to_one, 4, "--concurrent=1 --rounds fixed --shuffle"},
+                      ModeCase{"get", Mode::get, 3, "--concurrent=1 --retest 2 --retest-ratio 1.01"},
+                      ModeCase{"async_one_to_one", Mode::async_one_to_one, 4, "--concurrent --retest 3"},
                       ModeCase{"one_to_one", Mode::one_to_one, 4, "--shuffle"}),
     [](const auto& param_info) {
       std::string n = std::string(param_info.param.name) + "_" + std::to_string(param_info.param.ranks) + "_" +
@@ -220,6 +226,12 @@ TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
       {2, "-n 0", "repeats (-n) must be at least 1"},
       {2, "--lengths 8,4", "strictly increasing"},
       {2, "-t bcast --concurrent", "--concurrent applies to the pairwise modes"},
+      {2, "--concurrent=0", "--concurrent=K: K must be a positive number"},
+      {4, "--concurrent=two", "--concurrent=K: K must be a positive number"},
+      {2, "--rounds fixed", "--rounds requires --concurrent"},
+      {2, "--retest 4", "--retest requires --concurrent"},
+      {2, "--concurrent --retest-ratio 1", "--retest-ratio must be greater than 1"},
+      {2, "--concurrent --precision 0.1", "--precision does not combine with the random rounds"},
       {2, "--geometric 0.5", "greater than 1"},
       {2, "-f /proc/version/x", "not a directory"},
       {4, "-f /proc/version/x", "not a directory"},
@@ -740,4 +752,87 @@ TEST(NetworkTest, ParallelRowWritesGiveTheBytesOfGatheredWrites) {
     ASSERT_EQ(c.code, 0) << c.out;
     compare("resumed");
   }
+}
+
+// --retest: the cells whose loaded median stands out of their line (its class: here one host) are
+// measured again alone, highest ratio first within the budget, and stored as `isolated` in every
+// statistic file, NaN elsewhere. NT_DEBUG_SYNTHETIC makes the loaded values a known function of
+// (x, y), so which cells stand out is fixed; the re-test itself measures for real. Both writers.
+TEST(NetworkTest, RetestStoresTheIsolatedValuesOfTheCellsThatStandOut) {
+  const double ratio = 1.01;
+  for (const char* write : {"", "NT_WRITE=gather"}) {
+    for (int budget : {2, 10}) {
+      SCOPED_TRACE(std::string(write) + " budget " + std::to_string(budget));
+      const std::string pre = prefix(fmt::format("retest_{}_{}", budget, *write ? "gather" : "rows"));
+      const std::string out = run_ok(pre.substr(dir().string().size() + 1), 4,
+                                     fmt::format("--concurrent --retest {} --retest-ratio {} --lengths 0,1024 -n 5 "
+                                                 "--warmup 1 --seed 3 --progress none",
+                                                 budget, ratio),
+                                     std::string("NT_DEBUG_SYNTHETIC=1 ") + write);
+      EXPECT_NE(out.find("re-tested alone"), std::string::npos) << out;
+      RawReader med(result_path(pre, Statistic::median));
+      ASSERT_TRUE(med.has_isolated());
+      ASSERT_EQ(med.count(), 2u);
+      for (std::size_t k = 0; k < med.count(); ++k) {
+        // Expected: every off-diagonal cell by its ratio to its row's median, highest first.
+        const Matrix loaded = med.matrix(k);
+        std::vector<std::pair<double, std::pair<int, int>>> standing;
+        for (int x = 0; x < 4; ++x) {
+          std::vector<double> line;
+          for (int y = 0; y < 4; ++y)
+            if (y != x) line.push_back(loaded.at(x, y));
+          const double m = median(std::span<const double>(line));
+          for (int y = 0; y < 4; ++y)
+            if (y != x && loaded.at(x, y) > ratio * m) standing.push_back({loaded.at(x, y) / m, {x, y}});
+        }
+        std::sort(standing.rbegin(), standing.rend());
+        ASSERT_GE(standing.size(), 3u);
+        std::set<std::pair<int, int>> want;
+        for (std::size_t i = 0; i < std::min<std::size_t>(standing.size(), static_cast<std::size_t>(budget)); ++i)
+          want.insert(standing[i].second);
+        for (Statistic st : standard_statistics()) {
+          RawReader r(result_path(pre, st));
+          const std::optional<Matrix> iso = r.isolated(k);
+          ASSERT_TRUE(iso) << statistic_name(st);
+          std::set<std::pair<int, int>> got;
+          for (int x = 0; x < 4; ++x)
+            for (int y = 0; y < 4; ++y)
+              if (!std::isnan(iso->at(x, y))) {
+                got.insert({x, y});
+                EXPECT_GE(iso->at(x, y), 0.0);
+                if (st != Statistic::deviation) {
+                  EXPECT_GT(iso->at(x, y), 0.0);
+                }
+              }
+          EXPECT_EQ(got, want) << statistic_name(st) << " length " << med.lengths()[k];
+        }
+      }
+    }
+  }
+  // A file without the variable (a sequential run, earlier versions) has no isolated values.
+  run_ok("retest_none", 2, "--lengths 0 -n 3 --progress none");
+  RawReader plain(result_path(prefix("retest_none"), Statistic::median));
+  EXPECT_FALSE(plain.has_isolated());
+  EXPECT_FALSE(plain.isolated(0));
+}
+
+// --retest-seconds: a time budget instead of a count; the run says how many pairs it re-tested.
+TEST(NetworkTest, RetestWithinSecondsEndsAndSaysWhatItDid) {
+  const std::string out = run_ok("retest_seconds", 4,
+                                 "--concurrent=1 --retest-seconds 2 --retest-ratio 1.0001 --lengths 0,4096 -n 5 "
+                                 "--warmup 1 --progress none");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("re-tested alone after the concurrent rounds: ([0-9]+) pairs")))
+      << out;
+  RawReader r(result_path(prefix("retest_seconds"), Statistic::median));
+  ASSERT_TRUE(r.has_isolated());
+  long finite = 0;
+  for (std::size_t k = 0; k < r.count(); ++k) {
+    const std::optional<Matrix> iso = r.isolated(k);
+    ASSERT_TRUE(iso);
+    for (double v : iso->values()) finite += std::isnan(v) ? 0 : 1;
+  }
+  EXPECT_EQ(finite, std::stol(m[1]));  // one-way pairs: one cell each
+  EXPECT_NE(r.meta().extra.at("retest").find("at most 2 s"), std::string::npos);
+  EXPECT_NE(r.meta().extra.at("pair_order").find("random 1-factorisation"), std::string::npos);
 }

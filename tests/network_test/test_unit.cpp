@@ -317,6 +317,102 @@ TEST(Schedule, PartnerInRoundMatchesTheRounds) {
   }
 }
 
+// Every rank's partner per round of one Factorisation, checked to be a 1-factorisation: each
+// round pairs the ranks symmetrically (at most one bye, P odd), each unordered pair meets exactly
+// once over the rounds, and the slots of a round's pairs are distinct. Returns partner[round][rank].
+std::vector<std::vector<int>> checked_rounds(const Factorisation& f, int P) {
+  std::vector<std::vector<int>> out;
+  std::set<std::pair<int, int>> met;
+  EXPECT_EQ(f.rounds(), rounds_of(P));
+  for (int q = 0; q < f.rounds(); ++q) {
+    std::vector<int> partner(static_cast<std::size_t>(P));
+    std::set<int> slots;
+    int byes = 0;
+    for (int r = 0; r < P; ++r) {
+      const int o = partner[static_cast<std::size_t>(r)] = f.partner(q, r);
+      if (o < 0) {
+        ++byes;
+        continue;
+      }
+      EXPECT_NE(o, r);
+      EXPECT_EQ(f.partner(q, o), r) << "round " << q << " rank " << r;
+      EXPECT_EQ(f.slot(q, o), f.slot(q, r));
+      if (r < o) {
+        EXPECT_TRUE(met.emplace(r, o).second) << "pair " << r << "," << o << " met twice";
+        EXPECT_TRUE(slots.insert(f.slot(q, r)).second);
+        EXPECT_LT(f.slot(q, r), f.slots());
+      }
+    }
+    EXPECT_EQ(byes, P % 2);
+    out.push_back(partner);
+  }
+  EXPECT_EQ(met.size(), static_cast<std::size_t>(P) * static_cast<std::size_t>(P - 1) / 2);
+  return out;
+}
+
+TEST(Schedule, RandomFactorisationMeetsEveryPairOncePerRepetition) {
+  for (int P : {2, 3, 4, 7, 10, 33, 64}) {
+    for (int rep = 0; rep < 3; ++rep) checked_rounds(Factorisation(P, 42, 1, rep, true, false), P);
+    checked_rounds(Factorisation(P, 42, 1, 0, false, true), P);
+  }
+}
+
+TEST(Schedule, RandomFactorisationIsDeterministicAndDiffersPerRepetition) {
+  const int P = 64;
+  const auto a = checked_rounds(Factorisation(P, 7, 2, 0, true, false), P);
+  EXPECT_EQ(a, checked_rounds(Factorisation(P, 7, 2, 0, true, false), P));  // same seed, length, repetition
+  // The round in which each pair meets and who else is in it: another repetition (or length, or
+  // seed) puts most pairs with other partners around them.
+  auto round_of_pair = [&](const std::vector<std::vector<int>>& rounds) {
+    std::map<std::pair<int, int>, std::size_t> at;
+    for (std::size_t q = 0; q < rounds.size(); ++q)
+      for (int r = 0; r < P; ++r)
+        if (rounds[q][static_cast<std::size_t>(r)] > r) at[{r, rounds[q][static_cast<std::size_t>(r)]}] = q;
+    return at;
+  };
+  const auto at_a = round_of_pair(a);
+  for (const auto& other : {Factorisation(P, 7, 2, 1, true, false), Factorisation(P, 7, 3, 0, true, false),
+                            Factorisation(P, 8, 2, 0, true, false)}) {
+    const auto b = checked_rounds(other, P);
+    const auto at_b = round_of_pair(b);
+    // Pairs {x, y} and {u, v} that share a round in a and in b too: few (1/(P-1) by chance).
+    std::size_t same_company = 0, pairs = 0;
+    for (const auto& [xy, q] : at_a) {
+      const int u = 0 == xy.first ? 1 : 0;  // another rank than x: its partner in xy's round
+      if (u == xy.second) continue;
+      const int v = a[q][static_cast<std::size_t>(u)];
+      const auto key = std::make_pair(std::min(u, v), std::max(u, v));
+      ++pairs;
+      if (at_b.at(xy) == at_b.at(key)) ++same_company;
+    }
+    EXPECT_LT(same_company, pairs / 10) << same_company << " of " << pairs;
+  }
+  // The fixed rounds are the circle method's, whatever the repetition.
+  const auto fixed = checked_rounds(Factorisation(P, 7, 2, 5, false, false), P);
+  for (int q = 0; q < rounds_of(P); ++q)
+    for (int r = 0; r < P; ++r) EXPECT_EQ(fixed[static_cast<std::size_t>(q)][static_cast<std::size_t>(r)], partner_in_round(P, q, r));
+}
+
+TEST(Schedule, SubRoundsHoldAtMostKPairs) {
+  EXPECT_EQ(sub_rounds(512, 0), 1);
+  EXPECT_EQ(sub_rounds(512, 512), 1);
+  EXPECT_EQ(sub_rounds(512, 1000), 1);
+  EXPECT_EQ(sub_rounds(512, 64), 8);
+  EXPECT_EQ(sub_rounds(17, 4), 5);
+  for (int P : {5, 16, 33}) {
+    const Factorisation f(P, 3, 0, 0, true, false);
+    for (int K : {1, 2, 3, 8}) {
+      const int subs = sub_rounds(f.slots(), K);
+      for (int q = 0; q < f.rounds(); ++q) {
+        std::map<int, int> in_sub;  // pairs per sub-round
+        for (int r = 0; r < P; ++r)
+          if (f.partner(q, r) > r) ++in_sub[f.slot(q, r) % subs];
+        for (const auto& [sub, n] : in_sub) EXPECT_LE(n, K) << P << " " << K;
+      }
+    }
+  }
+}
+
 TEST(Registry, EveryModeAndAliasIsThere) {
   const auto& reg = registry();
   EXPECT_EQ(reg.all().size(), 10u);

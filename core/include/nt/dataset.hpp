@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "nt/matrix.hpp"
@@ -54,6 +55,11 @@ class Dataset {
   // the rest of the matrix where the format allows (raw files read the hyperslab; the others read
   // the matrix). For readers of files larger than memory, one block of rows at a time.
   virtual void block(std::size_t k, int x0, int nx, int y0, int ny, double* out) const;
+  // Matrix k measured again alone (network_test --concurrent --retest: the pairs whose loaded
+  // delay stood out, re-tested one after the other), NaN in the cells not re-tested; nothing
+  // when the data has no isolated values (sequential runs, earlier versions, other formats).
+  // matrix(k) stays the loaded measurement.
+  virtual std::optional<Matrix> isolated(std::size_t k) const;
 
  protected:
   Dataset() = default;

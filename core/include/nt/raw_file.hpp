@@ -26,8 +26,12 @@ std::filesystem::path result_path(const std::filesystem::path& prefix, Statistic
 struct RecordExtras {
   bool sample_count = false;  // sample_count(n, x, y): samples taken per cell (--precision)
   bool sample_flags = false;  // sample_flags(n, x, y, s): validity bits per sample (_all files)
+  // isolated(n, x, y): the file's statistic of the cell measured again alone, after the loaded
+  // measurement of a concurrent schedule (network_test --retest); NaN where not re-tested.
+  bool isolated = false;
 };
 inline constexpr const char* kSampleCountVar = "sample_count";
+inline constexpr const char* kIsolatedVar = "isolated";
 inline constexpr const char* kSampleFlagsVar = "sample_flags";
 // Bits of sample_flags (flag_masks/flag_meanings in the file say the same).
 inline constexpr std::uint8_t kSampleLateFlag = 1, kSamplePreemptedFlag = 2, kSampleNotTakenFlag = 4;
@@ -50,9 +54,10 @@ class RawWriter {
 
   // Appends one record (matrix of P*P values in our orientation, or P*P*samples for _all
   // files, [(x*P + y)*samples + s]) and syncs it to disk.
-  // counts (P*P) and flags (P*P*samples) go to the extra variables the writer was made with.
+  // counts (P*P), flags (P*P*samples) and isolated (P*P) go to the extra variables the writer
+  // was made with.
   void append(std::int64_t message_length, std::span<const double> values, std::span<const int> counts = {},
-              std::span<const std::uint8_t> flags = {});
+              std::span<const std::uint8_t> flags = {}, std::span<const double> isolated = {});
   void append(std::int64_t message_length, const Matrix& m) { append(message_length, m.values()); }
   std::size_t records() const noexcept { return lengths_.size(); }
   const std::vector<std::int64_t>& lengths() const noexcept { return lengths_; }
@@ -70,7 +75,7 @@ class RawWriter {
   RawWriter() = default;
   nc::File file_;
   int data_var_ = -1, length_var_ = -1, ranks_ = 0, samples_ = 0;
-  int count_var_ = -1, flags_var_ = -1;
+  int count_var_ = -1, flags_var_ = -1, isolated_var_ = -1;
   std::vector<std::int64_t> lengths_;
 };
 
@@ -88,10 +93,10 @@ class RawRowWriter {
   RawRowWriter(const std::filesystem::path& path, int P, int samples, RecordExtras extras);
   // A digest of the header bytes: equal on two processes when they opened the same file.
   std::uint64_t header_digest() const noexcept { return digest_; }
-  // Row x of record k: P values (P * samples for _all files), counts (P) and flags (P * samples)
-  // when the file has those variables.
+  // Row x of record k: P values (P * samples for _all files), counts (P), flags (P * samples)
+  // and isolated values (P) when the file has those variables.
   void put_row(std::size_t k, int x, std::span<const double> values, std::span<const int> counts = {},
-               std::span<const std::uint8_t> flags = {});
+               std::span<const std::uint8_t> flags = {}, std::span<const double> isolated = {});
   void sync();  // fsync of the rows written by this process
   // After every row of record k is synced (by every writer): the length, then numrecs; fsync.
   void commit(std::size_t k, std::int64_t message_length);
@@ -102,7 +107,8 @@ class RawRowWriter {
   PosixFile file_;
   std::size_t P_ = 0, S_ = 0;
   std::uint64_t recsize_ = 0, numrecs_ = 0, data_ = 0, length_ = 0, count_ = 0, flags_ = 0, flags_vsize_ = 0;
-  bool has_count_ = false, has_flags_ = false;
+  std::uint64_t isolated_ = 0;
+  bool has_count_ = false, has_flags_ = false, has_isolated_ = false;
   std::uint64_t digest_ = 0;
   std::vector<unsigned char> buf_;
 };
@@ -133,6 +139,9 @@ class RawReader final : public Dataset {
   // flags); empty otherwise.
   bool has_sample_flags() const noexcept { return flags_var_ >= 0; }
   std::vector<std::uint8_t> sample_flags(std::size_t k) const;
+  // The isolated re-test of a concurrent run (variable `isolated`), NaN where not re-tested.
+  bool has_isolated() const noexcept { return isolated_var_ >= 0; }
+  std::optional<Matrix> isolated(std::size_t k) const override;
 
  private:
   // Reads the hyperslab of the file variable (file orientation) into `out`.
@@ -143,7 +152,7 @@ class RawReader final : public Dataset {
   nc::File file_;
   int data_var_ = -1;
   int samples_ = 0;
-  int count_var_ = -1, flags_var_ = -1;
+  int count_var_ = -1, flags_var_ = -1, isolated_var_ = -1;
   bool transposed_ = false;  // legacy files whose rows are receivers
   bool fill_is_missing_ = false;  // NetCDF-4: unwritten chunks read as the fill value
 };

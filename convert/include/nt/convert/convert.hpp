@@ -67,6 +67,13 @@ void to_netcdf4(const fs::path& in, const fs::path& out, bool force, const Netcd
 // message_length stored) plus the hosts file when hosts are known. Refuses non-legacy inputs.
 std::vector<fs::path> upgrade(const fs::path& in, const fs::path& prefix, bool force);
 
+// ---- isolated -----------------------------------------------------------------------------
+// A statistic file of network_test --concurrent --retest -> a raw file whose matrices hold the
+// isolated value (Dataset::isolated) where the cell was re-tested alone and the loaded one
+// elsewhere: what the analysis of faults and topology should see. UsageError when the input has
+// no isolated values.
+void isolated(const fs::path& in, const fs::path& out, bool force);
+
 // ---- merge --------------------------------------------------------------------------------
 struct MergeOptions {
   bool ignore_hosts = false;  // allow runs whose hostnames differ

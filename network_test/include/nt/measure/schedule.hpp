@@ -45,6 +45,35 @@ int rounds_of(int P);
 std::vector<std::pair<int, int>> round_of(int P, int r);
 int partner_in_round(int P, int r, int rank);
 
+// One 1-factorisation of the ranks for the concurrent schedule (--concurrent): rounds of disjoint
+// pairs in which every unordered pair meets exactly once, with O(P) memory per rank (a
+// permutation, its inverse and the order of the rounds; never the P^2/2 pairs).
+// random: the circle method applied to a seeded random permutation of the ranks, the rounds in a
+// random order; the seed is mix_seed(seed, length index, repetition), so every repetition of a
+// length (one per sample) pairs the ranks anew: partner of r in round k = perm^-1(circle(perm(r), k)).
+// fixed: the plain circle method of earlier versions, its rounds in a random order with shuffle.
+class Factorisation {
+ public:
+  Factorisation(int P, std::uint64_t seed, std::size_t length_index, int repetition, bool random, bool shuffle);
+  int rounds() const noexcept { return static_cast<int>(order_.size()); }
+  // Pairs per round including the bye of an odd P (slots of the circle): ceil(P / 2).
+  int slots() const noexcept { return n_ / 2; }
+  // The partner of `rank` in round `step` (0 .. rounds()-1), -1 when it sits the round out.
+  int partner(int step, int rank) const;
+  // The slot of rank's pair in round `step` (0 .. slots()-1): which sub-round it joins.
+  int slot(int step, int rank) const;
+  std::size_t bytes() const noexcept { return (perm_.capacity() + inv_.capacity() + order_.capacity()) * sizeof(int); }
+
+ private:
+  int label(int rank) const { return perm_.empty() ? rank : perm_[static_cast<std::size_t>(rank)]; }
+  int P_ = 0, n_ = 0;
+  std::vector<int> perm_, inv_, order_;  // rank -> circle label, label -> rank (empty: identity)
+};
+
+// --concurrent=K: the sub-rounds a round of `slots` pairs is split into so that at most K pairs
+// run at once (K 0: all at once, one sub-round); slot i runs in sub-round i mod sub_rounds.
+int sub_rounds(int slots, int K);
+
 // The tasks of one length, in execution order (steps of one task each), computed on demand: task
 // u is a function of (settings, seed, P, length, u), so no rank stores the P(P-1) tasks of a
 // length (about 100 bytes each: 10 GB at 10,000 ranks). A mode with noise ranks draws

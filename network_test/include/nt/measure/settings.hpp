@@ -27,6 +27,14 @@ struct Settings {
   bool many_lengths = false;              // --many-lengths: a linear sweep above kSaneSweepLengths
   bool force = false, resume = false, raw = false, shuffle = false, concurrent = false, estimate = false;
   bool list = false, quiet = false;
+  // --concurrent[=K]: "all" (at most P/2 pairs at once) or K; validate() sets concurrent and
+  // concurrent_limit (0: all) from it.
+  std::string concurrent_arg;
+  int concurrent_limit = 0;
+  std::string rounds = "random";          // --rounds: random (a 1-factorisation per sample) or fixed (circle method)
+  int retest = 0;                         // --retest N: pairs re-measured alone per length (budget)
+  double retest_seconds = 0.0;            // --retest-seconds S: time budget of the re-test per length
+  double retest_ratio = 1.2;              // --retest-ratio F: a cell stands out above F x its line's median
   std::string progress = "auto";          // auto, bar, lines, none
   std::string yield = "auto";             // busy waits call sched_yield: auto (when oversubscribed), on, off
   double timeout = 0.0;                   // seconds, 0 = none

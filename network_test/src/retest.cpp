@@ -1,0 +1,189 @@
+// --retest / --retest-seconds: after the concurrent rounds of a length, the cells whose loaded
+// median stands out of their line are measured again alone, one pair after the other.
+//
+// Standing out: a cell's median (over its samples) above --retest-ratio x the median of the
+// cells of its line (the rank's row, or column when the mode's receiver holds the samples) in
+// the same class (peers on the rank's host, peers on other hosts). Each rank judges its own
+// line (O(P)); the budget of --retest N pairs is shared out highest ratio first with one
+// reduction of a histogram of the ratios and one exclusive scan (no rank sees more than its
+// line); the chosen cells are allgathered (O(N) per rank) into the same task list on every rank
+// and run through the sequential schedule. --retest-seconds S runs them in chunks, doubling,
+// while the time measured so far says the next chunk fits in S.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+#include "internal.hpp"
+#include "nt/stats.hpp"
+
+namespace nt::measure {
+
+namespace {
+
+constexpr int kBins = 512;                  // histogram of log(ratio / retest_ratio)
+constexpr double kBinsPerFactorTwo = 32.0;  // resolution: 2 % steps of the ratio, 16x range
+// Without a pair budget (--retest-seconds alone) at most this many pairs per rank are chosen.
+constexpr int kPairsPerRankWithoutCount = 4;
+
+struct Candidate {
+  double ratio;
+  int x, y;  // the cell, our orientation
+};
+
+int bin_of(double ratio, double threshold) {
+  const double b = std::log2(ratio / threshold) * kBinsPerFactorTwo;
+  return std::clamp(static_cast<int>(b), 0, kBins - 1);
+}
+
+// The cells of this rank's line that stand out of their class, any order.
+std::vector<Candidate> standing_out(const Ctx& c, const std::vector<double>& medians) {
+  const auto me = static_cast<std::size_t>(c.rank);
+  std::vector<double> same, other;
+  for (std::size_t q = 0; q < medians.size(); ++q)
+    if (q != me && std::isfinite(medians[q])) (c.hosts[q] == c.hosts[me] ? same : other).push_back(medians[q]);
+  const double m_same = same.empty() ? 0 : median(std::span<const double>(same));
+  const double m_other = other.empty() ? 0 : median(std::span<const double>(other));
+  std::vector<Candidate> out;
+  for (std::size_t q = 0; q < medians.size(); ++q) {
+    if (q == me || !std::isfinite(medians[q])) continue;
+    const double m = c.hosts[q] == c.hosts[me] ? m_same : m_other;
+    if (!(m > 0) || !(medians[q] > c.settings.retest_ratio * m)) continue;
+    const int a = c.rank, b = static_cast<int>(q);
+    out.push_back(c.spec.results_in_rows ? Candidate{medians[q] / m, a, b} : Candidate{medians[q] / m, b, a});
+  }
+  return out;
+}
+
+// The candidates this rank keeps within a global budget of `budget` cells: every cell of the bins
+// above the boundary bin, and of the boundary bin as many as the ranks before it left.
+std::vector<Candidate> within_budget(Ctx& c, std::vector<Candidate> mine, long budget) {
+  const double thr = c.settings.retest_ratio;
+  std::vector<long> hist(kBins, 0), all(kBins, 0);
+  for (const auto& m : mine) ++hist[static_cast<std::size_t>(bin_of(m.ratio, thr))];
+  MPI_Allreduce(hist.data(), all.data(), kBins, MPI_LONG, MPI_SUM, c.comm);
+  long taken = 0;
+  int cut = -1;  // bins above cut are taken whole
+  for (int b = kBins - 1; b >= 0; --b) {
+    if (taken + all[static_cast<std::size_t>(b)] > budget) {
+      cut = b;
+      break;
+    }
+    taken += all[static_cast<std::size_t>(b)];
+  }
+  long here = cut >= 0 ? hist[static_cast<std::size_t>(cut)] : 0, before = 0;
+  MPI_Exscan(&here, &before, 1, MPI_LONG, MPI_SUM, c.comm);
+  if (c.rank == 0) before = 0;
+  const long quota = std::clamp(budget - taken - before, 0L, here);
+  std::sort(mine.begin(), mine.end(), [](const Candidate& a, const Candidate& b) { return a.ratio > b.ratio; });
+  std::vector<Candidate> keep;
+  long in_cut = 0;
+  for (const auto& m : mine) {
+    const int b = bin_of(m.ratio, thr);
+    if (b > cut || (b == cut && in_cut++ < quota)) keep.push_back(m);
+  }
+  return keep;
+}
+
+// Every rank's chosen cells, on every rank, as tasks highest ratio first (one task per pair of
+// an exchange mode).
+std::vector<Task> retest_tasks(Ctx& c, std::size_t k, const std::vector<Candidate>& keep) {
+  std::vector<double> mine;
+  for (const auto& m : keep) mine.insert(mine.end(), {m.ratio, static_cast<double>(m.x), static_cast<double>(m.y)});
+  const int n = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<std::size_t>(c.size)), displs(static_cast<std::size_t>(c.size), 0);
+  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, c.comm);
+  for (std::size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  std::vector<double> every(static_cast<std::size_t>(displs.back() + counts.back()));
+  MPI_Allgatherv(mine.data(), n, MPI_DOUBLE, every.data(), counts.data(), displs.data(), MPI_DOUBLE, c.comm);
+  std::vector<std::tuple<double, int, int>> cells;
+  const bool exchange = c.spec.kind == TaskKind::exchange_pairs;
+  for (std::size_t i = 0; i + 2 < every.size(); i += 3) {
+    int x = static_cast<int>(every[i + 1]), y = static_cast<int>(every[i + 2]);
+    if (exchange && x > y) std::swap(x, y);
+    cells.emplace_back(-every[i], x, y);
+  }
+  std::sort(cells.begin(), cells.end());
+  Settings plain = c.settings;  // the pairs' own tasks, whatever the order of the sweep
+  plain.shuffle = false;
+  const TaskList list(c.spec, plain, c.size, k);
+  std::vector<Task> tasks;
+  std::vector<std::pair<int, int>> seen;
+  for (const auto& [r, x, y] : cells) {
+    if (exchange && std::find(seen.begin(), seen.end(), std::make_pair(x, y)) != seen.end()) continue;
+    seen.emplace_back(x, y);
+    tasks.push_back(list.pair_task(x, y));
+  }
+  return tasks;
+}
+
+// The cells of this rank's line that tasks [0, n) measured: peers q.
+std::vector<std::size_t> measured_peers(const Ctx& c, const std::vector<Task>& tasks, std::size_t n) {
+  std::vector<std::size_t> peers;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Task& t = tasks[i];
+    const int holder = c.spec.results_in_rows ? t.x : t.y, peer = c.spec.results_in_rows ? t.y : t.x;
+    if (holder == c.rank) peers.push_back(static_cast<std::size_t>(peer));
+    if (c.spec.kind == TaskKind::exchange_pairs && t.y == c.rank && t.x != t.y)
+      peers.push_back(static_cast<std::size_t>(t.x));
+  }
+  return peers;
+}
+
+// Runs the tasks in chunks within the time budget (all of them without one); returns how many ran.
+std::size_t run_within_time(Ctx& c, const std::vector<Task>& tasks, std::int64_t length) {
+  const double budget = c.settings.retest_seconds, t0 = Ctx::now();
+  std::size_t done = 0;
+  long chunk = budget > 0 ? 4 : static_cast<long>(tasks.size());
+  while (done < tasks.size() && chunk > 0) {
+    const std::size_t end = std::min(tasks.size(), done + static_cast<std::size_t>(chunk));
+    run_sequential(c, std::vector<Task>(tasks.begin() + static_cast<std::ptrdiff_t>(done),
+                                        tasks.begin() + static_cast<std::ptrdiff_t>(end)),
+                   length);
+    done = end;
+    if (budget <= 0) continue;
+    if (c.rank == 0) {  // rank 0 sent the first go and led the schedule: its clock decides
+      const double spent = Ctx::now() - t0, per = spent / static_cast<double>(done);
+      chunk = per > 0 ? std::min(2 * chunk, static_cast<long>((budget - spent) / per)) : 2 * chunk;
+    }
+    MPI_Request req;
+    MPI_Ibcast(&chunk, 1, MPI_LONG, 0, c.comm, &req);
+    c.idle_wait(req, idle_deadline(c, 1), "timeout: waiting for the re-test's next chunk");
+  }
+  return done;
+}
+
+}  // namespace
+
+bool retest_enabled(const Settings& s) { return s.concurrent && (s.retest > 0 || s.retest_seconds > 0); }
+
+RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::vector<double>& medians,
+                        std::vector<double>& isolated) {
+  const auto PU = static_cast<std::size_t>(c.size);
+  const std::vector<Statistic>& stats = standard_statistics();
+  isolated.assign(stats.size() * PU, std::numeric_limits<double>::quiet_NaN());
+  const long budget = c.settings.retest > 0 ? c.settings.retest : static_cast<long>(kPairsPerRankWithoutCount) * c.size;
+  const std::vector<Task> tasks = retest_tasks(c, k, within_budget(c, standing_out(c, medians), budget));
+  RetestResult result;
+  if (tasks.empty()) return result;
+  const double t0 = Ctx::now();
+  SampleStore loaded = std::move(c.store);  // the loaded samples stay for the files
+  c.store.stride = loaded.stride;
+  c.store.values.assign(loaded.values.size(), 0.0);
+  c.store.flags.assign(loaded.flags.size(), 0);
+  c.store.used.assign(PU, loaded.stride);
+  idle_barrier(c, 1, length);
+  const std::size_t ran = run_within_time(c, tasks, length);
+  idle_barrier(c, 1, length);  // every re-test over: the time is the re-test's, not this rank's part
+  for (std::size_t q : measured_peers(c, tasks, ran)) {
+    const auto n = static_cast<std::size_t>(c.store.used[q]);
+    const Summary s = summarize(std::span<const double>(c.store.values.data() + q * static_cast<std::size_t>(c.store.stride), n));
+    for (std::size_t i = 0; i < stats.size(); ++i) isolated[i * PU + q] = summary_value(s, stats[i]);
+  }
+  c.store = std::move(loaded);
+  result.pairs = static_cast<long>(ran);
+  result.seconds = Ctx::now() - t0;
+  return result;
+}
+
+}  // namespace nt::measure
