@@ -22,25 +22,33 @@ std::string no_host_match(const nt::Dataset& a, const std::filesystem::path& pa,
   return fmt::format("only {} of the {} ranks of {} run on a host of {}", matched, a.ranks(), file_name(pa), file_name(pb));
 }
 
-// The ranks of the compare, with how they were matched; UsageError when they cannot be.
+// The ranks of the compare, with how they were matched: network_analyze compare's rule. By host
+// when both runs name the host of every rank (the ranks on a host the other run lacks show no
+// data); by number only when a run names no hosts and the rank counts agree, with a note that the
+// placement may differ. UsageError otherwise (no host in common, or no hosts and other counts).
 std::pair<std::vector<int>, std::string> match_ranks(const nt::Dataset& a, const std::filesystem::path& pa,
                                                      const nt::Dataset& b, const std::filesystem::path& pb) {
   const int P = a.ranks(), Q = b.ranks();
   const std::vector<int> by_host = host_match(a, b);
+  if (by_host.empty()) {
+    if (P == Q) {
+      std::vector<int> map(static_cast<std::size_t>(P));
+      for (int i = 0; i < P; ++i) map[static_cast<std::size_t>(i)] = i;
+      return {map, "ranks matched by number (no host names: the placement may differ)"};
+    }
+    throw nt::UsageError(fmt::format("cannot compare {} ({} ranks) with {} ({} ranks): the rank counts differ and the "
+                                     "ranks cannot be matched by host: {}",
+                                     pa.string(), P, pb.string(), Q, no_host_match(a, pa, b, pb, 0)));
+  }
   const int matched = static_cast<int>(std::count_if(by_host.begin(), by_host.end(), [](int r) { return r >= 0; }));
   bool identity = true;
-  for (int i = 0; i < static_cast<int>(by_host.size()); ++i) identity = identity && by_host[static_cast<std::size_t>(i)] == i;
-  if (matched == P && P > 0)
+  for (int i = 0; i < P; ++i) identity = identity && by_host[static_cast<std::size_t>(i)] == i;
+  if (matched == P)
     return {by_host, identity && P == Q ? "ranks matched by host (same placement)"
                                         : fmt::format("ranks matched by host ({} ranks here, {} there)", P, Q)};
-  if (P == Q) {
-    std::vector<int> map(static_cast<std::size_t>(P));
-    for (int i = 0; i < P; ++i) map[static_cast<std::size_t>(i)] = i;
-    return {map, by_host.empty() ? "ranks matched by number (no host names)" : "ranks matched by number (the hosts differ)"};
-  }
   if (matched >= 2) return {by_host, fmt::format("ranks matched by host: {} of {} ranks (the others show no data)", matched, P)};
-  throw nt::UsageError(fmt::format("cannot compare {} ({} ranks) with {} ({} ranks): the shapes differ and the ranks "
-                                   "cannot be matched by host: {}",
+  throw nt::UsageError(fmt::format("cannot compare {} ({} ranks) with {} ({} ranks): the ranks cannot be matched by "
+                                   "host: {}",
                                    pa.string(), P, pb.string(), Q, no_host_match(a, pa, b, pb, matched)));
 }
 }  // namespace

@@ -67,10 +67,11 @@ class Document {
   // `<prefix>_deviation.nc` beside it; nullptr when there is none.
   const nt::Dataset* deviation();
   const nt::Dataset* compare() const { return cmp_.get(); }
-  // Opens a second run for the difference and ratio views. Ranks are matched by host when both
-  // files name the host of every rank of this one, else by number when the rank counts agree,
-  // else by host for the ranks found in both (the others show no data); lengths by value.
-  // UsageError when the ranks cannot be matched or no length is common.
+  // Opens a second run for the difference and ratio views. Ranks are matched as network_analyze
+  // compare matches them: by host when both files name the host of every rank (the ranks on a
+  // host the other run lacks show no data), by number only when a file names no hosts and the
+  // rank counts agree (the match line says so); lengths by value. UsageError when the ranks
+  // cannot be matched (no host in common, or no hosts and other rank counts) or no length is common.
   void set_compare(const std::filesystem::path& path);
   // How set_compare matched the ranks and lengths (one line; empty without a compared file).
   const std::string& compare_match() const { return cmp_match_; }
