@@ -130,6 +130,42 @@ class TestCompare : public QObject {
     QVERIFY(doc->compare() == nullptr);
   }
 
+  // network_analyze compare's rule: ranks are matched by host; by number only when a run names no
+  // hosts and the rank counts agree (with a note). Runs of as many ranks on other hosts are never
+  // paired by number: that would compare links between different hosts.
+  void sameCountOtherHostsMatchedByHostOnly() {
+    auto doc = Document::open(a_);
+    const auto elsewhere = fixtures::exact_raw(dir_ / "elsewhere_average.nc", 8, {8, 16}, fa, nt::Statistic::average,
+                                               std::vector<std::string>{"x0", "x0", "x1", "x1", "x2", "x2", "x3", "x3"});
+    const QString m = fixtures::error_of([&] { doc->set_compare(elsewhere); });
+    QVERIFY2(m.contains(QStringLiteral("cannot be matched by host")) && m.contains(QStringLiteral("0 of the 8")), qPrintable(m));
+    QVERIFY2(!m.contains(QStringLiteral("shapes differ")), qPrintable(m));
+    QVERIFY(doc->compare() == nullptr);
+    // Half the hosts in common: those ranks are matched by host, the others show no data.
+    const auto half = fixtures::exact_raw(dir_ / "half_average.nc", 8, {8, 16}, [](int i, int j, std::size_t k) {
+      return 0.5 * fa(i, j, k);
+    }, nt::Statistic::average, std::vector<std::string>{"x0", "x0", "node1", "node1", "x2", "x2", "node3", "node3"});
+    doc->set_compare(half);
+    QVERIFY2(doc->compare_match().find("4 of 8") != std::string::npos, doc->compare_match().c_str());
+    ViewSpec s;
+    s.view = ViewKind::ratio;
+    const ViewResult r = doc->render(s);
+    const auto on_common_host = [](int rank) { return rank / 2 == 1 || rank / 2 == 3; };
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < 8; ++j) {
+        if (i == j) continue;
+        const double v = (*r.values)[static_cast<std::size_t>(i * 8 + j)];
+        if (on_common_host(i) && on_common_host(j)) QCOMPARE(v, 2.0);
+        else QVERIFY(std::isnan(v));
+      }
+    // No host names in one run and as many ranks: by number, with a note that says so.
+    const auto nohosts = fixtures::exact_raw(dir_ / "nohosts8_average.nc", 8, {8, 16}, fa, nt::Statistic::average,
+                                             std::vector<std::string>{});
+    doc->set_compare(nohosts);
+    QVERIFY2(doc->compare_match().find("matched by number (no host names: the placement may differ)") != std::string::npos,
+             doc->compare_match().c_str());
+  }
+
   void samePairFromSeveralFiles() {
     auto doc = Document::open(a_);
     doc->add_plot_file(b_);

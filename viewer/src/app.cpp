@@ -340,7 +340,7 @@ int run(int argc, char** argv) {
                    "one picture per stored length: DIR gets a PNG each, a NAME.gif an animation (one scale for all)");
     cli.add_option("--csv", csv, "write the data behind the view (values in seconds) to this CSV file");
     cli.add_option("--compare", o.compare,
-                   "second run for --view difference|ratio (ranks matched by host when the shapes differ)");
+                   "second run for --view difference|ratio (ranks matched by host; by number only without host names)");
     cli.add_option("--groups", o.groups,
                    "topology JSON ({\"groups\": [[ranks...], ...]}) drawn as overlays (with --raw-pixels: only --order groups)");
     cli.add_flag("--force", force, "overwrite an existing PNG");

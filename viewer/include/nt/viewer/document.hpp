@@ -2,6 +2,10 @@
 // file next to it, a file to compare with, topology groups). Everything is read lazily through
 // nt::Dataset; per-matrix value ranges are cached so that file- and window-wide normalisation
 // read each matrix once. Not thread-safe: the GUI uses it from its worker thread only.
+// Its functions live in viewer/src/ by job: document.cpp (the files), document_values.cpp (the
+// values of a view, the range cache), document_render.cpp (rendering), document_probe.cpp (the
+// streamed views' probes), pair_view.cpp (pair plots), rank_order.cpp, groups_file.cpp (the
+// groups JSON) and rank_match.cpp (matching the ranks and lengths of another run).
 #pragma once
 
 #include <cstddef>
@@ -29,7 +33,8 @@ struct Progress {
   std::function<bool()> cancelled;
 };
 
-// Reads {"groups": [[ranks...], ...]} (network_analyze report --json). Throws nt::FileError.
+// Reads {"groups": [[ranks...], ...]} (network_analyze report --json), each rank at most once.
+// Throws nt::FileError.
 std::vector<std::vector<int>> read_groups(const std::filesystem::path& path, int ranks);
 // Reads every level of {"hierarchy": [{"level": NAME, "groups": [[...]]}, ...]} (finest first);
 // a file with only "groups" gives one level named "group". Throws nt::FileError.
@@ -62,10 +67,11 @@ class Document {
   // `<prefix>_deviation.nc` beside it; nullptr when there is none.
   const nt::Dataset* deviation();
   const nt::Dataset* compare() const { return cmp_.get(); }
-  // Opens a second run for the difference and ratio views. Ranks are matched by host when both
-  // files name the host of every rank of this one, else by number when the rank counts agree,
-  // else by host for the ranks found in both (the others show no data); lengths by value.
-  // UsageError when the ranks cannot be matched or no length is common.
+  // Opens a second run for the difference and ratio views. Ranks are matched as network_analyze
+  // compare matches them: by host when both files name the host of every rank (the ranks on a
+  // host the other run lacks show no data), by number only when a file names no hosts and the
+  // rank counts agree (the match line says so); lengths by value. UsageError when the ranks
+  // cannot be matched (no host in common, or no hosts and other rank counts) or no length is common.
   void set_compare(const std::filesystem::path& path);
   // How set_compare matched the ranks and lengths (one line; empty without a compared file).
   const std::string& compare_match() const { return cmp_match_; }
@@ -106,12 +112,19 @@ class Document {
     std::filesystem::path path;
     std::unique_ptr<nt::Dataset> data, dev;
   };
+  static Source source_of(const ViewSpec& spec);
   ViewResult render_pair(const ViewSpec& spec);
   ViewResult render_streamed(ViewResult res, Source src, const Progress& progress);
+  // The values of a row or column view (res.spec), with res's axes set.
+  std::vector<double> slice_values(ViewResult& res);
+  // The range the levels of view res span: its values, or the cached ranges of the file or window.
+  Range view_range(Source src, const std::vector<double>& values, const ViewResult& res, const Progress& progress);
   Document() = default;
   std::vector<double> matrix_values(Source s, std::size_t k) { return block_values(s, k, 0, ranks()); }
   // Rows [r0, r1) (senders, rank order) of the view source's matrix k; no data as NaN.
   std::vector<double> block_values(Source s, std::size_t k, int r0, int r1);
+  // The same rows of the difference (else ratio) to the compared run, matched by cmp_rank_, cmp_len_.
+  std::vector<double> compared_rows(bool difference, std::size_t k, int r0, int r1);
   // Rows [i0, i1) of the displayed matrix: ranks in `order` (empty: rank order) on both axes.
   std::vector<double> display_rows(Source s, std::size_t k, int i0, int i1, const std::vector<int>& order);
   std::shared_ptr<const CellProbe> probe_for(Source s, std::size_t k, const std::vector<int>& order);
