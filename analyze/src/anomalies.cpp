@@ -16,6 +16,8 @@
 
 #include "nt/units.hpp"
 
+#include "group_faults.hpp"
+
 namespace nt::analysis {
 namespace {
 // "12.3 sigmas", or what stands for it when the data has no noise (a simulated cluster): a robust
@@ -219,94 +221,6 @@ void polish_length(const Cube& cube, std::size_t k, const std::vector<std::int8_
     for (auto& effect : send) effect -= send_median;
     for (auto& effect : recv) effect -= recv_median;
     if (moved < 2e-3) break;
-  }
-}
-
-// Per candidate switch group, whether the links inside it are normal: at every length (one at a
-// time), the median of its links of class 1 below min_ratio times the median of the same class
-// in the other switch groups.
-std::vector<char> switch_insides_normal(const Cube& c, const Topology& t, const std::vector<std::size_t>& candidates,
-                                        double min_ratio) {
-  const auto& switch_of = t.levels[1].group_of;
-  std::vector<char> normal(candidates.size(), 1);
-  std::vector<float> buf;
-  const auto n_ranks = static_cast<std::size_t>(c.P);
-  for (std::size_t k = 0; k < c.count() && !candidates.empty(); ++k) {
-    const float* slice = c.slice(k, buf);
-    for (std::size_t w = 0; w < candidates.size(); ++w) {
-      if (!normal[w]) continue;
-      std::vector<float> inside, others;
-      for (int i = 0; i < c.P; ++i)
-        for (int j = 0; j < c.P; ++j) {
-          if (t.pair_class(i, j) != 1) continue;
-          const float delay = slice[static_cast<std::size_t>(i) * n_ranks + static_cast<std::size_t>(j)];
-          if (!Cube::usable(delay)) continue;
-          (switch_of[static_cast<std::size_t>(i)] == static_cast<int>(candidates[w]) ? inside : others)
-              .push_back(delay);
-        }
-      if (inside.empty() || others.empty()) normal[w] = 0;
-      else normal[w] = float_median(inside) < min_ratio * float_median(others);
-    }
-  }
-  return normal;
-}
-
-// Every node of a switch group slow while the links inside the group are not: that is the group's
-// uplink (or the switch), one finding on the group's ranks, not so many slow nodes (issue 22: a
-// leaf with an uplink at 1/8 came out as 4 slow nodes). The links inside are compared, per length,
-// with the same class of the other switch groups (median over rank pairs of different nodes); all
-// of the group's nodes must be among the slow ones and the inside links below min_ratio at every
-// length. Groups of one node are lone nodes, judged elsewhere.
-void merge_slow_switches(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
-                         const AnomalyOptions& opt, std::vector<Anomaly>& out) {
-  if (t.levels.size() < 2) return;
-  const auto& switches = t.levels[1];
-  const auto& node_of = t.levels.front().group_of;
-  // The slow_node findings of switch group s (indices into out) and the group's nodes.
-  auto findings_of = [&](std::size_t s, std::vector<std::size_t>& idx, std::set<int>& nodes) {
-    nodes.clear();
-    idx.clear();
-    for (int r : switches.groups[s]) nodes.insert(node_of[static_cast<std::size_t>(r)]);
-    std::set<int> slow_nodes;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      const auto& finding = out[i];
-      if (finding.kind != "slow_node" || finding.ranks.empty()) continue;
-      if (switches.group_of[static_cast<std::size_t>(finding.ranks.front())] != static_cast<int>(s)) continue;
-      idx.push_back(i);
-      slow_nodes.insert(node_of[static_cast<std::size_t>(finding.ranks.front())]);
-    }
-    return nodes.size() >= 2 && slow_nodes == nodes;
-  };
-  // Candidates: switch groups whose every node is reported slow (merging one does not change
-  // whether another is one: its findings stay, only their indices move).
-  std::vector<std::size_t> candidates;
-  std::vector<std::size_t> idx;
-  std::set<int> nodes;
-  for (std::size_t s = 0; s < switches.groups.size(); ++s)
-    if (findings_of(s, idx, nodes)) candidates.push_back(s);
-  const auto normal = switch_insides_normal(c, t, candidates, opt.min_ratio);
-  for (std::size_t w = 0; w < candidates.size(); ++w) {
-    const std::size_t s = candidates[w];
-    const auto& ranks = switches.groups[s];
-    findings_of(s, idx, nodes);
-    if (!normal[w]) continue;
-    Anomaly merged;
-    merged.kind = "slow_switch";
-    merged.ranks = ranks;
-    merged.hosts = hosts_of(ranks, hosts);
-    std::set<std::int64_t> lens;
-    std::vector<double> scores;
-    for (std::size_t i : idx) {
-      lens.insert(out[i].lengths.begin(), out[i].lengths.end());
-      scores.push_back(out[i].score);
-    }
-    merged.lengths.assign(lens.begin(), lens.end());
-    merged.score = finite_median(scores);
-    merged.detail = fmt::format("every node of {} group {} ({} nodes) is {:.2f}x slower to the rest, its links inside "
-                                "the group are not: the group's uplink or its switch (at {} of {} lengths)",
-                                switches.name, s, nodes.size(), merged.score, merged.lengths.size(), c.count());
-    for (auto it = idx.rbegin(); it != idx.rend(); ++it) out.erase(out.begin() + static_cast<std::ptrdiff_t>(*it));
-    out.push_back(std::move(merged));
   }
 }
 
@@ -542,13 +456,16 @@ std::vector<NodeVerdict> judge_nodes(const AnomalyScan& scan, const RankEffects&
   return verdicts;
 }
 
-// Ranks a link anomaly does not look at: those of lone slow nodes (`explained`: their residuals
-// mean nothing) and links between two ranks of slow nodes (`slow_end`: two slow ends need not
-// multiply; issue 13: a spurious asymmetric pair between them).
+// Ranks a link anomaly does not look at: those of slow nodes, lone or not (`explained`: their
+// links are the node's evidence; issue 13: a spurious asymmetric pair between two slow nodes,
+// issue 32: a slow host's links to its switch mates), and the pairs that cross the boundary of a
+// slow switch group (`slow_group`: its index per rank, -1 outside any: that group's evidence).
 struct LinkExclusions {
-  std::vector<char> explained, slow_end;
+  std::vector<char> explained;
+  std::vector<int> slow_group;
   bool skipped(std::size_t i, std::size_t j) const {
-    return explained[i] || explained[j] || (slow_end[i] && slow_end[j]);
+    return explained[i] || explained[j] ||
+           (slow_group[i] != slow_group[j] && (slow_group[i] >= 0 || slow_group[j] >= 0));
   }
 };
 
@@ -613,7 +530,7 @@ Anomaly slow_rank_finding(const AnomalyScan& scan, int rank, const RankHit& hit)
 
 // Slow nodes and slow ranks from the rank effects: per node group, one slow_node when the node
 // as a whole is slow, else one slow_rank per slow rank. The ranks of slow nodes are marked in
-// exclusions.slow_end.
+// exclusions.explained.
 void find_slow_ranks_and_nodes(const AnomalyScan& scan, const RankEffects& effects, std::vector<Anomaly>& out,
                                LinkExclusions& exclusions) {
   const auto spreads = effect_spreads(effects);
@@ -626,7 +543,8 @@ void find_slow_ranks_and_nodes(const AnomalyScan& scan, const RankEffects& effec
     const bool every_rank_slow =
         std::all_of(node.begin(), node.end(), [&](int r) { return rank_hits[static_cast<std::size_t>(r)].slow; });
     if (!every_rank_slow && verdicts[gi].slow) out.push_back(slow_node_by_median(scan, node, verdicts[gi]));
-    else if (every_rank_slow && node.size() >= 2) out.push_back(slow_node_by_every_rank(scan, node, rank_hits));
+    else if (every_rank_slow && (node.size() >= 2 || scan.topo.nodes_from_hosts))
+      out.push_back(slow_node_by_every_rank(scan, node, rank_hits));  // a host of one rank is still a node
     else {
       for (int r : node)
         if (rank_hits[static_cast<std::size_t>(r)].slow)
@@ -636,7 +554,10 @@ void find_slow_ranks_and_nodes(const AnomalyScan& scan, const RankEffects& effec
     // Alone in an upper-level group, with links of a class it shares (it is alone at the switch
     // level, not above): slow to everyone either way, and the delays cannot tell which.
     if (lone[gi]) out.back().detail += fmt::format("; a lone node {}", kLoneNodeCaveat);
-    for (int r : node) exclusions.slow_end[static_cast<std::size_t>(r)] = 1;
+    // Its links are its evidence: a slow cable slows the paths through it by factors that differ
+    // with their other links (4x inside its switch, less beyond), which no rank effect takes out
+    // (issue 32: one slow host was also 7 slow links, one per switch mate).
+    for (int r : node) exclusions.explained[static_cast<std::size_t>(r)] = 1;
   }
 }
 
@@ -841,6 +762,76 @@ void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengt
   out.insert(out.end(), asym_pairs.begin(), asym_pairs.end());
 }
 
+// A group fault above the nodes is kept at the level where it lives: a group whose every
+// (non-lone) subgroup is slow too is the fault, not its subgroups; a group of which only some
+// subgroups are slow is their effect leaking into its median. Coarsest level first.
+std::vector<GroupFault> where_faults_live(const Topology& t, std::vector<GroupFault> faults) {
+  std::vector<char> keep(faults.size(), 1);
+  for (std::size_t l = t.levels.size(); l-- > 2;)
+    for (std::size_t a = 0; a < faults.size(); ++a) {
+      if (faults[a].level != l || !keep[a]) continue;
+      const auto& lev = t.levels[l - 1];
+      const auto lone = lone_node_groups(t, l - 1);
+      std::set<int> children, slow_children;
+      for (int r : faults[a].ranks) children.insert(lev.group_of[static_cast<std::size_t>(r)]);
+      for (std::size_t lg : lone) children.erase(static_cast<int>(lg));
+      std::vector<std::size_t> inside;
+      for (std::size_t b = 0; b < faults.size(); ++b)
+        if (keep[b] && faults[b].level == l - 1 && children.count(static_cast<int>(faults[b].group))) {
+          inside.push_back(b);
+          slow_children.insert(static_cast<int>(faults[b].group));
+        }
+      if (!inside.empty() && slow_children == children)
+        for (std::size_t b : inside) keep[b] = 0;
+      else if (!inside.empty()) keep[a] = 0;
+    }
+  std::vector<GroupFault> kept;
+  for (std::size_t a = 0; a < faults.size(); ++a)
+    if (keep[a]) kept.push_back(std::move(faults[a]));
+  return kept;
+}
+
+Anomaly slow_switch_finding(const AnomalyScan& scan, const GroupFault& f) {
+  const auto& lev = scan.topo.levels[f.level];
+  std::set<int> nodes;
+  for (int r : f.ranks) nodes.insert(scan.topo.levels.front().group_of[static_cast<std::size_t>(r)]);
+  Anomaly finding;
+  finding.kind = "slow_switch";
+  finding.ranks = f.ranks;
+  finding.hosts = hosts_of(f.ranks, scan.hosts);
+  finding.lengths = f.lengths;
+  finding.score = f.score;
+  finding.detail = fmt::format(
+      "the links {} {} group {} ({} nodes) are {:.2f}x those of the other {} groups (up to {:.2f}x; median over its "
+      "ranks, {}, at {} of {} lengths): its uplink or its switch",
+      f.direction, lev.name, f.group, nodes.size(), f.score, lev.name, f.peak, sigmas_text(f.sigmas),
+      f.lengths.size(), scan.n_lengths);
+  return finding;
+}
+
+// Slow switch groups (group_faults.cpp), one finding each at the level where the fault lives; the
+// node findings inside one that its effect explains (a node whose pairs mostly cross a slow uplink
+// is that much slower, no more) are dropped, and the pairs that cross its boundary are its
+// evidence, not slow links.
+void find_slow_switches(const AnomalyScan& scan, std::vector<Anomaly>& out, LinkExclusions& exclusions) {
+  GroupFaultOptions gopt;
+  gopt.mad_factor = scan.opt.mad_factor;
+  gopt.min_ratio = scan.opt.group_min_ratio;
+  gopt.need = scan.need;
+  gopt.exclude = exclusions.explained;  // the ranks of slow nodes
+  const auto faults = where_faults_live(scan.topo, find_slow_groups(scan.cube, scan.topo, gopt));
+  for (const auto& f : faults) {
+    std::set<int> in(f.ranks.begin(), f.ranks.end());
+    std::erase_if(out, [&](const Anomaly& a) {
+      const bool inside = (a.kind == "slow_node" || a.kind == "slow_rank") &&
+                          std::all_of(a.ranks.begin(), a.ranks.end(), [&](int r) { return in.count(r) > 0; });
+      return inside && a.score < f.score * scan.opt.min_ratio;
+    });
+    for (int r : f.ranks) exclusions.slow_group[static_cast<std::size_t>(r)] = static_cast<int>(out.size());
+    out.push_back(slow_switch_finding(scan, f));
+  }
+}
+
 }  // namespace
 
 std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
@@ -856,9 +847,9 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
                          needed(c.count(), opt.min_length_fraction),
                          std::log(opt.min_ratio)};
   const auto pass = polish_every_length(scan);
-  LinkExclusions exclusions{std::vector<char>(scan.n_ranks, 0), std::vector<char>(scan.n_ranks, 0)};
+  LinkExclusions exclusions{std::vector<char>(scan.n_ranks, 0), std::vector<int>(scan.n_ranks, -1)};
   find_slow_ranks_and_nodes(scan, pass.effects, out, exclusions);
-  merge_slow_switches(c, t, hosts, opt, out);
+  find_slow_switches(scan, out, exclusions);
   find_slow_lone_nodes(scan, out, exclusions);
   find_slow_and_asymmetric_links(scan, pass, exclusions, out);
   return out;

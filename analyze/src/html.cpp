@@ -439,7 +439,7 @@ std::string report_html(const Report& r) {
   std::string why;
   const std::string figs = delay_figures(r.source, r.topology, r.hosts, "matrix", why);
   o += figs.empty() ? "<p>No picture: " + esc(why) + "</p>\n" : figs;
-  o += topology_section(r.topology, r.hosts, "Topology (from the delays alone)");
+  o += topology_section(r.topology, r.hosts, topology_title(r.topology));
   o += "<p>Host names: " + esc(r.agreement.summary) + "</p>\n";
   o += model_section(r);
   o += notes_section(r.notes);

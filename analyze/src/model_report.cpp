@@ -45,9 +45,9 @@ const ClassParams& pick_class(const std::vector<ClassParams>& ps, const std::str
 ModelReport make_model(const Cube& delays, const LoggpData* loggp, const Cube* bc, const std::string& which,
                        const ModelOptions& opt, const std::vector<std::string>& hosts) {
   ModelReport m;
-  m.topology = find_topology(delays);
+  m.topology = find_topology(delays, {}, hosts);
   check_node_level(delays, m.topology, !hosts.empty());
-  check_node_level_against_hosts(m.topology, compare_with_hosts(m.topology.levels.front().groups, hosts));
+  if (!m.topology.nodes_from_hosts) check_node_level_against_hosts(m.topology, compare_with_hosts(m.topology.delay_groups, hosts));
   m.notes = m.topology.notes;
   const HockneyResult hockney = fit_classes_and_pairs(delays, m.topology, {}, nullptr, /*keep_pairs=*/false);
   m.params = class_params(&delays, m.topology, &hockney, loggp, opt);

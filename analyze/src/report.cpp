@@ -64,7 +64,7 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, c
                                   mode_name(c.mode)));
   if (c.statistic == Statistic::deviation)
     r.notes.push_back("this is a deviation file: the analysis describes the spread, not the delays");
-  r.topology = find_topology(c, opt.topology);
+  r.topology = find_topology(c, opt.topology, r.hosts);
   check_node_level(c, r.topology, !r.hosts.empty());
   for (const auto& n : r.topology.notes) r.notes.push_back(n);
   for (std::size_t l = 1; l < r.topology.levels.size(); ++l) {
@@ -74,8 +74,13 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, c
                                     "cannot tell the two apart; see the anomalies)",
                                     r.topology.levels[l].name, lone.size(), fmt::join(lone, ","), kLoneNodeCaveat));
   }
-  r.agreement = compare_with_hosts(r.topology.levels.front().groups, r.hosts);
-  if (check_node_level_against_hosts(r.topology, r.agreement)) r.notes.push_back(r.topology.notes.back());
+  r.agreement = compare_with_hosts(r.topology.delay_groups, r.hosts);
+  if (r.topology.nodes_from_hosts && !r.agreement.exact)
+    r.notes.push_back(fmt::format("the node level is the {} hosts the file names; the delays alone group the ranks into {} "
+                                  "groups, unions of hosts (ranks on different hosts look alike, e.g. one rank per host)",
+                                  r.agreement.host_groups.size(), r.topology.delay_groups.size()));
+  if (!r.topology.nodes_from_hosts && check_node_level_against_hosts(r.topology, r.agreement))
+    r.notes.push_back(r.topology.notes.back());
   r.anomalies = find_anomalies(c, r.topology, r.hosts, opt.anomalies);
   if (deviation) {
     auto v = find_variance_anomalies(c, *deviation, r.hosts, opt.anomalies);
@@ -270,6 +275,7 @@ nlohmann::json to_json(const Report& r, bool with_pairs) {
   j["groups"] = r.topology.levels.front().groups;
   j["hierarchy"] = hierarchy_json(r.topology);
   j["node_level_identified"] = r.topology.node_level_identified;
+  j["node_level_source"] = r.topology.nodes_from_hosts ? "hosts" : "delays";
   j["hosts"] = {{"known", r.agreement.known},
                 {"names", r.hosts},
                 {"agreement",
@@ -341,7 +347,7 @@ namespace {
 // The topology section of the text report: the groups of each level and how they agree with the
 // host names.
 void write_topology_text(std::ostream& o, const Report& r) {
-  o << "Topology (from the delays alone)\n";
+  o << topology_title(r.topology) << "\n";
   for (std::size_t li = 0; li < r.topology.levels.size(); ++li) {
     const auto& l = r.topology.levels[li];
     const auto lone_groups = lone_node_groups(r.topology, li);

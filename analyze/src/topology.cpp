@@ -155,6 +155,8 @@ struct CandidateGraph {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   std::vector<std::vector<std::size_t>> adj;
   std::vector<std::size_t> nearest;  // per item, its first candidate
+  // per item, its candidates nearest first with their direct-link sums (log, both directions, every band)
+  std::vector<std::vector<std::pair<double, std::uint32_t>>> ranked;
   std::size_t other(std::size_t e, std::size_t a) const { return edges[e].first == a ? edges[e].second : edges[e].first; }
 };
 
@@ -190,6 +192,8 @@ CandidateGraph candidate_graph(const ProfilesOf<T>& prof, std::size_t N, const T
   row_and_column_medians(prof, N, rowm, colm);
   const std::size_t n_cand = std::min<std::size_t>(N - 1, static_cast<std::size_t>(std::max(1, opt.candidates)));
   std::vector<std::vector<std::uint32_t>> cand(N);
+  CandidateGraph graph;
+  graph.ranked.resize(N);
   parallel_for(N, [&](std::size_t a0, std::size_t a1) {
     std::vector<std::pair<double, std::uint32_t>> row;
     for (std::size_t a = a0; a < a1; ++a) {
@@ -207,9 +211,9 @@ CandidateGraph candidate_graph(const ProfilesOf<T>& prof, std::size_t N, const T
       }
       std::partial_sort(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(n_cand), row.end());
       for (std::size_t q = 0; q < n_cand; ++q) cand[a].push_back(row[q].second);
+      graph.ranked[a].assign(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(n_cand));
     }
   });
-  CandidateGraph graph;
   graph.nearest.resize(N);
   for (std::size_t a = 0; a < N; ++a) graph.nearest[a] = cand[a].empty() ? N : cand[a].front();
   auto& edges = graph.edges;
@@ -230,8 +234,8 @@ CandidateGraph candidate_graph(const ProfilesOf<T>& prof, std::size_t N, const T
 // min_ratio; at most a quarter of the items (the most offset ones: the rest must be the norm)
 // are left out of the comparisons.
 template <class T>
-void skip_odd_items(Comparer<T>& cmp, const CandidateGraph& graph, std::size_t B, std::size_t N,
-                    const TopologyOptions& opt) {
+std::vector<char> skip_odd_items(Comparer<T>& cmp, const CandidateGraph& graph, std::size_t B, std::size_t N,
+                                 const TopologyOptions& opt) {
   const auto& edges = graph.edges;
   const std::size_t E = edges.size();
   std::vector<double> off(E * B * 2);
@@ -261,15 +265,18 @@ void skip_odd_items(Comparer<T>& cmp, const CandidateGraph& graph, std::size_t B
   if (oddness.size() > N / 4) oddness.resize(N / 4);
   std::vector<char> skip(N, 0);
   for (auto [worst, a] : oddness) skip[a] = 1;
-  cmp.set_skip(std::move(skip), graph.nearest);
+  cmp.set_skip(skip, graph.nearest);
+  return skip;
 }
 
 // Noise per band: the typical |difference| between each item and its nearest candidate; the
-// threshold of a band (tau) is noise_factor times it, at least log(min_ratio).
+// threshold of a band (tau) is noise_factor times it, at least log(floor_ratio).
 template <class T>
 std::vector<double> band_thresholds(const Comparer<T>& cmp, const CandidateGraph& graph, const std::vector<double>& dist,
-                                    std::size_t B, std::size_t N, const TopologyOptions& opt) {
+                                    std::size_t B, std::size_t N, const TopologyOptions& opt,
+                                    std::vector<double>* noise = nullptr) {
   std::vector<double> tau(B);
+  if (noise) noise->assign(B, 0.0);
   typename Comparer<T>::Scratch scratch;
   for (std::size_t b = 0; b < B; ++b) {
     std::vector<double> nearest_sigmas;
@@ -289,7 +296,8 @@ std::vector<double> band_thresholds(const Comparer<T>& cmp, const CandidateGraph
       if (!scratch.all.empty()) nearest_sigmas.push_back(robust_sigma_of_deviations(scratch.all));
     }
     const double sigma = nearest_sigmas.empty() ? 0.0 : median_inplace(nearest_sigmas);
-    tau[b] = std::max(std::log(opt.min_ratio), opt.noise_factor * sigma);
+    tau[b] = std::max(std::log(opt.floor_ratio), opt.noise_factor * sigma);
+    if (noise) (*noise)[b] = sigma;
   }
   return tau;
 }
@@ -390,6 +398,42 @@ std::vector<int> link_sets(const Comparer<T>& cmp, const CandidateGraph& graph, 
   return label;
 }
 
+// An odd item (a slow node) joins the group of the normal item it reaches fastest by the direct
+// link, when that group is nearer than every other by more than the noise: its profile matches
+// none of its switch mates' (a slow cable caps every path alike, so only the latency of the hops
+// still tells where it is; issue 32: with one rank per host a slow host joined a slow leaf, or
+// stood alone as a ninth leaf). Reaching every group alike it keeps its label (a lone node: behind
+// a switch of its own, or slow; the report says both).
+template <class T>
+void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vector<char>& odd,
+                      const std::vector<double>& noise, double cell_noise, const TopologyOptions& opt,
+                      std::vector<int>& label) {
+  // Both directions of every band, noise_factor sigmas each: of the groups' profiles, and of the
+  // ranks' cells (a direct link is one cell; a group's profile a median of many: on noisy data a
+  // node behind a switch of its own reaches one group fastest by chance).
+  double margin = 0.0;
+  for (double sigma : noise) margin += 2 * opt.noise_factor * std::max(sigma, cell_noise);
+  const auto before = label;
+  for (std::size_t a = 0; a < odd.size(); ++a) {
+    if (!odd[a]) continue;
+    // Per group of normal items, its nearest member by the direct link (both ways, every band).
+    std::map<int, double> nearest;
+    for (std::size_t c = 0; c < N; ++c) {
+      if (c == a || odd[c]) continue;
+      double sum = 0.0;
+      for (const auto& band : prof) sum += dbl(band[a * N + c]) + dbl(band[c * N + a]);
+      if (!std::isfinite(sum)) continue;
+      auto [it, inserted] = nearest.emplace(before[c], sum);
+      if (!inserted) it->second = std::min(it->second, sum);
+    }
+    if (nearest.size() < 2) continue;
+    std::vector<std::pair<double, int>> order;
+    for (auto [l, sum] : nearest) order.emplace_back(sum, l);
+    std::sort(order.begin(), order.end());
+    if (order[1].first - order[0].first > std::max(margin, 1e-9)) label[a] = order[0].second;
+  }
+}
+
 // Clusters n items whose profiles (rows and columns) look alike; returns a label per item.
 //
 // Not every pair is compared (that is O(B n^3)): each item is compared with its `candidates`
@@ -415,13 +459,15 @@ std::vector<int> link_sets(const Comparer<T>& cmp, const CandidateGraph& graph, 
 // Not for ranks: ranks of one node have the same links whatever the
 // third party, and a slow node's ranks are the only evidence that tells them from other nodes'.
 template <class T>
-std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const TopologyOptions& opt, bool skip_odd) {
+std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const TopologyOptions& opt, bool skip_odd,
+                                  double cell_noise = 0.0, double* noise_out = nullptr) {
   if (n <= 2) return std::vector<int>(static_cast<std::size_t>(n), 0);  // no third item to compare against: one group
   const auto N = static_cast<std::size_t>(n);
   const std::size_t B = prof.size();
   Comparer<T> cmp(prof, N);
   const auto graph = candidate_graph(prof, N, opt);
-  if (skip_odd) skip_odd_items(cmp, graph, B, N, opt);
+  std::vector<char> odd;
+  if (skip_odd) odd = skip_odd_items(cmp, graph, B, N, opt);
   // Distances of the candidate pairs, per band.
   const std::size_t E = graph.edges.size();
   std::vector<double> dist(E * B);
@@ -431,8 +477,12 @@ std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const Topolo
       for (std::size_t b = 0; b < B; ++b)
         dist[e * B + b] = cmp.compare(b, graph.edges[e].first, graph.edges[e].second, scratch).dist;
   });
-  const ScaledDistance scaled{band_thresholds(cmp, graph, dist, B, N, opt)};
-  return link_sets(cmp, graph, dist, B, N, scaled);
+  std::vector<double> noise;
+  const ScaledDistance scaled{band_thresholds(cmp, graph, dist, B, N, opt, &noise)};
+  auto label = link_sets(cmp, graph, dist, B, N, scaled);
+  if (skip_odd) attach_odd_items(prof, N, odd, noise, cell_noise, opt, label);
+  if (noise_out) *noise_out = noise.empty() ? 0.0 : *std::max_element(noise.begin(), noise.end());
+  return label;
 }
 
 // A group that its profile alone places wrongly: a slow node's links are slower by a factor that
@@ -626,6 +676,11 @@ std::vector<std::int8_t> pair_classes(const Topology& t) {
   return cls;
 }
 
+std::string topology_title(const Topology& t) {
+  return t.nodes_from_hosts ? "Topology (nodes: the hosts the file names; levels above: from the delays)"
+                            : "Topology (from the delays alone)";
+}
+
 int Topology::pair_class(int i, int j) const {
   for (std::size_t l = 0; l < levels.size(); ++l)
     if (levels[l].group_of[static_cast<std::size_t>(i)] == levels[l].group_of[static_cast<std::size_t>(j)])
@@ -744,9 +799,28 @@ Profiles group_profiles(const ProfilesOf<float>& prof, const std::vector<std::ve
   return gp;
 }
 
+// Ranks grouped by host name: ranks ascending, groups by first rank.
+std::vector<std::vector<int>> host_groups(const std::vector<std::string>& hosts) {
+  std::map<std::string, int> id;
+  std::vector<int> label(hosts.size());
+  for (std::size_t r = 0; r < hosts.size(); ++r) label[r] = id.emplace(hosts[r], static_cast<int>(id.size())).first->second;
+  return groups_from_labels(label);
+}
+
+// Whether every group holds whole hosts (the ranks of a host never split over groups).
+bool holds_whole_hosts(const std::vector<std::vector<int>>& groups, const std::vector<std::string>& hosts) {
+  std::map<std::string, std::size_t> group_of_host;
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (int r : groups[g]) {
+      const auto [it, inserted] = group_of_host.emplace(hosts[static_cast<std::size_t>(r)], g);
+      if (!inserted && it->second != g) return false;
+    }
+  return true;
+}
+
 }  // namespace
 
-Topology find_topology(const Cube& c, const TopologyOptions& opt) {
+Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vector<std::string>& hosts) {
   Topology t;
   t.P = c.P;
   const int P = c.P;
@@ -759,15 +833,34 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt) {
       std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, opt.bands)), K / 3));
   const auto prof = rank_profiles(c, B);
   if (P <= 2) t.notes.push_back("2 ranks: too few to tell nodes apart from the delays; both ranks form one group");
-  auto labels = cluster_profiles(prof, P, opt, false);
-  t.levels.push_back(make_level("node", groups_from_labels(labels), P));
+  // The ranks are clustered whether or not the hosts are known: the noise between a rank and its
+  // nearest (one cell's noise) sets the smallest ratio that may separate the groups above. Their
+  // profiles are medians of many cells, so their own noise is tiny, while a few odd cells (a slow
+  // node's) move them by a few per cent; only on clean data (a simulator's) does a 2-4 % step
+  // between switches separate them (floor_ratio), on noisy data it takes min_ratio.
+  double cell_noise = 0.0;
+  auto labels = cluster_profiles(prof, P, opt, false, 0.0, &cell_noise);
+  TopologyOptions upper = opt;
+  upper.floor_ratio = std::clamp(std::exp(opt.noise_factor * cell_noise), opt.floor_ratio, std::max(opt.floor_ratio, opt.min_ratio));
+  t.delay_groups = groups_from_labels(labels);
+  if (hosts.size() == N && holds_whole_hosts(t.delay_groups, hosts)) {
+    // The hosts are a measured fact (network_test records each rank's machine): when the groups the
+    // delays find hold whole hosts (the same, or unions of them) they are the node level. With one rank per host the delays cannot tell node mates
+    // from switch mates, and a slow host's profile matches none of its switch mates' (issue 32:
+    // 9 groups for 8 leaves); as groups of the level below the switches, a slow host is an odd
+    // item that the switch clustering leaves out of its comparisons.
+    t.levels.push_back(make_level("node", host_groups(hosts), P));
+    t.nodes_from_hosts = true;
+  } else {  // no hosts, or groups that split hosts (sockets) or disagree with them (a wrong hosts file)
+    t.levels.push_back(make_level("node", t.delay_groups, P));
+  }
 
   // Upper levels: the same on the groups.
   for (int lev = 1; lev <= opt.max_levels; ++lev) {
     const auto& cur = t.levels.back().groups;
     const int n = static_cast<int>(cur.size());
     if (n <= 2) break;
-    auto gl = cluster_profiles(group_profiles(prof, cur, N), n, opt, true);
+    auto gl = cluster_profiles(group_profiles(prof, cur, N), n, upper, true, cell_noise);
     auto ggroups = groups_from_labels(gl);
     move_to_nearest(c, cur, ggroups, opt.min_ratio);
     if (lev >= 2) absorb_lone_groups(c, cur, ggroups);

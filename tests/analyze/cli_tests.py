@@ -211,21 +211,29 @@ elif TEST == "lone_node_and_groups":
     check(f"(lone node: {caveat})" in p.stdout and j["anomalies"] == [], "caveat in the text, no anomaly")
     check(caveat in analyze("export", "ln_median.nc", "--format", "simgrid").stdout, "caveat in the SimGrid export")
     check(load("ln.json")["node_level_identified"], "nodes known")
-    # One rank per node under 4 switches: the groups found are switches, and every output says so,
-    # with the hosts file (groups that are unions of hosts) and without it (delays alone).
+    # One rank per node under 4 switches. With the hosts file the node level is the hosts (one rank
+    # each) and the first level above them the switches (issue 32); a note says the delays alone
+    # group the ranks into unions of hosts.
     synth("o", "--nodes", "16", "--rpn", "1", "--nps", "4", "--shuffle", "--seed", "2")
-    for hosts in (True, False):
-        if not hosts:
-            os.remove(os.path.join(WORK, "o_hosts.txt"))
-        p = analyze("report", "o_median.nc", "--json", "o.json", "--force")
-        j = load("o.json")
+    p = analyze("report", "o_median.nc", "--json", "o.json", "--force")
+    j = load("o.json")
+    check(j["node_level_identified"] and j["node_level_source"] == "hosts", "hosts: nodes from the hosts")
+    check([h["level"] for h in j["hierarchy"]] == ["node", "switch"] and len(j["hierarchy"][0]["groups"]) == 16
+          and len(j["hierarchy"][1]["groups"]) == 4, f"hosts: hierarchy {[h['level'] for h in j['hierarchy']]}")
+    check([c["class"] for c in j["hockney"]["classes"]] == ["inter-node", "inter-switch"], "hosts: classes")
+    check(any("unions of hosts" in n for n in j["notes"]) and "cannot be identified" not in p.stdout, "hosts: note")
+    # Without host names (delays alone) the groups found are switches, and every output says so.
+    synth("on", "--nodes", "16", "--rpn", "1", "--nps", "4", "--shuffle", "--seed", "2", "--no-hosts")
+    for hosts in (False,):
+        p = analyze("report", "on_median.nc", "--json", "on.json", "--force")
+        j = load("on.json")
         check(not j["node_level_identified"] and j["hierarchy"][0]["level"] == "group", f"hosts {hosts}: level")
         check([c["class"] for c in j["hockney"]["classes"]] == ["within-group", "between-groups"], "classes")
         check("node level cannot be identified" in p.stdout and "intra-node" not in p.stdout, "text")
-        csv = analyze("export", "o_median.nc", "--format", "csv").stdout
+        csv = analyze("export", "on_median.nc", "--format", "csv").stdout
         check("-node" not in csv and "between-groups" in csv, "CSV class names")
-        m = analyze("model", "o_median.nc", "--json", "om.json", "--force")
-        check({c["class"] for c in load("om.json")["classes"]} == {"within-group", "between-groups"}, "model")
+        m = analyze("model", "on_median.nc", "--json", "onm.json", "--force")
+        check({c["class"] for c in load("onm.json")["classes"]} == {"within-group", "between-groups"}, "model")
         check("intra-node" not in m.stdout and "node level cannot be identified" in m.stdout, "model text")
 
 elif TEST == "measured_under_load":

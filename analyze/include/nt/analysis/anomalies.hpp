@@ -25,6 +25,7 @@ struct Anomaly {
 
 struct AnomalyOptions {
   double min_ratio = 1.5;         // minimum effect: 50% slower than expected
+  double group_min_ratio = 1.1;   // ... of a switch group's outside links (a median over many pairs)
   double mad_factor = 5.0;        // robust z-score needed
   double min_length_fraction = 0.5;  // must show at this fraction of the lengths
   double duplex_ratio = 1.5;      // async/one_to_one ratio that counts as half duplex

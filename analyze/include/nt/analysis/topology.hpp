@@ -23,8 +23,12 @@
 namespace nt::analysis {
 
 struct TopologyOptions {
-  double min_ratio = 1.2;      // smallest delay ratio that separates two groups
-  double noise_factor = 6.0;   // ... or this many robust noise sigmas, when larger
+  double min_ratio = 1.2;      // offset of an odd item (a slow node), margin of a move to a nearer group
+  // Smallest delay ratio that separates two groups, or noise_factor robust noise sigmas when
+  // larger: on clean data the noise term is 0, and a 2-hop path beside a 4-hop one differs by a
+  // few per cent at long lengths (issue 32: leaves of one rank per host 3.7 % apart at 64 KiB).
+  double floor_ratio = 1.02;
+  double noise_factor = 6.0;
   int bands = 3;               // length bands
   int max_levels = 4;          // levels above the node level
   int candidates = 24;         // items each item is compared with first (nearest by the direct link)
@@ -44,13 +48,22 @@ struct Topology {
   // found are then switches or other sets of nodes); classes are then named "within-group" and
   // "between-groups" instead of intra-/inter-node. Set by the report (check_node_level).
   bool node_level_identified = true;
+  bool nodes_from_hosts = false;          // the node level is the hosts (find_topology was given them)
+  std::vector<std::vector<int>> delay_groups;  // the finest groups the delays alone find (compared with the hosts)
   // 0: same node; 1: different node, same group at level 1; ...; levels.size(): differ everywhere.
   int pair_class(int i, int j) const;
   int class_count() const { return static_cast<int>(levels.size()) + 1; }
   std::string class_name(int c) const;  // "intra-node", "inter-node", "inter-switch", ...
 };
 
-Topology find_topology(const Cube& c, const TopologyOptions& opt = {});
+// With a host name per rank (`hosts`, as network_test records them) the node level is the hosts
+// when the groups the delays find hold whole hosts (equal to them, or unions of them: one rank per
+// host), and only the levels above are found from the delays; without hosts, or when the delays'
+// groups split hosts (sockets) or disagree with them (a wrong hosts file), the delays' groups.
+Topology find_topology(const Cube& c, const TopologyOptions& opt = {}, const std::vector<std::string>& hosts = {});
+
+// The heading of a topology section: where its node level comes from (the hosts, or the delays).
+std::string topology_title(const Topology& t);
 
 // pair_class of every ordered pair, [i*P + j] (-1 on the diagonal): P^2 bytes.
 std::vector<std::int8_t> pair_classes(const Topology& t);

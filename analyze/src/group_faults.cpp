@@ -1,0 +1,189 @@
+// The slow switch detector: a fault that lives above the nodes (a leaf's uplink, a switch, the
+// links of a pod) shows on every pair that leaves or enters one group of an upper level, whatever
+// the rank layout (issue 32). Per level and length, each group's effect is the median, over its
+// ranks, of each rank's median residual to (and from) the ranks outside the group, a residual being
+// log(delay) less the median of the pair's class at that length; a group is slow when its effect
+// stands out of its peers' (the other groups of the level) by group_min_ratio AND mad_factor robust
+// sigmas, at enough lengths or, for a bandwidth limit, at the longest length where it is largest.
+// The ranks of slow nodes are left out as third parties and as members (but of a group all of whose
+// nodes are slow): with two nodes under a router, one slow node made its router's median look slow
+// (issue 32, a dragonfly).
+// O(P^2) per length and level, O(P) memory beside one slice.
+#include "group_faults.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "nt/stats.hpp"
+
+namespace nt::analysis {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Per class, the median log delay of one slice (sampled for large classes).
+std::vector<double> class_log_medians(const float* slice, const Topology& t, std::size_t N) {
+  const auto Q = static_cast<std::size_t>(t.class_count());
+  auto samples = population_samples(Q, [&](auto&& take) {
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j) {
+        const float d = slice[i * N + j];
+        if (i != j && Cube::usable(d))
+          take(static_cast<std::size_t>(t.pair_class(static_cast<int>(i), static_cast<int>(j))),
+               std::log(static_cast<double>(d)));
+      }
+  });
+  std::vector<double> med(Q, kNaN);
+  for (std::size_t q = 0; q < Q; ++q)
+    if (!samples[q].empty()) med[q] = population_median(samples[q]);
+  return med;
+}
+
+// Effects of every group of level l at one length: [g] out (its ranks sending out) and in.
+void group_effects_at(const float* slice, const Topology& t, std::size_t l, const std::vector<double>& cmed,
+                      const std::vector<char>& exclude, std::size_t N, std::vector<double>& out,
+                      std::vector<double>& in) {
+  const auto& lev = t.levels[l];
+  const std::size_t G = lev.groups.size();
+  std::vector<double> send(N, kNaN), recv(N, kNaN), tmp;
+  auto residual = [&](std::size_t i, std::size_t j) {
+    const float d = slice[i * N + j];
+    if (!Cube::usable(d)) return kNaN;
+    return std::log(static_cast<double>(d)) -
+           cmed[static_cast<std::size_t>(t.pair_class(static_cast<int>(i), static_cast<int>(j)))];
+  };
+  auto left_out = [&](std::size_t r) { return !exclude.empty() && exclude[r]; };
+  for (std::size_t i = 0; i < N; ++i) {
+    const int gi = lev.group_of[i];
+    tmp.clear();
+    for (std::size_t j = 0; j < N; ++j)
+      if (lev.group_of[j] != gi && !left_out(j)) tmp.push_back(residual(i, j));
+    send[i] = finite_median(tmp);
+    tmp.clear();
+    for (std::size_t j = 0; j < N; ++j)
+      if (lev.group_of[j] != gi && !left_out(j)) tmp.push_back(residual(j, i));
+    recv[i] = finite_median(tmp);
+  }
+  out.assign(G, kNaN);
+  in.assign(G, kNaN);
+  // A group's effect: the median over its ranks but those of slow nodes, unless all of them are
+  // (a slow uplink makes every node of its group slow to the rest).
+  for (std::size_t g = 0; g < G; ++g) {
+    const auto& members = lev.groups[g];
+    const bool all_out = std::all_of(members.begin(), members.end(),
+                                     [&](int r) { return left_out(static_cast<std::size_t>(r)); });
+    for (auto [effect, of] : {std::pair{&out, &send}, std::pair{&in, &recv}}) {
+      tmp.clear();
+      for (int r : members)
+        if (all_out || !left_out(static_cast<std::size_t>(r))) tmp.push_back((*of)[static_cast<std::size_t>(r)]);
+      (*effect)[g] = finite_median(tmp);
+    }
+  }
+}
+
+// Per length, whether group g stands out, and by how much (log): the larger of its out and in
+// effects over the peers' median, when it passes both thresholds.
+struct Verdict {
+  std::vector<double> effect;     // per length (NaN where unknown)
+  std::vector<char> slow, out_slow, in_slow;
+  std::vector<double> sigmas;
+};
+
+Verdict judge(const std::vector<std::vector<double>>& out, const std::vector<std::vector<double>>& in, std::size_t g,
+              double min_log, double mad_factor) {
+  const std::size_t K = out.size();
+  Verdict v{std::vector<double>(K, kNaN), std::vector<char>(K, 0), std::vector<char>(K, 0), std::vector<char>(K, 0),
+            std::vector<double>(K, kNaN)};
+  for (std::size_t k = 0; k < K; ++k) {
+    const auto so = robust_spread(out[k]), si = robust_spread(in[k]);
+    const double eo = out[k][g] - so.median, ei = in[k][g] - si.median;
+    auto passes = [&](double e, double sigma) { return e >= min_log && e >= mad_factor * sigma; };
+    v.out_slow[k] = passes(eo, so.sigma);
+    v.in_slow[k] = passes(ei, si.sigma);
+    v.effect[k] = std::max(eo, ei);
+    v.slow[k] = v.out_slow[k] || v.in_slow[k];
+    const double sigma = eo >= ei ? so.sigma : si.sigma;
+    v.sigmas[k] = sigma > 0 ? v.effect[k] / sigma : kNaN;
+  }
+  return v;
+}
+
+// Slow at enough lengths, or a bandwidth limit: slow at the longest length, where the effect is
+// the largest of all (short messages do not see a narrow uplink; issue 32: 1.76x at 1 MiB only).
+bool holds(const Verdict& v, std::size_t need) {
+  const auto n = static_cast<std::size_t>(std::count(v.slow.begin(), v.slow.end(), 1));
+  if (n >= need) return true;
+  const std::size_t last = v.slow.size() - 1;
+  if (v.slow.empty() || !v.slow[last]) return false;
+  for (double e : v.effect)
+    if (std::isfinite(e) && e > v.effect[last]) return false;
+  return true;
+}
+
+std::string direction(const Verdict& v) {
+  const bool o = std::count(v.out_slow.begin(), v.out_slow.end(), 1) > 0;
+  const bool i = std::count(v.in_slow.begin(), v.in_slow.end(), 1) > 0;
+  return o && i ? "leaving and entering" : (o ? "leaving" : "entering");
+}
+
+}  // namespace
+
+std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const GroupFaultOptions& opt) {
+  std::vector<GroupFault> found;
+  const auto N = static_cast<std::size_t>(c.P);
+  const std::size_t K = c.count();
+  if (K == 0 || t.levels.size() < 2) return found;
+  std::vector<float> buf;
+  // [level][k][g]
+  std::vector<std::vector<std::vector<double>>> out(t.levels.size()), in(t.levels.size());
+  for (std::size_t k = 0; k < K; ++k) {
+    const float* slice = c.slice(k, buf);
+    const auto cmed = class_log_medians(slice, t, N);
+    for (std::size_t l = 1; l < t.levels.size(); ++l) {
+      if (t.levels[l].groups.size() < 3) continue;  // two groups: a slow one is the distance between them
+      out[l].emplace_back();
+      in[l].emplace_back();
+      group_effects_at(slice, t, l, cmed, opt.exclude, N, out[l].back(), in[l].back());
+    }
+  }
+  const auto lone_of = [&](std::size_t l) {
+    const auto lone = lone_node_groups(t, l);
+    return std::set<std::size_t>(lone.begin(), lone.end());
+  };
+  // Finest level first: a slow group explains the slow groups above it that contain it.
+  for (std::size_t l = 1; l < t.levels.size(); ++l) {
+    if (out[l].empty()) continue;
+    const auto lone = lone_of(l);
+    for (std::size_t g = 0; g < t.levels[l].groups.size(); ++g) {
+      if (lone.count(g)) continue;  // one node: judged as a node
+      const Verdict v = judge(out[l], in[l], g, std::log(opt.min_ratio), opt.mad_factor);
+      if (!holds(v, opt.need)) continue;
+      GroupFault f;
+      f.level = l;
+      f.group = g;
+      f.ranks = t.levels[l].groups[g];
+      std::vector<double> scores, sigmas;
+      for (std::size_t k = 0; k < K; ++k)
+        if (v.slow[k]) {
+          f.lengths.push_back(c.lengths[k]);
+          scores.push_back(std::exp(v.effect[k]));
+          sigmas.push_back(v.sigmas[k]);
+        }
+      f.score = finite_median(scores);
+      double peak = -std::numeric_limits<double>::infinity();
+      for (double e : v.effect)
+        if (std::isfinite(e)) peak = std::max(peak, e);
+      f.peak = std::exp(peak);
+      f.sigmas = finite_median(sigmas);
+      f.direction = direction(v);
+      found.push_back(std::move(f));
+    }
+  }
+  return found;
+}
+
+}  // namespace nt::analysis

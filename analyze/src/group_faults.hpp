@@ -1,0 +1,35 @@
+// The slow switch detector (group_faults.cpp): faults above the nodes, found on the pairs that
+// leave or enter a group of an upper level of the topology.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nt/analysis/cube.hpp"
+#include "nt/analysis/topology.hpp"
+
+namespace nt::analysis {
+
+struct GroupFaultOptions {
+  double min_ratio = 1.1;    // smallest slowdown of a group's outside links (medians over many pairs)
+  double mad_factor = 5.0;   // robust sigmas of the other groups' effects
+  std::size_t need = 1;      // lengths it must show at (else the bandwidth rule)
+  std::vector<char> exclude; // per rank (or empty): ranks of slow nodes, left out of every effect
+};
+
+struct GroupFault {
+  std::size_t level = 0, group = 0;     // t.levels[level].groups[group]
+  std::vector<int> ranks;
+  std::vector<std::int64_t> lengths;    // where it is slow
+  double score = 0;                     // median ratio over those lengths
+  double peak = 0;                      // largest ratio over all lengths
+  double sigmas = 0;                    // median robust z over those lengths (NaN: noise-free)
+  std::string direction;                // "leaving and entering", "leaving", "entering"
+};
+
+// Slow groups of every upper level with at least 3 groups (with two, a slow one is their
+// distance), lone-node groups left to the node checks; finest level first.
+std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const GroupFaultOptions& opt);
+
+}  // namespace nt::analysis
