@@ -838,8 +838,12 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
   // profiles are medians of many cells, so their own noise is tiny, while a few odd cells (a slow
   // node's) move them by a few per cent; only on clean data (a simulator's) does a 2-4 % step
   // between switches separate them (floor_ratio), on noisy data it takes min_ratio.
+  // The ranks keep min_ratio as their floor (a node's ranks differ by noise only, and contention
+  // under --concurrent moves a few cells of a rank by more than the noise of the rest).
   double cell_noise = 0.0;
-  auto labels = cluster_profiles(prof, P, opt, false, 0.0, &cell_noise);
+  TopologyOptions ranks = opt;
+  ranks.floor_ratio = std::max(opt.floor_ratio, opt.min_ratio);
+  auto labels = cluster_profiles(prof, P, ranks, false, 0.0, &cell_noise);
   TopologyOptions upper = opt;
   upper.floor_ratio = std::clamp(std::exp(opt.noise_factor * cell_noise), opt.floor_ratio, std::max(opt.floor_ratio, opt.min_ratio));
   t.delay_groups = groups_from_labels(labels);
