@@ -8,7 +8,7 @@
 // The ranks of slow nodes are left out as third parties and as members (but of a group all of whose
 // nodes are slow): with two nodes under a router, one slow node made its router's median look slow
 // (issue 32, a dragonfly).
-// O(P^2) per length and level, O(P) memory beside one slice.
+// O(P^2) per length and level; one slice and the pair classes (P^2 bytes) in memory.
 #include "group_faults.hpp"
 
 #include <algorithm>
@@ -26,15 +26,15 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Per class, the median log delay of one slice (sampled for large classes).
-std::vector<double> class_log_medians(const float* slice, const Topology& t, std::size_t N) {
+std::vector<double> class_log_medians(const float* slice, const Topology& t, const std::vector<std::int8_t>& cls,
+                                      std::size_t N) {
   const auto Q = static_cast<std::size_t>(t.class_count());
   auto samples = population_samples(Q, [&](auto&& take) {
     for (std::size_t i = 0; i < N; ++i)
       for (std::size_t j = 0; j < N; ++j) {
         const float d = slice[i * N + j];
         if (i != j && Cube::usable(d))
-          take(static_cast<std::size_t>(t.pair_class(static_cast<int>(i), static_cast<int>(j))),
-               std::log(static_cast<double>(d)));
+          take(static_cast<std::size_t>(cls[i * N + j]), std::log(static_cast<double>(d)));
       }
   });
   std::vector<double> med(Q, kNaN);
@@ -44,17 +44,16 @@ std::vector<double> class_log_medians(const float* slice, const Topology& t, std
 }
 
 // Effects of every group of level l at one length: [g] out (its ranks sending out) and in.
-void group_effects_at(const float* slice, const Topology& t, std::size_t l, const std::vector<double>& cmed,
-                      const std::vector<char>& exclude, std::size_t N, std::vector<double>& out,
-                      std::vector<double>& in) {
+void group_effects_at(const float* slice, const Topology& t, std::size_t l, const std::vector<std::int8_t>& cls,
+                      const std::vector<double>& cmed, const std::vector<char>& exclude, std::size_t N,
+                      std::vector<double>& out, std::vector<double>& in) {
   const auto& lev = t.levels[l];
   const std::size_t G = lev.groups.size();
   std::vector<double> send(N, kNaN), recv(N, kNaN), tmp;
   auto residual = [&](std::size_t i, std::size_t j) {
     const float d = slice[i * N + j];
     if (!Cube::usable(d)) return kNaN;
-    return std::log(static_cast<double>(d)) -
-           cmed[static_cast<std::size_t>(t.pair_class(static_cast<int>(i), static_cast<int>(j)))];
+    return std::log(static_cast<double>(d)) - cmed[static_cast<std::size_t>(cls[i * N + j])];
   };
   auto left_out = [&](std::size_t r) { return !exclude.empty() && exclude[r]; };
   for (std::size_t i = 0; i < N; ++i) {
@@ -93,13 +92,27 @@ struct Verdict {
   std::vector<double> sigmas;
 };
 
-Verdict judge(const std::vector<std::vector<double>>& out, const std::vector<std::vector<double>>& in, std::size_t g,
-              double min_log, double mad_factor) {
+// The peers of every group of a level at each length: the robust spread of their effects.
+struct Peers {
+  std::vector<RobustSpread> out, in;  // per length
+};
+
+Peers peers_of(const std::vector<std::vector<double>>& out, const std::vector<std::vector<double>>& in) {
+  Peers p;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    p.out.push_back(robust_spread(out[k]));
+    p.in.push_back(robust_spread(in[k]));
+  }
+  return p;
+}
+
+Verdict judge(const std::vector<std::vector<double>>& out, const std::vector<std::vector<double>>& in,
+              const Peers& peers, std::size_t g, double min_log, double mad_factor) {
   const std::size_t K = out.size();
   Verdict v{std::vector<double>(K, kNaN), std::vector<char>(K, 0), std::vector<char>(K, 0), std::vector<char>(K, 0),
             std::vector<double>(K, kNaN)};
   for (std::size_t k = 0; k < K; ++k) {
-    const auto so = robust_spread(out[k]), si = robust_spread(in[k]);
+    const auto so = peers.out[k], si = peers.in[k];
     const double eo = out[k][g] - so.median, ei = in[k][g] - si.median;
     auto passes = [&](double e, double sigma) { return e >= min_log && e >= mad_factor * sigma; };
     v.out_slow[k] = passes(eo, so.sigma);
@@ -138,29 +151,31 @@ std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const
   const std::size_t K = c.count();
   if (K == 0 || t.levels.size() < 2) return found;
   std::vector<float> buf;
+  const auto cls = pair_classes(t);  // P^2 bytes, once for every length and level
   // [level][k][g]
   std::vector<std::vector<std::vector<double>>> out(t.levels.size()), in(t.levels.size());
   for (std::size_t k = 0; k < K; ++k) {
     const float* slice = c.slice(k, buf);
-    const auto cmed = class_log_medians(slice, t, N);
+    const auto cmed = class_log_medians(slice, t, cls, N);
     for (std::size_t l = 1; l < t.levels.size(); ++l) {
       if (t.levels[l].groups.size() < 3) continue;  // two groups: a slow one is the distance between them
       out[l].emplace_back();
       in[l].emplace_back();
-      group_effects_at(slice, t, l, cmed, opt.exclude, N, out[l].back(), in[l].back());
+      group_effects_at(slice, t, l, cls, cmed, opt.exclude, N, out[l].back(), in[l].back());
     }
   }
   const auto lone_of = [&](std::size_t l) {
     const auto lone = lone_node_groups(t, l);
     return std::set<std::size_t>(lone.begin(), lone.end());
   };
-  // Finest level first: a slow group explains the slow groups above it that contain it.
+  // Every slow group of every level; which of nested ones is the fault is the caller's choice.
   for (std::size_t l = 1; l < t.levels.size(); ++l) {
     if (out[l].empty()) continue;
     const auto lone = lone_of(l);
+    const Peers peers = peers_of(out[l], in[l]);
     for (std::size_t g = 0; g < t.levels[l].groups.size(); ++g) {
       if (lone.count(g)) continue;  // one node: judged as a node
-      const Verdict v = judge(out[l], in[l], g, std::log(opt.min_ratio), opt.mad_factor);
+      const Verdict v = judge(out[l], in[l], peers, g, std::log(opt.min_ratio), opt.mad_factor);
       if (!holds(v, opt.need)) continue;
       GroupFault f;
       f.level = l;

@@ -29,7 +29,8 @@ struct GroupFault {
 };
 
 // Slow groups of every upper level with at least 3 groups (with two, a slow one is their
-// distance), lone-node groups left to the node checks; finest level first.
+// distance), lone-node groups left to the node checks; finest level first. Memory: one slice and
+// the pair classes (P^2 bytes) beside O(P) per level.
 std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const GroupFaultOptions& opt);
 
 }  // namespace nt::analysis
