@@ -39,7 +39,7 @@ class Progress {
   double start_ = 0, last_ = 0, mark_ = 0;
 };
 
-// Schedules (runner.cpp), also used by the calibration of --estimate, at messages of `length`
+// Schedules (turns.cpp), also used by the calibration of --estimate, at messages of `length`
 // bytes. run_sequential takes turns through the tasks (every rank knows the list); run_rounds
 // runs rounds of disjoint pairs at once with a sleeping barrier after each (and each rank's
 // exchange with itself).
@@ -48,8 +48,19 @@ class Progress {
 using StepHook = std::function<void(double)>;
 std::size_t run_sequential(Ctx& c, const std::vector<Task>& tasks, std::int64_t length, const StepHook& on_step = {});
 std::size_t run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length, const StepHook& on_step = {});
-// One task on a member rank (pinning on an oversubscribed machine, --precision's batches).
+// One task on a member rank (task.cpp: pinning on an oversubscribed machine, --precision's batches).
 void run_task(Ctx& c, const Task& t, std::int64_t length);
+
+// Test hooks (test_hooks.cpp), set in the environment by the MPI tests.
+// NT_DEBUG_STALL=rank:length: that rank stops responding at that length, as a hung node would
+// (not in --estimate's calibration).
+void debug_stall(const Ctx& c, std::int64_t length);
+// NT_DEBUG_SYNTHETIC=1: the samples, flags and counts of this rank are replaced by a function of
+// (sender, receiver, length, sample) after the measurement (fill_synthetic), so that two runs
+// write the same values and their files can be compared byte for byte (parallel vs gathered
+// writing).
+bool synthetic_samples();
+void fill_synthetic(Ctx& c, std::int64_t length);
 
 // The concurrent schedule (concurrent.cpp) of length k of the sweep: every repetition of a
 // 1-factorisation (one per sample with --rounds random, one with all samples with fixed), each
@@ -99,7 +110,7 @@ void run_estimate(Ctx& c, double startup_s);
 // Seconds since this process started (/proc), for the start-up share of a run.
 double process_age_s();
 
-// Runs lengths [first, end) of the sweep and writes every length as soon as it is measured: one
+// Runs lengths [first, end) of the sweep (sweep.cpp) and writes every length as soon as it is measured: one
 // rank per node writes the rows of its node's ranks into every file (rank 0 commits each record),
 // or, when the writers cannot open the files or NT_WRITE=gather, rank 0 gathers and writes
 // everything. Rank 0 collects the flag counts;

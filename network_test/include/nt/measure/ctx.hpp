@@ -113,8 +113,8 @@ class Ctx {
   std::vector<double> offset_to_root, rtt_to_root;
   double timed_seconds = 0;       // sum of timed intervals on this rank (instrumentation)
 
-  // Owned by the runner (runner.cpp, precision.cpp, estimate.cpp); modes reach the store only
-  // through sample_row and flag_row.
+  // Owned by the runner (sweep.cpp, task.cpp, precision.cpp, estimate.cpp); modes reach the
+  // store only through sample_row and flag_row.
   ModeRun* mode = nullptr;        // the mode's state for this run
   SampleStore store;              // the samples this rank holds for the current length
   bool calibrating = false;       // --estimate's calibration: fixed sample counts, no --precision

@@ -1,0 +1,110 @@
+// The sweep: every length measured (turns.cpp or concurrent.cpp), its samples summarised on each
+// rank, and written as soon as it is done, in parallel (write_rows.cpp) or gathered on rank 0
+// (write_gathered.cpp).
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <limits>
+#include <span>
+
+#include <fmt/format.h>
+
+#include "nt/stats.hpp"
+#include "sweep.hpp"
+
+namespace nt::measure {
+
+double host_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void Sweep::run_length(std::size_t k) {
+  length_ = c_.lengths[k];
+  std::fill(c_.store.values.begin(), c_.store.values.end(), 0.0);
+  std::fill(c_.store.flags.begin(), c_.store.flags.end(), std::uint8_t{0});
+  c_.store.used.assign(PU_, c_.store.stride);
+  const TaskList tasks(c_.spec, c_.settings, c_.size, k);
+  std::size_t task_bytes = tasks.bytes();
+  StepHook on_step;
+  if (progress_) on_step = [this, k](double fraction) { progress_->within(k, fraction); };
+  if (c_.settings.concurrent)
+    task_bytes += run_concurrent(c_, k, length_, on_step);
+  else
+    task_bytes += run_sequential(c_, tasks, length_, on_step);
+
+  if (synthetic_samples()) fill_synthetic(c_, length_);
+  const std::array<long, 2> flagged = summarize_samples();  // this rank's late / preempted samples
+  if (retest_) {
+    const auto at = static_cast<std::ptrdiff_t>(
+        std::find(gather_order_.begin(), gather_order_.end(), Statistic::median) - gather_order_.begin());
+    const std::vector<double> medians(local_.begin() + at * static_cast<std::ptrdiff_t>(PU_),
+                                      local_.begin() + (at + 1) * static_cast<std::ptrdiff_t>(PU_));
+    retested_ = run_retest(c_, k, length_, medians, isolated_);
+  }
+  ahead_ = c_.settings.concurrent ? static_cast<double>(c_.size) : static_cast<double>(tasks.size());
+  long flagged_all[2] = {0, 0};
+  {
+    MPI_Request req;
+    MPI_Ireduce(flagged.data(), flagged_all, 2, MPI_LONG, MPI_SUM, 0, c_.comm, &req);
+    wait(req, "flag counts");
+  }
+  if (rows_)
+    write_rows(k, flagged_all, task_bytes);
+  else
+    gather_and_write(k, flagged_all, task_bytes);
+}
+
+std::array<long, 2> Sweep::summarize_samples() {
+  std::array<long, 2> flagged{0, 0};
+  for (std::size_t q = 0; q < PU_; ++q) {
+    const auto n = static_cast<std::size_t>(c_.store.used[q]);
+    double* row = c_.store.values.data() + q * RU_;
+    std::uint8_t* fl = c_.store.flags.data() + q * RU_;
+    for (std::size_t i = 0; i < n; ++i) {
+      flagged[0] += (fl[i] & kSampleLate) ? 1 : 0;
+      flagged[1] += (fl[i] & kSamplePreempted) ? 1 : 0;
+    }
+    const Summary s = summarize(std::span<const double>(row, n));
+    for (std::size_t i = n; i < RU_; ++i) {  // not taken (--precision): missing in the _all file
+      row[i] = std::numeric_limits<double>::quiet_NaN();
+      fl[i] = kSampleNotTaken;
+    }
+    for (std::size_t i = 0; i < NS_; ++i)  // [statistic * P + peer]
+      local_[i * PU_ + q] = summary_value(s, gather_order_[i]);
+  }
+  return flagged;
+}
+
+void Sweep::wait(MPI_Request& req, const char* what) {
+  c_.idle_wait(req, idle_deadline(c_, ahead_),
+               fmt::format("timeout: rank {} waited too long for the {} of length {}", c_.rank, what, length_));
+}
+
+void Sweep::gather(const void* send, int count, MPI_Datatype type, void* recv, const char* what) {
+  MPI_Request req;
+  MPI_Igather(send, count, type, recv, count, type, 0, c_.comm, &req);
+  wait(req, what);
+}
+
+void Sweep::count_data(std::size_t task_bytes) {
+  auto bytes = [](const auto& v) { return static_cast<double>(v.capacity() * sizeof(v[0])); };
+  double b = bytes(c_.store.values) + bytes(c_.store.flags) + bytes(c_.store.used) + bytes(local_) + bytes(gathered_) +
+             bytes(raw_gathered_) + bytes(raw_record_) + bytes(flags_gathered_) + bytes(flags_record_) +
+             bytes(used_gathered_) + bytes(used_record_) + bytes(row_stats_) + bytes(row_raw_) + bytes(xfer_) +
+             bytes(row_flags_) + bytes(row_used_) + bytes(c_.machines) + bytes(c_.hosts) +
+             static_cast<double>(task_bytes);
+  data_bytes_ = std::max(data_bytes_, b);
+}
+
+void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts,
+               double& write_seconds, double& data_bytes) {
+  Sweep sweep(c, out, progress, counts, write_seconds, data_bytes);
+  for (std::size_t k = first; k < c.lengths.size(); ++k) sweep.run_length(k);
+}
+
+// One pass (a mode whose tasks cover every length, e.g. loggp): its sink writes the results.
+void run_one_pass(Ctx& c) {
+  run_sequential(c, TaskList(c.spec, c.settings, c.size, 0), c.lengths.front());
+}
+
+}  // namespace nt::measure
