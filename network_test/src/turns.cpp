@@ -32,19 +32,17 @@ constexpr bool kSimulatedClock = false;
 // Waits for a "go" that is due soon (this rank was told it is next): no sleeping back-off, whose
 // pauses of up to --idle-sleep-max would be paid at every hand-over. Under SMPI a blocking wait
 // is exact and costs no host time.
-void ready_wait([[maybe_unused]] Ctx& c, MPI_Request& req, double deadline, const std::string& why) {
-#ifdef NT_SMPI
-  (void)deadline;
-  (void)why;
-  MPI_Wait(&req, MPI_STATUS_IGNORE);
-#else
+void ready_wait(MPI_Request& req, double deadline, const std::string& why) {
+  if constexpr (kSimulatedClock) {
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    return;
+  }
   int flag = 0;
   for (unsigned i = 0;; ++i) {
     MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
     if (flag) return;
     if ((i & 1023) == 1023 && deadline > 0 && Ctx::now() > deadline) throw TimeoutError(why);
   }
-#endif
 }
 
 // The positions of the tasks `rank` takes part in, ascending (every task computed only when the
@@ -162,7 +160,7 @@ class Turns {
     // Told, or in task u-1, or the sender of the readies: the go is near. On an oversubscribed
     // host polling would take the core from the measuring pair: sleep as before there.
     if ((u >= 1 && !c_.yield) || kSimulatedClock)
-      ready_wait(c_, req, deadline, why);
+      ready_wait(req, deadline, why);
     else  // the first task waits for rank 0 to write the previous length
       c_.idle_wait(req, deadline, why);
   }
