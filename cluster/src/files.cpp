@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <limits>
 #include <set>
 #include <system_error>
 #include <unordered_set>
@@ -19,6 +18,7 @@
 #include "nt/hosts.hpp"
 #include "nt/netcdf.hpp"
 #include "nt/raw_file.hpp"
+#include "nt/stats.hpp"
 #include "nt/types.hpp"
 
 namespace fs = std::filesystem;
@@ -332,8 +332,7 @@ FileSummary summarize_file(const fs::path& path) {
     for_each_info_block(*ds, r, [&](std::size_t, std::size_t rows, const int* offs) { clusters.insert(offs, offs + rows * P); });
     s.clusters_per_region.push_back(static_cast<int>(clusters.size()));
   }
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  const auto num = [&](const char* name) { return f.get_att_double(kGlobal, name).value_or(nan); };
+  const auto num = [&](const char* name) { return f.get_att_double(kGlobal, name).value_or(kNaN); };
   s.threshold_mode = f.get_att_text(kGlobal, "cluster_threshold_mode").value_or("");
   s.threshold = num("cluster_threshold");
   s.max_relative = num("cluster_max_relative_error");
@@ -391,7 +390,7 @@ std::string format_summary(const FileSummary& s) {
 
 std::string summary_json(const FileSummary& s) {
   using nlohmann::json;
-  const auto num = [](double v) { return std::isnan(v) ? json(nullptr) : json(v); };
+  const auto num = [](double v) { return json_number<json>(v); };
   json j;
   j["file"] = s.path.string();
   j["ranks"] = s.ranks;

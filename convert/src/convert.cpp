@@ -191,8 +191,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-ojson number_or_null(double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); }
-
 ojson params_json(const TestParameters& p) {
   ojson j;
   for (const auto& f : kIntParameters) {  // under their NetCDF names; mode and statistic after proc_num
@@ -252,7 +250,7 @@ void write_json(std::ostream& out, const Dataset& d) {
     ojson mj = ojson::array();
     for (int i = 0; i < p; ++i) {
       ojson row = ojson::array();
-      for (double v : m.row(i)) row.push_back(number_or_null(v));
+      for (double v : m.row(i)) row.push_back(json_number<ojson>(v));
       mj.push_back(std::move(row));
     }
     out << (k == 0 ? "\n  " : ",\n  ") << nt::json_text(mj);

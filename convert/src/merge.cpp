@@ -1,7 +1,6 @@
 // merge: several runs of the same shape -> cell-wise median and min across runs.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include <fmt/format.h>
 
@@ -46,7 +45,7 @@ void merge_rows(const std::vector<std::unique_ptr<Dataset>>& runs, std::size_t k
     cell.clear();
     for (const auto& b : blocks)
       if (!std::isnan(b[c])) cell.push_back(b[c]);
-    out[c] = cell.empty() ? std::numeric_limits<double>::quiet_NaN()
+    out[c] = cell.empty() ? kNaN
              : take_min   ? *std::min_element(cell.begin(), cell.end())
                           : median(cell);
   }

@@ -48,4 +48,12 @@ std::vector<int> match_ranks_by_host(const std::vector<std::string>& a, const st
   return out;
 }
 
+std::vector<int> number_by_first_appearance(const std::vector<std::string>& names) {
+  std::map<std::string, int> ids;
+  std::vector<int> out;
+  out.reserve(names.size());
+  for (const auto& n : names) out.push_back(ids.try_emplace(n, static_cast<int>(ids.size())).first->second);
+  return out;
+}
+
 }  // namespace nt

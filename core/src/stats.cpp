@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 
 namespace nt {
@@ -83,7 +82,7 @@ double finite_median(std::span<const double> x) {
   f.reserve(x.size());
   for (double v : x)
     if (std::isfinite(v)) f.push_back(v);
-  return f.empty() ? std::numeric_limits<double>::quiet_NaN() : median(f);
+  return f.empty() ? kNaN : median(f);
 }
 
 double robust_sigma_of_deviations(std::span<const double> abs_deviations) {

@@ -1,13 +1,13 @@
 // loggp: Hoefler's parametrised round trips PRTT(n, d, s) per pair over the sweep of sizes
 // (netgauge's loggp pattern), from which L, o_s, o_r, g and G are derived (derive_loggp).
 #include <algorithm>
-#include <limits>
 
 #include <CLI/CLI.hpp>
 
 #include "common.hpp"
 #include "nt/error.hpp"
 #include "nt/loggp.hpp"
+#include "nt/stats.hpp"
 #include "nt/measure/loggp_fit.hpp"
 
 namespace nt::measure {
@@ -30,7 +30,7 @@ class Loggp final : public ModeRun {
  public:
   explicit Loggp(Ctx& c)
       : sizes_(c.lengths),
-        rows_(static_cast<std::size_t>(c.size) * 5 * sizes_.size(), std::numeric_limits<double>::quiet_NaN()) {}
+        rows_(static_cast<std::size_t>(c.size) * 5 * sizes_.size(), kNaN) {}
   // Every size of the sweep, whatever `length` (the sweep's first).
   void run(Ctx& c, const Task& t, std::int64_t length) override;
   void finish(Ctx& c, const FileInfo& info) override;
@@ -132,7 +132,6 @@ void Loggp::finish(Ctx& c, const FileInfo& info) {
   const auto& sizes = sizes_;
   const auto S = sizes.size();
   const auto PU = static_cast<std::size_t>(c.size);
-  const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> all(c.rank == 0 ? PU * PU * 5 * S : 0);
   MPI_Request req;
   const int block = static_cast<int>(PU * 5 * S);
@@ -146,9 +145,9 @@ void Loggp::finish(Ctx& c, const FileInfo& info) {
   d.sizes = sizes;
   d.prtt_n = options().n;
   const std::size_t pairs = PU * PU;
-  for (auto* v : {&d.L, &d.o_s, &d.o_r, &d.g, &d.G, &d.residual}) v->assign(pairs, nan);
+  for (auto* v : {&d.L, &d.o_s, &d.o_r, &d.g, &d.G, &d.residual}) v->assign(pairs, kNaN);
   d.fit_break.assign(pairs, -1);
-  for (auto* v : {&d.prtt1, &d.prttn, &d.prttd, &d.delay, &d.orecv, &d.osend}) v->assign(pairs * S, nan);
+  for (auto* v : {&d.prtt1, &d.prttn, &d.prttd, &d.delay, &d.orecv, &d.osend}) v->assign(pairs * S, kNaN);
   for (std::size_t x = 0; x < PU; ++x)
     for (std::size_t y = 0; y < PU; ++y) {
       if (x == y) continue;

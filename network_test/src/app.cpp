@@ -462,15 +462,6 @@ struct Placement {
   int oversubscribed_ranks = 0;  // how many ranks do
 };
 
-// Numbers keys in order of first appearance.
-std::vector<int> number_keys(const std::vector<std::string>& keys) {
-  std::map<std::string, int> ids;
-  std::vector<int> out;
-  out.reserve(keys.size());
-  for (const auto& k : keys) out.push_back(ids.try_emplace(k, static_cast<int>(ids.size())).first->second);
-  return out;
-}
-
 // Every rank's machine key, on rank 0: the kernel's boot id (36 characters), or a hash of the host
 // name where that cannot be read; 40 bytes per rank. Simulated ranks share one process and one
 // kernel: their machines are their simulated hosts (hosts: the host names, on rank 0).
@@ -504,7 +495,7 @@ Placement gather_placement(MPI_Comm comm, int rank, int P) {
   const auto keys = gather_machine_keys(comm, rank, me, names, P);
   std::vector<int> ids(2 * PU);  // hosts, then machines
   if (rank == 0) {
-    const auto host_ids = number_keys(names), machine_ids = number_keys(keys);
+    const auto host_ids = number_by_first_appearance(names), machine_ids = number_by_first_appearance(keys);
     std::copy(host_ids.begin(), host_ids.end(), ids.begin());
     std::copy(machine_ids.begin(), machine_ids.end(), ids.begin() + P);
   }

@@ -11,7 +11,6 @@
 // while the time measured so far says the next chunk fits in S.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <tuple>
 
 #include "internal.hpp"
@@ -161,7 +160,7 @@ RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::v
                         std::vector<double>& isolated) {
   const auto PU = static_cast<std::size_t>(c.size);
   const std::vector<Statistic>& stats = standard_statistics();
-  isolated.assign(stats.size() * PU, std::numeric_limits<double>::quiet_NaN());
+  isolated.assign(stats.size() * PU, kNaN);
   const long budget = c.settings.retest > 0 ? c.settings.retest : static_cast<long>(kPairsPerRankWithoutCount) * c.size;
   const std::vector<Task> tasks = retest_tasks(c, k, within_budget(c, standing_out(c, medians), budget));
   RetestResult result;

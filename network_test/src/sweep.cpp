@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <limits>
 #include <span>
 
 #include <fmt/format.h>
@@ -66,7 +65,7 @@ std::array<long, 2> Sweep::summarize_samples() {
     }
     const Summary s = summarize(std::span<const double>(row, n));
     for (std::size_t i = n; i < RU_; ++i) {  // not taken (--precision): missing in the _all file
-      row[i] = std::numeric_limits<double>::quiet_NaN();
+      row[i] = kNaN;
       fl[i] = kSampleNotTaken;
     }
     for (std::size_t i = 0; i < NS_; ++i)  // [statistic * P + peer]

@@ -1,11 +1,15 @@
 #include <fstream>
+#include <limits>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
+#include "nt/json_text.hpp"
 #include "nt/result_set.hpp"
 #include "nt/netcdf.hpp"
 #include "nt/params.hpp"
+#include "nt/stats.hpp"
 #include "nt/types.hpp"
 #include "nt/units.hpp"
 #include "test_util.hpp"
@@ -84,6 +88,25 @@ TEST(Hosts, PrefixAndBesideLookup) {
   EXPECT_EQ(read_hosts(hosts_path(dir / "x")), (std::vector<std::string>{"n1", "n2"}));
   EXPECT_THROW(write_hosts(hosts_path(dir / "x"), {"n1"}, false), FileError);
   EXPECT_THROW(read_hosts(dir / "none.txt"), FileError);
+}
+
+// network_test numbers the host and the machine of every rank by this rule (app.cpp).
+TEST(Hosts, NumberedInOrderOfFirstAppearance) {
+  EXPECT_EQ(number_by_first_appearance({"n2", "n1", "n2", "n3", "n1"}), (std::vector<int>{0, 1, 0, 2, 1}));
+  EXPECT_EQ(number_by_first_appearance({"a", "a", "a"}), (std::vector<int>{0, 0, 0}));
+  EXPECT_TRUE(number_by_first_appearance({}).empty());
+}
+
+// Every program's JSON (convert's matrices, cluster's info --json): numbers that are not finite
+// become null, in both nlohmann types.
+TEST(Json, NumberOrNull) {
+  using nlohmann::json, nlohmann::ordered_json;
+  EXPECT_EQ(json_text(json::array({json_number<json>(1.5), json_number<json>(kNaN),
+                                   json_number<json>(std::numeric_limits<double>::infinity()),
+                                   json_number<json>(-std::numeric_limits<double>::infinity())})),
+            "[1.5,null,null,null]");
+  EXPECT_TRUE(json_number<ordered_json>(kNaN).is_null());
+  EXPECT_EQ(json_number<ordered_json>(-2.0), ordered_json(-2.0));
 }
 
 TEST(Units, HumanReadable) {

@@ -20,6 +20,9 @@ std::filesystem::path hosts_path(const std::filesystem::path& prefix);
 // in A is the m-th rank on h in B. Returns, for every rank of A, its rank in B or -1 (host not
 // in B, or fewer ranks on it there). Empty when either list is empty (no hosts known).
 std::vector<int> match_ranks_by_host(const std::vector<std::string>& a, const std::vector<std::string>& b);
+// Numbers names from 0 in order of first appearance, equal names the same number: the host (or
+// machine) of every rank, given its name in rank order.
+std::vector<int> number_by_first_appearance(const std::vector<std::string>& names);
 
 
 }  // namespace nt

@@ -2,12 +2,16 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <span>
 #include <vector>
 
 #include "nt/types.hpp"
 
 namespace nt {
+
+// The value of what has none: a missing cell, a sample not taken, a statistic of no values.
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct Summary {
   std::size_t count = 0;
