@@ -17,6 +17,7 @@
 #include "nt/units.hpp"
 
 #include "group_faults.hpp"
+#include "loaded.hpp"
 
 namespace nt::analysis {
 namespace {
@@ -852,6 +853,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   find_slow_switches(scan, out, exclusions);
   find_slow_lone_nodes(scan, out, exclusions);
   find_slow_and_asymmetric_links(scan, pass, exclusions, out);
+  slow_links_to_slow_nodes(t, hosts, out);
   return out;
 }
 
