@@ -15,6 +15,7 @@
 #include "nt/loggp.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/units.hpp"
+#include "loaded.hpp"
 #include "text_util.hpp"
 
 namespace nt::analysis {
@@ -86,6 +87,8 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, c
     auto v = find_variance_anomalies(c, *deviation, r.hosts, opt.anomalies);
     r.anomalies.insert(r.anomalies.end(), v.begin(), v.end());
   }
+  if (auto note = review_findings_under_load(c, deviation, r.topology, opt.anomalies, r.anomalies))
+    r.notes.push_back(std::move(*note));
   r.hockney = fit_classes_and_pairs(c, r.topology, opt.thresholds, deviation,
                                     opt.keep_pair_fits || opt.pairs_in_json || c.P <= 16);
   r.params = class_params(&r.cube, r.topology, &r.hockney, nullptr, {});
@@ -162,15 +165,6 @@ Report make_report(const std::string& file, const ReportOptions& opt) {
   }
   Report r = make_report(c, opt, async ? &*async : nullptr, dev ? &*dev : nullptr);
   if (!devfile.empty()) r.notes.push_back("variance from " + devfile);
-  if (c.file) {
-    const auto& extra = c.file->meta().extra;
-    if (const auto it = extra.find("pair_order"); it != extra.end() && it->second.find("concurrent") != std::string::npos)
-      r.notes.push_back(
-          "measured with --concurrent: pairs shared the links, so the groups found and any slow link, asymmetric "
-          "pair or slow switch may be contention between them (1,024 simulated ranks on a 2:1 oversubscribed tree "
-          "gave 483 node groups for 256 nodes); a sequential run tells (bench/results/network_test.md, "
-          "\"Schedules\")");
-  }
   return r;
 }
 
