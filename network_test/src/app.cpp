@@ -83,7 +83,7 @@ void add_options(CLI::App& app, Settings& s) {
                  "--concurrent: per length, re-measure alone as many standing-out pairs as fit in SECONDS")
       ->needs(conc);
   app.add_option("--retest-ratio", s.retest_ratio,
-                 "a cell stands out when its median is above RATIO x the median of its line (sender's row) or of its peer's, the lesser")
+                 "a cell stands out when its median is above RATIO x the median of its line (sender's row)")
       ->capture_default_str();
   app.add_option("--timeout", s.timeout, "end the run when a pair takes longer than SECONDS (0: never)")
       ->capture_default_str();

@@ -1,9 +1,9 @@
 // --retest / --retest-seconds: after the concurrent rounds of a length, the cells whose loaded
 // median stands out of their line are measured again alone, one pair after the other.
 //
-// Standing out: a cell's median (over its samples) above --retest-ratio x the lesser of the
-// medians of the two ends' lines (a rank's line: its row, or column when the mode's receiver
-// holds the samples) in the same class (peers on the rank's host, peers on other hosts). Each rank judges its own
+// Standing out: a cell's median (over its samples) above --retest-ratio x the median of the
+// cells of its line (the rank's row, or column when the mode's receiver holds the samples) in
+// the same class (peers on the rank's host, peers on other hosts). Each rank judges its own
 // line (O(P)); the budget of --retest N pairs is shared out highest ratio first with one
 // reduction of a histogram of the ratios and one exclusive scan (no rank sees more than its
 // line); the chosen cells are allgathered (O(N) per rank) into the same task list on every rank
@@ -36,36 +36,21 @@ int bin_of(double ratio, double threshold) {
   return std::clamp(static_cast<int>(b), 0, kBins - 1);
 }
 
-// Per rank, the median of its line's cells in each class (peers on its host, peers on other
-// hosts): [2 * rank + class], 0 where the class is empty. One allgather of 2 doubles per rank.
-std::vector<double> line_medians(const Ctx& c, const std::vector<double>& medians) {
+// The cells of this rank's line that stand out of their class, any order.
+std::vector<Candidate> standing_out(const Ctx& c, const std::vector<double>& medians) {
   const auto me = static_cast<std::size_t>(c.rank);
   std::vector<double> same, other;
   for (std::size_t q = 0; q < medians.size(); ++q)
     if (q != me && std::isfinite(medians[q])) (c.hosts[q] == c.hosts[me] ? same : other).push_back(medians[q]);
-  const double mine[2] = {same.empty() ? 0 : median(std::span<const double>(same)),
-                          other.empty() ? 0 : median(std::span<const double>(other))};
-  std::vector<double> every(2 * static_cast<std::size_t>(c.size));
-  MPI_Allgather(mine, 2, MPI_DOUBLE, every.data(), 2, MPI_DOUBLE, c.comm);
-  return every;
-}
-
-// The cells of this rank's line that stand out of their class, any order. The reference is the
-// lesser of the two ends' line medians in the cell's class: a rank whose every pair crosses a slow
-// or saturated uplink has a slow line in which nothing stands out, but its cells stand out of
-// its peers' lines (issue 32: the slow leaf's outgoing cells were never re-tested).
-std::vector<Candidate> standing_out(const Ctx& c, const std::vector<double>& medians) {
-  const auto me = static_cast<std::size_t>(c.rank);
-  const auto lines = line_medians(c, medians);
+  const double m_same = same.empty() ? 0 : median(std::span<const double>(same));
+  const double m_other = other.empty() ? 0 : median(std::span<const double>(other));
   std::vector<Candidate> out;
   for (std::size_t q = 0; q < medians.size(); ++q) {
     if (q == me || !std::isfinite(medians[q])) continue;
-    const std::size_t cls = c.hosts[q] == c.hosts[me] ? 0 : 1;
-    const double a = lines[2 * me + cls], b = lines[2 * q + cls];
-    const double m = a > 0 && b > 0 ? std::min(a, b) : std::max(a, b);
+    const double m = c.hosts[q] == c.hosts[me] ? m_same : m_other;
     if (!(m > 0) || !(medians[q] > c.settings.retest_ratio * m)) continue;
-    const int x = c.rank, y = static_cast<int>(q);
-    out.push_back(c.spec.results_in_rows ? Candidate{medians[q] / m, x, y} : Candidate{medians[q] / m, y, x});
+    const int a = c.rank, b = static_cast<int>(q);
+    out.push_back(c.spec.results_in_rows ? Candidate{medians[q] / m, a, b} : Candidate{medians[q] / m, b, a});
   }
   return out;
 }
