@@ -11,6 +11,7 @@
 #include "nt/stats.hpp"
 
 namespace nt::analysis::anomaly_parts {
+
 std::string sigmas_text(double z) { return std::isfinite(z) ? fmt::format("{:.1f} sigmas", z) : "noise-free data"; }
 
 std::vector<std::string> hosts_of(const std::vector<int>& ranks, const std::vector<std::string>& hosts) {
