@@ -254,33 +254,12 @@ nlohmann::json to_json(const ClassParams& p) {
   return j;
 }
 
-nlohmann::json to_json(const Report& r, bool with_pairs) {
+namespace {
+
+// The protocol thresholds and the Hockney fits of each class (and of each pair: with_pairs, or
+// up to 16 ranks) into j["thresholds"] and j["hockney"].
+void add_hockney_json(nlohmann::json& j, const Report& r, bool with_pairs) {
   const Cube& c = r.cube;
-  nlohmann::json j;
-  j["program"] = "network_analyze";
-  j["version"] = version_string();
-  j["file"] = r.source;
-  j["mode"] = std::string(mode_name(c.mode));
-  j["statistic"] = std::string(statistic_name(c.statistic));
-  j["ranks"] = c.P;
-  j["lengths"] = c.lengths;
-  j["excluded_bad_values"] = {{"total", c.bad.total()}, {"nan", c.bad.missing}, {"infinite", c.bad.infinite},
-                              {"negative", c.bad.negative}, {"absurd", c.bad.absurd}};
-  j["groups"] = r.topology.levels.front().groups;
-  j["hierarchy"] = hierarchy_json(r.topology);
-  j["node_level_identified"] = r.topology.node_level_identified;
-  j["node_level_source"] = r.topology.nodes_from_hosts ? "hosts" : "delays";
-  j["hosts"] = {{"known", r.agreement.known},
-                {"names", r.hosts},
-                {"agreement",
-                 {{"exact", r.agreement.exact},
-                  {"adjusted_rand", num(r.agreement.adjusted_rand)},
-                  {"summary", r.agreement.summary},
-                  {"host_groups", r.agreement.host_groups},
-                  {"mismatches", r.agreement.mismatches}}}};
-  auto an = nlohmann::json::array();
-  for (const auto& a : r.anomalies) an.push_back(to_json(a));
-  j["anomalies"] = an;
   auto th = nlohmann::json::array();
   auto hc = nlohmann::json::array();
   for (const auto& f : r.hockney.classes) {
@@ -323,6 +302,38 @@ nlohmann::json to_json(const Report& r, bool with_pairs) {
     }
     j["hockney"]["pairs"] = ps;
   }
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Report& r, bool with_pairs) {
+  const Cube& c = r.cube;
+  nlohmann::json j;
+  j["program"] = "network_analyze";
+  j["version"] = version_string();
+  j["file"] = r.source;
+  j["mode"] = std::string(mode_name(c.mode));
+  j["statistic"] = std::string(statistic_name(c.statistic));
+  j["ranks"] = c.P;
+  j["lengths"] = c.lengths;
+  j["excluded_bad_values"] = {{"total", c.bad.total()}, {"nan", c.bad.missing}, {"infinite", c.bad.infinite},
+                              {"negative", c.bad.negative}, {"absurd", c.bad.absurd}};
+  j["groups"] = r.topology.levels.front().groups;
+  j["hierarchy"] = hierarchy_json(r.topology);
+  j["node_level_identified"] = r.topology.node_level_identified;
+  j["node_level_source"] = r.topology.nodes_from_hosts ? "hosts" : "delays";
+  j["hosts"] = {{"known", r.agreement.known},
+                {"names", r.hosts},
+                {"agreement",
+                 {{"exact", r.agreement.exact},
+                  {"adjusted_rand", num(r.agreement.adjusted_rand)},
+                  {"summary", r.agreement.summary},
+                  {"host_groups", r.agreement.host_groups},
+                  {"mismatches", r.agreement.mismatches}}}};
+  auto an = nlohmann::json::array();
+  for (const auto& a : r.anomalies) an.push_back(to_json(a));
+  j["anomalies"] = an;
+  add_hockney_json(j, r, with_pairs);
   auto lp = nlohmann::json::array();
   for (const auto& p : r.params) lp.push_back(to_json(p));
   j["logp"] = lp;
