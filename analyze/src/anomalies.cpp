@@ -46,19 +46,35 @@ std::vector<GroupFault> where_faults_live(const Topology& t, std::vector<GroupFa
 
 // The slow switch groups (group_faults.cpp), the ranks of slow nodes left out, at the level where
 // each fault lives.
-std::vector<GroupFault> slow_switch_faults(const AnomalyScan& scan, const LinkExclusions& exclusions) {
+std::vector<GroupFault> slow_switch_faults(const AnomalyScan& scan, const LinkExclusions& exclusions,
+                                           std::vector<double>* sensitivity) {
   GroupFaultOptions gopt;
   gopt.mad_factor = scan.opt.mad_factor;
   gopt.min_ratio = scan.opt.group_min_ratio;
   gopt.need = scan.need;
   gopt.exclude = exclusions.explained;  // the ranks of slow nodes
-  return where_faults_live(scan.topo, find_slow_groups(scan.cube, scan.topo, gopt));
+  return where_faults_live(scan.topo, find_slow_groups(scan.cube, scan.topo, gopt, sensitivity));
+}
+
+// The thresholds the rank, link and one-way detectors applied, per length (logs), as Sensitivity.
+void rank_and_link_sensitivity(const AnomalyScan& scan, const PolishedLengths& pass, Sensitivity& s) {
+  const double mad = scan.opt.mad_factor, floor = scan.min_log;
+  std::vector<double> rank, link, one_way;
+  for (std::size_t k = 0; k < scan.n_lengths; ++k) {
+    const double send = robust_spread(pass.effects.send[k]).sigma, recv = robust_spread(pass.effects.recv[k]).sigma;
+    rank.push_back(std::min(std::max(floor, mad * send), std::max(floor, mad * recv)));
+    link.push_back(std::max(floor, mad * pass.residual_sigma[k]));
+    one_way.push_back(std::max(floor, mad * pass.direction_sigma[k]));
+  }
+  s.rank = smallest_passing(rank, scan.need);
+  s.link = smallest_passing(link, scan.need);
+  s.one_way = smallest_passing(one_way, scan.need);
 }
 
 }  // namespace
 
 std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
-                                    const AnomalyOptions& opt) {
+                                    const AnomalyOptions& opt, Sensitivity* sensitivity) {
   std::vector<Anomaly> out;
   if (c.P < 3) return out;  // nothing to compare a rank with
   const AnomalyScan scan{c,
@@ -72,10 +88,16 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   const auto pass = polish_every_length(scan);
   LinkExclusions exclusions{std::vector<char>(scan.n_ranks, 0), std::vector<int>(scan.n_ranks, -1)};
   find_slow_ranks_and_nodes(scan, pass.effects, out, exclusions);
-  add_slow_switches(scan, slow_switch_faults(scan, exclusions), out, exclusions);
+  std::vector<double> group_sensitivity;
+  add_slow_switches(scan, slow_switch_faults(scan, exclusions, &group_sensitivity), out, exclusions);
   find_slow_lone_nodes(scan, out, exclusions);
   find_slow_and_asymmetric_links(scan, pass, exclusions, out);
   slow_links_to_slow_nodes(t, hosts, out);
+  if (sensitivity) {
+    rank_and_link_sensitivity(scan, pass, *sensitivity);
+    for (std::size_t l = 1; l < group_sensitivity.size(); ++l)
+      if (std::isfinite(group_sensitivity[l])) sensitivity->group.emplace_back(t.levels[l].name, group_sensitivity[l]);
+  }
   return out;
 }
 

@@ -82,7 +82,7 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, c
                                   r.agreement.host_groups.size(), r.topology.delay_groups.size()));
   if (!r.topology.nodes_from_hosts && check_node_level_against_hosts(r.topology, r.agreement))
     r.notes.push_back(r.topology.notes.back());
-  r.anomalies = find_anomalies(c, r.topology, r.hosts, opt.anomalies);
+  r.anomalies = find_anomalies(c, r.topology, r.hosts, opt.anomalies, &r.sensitivity);
   if (deviation) {
     auto v = find_variance_anomalies(c, *deviation, r.hosts, opt.anomalies);
     r.anomalies.insert(r.anomalies.end(), v.begin(), v.end());
@@ -166,6 +166,25 @@ Report make_report(const std::string& file, const ReportOptions& opt) {
   Report r = make_report(c, opt, async ? &*async : nullptr, dev ? &*dev : nullptr);
   if (!devfile.empty()) r.notes.push_back("variance from " + devfile);
   return r;
+}
+
+// The Sensitivity as JSON: ratios, null where a kind was not judged.
+nlohmann::json sensitivity_json(const Sensitivity& s) {
+  nlohmann::json g = nlohmann::json::object();
+  for (const auto& [level, ratio] : s.group) g[level] = num(ratio);
+  return {{"slow_rank_or_node", num(s.rank)}, {"slow_link", num(s.link)}, {"asymmetric_pair", num(s.one_way)},
+          {"slow_switch", g}};
+}
+
+// One block after the anomalies: what "none" (or the findings' absence elsewhere) means.
+std::string sensitivity_text(const Sensitivity& s) {
+  auto ratio = [](double x) { return std::isfinite(x) ? fmt::format("{:.2f}x", x) : std::string("not judged"); };
+  std::string o = fmt::format(
+      "  sensitivity: the smallest slowdown a finding could have shown at these lengths and this noise: slow rank "
+      "or node {}, slow link {}, one-way pair {}",
+      ratio(s.rank), ratio(s.link), ratio(s.one_way));
+  for (const auto& [level, x] : s.group) o += fmt::format(", slow {} group {}", level, ratio(x));
+  return o + "\n";
 }
 
 bool check_node_level_against_hosts(Topology& t, const HostAgreement& a) {
@@ -333,6 +352,7 @@ nlohmann::json to_json(const Report& r, bool with_pairs) {
   auto an = nlohmann::json::array();
   for (const auto& a : r.anomalies) an.push_back(to_json(a));
   j["anomalies"] = an;
+  j["sensitivity"] = sensitivity_json(r.sensitivity);
   add_hockney_json(j, r, with_pairs);
   auto lp = nlohmann::json::array();
   for (const auto& p : r.params) lp.push_back(to_json(p));
@@ -430,6 +450,7 @@ std::string to_text(const Report& r) {
     if (!a.hosts.empty()) o << fmt::format("  hosts {}", fmt::join(a.hosts, ","));
     o << fmt::format("\n  {:<16} {}; lengths {}\n", "", a.detail, lengths_text(a.lengths));
   }
+  o << sensitivity_text(r.sensitivity);
   o << "\nProtocol thresholds (lengths where the delay curve steps)\n";
   for (const auto& f : r.hockney.classes) {
     o << fmt::format("  {:<14}", f.name);

@@ -194,6 +194,27 @@ TEST(Paths, NodeSlowOnlyWithinItsLeafIsOneSlowNode) {
   }
 }
 
+// Issue 32: the report says the smallest slowdown each kind of finding could have shown: the
+// floors (min_ratio 1.5, group_min_ratio 1.1) on a simulator's noise-free data, more for a single
+// pair when every cell carries 15 % noise (5 robust sigmas of the residuals), while the rank
+// effects, medians over many cells, keep their floor.
+TEST(Paths, SensitivityIsTheFloorOnCleanDataAndGrowsWithNoise) {
+  Tree t;
+  t.slow_node = 5;
+  const auto clean = report(make(t).cube).sensitivity;
+  EXPECT_DOUBLE_EQ(clean.rank, 1.5);
+  EXPECT_DOUBLE_EQ(clean.link, 1.5);
+  EXPECT_DOUBLE_EQ(clean.one_way, 1.5);
+  ASSERT_EQ(clean.group.size(), 1u);
+  EXPECT_EQ(clean.group[0].first, "switch");
+  EXPECT_NEAR(clean.group[0].second, 1.1, 1e-12);
+  t.noise = 0.15;
+  const auto noisy = report(make(t).cube).sensitivity;
+  EXPECT_GT(noisy.link, 1.9);
+  EXPECT_GT(noisy.one_way, 1.9);
+  EXPECT_DOUBLE_EQ(noisy.rank, 1.5);
+}
+
 // Issue 23: on the noise-free tree (slow node, slow uplink: the slow_switch finding) the report read
 // one length at a time equals the report of the cube in memory.
 TEST(Paths, StreamedReportEqualsTheReportOfTheCubeInMemory) {
