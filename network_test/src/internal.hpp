@@ -158,6 +158,8 @@ struct TimePlan {
   double retest_seconds = 0, retest_cost = 0;  // --retest-seconds; what the re-test adds to a length
   double limit_s = 0, elapsed_s = 0, predicted_s = 0;  // the limit; before the sweep; at its end
   std::vector<double> per_length;                      // rank 0: each length's predicted seconds
+  std::string added;  // the options the plan chose (what the command line left open), e.g. to --resume
+  std::string options(const Settings& given) const;
   std::string text() const;                            // the block printed and kept in the files
   void apply(Settings& s) const;
 };

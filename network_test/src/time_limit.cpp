@@ -180,6 +180,15 @@ std::string given_options(const Settings& s) {
 
 }  // namespace
 
+std::string TimePlan::options(const Settings& given) const {
+  std::string out;
+  auto add = [&](const std::string& o) { out += (out.empty() ? "" : " ") + o; };
+  if (concurrent && !given.given_schedule) add("--" + schedule_name(true, limit));
+  if (!given.given_repeats) add(fmt::format("-n {}", repeats));
+  if (retest_seconds > 0 && !given.given_retest) add(fmt::format("--retest-seconds {:.6g}", retest_seconds));
+  return out;
+}
+
 std::string TimePlan::text() const {
   std::string budget = "none";
   if (retest > 0) budget = fmt::format("up to {} pairs per length", retest);
@@ -192,9 +201,11 @@ std::string TimePlan::text() const {
       "  samples: {} per pair and length\n"
       "  re-test: {}\n"
       "  predicted: {:.1f} s ({:.1f} s before the sweep, calibration included; {:.1f} s the sweep) of the {:.1f} s "
-      "usable ({:.0f} % of {} s)",
+      "usable ({:.0f} % of {} s)\n"
+      "  options: {}",
       limit_s, schedule_name(concurrent, limit), concurrent && limit > 0 ? fmt::format(" (K = {})", limit) : "",
-      repeats, budget, predicted_s, elapsed_s, predicted_s - elapsed_s, usable, 100 * kUsable, limit_s);
+      repeats, budget, predicted_s, elapsed_s, predicted_s - elapsed_s, usable, 100 * kUsable, limit_s,
+      added.empty() ? std::string("(none besides the command line's)") : added);
 }
 
 void TimePlan::apply(Settings& s) const {
@@ -227,9 +238,9 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
   MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
   if (!ok) {
     if (rank == 0)
-      std::cerr << fmt::format("network_test: error: --time-limit {} s: the cheapest plan{} ({}, {} samples) needs "
-                               "about {:.1f} s, more than the {:.1f} s usable ({:.0f} % of the limit); give a longer "
-                               "limit, fewer lengths or fewer samples\n",
+      std::cerr << fmt::format("network_test: error: --time-limit {} s: the cheapest plan{}, {} with {} samples, "
+                               "needs about {:.1f} s, more than the {:.1f} s usable ({:.0f} % of the limit); give a "
+                               "longer limit, fewer lengths or fewer samples\n",
                                s.time_limit, given_options(s), schedule_name(floor.concurrent, floor.limit),
                                floor.repeats, floor.predicted_s, kUsable * s.time_limit, 100 * kUsable);
     return std::nullopt;
@@ -240,6 +251,7 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
     MPI_Bcast(&chosen, 1, MPI_INT, 0, comm);
     if (!chosen) continue;
     MPI_Bcast(&p.retest_seconds, 1, MPI_DOUBLE, 0, comm);  // rank 0's clock decided it
+    p.added = p.options(s);
     return p;
   }
   return floor;  // not reached: the cheapest fits
