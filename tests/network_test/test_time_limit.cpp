@@ -80,7 +80,7 @@ TEST(TimeLimit, ExplicitOptionsWin) {
 // Explicit choices that cannot fit: exit 2 with one line naming them, nothing written.
 TEST(TimeLimit, ExplicitChoicesThatCannotFitExitTwo) {
   const std::string pre = prefix("tl_n_big");
-  const RunResult r = run_nt(4, "-f " + pre + " --lengths 0,65536 --progress none -n 2000 --time-limit 1.5");
+  const RunResult r = run_nt(4, "-f " + pre + " --lengths 0,262144 --progress none -n 2000 --time-limit 1.5");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_EQ(count(r.out, "error:"), 1u) << r.out;
   EXPECT_NE(r.out.find("with the options given (-n 2000)"), std::string::npos) << r.out;
