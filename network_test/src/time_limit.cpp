@@ -3,7 +3,8 @@
 // Plan. The choices the user left open (schedule and K, samples, re-test budget) are tried in
 // order of preference, each priced by --estimate's calibration (calibrate_sweep, price_sweep) at
 // its own sample count on the real ranks; the first whose prediction (the time since this
-// process started, calibration included, plus every length) fits in kUsable of the limit wins:
+// process started, calibration included, plus every length) fits in kUsable of the limit wins
+// (within a schedule, the most samples that fit, found from the fewest up):
 //   1. sequential with at least kMinSequentialSamples samples (most samples first),
 //   2. --concurrent=K (K = hosts / 2: about one pair per pair of hosts), most samples first,
 //   3. --concurrent (every pair of a round at once), most samples first,
@@ -106,10 +107,11 @@ class Pricer {
     const std::unique_ptr<ModeRun> mode = spec_.begin_run(c);
     c.mode = mode.get();
     const Calibration calibration = calibrate_sweep(c, limits_);
-    calibration_s_ += calibration.seconds;
+    seconds_[n] = calibration.seconds;
     return prices_[n] = price_sweep(c, calibration);
   }
-  double calibration_seconds() const { return calibration_s_; }
+  bool has(int n) const { return prices_.count(n) > 0; }
+  double calibration_seconds(int n) const { return seconds_.at(n); }
 
  private:
   MPI_Comm comm_;
@@ -119,7 +121,7 @@ class Pricer {
   const Placement& pl_;
   std::vector<int> limits_;
   std::map<int, std::vector<LengthPrice>> prices_;
-  double calibration_s_ = 0;
+  std::map<int, double> seconds_;  // each calibration's time
 };
 
 // The plan of one candidate (rank 0): per length its time, the re-test's budget.
@@ -245,16 +247,49 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
                                floor.repeats, floor.predicted_s, kUsable * s.time_limit, 100 * kUsable);
     return std::nullopt;
   }
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    TimePlan p = i == low ? floor : priced(i);
-    int chosen = rank == 0 && fits(p) ? 1 : 0;
-    MPI_Bcast(&chosen, 1, MPI_INT, 0, comm);
-    if (!chosen) continue;
-    MPI_Bcast(&p.retest_seconds, 1, MPI_DOUBLE, 0, comm);  // rank 0's clock decided it
-    p.added = p.options(s);
-    return p;
+  // Per schedule (a run of the list, most samples first), the fewest samples first: the first
+  // count that does not fit ends the run's search (more samples cost more), so counts far beyond
+  // the limit are never calibrated. The winner is priced again with the time the search took.
+  auto fits_all = [&](const TimePlan& p) {
+    int f = rank == 0 && fits(p) ? 1 : 0;
+    MPI_Bcast(&f, 1, MPI_INT, 0, comm);
+    return f != 0;
+  };
+  // A count not calibrated yet is worth its calibration when that and the sweep, both scaled from
+  // the fitting count below it by the samples and warm-up, still fit (rank 0 decides; a re-test
+  // budget the plan gave out of the time left over is not counted: it shrinks as the sweep grows).
+  auto worth_calibrating = [&](int n, const TimePlan& below) {
+    const double scale = static_cast<double>(s.warmup + n) / static_cast<double>(s.warmup + below.repeats);
+    const double retest = static_cast<double>(below.per_length.size()) * below.retest_cost;
+    TimePlan guess = below;
+    guess.predicted_s = Ctx::now() - t_origin + scale * (pricer.calibration_seconds(below.repeats) +
+                                                         below.predicted_s - below.elapsed_s - retest +
+                                                         (s.given_retest ? retest : 0.0));
+    return fits_all(guess);
+  };
+  for (std::size_t begin = 0, end = 0; begin < list.size(); begin = end) {
+    for (end = begin + 1; end < list.size() && list[end].concurrent == list[begin].concurrent &&
+                          list[end].limit == list[begin].limit;)
+      ++end;
+    std::size_t best = end;  // none
+    for (std::size_t i = end; i-- > begin;) {
+      if (best < end && !pricer.has(list[i].repeats) && !worth_calibrating(list[i].repeats, priced(best))) break;
+      if (!fits_all(i == low ? floor : priced(i))) break;
+      best = i;
+    }
+    for (; best < end; ++best) {  // again with the time spent since (prices are kept)
+      TimePlan p = priced(best);
+      if (!fits_all(p)) continue;
+      MPI_Bcast(&p.retest_seconds, 1, MPI_DOUBLE, 0, comm);  // rank 0's clock decided it
+      p.added = p.options(s);
+      return p;
+    }
   }
-  return floor;  // not reached: the cheapest fits
+  if (rank == 0)
+    std::cerr << fmt::format("network_test: error: --time-limit {} s: after {:.1f} s of start-up and calibration no "
+                             "plan fits any more; give a longer limit\n",
+                             s.time_limit, Ctx::now() - t_origin);
+  return std::nullopt;
 }
 
 TimeGuard::TimeGuard(const TimePlan& plan, double t_origin) : plan_(plan), t_origin_(t_origin) {}
