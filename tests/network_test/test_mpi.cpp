@@ -23,56 +23,12 @@
 #include "nt/loggp.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/stats.hpp"
+#include "mpi_run.hpp"
 
 namespace fs = std::filesystem;
 using namespace nt;
 
 namespace {
-
-struct RunResult {
-  int code = -1;
-  std::string out;
-};
-
-// Runs `mpiexec -n P network_test ARGS` with a hard limit; returns exit code and stdout+stderr.
-RunResult run_nt(int P, const std::string& args, const std::string& env = {}, int limit_s = 90) {
-  const std::string cmd = env + " timeout -s KILL " + std::to_string(limit_s) + " " NT_MPIEXEC " -n " +
-                          std::to_string(P) + " " NT_NETWORK_TEST " " + args + " 2>&1";
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), static_cast<int>(buf.size()), p)) r.out += buf.data();
-  const int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-fs::path dir() {
-  static const fs::path d = [] {
-    fs::path p = fs::current_path() / "nt_mpi_runs";
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
-  }();
-  return d;
-}
-
-std::string prefix(const std::string& name) { return (dir() / name).string(); }
-
-// Runs `network_test -f prefix(name) ARGS` on P ranks (ENV before the command), which must
-// succeed; returns its output.
-std::string run_ok(const std::string& name, int P, const std::string& args, const std::string& env = {}) {
-  const RunResult r = run_nt(P, "-f " + prefix(name) + " " + args, env);
-  EXPECT_EQ(r.code, 0) << r.out;
-  return r.out;
-}
-
-std::size_t count(const std::string& haystack, const std::string& needle) {
-  std::size_t n = 0;
-  for (auto pos = haystack.find(needle); pos != std::string::npos; pos = haystack.find(needle, pos + 1)) ++n;
-  return n;
-}
 
 // Checks the five statistic files and the hosts file of a finished run.
 void check_result(const std::string& pre, Mode mode, int P, const std::vector<std::int64_t>& lengths, int repeats) {
