@@ -160,15 +160,11 @@ struct CommonLengths {
   std::vector<std::size_t> baseline, current;
 };
 
-CommonLengths common_lengths(const Cube& B0, const Cube& C0, Comparison& out) {
+CommonLengths compared_lengths(const Cube& B0, const Cube& C0, Comparison& out) {
   CommonLengths common;
-  for (std::size_t i = 0, j = 0; i < B0.lengths.size() && j < C0.lengths.size();) {
-    if (B0.lengths[i] < C0.lengths[j]) ++i;
-    else if (C0.lengths[j] < B0.lengths[i]) ++j;
-    else {
-      out.lengths.push_back(B0.lengths[i]);
-      common.baseline.push_back(i++), common.current.push_back(j++);
-    }
+  for (auto [i, j] : common_lengths(B0, C0)) {
+    out.lengths.push_back(B0.lengths[i]);
+    common.baseline.push_back(i), common.current.push_back(j);
   }
   if (out.lengths.empty())
     throw UsageError(fmt::format("{} ({}) and {} ({}) have no message length in common", B0.source,
@@ -738,7 +734,7 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
   out.P_baseline = B0.P;
   out.P_current = C0.P;
   require_comparable(B0, C0, opt);
-  const auto common = common_lengths(B0, C0, out);
+  const auto common = compared_lengths(B0, C0, out);
   const bool same_b = common.baseline.size() == B0.lengths.size(), same_c = common.current.size() == C0.lengths.size();
   std::optional<Cube> Bs, Cs;
   if (!same_b) Bs = restrict_lengths(B0, common.baseline);

@@ -78,6 +78,16 @@ Cube open_cube(std::shared_ptr<const Dataset> d) {
   return c;
 }
 
+std::vector<std::pair<std::size_t, std::size_t>> common_lengths(const Cube& a, const Cube& b) {
+  std::vector<std::pair<std::size_t, std::size_t>> common;
+  for (std::size_t i = 0, j = 0; i < a.lengths.size() && j < b.lengths.size();) {
+    if (a.lengths[i] < b.lengths[j]) ++i;
+    else if (b.lengths[j] < a.lengths[i]) ++j;
+    else common.emplace_back(i++, j++);
+  }
+  return common;
+}
+
 Cube cube_header(const Cube& c) {
   Cube h;
   h.P = c.P;

@@ -145,8 +145,17 @@ std::string direction(const Verdict& v) {
 
 }  // namespace
 
-std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const GroupFaultOptions& opt) {
+double smallest_passing(std::vector<double> log_thresholds, std::size_t need) {
+  std::erase_if(log_thresholds, [](double x) { return !std::isfinite(x); });
+  if (log_thresholds.empty()) return kNaN;
+  std::sort(log_thresholds.begin(), log_thresholds.end());
+  return std::exp(log_thresholds[std::min(std::max<std::size_t>(need, 1), log_thresholds.size()) - 1]);
+}
+
+std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const GroupFaultOptions& opt,
+                                         std::vector<double>* sensitivity) {
   std::vector<GroupFault> found;
+  if (sensitivity) sensitivity->assign(t.levels.size(), kNaN);
   const auto N = static_cast<std::size_t>(c.P);
   const std::size_t K = c.count();
   if (K == 0 || t.levels.size() < 2) return found;
@@ -173,6 +182,14 @@ std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const
     if (out[l].empty()) continue;
     const auto lone = lone_of(l);
     const Peers peers = peers_of(out[l], in[l]);
+    if (sensitivity) {  // per length the easier of the two directions; or the longest length alone
+      std::vector<double> thr;
+      const double min_log = std::log(opt.min_ratio);
+      for (std::size_t k = 0; k < K; ++k)
+        thr.push_back(std::min(std::max(min_log, opt.mad_factor * peers.out[k].sigma),
+                               std::max(min_log, opt.mad_factor * peers.in[k].sigma)));
+      (*sensitivity)[l] = std::min(smallest_passing(thr, opt.need), std::exp(thr.back()));
+    }
     for (std::size_t g = 0; g < t.levels[l].groups.size(); ++g) {
       if (lone.count(g)) continue;  // one node: judged as a node
       const Verdict v = judge(out[l], in[l], peers, g, std::log(opt.min_ratio), opt.mad_factor);

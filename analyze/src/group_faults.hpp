@@ -31,6 +31,13 @@ struct GroupFault {
 // Slow groups of every upper level with at least 3 groups (with two, a slow one is their
 // distance), lone-node groups left to the node checks; finest level first. Memory: one slice and
 // the pair classes (P^2 bytes) beside O(P) per level.
-std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const GroupFaultOptions& opt);
+// sensitivity (when given): per level, the smallest slowdown of a group's outside links it could
+// have shown (a ratio; NaN for a level not judged).
+std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const GroupFaultOptions& opt,
+                                         std::vector<double>* sensitivity = nullptr);
+
+// exp of the need-th smallest of the per-length thresholds (logs; NaN where not judged), or of the
+// smallest when fewer lengths were judged: the smallest slowdown that passes at enough lengths.
+double smallest_passing(std::vector<double> log_thresholds, std::size_t need);
 
 }  // namespace nt::analysis

@@ -15,6 +15,7 @@
 #include "nt/loggp.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/units.hpp"
+#include "loaded.hpp"
 #include "text_util.hpp"
 
 namespace nt::analysis {
@@ -81,11 +82,13 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, c
                                   r.agreement.host_groups.size(), r.topology.delay_groups.size()));
   if (!r.topology.nodes_from_hosts && check_node_level_against_hosts(r.topology, r.agreement))
     r.notes.push_back(r.topology.notes.back());
-  r.anomalies = find_anomalies(c, r.topology, r.hosts, opt.anomalies);
+  r.anomalies = find_anomalies(c, r.topology, r.hosts, opt.anomalies, &r.sensitivity);
   if (deviation) {
     auto v = find_variance_anomalies(c, *deviation, r.hosts, opt.anomalies);
     r.anomalies.insert(r.anomalies.end(), v.begin(), v.end());
   }
+  if (auto note = review_findings_under_load(c, deviation, r.topology, opt.anomalies, r.anomalies))
+    r.notes.push_back(std::move(*note));
   r.hockney = fit_classes_and_pairs(c, r.topology, opt.thresholds, deviation,
                                     opt.keep_pair_fits || opt.pairs_in_json || c.P <= 16);
   r.params = class_params(&r.cube, r.topology, &r.hockney, nullptr, {});
@@ -162,16 +165,26 @@ Report make_report(const std::string& file, const ReportOptions& opt) {
   }
   Report r = make_report(c, opt, async ? &*async : nullptr, dev ? &*dev : nullptr);
   if (!devfile.empty()) r.notes.push_back("variance from " + devfile);
-  if (c.file) {
-    const auto& extra = c.file->meta().extra;
-    if (const auto it = extra.find("pair_order"); it != extra.end() && it->second.find("concurrent") != std::string::npos)
-      r.notes.push_back(
-          "measured with --concurrent: pairs shared the links, so the groups found and any slow link, asymmetric "
-          "pair or slow switch may be contention between them (1,024 simulated ranks on a 2:1 oversubscribed tree "
-          "gave 483 node groups for 256 nodes); a sequential run tells (bench/results/network_test.md, "
-          "\"Schedules\")");
-  }
   return r;
+}
+
+// The Sensitivity as JSON: ratios, null where a kind was not judged.
+nlohmann::json sensitivity_json(const Sensitivity& s) {
+  nlohmann::json g = nlohmann::json::object();
+  for (const auto& [level, ratio] : s.group) g[level] = num(ratio);
+  return {{"slow_rank_or_node", num(s.rank)}, {"slow_link", num(s.link)}, {"asymmetric_pair", num(s.one_way)},
+          {"slow_switch", g}};
+}
+
+// One block after the anomalies: what "none" (or the findings' absence elsewhere) means.
+std::string sensitivity_text(const Sensitivity& s) {
+  auto ratio = [](double x) { return std::isfinite(x) ? fmt::format("{:.2f}x", x) : std::string("not judged"); };
+  std::string o = fmt::format(
+      "  sensitivity: the smallest slowdown a finding could have shown at these lengths and this noise: slow rank "
+      "or node {}, slow link {}, one-way pair {}",
+      ratio(s.rank), ratio(s.link), ratio(s.one_way));
+  for (const auto& [level, x] : s.group) o += fmt::format(", slow {} group {}", level, ratio(x));
+  return o + "\n";
 }
 
 bool check_node_level_against_hosts(Topology& t, const HostAgreement& a) {
@@ -260,33 +273,12 @@ nlohmann::json to_json(const ClassParams& p) {
   return j;
 }
 
-nlohmann::json to_json(const Report& r, bool with_pairs) {
+namespace {
+
+// The protocol thresholds and the Hockney fits of each class (and of each pair: with_pairs, or
+// up to 16 ranks) into j["thresholds"] and j["hockney"].
+void add_hockney_json(nlohmann::json& j, const Report& r, bool with_pairs) {
   const Cube& c = r.cube;
-  nlohmann::json j;
-  j["program"] = "network_analyze";
-  j["version"] = version_string();
-  j["file"] = r.source;
-  j["mode"] = std::string(mode_name(c.mode));
-  j["statistic"] = std::string(statistic_name(c.statistic));
-  j["ranks"] = c.P;
-  j["lengths"] = c.lengths;
-  j["excluded_bad_values"] = {{"total", c.bad.total()}, {"nan", c.bad.missing}, {"infinite", c.bad.infinite},
-                              {"negative", c.bad.negative}, {"absurd", c.bad.absurd}};
-  j["groups"] = r.topology.levels.front().groups;
-  j["hierarchy"] = hierarchy_json(r.topology);
-  j["node_level_identified"] = r.topology.node_level_identified;
-  j["node_level_source"] = r.topology.nodes_from_hosts ? "hosts" : "delays";
-  j["hosts"] = {{"known", r.agreement.known},
-                {"names", r.hosts},
-                {"agreement",
-                 {{"exact", r.agreement.exact},
-                  {"adjusted_rand", num(r.agreement.adjusted_rand)},
-                  {"summary", r.agreement.summary},
-                  {"host_groups", r.agreement.host_groups},
-                  {"mismatches", r.agreement.mismatches}}}};
-  auto an = nlohmann::json::array();
-  for (const auto& a : r.anomalies) an.push_back(to_json(a));
-  j["anomalies"] = an;
   auto th = nlohmann::json::array();
   auto hc = nlohmann::json::array();
   for (const auto& f : r.hockney.classes) {
@@ -329,6 +321,39 @@ nlohmann::json to_json(const Report& r, bool with_pairs) {
     }
     j["hockney"]["pairs"] = ps;
   }
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Report& r, bool with_pairs) {
+  const Cube& c = r.cube;
+  nlohmann::json j;
+  j["program"] = "network_analyze";
+  j["version"] = version_string();
+  j["file"] = r.source;
+  j["mode"] = std::string(mode_name(c.mode));
+  j["statistic"] = std::string(statistic_name(c.statistic));
+  j["ranks"] = c.P;
+  j["lengths"] = c.lengths;
+  j["excluded_bad_values"] = {{"total", c.bad.total()}, {"nan", c.bad.missing}, {"infinite", c.bad.infinite},
+                              {"negative", c.bad.negative}, {"absurd", c.bad.absurd}};
+  j["groups"] = r.topology.levels.front().groups;
+  j["hierarchy"] = hierarchy_json(r.topology);
+  j["node_level_identified"] = r.topology.node_level_identified;
+  j["node_level_source"] = r.topology.nodes_from_hosts ? "hosts" : "delays";
+  j["hosts"] = {{"known", r.agreement.known},
+                {"names", r.hosts},
+                {"agreement",
+                 {{"exact", r.agreement.exact},
+                  {"adjusted_rand", num(r.agreement.adjusted_rand)},
+                  {"summary", r.agreement.summary},
+                  {"host_groups", r.agreement.host_groups},
+                  {"mismatches", r.agreement.mismatches}}}};
+  auto an = nlohmann::json::array();
+  for (const auto& a : r.anomalies) an.push_back(to_json(a));
+  j["anomalies"] = an;
+  j["sensitivity"] = sensitivity_json(r.sensitivity);
+  add_hockney_json(j, r, with_pairs);
   auto lp = nlohmann::json::array();
   for (const auto& p : r.params) lp.push_back(to_json(p));
   j["logp"] = lp;
@@ -425,6 +450,7 @@ std::string to_text(const Report& r) {
     if (!a.hosts.empty()) o << fmt::format("  hosts {}", fmt::join(a.hosts, ","));
     o << fmt::format("\n  {:<16} {}; lengths {}\n", "", a.detail, lengths_text(a.lengths));
   }
+  o << sensitivity_text(r.sensitivity);
   o << "\nProtocol thresholds (lengths where the delay curve steps)\n";
   for (const auto& f : r.hockney.classes) {
     o << fmt::format("  {:<14}", f.name);

@@ -85,6 +85,11 @@ void add_options(CLI::App& app, Settings& s) {
   app.add_option("--retest-ratio", s.retest_ratio,
                  "a cell stands out when its median is above RATIO x the median of its line (sender's row)")
       ->capture_default_str();
+  app.add_option("--time-limit", s.time_limit,
+                 "fit the run in SECONDS (a batch job's limit): calibrate, then choose what the command line left "
+                 "open (schedule and K, samples, re-test budget) to end within 85 % of it; print the plan and keep it "
+                 "in the files; stop before a length that would overrun (exit 4)")
+      ->type_name("SECONDS");
   app.add_option("--timeout", s.timeout, "end the run when a pair takes longer than SECONDS (0: never)")
       ->capture_default_str();
   app.add_option("--sync-rounds", s.sync_rounds, "ping-pongs per clock-offset estimate")->capture_default_str();
@@ -165,6 +170,12 @@ const ModeSpec& validate(const Settings& s, int P, SweepPlan& sweep) {
   if (s.warmup < 0) throw UsageError("--warmup must not be negative");
   if (s.warmup > kMaxRepeats) throw UsageError(fmt::format("--warmup must be at most {}", kMaxRepeats));
   if (s.timeout < 0) throw UsageError("--timeout must not be negative");
+  if (s.time_limit < 0) throw UsageError("--time-limit must not be negative");
+  if (s.time_limit > 0 && s.estimate)
+    throw UsageError("--estimate prints the plan of every schedule; it does not combine with --time-limit");
+  if (s.time_limit > 0 && s.resume)
+    throw UsageError("--time-limit plans a whole sweep; it does not combine with --resume (resume with the options "
+                     "its plan printed)");
   if (s.sync_rounds < 1) throw UsageError("--sync-rounds must be at least 1");
   if (!(s.idle_sleep_max > 0 && s.idle_sleep_max <= 1.0)) throw UsageError("--idle-sleep-max must be in (0, 1] s");
   if (s.prefix.empty()) throw UsageError("the output prefix (-f) must not be empty");
@@ -182,7 +193,8 @@ const ModeSpec& validate(const Settings& s, int P, SweepPlan& sweep) {
   if (spec->validate) spec->validate(s, P);
   if (!spec->per_length) {  // what a sweep of statistic matrices offers, a one-pass mode has not
     for (const auto& [given, option] : {std::pair{s.estimate, "--estimate"}, std::pair{s.resume, "--resume"},
-                                        std::pair{s.raw, "--raw"}, std::pair{s.precision > 0, "--precision"}})
+                                        std::pair{s.raw, "--raw"}, std::pair{s.precision > 0, "--precision"},
+                                        std::pair{s.time_limit > 0, "--time-limit"}})
       if (given) throw UsageError(fmt::format("{} does not apply to {} (one pass, no statistic matrices)", option,
                                               spec->name));
   }
@@ -256,8 +268,9 @@ void resolve_options(Settings& s) {
 }
 
 // oversubscribed_ranks: how many ranks measure as oversubscribed (--oversubscribed).
+// plan: --time-limit's (kept as attribute time_plan), or null.
 FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& spec, int P,
-                   const std::vector<RankInfo>& ranks, int oversubscribed_ranks) {
+                   const std::vector<RankInfo>& ranks, int oversubscribed_ranks, const TimePlan* plan) {
   FileInfo fi;
   auto& p = fi.params;
   p.proc_num = P;
@@ -297,6 +310,7 @@ FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& sp
   m.extra["idle_wait"] = fmt::format("MPI_Test + nanosleep back-off up to {} s", s.idle_sleep_max);
   m.extra["oversubscribed"] = fmt::format("{}: {} of {} ranks", s.yield, oversubscribed_ranks, P);
   if (s.timeout > 0) m.extra["timeout"] = fmt::format("{}", s.timeout);
+  if (plan) m.extra["time_plan"] = plan->text();
   if (s.precision > 0)
     m.extra["precision"] = fmt::format(
         "sampled until the 95 % confidence interval of the median is within {} of it, {} to {} samples "
@@ -439,6 +453,9 @@ std::optional<int> parse_command_line(int argc, char** argv, int rank, Settings&
     return 0;
   }
   s.command_line = join_args(argc, argv);
+  s.given_repeats = app.count("-n") > 0 || s.precision > 0;  // --precision: -n is its maximum
+  s.given_schedule = app.count("--concurrent") > 0;
+  s.given_retest = app.count("--retest") + app.count("--retest-seconds") > 0;
   return std::nullopt;
 }
 
@@ -450,17 +467,6 @@ void share_seed(MPI_Comm comm, int rank, Settings& s) {
   s.seed = seed;
 }
 
-// Where every rank runs: rank 0 gets the full description of each rank, every rank the numbers of
-// every rank's host and machine (8 bytes per rank: the names were gathered to every rank before,
-// 300 bytes per rank, and that allgather was P^2 messages of its own under SMPI's ring).
-struct Placement {
-  std::vector<RankInfo> ranks;  // rank 0 only
-  // Every rank's host and machine, numbered from 0 in order of first appearance: ranks on one
-  // machine share its cores even where their host names differ (RankInfo::machine).
-  std::vector<int> host_of, machine_of;
-  bool oversubscribed = false;  // this rank measures as oversubscribed (--oversubscribed)
-  int oversubscribed_ranks = 0;  // how many ranks do
-};
 
 // Every rank's machine key, on rank 0: the kernel's boot id (36 characters), or a hash of the host
 // name where that cannot be read; 40 bytes per rank. Simulated ranks share one process and one
@@ -526,7 +532,8 @@ Placement gather_placement(MPI_Comm comm, int rank, int P) {
 // Rank 0 opens the files (none with --estimate); its verdict goes to every rank. Returns the
 // first length to measure on every rank, or nothing when the run must end (exit code 2).
 std::optional<std::size_t> prepare_outputs(MPI_Comm comm, int rank, const Settings& s, const SweepPlan& sweep,
-                                           const ModeSpec& spec, const Placement& pl, FileInfo& info, Output& out) {
+                                           const ModeSpec& spec, const Placement& pl, const TimePlan* plan,
+                                           FileInfo& info, Output& out) {
   std::size_t first = 0;
   int code = 0;
   std::string message;
@@ -540,7 +547,7 @@ std::optional<std::size_t> prepare_outputs(MPI_Comm comm, int rank, const Settin
 #endif
   if (rank == 0 && !s.estimate && code == 0) {
     try {
-      info = make_info(s, sweep, spec, static_cast<int>(pl.host_of.size()), pl.ranks, pl.oversubscribed_ranks);
+      info = make_info(s, sweep, spec, static_cast<int>(pl.host_of.size()), pl.ranks, pl.oversubscribed_ranks, plan);
       std::vector<std::string> hosts;
       for (const auto& r : pl.ranks) hosts.push_back(r.host);
       first = open_outputs(s, sweep.lengths, spec, info, hosts, out);
@@ -624,8 +631,9 @@ void print_summary(Ctx& c, bool show, const RunCost& cost, const FlagCounts& fla
                            kProgram, all.pairs, flag_counts.size(), all.seconds);
 }
 
-// The measurement from length `first` on, the mode's own output and the summary.
-void measure(Ctx& c, Output& out, const FileInfo& info, std::size_t first) {
+// The measurement from length `first` on, the mode's own output and the summary. Returns the exit
+// code: 4 when --time-limit's guard stopped the sweep (INCOMPLETE on stderr, whatever -q says).
+int measure(Ctx& c, Output& out, const FileInfo& info, std::size_t first, TimeGuard* guard) {
   const Settings& s = c.settings;
   const bool show = c.rank == 0 && !s.quiet;
   if (show && first > 0)
@@ -638,8 +646,10 @@ void measure(Ctx& c, Output& out, const FileInfo& info, std::size_t first) {
     run_one_pass(c);
   } else {
     Progress progress(show ? s.progress : std::string("none"), c.lengths);
+    LengthGate go_on;
+    if (guard) go_on = [&](std::size_t k) { return (*guard)(c, k); };
     run_sweep(c, c.rank == 0 ? &out : nullptr, first, c.rank == 0 ? &progress : nullptr, &flag_counts, cost.write_s,
-              cost.data_b);
+              cost.data_b, go_on);
     progress.finish();
     for (auto& [st, w] : out.stats) w.close();
     if (out.all) out.all->close();
@@ -647,6 +657,9 @@ void measure(Ctx& c, Output& out, const FileInfo& info, std::size_t first) {
   c.mode->finish(c, info);  // the mode's own output
   cost.wall = MPI_Wtime() - t0;
   print_summary(c, show, cost, flag_counts);
+  if (!guard || !guard->stopped()) return 0;
+  if (c.rank == 0) std::cerr << guard->incomplete_line(c.lengths) << std::endl;
+  return kExitIncomplete;
 }
 
 }  // namespace
@@ -662,6 +675,8 @@ int run_network_test(int argc, char** argv) {
   Settings s;
   // Every rank parses the same command line, so every rank reaches the same verdict; only rank 0 talks.
   if (const auto done = parse_command_line(argc, argv, rank, s)) return *done;
+  // The start of this process on Ctx::now()'s clock (--time-limit counts from it; simulated: 0).
+  const double t_origin = kSimulated ? 0.0 : Ctx::now() - process_age_s();
   const ModeSpec* spec = nullptr;
   SweepPlan sweep;
   try {
@@ -676,21 +691,31 @@ int run_network_test(int argc, char** argv) {
   placement.oversubscribed = oversubscribed(comm, s, placement.machine_of, rank);
   const int mine = placement.oversubscribed ? 1 : 0;
   MPI_Allreduce(&mine, &placement.oversubscribed_ranks, 1, MPI_INT, MPI_SUM, comm);
+  // --time-limit: calibrate and choose before any file exists (what it chooses is in the files).
+  std::optional<TimePlan> plan;
+  if (s.time_limit > 0) {
+    connect_all(comm, rank, P);
+    plan = plan_time_limit(comm, s, sweep.lengths, *spec, placement, t_origin);
+    if (!plan) return kExitUsage;
+    plan->apply(s);
+    if (rank == 0) std::cout << plan->text() << std::endl;
+  }
   Output out;
   FileInfo info;
-  const auto first = prepare_outputs(comm, rank, s, sweep, *spec, placement, info, out);
+  const auto first = prepare_outputs(comm, rank, s, sweep, *spec, placement, plan ? &*plan : nullptr, info, out);
   if (!first) return kExitUsage;
 
   Ctx c(comm, s, sweep.lengths, *spec, placement.host_of, placement.machine_of, placement.oversubscribed);
   const std::unique_ptr<ModeRun> mode_run = spec->begin_run(c);  // the mode's state (collective)
   c.mode = mode_run.get();
-  connect_all(comm, rank, P);
+  if (!plan) connect_all(comm, rank, P);
   if (s.estimate) {
     run_estimate(c, process_age_s());
     return 0;
   }
-  measure(c, out, info, *first);
-  return 0;
+  std::optional<TimeGuard> guard;
+  if (plan) guard.emplace(*plan, t_origin);
+  return measure(c, out, info, *first, guard ? &*guard : nullptr);
 }
 
 }  // namespace nt::measure

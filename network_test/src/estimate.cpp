@@ -69,11 +69,6 @@ std::string clock(double s) {
 // Seconds as a short human figure.
 std::string span(double s) { return s < 100 ? format_seconds(s) : fmt::format("{} ({:.0f} s)", clock(s), s); }
 
-struct LengthCost {
-  std::map<std::string, double> per_class;  // seconds per task
-  std::map<int, double> concurrent;          // seconds of the length's concurrent schedule, by K (0: all)
-};
-
 // The concurrency choices --estimate prices: all pairs of a round at once, and K when given.
 std::vector<int> concurrency_choices(const Settings& s) {
   std::vector<int> out{0};
@@ -115,7 +110,8 @@ std::vector<std::size_t> calibrated_lengths(std::size_t n) {
 
 // The cost of each calibrated length: tasks of every class, and two rounds when the mode has
 // a concurrent schedule.
-std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<std::size_t>& calibrated, double barrier) {
+std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<std::size_t>& calibrated, double barrier,
+                                                   const std::vector<int>& limits) {
   std::map<std::size_t, LengthCost> cost;
   for (std::size_t k : calibrated) {
     const std::int64_t length = c.lengths[k];
@@ -126,7 +122,7 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
           calibrate(c, length, static_cast<double>(few.size()), barrier, [&] { run_sequential(c, few, length); });
     }
     if (c.spec.concurrent_ok)
-      for (int limit : concurrency_choices(c.settings)) lc.concurrent[limit] = calibrate_concurrent(c, k, barrier, limit);
+      for (int limit : limits) lc.concurrent[limit] = calibrate_concurrent(c, k, barrier, limit);
   }
   return cost;
 }
@@ -168,14 +164,6 @@ double per_length_io_cost(Ctx& c, std::int64_t length) {
   return Ctx::now() - t0 + write;
 }
 
-// What the calibration measured, for the plan.
-struct Calibration {
-  std::vector<std::size_t> lengths;          // indices of the lengths calibrated
-  std::map<std::size_t, LengthCost> cost;    // by length index
-  std::size_t rounds = 0;                    // rounds of --concurrent per length (all repetitions)
-  double per_length_io = 0, seconds = 0;     // gather and writes of a length; the calibration's time
-};
-
 // The cost of length k: calibrated, or interpolated between the calibrated lengths around it.
 LengthCost cost_at(const Calibration& cal, const std::vector<std::int64_t>& lengths, std::size_t k) {
   const auto& cost = cal.cost;
@@ -215,25 +203,19 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
                            concurrent ? fmt::format("  {:>7}", "rounds") : "");
   double seq_total = 0;
   std::map<int, double> conc_total;
-  // Tasks per class: the same at every length (only their order and noise ranks change).
-  const TaskList list(c.spec, s, c.size, 0);
-  const auto n = class_counts(list, c.spec, c.hosts);
-  const std::size_t n_tasks = list.size();
+  const std::size_t n_tasks = TaskList(c.spec, s, c.size, 0).size();
+  const std::vector<LengthPrice> prices = price_sweep(c, cal);
   for (std::size_t k = 0; k < lengths.size(); ++k) {
-    const LengthCost lc = cost_at(cal, lengths, k);
-    double seq = cal.per_length_io;
-    for (const auto& [name, count] : n)
-      if (lc.per_class.count(name)) seq += static_cast<double>(count) * lc.per_class.at(name);
-    seq_total += seq;
+    const LengthPrice& lp = prices[k];
+    seq_total += lp.sequential;
     std::string row;
     for (int limit : choices) {
-      const double conc = cal.per_length_io + lc.concurrent.at(limit);
-      conc_total[limit] += conc;
-      row += fmt::format("  {:>12}", format_seconds(conc));
+      conc_total[limit] += lp.concurrent.at(limit);
+      row += fmt::format("  {:>12}", format_seconds(lp.concurrent.at(limit)));
     }
     std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}{}\n", lengths[k], n_tasks,
-                             format_seconds((seq - cal.per_length_io) / static_cast<double>(n_tasks)),
-                             format_seconds(seq), row, concurrent ? fmt::format("  {:>7}", cal.rounds) : "");
+                             format_seconds((lp.sequential - cal.per_length_io) / static_cast<double>(n_tasks)),
+                             format_seconds(lp.sequential), row, concurrent ? fmt::format("  {:>7}", cal.rounds) : "");
   }
   std::string totals;
   for (const auto& [limit, t] : conc_total)
@@ -261,7 +243,7 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
 
 }  // namespace
 
-void run_estimate(Ctx& c, double startup_s) {
+Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits) {
   const auto PU = static_cast<std::size_t>(c.size);
   c.store.values.assign(PU * static_cast<std::size_t>(c.store.stride), 0.0);
   c.store.flags.assign(PU * static_cast<std::size_t>(c.store.stride), 0);
@@ -272,10 +254,34 @@ void run_estimate(Ctx& c, double startup_s) {
   Calibration cal;
   cal.lengths = calibrated_lengths(c.lengths.size());
   cal.rounds = static_cast<std::size_t>(rounds_of(c.size)) * static_cast<std::size_t>(concurrent_repetitions(c.settings));
-  cal.cost = calibrate_lengths(c, cal.lengths, barrier);
+  cal.cost = calibrate_lengths(c, cal.lengths, barrier, limits);
   cal.per_length_io = per_length_io_cost(c, c.lengths[cal.lengths.back()]);
   c.calibrating = false;
   cal.seconds = Ctx::now() - t_start;
+  return cal;
+}
+
+std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
+  // Tasks per class: the same at every length (only their order and noise ranks change).
+  const auto n = class_counts(TaskList(c.spec, c.settings, c.size, 0), c.spec, c.hosts);
+  std::vector<LengthPrice> out(c.lengths.size());
+  for (std::size_t k = 0; k < c.lengths.size(); ++k) {
+    const LengthCost lc = cost_at(cal, c.lengths, k);
+    LengthPrice& lp = out[k];
+    lp.sequential = cal.per_length_io;
+    for (const auto& [name, count] : n)
+      if (lc.per_class.count(name)) {
+        lp.sequential += static_cast<double>(count) * lc.per_class.at(name);
+        lp.slowest_task = std::max(lp.slowest_task, lc.per_class.at(name));
+      }
+    for (const auto& [limit, t] : lc.concurrent) lp.concurrent[limit] = cal.per_length_io + t;
+  }
+  return out;
+}
+
+void run_estimate(Ctx& c, double startup_s) {
+  const std::vector<int> limits = c.spec.concurrent_ok ? concurrency_choices(c.settings) : std::vector<int>{};
+  const Calibration cal = calibrate_sweep(c, limits);
   if (c.rank == 0) print_plan(c, cal, startup_s);
 }
 

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <string>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -104,6 +106,28 @@ struct FlagCount {
 };
 using FlagCounts = std::vector<FlagCount>;
 
+// --estimate's calibration (estimate.cpp), also --time-limit's: what a length's tasks of each class
+// and its concurrent rounds cost with c's samples and warm-up.
+struct LengthCost {
+  std::map<std::string, double> per_class;  // seconds per task
+  std::map<int, double> concurrent;          // seconds of the length's concurrent schedule, by K (0: all)
+};
+struct Calibration {
+  std::vector<std::size_t> lengths;          // indices of the lengths calibrated
+  std::map<std::size_t, LengthCost> cost;    // by length index
+  std::size_t rounds = 0;                    // rounds of --concurrent per length (all repetitions)
+  double per_length_io = 0, seconds = 0;     // gather and writes of a length; the calibration's time
+};
+// Calibrates c's sweep on every rank (collective): tasks of every class, and when the mode has a
+// concurrent schedule two rounds of each concurrency in `limits` (0: every pair of a round).
+Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits);
+// The predicted seconds of each length of c's sweep (with its gather and writes): sequentially,
+// and by concurrency; slowest_task: the dearest task of any class (a re-tested pair costs at most that).
+struct LengthPrice {
+  double sequential = 0, slowest_task = 0;
+  std::map<int, double> concurrent;
+};
+std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal);
 // --estimate: calibrates on every rank; rank 0 prints the plan on stdout. startup_s: what the
 // run took before the measurement (shown beside the prediction).
 void run_estimate(Ctx& c, double startup_s);
@@ -116,8 +140,61 @@ double process_age_s();
 // everything. Rank 0 collects the flag counts;
 // write_seconds adds this rank's host time spent writing; data_bytes is the most this rank held
 // in its own buffers of the sweep.
+// go_on (every rank, collective when given): asked before each length k; false ends the sweep there
+// (--time-limit's guard).
+using LengthGate = std::function<bool(std::size_t k)>;
 void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts,
-               double& write_seconds, double& data_bytes);
+               double& write_seconds, double& data_bytes, const LengthGate& go_on = {});
+// Where every rank runs (app.cpp): rank 0 gets the full description of each rank, every rank the
+// numbers of every rank's host and machine (8 bytes per rank: the names were gathered to every
+// rank before, 300 bytes per rank, and that allgather was P^2 messages of its own under SMPI's ring).
+struct Placement {
+  std::vector<RankInfo> ranks;  // rank 0 only
+  // Every rank's host and machine, numbered from 0 in order of first appearance: ranks on one
+  // machine share its cores even where their host names differ (RankInfo::machine).
+  std::vector<int> host_of, machine_of;
+  bool oversubscribed = false;  // this rank measures as oversubscribed (--oversubscribed)
+  int oversubscribed_ranks = 0;  // how many ranks do
+};
+
+// Exit code of a sweep that --time-limit's guard stopped (the files hold every length measured);
+// network_analyze reports such a file INCOMPLETE with the same code.
+inline constexpr int kExitIncomplete = 4;
+
+// --time-limit (time_limit.cpp): the choices that fit the limit, their predicted time (seconds
+// since the process started, t_origin on Ctx::now()'s clock) and per length.
+struct TimePlan {
+  bool concurrent = false;
+  int limit = 0, repeats = 0, retest = 0;  // --concurrent=K (0: all), -n, --retest
+  double retest_seconds = 0, retest_cost = 0;  // --retest-seconds; what the re-test adds to a length
+  double limit_s = 0, elapsed_s = 0, predicted_s = 0;  // the limit; before the sweep; at its end
+  std::vector<double> per_length;                      // rank 0: each length's predicted seconds
+  std::string added;  // the options the plan chose (what the command line left open), e.g. to --resume
+  std::string options(const Settings& given) const;
+  std::string text() const;                            // the block printed and kept in the files
+  void apply(Settings& s) const;
+};
+// Calibrates on every rank (collective) and chooses; nothing (rank 0 printed the one line) when
+// even the cheapest choice does not fit.
+std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths,
+                                        const ModeSpec& spec, const Placement& pl, double t_origin);
+// The overrun guard: a LengthGate (collective; rank 0's clock decides) that stops the sweep
+// before a length that would end beyond the limit.
+class TimeGuard {
+ public:
+  TimeGuard(const TimePlan& plan, double t_origin);
+  bool operator()(Ctx& c, std::size_t k);
+  bool stopped() const { return stopped_at_.has_value(); }
+  std::string incomplete_line(const std::vector<std::int64_t>& lengths) const;  // rank 0
+
+ private:
+  const TimePlan& plan_;
+  double t_origin_, t_sweep_ = 0, next_s_ = 0, elapsed_s_ = 0;
+  bool started_ = false;
+  std::size_t first_ = 0;
+  std::optional<std::size_t> stopped_at_;
+};
+
 // Runs a mode whose tasks cover every length in one pass (ModeSpec::per_length false).
 void run_one_pass(Ctx& c);
 

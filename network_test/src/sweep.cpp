@@ -96,9 +96,12 @@ void Sweep::count_data(std::size_t task_bytes) {
 }
 
 void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts,
-               double& write_seconds, double& data_bytes) {
+               double& write_seconds, double& data_bytes, const LengthGate& go_on) {
   Sweep sweep(c, out, progress, counts, write_seconds, data_bytes);
-  for (std::size_t k = first; k < c.lengths.size(); ++k) sweep.run_length(k);
+  for (std::size_t k = first; k < c.lengths.size(); ++k) {
+    if (go_on && !go_on(k)) return;
+    sweep.run_length(k);
+  }
 }
 
 // One pass (a mode whose tasks cover every length, e.g. loggp): its sink writes the results.

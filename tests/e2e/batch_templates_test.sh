@@ -96,6 +96,22 @@ env "${common[@]}" NT_OUT="$S" NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 SLURM_NTASKS_
 [[ $(grep -c 'done before, skipped' "$WORK/slurm2.log") == 3 ]] || { cat "$WORK/slurm2.log"; fail "finished modes not skipped"; }
 echo "ok"
 
+echo "== Slurm template: the job's time limit becomes each fresh mode's network_test --time-limit"
+S6=$WORK/slurm-timelimit
+# 65 minutes left, 5 of them the margin, two modes: about 1800 s for the first, the rest for the second.
+env "${common[@]}" NT_MODES="one_to_one bcast" NT_PLAN=0 NT_OUT="$S6" NT_LAUNCH="$MPIEXEC" SLURM_NTASKS=2 \
+  SLURM_NTASKS_PER_NODE=2 SLURM_JOB_ID=106 SLURM_JOB_END_TIME=$(($(date +%s) + 3900)) \
+  bash "$SRC/scripts/slurm/network_test.sbatch" >"$WORK/slurm-tl.log" 2>&1 ||
+  { cat "$WORK/slurm-tl.log"; fail "time-limited job failed"; }
+check_complete "$S6" one_to_one bcast
+grep -qE "one_to_one: start --time-limit 1[78][0-9][0-9]$" "$WORK/slurm-tl.log" || { cat "$WORK/slurm-tl.log"; fail "no --time-limit share"; }
+grep -qE "bcast: start --time-limit 3[0-9]{3}$" "$WORK/slurm-tl.log" || { cat "$WORK/slurm-tl.log"; fail "no share for the last mode"; }
+grep -q "^  options: " "$S6/one_to_one.out" || { cat "$S6/one_to_one.out"; fail "no plan in one_to_one.out"; }
+ncdump -h "$S6/one_to_one_median.nc" | grep ":time_plan = " >/dev/null || fail "the plan is not in the file's attributes"
+# Without a known limit (no SLURM_JOB_END_TIME, no squeue) no mode gets --time-limit.
+grep -q -- "--time-limit" "$WORK/slurm1.log" && fail "--time-limit passed without a known limit"
+echo "ok"
+
 echo "== Slurm template: NT_BASELINE health check sets the job's exit state"
 [[ -s $S/analysis/report.html ]] || fail "no report.html"
 # The run against itself: nothing changed, exit 0, compare.html written.
@@ -265,6 +281,21 @@ env -u NT_MODES NT_OUT="$P2" NT_RESUBMIT_COUNT=1 PBS_NODEFILE="$WORK/nodefile" P
   { cat "$WORK/pbs3.log"; fail "resubmitted job failed"; }
 grep -q "one_to_one: --resume" "$WORK/pbs3.log" || { cat "$WORK/pbs3.log"; fail "resubmitted job did not resume"; }
 [[ -e $P2/one_to_one.done ]] || { cat "$WORK/pbs3.log"; fail "resumed mode not complete"; }
+echo "ok"
+
+echo "== PBS template: the walltime becomes network_test --time-limit"
+P5=$WORK/pbs-timelimit
+cat >"$WORK/fake/qstat" <<'EOF2'
+#!/bin/sh
+printf 'Job Id: %s\n    Resource_List.walltime = 01:05:00\n' "$2"
+EOF2
+chmod +x "$WORK/fake/qstat"
+env "${one[@]}" NT_OUT="$P5" NT_MPIEXEC="$MPIEXEC" PBS_NODEFILE="$WORK/nodefile" PBS_JOBID=205 PBS_O_WORKDIR="$WORK" \
+  bash "$SRC/scripts/pbs/network_test.pbs" >"$WORK/pbs-tl.log" 2>&1 || { cat "$WORK/pbs-tl.log"; fail "pbs time-limited job failed"; }
+rm "$WORK/fake/qstat"
+grep -qE "one_to_one: start --time-limit 3[0-9]{3}$" "$WORK/pbs-tl.log" || { cat "$WORK/pbs-tl.log"; fail "pbs: no --time-limit"; }
+grep -q "^time plan for --time-limit" "$WORK/pbs-tl.log" || { cat "$WORK/pbs-tl.log"; fail "pbs: the plan is not in the log"; }
+[[ -e $P5/one_to_one.done ]] || fail "pbs: time-limited mode not complete"
 echo "ok"
 
 echo "== PBS template: every network_test failing"

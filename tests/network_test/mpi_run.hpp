@@ -1,9 +1,9 @@
-// The helpers of the MPI tests (test_mpi_*.cpp): the real network_test under mpiexec (MPICH
-// hydra or Open MPI), 2 to 4 ranks oversubscribed on 2 cores, checked through the core readers.
-// Every test runs in its own process (gtest_discover_tests) under build/tests/network_test.
+// The MPI tests' way of running the real network_test: `mpiexec -n P network_test ARGS` with a
+// hard limit, in a fresh folder of the test's working directory (each test is its own process),
+// and the checks every finished run must pass (check_result). Their files: test_mpi_modes.cpp,
+// test_mpi_files.cpp, test_mpi_machine.cpp, test_time_limit.cpp.
 #pragma once
 
-#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <array>
@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "nt/hosts.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/result_set.hpp"
 #include "nt/types.hpp"
-
-namespace nt::mpi_test {
 
 namespace fs = std::filesystem;
 
@@ -70,8 +70,9 @@ inline std::size_t count(const std::string& haystack, const std::string& needle)
 }
 
 // Checks the five statistic files and the hosts file of a finished run.
-inline void check_result(const std::string& pre, Mode mode, int P, const std::vector<std::int64_t>& lengths,
+inline void check_result(const std::string& pre, nt::Mode mode, int P, const std::vector<std::int64_t>& lengths,
                          int repeats) {
+  using namespace nt;
   SCOPED_TRACE(pre);
   const auto hosts = read_hosts(hosts_path(pre));
   EXPECT_EQ(static_cast<int>(hosts.size()), P);
@@ -127,4 +128,3 @@ inline void check_result(const std::string& pre, Mode mode, int P, const std::ve
 inline const std::vector<std::int64_t> kLengths{0, 1024};
 inline const std::string kSweep = "--lengths 0,1024 -n 5 --warmup 2 --seed 7 -q --timeout 60";
 
-}  // namespace nt::mpi_test

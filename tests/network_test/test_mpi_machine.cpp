@@ -11,7 +11,6 @@
 #include "mpi_run.hpp"
 
 using namespace nt;
-using namespace nt::mpi_test;
 
 namespace {
 

@@ -21,7 +21,6 @@
 #include "mpi_run.hpp"
 
 using namespace nt;
-using namespace nt::mpi_test;
 
 namespace {
 

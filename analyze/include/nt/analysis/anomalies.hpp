@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,8 +42,20 @@ struct RankEffects {
   std::vector<std::vector<double>> send, recv;  // [k][rank], log ratio
 };
 
+// The smallest slowdown each kind of finding could have shown at these lengths and this noise
+// (issue 32: "no anomaly" must mean something): per kind, the threshold its detector applied
+// (min_ratio, or mad_factor robust sigmas of its peers when larger), as a ratio, at the length
+// where a slowdown passes most easily among those it must show at (min_length_fraction). NaN
+// where the kind was not judged (fewer than 3 ranks; a level of fewer than 3 groups).
+struct Sensitivity {
+  double rank = std::numeric_limits<double>::quiet_NaN();     // slow_rank, slow_node (send or receive)
+  double link = std::numeric_limits<double>::quiet_NaN();     // slow_link (one pair, beyond its ranks)
+  double one_way = std::numeric_limits<double>::quiet_NaN();  // asymmetric_pair (one direction)
+  std::vector<std::pair<std::string, double>> group;          // slow_switch, per upper level (name)
+};
+
 std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
-                                    const AnomalyOptions& opt = {});
+                                    const AnomalyOptions& opt = {}, Sensitivity* sensitivity = nullptr);
 
 // Coefficient of variation per rank from a deviation cube and a value cube of the same run.
 std::vector<Anomaly> find_variance_anomalies(const Cube& values, const Cube& deviation,

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nt/stats.hpp"
@@ -66,6 +67,10 @@ Cube open_cube(std::shared_ptr<const Dataset> d);
 
 // Everything of `c` but its delays (v stays empty, no file): what a report keeps of its input.
 Cube cube_header(const Cube& c);
+
+// The message lengths both cubes hold, ascending: per common length (index in a, index in b). The
+// one rule for every analysis of two files of a run or of two runs (compare, duplex, variance).
+std::vector<std::pair<std::size_t, std::size_t>> common_lengths(const Cube& a, const Cube& b);
 
 // The float the analysis holds for a delay of the file: NaN for a bad one (nt::is_good_delay).
 float analysis_value(double x) noexcept;

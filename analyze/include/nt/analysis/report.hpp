@@ -37,6 +37,7 @@ struct Report {
   Topology topology;
   HostAgreement agreement;
   std::vector<Anomaly> anomalies;
+  Sensitivity sensitivity;  // the smallest slowdown each kind of finding could have shown
   HockneyResult hockney;
   std::vector<ClassParams> params;
   std::optional<DuplexResult> duplex;

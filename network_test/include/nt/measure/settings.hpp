@@ -35,6 +35,8 @@ struct Settings {
   int retest = 0;                         // --retest N: pairs re-measured alone per length (budget)
   double retest_seconds = 0.0;            // --retest-seconds S: time budget of the re-test per length
   double retest_ratio = 1.2;              // --retest-ratio F: a cell stands out above F x its line's median
+  double time_limit = 0.0;                // --time-limit SECONDS: plan the open choices to fit (0: no limit)
+  bool given_repeats = false, given_schedule = false, given_retest = false;  // on the command line (--time-limit)
   std::string progress = "auto";          // auto, bar, lines, none
   std::string yield = "auto";             // busy waits call sched_yield: auto (when oversubscribed), on, off
   double timeout = 0.0;                   // seconds, 0 = none

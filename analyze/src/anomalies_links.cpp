@@ -1,0 +1,114 @@
+// Slow links and asymmetric pairs, from the residual cells the median polish kept.
+#include "anomalies_parts.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "nt/stats.hpp"
+
+namespace nt::analysis::anomaly_parts {
+namespace {
+
+// Calls f(i, j, first, end) for each pair's run [first, end) of cells (sorted by pair = i*n + j).
+template <class Cells, class F>
+void for_each_pair_run(const Cells& cells, std::size_t n_ranks, F&& f) {
+  for (std::size_t q = 0; q < cells.size();) {
+    std::size_t q1 = q;
+    while (q1 < cells.size() && cells[q1].pair == cells[q].pair) ++q1;
+    f(static_cast<std::size_t>(cells[q].pair / n_ranks), static_cast<std::size_t>(cells[q].pair % n_ranks), q, q1);
+    q = q1;
+  }
+}
+
+// The pairs slow beyond the residual threshold at enough lengths (slow_pairs: theirs, ascending).
+std::vector<LinkHit> slow_link_hits(const AnomalyScan& scan, const PolishedLengths& pass,
+                                    const LinkExclusions& exclusions, std::vector<std::uint64_t>& slow_pairs) {
+  const auto& cells = pass.slow_cells;
+  std::vector<LinkHit> hits;
+  for_each_pair_run(cells, scan.n_ranks, [&](std::size_t i, std::size_t j, std::size_t q, std::size_t q1) {
+    if (!exclusions.skipped(i, j) && q1 - q >= scan.need) {
+      LinkHit hit{static_cast<int>(i), static_cast<int>(j), 0, {}};
+      std::vector<double> scores, sigmas;
+      for (std::size_t u = q; u < q1; ++u) {
+        const double residual = static_cast<double>(cells[u].forward);
+        const std::size_t k = cells[u].k;
+        hit.lengths.push_back(scan.cube.lengths[k]);
+        scores.push_back(std::exp(residual));
+        sigmas.push_back(pass.residual_sigma[k] > 0
+                             ? (residual - pass.residual_median[k]) / pass.residual_sigma[k]
+                             : kNaN);
+      }
+      hit.score = finite_median(scores);
+      hit.sigmas = finite_median(sigmas);
+      hits.push_back(hit);
+      slow_pairs.push_back(cells[q].pair);
+    }
+  });
+  return hits;
+}
+
+// Whether (i, j) is among the slow pairs (ascending i*n_ranks + j).
+bool is_slow_pair(const std::vector<std::uint64_t>& slow_pairs, std::size_t n_ranks, std::size_t i, std::size_t j) {
+  return std::binary_search(slow_pairs.begin(), slow_pairs.end(), static_cast<std::uint64_t>(i * n_ranks + j));
+}
+
+// The pairs whose one direction is slower than the other, always the same one, at enough
+// lengths (neither direction a slow link), as (sender -> receiver) of the slower direction.
+std::vector<LinkHit> asymmetric_pair_hits(const AnomalyScan& scan, const PolishedLengths& pass,
+                                          const LinkExclusions& exclusions,
+                                          const std::vector<std::uint64_t>& slow_pairs) {
+  const std::size_t n_ranks = scan.n_ranks;
+  const auto& cells = pass.asym_cells;
+  std::vector<LinkHit> hits;
+  for_each_pair_run(cells, n_ranks, [&](std::size_t i, std::size_t j, std::size_t first, std::size_t q1) {
+    if (is_slow_pair(slow_pairs, n_ranks, i, j) || is_slow_pair(slow_pairs, n_ranks, j, i) ||
+        exclusions.skipped(i, j))
+      return;
+    std::vector<double> scores, sigmas;
+    std::vector<std::int64_t> lens;
+    int sign = 0;
+    for (std::size_t u = first; u < q1; ++u) {
+      const double forward = static_cast<double>(cells[u].forward), reverse = static_cast<double>(cells[u].reverse);
+      const std::size_t k = cells[u].k;
+      lens.push_back(scan.cube.lengths[k]);
+      scores.push_back(std::exp(std::fabs(forward - reverse)));
+      sigmas.push_back(pass.direction_sigma[k] > 0 ? std::fabs(forward - reverse) / pass.direction_sigma[k] : kNaN);
+      sign += forward > reverse ? 1 : -1;
+    }
+    if (lens.size() >= scan.need && static_cast<std::size_t>(std::abs(sign)) == lens.size()) {
+      LinkHit hit = sign > 0 ? LinkHit{static_cast<int>(i), static_cast<int>(j), 0, lens}
+                             : LinkHit{static_cast<int>(j), static_cast<int>(i), 0, lens};
+      hit.score = finite_median(scores);
+      hit.sigmas = finite_median(sigmas);
+      hits.push_back(hit);
+    }
+  });
+  return hits;
+}
+
+// Slow links and asymmetric pairs, from the residuals of the rank-effect model (the cells beyond
+
+}  // namespace
+
+void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengths& pass,
+                                    const LinkExclusions& exclusions, std::vector<Anomaly>& out) {
+  const std::size_t n_ranks = scan.n_ranks;
+  std::vector<std::uint64_t> slow_pairs;  // ascending
+  const auto slow = slow_link_hits(scan, pass, exclusions, slow_pairs);
+  auto asym = asymmetric_pair_hits(scan, pass, exclusions, slow_pairs);
+  // A slow link whose reverse direction is normal is one-way: an asymmetric pair (sender ->
+  // receiver), not a slow cable (issue 13: it was reported as slow_link, receiving group first).
+  std::vector<LinkHit> both;
+  for (const auto& hit : slow) {
+    if (is_slow_pair(slow_pairs, n_ranks, static_cast<std::size_t>(hit.j), static_cast<std::size_t>(hit.i)))
+      both.push_back(hit);
+    else asym.push_back(hit);
+  }
+  auto slow_links = merge_links("slow_link", both, scan.topo, scan.hosts, scan.opt.max_links, "slow link", false);
+  auto asym_pairs = merge_links("asymmetric_pair", asym, scan.topo, scan.hosts, scan.opt.max_links,
+                                "asymmetric, one-way slow (slower direction)", true);
+  out.insert(out.end(), slow_links.begin(), slow_links.end());
+  out.insert(out.end(), asym_pairs.begin(), asym_pairs.end());
+}
+
+}  // namespace nt::analysis::anomaly_parts

@@ -1,0 +1,112 @@
+// What the detectors of find_anomalies share (internal to nt_analysis). anomalies.cpp runs them in
+// order: anomalies_polish.cpp fits the rank-effect model once per length; anomalies_nodes.cpp finds
+// slow ranks and nodes from its rank effects; group_faults.cpp and anomalies_switches.cpp slow
+// switch groups; anomalies_lone.cpp nodes alone in an upper-level group; anomalies_links.cpp slow
+// links and asymmetric pairs from its residuals. anomalies_findings.cpp builds the findings they
+// share; anomalies_variance.cpp and duplex.cpp are the two checks on a second file of the run.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "nt/analysis/anomalies.hpp"
+
+#include "group_faults.hpp"
+
+namespace nt::analysis::anomaly_parts {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// "12.3 sigmas", or what stands for it when the data has no noise (a simulated cluster): a robust
+// sigma of 0 makes every z-score infinite or undefined, which is no number to print.
+std::string sigmas_text(double z);
+
+// The host names of `ranks`, sorted and unique (none when the hosts are unknown).
+std::vector<std::string> hosts_of(const std::vector<int>& ranks, const std::vector<std::string>& hosts);
+
+// Link anomalies merged per pair of node groups: a bad cable between two nodes shows in every
+// rank pair between them.
+struct LinkHit {
+  int i, j;
+  double score;
+  std::vector<std::int64_t> lengths;
+  double sigmas = 0.0;  // median robust z-score of the residual (or of the direction difference)
+};
+
+// Link hits merged per pair of node groups. `ordered`: per (sender group, receiver group), for
+// one-way findings whose direction matters; else per unordered pair of groups.
+std::vector<Anomaly> merge_links(const std::string& kind, const std::vector<LinkHit>& hits, const Topology& t,
+                                 const std::vector<std::string>& hosts, std::size_t max_items,
+                                 const std::string& what, bool ordered);
+
+// What every detector of find_anomalies reads: the delays, their topology, the hosts and the
+// options, with the sizes and thresholds derived from them.
+struct AnomalyScan {
+  const Cube& cube;
+  const Topology& topo;
+  const std::vector<std::string>& hosts;
+  const AnomalyOptions& opt;
+  std::size_t n_ranks;       // cube.P
+  std::size_t n_lengths;     // cube.count()
+  std::size_t need;          // lengths a finding must show at
+  double min_log;            // log(opt.min_ratio)
+};
+
+// A residual cell beyond a link threshold, kept by the pass over the lengths.
+struct ResidualCell {
+  std::uint64_t pair;  // i*P + j; for asymmetry i < j
+  std::uint32_t k;
+  float forward, reverse;  // residual of (i, j), and of (j, i) for asymmetry
+};
+
+// What the one pass over the lengths keeps: per length the rank effects, the spread of the
+// residuals and of the direction differences, and the cells beyond the link thresholds (every
+// other residual is dropped).
+struct PolishedLengths {
+  RankEffects effects;
+  std::vector<double> residual_median, residual_sigma, direction_sigma;
+  std::vector<ResidualCell> slow_cells, asym_cells;  // sorted by pair: per pair, its lengths in order
+};
+
+// Ranks a link anomaly does not look at: those of slow nodes, lone or not (`explained`: their
+// links are the node's evidence; issue 13: a spurious asymmetric pair between two slow nodes,
+// issue 32: a slow host's links to its switch mates), and the pairs that cross the boundary of a
+// slow switch group (`slow_group`: its index per rank, -1 outside any: that group's evidence).
+struct LinkExclusions {
+  std::vector<char> explained;
+  std::vector<int> slow_group;
+  bool skipped(std::size_t i, std::size_t j) const {
+    return explained[i] || explained[j] ||
+           (slow_group[i] != slow_group[j] && (slow_group[i] >= 0 || slow_group[j] >= 0));
+  }
+};
+
+// anomalies_polish.cpp: one pass over the lengths, the median polish of each (rank effects), the
+// spread of its residuals and of its direction differences, and the cells beyond the link thresholds.
+PolishedLengths polish_every_length(const AnomalyScan& scan);
+
+// anomalies_nodes.cpp: slow nodes and slow ranks from the rank effects: per node group, one
+// slow_node when the node as a whole is slow, else one slow_rank per slow rank. The ranks of slow
+// nodes are marked in exclusions.explained.
+void find_slow_ranks_and_nodes(const AnomalyScan& scan, const RankEffects& effects, std::vector<Anomaly>& out,
+                               LinkExclusions& exclusions);
+
+// anomalies_switches.cpp: one slow_switch finding per fault (where_faults_live's); the node
+// findings inside one that its effect explains are dropped, and the pairs that cross its boundary
+// are marked in exclusions.slow_group.
+void add_slow_switches(const AnomalyScan& scan, const std::vector<GroupFault>& faults, std::vector<Anomaly>& out,
+                       LinkExclusions& exclusions);
+
+// anomalies_lone.cpp: nodes alone in their upper-level group, compared with the inter-node links of
+// the other nodes. Their ranks are marked in exclusions.explained.
+void find_slow_lone_nodes(const AnomalyScan& scan, std::vector<Anomaly>& out, LinkExclusions& exclusions);
+
+// anomalies_links.cpp: slow links and asymmetric pairs, from the residuals of the rank-effect model
+// (the cells beyond the thresholds, kept by the pass over the lengths).
+void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengths& pass,
+                                    const LinkExclusions& exclusions, std::vector<Anomaly>& out);
+
+}  // namespace nt::analysis::anomaly_parts

@@ -1,0 +1,320 @@
+#include "loaded.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <string>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "nt/dataset.hpp"
+#include "nt/stats.hpp"
+
+namespace nt::analysis {
+
+bool measured_under_load(const Cube& c) {
+  if (!c.file) return false;
+  const auto& extra = c.file->meta().extra;
+  const auto it = extra.find("pair_order");
+  return it != extra.end() && it->second.find("concurrent") != std::string::npos;
+}
+
+namespace {
+
+std::vector<std::string> hosts_of_ranks(const std::vector<int>& ranks, const std::vector<std::string>& hosts) {
+  std::set<std::string> s;
+  for (int r : ranks)
+    if (static_cast<std::size_t>(r) < hosts.size()) s.insert(hosts[static_cast<std::size_t>(r)]);
+  return {s.begin(), s.end()};
+}
+
+// The node groups a slow_link finding joins (its pairs all lie between the same two node groups).
+std::pair<int, int> link_nodes(const Anomaly& a, const std::vector<int>& node_of) {
+  const auto [i, j] = a.pairs.front();
+  return {node_of[static_cast<std::size_t>(i)], node_of[static_cast<std::size_t>(j)]};
+}
+
+// Whether node n's slow peers cover every other node of its upper group, and no peer is slow to
+// half or more of the others (a slow group as a whole is not one slow node).
+bool slow_to_every_peer(int n, const std::set<int>& peers, const std::map<int, std::set<int>>& slow_to) {
+  const auto mine = slow_to.find(n);
+  if (peers.size() < 2 || mine == slow_to.end() ||
+      !std::includes(mine->second.begin(), mine->second.end(), peers.begin(), peers.end()))
+    return false;
+  for (int p : peers) {
+    std::size_t others = 0;
+    if (const auto it = slow_to.find(p); it != slow_to.end())
+      for (int q : it->second) others += (q != n && peers.count(q)) ? 1 : 0;
+    if (2 * others >= peers.size() - 1 && others > 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void slow_links_to_slow_nodes(const Topology& t, const std::vector<std::string>& hosts, std::vector<Anomaly>& out) {
+  if (t.levels.size() < 2) return;
+  const auto& nodes = t.levels.front();
+  const auto& up = t.levels[1];
+  std::map<int, std::set<int>> slow_to;
+  for (const auto& a : out)
+    if (a.kind == "slow_link" && !a.pairs.empty())
+      if (const auto [x, y] = link_nodes(a, nodes.group_of); x != y) {
+        slow_to[x].insert(y);
+        slow_to[y].insert(x);
+      }
+  std::vector<std::set<int>> nodes_in(up.groups.size());
+  for (std::size_t r = 0; r < nodes.group_of.size(); ++r)
+    nodes_in[static_cast<std::size_t>(up.group_of[r])].insert(nodes.group_of[r]);
+  std::vector<Anomaly> found;
+  for (const auto& [n, slow] : slow_to) {
+    const int g = up.group_of[static_cast<std::size_t>(nodes.groups[static_cast<std::size_t>(n)].front())];
+    std::set<int> peers = nodes_in[static_cast<std::size_t>(g)];
+    peers.erase(n);
+    if (!slow_to_every_peer(n, peers, slow_to)) continue;
+    std::vector<double> scores;
+    std::set<std::int64_t> lengths;
+    std::erase_if(out, [&](const Anomaly& a) {
+      if (a.kind != "slow_link" || a.pairs.empty()) return false;
+      const auto [x, y] = link_nodes(a, nodes.group_of);
+      if (!((x == n && peers.count(y)) || (y == n && peers.count(x)))) return false;
+      scores.push_back(a.score);
+      lengths.insert(a.lengths.begin(), a.lengths.end());
+      return true;
+    });
+    Anomaly f;
+    f.kind = "slow_node";
+    f.ranks = nodes.groups[static_cast<std::size_t>(n)];
+    f.hosts = hosts_of_ranks(f.ranks, hosts);
+    f.lengths.assign(lengths.begin(), lengths.end());
+    f.score = finite_median(scores);
+    f.detail = fmt::format(
+        "node group {}: its links to every other node of its {} group {} ({} nodes) are slow ({:.2f}x, median), not "
+        "beyond it: its cable or its port (its pairs beyond the group cross slower or shared links that hide it)",
+        n, up.name, g, peers.size(), f.score);
+    found.push_back(std::move(f));
+  }
+  out.insert(out.end(), found.begin(), found.end());
+}
+
+namespace {
+
+// The isolated values of a loaded file at the cells the findings need, and per length the median
+// isolated value of each class (NaN with fewer than kMinCells re-tested cells: no reference).
+struct IsolatedCells {
+  std::map<std::pair<int, int>, std::vector<double>> cell;  // per length index, NaN where not re-tested
+  std::vector<std::vector<double>> class_median;            // [k][class]
+};
+
+constexpr std::size_t kMinCells = 8;
+
+std::optional<IsolatedCells> read_isolated(const Cube& c, const Topology& t, const std::set<std::pair<int, int>>& want) {
+  IsolatedCells iso;
+  std::vector<std::int8_t> cls;
+  for (std::size_t k = 0; k < c.count(); ++k) {
+    const auto m = c.file->isolated(c.file_index[k]);
+    if (!m) return std::nullopt;
+    if (cls.empty()) cls = pair_classes(t);
+    for (const auto& p : want) {
+      auto& v = iso.cell[p];
+      v.resize(c.count(), std::nan(""));
+      v[k] = m->at(p.first, p.second);
+    }
+    std::vector<std::vector<double>> by_class(static_cast<std::size_t>(t.class_count()));
+    const auto P = static_cast<std::size_t>(c.P);
+    for (std::size_t i = 0; i < P; ++i)
+      for (std::size_t j = 0; j < P; ++j)
+        if (const double x = m->at(static_cast<int>(i), static_cast<int>(j)); i != j && Cube::usable(x) && cls[i * P + j] >= 0)
+          by_class[static_cast<std::size_t>(cls[i * P + j])].push_back(x);
+    auto& med = iso.class_median.emplace_back();
+    for (auto& v : by_class) med.push_back(v.size() >= kMinCells ? finite_median(v) : std::nan(""));
+  }
+  return iso;
+}
+
+std::size_t length_index(const Cube& c, std::int64_t length) {
+  return static_cast<std::size_t>(std::find(c.lengths.begin(), c.lengths.end(), length) - c.lengths.begin());
+}
+
+// The ratio of isolated values that confirms a finding at length index k, NaN where unknown: a
+// one-way pair against its own reverse direction, a slow link against its class's re-tested cells
+// (the re-tested cells are those that stood out under load, so this reference is high: a link
+// confirmed against it is slow).
+double confirmed_ratio(const Anomaly& a, std::pair<int, int> p, std::size_t k, const IsolatedCells& iso,
+                       const std::vector<std::int8_t>& cls, int P) {
+  const double x = iso.cell.at(p)[k];
+  if (!Cube::usable(x)) return std::nan("");
+  if (a.kind == "asymmetric_pair") {
+    const double reverse = iso.cell.at({p.second, p.first})[k];
+    return Cube::usable(reverse) ? x / reverse : std::nan("");
+  }
+  const int q = cls[static_cast<std::size_t>(p.first) * static_cast<std::size_t>(P) + static_cast<std::size_t>(p.second)];
+  return q >= 0 ? x / iso.class_median[k][static_cast<std::size_t>(q)] : std::nan("");
+}
+
+// The median confirmed ratio over the finding's pairs and lengths when every pair is confirmed
+// (>= min_ratio) at half of the finding's lengths or more; NaN otherwise.
+double confirmation(const Cube& c, const Anomaly& a, const IsolatedCells& iso, const std::vector<std::int8_t>& cls,
+                    double min_ratio) {
+  std::vector<double> ratios;
+  for (const auto& p : a.pairs) {
+    std::size_t ok = 0;
+    for (const auto length : a.lengths) {
+      const double r = confirmed_ratio(a, p, length_index(c, length), iso, cls, c.P);
+      if (r >= min_ratio) {
+        ++ok;
+        ratios.push_back(r);
+      }
+    }
+    if (2 * ok < a.lengths.size() || ok == 0) return std::nan("");
+  }
+  return finite_median(ratios);
+}
+
+// A spread of a pair's samples this large is contention, not a network's noise (a few per cent).
+constexpr double kContentionCv = 0.10;
+// A class is moved by the load when this share of its pairs' samples are kContentionCv apart, or
+// its re-tested pairs were kAloneRatio times faster alone.
+constexpr double kMovedShare = 0.05, kAloneRatio = 1.2;
+
+// How much the load moved the delays, per class: the share of the class's cells whose samples are
+// kContentionCv apart or more (deviation / value: with random rounds each sample of a pair shared
+// another round), and the median ratio loaded / isolated over the re-tested cells. NaN where unknown.
+struct LoadMeasure {
+  std::vector<double> moved, alone;   // [class]
+  std::vector<std::size_t> retested;  // [class]
+};
+
+LoadMeasure measure_load(const Cube& c, const Cube* deviation, const Topology& t) {
+  const auto n_classes = static_cast<std::size_t>(t.class_count());
+  LoadMeasure m{std::vector<double>(n_classes, std::nan("")), std::vector<double>(n_classes, std::nan("")),
+                std::vector<std::size_t>(n_classes, 0)};
+  const auto cls = pair_classes(t);
+  const auto P = static_cast<std::size_t>(c.P);
+  std::vector<std::size_t> cells(n_classes, 0), moved(n_classes, 0);
+  std::vector<std::vector<double>> alone(n_classes);
+  std::vector<float> buf, dbuf;
+  for (std::size_t k = 0; k < c.count(); ++k) {
+    const float* v = c.slice(k, buf);
+    const float* d = deviation && deviation->P == c.P && k < deviation->count() ? deviation->slice(k, dbuf) : nullptr;
+    const auto iso = c.file ? c.file->isolated(c.file_index[k]) : std::nullopt;
+    for (std::size_t x = 0; x < P * P; ++x) {
+      if (cls[x] < 0 || !Cube::usable(v[x])) continue;
+      const auto q = static_cast<std::size_t>(cls[x]);
+      if (d && std::isfinite(d[x])) {
+        ++cells[q];
+        moved[q] += d[x] >= kContentionCv * v[x] ? 1 : 0;
+      }
+      if (iso && Cube::usable(iso->values()[x])) alone[q].push_back(static_cast<double>(v[x]) / iso->values()[x]);
+    }
+  }
+  for (std::size_t q = 0; q < n_classes; ++q) {
+    if (cells[q] > 0) m.moved[q] = static_cast<double>(moved[q]) / static_cast<double>(cells[q]);
+    if (!alone[q].empty()) m.alone[q] = finite_median(alone[q]);
+    m.retested[q] = alone[q].size();
+  }
+  return m;
+}
+
+// Whether a class above the nodes was moved by the load.
+bool moved_by_load(const LoadMeasure& m) {
+  for (std::size_t q = 1; q < m.moved.size(); ++q)
+    if (m.moved[q] >= kMovedShare || m.alone[q] >= kAloneRatio) return true;
+  return false;
+}
+
+std::string load_text(const LoadMeasure& m, const Topology& t) {
+  std::vector<std::string> parts;
+  for (std::size_t q = 1; q < m.moved.size(); ++q) {
+    const std::string name = t.class_name(static_cast<int>(q));
+    std::string p = name;
+    if (std::isfinite(m.moved[q]))
+      p += fmt::format(": {:.0f}% of the pairs' samples {:.0f}% apart or more", 100 * m.moved[q], 100 * kContentionCv);
+    if (std::isfinite(m.alone[q]))
+      p += fmt::format("{} {} pairs re-tested alone {:.2f}x faster (median)", std::isfinite(m.moved[q]) ? "," : ":",
+                       m.retested[q], m.alone[q]);
+    if (p.size() > name.size()) parts.push_back(p);
+  }
+  return parts.empty() ? std::string("no samples' spread or re-test to tell how much") : fmt::format("{}", fmt::join(parts, "; "));
+}
+
+Anomaly contention_finding(const std::vector<Anomaly>& unconfirmed, bool retested, const std::string& load) {
+  Anomaly f;
+  f.kind = "contention";
+  std::set<std::int64_t> lengths;
+  std::vector<double> scores;
+  for (const auto& a : unconfirmed) {
+    f.pairs.insert(f.pairs.end(), a.pairs.begin(), a.pairs.end());
+    lengths.insert(a.lengths.begin(), a.lengths.end());
+    scores.push_back(a.score);
+  }
+  f.lengths.assign(lengths.begin(), lengths.end());
+  f.score = scores.empty() ? 1.0 : finite_median(scores);
+  f.detail = fmt::format("measured under load (--concurrent), the pairs shared links: {}", load);
+  if (!unconfirmed.empty())
+    f.detail += fmt::format(
+        "; {} rank pairs stood out of their class ({:.2f}x, median) and {}: contention, not a fault of theirs (not "
+        "listed as suspects; a sequential run of the pairs tells)",
+        f.pairs.size(), f.score,
+        retested ? "their isolated re-test does not confirm them" : "the file has no isolated re-test (--retest)");
+  return f;
+}
+
+}  // namespace
+
+std::optional<std::string> review_findings_under_load(const Cube& c, const Cube* deviation, const Topology& t,
+                                                      const AnomalyOptions& opt, std::vector<Anomaly>& out) {
+  if (!measured_under_load(c)) return std::nullopt;
+  for (auto& a : out)
+    if (a.kind == "slow_switch")
+      a.detail += " (measured under load: or the uplink that saturates first)";
+  std::set<std::pair<int, int>> want;
+  for (const auto& a : out)
+    if (a.kind == "slow_link" || a.kind == "asymmetric_pair")
+      for (const auto& [i, j] : a.pairs) {
+        want.insert({i, j});
+        want.insert({j, i});
+      }
+  const auto iso = want.empty() ? std::nullopt : read_isolated(c, t, want);
+  const auto cls = iso ? pair_classes(t) : std::vector<std::int8_t>{};
+  std::vector<Anomaly> kept, unconfirmed;
+  std::size_t variance = 0;
+  for (auto& a : out) {
+    if (a.kind == "high_variance") {  // under load a rank's spread is its rounds' contention
+      ++variance;
+      continue;
+    }
+    if (a.kind != "slow_link" && a.kind != "asymmetric_pair") {
+      kept.push_back(std::move(a));
+      continue;
+    }
+    const double ratio = iso ? confirmation(c, a, *iso, cls, opt.min_ratio) : std::nan("");
+    if (std::isfinite(ratio)) {
+      a.detail += fmt::format("; confirmed alone (--retest): {:.2f}x", ratio);
+      kept.push_back(std::move(a));
+    } else unconfirmed.push_back(std::move(a));
+  }
+  const LoadMeasure load = measure_load(c, deviation, t);
+  const bool heavy = moved_by_load(load);
+  const bool has_isolated = c.file && c.count() > 0 && c.file->isolated(c.file_index[0]).has_value();
+  if (!unconfirmed.empty() || heavy || variance > 0) {
+    kept.push_back(contention_finding(unconfirmed, has_isolated, load_text(load, t)));
+    if (variance > 0)
+      kept.back().detail += fmt::format("; {} ranks' samples spread widely (high variance): their rounds' contention", variance);
+  }
+  out = std::move(kept);
+  if (!heavy)
+    return "measured with --concurrent: the pairs shared links; the load barely moved the pairs (" +
+           load_text(load, t) + "), so the groups and findings stand as for a sequential run";
+  return fmt::format(
+      "WARNING: measured with --concurrent and the load moved the delays ({}): the levels above the nodes and the "
+      "findings there may be contention, not the network's structure or faults (the nodes and the findings within "
+      "them stand); measure with --concurrent=K (fewer pairs at once) and --retest, or sequentially, before trusting "
+      "them",
+      load_text(load, t));
+}
+
+}  // namespace nt::analysis

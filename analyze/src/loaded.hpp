@@ -1,0 +1,36 @@
+// Delays measured under load (network_test --concurrent): what the anomalies may read from them
+// (issue 32 item 4, issue 33 item 3). Under load a pair's delay is its own plus its round's
+// contention, which is heavy-tailed (a round that puts more pairs on one uplink): the tails of a
+// pair's loaded delays stand many robust sigmas out of their class without any fault. So a pair
+// finding (slow link, one-way pair) from loaded delays is kept only when the isolated re-test
+// (--retest) confirms it; the rest is contention and is said as such, once.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nt/analysis/anomalies.hpp"
+
+namespace nt::analysis {
+
+// Whether the cube's file was measured with --concurrent (pairs shared the network).
+bool measured_under_load(const Cube& c);
+
+// A node whose links to every other node of its group at the first level above the nodes are slow
+// (at least two of them, and they are not slow to each other) is one slow node, not that many slow
+// links: its cable or port. Sequential runs show such a node in every class; under load its pairs
+// beyond the group are hidden by the contention on the uplinks, and only its group shows it.
+void slow_links_to_slow_nodes(const Topology& t, const std::vector<std::string>& hosts, std::vector<Anomaly>& out);
+
+// For a cube measured under load: the slow links and one-way pairs that the isolated values of the
+// file confirm stay (their detail says so); the others are replaced by one finding of kind
+// "contention" with their pairs, which also says how much the load moved each class (the spread of
+// a pair's samples from `deviation`, and loaded / isolated of the re-tested pairs). It is made
+// when there are such pairs or the spread is contention's (10 % or more); slow switch groups are
+// said to be slow or saturated first. Returns the report's note on the load (a WARNING when the
+// spread is contention's), nothing for a file measured sequentially.
+std::optional<std::string> review_findings_under_load(const Cube& c, const Cube* deviation, const Topology& t,
+                                                      const AnomalyOptions& opt, std::vector<Anomaly>& out);
+
+}  // namespace nt::analysis

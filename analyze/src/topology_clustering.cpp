@@ -1,0 +1,477 @@
+// The clustering of one level: items (ranks, or groups of them) whose profiles look alike, compared
+// with their nearest candidates first, joined by average linkage (share/doc/design.md §7).
+#include "topology_parts.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <numeric>
+
+#include "nt/analysis/linkage.hpp"
+
+namespace nt::analysis::topology_parts {
+
+namespace {
+
+// Rank-to-rank (or group-to-group) comparison of profiles. The distance of items a and c in band
+// b: their rows and columns after removing the median difference of each (so a uniformly slow
+// item still matches its mates), the cells of a and c themselves and of the `skip` items left out
+// (except the nearest item of a normal a or c: see cluster_profiles);
+// per third party the smaller of the row and column |difference| counted twice (one direction
+// alone when the other is unknown), and of these the second largest (robust to one odd cell). The median offsets come from a sample
+// of at most ~64 cells (all cells for up to 128 items).
+template <class T>
+class Comparer {
+ public:
+  Comparer(const ProfilesOf<T>& prof, std::size_t n) : prof_(prof), N_(n), skip_(n, 0), nearest_(n, n) {
+    // One band at a time, each allocated in place: assign(n, vector(N * N)) first built a
+    // temporary P^2 profile and copied it, a third P^2 array at the peak (the report of 20,000
+    // ranks ran out of a 4 GB address space here).
+    tr_.resize(prof.size());
+    for (auto& band : tr_) band.resize(N_ * N_);
+    parallel_for(N_, [&](std::size_t i0, std::size_t i1) {
+      for (std::size_t b = 0; b < prof_.size(); ++b)
+        for (std::size_t i = i0; i < i1; ++i)
+          for (std::size_t j = 0; j < N_; ++j) tr_[b][j * N_ + i] = prof_[b][i * N_ + j];
+    });
+    stride_ = N_ > 128 ? N_ / 64 : 1;
+  }
+  struct Scratch {
+    std::vector<double> x, y, all;
+  };
+  struct Result {
+    double dist = 0.0;             // second largest agreed |difference|
+    double row_off = 0.0, col_off = 0.0;  // median (a - c) of the rows and of the columns
+  };
+  // Items left out of the comparisons, and per item its nearest (kept in a normal item's own).
+  void set_skip(std::vector<char> s, std::vector<std::size_t> nearest) {
+    skip_ = std::move(s);
+    nearest_ = std::move(nearest);
+  }
+
+  // keep_all: leave every |difference| in s.all (for the noise estimate).
+  Result compare(std::size_t b, std::size_t a, std::size_t c, Scratch& s, bool keep_all = false) const {
+    const T* ra = prof_[b].data() + a * N_;
+    const T* rc = prof_[b].data() + c * N_;
+    const T* ca = tr_[b].data() + a * N_;
+    const T* cc = tr_[b].data() + c * N_;
+    s.x.clear();
+    s.y.clear();
+    const auto left_out = [&](std::size_t k) {
+      return k == a || k == c || (skip_[k] && !(k == nearest_[a] && !skip_[a]) && !(k == nearest_[c] && !skip_[c]));
+    };
+    for (std::size_t k = 0; k < N_; k += stride_) {
+      if (left_out(k)) continue;
+      const double d1 = dbl(ra[k]) - dbl(rc[k]), d2 = dbl(ca[k]) - dbl(cc[k]);
+      if (std::isfinite(d1)) s.x.push_back(d1);
+      if (std::isfinite(d2)) s.y.push_back(d2);
+    }
+    Result r;
+    if (s.x.size() >= 2) r.row_off = median_inplace(s.x);
+    if (s.y.size() >= 2) r.col_off = median_inplace(s.y);
+    double first = 0.0, second = 0.0;
+    std::size_t count = 0;
+    if (keep_all) s.all.clear();
+    auto take = [&](double e) {
+      if (!std::isfinite(e)) return;
+      ++count;
+      if (e > first) {
+        second = first;
+        first = e;
+      } else if (e > second) {
+        second = e;
+      }
+    };
+    for (std::size_t k = 0; k < N_; ++k) {
+      if (left_out(k)) continue;
+      // A third party k tells a and c apart when both directions agree (k's links to a and to c
+      // differ whether k sends or receives): nodes and switches are symmetric, a disturbed cell
+      // (two outliers among a band's lengths) is not. With only one direction known, that one.
+      // The noise estimate (keep_all) still sees each direction's difference.
+      const double er = std::fabs(dbl(ra[k]) - dbl(rc[k]) - r.row_off);
+      const double ec = std::fabs(dbl(ca[k]) - dbl(cc[k]) - r.col_off);
+      if (keep_all) {
+        if (std::isfinite(er)) s.all.push_back(er);
+        if (std::isfinite(ec)) s.all.push_back(ec);
+      }
+      if (std::isfinite(er) && std::isfinite(ec)) {
+        // Both directions count, each at what they agree on: a structural difference (k a mate
+        // of a but not of c) is seen in both and counts twice, as before; a lone odd cell adds
+        // nothing.
+        take(std::min(er, ec));
+        take(std::min(er, ec));
+      } else {
+        take(er);
+        take(ec);
+      }
+    }
+    r.dist = count >= 2 ? second : first;
+    return r;
+  }
+
+ private:
+  const ProfilesOf<T>& prof_;
+  ProfilesOf<T> tr_;  // transposed profiles: columns become contiguous
+  std::size_t N_;
+  std::size_t stride_;
+  std::vector<char> skip_;
+  std::vector<std::size_t> nearest_;  // N_: none
+};
+
+struct DisjointSets {
+  std::vector<std::size_t> p;
+  explicit DisjointSets(std::size_t n) : p(n) { std::iota(p.begin(), p.end(), std::size_t{0}); }
+  std::size_t find(std::size_t x) {
+    while (p[x] != x) x = p[x] = p[p[x]];
+    return x;
+  }
+  void join(std::size_t a, std::size_t b) {
+    a = find(a);
+    b = find(b);
+    if (a != b) p[std::max(a, b)] = std::min(a, b);
+  }
+};
+
+// The candidate pairs of cluster_profiles: edges (a < c), and per item the edges it is in.
+struct CandidateGraph {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  std::vector<std::vector<std::size_t>> adj;
+  std::vector<std::size_t> nearest;  // per item, its first candidate
+  // per item, its candidates nearest first with their direct-link sums (log, both directions, every band)
+  std::vector<std::vector<std::pair<double, std::uint32_t>>> ranked;
+  std::size_t other(std::size_t e, std::size_t a) const { return edges[e].first == a ? edges[e].second : edges[e].first; }
+};
+
+// Per band, the median of each item's row and of its column (its own cell left out).
+template <class T>
+void row_and_column_medians(const ProfilesOf<T>& prof, std::size_t N, std::vector<std::vector<double>>& rowm,
+                            std::vector<std::vector<double>>& colm) {
+  const std::size_t B = prof.size();
+  rowm.assign(B, std::vector<double>(N, 0.0));
+  colm.assign(B, std::vector<double>(N, 0.0));
+  parallel_for(N, [&](std::size_t a0, std::size_t a1) {
+    std::vector<double> tmp;
+    for (std::size_t b = 0; b < B; ++b)
+      for (std::size_t a = a0; a < a1; ++a) {
+        for (int pass = 0; pass < 2; ++pass) {
+          tmp.clear();
+          for (std::size_t k = 0; k < N; ++k) {
+            const double value = pass == 0 ? prof[b][a * N + k] : prof[b][k * N + a];
+            if (k != a && std::isfinite(value)) tmp.push_back(value);
+          }
+          (pass == 0 ? rowm : colm)[b][a] = tmp.empty() ? 0.0 : median_inplace(tmp);
+        }
+      }
+  });
+}
+
+// Candidates: each item's `opt.candidates` nearest items by the direct link between them (both
+// directions, every band), row and column effects removed.
+template <class T>
+CandidateGraph candidate_graph(const ProfilesOf<T>& prof, std::size_t N, const TopologyOptions& opt) {
+  const std::size_t B = prof.size();
+  std::vector<std::vector<double>> rowm, colm;
+  row_and_column_medians(prof, N, rowm, colm);
+  const std::size_t n_cand = std::min<std::size_t>(N - 1, static_cast<std::size_t>(std::max(1, opt.candidates)));
+  std::vector<std::vector<std::uint32_t>> cand(N);
+  CandidateGraph graph;
+  graph.ranked.resize(N);
+  parallel_for(N, [&](std::size_t a0, std::size_t a1) {
+    std::vector<std::pair<double, std::uint32_t>> row;
+    for (std::size_t a = a0; a < a1; ++a) {
+      row.clear();
+      for (std::size_t c = 0; c < N; ++c) {
+        if (c == a) continue;
+        double sum = 0.0;
+        for (std::size_t b = 0; b < B; ++b) {
+          const double there = dbl(prof[b][a * N + c]) - rowm[b][a] - colm[b][c];
+          const double back = dbl(prof[b][c * N + a]) - rowm[b][c] - colm[b][a];
+          sum += (std::isfinite(there) ? there : 0.0) + (std::isfinite(back) ? back : 0.0);
+          if (!std::isfinite(there) && !std::isfinite(back)) sum += 1e6;  // nothing known: last
+        }
+        row.emplace_back(sum, static_cast<std::uint32_t>(c));
+      }
+      std::partial_sort(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(n_cand), row.end());
+      for (std::size_t q = 0; q < n_cand; ++q) cand[a].push_back(row[q].second);
+      graph.ranked[a].assign(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(n_cand));
+    }
+  });
+  graph.nearest.resize(N);
+  for (std::size_t a = 0; a < N; ++a) graph.nearest[a] = cand[a].empty() ? N : cand[a].front();
+  auto& edges = graph.edges;
+  for (std::size_t a = 0; a < N; ++a)
+    for (std::uint32_t c : cand[a]) edges.emplace_back(std::min<std::uint32_t>(static_cast<std::uint32_t>(a), c),
+                                                       std::max<std::uint32_t>(static_cast<std::uint32_t>(a), c));
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  graph.adj.resize(N);
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    graph.adj[edges[e].first].push_back(e);
+    graph.adj[edges[e].second].push_back(e);
+  }
+  return graph;
+}
+
+// Odd items: the median offset of an item's row (or column) against its candidates' beyond
+// min_ratio; at most a quarter of the items (the most offset ones: the rest must be the norm)
+// are left out of the comparisons.
+template <class T>
+std::vector<char> skip_odd_items(Comparer<T>& cmp, const CandidateGraph& graph, std::size_t B, std::size_t N,
+                                 const TopologyOptions& opt) {
+  const auto& edges = graph.edges;
+  const std::size_t E = edges.size();
+  std::vector<double> off(E * B * 2);
+  parallel_for(E, [&](std::size_t e0, std::size_t e1) {
+    typename Comparer<T>::Scratch scratch;
+    for (std::size_t e = e0; e < e1; ++e)
+      for (std::size_t b = 0; b < B; ++b) {
+        const auto result = cmp.compare(b, edges[e].first, edges[e].second, scratch);
+        off[(e * B + b) * 2] = result.row_off;
+        off[(e * B + b) * 2 + 1] = result.col_off;
+      }
+  });
+  std::vector<std::pair<double, std::size_t>> oddness;
+  std::vector<double> tmp;
+  for (std::size_t a = 0; a < N; ++a) {
+    double worst = 0.0;
+    for (std::size_t b = 0; b < B; ++b)
+      for (std::size_t w = 0; w < 2; ++w) {
+        tmp.clear();
+        for (std::size_t e : graph.adj[a])
+          tmp.push_back(edges[e].first == a ? off[(e * B + b) * 2 + w] : -off[(e * B + b) * 2 + w]);
+        if (!tmp.empty()) worst = std::max(worst, std::fabs(median_inplace(tmp)));
+      }
+    if (worst > std::log(opt.min_ratio)) oddness.emplace_back(worst, a);
+  }
+  std::sort(oddness.rbegin(), oddness.rend());
+  if (oddness.size() > N / 4) oddness.resize(N / 4);
+  std::vector<char> skip(N, 0);
+  for (auto [worst, a] : oddness) skip[a] = 1;
+  cmp.set_skip(skip, graph.nearest);
+  return skip;
+}
+
+// Noise per band: the typical |difference| between each item and its nearest candidate; the
+// threshold of a band (tau) is noise_factor times it, at least log(floor_ratio).
+template <class T>
+std::vector<double> band_thresholds(const Comparer<T>& cmp, const CandidateGraph& graph, const std::vector<double>& dist,
+                                    std::size_t B, std::size_t N, const TopologyOptions& opt,
+                                    std::vector<double>* noise = nullptr) {
+  std::vector<double> tau(B);
+  if (noise) noise->assign(B, 0.0);
+  typename Comparer<T>::Scratch scratch;
+  for (std::size_t b = 0; b < B; ++b) {
+    std::vector<double> nearest_sigmas;
+    for (std::size_t a = 0; a < N; ++a) {
+      std::size_t best = N;
+      double best_dist = 0.0;
+      for (std::size_t e : graph.adj[a]) {
+        const std::size_t c = graph.other(e, a);
+        const double candidate_dist = dist[e * B + b];
+        if (best == N || candidate_dist < best_dist || (candidate_dist == best_dist && c < best)) {
+          best = c;
+          best_dist = candidate_dist;
+        }
+      }
+      if (best == N) continue;
+      cmp.compare(b, a, best, scratch, true);
+      if (!scratch.all.empty()) nearest_sigmas.push_back(robust_sigma_of_deviations(scratch.all));
+    }
+    const double sigma = nearest_sigmas.empty() ? 0.0 : median_inplace(nearest_sigmas);
+    tau[b] = std::max(std::log(opt.floor_ratio), opt.noise_factor * sigma);
+    if (noise) (*noise)[b] = sigma;
+  }
+  return tau;
+}
+
+// The scaled distance of two items: the worst band's distance over its threshold.
+struct ScaledDistance {
+  std::vector<double> tau;
+  double operator()(const double* dist) const {
+    double worst = 0.0;
+    for (std::size_t b = 0; b < tau.size(); ++b) worst = std::max(worst, dist[b] / tau[b]);
+    return worst;
+  }
+};
+
+// A large set (one rank per node: a whole switch) is one group when every member is close, on
+// average, to 16 members spread over the set: O(16 s) comparisons instead of all s^2 / 2.
+template <class T>
+bool every_member_close(const Comparer<T>& cmp, const std::vector<std::size_t>& members, std::size_t B,
+                        const ScaledDistance& scaled) {
+  const std::size_t s = members.size();
+  std::vector<char> far(s, 0);
+  parallel_for(s, [&](std::size_t q0, std::size_t q1) {
+    typename Comparer<T>::Scratch scratch;
+    std::vector<double> dist(B);
+    for (std::size_t q = q0; q < q1; ++q) {
+      double sum = 0.0;
+      std::size_t compared = 0;
+      for (std::size_t t = 0; t < 16; ++t) {
+        const std::size_t r = (q + 1 + t * (s - 1) / 16) % s;
+        if (r == q) continue;
+        for (std::size_t b = 0; b < B; ++b) dist[b] = cmp.compare(b, members[q], members[r], scratch).dist;
+        sum += scaled(dist.data());
+        ++compared;
+      }
+      far[q] = compared > 0 && sum / static_cast<double>(compared) >= 1.0;
+    }
+  });
+  return std::none_of(far.begin(), far.end(), [](char is_far) { return is_far != 0; });
+}
+
+// Scaled distances of every pair of a set (s x s): the candidate pairs known, the others compared now.
+template <class T>
+std::vector<double> set_distances(const Comparer<T>& cmp, const CandidateGraph& graph, const std::vector<double>& dist,
+                                  const std::vector<std::size_t>& members, std::size_t B, const ScaledDistance& scaled) {
+  const std::size_t s = members.size();
+  std::vector<double> D(s * s, 0.0);
+  std::vector<std::pair<std::size_t, std::size_t>> todo;
+  std::map<std::size_t, std::size_t> local;
+  for (std::size_t q = 0; q < s; ++q) local[members[q]] = q;
+  std::vector<char> known(s * s, 0);
+  for (std::size_t q = 0; q < s; ++q)
+    for (std::size_t e : graph.adj[members[q]]) {
+      auto it = local.find(graph.other(e, members[q]));
+      if (it == local.end()) continue;
+      D[q * s + it->second] = scaled(&dist[e * B]);
+      known[q * s + it->second] = 1;
+    }
+  for (std::size_t q = 0; q < s; ++q)
+    for (std::size_t r = q + 1; r < s; ++r)
+      if (!known[q * s + r]) todo.emplace_back(q, r);
+  parallel_for(todo.size(), [&](std::size_t t0, std::size_t t1) {
+    typename Comparer<T>::Scratch scratch;
+    std::vector<double> pair_dist(B);
+    for (std::size_t t = t0; t < t1; ++t) {
+      const auto [q, r] = todo[t];
+      for (std::size_t b = 0; b < B; ++b) pair_dist[b] = cmp.compare(b, members[q], members[r], scratch).dist;
+      D[q * s + r] = D[r * s + q] = scaled(pair_dist.data());
+    }
+  });
+  return D;
+}
+
+// Sets joined by close candidate pairs, then average linkage inside each set (a large set whose
+// members are all close taken whole); a label per item.
+template <class T>
+std::vector<int> link_sets(const Comparer<T>& cmp, const CandidateGraph& graph, const std::vector<double>& dist,
+                           std::size_t B, std::size_t N, const ScaledDistance& scaled) {
+  DisjointSets joined(N);
+  for (std::size_t e = 0; e < graph.edges.size(); ++e)
+    if (scaled(&dist[e * B]) < 1.0) joined.join(graph.edges[e].first, graph.edges[e].second);
+  std::map<std::size_t, std::vector<std::size_t>> sets;
+  for (std::size_t a = 0; a < N; ++a) sets[joined.find(a)].push_back(a);
+  std::vector<int> label(N);
+  for (std::size_t a = 0; a < N; ++a) label[a] = static_cast<int>(a);
+  for (auto& [root, members] : sets) {
+    const std::size_t s = members.size();
+    if (s == 1) continue;
+    // Else (two groups chained by a borderline pair) every pair is compared below.
+    if (s > 64 && every_member_close(cmp, members, B, scaled)) {
+      for (std::size_t q = 0; q < s; ++q) label[members[q]] = static_cast<int>(members.front());
+      continue;
+    }
+    auto distances = set_distances(cmp, graph, dist, members, B, scaled);
+    const auto linkage = average_linkage(distances, s, 1.0);
+    for (std::size_t q = 0; q < s; ++q)
+      label[members[q]] = static_cast<int>(members[static_cast<std::size_t>(linkage[q])]);
+  }
+  return label;
+}
+
+// An odd item (a slow node) joins the group of the normal item it reaches fastest by the direct
+// link, when that group is nearer than every other by more than the noise: its profile matches
+// none of its switch mates' (a slow cable caps every path alike, so only the latency of the hops
+// still tells where it is; issue 32: with one rank per host a slow host joined a slow leaf, or
+// stood alone as a ninth leaf). Reaching every group alike it keeps its label (a lone node: behind
+// a switch of its own, or slow; the report says both).
+template <class T>
+void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vector<char>& odd,
+                      const std::vector<double>& noise, double cell_noise, const TopologyOptions& opt,
+                      std::vector<int>& label) {
+  // Both directions of every band, noise_factor sigmas each: of the groups' profiles, and of the
+  // ranks' cells (a direct link is one cell; a group's profile a median of many: on noisy data a
+  // node behind a switch of its own reaches one group fastest by chance).
+  double margin = 0.0;
+  for (double sigma : noise) margin += 2 * opt.noise_factor * std::max(sigma, cell_noise);
+  const auto before = label;
+  for (std::size_t a = 0; a < odd.size(); ++a) {
+    if (!odd[a]) continue;
+    // Per group of normal items, its nearest member by the direct link (both ways, every band).
+    std::map<int, double> nearest;
+    for (std::size_t c = 0; c < N; ++c) {
+      if (c == a || odd[c]) continue;
+      double sum = 0.0;
+      for (const auto& band : prof) sum += dbl(band[a * N + c]) + dbl(band[c * N + a]);
+      if (!std::isfinite(sum)) continue;
+      auto [it, inserted] = nearest.emplace(before[c], sum);
+      if (!inserted) it->second = std::min(it->second, sum);
+    }
+    if (nearest.size() < 2) continue;
+    std::vector<std::pair<double, int>> order;
+    for (auto [l, sum] : nearest) order.emplace_back(sum, l);
+    std::sort(order.begin(), order.end());
+    if (order[1].first - order[0].first > std::max(margin, 1e-9)) label[a] = order[0].second;
+  }
+}
+
+}  // namespace
+
+// Clusters n items whose profiles (rows and columns) look alike; returns a label per item.
+//
+// Not every pair is compared (that is O(B n^3)): each item is compared with its `candidates`
+// nearest items by the direct link between them (both directions, every band, after removing the
+// row and column medians so that a slow item's own links do not hide its mates); items whose
+// distance is below the threshold are joined, and within each joined set the full average linkage
+// decides (every pair of the set compared). Average linkage never groups items that no chain of
+// close pairs joins, so with all pairs as candidates (n <= candidates + 1) this is exactly average
+// linkage over all items. A set of more than 64 items whose members are all close on average to a
+// sample of the set is taken whole. Cost O(B n^2 candidates) (plus O(B n s^2) for a set of s items
+// that is not homogeneous).
+//
+// With skip_odd (groups, not ranks), third parties that are odd (their links to everyone are offset
+// by a factor: a slow node) are left out of the comparisons: with two slow nodes, each one's row
+// differs from its switch mates' at the other one's cells by the other's factor when the factors do
+// not multiply (issue 13: slow nodes became switches of their own), where a switch boundary differs
+// on the cells of whole switches. An odd item still counts in the comparisons of a normal item
+// whose nearest it is (by the direct link, as the candidates): with two nodes per switch, a node's
+// mate is the only third party that tells its switch from the others, and leaving a slow mate out
+// made a healthy node look like the two nodes of a slow leaf, which see only each other (issue
+// 22: the three became one switch and the slow uplink two slow nodes). Not for two odd items
+// (two slow nodes are each other's nearest when their factors do not multiply; issue 13 again).
+// Not for ranks: ranks of one node have the same links whatever the
+// third party, and a slow node's ranks are the only evidence that tells them from other nodes'.
+template <class T>
+std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const TopologyOptions& opt, bool skip_odd,
+                                  double cell_noise, double* noise_out) {
+  if (n <= 2) return std::vector<int>(static_cast<std::size_t>(n), 0);  // no third item to compare against: one group
+  const auto N = static_cast<std::size_t>(n);
+  const std::size_t B = prof.size();
+  Comparer<T> cmp(prof, N);
+  const auto graph = candidate_graph(prof, N, opt);
+  std::vector<char> odd;
+  if (skip_odd) odd = skip_odd_items(cmp, graph, B, N, opt);
+  // Distances of the candidate pairs, per band.
+  const std::size_t E = graph.edges.size();
+  std::vector<double> dist(E * B);
+  parallel_for(E, [&](std::size_t e0, std::size_t e1) {
+    typename Comparer<T>::Scratch scratch;
+    for (std::size_t e = e0; e < e1; ++e)
+      for (std::size_t b = 0; b < B; ++b)
+        dist[e * B + b] = cmp.compare(b, graph.edges[e].first, graph.edges[e].second, scratch).dist;
+  });
+  std::vector<double> noise;
+  const ScaledDistance scaled{band_thresholds(cmp, graph, dist, B, N, opt, &noise)};
+  auto label = link_sets(cmp, graph, dist, B, N, scaled);
+  if (skip_odd) attach_odd_items(prof, N, odd, noise, cell_noise, opt, label);
+  if (noise_out) *noise_out = noise.empty() ? 0.0 : *std::max_element(noise.begin(), noise.end());
+  return label;
+}
+
+template std::vector<int> cluster_profiles<float>(const ProfilesOf<float>&, int, const TopologyOptions&, bool, double,
+                                                  double*);
+template std::vector<int> cluster_profiles<double>(const Profiles&, int, const TopologyOptions&, bool, double, double*);
+
+}  // namespace nt::analysis::topology_parts

@@ -1,0 +1,59 @@
+// What the parts of find_topology share (internal to nt_analysis). topology.cpp runs them:
+// topology_profiles.cpp makes the profiles of the ranks and of groups of them, topology_clustering.cpp
+// clusters the items of one level by their profiles, topology_placement.cpp moves groups that their
+// profile places wrongly, topology_hosts.cpp takes the node level from the host names and compares
+// the groups with them, topology_levels.cpp makes the levels and names their classes.
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "nt/analysis/topology.hpp"
+#include "nt/stats.hpp"
+
+namespace nt::analysis::topology_parts {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Median of a scratch buffer (reordered); NaN when empty.
+inline double median_inplace(std::vector<double>& x) { return x.empty() ? kNaN : nt::median_inplace(x); }
+
+// n x n profile per band, [b][a*n + c]; NaN where unknown (and on the diagonal). The ranks'
+// profiles are held in single precision (B P^2 values twice, with the transposed copy: 2.4 GB
+// instead of 4.8 GB for 10,000 ranks); the groups' in double.
+template <class T>
+double dbl(T x) { return static_cast<double>(x); }
+template <class T>
+using ProfilesOf = std::vector<std::vector<T>>;
+using Profiles = ProfilesOf<double>;
+
+// topology_profiles.cpp: the rank profiles, per band [b][a*P + c] (single precision), and the
+// profiles of groups of ranks (the median of the rank profile cells between two groups).
+ProfilesOf<float> rank_profiles(const Cube& c, std::size_t B);
+Profiles group_profiles(const ProfilesOf<float>& prof, const std::vector<std::vector<int>>& groups, std::size_t N);
+
+// topology_clustering.cpp: a label per item of n whose profiles (rows and columns) look alike
+// (float: ranks, double: groups). skip_odd: groups offset on every link (slow nodes) left out of
+// the comparisons, then attached to the group they reach fastest. noise_out: the largest band noise.
+template <class T>
+std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const TopologyOptions& opt, bool skip_odd,
+                                  double cell_noise = 0.0, double* noise_out = nullptr);
+
+// topology_placement.cpp: each finer group moved to the upper group its direct links reach clearly
+// fastest (a slow node that its profile places in no switch, or in another odd group).
+void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, std::vector<std::vector<int>>& upper,
+                     double min_ratio);
+// Above the switches, a group of one finer group joins the group it reaches fastest.
+void absorb_lone_groups(const Cube& c, const std::vector<std::vector<int>>& finer, std::vector<std::vector<int>>& upper);
+
+// topology_levels.cpp: groups from labels (ranks ascending, groups by first member), and a level
+// of groups of ranks (sorted, with the group of each of the P ranks).
+std::vector<std::vector<int>> groups_from_labels(const std::vector<int>& label);
+Level make_level(std::string name, std::vector<std::vector<int>> groups, int P);
+
+// topology_hosts.cpp: the node level of t (levels[0]) from t.delay_groups and the host names.
+void add_node_level(Topology& t, const std::vector<std::string>& hosts);
+
+}  // namespace nt::analysis::topology_parts

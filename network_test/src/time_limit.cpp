@@ -1,0 +1,326 @@
+// --time-limit SECONDS: the plan of a run that must fit a batch job's limit, and its guard.
+//
+// Plan. The choices the user left open (schedule and K, samples, re-test budget) are tried in
+// order of preference, each priced by --estimate's calibration (calibrate_sweep, price_sweep) at
+// its own sample count on the real ranks; the first whose prediction (the time since this
+// process started, calibration included, plus every length) fits in kUsable of the limit wins
+// (within a schedule, the most samples that fit, found from the fewest up):
+//   1. sequential with at least kMinSequentialSamples samples (most samples first),
+//   2. --concurrent=K (K = hosts / 2: about one pair per pair of hosts), most samples first,
+//   3. --concurrent (every pair of a round at once), most samples first,
+//   4. sequential with fewer samples.
+// The cheapest choice (the most concurrency and the fewest samples) is priced first: when it
+// does not fit, the run ends with exit 2 before anything is measured. A concurrent plan gives
+// the time left over to the serial re-test (--retest-seconds per length), when that is enough
+// for a chunk of its pairs. Samples tried: -n (100 by default) and those of kSampleLadder below it.
+//
+// Guard. Before each length rank 0 compares the time since the start plus the predicted time of
+// the length (scaled by how much slower the lengths so far were than predicted) with the limit;
+// when it does not fit, the sweep stops there (exit 4, INCOMPLETE): the files hold every
+// length measured.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "internal.hpp"
+#include "nt/output.hpp"
+#include "nt/units.hpp"
+
+namespace nt::measure {
+
+namespace {
+
+constexpr double kUsable = 0.85;  // of the limit: the rest is left for start-up noise and closing
+constexpr int kMinSequentialSamples = 10;
+constexpr int kSampleLadder[] = {50, 20, 10, 5, 3};
+constexpr int kRetestChunk = 4;  // the re-test's first chunk of pairs (retest.cpp)
+
+struct Candidate {
+  bool concurrent = false;
+  int limit = 0;  // --concurrent=K (0: every pair of a round)
+  int repeats = 0;
+};
+
+std::string schedule_name(bool concurrent, int limit) {
+  return !concurrent ? "sequential" : (limit > 0 ? fmt::format("concurrent={}", limit) : "concurrent");
+}
+
+// The sample counts to try, most first: -n alone when the user chose it.
+std::vector<int> sample_ladder(const Settings& s) {
+  std::vector<int> out{s.repeats};
+  if (s.given_repeats) return out;
+  for (int n : kSampleLadder)
+    if (n < s.repeats) out.push_back(n);
+  return out;
+}
+
+// Every choice, in order of preference (the same list on every rank).
+std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int P, int hosts) {
+  const auto ladder = sample_ladder(s);
+  std::vector<Candidate> out;
+  if (s.given_schedule) {
+    for (int n : ladder) out.push_back({s.concurrent, s.concurrent_limit, n});
+    return out;
+  }
+  const bool concurrent = spec.concurrent_ok && !(s.precision > 0 && s.rounds == "random");
+  const int k = hosts / 2;
+  for (int n : ladder)
+    if (n >= std::min(kMinSequentialSamples, s.repeats)) out.push_back({false, 0, n});
+  if (concurrent && k >= 2 && k < P / 2)
+    for (int n : ladder) out.push_back({true, k, n});
+  if (concurrent)
+    for (int n : ladder) out.push_back({true, 0, n});
+  for (int n : ladder)
+    if (n < std::min(kMinSequentialSamples, s.repeats)) out.push_back({false, 0, n});
+  return out;
+}
+
+// The cheapest choice: the fewest samples with the most concurrency on offer.
+std::size_t cheapest(const std::vector<Candidate>& list) {
+  std::size_t best = 0;
+  auto rank = [](const Candidate& c) { return !c.concurrent ? 2 : (c.limit > 0 ? 1 : 0); };
+  for (std::size_t i = 1; i < list.size(); ++i) {
+    const Candidate &a = list[i], &b = list[best];
+    if (a.repeats < b.repeats || (a.repeats == b.repeats && rank(a) < rank(b))) best = i;
+  }
+  return best;
+}
+
+// Calibrates and prices the sweep with n samples, once per n (collective).
+class Pricer {
+ public:
+  Pricer(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths, const ModeSpec& spec,
+         const Placement& pl, std::vector<int> limits)
+      : comm_(comm), s_(s), lengths_(lengths), spec_(spec), pl_(pl), limits_(std::move(limits)) {}
+
+  const std::vector<LengthPrice>& at(int n) {
+    auto it = prices_.find(n);
+    if (it != prices_.end()) return it->second;
+    Settings cal = s_;
+    cal.repeats = n;
+    Ctx c(comm_, cal, lengths_, spec_, pl_.host_of, pl_.machine_of, pl_.oversubscribed);
+    const std::unique_ptr<ModeRun> mode = spec_.begin_run(c);
+    c.mode = mode.get();
+    const Calibration calibration = calibrate_sweep(c, limits_);
+    seconds_[n] = calibration.seconds;
+    return prices_[n] = price_sweep(c, calibration);
+  }
+  bool has(int n) const { return prices_.count(n) > 0; }
+  double calibration_seconds(int n) const { return seconds_.at(n); }
+
+ private:
+  MPI_Comm comm_;
+  const Settings& s_;
+  const std::vector<std::int64_t>& lengths_;
+  const ModeSpec& spec_;
+  const Placement& pl_;
+  std::vector<int> limits_;
+  std::map<int, std::vector<LengthPrice>> prices_;
+  std::map<int, double> seconds_;  // each calibration's time
+};
+
+// The plan of one candidate (rank 0): per length its time, the re-test's budget.
+TimePlan price(const Candidate& cand, const std::vector<LengthPrice>& prices, const Settings& s, int P,
+               double elapsed) {
+  TimePlan p;
+  p.concurrent = cand.concurrent;
+  p.limit = cand.limit;
+  p.repeats = cand.repeats;
+  p.limit_s = s.time_limit;
+  p.elapsed_s = elapsed;
+  double slowest = 0, dearest_retest = 0;
+  for (const LengthPrice& lp : prices) {
+    p.per_length.push_back(cand.concurrent ? lp.concurrent.at(cand.limit) : lp.sequential);
+    slowest = std::max(slowest, lp.slowest_task);
+    dearest_retest = std::max(dearest_retest, static_cast<double>(P) * kRetestChunk * lp.slowest_task);
+  }
+  const double L = static_cast<double>(prices.size());
+  const double measure = std::accumulate(p.per_length.begin(), p.per_length.end(), 0.0);
+  if (cand.concurrent && s.given_retest) {
+    p.retest = s.retest;
+    p.retest_seconds = s.retest_seconds;
+    double per = s.retest > 0 ? s.retest * slowest : s.retest_seconds;
+    if (s.retest > 0 && s.retest_seconds > 0) per = std::min(per, s.retest_seconds);
+    p.retest_cost = per;
+  } else if (cand.concurrent) {  // the time left over, up to what re-testing every stand-out cell takes
+    const double left = (kUsable * s.time_limit - elapsed - measure) / L;
+    const double budget = std::min(left, dearest_retest);
+    if (budget >= kRetestChunk * slowest) p.retest_seconds = p.retest_cost = budget;
+  }
+  for (double& t : p.per_length) t += p.retest_cost;
+  p.predicted_s = elapsed + measure + L * p.retest_cost;
+  return p;
+}
+
+// NT_DEBUG_OVERRUN=K:S (a testing hook): from length index K on, the guard sees S seconds more
+// elapsed, as if the lengths had been slower than predicted.
+double debug_overrun(std::size_t k) {
+  const char* v = std::getenv("NT_DEBUG_OVERRUN");
+  unsigned long from = 0;
+  double extra = 0;
+  if (!v || std::sscanf(v, "%lu:%lf", &from, &extra) != 2) return 0;
+  return k >= from ? extra : 0;
+}
+
+bool fits(const TimePlan& p) { return p.predicted_s <= kUsable * p.limit_s; }
+
+// What the user fixed, for the message when nothing fits.
+std::string given_options(const Settings& s) {
+  std::vector<std::string> g;
+  if (s.given_repeats) g.push_back(fmt::format("-n {}", s.repeats));
+  if (s.given_schedule) g.push_back(s.concurrent ? "--" + schedule_name(true, s.concurrent_limit) : "sequential");
+  if (s.given_retest) g.push_back("the re-test budget");
+  std::string out;
+  for (const auto& x : g) out += (out.empty() ? "" : ", ") + x;
+  return out.empty() ? std::string() : " with the options given (" + out + ")";
+}
+
+}  // namespace
+
+std::string TimePlan::options(const Settings& given) const {
+  std::string out;
+  auto add = [&](const std::string& o) { out += (out.empty() ? "" : " ") + o; };
+  if (concurrent && !given.given_schedule) add("--" + schedule_name(true, limit));
+  if (!given.given_repeats) add(fmt::format("-n {}", repeats));
+  if (retest_seconds > 0 && !given.given_retest) add(fmt::format("--retest-seconds {:.6g}", retest_seconds));
+  return out;
+}
+
+std::string TimePlan::text() const {
+  std::string budget = "none";
+  if (retest > 0) budget = fmt::format("up to {} pairs per length", retest);
+  if (retest_seconds > 0)
+    budget = fmt::format("{}up to {} per length", retest > 0 ? budget + " and " : "", format_seconds(retest_seconds));
+  const double usable = kUsable * limit_s;
+  return fmt::format(
+      "time plan for --time-limit {} s:\n"
+      "  schedule: {}{}\n"
+      "  samples: {} per pair and length\n"
+      "  re-test: {}\n"
+      "  predicted: {:.1f} s ({:.1f} s before the sweep, calibration included; {:.1f} s the sweep) of the {:.1f} s "
+      "usable ({:.0f} % of {} s)\n"
+      "  options: {}",
+      limit_s, schedule_name(concurrent, limit), concurrent && limit > 0 ? fmt::format(" (K = {})", limit) : "",
+      repeats, budget, predicted_s, elapsed_s, predicted_s - elapsed_s, usable, 100 * kUsable, limit_s,
+      added.empty() ? std::string("(none besides the command line's)") : added);
+}
+
+void TimePlan::apply(Settings& s) const {
+  s.concurrent = concurrent;
+  s.concurrent_limit = limit;
+  s.repeats = repeats;
+  s.retest = retest;
+  s.retest_seconds = retest_seconds;
+}
+
+std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths,
+                                        const ModeSpec& spec, const Placement& pl, double t_origin) {
+  int rank = 0, P = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  const int hosts = 1 + *std::max_element(pl.host_of.begin(), pl.host_of.end());
+  const auto list = candidates(s, spec, P, hosts);
+  std::vector<int> limits;
+  for (const auto& c : list)
+    if (c.concurrent && std::find(limits.begin(), limits.end(), c.limit) == limits.end()) limits.push_back(c.limit);
+  Pricer pricer(comm, s, lengths, spec, pl, limits);
+  auto priced = [&](std::size_t i) {
+    const auto& prices = pricer.at(list[i].repeats);  // collective
+    return price(list[i], prices, s, P, Ctx::now() - t_origin);
+  };
+  // The cheapest first: when even it cannot fit, nothing else is calibrated.
+  const std::size_t low = cheapest(list);
+  const TimePlan floor = priced(low);
+  int ok = rank == 0 && fits(floor) ? 1 : 0;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+  if (!ok) {
+    if (rank == 0)
+      std::cerr << fmt::format("network_test: error: --time-limit {} s: the cheapest plan{}, {} with {} samples, "
+                               "needs about {:.1f} s, more than the {:.1f} s usable ({:.0f} % of the limit); give a "
+                               "longer limit, fewer lengths or fewer samples\n",
+                               s.time_limit, given_options(s), schedule_name(floor.concurrent, floor.limit),
+                               floor.repeats, floor.predicted_s, kUsable * s.time_limit, 100 * kUsable);
+    return std::nullopt;
+  }
+  // Per schedule (a run of the list, most samples first), the fewest samples first: the first
+  // count that does not fit ends the run's search (more samples cost more), so counts far beyond
+  // the limit are never calibrated. The winner is priced again with the time the search took.
+  auto fits_all = [&](const TimePlan& p) {
+    int f = rank == 0 && fits(p) ? 1 : 0;
+    MPI_Bcast(&f, 1, MPI_INT, 0, comm);
+    return f != 0;
+  };
+  // A count not calibrated yet is worth its calibration when that and the sweep, both scaled from
+  // the fitting count below it by the samples and warm-up, still fit (rank 0 decides; a re-test
+  // budget the plan gave out of the time left over is not counted: it shrinks as the sweep grows).
+  auto worth_calibrating = [&](int n, const TimePlan& below) {
+    const double scale = static_cast<double>(s.warmup + n) / static_cast<double>(s.warmup + below.repeats);
+    const double retest = static_cast<double>(below.per_length.size()) * below.retest_cost;
+    TimePlan guess = below;
+    guess.predicted_s = Ctx::now() - t_origin + scale * (pricer.calibration_seconds(below.repeats) +
+                                                         below.predicted_s - below.elapsed_s - retest +
+                                                         (s.given_retest ? retest : 0.0));
+    return fits_all(guess);
+  };
+  for (std::size_t begin = 0, end = 0; begin < list.size(); begin = end) {
+    for (end = begin + 1; end < list.size() && list[end].concurrent == list[begin].concurrent &&
+                          list[end].limit == list[begin].limit;)
+      ++end;
+    std::size_t best = end;  // none
+    for (std::size_t i = end; i-- > begin;) {
+      if (best < end && !pricer.has(list[i].repeats) && !worth_calibrating(list[i].repeats, priced(best))) break;
+      if (!fits_all(i == low ? floor : priced(i))) break;
+      best = i;
+    }
+    for (; best < end; ++best) {  // again with the time spent since (prices are kept)
+      TimePlan p = priced(best);
+      if (!fits_all(p)) continue;
+      MPI_Bcast(&p.retest_seconds, 1, MPI_DOUBLE, 0, comm);  // rank 0's clock decided it
+      p.added = p.options(s);
+      return p;
+    }
+  }
+  if (rank == 0)
+    std::cerr << fmt::format("network_test: error: --time-limit {} s: after {:.1f} s of start-up and calibration no "
+                             "plan fits any more; give a longer limit\n",
+                             s.time_limit, Ctx::now() - t_origin);
+  return std::nullopt;
+}
+
+TimeGuard::TimeGuard(const TimePlan& plan, double t_origin) : plan_(plan), t_origin_(t_origin) {}
+
+bool TimeGuard::operator()(Ctx& c, std::size_t k) {
+  int go = 1;
+  if (c.rank == 0) {
+    const double now = Ctx::now();
+    if (!started_) {
+      started_ = true;
+      t_sweep_ = now;
+      first_ = k;
+    }
+    const double predicted_so_far = std::accumulate(plan_.per_length.begin() + static_cast<std::ptrdiff_t>(first_),
+                                                    plan_.per_length.begin() + static_cast<std::ptrdiff_t>(k), 0.0);
+    const double slower = predicted_so_far > 0 ? std::max(1.0, (now - t_sweep_) / predicted_so_far) : 1.0;
+    next_s_ = plan_.per_length[k] * slower;
+    elapsed_s_ = now - t_origin_ + debug_overrun(k);
+    go = elapsed_s_ + next_s_ <= plan_.limit_s ? 1 : 0;
+  }
+  MPI_Bcast(&go, 1, MPI_INT, 0, c.comm);
+  if (!go && !stopped_at_) stopped_at_ = k;
+  return go != 0;
+}
+
+std::string TimeGuard::incomplete_line(const std::vector<std::int64_t>& lengths) const {
+  const std::size_t k = stopped_at_.value_or(lengths.size());
+  return fmt::format("network_test: INCOMPLETE: --time-limit {} s: stopped before {} B, {} of {} lengths measured "
+                     "({:.1f} s since the start, the next length needs about {:.1f} s); the files hold every "
+                     "measured length",
+                     plan_.limit_s, k < lengths.size() ? lengths[k] : 0, k, lengths.size(), elapsed_s_, next_s_);
+}
+
+}  // namespace nt::measure

@@ -1,0 +1,112 @@
+// --time-limit: the plan chosen from the calibration, printed and kept in the files; a limit too
+// short for the cheapest choice ends every rank with exit 2 before anything is measured; options
+// given on the command line win; an overrun stops the sweep at a length boundary (exit 4).
+// Real mpiexec runs of 2-4 ranks oversubscribed on 2 cores: the tests assert on choices and exit
+// codes, never on how close the prediction came.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "mpi_run.hpp"
+#include "nt/raw_file.hpp"
+
+using namespace nt;
+
+namespace {
+
+const std::string kTiny = "--lengths 0,1024 --warmup 2 --seed 7 --progress none";
+
+std::string plan_attribute(const std::string& pre) {
+  const RawReader f(result_path(pre, Statistic::median));
+  const auto it = f.meta().extra.find("time_plan");
+  return it == f.meta().extra.end() ? std::string() : it->second;
+}
+
+}  // namespace
+
+// A limit far too short (start-up alone takes longer): exit 2 on every rank with one error line,
+// and no result file.
+TEST(TimeLimit, TooShortExitsTwoBeforeMeasuring) {
+  for (int P : {2, 4}) {
+    const std::string pre = prefix("tl_short_" + std::to_string(P));
+    const RunResult r = run_nt(P, "-f " + pre + " " + kTiny + " --time-limit 0.01");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_EQ(count(r.out, "error:"), 1u) << r.out;
+    EXPECT_NE(r.out.find("network_test: error: --time-limit 0.01 s: the cheapest plan"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(result_path(pre, Statistic::median)));
+  }
+}
+
+// A generous limit: the preferred plan (sequential, -n's default 100 samples) is printed once and
+// kept in the files' attribute time_plan; the run completes.
+TEST(TimeLimit, GenerousLimitKeepsThePreferredPlan) {
+  const std::string pre = prefix("tl_generous");
+  const RunResult r = run_nt(3, "-f " + pre + " " + kTiny + " --time-limit 120");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(count(r.out, "time plan for --time-limit 120 s:"), 1u) << r.out;
+  EXPECT_NE(r.out.find("  schedule: sequential\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  samples: 100 per pair and length\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  options: -n 100\n"), std::string::npos) << r.out;
+  const RawReader f(result_path(pre, Statistic::median));
+  EXPECT_EQ(f.params().num_repeats, 100);
+  EXPECT_EQ(f.lengths(), (std::vector<std::int64_t>{0, 1024}));
+  const std::string plan = plan_attribute(pre);
+  EXPECT_NE(plan.find("schedule: sequential"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("of the 102.0 s usable (85 % of 120 s)"), std::string::npos) << plan;
+}
+
+// -n given: kept (the plan chooses the rest); --concurrent given: kept, and the time left over goes
+// to the re-test, whose isolated values the files then hold.
+TEST(TimeLimit, ExplicitOptionsWin) {
+  const std::string pre = prefix("tl_n5");
+  const RunResult r = run_nt(2, "-f " + pre + " " + kTiny + " -n 5 --time-limit 600");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("  samples: 5 per pair and length\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  options: (none besides the command line's)\n"), std::string::npos) << r.out;
+  EXPECT_EQ(RawReader(result_path(pre, Statistic::median)).params().num_repeats, 5);
+
+  const std::string conc = prefix("tl_concurrent");
+  const RunResult c = run_nt(4, "-f " + conc + " " + kTiny + " --concurrent -n 6 --time-limit 120");
+  ASSERT_EQ(c.code, 0) << c.out;
+  EXPECT_NE(c.out.find("  schedule: concurrent\n"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("  re-test: up to "), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("  options: --retest-seconds "), std::string::npos) << c.out;
+  const RawReader f(result_path(conc, Statistic::median));
+  EXPECT_EQ(f.params().num_repeats, 6);
+  EXPECT_TRUE(f.has_isolated()) << "the plan's re-test budget writes the isolated values";
+  EXPECT_NE(plan_attribute(conc).find("schedule: concurrent"), std::string::npos);
+}
+
+// Explicit choices that cannot fit: exit 2 with one line naming them, nothing written.
+TEST(TimeLimit, ExplicitChoicesThatCannotFitExitTwo) {
+  const std::string pre = prefix("tl_n_big");
+  const RunResult r = run_nt(4, "-f " + pre + " --lengths 0,262144 --progress none -n 2000 --time-limit 1.5");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(count(r.out, "error:"), 1u) << r.out;
+  EXPECT_NE(r.out.find("with the options given (-n 2000)"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(result_path(pre, Statistic::median)));
+}
+
+// The guard: lengths slower than predicted (NT_DEBUG_OVERRUN=1:1000 makes the guard see 1000 s
+// more from length index 1 on) stop the sweep before that length: exit 4, one INCOMPLETE line, and
+// files holding the lengths measured.
+TEST(TimeLimit, OverrunStopsAtALengthBoundary) {
+  const std::string pre = prefix("tl_overrun");
+  const RunResult r =
+      run_nt(3, "-f " + pre + " --lengths 0,1024,4096 -n 5 --progress none --time-limit 120", "NT_DEBUG_OVERRUN=1:1000");
+  EXPECT_EQ(r.code, 4) << r.out;
+  EXPECT_EQ(count(r.out, "network_test: INCOMPLETE: --time-limit 120 s: stopped before 1024 B, 1 of 3 lengths"), 1u)
+      << r.out;
+  for (Statistic st : standard_statistics())
+    EXPECT_EQ(RawReader(result_path(pre, st)).lengths(), (std::vector<std::int64_t>{0})) << statistic_name(st);
+}
+
+// Refused combinations: one line, exit 2.
+TEST(TimeLimit, RefusedCombinations) {
+  for (const std::string args : {"--time-limit 60 --resume", "--time-limit 60 --estimate", "--time-limit -1",
+                                 "-t loggp --time-limit 60"}) {
+    const RunResult r = run_nt(2, "-f " + prefix("tl_refused") + " " + kTiny + " " + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(count(r.out, "error:"), 1u) << args << "\n" << r.out;
+  }
+}
