@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "nt/stats.hpp"
 #include "nt/analysis/anomalies.hpp"
 
 #include "group_faults.hpp"
 
 namespace nt::analysis::anomaly_parts {
 
-inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // "12.3 sigmas", or what stands for it when the data has no noise (a simulated cluster): a robust
 // sigma of 0 makes every z-score infinite or undefined, which is no number to print.

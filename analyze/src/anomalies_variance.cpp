@@ -11,7 +11,6 @@
 namespace nt::analysis {
 
 using anomaly_parts::hosts_of;
-using anomaly_parts::kNaN;
 
 std::vector<Anomaly> find_variance_anomalies(const Cube& values, const Cube& deviation,
                                              const std::vector<std::string>& hosts, const AnomalyOptions& opt) {

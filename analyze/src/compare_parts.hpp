@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "nt/stats.hpp"
 #include "nt/analysis/compare.hpp"
 
 namespace nt::analysis::compare_parts {
 
-inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The ranks of each host name in each run.
 struct HostRanks {

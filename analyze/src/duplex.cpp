@@ -13,7 +13,6 @@
 namespace nt::analysis {
 
 using anomaly_parts::hosts_of;
-using anomaly_parts::kNaN;
 using anomaly_parts::LinkHit;
 
 namespace {

@@ -1,5 +1,5 @@
-#include "nt/stats.hpp"
 #include "nt/analysis/exporters.hpp"
+#include "nt/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +21,6 @@ namespace {
 
 using text::xml_escape;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 long long ns(double s) { return std::isfinite(s) ? std::llround(s * 1e9) : 0; }
 

@@ -1,5 +1,5 @@
-#include "nt/stats.hpp"
 #include "nt/analysis/fits.hpp"
+#include "nt/stats.hpp"
 #include "nt/analysis/ranks.hpp"
 
 #include <algorithm>
@@ -12,7 +12,6 @@
 namespace nt::analysis {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct Sums {
   long double S = 0, Sx = 0, Sxx = 0, Sy = 0, Sxy = 0, Syy = 0;

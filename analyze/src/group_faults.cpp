@@ -23,7 +23,6 @@
 namespace nt::analysis {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Per class, the median log delay of one slice (sampled for large classes).
 std::vector<double> class_log_medians(const float* slice, const Topology& t, const std::vector<std::int8_t>& cls,

@@ -120,7 +120,7 @@ std::optional<IsolatedCells> read_isolated(const Cube& c, const Topology& t, con
     if (cls.empty()) cls = pair_classes(t);
     for (const auto& p : want) {
       auto& v = iso.cell[p];
-      v.resize(c.count(), std::nan(""));
+      v.resize(c.count(), kNaN);
       v[k] = m->at(p.first, p.second);
     }
     std::vector<std::vector<double>> by_class(static_cast<std::size_t>(t.class_count()));
@@ -130,7 +130,7 @@ std::optional<IsolatedCells> read_isolated(const Cube& c, const Topology& t, con
         if (const double x = m->at(static_cast<int>(i), static_cast<int>(j)); i != j && Cube::usable(x) && cls[i * P + j] >= 0)
           by_class[static_cast<std::size_t>(cls[i * P + j])].push_back(x);
     auto& med = iso.class_median.emplace_back();
-    for (auto& v : by_class) med.push_back(v.size() >= kMinCells ? finite_median(v) : std::nan(""));
+    for (auto& v : by_class) med.push_back(v.size() >= kMinCells ? finite_median(v) : kNaN);
   }
   return iso;
 }
@@ -146,13 +146,13 @@ std::size_t length_index(const Cube& c, std::int64_t length) {
 double confirmed_ratio(const Anomaly& a, std::pair<int, int> p, std::size_t k, const IsolatedCells& iso,
                        const std::vector<std::int8_t>& cls, int P) {
   const double x = iso.cell.at(p)[k];
-  if (!Cube::usable(x)) return std::nan("");
+  if (!Cube::usable(x)) return kNaN;
   if (a.kind == "asymmetric_pair") {
     const double reverse = iso.cell.at({p.second, p.first})[k];
-    return Cube::usable(reverse) ? x / reverse : std::nan("");
+    return Cube::usable(reverse) ? x / reverse : kNaN;
   }
   const int q = cls[static_cast<std::size_t>(p.first) * static_cast<std::size_t>(P) + static_cast<std::size_t>(p.second)];
-  return q >= 0 ? x / iso.class_median[k][static_cast<std::size_t>(q)] : std::nan("");
+  return q >= 0 ? x / iso.class_median[k][static_cast<std::size_t>(q)] : kNaN;
 }
 
 // The median confirmed ratio over the finding's pairs and lengths when every pair is confirmed
@@ -169,7 +169,7 @@ double confirmation(const Cube& c, const Anomaly& a, const IsolatedCells& iso, c
         ratios.push_back(r);
       }
     }
-    if (2 * ok < a.lengths.size() || ok == 0) return std::nan("");
+    if (2 * ok < a.lengths.size() || ok == 0) return kNaN;
   }
   return finite_median(ratios);
 }
@@ -190,7 +190,7 @@ struct LoadMeasure {
 
 LoadMeasure measure_load(const Cube& c, const Cube* deviation, const Topology& t) {
   const auto n_classes = static_cast<std::size_t>(t.class_count());
-  LoadMeasure m{std::vector<double>(n_classes, std::nan("")), std::vector<double>(n_classes, std::nan("")),
+  LoadMeasure m{std::vector<double>(n_classes, kNaN), std::vector<double>(n_classes, kNaN),
                 std::vector<std::size_t>(n_classes, 0)};
   const auto cls = pair_classes(t);
   const auto P = static_cast<std::size_t>(c.P);
@@ -206,7 +206,7 @@ LoadMeasure measure_load(const Cube& c, const Cube* deviation, const Topology& t
       const auto q = static_cast<std::size_t>(cls[x]);
       if (d && std::isfinite(d[x])) {
         ++cells[q];
-        moved[q] += d[x] >= kContentionCv * v[x] ? 1 : 0;
+        moved[q] += static_cast<double>(d[x]) >= kContentionCv * static_cast<double>(v[x]) ? 1 : 0;
       }
       if (iso && Cube::usable(iso->values()[x])) alone[q].push_back(static_cast<double>(v[x]) / iso->values()[x]);
     }
@@ -291,7 +291,7 @@ std::optional<std::string> review_findings_under_load(const Cube& c, const Cube*
       kept.push_back(std::move(a));
       continue;
     }
-    const double ratio = iso ? confirmation(c, a, *iso, cls, opt.min_ratio) : std::nan("");
+    const double ratio = iso ? confirmation(c, a, *iso, cls, opt.min_ratio) : kNaN;
     if (std::isfinite(ratio)) {
       a.detail += fmt::format("; confirmed alone (--retest): {:.2f}x", ratio);
       kept.push_back(std::move(a));

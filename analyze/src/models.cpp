@@ -1,5 +1,5 @@
-#include "nt/stats.hpp"
 #include "nt/analysis/models.hpp"
+#include "nt/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +13,6 @@
 namespace nt::analysis {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr long long kCap = 4'000'000'000'000'000'000LL;
 
 void check_logp(int L, int o, int g) {

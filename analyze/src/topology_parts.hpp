@@ -15,7 +15,6 @@
 
 namespace nt::analysis::topology_parts {
 
-inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Median of a scratch buffer (reordered); NaN when empty.
 inline double median_inplace(std::vector<double>& x) { return x.empty() ? kNaN : nt::median_inplace(x); }

@@ -22,6 +22,14 @@ std::string plan_attribute(const std::string& pre) {
   return it == f.meta().extra.end() ? std::string() : it->second;
 }
 
+// Refused before measuring: exit 2, one error line saying `why`, no result file.
+void expect_refused(const RunResult& r, const std::string& pre, const std::string& why) {
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(count(r.out, "error:"), 1u) << r.out;
+  EXPECT_NE(r.out.find(why), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(result_path(pre, Statistic::median)));
+}
+
 }  // namespace
 
 // A limit far too short (start-up alone takes longer): exit 2 on every rank with one error line,
@@ -29,11 +37,8 @@ std::string plan_attribute(const std::string& pre) {
 TEST(TimeLimit, TooShortExitsTwoBeforeMeasuring) {
   for (int P : {2, 4}) {
     const std::string pre = prefix("tl_short_" + std::to_string(P));
-    const RunResult r = run_nt(P, "-f " + pre + " " + kTiny + " --time-limit 0.01");
-    EXPECT_EQ(r.code, 2) << r.out;
-    EXPECT_EQ(count(r.out, "error:"), 1u) << r.out;
-    EXPECT_NE(r.out.find("network_test: error: --time-limit 0.01 s: the cheapest plan"), std::string::npos) << r.out;
-    EXPECT_FALSE(fs::exists(result_path(pre, Statistic::median)));
+    expect_refused(run_nt(P, "-f " + pre + " " + kTiny + " --time-limit 0.01"), pre,
+                   "network_test: error: --time-limit 0.01 s: the cheapest plan");
   }
 }
 
@@ -80,11 +85,8 @@ TEST(TimeLimit, ExplicitOptionsWin) {
 // Explicit choices that cannot fit: exit 2 with one line naming them, nothing written.
 TEST(TimeLimit, ExplicitChoicesThatCannotFitExitTwo) {
   const std::string pre = prefix("tl_n_big");
-  const RunResult r = run_nt(4, "-f " + pre + " --lengths 0,262144 --progress none -n 2000 --time-limit 1.5");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_EQ(count(r.out, "error:"), 1u) << r.out;
-  EXPECT_NE(r.out.find("with the options given (-n 2000)"), std::string::npos) << r.out;
-  EXPECT_FALSE(fs::exists(result_path(pre, Statistic::median)));
+  expect_refused(run_nt(4, "-f " + pre + " --lengths 0,262144 --progress none -n 2000 --time-limit 1.5"), pre,
+                 "with the options given (-n 2000)");
 }
 
 // The guard: lengths slower than predicted (NT_DEBUG_OVERRUN=1:1000 makes the guard see 1000 s
