@@ -63,16 +63,19 @@ RankClasses rank_classes(const std::vector<std::vector<int>>& regions, int P) {
   return rc;
 }
 
-std::string groups_report(const std::filesystem::path& path, bool json, const Options* cluster_first) {
+namespace {
+
+// The file's dataset and every region's cluster of each pair: read from a clustered file, or
+// clustered here (cluster_first) from any other.
+std::unique_ptr<Dataset> open_regions(const std::filesystem::path& path, const Options* cluster_first,
+                                      std::vector<std::vector<int>>& regions) {
   bool clustered = false;
   if (nc::sniff(path) != nc::Magic::none) {
     const nc::File probe = nc::File::open(path);
     clustered = probe.find_var("info") && probe.find_var("length");
   }
-  std::unique_ptr<Dataset> ds;
-  std::vector<std::vector<int>> regions;
   if (clustered) {
-    ds = open_clustered(path);
+    auto ds = open_clustered(path);
     const nc::File f = nc::File::open(path);
     const auto P = static_cast<std::size_t>(ds->ranks());
     const std::size_t nn = f.dim("n").length;
@@ -83,62 +86,61 @@ std::string groups_report(const std::filesystem::path& path, bool json, const Op
       regions[r].resize(P * P);
       f.get(vinfo, {r, 0, 0}, {1, P, P}, regions[r].data());
     }
-  } else {
-    if (!cluster_first) {
-      std::error_code ec;
-      if (!std::filesystem::exists(path, ec)) throw FileError(path, "no such file");
-      throw FileError(path, "not a clustered file (give --threshold to cluster it here, or run network_cluster "
-                            "compress first)");
-    }
-    ds = open_dataset(path);
-    CompressMemory memory;
-    memory.keep_cluster_of = true;
-    Result res = compress(*ds, *cluster_first, memory);
-    for (auto& reg : res.regions) regions.push_back(std::move(reg.cluster_of));
+    return ds;
   }
-  const auto P = static_cast<std::size_t>(ds->ranks());
-  const std::size_t nn = regions.size();
-  const RankClasses rc = rank_classes(regions, ds->ranks());
-  const auto& hosts = ds->meta().hosts;
-  const bool have_hosts = hosts.size() == P;
-  // Classes per host: a host split over several classes holds a rank that behaves differently.
-  std::map<std::string, std::set<int>> classes_of_host;
-  if (have_hosts)
-    for (std::size_t a = 0; a < P; ++a) classes_of_host[hosts[a]].insert(rc.class_of[a]);
+  if (!cluster_first) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) throw FileError(path, "no such file");
+    throw FileError(path, "not a clustered file (give --threshold to cluster it here, or run network_cluster "
+                          "compress first)");
+  }
+  auto ds = open_dataset(path);
+  CompressMemory memory;
+  memory.keep_cluster_of = true;
+  Result res = compress(*ds, *cluster_first, memory);
+  for (auto& reg : res.regions) regions.push_back(std::move(reg.cluster_of));
+  return ds;
+}
 
-  if (json) {
-    nlohmann::json j;
-    j["file"] = path.string();
-    j["ranks"] = P;
-    j["regions"] = nn;
-    j["class_of_rank"] = rc.class_of;
-    j["classes"] = nlohmann::json::array();
-    for (const auto& m : rc.members) {
-      nlohmann::json c;
-      c["ranks"] = m;
-      if (have_hosts) {
-        std::set<std::string> hs;
-        for (int a : m) hs.insert(hosts[static_cast<std::size_t>(a)]);
-        c["hosts"] = hs;
-      }
-      j["classes"].push_back(c);
-    }
-    nlohmann::json split = nlohmann::json::object();
-    for (const auto& [h, cs] : classes_of_host)
-      if (cs.size() > 1) split[h] = cs;
-    j["hosts_split_over_classes"] = split;
-    return nt::json_text(j, 2) + "\n";
+// The hosts of a class's ranks, sorted (empty without host names).
+std::set<std::string> hosts_of_class(const std::vector<int>& members, const std::vector<std::string>& hosts) {
+  std::set<std::string> hs;
+  if (hosts.empty()) return hs;
+  for (int a : members) hs.insert(hosts[static_cast<std::size_t>(a)]);
+  return hs;
+}
+
+std::string classes_json(const std::filesystem::path& path, std::size_t P, std::size_t nn, const RankClasses& rc,
+                         const std::vector<std::string>& hosts,
+                         const std::map<std::string, std::set<int>>& classes_of_host) {
+  nlohmann::json j;
+  j["file"] = path.string();
+  j["ranks"] = P;
+  j["regions"] = nn;
+  j["class_of_rank"] = rc.class_of;
+  j["classes"] = nlohmann::json::array();
+  for (const auto& m : rc.members) {
+    nlohmann::json c;
+    c["ranks"] = m;
+    if (!hosts.empty()) c["hosts"] = hosts_of_class(m, hosts);
+    j["classes"].push_back(c);
   }
+  nlohmann::json split = nlohmann::json::object();
+  for (const auto& [h, cs] : classes_of_host)
+    if (cs.size() > 1) split[h] = cs;
+  j["hosts_split_over_classes"] = split;
+  return nt::json_text(j, 2) + "\n";
+}
+
+std::string classes_text(const std::filesystem::path& path, std::size_t P, std::size_t nn, const RankClasses& rc,
+                         const std::vector<std::string>& hosts,
+                         const std::map<std::string, std::set<int>>& classes_of_host) {
   std::string o = fmt::format("{}: {} ranks in {} topology classes (ranks interchangeable in all {} regions)\n",
                               path.string(), P, rc.members.size(), nn);
   for (std::size_t k = 0; k < rc.members.size(); ++k) {
     const auto& m = rc.members[k];
     std::string hs;
-    if (have_hosts) {
-      std::set<std::string> set;
-      for (int a : m) set.insert(hosts[static_cast<std::size_t>(a)]);
-      for (const auto& h : set) hs += (hs.empty() ? "" : ",") + h;
-    }
+    for (const auto& h : hosts_of_class(m, hosts)) hs += (hs.empty() ? "" : ",") + h;
     o += fmt::format("  class {}: {} ranks: {}{}\n", k, m.size(), ranges(m), hs.empty() ? "" : "  hosts: " + hs);
   }
   for (const auto& [h, cs] : classes_of_host)
@@ -148,6 +150,22 @@ std::string groups_report(const std::filesystem::path& path, bool json, const Op
       o += fmt::format("  note: host {} is split over classes {}: some of its ranks behave differently\n", h, list);
     }
   return o;
+}
+
+}  // namespace
+
+std::string groups_report(const std::filesystem::path& path, bool json, const Options* cluster_first) {
+  std::vector<std::vector<int>> regions;
+  const auto ds = open_regions(path, cluster_first, regions);
+  const auto P = static_cast<std::size_t>(ds->ranks());
+  const RankClasses rc = rank_classes(regions, ds->ranks());
+  const auto& names = ds->meta().hosts;
+  const std::vector<std::string> hosts = names.size() == P ? names : std::vector<std::string>{};
+  // Classes per host: a host split over several classes holds a rank that behaves differently.
+  std::map<std::string, std::set<int>> classes_of_host;
+  for (std::size_t a = 0; a < hosts.size(); ++a) classes_of_host[hosts[a]].insert(rc.class_of[a]);
+  return json ? classes_json(path, P, regions.size(), rc, hosts, classes_of_host)
+              : classes_text(path, P, regions.size(), rc, hosts, classes_of_host);
 }
 
 }  // namespace nt::cluster

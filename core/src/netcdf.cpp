@@ -531,6 +531,68 @@ const ClassicLayout::Var* ClassicLayout::find(const std::string& name) const {
   return nullptr;
 }
 
+namespace {
+
+// The dimensions of a classic header: their lengths into dim_len; returns the unlimited one's
+// index (length 0), -1 when none.
+int read_dimensions(HeaderReader& h, std::vector<std::uint64_t>& dim_len) {
+  int unlimited = -1;
+  const std::uint32_t tag = h.u32();
+  const std::uint64_t n = h.count(12);
+  if (tag == 0 && n == 0) return unlimited;
+  if (tag != 0x0A) h.fail();
+  for (std::uint64_t d = 0; d < n; ++d) {
+    h.skip_name();
+    const std::uint64_t len = h.u32();
+    if (len == 0) {
+      if (unlimited >= 0) h.fail();  // classic files have at most one unlimited dimension
+      unlimited = static_cast<int>(d);
+    }
+    dim_len.push_back(len);
+  }
+  return unlimited;
+}
+
+// One variable of a classic header, its data checked against the file's size.
+ClassicLayout::Var read_variable(HeaderReader& h, const fs::path& path, const std::vector<std::uint64_t>& dim_len,
+                                 int unlimited, std::uint64_t numrecs) {
+  std::string var_name = h.name();
+  const std::uint64_t ndims = h.count();
+  if (ndims > 1024) h.fail();  // NC_MAX_VAR_DIMS
+  bool is_record = false;
+  // Values of one record (or of the whole variable): product of the fixed dimensions.
+  long double values = 1;
+  for (std::uint64_t d = 0; d < ndims; ++d) {
+    const std::uint32_t id = h.u32();
+    if (id >= dim_len.size()) h.fail();
+    if (static_cast<int>(id) == unlimited) {
+      if (d != 0) h.fail();  // only the first dimension may be unlimited
+      is_record = true;
+    } else {
+      values *= static_cast<long double>(dim_len[id]);
+    }
+  }
+  h.skip_attributes();
+  const std::uint32_t type = h.u32();
+  static const int sizes[] = {0, 1, 1, 2, 4, 4, 8};
+  if (type < 1 || type > 6) h.fail();
+  const std::uint64_t vsize = h.u32();
+  const std::uint64_t begin = h.offset();
+  const long double bytes = values * sizes[type];
+  // The data must lie after the header, and a fixed variable inside the file: a file cannot
+  // hold more values than it has bytes (libnetcdf would read the missing ones as zeros).
+  if (begin < h.position()) h.fail();
+  if (!is_record && (begin > h.file_size() || bytes > static_cast<long double>(h.file_size() - begin)))
+    throw FileError(path, "truncated or corrupt: a variable's data lies beyond the end of the file");
+  // With no record written yet (a run killed or still at its first length), the file is the
+  // header alone however large a record of P x P values will be.
+  if (is_record && numrecs > 0 && bytes > static_cast<long double>(h.file_size()))
+    throw FileError(path, "corrupt: one record of a variable is larger than the whole file");
+  return {std::move(var_name), begin, vsize, is_record};
+}
+
+}  // namespace
+
 std::optional<ClassicLayout> classic_layout(const fs::path& path) {
   const Magic m = sniff(path);
   if (m == Magic::cdf5)
@@ -542,25 +604,8 @@ std::optional<ClassicLayout> classic_layout(const fs::path& path) {
   (void)h.u32();  // magic
   L.numrecs = h.u32();
   if (L.numrecs == 0xFFFFFFFFu) L.numrecs = 0;  // streaming: unknown
-  // Dimensions: remember which one is unlimited (length 0).
   std::vector<std::uint64_t> dim_len;
-  int unlimited = -1;
-  {
-    const std::uint32_t tag = h.u32();
-    const std::uint64_t n = h.count(12);
-    if (!(tag == 0 && n == 0)) {
-      if (tag != 0x0A) h.fail();
-      for (std::uint64_t d = 0; d < n; ++d) {
-        h.skip_name();
-        const std::uint64_t len = h.u32();
-        if (len == 0) {
-          if (unlimited >= 0) h.fail();  // classic files have at most one unlimited dimension
-          unlimited = static_cast<int>(d);
-        }
-        dim_len.push_back(len);
-      }
-    }
-  }
+  const int unlimited = read_dimensions(h, dim_len);
   h.skip_attributes();
   const std::uint32_t tag = h.u32();
   const std::uint64_t nvars = h.count(24);
@@ -569,46 +614,15 @@ std::optional<ClassicLayout> classic_layout(const fs::path& path) {
   std::uint64_t first_record_begin = UINT64_MAX;
   std::uint64_t record_vars = 0, last_record_vsize = 0;
   for (std::uint64_t v = 0; v < nvars; ++v) {
-    std::string var_name = h.name();
-    const std::uint64_t ndims = h.count();
-    if (ndims > 1024) h.fail();  // NC_MAX_VAR_DIMS
-    bool is_record = false;
-    // Values of one record (or of the whole variable): product of the fixed dimensions.
-    long double values = 1;
-    for (std::uint64_t d = 0; d < ndims; ++d) {
-      const std::uint32_t id = h.u32();
-      if (id >= dim_len.size()) h.fail();
-      if (static_cast<int>(id) == unlimited) {
-        if (d != 0) h.fail();  // only the first dimension may be unlimited
-        is_record = true;
-      } else {
-        values *= static_cast<long double>(dim_len[id]);
-      }
-    }
-    h.skip_attributes();
-    const std::uint32_t type = h.u32();
-    static const int sizes[] = {0, 1, 1, 2, 4, 4, 8};
-    if (type < 1 || type > 6) h.fail();
-    const std::uint64_t vsize = h.u32();
-    const std::uint64_t begin = h.offset();
-    const long double bytes = values * sizes[type];
-    // The data must lie after the header, and a fixed variable inside the file: a file cannot
-    // hold more values than it has bytes (libnetcdf would read the missing ones as zeros).
-    if (begin < h.position()) h.fail();
-    if (!is_record && (begin > h.file_size() || bytes > static_cast<long double>(h.file_size() - begin)))
-      throw FileError(path, "truncated or corrupt: a variable's data lies beyond the end of the file");
-    // With no record written yet (a run killed or still at its first length), the file is the
-    // header alone however large a record of P x P values will be.
-    if (is_record && L.numrecs > 0 && bytes > static_cast<long double>(h.file_size()))
-      throw FileError(path, "corrupt: one record of a variable is larger than the whole file");
-    L.vars.push_back({std::move(var_name), begin, vsize, is_record});
-    if (is_record) {
-      first_record_begin = std::min(first_record_begin, begin);
-      L.record_size += vsize;
-      last_record_vsize = vsize;
+    L.vars.push_back(read_variable(h, path, dim_len, unlimited, L.numrecs));
+    const auto& var = L.vars.back();
+    if (var.record) {
+      first_record_begin = std::min(first_record_begin, var.begin);
+      L.record_size += var.vsize;
+      last_record_vsize = var.vsize;
       ++record_vars;
     } else {
-      L.fixed_end = std::max(L.fixed_end, begin + vsize);
+      L.fixed_end = std::max(L.fixed_end, var.begin + var.vsize);
     }
   }
   if (record_vars > 0) {

@@ -427,6 +427,57 @@ void RawRowWriter::commit(std::size_t k, std::int64_t message_length) {
 // ---------------------------------------------------------------------------------------------
 // Reader
 
+// Optional record variables of a measurement: same leading dimensions as data, or ignored
+// never: a variable of that name with another shape is a corrupt file, not missing data.
+void RawReader::find_extra_vars(const fs::path& path, const std::vector<int>& data_dims) {
+  if (const auto v = file_.find_var(kSampleCountVar)) {
+    if (v->type != NC_INT || v->dims != std::vector<int>(data_dims.begin(), data_dims.begin() + 3))
+      throw FileError(path, std::string("variable '") + kSampleCountVar + "' must be int sample_count(n, x, y)");
+    count_var_ = v->id;
+  }
+  if (const auto v = file_.find_var(kIsolatedVar)) {
+    if ((v->type != NC_DOUBLE && v->type != NC_FLOAT) ||
+        v->dims != std::vector<int>(data_dims.begin(), data_dims.begin() + 3) || samples_ > 0)
+      throw FileError(path, std::string("variable '") + kIsolatedVar +
+                                "' must be double isolated(n, x, y) of a statistic file");
+    isolated_var_ = v->id;
+  }
+  if (const auto v = file_.find_var(kSampleFlagsVar)) {
+    if (v->type != NC_BYTE || v->dims != data_dims)
+      throw FileError(path, std::string("variable '") + kSampleFlagsVar + "' must be byte with the dimensions of data");
+    flags_var_ = v->id;
+  }
+}
+
+// The message length of every complete record (message_length, or the sweep of a legacy file).
+void RawReader::read_lengths(const fs::path& path, int n_dim, std::size_t n_complete) {
+  if (auto lv = file_.find_var("message_length")) {
+    if (lv->dims.size() != 1 || lv->dims[0] != n_dim)
+      throw FileError(path, "variable 'message_length' must be message_length(n), one length per matrix");
+    if (lv->type != NC_INT && lv->type != NC_INT64 && lv->type != NC_SHORT)
+      throw FileError(path, "variable 'message_length' is not an integer variable");
+    const std::size_t nl = file_.dim_length(lv->dims.at(0));
+    // A job killed between the two writes of a record can leave one length more than matrices.
+    const std::size_t count = std::min(n_complete, nl);
+    // Read in blocks and check as we go: unwritten (fill) values in a corrupt NetCDF-4 file are
+    // negative, so a file declaring 10^8 lengths is refused after the first block.
+    constexpr std::size_t kBlock = 1 << 16;
+    std::vector<int> lens;
+    for (std::size_t k0 = 0; k0 < count; k0 += kBlock) {
+      const std::size_t c = std::min(kBlock, count - k0);
+      lens.resize(c);
+      file_.get(lv->id, {k0}, {c}, lens.data());
+      lengths_.insert(lengths_.end(), lens.begin(), lens.end());
+      check_lengths(path, lengths_);
+    }
+  } else {
+    if (info_.meta.format_version > 0) throw FileError(path, "variable 'message_length' is missing");
+    for (std::size_t k = 0; k < n_complete; ++k)
+      lengths_.push_back(static_cast<std::int64_t>(info_.params.begin_length) +
+                         static_cast<std::int64_t>(k) * info_.params.step_length);
+  }
+}
+
 RawReader::RawReader(const fs::path& path) {
   file_ = nc::File::open(path);
   source_ = path;
@@ -451,25 +502,7 @@ RawReader::RawReader(const fs::path& path) {
     if (S < 1 || S > (1u << 20)) throw FileError(path, "data declares " + std::to_string(S) + " samples per cell");
     samples_ = static_cast<int>(S);
   }
-  // Optional record variables of a measurement: same leading dimensions as data, or ignored
-  // never: a variable of that name with another shape is a corrupt file, not missing data.
-  if (const auto v = file_.find_var(kSampleCountVar)) {
-    if (v->type != NC_INT || v->dims != std::vector<int>(data.dims.begin(), data.dims.begin() + 3))
-      throw FileError(path, std::string("variable '") + kSampleCountVar + "' must be int sample_count(n, x, y)");
-    count_var_ = v->id;
-  }
-  if (const auto v = file_.find_var(kIsolatedVar)) {
-    if ((v->type != NC_DOUBLE && v->type != NC_FLOAT) ||
-        v->dims != std::vector<int>(data.dims.begin(), data.dims.begin() + 3) || samples_ > 0)
-      throw FileError(path, std::string("variable '") + kIsolatedVar +
-                                "' must be double isolated(n, x, y) of a statistic file");
-    isolated_var_ = v->id;
-  }
-  if (const auto v = file_.find_var(kSampleFlagsVar)) {
-    if (v->type != NC_BYTE || v->dims != data.dims)
-      throw FileError(path, std::string("variable '") + kSampleFlagsVar + "' must be byte with the dimensions of data");
-    flags_var_ = v->id;
-  }
+  find_extra_vars(path, data.dims);
   const bool nc4 = file_.kind() == nc::Kind::netcdf4 || file_.kind() == nc::Kind::netcdf4_classic;
   if (nc4) {
     check_compressed_size(path, 8.0L * static_cast<long double>(P) * static_cast<long double>(P) *
@@ -477,31 +510,7 @@ RawReader::RawReader(const fs::path& path) {
     fill_is_missing_ = true;
   }
   const std::size_t n_complete = complete_records(path, n);
-  if (auto lv = file_.find_var("message_length")) {
-    if (lv->dims.size() != 1 || lv->dims[0] != data.dims[0])
-      throw FileError(path, "variable 'message_length' must be message_length(n), one length per matrix");
-    if (lv->type != NC_INT && lv->type != NC_INT64 && lv->type != NC_SHORT)
-      throw FileError(path, "variable 'message_length' is not an integer variable");
-    const std::size_t nl = file_.dim_length(lv->dims.at(0));
-    // A job killed between the two writes of a record can leave one length more than matrices.
-    const std::size_t count = std::min(n_complete, nl);
-    // Read in blocks and check as we go: unwritten (fill) values in a corrupt NetCDF-4 file are
-    // negative, so a file declaring 10^8 lengths is refused after the first block.
-    constexpr std::size_t kBlock = 1 << 16;
-    std::vector<int> lens;
-    for (std::size_t k0 = 0; k0 < count; k0 += kBlock) {
-      const std::size_t c = std::min(kBlock, count - k0);
-      lens.resize(c);
-      file_.get(lv->id, {k0}, {c}, lens.data());
-      lengths_.insert(lengths_.end(), lens.begin(), lens.end());
-      check_lengths(path, lengths_);
-    }
-  } else {
-    if (info_.meta.format_version > 0) throw FileError(path, "variable 'message_length' is missing");
-    for (std::size_t k = 0; k < n_complete; ++k)
-      lengths_.push_back(static_cast<std::int64_t>(info_.params.begin_length) +
-                         static_cast<std::int64_t>(k) * info_.params.step_length);
-  }
+  read_lengths(path, data.dims[0], n_complete);
   check_lengths(path, lengths_);
   format_ = legacy() ? "legacy" : (file_.kind() == nc::Kind::netcdf4 ? "netcdf4" : "raw");
   transposed_ = legacy() && legacy_is_transposed(info_.params.mode);

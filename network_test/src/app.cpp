@@ -31,6 +31,9 @@ namespace {
 
 constexpr const char* kProgram = "network_test";
 
+void add_schedule_options(CLI::App& app, Settings& s);
+void add_run_options(CLI::App& app, Settings& s);
+
 void add_options(CLI::App& app, Settings& s) {
   app.add_option("-t,--type", s.mode_name, "measurement mode (see --list); original names and aliases accepted")
       ->capture_default_str();
@@ -65,6 +68,13 @@ void add_options(CLI::App& app, Settings& s) {
   app.add_flag("--estimate", s.estimate,
                "calibrate on these ranks for a few seconds and print the plan: time per length, sequential and "
                "--concurrent, and the batch time limit to ask for; writes no result files");
+  add_schedule_options(app, s);
+  add_run_options(app, s);
+  add_mode_options(app, s);
+}
+
+// The order of the pairs: shuffled, concurrent rounds, and their re-test.
+void add_schedule_options(CLI::App& app, Settings& s) {
   app.add_flag("--shuffle", s.shuffle, "randomise the order of pairs (from --seed)");
   auto* conc = app.add_flag("--concurrent{all}", s.concurrent_arg,
                             "run disjoint pairs together in rounds (measures a loaded network); --concurrent=K: at "
@@ -85,6 +95,10 @@ void add_options(CLI::App& app, Settings& s) {
   app.add_option("--retest-ratio", s.retest_ratio,
                  "a cell stands out when its median is above RATIO x the median of its line (sender's row)")
       ->capture_default_str();
+}
+
+// How the run goes: its time limit, timeouts, clocks, waiting, progress.
+void add_run_options(CLI::App& app, Settings& s) {
   app.add_option("--time-limit", s.time_limit,
                  "fit the run in SECONDS (a batch job's limit): calibrate, then choose what the command line left "
                  "open (schedule and K, samples, re-test budget) to end within 85 % of it; print the plan and keep it "
@@ -113,7 +127,6 @@ void add_options(CLI::App& app, Settings& s) {
                  "interactive")
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}))
       ->capture_default_str();
-  add_mode_options(app, s);
 }
 
 // The summary's count of flagged samples per length: only lengths with any, so a clean run

@@ -290,6 +290,112 @@ void keep_large_buffers() {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
+namespace {
+
+// What the command line gives: the files, the view and where it goes.
+struct Args {
+  std::vector<std::string> files;
+  RenderOptions o;
+  std::string out, screenshot, render_dir, csv;
+  bool force = false;
+  long long length = -1;
+  std::vector<std::string> pair_texts;
+};
+
+// The view's options (what to draw and how); returns --length's option to tell it was given.
+CLI::Option* add_view_options(CLI::App& cli, Args& a) {
+  RenderOptions& o = a.o;
+  cli.add_option("--view", o.view, "matrix|row|column|pair|deviation|difference|ratio")
+      ->check(CLI::IsMember({"matrix", "row", "column", "pair", "deviation", "difference", "ratio"}))
+      ->capture_default_str();
+  auto* lopt = cli.add_option("--length", a.length, "message length in bytes (a stored one; default: the first)");
+  cli.add_option("--rank", o.rank, "rank of the row/column view");
+  cli.add_option("--pair", a.pair_texts, "S,R: sender,receiver of the pair view; repeat for several curves on one plot")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cli.add_option("--size", o.size, "longest side in pixels (default: one pixel per cell)");
+  cli.add_option("--normalize", o.normalize, "matrix|file|window: where the white/black levels come from")
+      ->check(CLI::IsMember({"matrix", "file", "window"}))
+      ->capture_default_str();
+  cli.add_option("--window", o.window, "A,B: message lengths (bytes) of the window")->delimiter(',')->expected(2);
+  cli.add_option("--white", o.white, "value (seconds) drawn white");
+  cli.add_option("--black", o.black, "value (seconds) drawn black");
+  cli.add_flag("--log", o.log, "logarithmic grey scale (and delay axis of pair plots)");
+  cli.add_flag("--relative", o.relative, "deviation view: deviation divided by the value (coefficient of variation)");
+  cli.add_flag("--decorate", o.decorate, "add title, axes and colour bar (the default; see --raw-pixels)");
+  cli.add_flag("--raw-pixels", o.raw_pixels, "one grey pixel per cell (P x P), no decoration: for scripts");
+  cli.add_option("--colormap", o.colormap, "auto|grey|viridis|diverging (auto: viridis, diverging for differences)")
+      ->check(CLI::IsMember({"auto", "grey", "gray", "viridis", "diverging"}))
+      ->capture_default_str();
+  cli.add_option("--order", o.order, "rank|host|groups: order of the ranks on the axes (groups needs --groups)")
+      ->check(CLI::IsMember({"rank", "host", "groups"}))
+      ->capture_default_str();
+  cli.add_option("--reduce", o.reduce,
+                 "max|median: a pixel showing several cells (--size below the rank count, or the GUI zoomed out) "
+                 "shows their largest value (default: a slow link stays visible) or their median")
+      ->check(CLI::IsMember({"max", "median"}))
+      ->capture_default_str();
+  return lopt;
+}
+
+// The other outputs, the second run and the overlays (the files and --render come first in --help).
+void add_output_options(CLI::App& cli, Args& a) {
+  cli.add_option("--render-all", a.render_dir,
+                 "one picture per stored length: DIR gets a PNG each, a NAME.gif an animation (one scale for all)");
+  cli.add_option("--csv", a.csv, "write the data behind the view (values in seconds) to this CSV file");
+  cli.add_option("--compare", a.o.compare,
+                 "second run for --view difference|ratio (ranks matched by host; by number only without host names)");
+  cli.add_option("--groups", a.o.groups,
+                 "topology JSON ({\"groups\": [[ranks...], ...]}) drawn as overlays (with --raw-pixels: only --order groups)");
+  cli.add_flag("--force", a.force, "overwrite an existing PNG");
+  cli.add_option("--screenshot", a.screenshot, "GUI: save a screenshot of the window once drawn, then quit")->group("");
+}
+
+// --render, --render-all, --csv: the checks of the options, then the pictures without a window.
+int run_headless(Args& a, char** argv) {
+  RenderOptions& o = a.o;
+  if (a.files.empty()) throw nt::UsageError("--render needs an input file");
+  if (a.files.size() > 1 && o.view != "pair")
+    throw nt::UsageError("--render needs exactly one input file (several only with --view pair, to plot the same "
+                         "pairs from each)");
+  o.plot_files.assign(a.files.begin() + 1, a.files.end());
+  if (!o.window.empty() && o.window[0] > o.window[1]) std::swap(o.window[0], o.window[1]);
+  o.file = a.files.front();
+  o.need_values = !a.csv.empty();
+  if (o.decorate && o.raw_pixels) throw nt::UsageError("--decorate and --raw-pixels exclude each other");
+  if (o.raw_pixels && !o.groups.empty() && o.order != "groups")
+    throw nt::UsageError("--raw-pixels draws no outlines over the data: drop --groups, or add --order groups to "
+                         "order the ranks by them");
+  std::vector<std::string> inputs = a.files;
+  if (!o.compare.empty()) inputs.push_back(o.compare);
+  const std::string gif = is_animation_target(a.render_dir) ? a.render_dir : std::string();
+  for (const std::string& p : {a.out, a.csv, gif})
+    if (!p.empty()) {
+      nt::check_output(p, a.force);
+      nt::refuse_same_file(p, {inputs.begin(), inputs.end()});
+    }
+  // Headless: no display needed, whatever the environment says.
+  qputenv("QT_QPA_PLATFORM", "offscreen");
+  g_default_handler = qInstallMessageHandler(quiet_handler);
+  int qargc = 1;
+  char* qargv[] = {argv[0], nullptr};
+  QGuiApplication app(qargc, qargv);
+  if (!a.out.empty() || !a.csv.empty()) {
+    ViewSpec s;
+    auto doc = open_for_render(o, s);
+    const ViewResult r = doc->render(s);
+    if (!a.csv.empty()) nt::write_file_atomically(a.csv, a.force, [&](std::ostream& cf) { cf << view_csv(r); }, {o.file});
+    if (!a.out.empty()) {
+      std::vector<std::pair<QString, std::vector<std::vector<int>>>> h;
+      save_image(compose(r, compose_options(o, *doc, h)), a.out, a.force, o.file);
+    }
+  }
+  if (!a.render_dir.empty()) render_all(o, a.render_dir, a.force);
+  return 0;
+}
+
+}  // namespace
+
 int run(int argc, char** argv) {
   keep_large_buffers();
   return nt::guarded_main("network_viewer", [&]() -> int {
@@ -297,106 +403,21 @@ int run(int argc, char** argv) {
                  "differences of network_test result files. Without --render it opens the Qt GUI."};
     cli.name("network_viewer");
     nt::add_version_flag(cli);
-    std::vector<std::string> files;
-    RenderOptions o;
-    std::string out, screenshot;
-    bool force = false;
-    long long length = -1;
-    cli.add_option("files", files, "result files (raw, legacy network_test2, text, clustered)");
-    cli.add_option("--render", out, "write the view to this PNG file without opening a window");
-    cli.add_option("--view", o.view, "matrix|row|column|pair|deviation|difference|ratio")
-        ->check(CLI::IsMember({"matrix", "row", "column", "pair", "deviation", "difference", "ratio"}))
-        ->capture_default_str();
-    auto* lopt = cli.add_option("--length", length, "message length in bytes (a stored one; default: the first)");
-    cli.add_option("--rank", o.rank, "rank of the row/column view");
-    std::vector<std::string> pair_texts;
-    cli.add_option("--pair", pair_texts, "S,R: sender,receiver of the pair view; repeat for several curves on one plot")
-        ->expected(1)
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    cli.add_option("--size", o.size, "longest side in pixels (default: one pixel per cell)");
-    cli.add_option("--normalize", o.normalize, "matrix|file|window: where the white/black levels come from")
-        ->check(CLI::IsMember({"matrix", "file", "window"}))
-        ->capture_default_str();
-    cli.add_option("--window", o.window, "A,B: message lengths (bytes) of the window")->delimiter(',')->expected(2);
-    cli.add_option("--white", o.white, "value (seconds) drawn white");
-    cli.add_option("--black", o.black, "value (seconds) drawn black");
-    cli.add_flag("--log", o.log, "logarithmic grey scale (and delay axis of pair plots)");
-    cli.add_flag("--relative", o.relative, "deviation view: deviation divided by the value (coefficient of variation)");
-    cli.add_flag("--decorate", o.decorate, "add title, axes and colour bar (the default; see --raw-pixels)");
-    cli.add_flag("--raw-pixels", o.raw_pixels, "one grey pixel per cell (P x P), no decoration: for scripts");
-    cli.add_option("--colormap", o.colormap, "auto|grey|viridis|diverging (auto: viridis, diverging for differences)")
-        ->check(CLI::IsMember({"auto", "grey", "gray", "viridis", "diverging"}))
-        ->capture_default_str();
-    cli.add_option("--order", o.order, "rank|host|groups: order of the ranks on the axes (groups needs --groups)")
-        ->check(CLI::IsMember({"rank", "host", "groups"}))
-        ->capture_default_str();
-    cli.add_option("--reduce", o.reduce,
-                   "max|median: a pixel showing several cells (--size below the rank count, or the GUI zoomed out) "
-                   "shows their largest value (default: a slow link stays visible) or their median")
-        ->check(CLI::IsMember({"max", "median"}))
-        ->capture_default_str();
-    std::string render_dir, csv;
-    cli.add_option("--render-all", render_dir,
-                   "one picture per stored length: DIR gets a PNG each, a NAME.gif an animation (one scale for all)");
-    cli.add_option("--csv", csv, "write the data behind the view (values in seconds) to this CSV file");
-    cli.add_option("--compare", o.compare,
-                   "second run for --view difference|ratio (ranks matched by host; by number only without host names)");
-    cli.add_option("--groups", o.groups,
-                   "topology JSON ({\"groups\": [[ranks...], ...]}) drawn as overlays (with --raw-pixels: only --order groups)");
-    cli.add_flag("--force", force, "overwrite an existing PNG");
-    cli.add_option("--screenshot", screenshot, "GUI: save a screenshot of the window once drawn, then quit")
-        ->group("");
+    Args a;
+    cli.add_option("files", a.files, "result files (raw, legacy network_test2, text, clustered)");
+    cli.add_option("--render", a.out, "write the view to this PNG file without opening a window");
+    CLI::Option* lopt = add_view_options(cli, a);
+    add_output_options(cli, a);
     if (const int rc = nt::parse_cli(cli, argc, argv); rc >= 0) return rc;
-    if (lopt->count()) o.length = length;
-    for (const auto& t : pair_texts) o.pairs.push_back(parse_pair(t));
-    if (!out.empty() || !render_dir.empty() || !csv.empty()) {
-      if (files.empty()) throw nt::UsageError("--render needs an input file");
-      if (files.size() > 1 && o.view != "pair")
-        throw nt::UsageError("--render needs exactly one input file (several only with --view pair, to plot the same "
-                             "pairs from each)");
-      o.plot_files.assign(files.begin() + 1, files.end());
-      if (!o.window.empty() && o.window[0] > o.window[1]) std::swap(o.window[0], o.window[1]);
-      o.file = files.front();
-      o.need_values = !csv.empty();
-      if (o.decorate && o.raw_pixels) throw nt::UsageError("--decorate and --raw-pixels exclude each other");
-      if (o.raw_pixels && !o.groups.empty() && o.order != "groups")
-        throw nt::UsageError("--raw-pixels draws no outlines over the data: drop --groups, or add --order groups to "
-                             "order the ranks by them");
-      std::vector<std::string> inputs = files;
-      if (!o.compare.empty()) inputs.push_back(o.compare);
-      const std::string gif = is_animation_target(render_dir) ? render_dir : std::string();
-      for (const std::string& p : {out, csv, gif})
-        if (!p.empty()) {
-          nt::check_output(p, force);
-          nt::refuse_same_file(p, {inputs.begin(), inputs.end()});
-        }
-      // Headless: no display needed, whatever the environment says.
-      qputenv("QT_QPA_PLATFORM", "offscreen");
-      g_default_handler = qInstallMessageHandler(quiet_handler);
-      int qargc = 1;
-      char* qargv[] = {argv[0], nullptr};
-      QGuiApplication app(qargc, qargv);
-      if (!out.empty() || !csv.empty()) {
-        ViewSpec s;
-        auto doc = open_for_render(o, s);
-        const ViewResult r = doc->render(s);
-        if (!csv.empty()) {
-          nt::write_file_atomically(csv, force, [&](std::ostream& cf) { cf << view_csv(r); }, {o.file});
-        }
-        if (!out.empty()) {
-          std::vector<std::pair<QString, std::vector<std::vector<int>>>> h;
-          save_image(compose(r, compose_options(o, *doc, h)), out, force, o.file);
-        }
-      }
-      if (!render_dir.empty()) render_all(o, render_dir, force);
-      return 0;
-    }
-    if (o.view == "pair" && files.size() > 1) {
+    if (lopt->count()) a.o.length = a.length;
+    for (const auto& t : a.pair_texts) a.o.pairs.push_back(parse_pair(t));
+    if (!a.out.empty() || !a.render_dir.empty() || !a.csv.empty()) return run_headless(a, argv);
+    if (a.o.view == "pair" && a.files.size() > 1) {
       // One window plotting the same pairs from every file.
-      o.plot_files.assign(files.begin() + 1, files.end());
-      files.resize(1);
+      a.o.plot_files.assign(a.files.begin() + 1, a.files.end());
+      a.files.resize(1);
     }
-    return run_gui(argc, argv, files, o, screenshot);
+    return run_gui(argc, argv, a.files, a.o, a.screenshot);
   });
 }
 

@@ -131,19 +131,21 @@ class RawReader final : public Dataset {
   std::vector<double> samples_of(int sender, int receiver, std::size_t k) const;
   // Samples taken per cell at matrix k, [x*P + y], when the file records them (--precision);
   // empty otherwise.
-  bool has_sample_count() const noexcept { return count_var_ >= 0; }
-  std::vector<int> sample_count(std::size_t k) const;
+  bool has_sample_count() const noexcept override { return count_var_ >= 0; }
+  std::vector<int> sample_count(std::size_t k) const override;
   // Samples taken for (sender, receiver) at every length; empty when not recorded.
-  std::vector<int> sample_count_of(int sender, int receiver) const;
+  std::vector<int> sample_count_of(int sender, int receiver) const override;
   // Validity flags of every sample at matrix k, [(x*P + y)*samples + s] (_all files with
   // flags); empty otherwise.
-  bool has_sample_flags() const noexcept { return flags_var_ >= 0; }
-  std::vector<std::uint8_t> sample_flags(std::size_t k) const;
+  bool has_sample_flags() const noexcept override { return flags_var_ >= 0; }
+  std::vector<std::uint8_t> sample_flags(std::size_t k) const override;
   // The isolated re-test of a concurrent run (variable `isolated`), NaN where not re-tested.
   bool has_isolated() const noexcept { return isolated_var_ >= 0; }
   std::optional<Matrix> isolated(std::size_t k) const override;
 
  private:
+  void find_extra_vars(const std::filesystem::path& path, const std::vector<int>& data_dims);
+  void read_lengths(const std::filesystem::path& path, int n_dim, std::size_t n_complete);
   // Reads the hyperslab of the file variable (file orientation) into `out`.
   void read_slab(std::size_t n0, std::size_t nn, std::size_t x0, std::size_t nx, std::size_t y0,
                  std::size_t ny, double* out) const;
