@@ -115,8 +115,8 @@ void write_machine(std::ostream& out, const Metadata& m) {
 class SampleColumns {
  public:
   SampleColumns(const Dataset& d, bool skip_diag)
-      : raw_(dynamic_cast<const RawReader*>(&d)), ranks_(d.ranks()), skip_diag_(skip_diag),
-        counts_(raw_ && raw_->has_sample_count()), flags_(raw_ && raw_->has_sample_flags()) {}
+      : data_(&d), ranks_(d.ranks()), skip_diag_(skip_diag), counts_(d.has_sample_count()),
+        flags_(d.has_sample_flags()) {}
 
   std::string header() const {
     std::string head;
@@ -136,7 +136,7 @@ class SampleColumns {
  private:
   // "n" when every cell took n samples, "lo-hi" otherwise, "-" when there is no cell.
   std::string sample_count_range(std::size_t k) const {
-    const std::vector<int> c = raw_->sample_count(k);
+    const std::vector<int> c = data_->sample_count(k);
     int lo = 0, hi = 0;
     bool any = false;
     for (int i = 0; i < ranks_; ++i)
@@ -153,7 +153,7 @@ class SampleColumns {
   // "late/preempted": how many samples taken were flagged late and preempted.
   std::string late_and_preempted(std::size_t k) const {
     long late = 0, pre = 0;
-    for (const std::uint8_t f : raw_->sample_flags(k)) {
+    for (const std::uint8_t f : data_->sample_flags(k)) {
       if (f & kSampleNotTakenFlag) continue;
       late += (f & kSampleLateFlag) ? 1 : 0;
       pre += (f & kSamplePreemptedFlag) ? 1 : 0;
@@ -161,7 +161,7 @@ class SampleColumns {
     return fmt::format("{}/{}", late, pre);
   }
 
-  const RawReader* raw_;
+  const Dataset* data_;
   int ranks_;
   bool skip_diag_, counts_, flags_;
 };

@@ -248,6 +248,21 @@ std::optional<Matrix> Dataset::isolated(std::size_t k) const {
   return std::nullopt;
 }
 
+std::vector<int> Dataset::sample_count(std::size_t k) const {
+  check_index(k);
+  return {};
+}
+
+std::vector<int> Dataset::sample_count_of(int sender, int receiver) const {
+  check_pair(sender, receiver);
+  return {};
+}
+
+std::vector<std::uint8_t> Dataset::sample_flags(std::size_t k) const {
+  check_index(k);
+  return {};
+}
+
 void Dataset::block(std::size_t k, int x0, int nx, int y0, int ny, double* out) const {
   if (!check_block(k, x0, nx, y0, ny)) return;
   const std::vector<double> r = rows(k, x0, x0 + nx);

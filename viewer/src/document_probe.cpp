@@ -60,7 +60,7 @@ class DocumentProbe final : public CellProbe {
   std::optional<int> samples(int row, int col) const override {
     if (kind_ != Kind::primary) return std::nullopt;
     std::lock_guard lock(files_->mutex);
-    const auto* raw = dynamic_cast<const nt::RawReader*>(files_->data.get());
+    const nt::Dataset* raw = files_->data.get();
     if (!raw || !raw->has_sample_count()) return std::nullopt;
     try {
       const auto c = raw->sample_count_of(rank(row), rank(col));

@@ -149,8 +149,8 @@ ViewResult Document::render(const ViewSpec& spec_in, const Progress& progress) {
     if (streams(spec)) return render_streamed(std::move(res), src, progress);
     values = matrix_values(src, spec.k);
     if (src == Source::primary)
-      if (const auto* raw = dynamic_cast<const nt::RawReader*>(data_.get()); raw && raw->has_sample_count())
-        res.samples = std::make_shared<const std::vector<int>>(raw->sample_count(spec.k));
+      if (data_->has_sample_count())
+        res.samples = std::make_shared<const std::vector<int>>(data_->sample_count(spec.k));
     matrix_axes(res, ranks());
   }
   const Range r = view_range(src, values, res, progress);

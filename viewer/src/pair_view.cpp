@@ -66,11 +66,10 @@ PlotCurve pair_curve(const nt::Dataset& d, const nt::Dataset* dev, int s, int r,
   PlotCurve c;
   c.sender = s;
   c.receiver = r;
-  const auto* raw = dynamic_cast<const nt::RawReader*>(&d);
   const auto all = d.pair(s, r);
   std::vector<double> band;
   if (dev) band = dev->pair(s, r);
-  const std::vector<int> counts = raw && raw->has_sample_count() ? raw->sample_count_of(s, r) : std::vector<int>{};
+  const std::vector<int> counts = d.sample_count_of(s, r);
   for (std::size_t k = 0; k < d.count(); ++k) {
     if (d.lengths()[k] < lo || d.lengths()[k] > hi) continue;
     c.lengths.push_back(d.lengths()[k]);

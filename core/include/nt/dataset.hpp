@@ -60,6 +60,15 @@ class Dataset {
   // when the data has no isolated values (sequential runs, earlier versions, other formats).
   // matrix(k) stays the loaded measurement.
   virtual std::optional<Matrix> isolated(std::size_t k) const;
+  // Samples taken per cell at matrix k, [x*P + y], when the data records them (network_test
+  // --precision, raw files); empty otherwise. sample_count_of: (sender, receiver) at every length.
+  virtual bool has_sample_count() const noexcept { return false; }
+  virtual std::vector<int> sample_count(std::size_t k) const;
+  virtual std::vector<int> sample_count_of(int sender, int receiver) const;
+  // Validity flags of every sample at matrix k, [(x*P + y)*samples + s] (raw _all files with
+  // flags); empty otherwise.
+  virtual bool has_sample_flags() const noexcept { return false; }
+  virtual std::vector<std::uint8_t> sample_flags(std::size_t k) const;
 
  protected:
   Dataset() = default;
