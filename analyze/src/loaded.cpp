@@ -13,6 +13,8 @@
 #include "nt/dataset.hpp"
 #include "nt/stats.hpp"
 
+#include "anomalies_parts.hpp"
+
 namespace nt::analysis {
 
 bool measured_under_load(const Cube& c) {
@@ -23,13 +25,6 @@ bool measured_under_load(const Cube& c) {
 }
 
 namespace {
-
-std::vector<std::string> hosts_of_ranks(const std::vector<int>& ranks, const std::vector<std::string>& hosts) {
-  std::set<std::string> s;
-  for (int r : ranks)
-    if (static_cast<std::size_t>(r) < hosts.size()) s.insert(hosts[static_cast<std::size_t>(r)]);
-  return {s.begin(), s.end()};
-}
 
 // The node groups a slow_link finding joins (its pairs all lie between the same two node groups).
 std::pair<int, int> link_nodes(const Anomaly& a, const std::vector<int>& node_of) {
@@ -88,11 +83,11 @@ void slow_links_to_slow_nodes(const Topology& t, const std::vector<std::string>&
     Anomaly f;
     f.kind = "slow_node";
     f.ranks = nodes.groups[static_cast<std::size_t>(n)];
-    f.hosts = hosts_of_ranks(f.ranks, hosts);
+    f.hosts = anomaly_parts::hosts_of(f.ranks, hosts);
     f.lengths.assign(lengths.begin(), lengths.end());
     f.score = finite_median(scores);
     f.detail = fmt::format(
-        "node group {}: its links to every other node of its {} group {} ({} nodes) are slow ({:.2f}x, median), not "
+        "node group {}: its links to every other node of its {} group {} (all {} of them) are slow ({:.2f}x, median), not "
         "beyond it: its cable or its port (its pairs beyond the group cross slower or shared links that hide it)",
         n, up.name, g, peers.size(), f.score);
     found.push_back(std::move(f));
