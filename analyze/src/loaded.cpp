@@ -106,30 +106,6 @@ struct IsolatedCells {
 
 constexpr std::size_t kMinCells = 8;
 
-std::optional<IsolatedCells> read_isolated(const Cube& c, const Topology& t, const std::set<std::pair<int, int>>& want) {
-  IsolatedCells iso;
-  std::vector<std::int8_t> cls;
-  for (std::size_t k = 0; k < c.count(); ++k) {
-    const auto m = c.file->isolated(c.file_index[k]);
-    if (!m) return std::nullopt;
-    if (cls.empty()) cls = pair_classes(t);
-    for (const auto& p : want) {
-      auto& v = iso.cell[p];
-      v.resize(c.count(), kNaN);
-      v[k] = m->at(p.first, p.second);
-    }
-    std::vector<std::vector<double>> by_class(static_cast<std::size_t>(t.class_count()));
-    const auto P = static_cast<std::size_t>(c.P);
-    for (std::size_t i = 0; i < P; ++i)
-      for (std::size_t j = 0; j < P; ++j)
-        if (const double x = m->at(static_cast<int>(i), static_cast<int>(j)); i != j && Cube::usable(x) && cls[i * P + j] >= 0)
-          by_class[static_cast<std::size_t>(cls[i * P + j])].push_back(x);
-    auto& med = iso.class_median.emplace_back();
-    for (auto& v : by_class) med.push_back(v.size() >= kMinCells ? finite_median(v) : kNaN);
-  }
-  return iso;
-}
-
 std::size_t length_index(const Cube& c, std::int64_t length) {
   return static_cast<std::size_t>(std::find(c.lengths.begin(), c.lengths.end(), length) - c.lengths.begin());
 }
@@ -183,11 +159,22 @@ struct LoadMeasure {
   std::vector<std::size_t> retested;  // [class]
 };
 
-LoadMeasure measure_load(const Cube& c, const Cube* deviation, const Topology& t) {
+// One pass over the lengths of a loaded file: the load per class, and the isolated values at the
+// cells the findings need (want) with the per-class medians of the re-tested cells.
+struct LoadPass {
+  LoadMeasure load;
+  IsolatedCells iso;
+  bool has_isolated = true;  // every length has isolated values (the file was re-tested)
+};
+
+LoadPass read_load(const Cube& c, const Cube* deviation, const Topology& t, const std::vector<std::int8_t>& cls,
+                   const std::set<std::pair<int, int>>& want) {
   const auto n_classes = static_cast<std::size_t>(t.class_count());
-  LoadMeasure m{std::vector<double>(n_classes, kNaN), std::vector<double>(n_classes, kNaN),
-                std::vector<std::size_t>(n_classes, 0)};
-  const auto cls = pair_classes(t);
+  LoadPass r{{std::vector<double>(n_classes, kNaN), std::vector<double>(n_classes, kNaN),
+              std::vector<std::size_t>(n_classes, 0)},
+             {},
+             c.count() > 0};
+  for (const auto& p : want) r.iso.cell[p].assign(c.count(), kNaN);
   const auto P = static_cast<std::size_t>(c.P);
   std::vector<std::size_t> cells(n_classes, 0), moved(n_classes, 0);
   std::vector<std::vector<double>> alone(n_classes);
@@ -195,23 +182,32 @@ LoadMeasure measure_load(const Cube& c, const Cube* deviation, const Topology& t
   for (std::size_t k = 0; k < c.count(); ++k) {
     const float* v = c.slice(k, buf);
     const float* d = deviation && deviation->P == c.P && k < deviation->count() ? deviation->slice(k, dbuf) : nullptr;
-    const auto iso = c.file ? c.file->isolated(c.file_index[k]) : std::nullopt;
+    const auto m = c.file->isolated(c.file_index[k]);
+    r.has_isolated = r.has_isolated && m.has_value();
+    std::vector<std::vector<double>> isolated_of_class(n_classes);
     for (std::size_t x = 0; x < P * P; ++x) {
-      if (cls[x] < 0 || !Cube::usable(v[x])) continue;
+      if (cls[x] < 0) continue;
       const auto q = static_cast<std::size_t>(cls[x]);
+      const double x_alone = m ? m->values()[x] : kNaN;
+      if (Cube::usable(x_alone)) isolated_of_class[q].push_back(x_alone);
+      if (!Cube::usable(v[x])) continue;
       if (d && std::isfinite(d[x])) {
         ++cells[q];
         moved[q] += static_cast<double>(d[x]) >= kContentionCv * static_cast<double>(v[x]) ? 1 : 0;
       }
-      if (iso && Cube::usable(iso->values()[x])) alone[q].push_back(static_cast<double>(v[x]) / iso->values()[x]);
+      if (Cube::usable(x_alone)) alone[q].push_back(static_cast<double>(v[x]) / x_alone);
     }
+    if (m)
+      for (auto& [p, values] : r.iso.cell) values[k] = m->at(p.first, p.second);
+    auto& med = r.iso.class_median.emplace_back();
+    for (auto& iv : isolated_of_class) med.push_back(iv.size() >= kMinCells ? finite_median(iv) : kNaN);
   }
   for (std::size_t q = 0; q < n_classes; ++q) {
-    if (cells[q] > 0) m.moved[q] = static_cast<double>(moved[q]) / static_cast<double>(cells[q]);
-    if (!alone[q].empty()) m.alone[q] = finite_median(alone[q]);
-    m.retested[q] = alone[q].size();
+    if (cells[q] > 0) r.load.moved[q] = static_cast<double>(moved[q]) / static_cast<double>(cells[q]);
+    if (!alone[q].empty()) r.load.alone[q] = finite_median(alone[q]);
+    r.load.retested[q] = alone[q].size();
   }
-  return m;
+  return r;
 }
 
 // Whether a class above the nodes was moved by the load.
@@ -273,8 +269,9 @@ std::optional<std::string> review_findings_under_load(const Cube& c, const Cube*
         want.insert({i, j});
         want.insert({j, i});
       }
-  const auto iso = want.empty() ? std::nullopt : read_isolated(c, t, want);
-  const auto cls = iso ? pair_classes(t) : std::vector<std::int8_t>{};
+  const auto cls = pair_classes(t);  // P^2 bytes
+  const LoadPass pass = read_load(c, deviation, t, cls, want);
+  const IsolatedCells* iso = pass.has_isolated && !want.empty() ? &pass.iso : nullptr;
   std::vector<Anomaly> kept, unconfirmed;
   std::size_t variance = 0;
   for (auto& a : out) {
@@ -292,11 +289,10 @@ std::optional<std::string> review_findings_under_load(const Cube& c, const Cube*
       kept.push_back(std::move(a));
     } else unconfirmed.push_back(std::move(a));
   }
-  const LoadMeasure load = measure_load(c, deviation, t);
+  const LoadMeasure& load = pass.load;
   const bool heavy = moved_by_load(load);
-  const bool has_isolated = c.file && c.count() > 0 && c.file->isolated(c.file_index[0]).has_value();
   if (!unconfirmed.empty() || heavy || variance > 0) {
-    kept.push_back(contention_finding(unconfirmed, has_isolated, load_text(load, t)));
+    kept.push_back(contention_finding(unconfirmed, pass.has_isolated, load_text(load, t)));
     if (variance > 0)
       kept.back().detail += fmt::format("; {} ranks' samples spread widely (high variance): their rounds' contention", variance);
   }
