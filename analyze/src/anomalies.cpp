@@ -56,19 +56,18 @@ std::vector<GroupFault> slow_switch_faults(const AnomalyScan& scan, const LinkEx
   return where_faults_live(scan.topo, find_slow_groups(scan.cube, scan.topo, gopt, sensitivity));
 }
 
-// The thresholds the rank, link and one-way detectors applied, per length (logs), as Sensitivity.
+// The thresholds the rank, link and one-way detectors applied, per length (logs), as Sensitivity
+// (the link thresholds as the polish pass kept them).
 void rank_and_link_sensitivity(const AnomalyScan& scan, const PolishedLengths& pass, Sensitivity& s) {
   const double mad = scan.opt.mad_factor, floor = scan.min_log;
-  std::vector<double> rank, link, one_way;
+  std::vector<double> rank;
   for (std::size_t k = 0; k < scan.n_lengths; ++k) {
     const double send = robust_spread(pass.effects.send[k]).sigma, recv = robust_spread(pass.effects.recv[k]).sigma;
     rank.push_back(std::min(std::max(floor, mad * send), std::max(floor, mad * recv)));
-    link.push_back(std::max(floor, mad * pass.residual_sigma[k]));
-    one_way.push_back(std::max(floor, mad * pass.direction_sigma[k]));
   }
   s.rank = smallest_passing(rank, scan.need);
-  s.link = smallest_passing(link, scan.need);
-  s.one_way = smallest_passing(one_way, scan.need);
+  s.link = smallest_passing(pass.link_threshold, scan.need);
+  s.one_way = smallest_passing(pass.asym_threshold, scan.need);
 }
 
 }  // namespace

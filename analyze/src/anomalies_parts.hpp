@@ -68,6 +68,9 @@ struct ResidualCell {
 struct PolishedLengths {
   RankEffects effects;
   std::vector<double> residual_median, residual_sigma, direction_sigma;
+  // The thresholds the link detectors apply (log ratios: a residual above the median, a direction
+  // difference), min_log or mad_factor sigmas: what the sensitivity reports.
+  std::vector<double> link_threshold, asym_threshold;
   std::vector<ResidualCell> slow_cells, asym_cells;  // sorted by pair: per pair, its lengths in order
 };
 

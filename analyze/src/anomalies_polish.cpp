@@ -167,6 +167,8 @@ PolishedLengths polish_every_length(const AnomalyScan& scan) {
   pass.residual_median.resize(n_lengths);
   pass.residual_sigma.resize(n_lengths);
   pass.direction_sigma.resize(n_lengths);
+  pass.link_threshold.resize(n_lengths);
+  pass.asym_threshold.resize(n_lengths);
   const auto cls = pair_classes(scan.topo);
   std::vector<double> residuals;
   for (std::size_t k = 0; k < n_lengths; ++k) {
@@ -178,8 +180,7 @@ PolishedLengths polish_every_length(const AnomalyScan& scan) {
     const auto [median, sigma] = population_spread(sample);
     pass.residual_median[k] = std::isfinite(median) ? median : 0.0;
     pass.residual_sigma[k] = sigma;
-    const double slow_threshold =
-        std::max(scan.min_log, scan.opt.mad_factor * sigma) + (std::isfinite(median) ? median : 0.0);
+    pass.link_threshold[k] = std::max(scan.min_log, scan.opt.mad_factor * sigma);
     sample = population_sample([&](auto&& take) {
       for (std::size_t i = 0; i < n_ranks; ++i)
         for (std::size_t j = i + 1; j < n_ranks; ++j) {
@@ -190,8 +191,9 @@ PolishedLengths polish_every_length(const AnomalyScan& scan) {
     });
     const double direction_sigma = population_spread(sample).sigma;
     pass.direction_sigma[k] = direction_sigma;
-    keep_cells_beyond_thresholds(residuals, n_ranks, k, slow_threshold,
-                                 std::max(scan.min_log, scan.opt.mad_factor * direction_sigma), pass);
+    pass.asym_threshold[k] = std::max(scan.min_log, scan.opt.mad_factor * direction_sigma);
+    keep_cells_beyond_thresholds(residuals, n_ranks, k, pass.link_threshold[k] + pass.residual_median[k],
+                                 pass.asym_threshold[k], pass);
   }
   auto by_pair = [](const ResidualCell& x, const ResidualCell& y) { return x.pair < y.pair; };
   std::stable_sort(pass.slow_cells.begin(), pass.slow_cells.end(), by_pair);

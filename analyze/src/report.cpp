@@ -168,6 +168,8 @@ Report make_report(const std::string& file, const ReportOptions& opt) {
   return r;
 }
 
+namespace {
+
 // The Sensitivity as JSON: ratios, null where a kind was not judged.
 nlohmann::json sensitivity_json(const Sensitivity& s) {
   nlohmann::json g = nlohmann::json::object();
@@ -186,6 +188,8 @@ std::string sensitivity_text(const Sensitivity& s) {
   for (const auto& [level, x] : s.group) o += fmt::format(", slow {} group {}", level, ratio(x));
   return o + "\n";
 }
+
+}  // namespace
 
 bool check_node_level_against_hosts(Topology& t, const HostAgreement& a) {
   if (!a.known || a.exact || !t.node_level_identified || t.levels.empty()) return false;
