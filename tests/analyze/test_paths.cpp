@@ -215,6 +215,81 @@ TEST(Paths, SensitivityIsTheFloorOnCleanDataAndGrowsWithNoise) {
   EXPECT_DOUBLE_EQ(noisy.rank, 1.5);
 }
 
+// Writes the cube as the median file of a --concurrent run: `loaded` the delays, `isolated` the
+// re-tested cells (NaN elsewhere; empty: no re-test), one host per node.
+void write_loaded_run(const Made& m, const std::vector<float>& loaded, const std::vector<double>& isolated,
+                      const std::filesystem::path& path) {
+  nt::FileInfo info;
+  info.params.proc_num = m.cube.P;
+  info.params.mode = nt::Mode::one_to_one;
+  info.params.statistic = nt::Statistic::median;
+  info.params.num_repeats = 3;
+  info.meta.sweep = "list";
+  for (int n : m.node) info.meta.hosts.push_back("host" + std::to_string(n));
+  info.meta.extra["pair_order"] = "concurrent: per sample a random 1-factorisation (loaded network)";
+  nt::RecordExtras extras;
+  extras.isolated = !isolated.empty();
+  nt::RawWriter w(path, info, true, 0, extras);
+  const auto PP = static_cast<std::size_t>(m.cube.P) * static_cast<std::size_t>(m.cube.P);
+  for (std::size_t k = 0; k < m.cube.count(); ++k) {
+    std::vector<double> v(loaded.begin() + static_cast<std::ptrdiff_t>(k * PP),
+                          loaded.begin() + static_cast<std::ptrdiff_t>((k + 1) * PP));
+    const std::span<const double> iso =
+        isolated.empty() ? std::span<const double>{} : std::span<const double>(isolated.data() + k * PP, PP);
+    w.append(m.cube.lengths[k], v, {}, {}, iso);
+  }
+  w.close();
+}
+
+// Issue 32: under --concurrent a one-way pair stands only when its isolated re-test confirms it. A
+// real one (rank a -> b 3x slower, loaded and alone) is kept and says so; one that only its round's
+// contention made (c -> d 3x under load, normal alone) becomes the contention finding. Without the
+// re-test neither stands.
+TEST(Paths, UnderLoadAOneWayPairStandsOnlyWhenItsRetestConfirmsIt) {
+  Tree t;
+  t.leaves = 4;
+  t.nodes_per_leaf = 4;
+  t.ranks_per_node = 1;
+  const Made m = make(t);
+  const int P = m.cube.P;  // pairs between leaves (the placement is shuffled)
+  const int a = ranks_with(m.leaf, 0).front(), b = ranks_with(m.leaf, 2).front();
+  const int c = ranks_with(m.leaf, 1).front(), d = ranks_with(m.leaf, 3).front();
+  const auto PP = static_cast<std::size_t>(P) * static_cast<std::size_t>(P);
+  auto cell = [&](std::size_t k, int x, int y) { return k * PP + static_cast<std::size_t>(x * P + y); };
+  std::vector<float> loaded = m.cube.v;
+  std::vector<double> isolated(loaded.size(), std::nan(""));
+  for (std::size_t k = 0; k < m.cube.count(); ++k) {
+    loaded[cell(k, a, b)] *= 3.0F;  // the network's: slow alone too
+    loaded[cell(k, c, d)] *= 3.0F;  // the round's: normal alone
+    for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}, std::pair{c, d}, std::pair{d, c}})
+      isolated[cell(k, x, y)] = static_cast<double>(m.cube.v[cell(k, x, y)]) * (x == a && y == b ? 3.0 : 1.0);
+  }
+  const auto dir = std::filesystem::temp_directory_path() / ("nt_paths_loaded_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  na::ReportOptions o;
+  o.find_deviation_beside = false;
+  auto pairs_of = [](const na::Report& r, const std::string& kind) {
+    std::set<std::pair<int, int>> s;
+    for (const auto& x : r.anomalies)
+      if (x.kind == kind) s.insert(x.pairs.begin(), x.pairs.end());
+    return s;
+  };
+  write_loaded_run(m, loaded, isolated, dir / "retested_median.nc");
+  const auto r = na::make_report((dir / "retested_median.nc").string(), o);
+  EXPECT_EQ(pairs_of(r, "asymmetric_pair"), (std::set<std::pair<int, int>>{{a, b}}));
+  EXPECT_EQ(pairs_of(r, "contention"), (std::set<std::pair<int, int>>{{c, d}}));
+  for (const auto& x : r.anomalies) {
+    if (x.kind == "asymmetric_pair") EXPECT_NE(x.detail.find("confirmed alone (--retest): 3.00x"), std::string::npos) << x.detail;
+    if (x.kind == "contention")
+      EXPECT_NE(x.detail.find("their isolated re-test does not confirm them"), std::string::npos) << x.detail;
+  }
+  write_loaded_run(m, loaded, {}, dir / "loaded_median.nc");
+  const auto l = na::make_report((dir / "loaded_median.nc").string(), o);
+  EXPECT_TRUE(pairs_of(l, "asymmetric_pair").empty());
+  EXPECT_EQ(pairs_of(l, "contention"), (std::set<std::pair<int, int>>{{a, b}, {c, d}}));
+  std::filesystem::remove_all(dir);
+}
+
 // Issue 23: on the noise-free tree (slow node, slow uplink: the slow_switch finding) the report read
 // one length at a time equals the report of the cube in memory.
 TEST(Paths, StreamedReportEqualsTheReportOfTheCubeInMemory) {
