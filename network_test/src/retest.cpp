@@ -1,16 +1,25 @@
-// --retest / --retest-seconds: after the concurrent rounds of a length, the cells whose loaded
-// median stands out of their line are measured again alone, one pair after the other.
+// --retest / --retest-seconds: after the concurrent rounds of a length, the cells that look loaded
+// are measured again alone, one pair after the other.
 //
-// Standing out: a cell's median (over its samples) above --retest-ratio x the median of the
-// cells of its line (the rank's row, or column when the mode's receiver holds the samples) in
-// the same class (peers on the rank's host, peers on other hosts). Each rank judges its own
-// line (O(P)); the budget of --retest N pairs is shared out highest ratio first with one
+// Looking loaded, against the cells of the same class (peers on the rank's host, peers on other
+// hosts), by the largest of three ratios (each against --retest-ratio):
+//   - the cell's median over the median of its line (the rank's row, or column when the mode's
+//     receiver holds the samples): it stands out of its line;
+//   - the cell's median over the median of the peer's line: it stands out of the other end's line
+//     (a leaf whose uplink saturates loads every cell of its ranks' lines, so none stands out of
+//     its own line, but each stands out of the line of its peer behind an idle uplink);
+//   - the cell's spread (largest / smallest sample) over the median spread of its line: its
+//     samples disagree. Every sample of a pair runs in another round with other partners, so a
+//     spread above the line's says some round loaded the pair.
+// Each rank judges its own line (O(P)) and learns the other lines' medians with one allgather of
+// two values per rank; the budget of --retest N pairs is shared out highest ratio first with one
 // reduction of a histogram of the ratios and one exclusive scan (no rank sees more than its
 // line); the chosen cells are allgathered (O(N) per rank) into the same task list on every rank
 // and run through the sequential schedule. --retest-seconds S runs them in chunks, doubling,
 // while the time measured so far says the next chunk fits in S.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include "internal.hpp"
@@ -35,21 +44,63 @@ int bin_of(double ratio, double threshold) {
   return std::clamp(static_cast<int>(b), 0, kBins - 1);
 }
 
-// The cells of this rank's line that stand out of their class, any order.
-std::vector<Candidate> standing_out(const Ctx& c, const std::vector<double>& medians) {
-  const auto me = static_cast<std::size_t>(c.rank);
-  std::vector<double> same, other;
+// A line's typical cell per class (0: peers on the rank's host, 1: other hosts): the median of the
+// cells' medians and of their spreads (largest / smallest sample; 1 without two positive samples).
+struct LineTypical {
+  double median[2] = {0, 0};
+  double spread[2] = {1, 1};
+};
+
+double spread_of(const Ctx& c, std::size_t q) {
+  const double* v = c.store.values.data() + q * static_cast<std::size_t>(c.store.stride);
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  int n = 0;
+  for (int i = 0; i < c.store.used[q]; ++i)
+    if (std::isfinite(v[i]) && v[i] > 0) {
+      lo = std::min(lo, v[i]);
+      hi = std::max(hi, v[i]);
+      ++n;
+    }
+  return n >= 2 ? hi / lo : 1.0;
+}
+
+int class_of(const Ctx& c, std::size_t q) { return c.hosts[q] == c.hosts[static_cast<std::size_t>(c.rank)] ? 0 : 1; }
+
+LineTypical typical_of(const Ctx& c, const std::vector<double>& medians, const std::vector<double>& spreads) {
+  std::vector<double> m[2], s[2];
   for (std::size_t q = 0; q < medians.size(); ++q)
-    if (q != me && std::isfinite(medians[q])) (c.hosts[q] == c.hosts[me] ? same : other).push_back(medians[q]);
-  const double m_same = same.empty() ? 0 : median(std::span<const double>(same));
-  const double m_other = other.empty() ? 0 : median(std::span<const double>(other));
+    if (q != static_cast<std::size_t>(c.rank) && std::isfinite(medians[q])) {
+      m[class_of(c, q)].push_back(medians[q]);
+      s[class_of(c, q)].push_back(spreads[q]);
+    }
+  LineTypical t;
+  for (int k = 0; k < 2; ++k)
+    if (!m[k].empty()) {
+      t.median[k] = median(std::span<const double>(m[k]));
+      t.spread[k] = std::max(1.0, median(std::span<const double>(s[k])));
+    }
+  return t;
+}
+
+// The cells of this rank's line that look loaded (see the top of the file), any order.
+std::vector<Candidate> standing_out(Ctx& c, const std::vector<double>& medians) {
+  const auto P = medians.size();
+  std::vector<double> spreads(P, 1.0);
+  for (std::size_t q = 0; q < P; ++q) spreads[q] = spread_of(c, q);
+  const LineTypical mine = typical_of(c, medians, spreads);
+  std::vector<double> lines(2 * P);  // every rank's line medians, [rank * 2 + class]
+  MPI_Allgather(mine.median, 2, MPI_DOUBLE, lines.data(), 2, MPI_DOUBLE, c.comm);
   std::vector<Candidate> out;
-  for (std::size_t q = 0; q < medians.size(); ++q) {
-    if (q == me || !std::isfinite(medians[q])) continue;
-    const double m = c.hosts[q] == c.hosts[me] ? m_same : m_other;
-    if (!(m > 0) || !(medians[q] > c.settings.retest_ratio * m)) continue;
+  for (std::size_t q = 0; q < P; ++q) {
+    if (q == static_cast<std::size_t>(c.rank) || !std::isfinite(medians[q])) continue;
+    const int k = class_of(c, q);
+    const double m = mine.median[k], theirs = lines[2 * q + static_cast<std::size_t>(k)];
+    double ratio = spreads[q] / mine.spread[k];
+    if (m > 0) ratio = std::max(ratio, medians[q] / m);
+    if (theirs > 0) ratio = std::max(ratio, medians[q] / theirs);
+    if (!(ratio > c.settings.retest_ratio)) continue;
     const int a = c.rank, b = static_cast<int>(q);
-    out.push_back(c.spec.results_in_rows ? Candidate{medians[q] / m, a, b} : Candidate{medians[q] / m, b, a});
+    out.push_back(c.spec.results_in_rows ? Candidate{ratio, a, b} : Candidate{ratio, b, a});
   }
   return out;
 }

@@ -332,17 +332,28 @@ TEST(NetworkTest, RetestStoresTheIsolatedValuesOfTheCellsThatStandOut) {
       ASSERT_TRUE(med.has_isolated());
       ASSERT_EQ(med.count(), 2u);
       for (std::size_t k = 0; k < med.count(); ++k) {
-        // Expected: every off-diagonal cell by its ratio to its row's median, highest first.
+        // Expected (every rank on this one host: one class): every off-diagonal cell by the largest
+        // of its median over its row's median, over its peer's row's median, and its spread (max /
+        // min sample) over its row's median spread; those above the ratio, highest first.
         const Matrix loaded = med.matrix(k);
-        std::vector<std::pair<double, std::pair<int, int>>> standing;
-        for (int x = 0; x < 4; ++x) {
+        const Matrix hi = RawReader(result_path(pre, Statistic::max)).matrix(k);
+        const Matrix lo = RawReader(result_path(pre, Statistic::min)).matrix(k);
+        auto row_median = [](auto&& cell, int x) {
           std::vector<double> line;
           for (int y = 0; y < 4; ++y)
-            if (y != x) line.push_back(loaded.at(x, y));
-          const double m = median(std::span<const double>(line));
-          for (int y = 0; y < 4; ++y)
-            if (y != x && loaded.at(x, y) > ratio * m) standing.push_back({loaded.at(x, y) / m, {x, y}});
-        }
+            if (y != x) line.push_back(cell(x, y));
+          return median(std::span<const double>(line));
+        };
+        auto value = [&](int x, int y) { return loaded.at(x, y); };
+        auto spread = [&](int x, int y) { return hi.at(x, y) / lo.at(x, y); };
+        std::vector<std::pair<double, std::pair<int, int>>> standing;
+        for (int x = 0; x < 4; ++x)
+          for (int y = 0; y < 4; ++y) {
+            if (y == x) continue;
+            const double r = std::max({value(x, y) / row_median(value, x), value(x, y) / row_median(value, y),
+                                       spread(x, y) / std::max(1.0, row_median(spread, x))});
+            if (r > ratio) standing.push_back({r, {x, y}});
+          }
         std::sort(standing.rbegin(), standing.rend());
         ASSERT_GE(standing.size(), 3u);
         std::set<std::pair<int, int>> want;
