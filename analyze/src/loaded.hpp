@@ -17,20 +17,32 @@ namespace nt::analysis {
 // Whether the cube's file was measured with --concurrent (pairs shared the network).
 bool measured_under_load(const Cube& c);
 
+// For a cube measured under load whose file holds the isolated re-test (--retest): the same file
+// with every re-tested cell at its isolated value (nt::IsolatedWhereRetested), what the groups,
+// findings and fits read (issue 33 item 3: the isolated values for faults and topology, the
+// loaded ones for contention). Nothing otherwise, and nothing when `deviation` (the spread of the
+// loaded samples) says that 5 % or more of the cells not re-tested between different hosts still
+// carry the load (samples 10 % apart or more): mixed with isolated cells they would be less
+// coherent than the loaded matrix.
+std::optional<Cube> isolated_where_retested(const Cube& c, const Cube* deviation, const std::vector<std::string>& hosts);
+
 // A node whose links to every other node of its group at the first level above the nodes are slow
 // (at least two of them, and they are not slow to each other) is one slow node, not that many slow
 // links: its cable or port. Sequential runs show such a node in every class; under load its pairs
 // beyond the group are hidden by the contention on the uplinks, and only its group shows it.
 void slow_links_to_slow_nodes(const Topology& t, const std::vector<std::string>& hosts, std::vector<Anomaly>& out);
 
-// For a cube measured under load: the slow links and one-way pairs that the isolated values of the
+// For a cube measured under load (c: the loaded values; the findings may come from the merged
+// cube of isolated_where_retested): the slow links and one-way pairs that the isolated values of the
 // file confirm stay (their detail says so); the others are replaced by one finding of kind
 // "contention" with their pairs, which also says how much the load moved each class (the spread of
 // a pair's samples from `deviation`, and loaded / isolated of the re-tested pairs). It is made
 // when there are such pairs or the spread is contention's (10 % or more); slow switch groups are
 // said to be slow or saturated first. Returns the report's note on the load (a WARNING when the
 // spread is contention's), nothing for a file measured sequentially.
-std::optional<std::string> review_findings_under_load(const Cube& c, const Cube* deviation, const Topology& t,
-                                                      const AnomalyOptions& opt, std::vector<Anomaly>& out);
+// merged: the topology and findings came from isolated_where_retested.
+std::optional<std::string> review_findings_under_load(const Cube& c, bool merged, const Cube* deviation,
+                                                      const Topology& t, const AnomalyOptions& opt,
+                                                      std::vector<Anomaly>& out);
 
 }  // namespace nt::analysis

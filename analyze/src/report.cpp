@@ -55,11 +55,13 @@ nlohmann::json fit_json(const LineFit& f) {
 
 }  // namespace
 
-Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, const Cube* deviation) {
+Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* async, const Cube* deviation) {
   Report r;
+  r.hosts = hosts_for(measured, opt.hosts_file);
+  const std::optional<Cube> merged = isolated_where_retested(measured, deviation, r.hosts);
+  const Cube& c = merged ? *merged : measured;
   r.source = c.source;
   r.cube = cube_header(c);  // the delays stay with the caller: no second copy of the file
-  r.hosts = hosts_for(c, opt.hosts_file);
   if (c.mode == Mode::bcast || c.mode == Mode::all_to_all || c.mode == Mode::loggp)
     r.notes.push_back(fmt::format("mode {} is not a point-to-point delay: groups and fits are to be read with care",
                                   mode_name(c.mode)));
@@ -87,7 +89,7 @@ Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async, c
     auto v = find_variance_anomalies(c, *deviation, r.hosts, opt.anomalies);
     r.anomalies.insert(r.anomalies.end(), v.begin(), v.end());
   }
-  if (auto note = review_findings_under_load(c, deviation, r.topology, opt.anomalies, r.anomalies))
+  if (auto note = review_findings_under_load(measured, merged.has_value(), deviation, r.topology, opt.anomalies, r.anomalies))
     r.notes.push_back(std::move(*note));
   r.hockney = fit_classes_and_pairs(c, r.topology, opt.thresholds, deviation,
                                     opt.keep_pair_fits || opt.pairs_in_json || c.P <= 16);

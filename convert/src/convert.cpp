@@ -14,6 +14,7 @@
 #include "nt/json_text.hpp"
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
+#include "nt/isolated.hpp"
 #include "nt/output.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/result_set.hpp"
@@ -281,8 +282,8 @@ std::vector<fs::path> upgrade(const fs::path& in, const fs::path& prefix, bool f
 // ---- isolated -----------------------------------------------------------------------------
 
 void isolated(const fs::path& in, const fs::path& out, bool force) {
-  auto d = open_dataset(in);
-  if (d->count() == 0 || !d->isolated(0))
+  std::shared_ptr<const Dataset> d = open_dataset(in);
+  if (!has_isolated_values(*d))
     throw UsageError(in.string() + " has no isolated values (network_test --concurrent --retest writes them)");
   nt::require_memory(16ull * static_cast<std::uint64_t>(d->ranks()) * static_cast<std::uint64_t>(d->ranks()) *
                          d->count(),
@@ -292,16 +293,11 @@ void isolated(const fs::path& in, const fs::path& out, bool force) {
   info.meta.extra["isolated_note"] =
       "the cells re-tested alone after the concurrent rounds hold their isolated value, the others the loaded one";
   MemoryDataset m(info, "memory", in);
-  long replaced = 0;
+  const IsolatedWhereRetested merged(d);
+  std::size_t replaced = 0;
   for (std::size_t k = 0; k < d->count(); ++k) {
-    Matrix loaded = d->matrix(k);
-    const Matrix iso = *d->isolated(k);
-    for (std::size_t i = 0; i < loaded.values().size(); ++i)
-      if (!std::isnan(iso.values()[i])) {
-        loaded.values()[i] = iso.values()[i];
-        ++replaced;
-      }
-    m.append(d->lengths()[k], std::move(loaded));
+    m.append(d->lengths()[k], merged.matrix(k));
+    replaced += merged.retested(k).size();
   }
   m.mutable_info().meta.extra["isolated_cells"] = std::to_string(replaced);
   write_raw(out, m, force);

@@ -7,6 +7,7 @@
 
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
+#include "nt/isolated.hpp"
 #include "nt/raw_file.hpp"
 #include "test_util.hpp"
 
@@ -194,4 +195,57 @@ TEST(RawFile, RowWriterTellsUnopenableFromNotCdf2) {
       << message(dir / "missing.nc");
   { std::ofstream(dir / "text.nc") << "not netcdf\n"; }
   EXPECT_NE(message(dir / "text.nc").find("is not a CDF-2 file"), std::string::npos) << message(dir / "text.nc");
+}
+
+// A statistic file of --concurrent --retest read with its re-tested cells at their isolated values
+// (nt::IsolatedWhereRetested, what the analysis reads): every access path (matrix, rows, blocks,
+// single values, rows and columns over lengths, pairs) gives the same merged delays, and the file
+// itself stays the loaded measurement.
+TEST(RawFile, IsolatedWhereRetestedMergesTheSameWayOnEveryAccessPath) {
+  const auto dir = test::scratch_dir();
+  auto d = test::make_dataset(5, {0, 64, 128});
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  RecordExtras extras;
+  extras.isolated = true;
+  const auto path = dir / "retested_median.nc";
+  std::vector<Matrix> merged;
+  {
+    RawWriter w(path, d->info(), false, 0, extras);
+    for (std::size_t k = 0; k < 3; ++k) {
+      std::vector<double> iso(25, nan);
+      Matrix m = d->at(k);
+      for (auto [x, y] : {std::pair{0, 1}, std::pair{3, 4}, std::pair{4, 0}, std::pair{2, static_cast<int>(k + 3) % 5}}) {
+        iso[static_cast<std::size_t>(x * 5 + y)] = 1e-3 * (x + 1) + 1e-5 * y + 1e-7 * static_cast<double>(k);
+        m.at(x, y) = iso[static_cast<std::size_t>(x * 5 + y)];
+      }
+      merged.push_back(m);
+      w.append(d->lengths()[k], d->at(k).values(), {}, {}, iso);
+    }
+    w.close();
+  }
+  std::shared_ptr<const Dataset> file = open_dataset(path);
+  ASSERT_TRUE(has_isolated_values(*file));
+  const IsolatedWhereRetested v(file);
+  EXPECT_EQ(v.lengths(), file->lengths());
+  EXPECT_EQ(v.params(), file->params());
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(file->matrix(k), d->at(k)) << "the file stays loaded, length " << k;
+    EXPECT_EQ(v.matrix(k), merged[k]) << k;
+    EXPECT_EQ(v.retested(k).size(), 4u);
+    const auto rows = v.rows(k, 2, 5);
+    EXPECT_EQ(rows, std::vector<double>(merged[k].values().begin() + 10, merged[k].values().end())) << k;
+    std::vector<double> block(6);
+    v.block(k, 2, 3, 0, 2, block.data());
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 2; ++j) EXPECT_EQ(block[static_cast<std::size_t>(i * 2 + j)], merged[k].at(2 + i, j)) << k;
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j) EXPECT_EQ(v.value(i, j, k), merged[k].at(i, j)) << k << " " << i << " " << j;
+  }
+  const auto col = v.column(0, 0, 3), row = v.row(4, 0, 3), pair = v.pair(3, 4);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(col[k * 5 + 4], merged[k].at(4, 0));
+    EXPECT_EQ(row[k * 5 + 0], merged[k].at(4, 0));
+    EXPECT_EQ(pair[k], merged[k].at(3, 4));
+  }
+  EXPECT_FALSE(has_isolated_values(*test::make_dataset(3, {0})));
 }

@@ -1,0 +1,45 @@
+// The delays of a run measured under load (network_test --concurrent --retest) with every cell that
+// was re-tested alone at its isolated value: a pair's own delay wherever the run measured it, the
+// loaded one elsewhere. The one rule that merges the two (network_convert isolated writes it, the
+// analysis reads its groups and findings from it).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "nt/dataset.hpp"
+
+namespace nt {
+
+class IsolatedWhereRetested final : public Dataset {
+ public:
+  // base must hold isolated values (has_isolated_values).
+  explicit IsolatedWhereRetested(std::shared_ptr<const Dataset> base);
+
+  Matrix matrix(std::size_t k) const override;
+  std::vector<double> rows(std::size_t k, int r0, int r1) const override;
+  double value(int sender, int receiver, std::size_t k) const override;
+  void block(std::size_t k, int x0, int nx, int y0, int ny, double* out) const override;
+  std::optional<Matrix> isolated(std::size_t k) const override { return base_->isolated(k); }
+  bool has_sample_count() const noexcept override { return base_->has_sample_count(); }
+  std::vector<int> sample_count(std::size_t k) const override { return base_->sample_count(k); }
+  std::vector<int> sample_count_of(int sender, int receiver) const override {
+    return base_->sample_count_of(sender, receiver);
+  }
+  // The cells of length k measured alone: (sender * P + receiver, isolated value), by cell.
+  const std::vector<std::pair<std::size_t, double>>& retested(std::size_t k) const;
+
+ private:
+  std::shared_ptr<const Dataset> base_;
+  // One length's re-tested cells at a time (a pass reads the lengths in turn): what the run
+  // re-tested, not P^2.
+  mutable std::size_t cached_k_ = static_cast<std::size_t>(-1);
+  mutable std::vector<std::pair<std::size_t, double>> cached_;
+};
+
+// Whether d holds isolated values (a statistic file of --concurrent --retest: at every length).
+bool has_isolated_values(const Dataset& d);
+
+}  // namespace nt
