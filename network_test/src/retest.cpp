@@ -29,19 +29,25 @@ namespace nt::measure {
 
 namespace {
 
-constexpr int kBins = 512;                  // histogram of log(ratio / retest_ratio)
-constexpr double kBinsPerFactorTwo = 32.0;  // resolution: 2 % steps of the ratio, 16x range
+// Histogram of log(ratio / retest_ratio), per tier: the cells that stand out of their own line
+// first (the line's other cells, measured in the same rounds, are the surest reference: with a
+// small budget these are the cells whose load would otherwise read as structure), then the cells
+// that only the peer's line or the spread of their samples call loaded.
+constexpr int kTierBins = 256;
+constexpr int kBins = 2 * kTierBins;
+constexpr double kBinsPerFactorTwo = 32.0;  // resolution: 2 % steps of the ratio, 256x range per tier
 // Without a pair budget (--retest-seconds alone) at most this many pairs per rank are chosen.
 constexpr int kPairsPerRankWithoutCount = 4;
 
 struct Candidate {
   double ratio;
-  int x, y;  // the cell, our orientation
+  int x, y;   // the cell, our orientation
+  int tier;   // 1: stands out of its own line; 0: of the peer's line, or its samples disagree
 };
 
-int bin_of(double ratio, double threshold) {
-  const double b = std::log2(ratio / threshold) * kBinsPerFactorTwo;
-  return std::clamp(static_cast<int>(b), 0, kBins - 1);
+int bin_of(const Candidate& m, double threshold) {
+  const double b = std::log2(m.ratio / threshold) * kBinsPerFactorTwo;
+  return m.tier * kTierBins + std::clamp(static_cast<int>(b), 0, kTierBins - 1);
 }
 
 // A line's typical cell per class (0: peers on the rank's host, 1: other hosts): the median of the
@@ -95,12 +101,14 @@ std::vector<Candidate> standing_out(Ctx& c, const std::vector<double>& medians) 
     if (q == static_cast<std::size_t>(c.rank) || !std::isfinite(medians[q])) continue;
     const int k = class_of(c, q);
     const double m = mine.median[k], theirs = lines[2 * q + static_cast<std::size_t>(k)];
-    double ratio = spreads[q] / mine.spread[k];
-    if (m > 0) ratio = std::max(ratio, medians[q] / m);
-    if (theirs > 0) ratio = std::max(ratio, medians[q] / theirs);
-    if (!(ratio > c.settings.retest_ratio)) continue;
-    const int a = c.rank, b = static_cast<int>(q);
-    out.push_back(c.spec.results_in_rows ? Candidate{ratio, a, b} : Candidate{ratio, b, a});
+    const double own = m > 0 ? medians[q] / m : 0.0;
+    double other = spreads[q] / mine.spread[k];
+    if (theirs > 0) other = std::max(other, medians[q] / theirs);
+    const bool stands_out = own > c.settings.retest_ratio;
+    if (!stands_out && !(other > c.settings.retest_ratio)) continue;
+    const int a = c.rank, b = static_cast<int>(q), tier = stands_out ? 1 : 0;
+    const double ratio = stands_out ? own : other;
+    out.push_back(c.spec.results_in_rows ? Candidate{ratio, a, b, tier} : Candidate{ratio, b, a, tier});
   }
   return out;
 }
@@ -110,7 +118,7 @@ std::vector<Candidate> standing_out(Ctx& c, const std::vector<double>& medians) 
 std::vector<Candidate> within_budget(Ctx& c, std::vector<Candidate> mine, long budget) {
   const double thr = c.settings.retest_ratio;
   std::vector<long> hist(kBins, 0), all(kBins, 0);
-  for (const auto& m : mine) ++hist[static_cast<std::size_t>(bin_of(m.ratio, thr))];
+  for (const auto& m : mine) ++hist[static_cast<std::size_t>(bin_of(m, thr))];
   MPI_Allreduce(hist.data(), all.data(), kBins, MPI_LONG, MPI_SUM, c.comm);
   long taken = 0;
   int cut = -1;  // bins above cut are taken whole
@@ -129,17 +137,21 @@ std::vector<Candidate> within_budget(Ctx& c, std::vector<Candidate> mine, long b
   std::vector<Candidate> keep;
   long in_cut = 0;
   for (const auto& m : mine) {
-    const int b = bin_of(m.ratio, thr);
+    const int b = bin_of(m, thr);
     if (b > cut || (b == cut && in_cut++ < quota)) keep.push_back(m);
   }
   return keep;
 }
 
-// Every rank's chosen cells, on every rank, as tasks highest ratio first (one task per pair of
-// an exchange mode).
+// Every rank's chosen cells, on every rank, as tasks in the order of the budget's bins (own line
+// first, highest ratio first; --retest-seconds runs them in this order), one task per pair of an
+// exchange mode.
 std::vector<Task> retest_tasks(Ctx& c, std::size_t k, const std::vector<Candidate>& keep) {
   std::vector<double> mine;
-  for (const auto& m : keep) mine.insert(mine.end(), {m.ratio, static_cast<double>(m.x), static_cast<double>(m.y)});
+  for (const auto& m : keep) {
+    const double order = bin_of(m, c.settings.retest_ratio) + m.ratio / (m.ratio + 1.0);  // bin, then ratio
+    mine.insert(mine.end(), {order, static_cast<double>(m.x), static_cast<double>(m.y)});
+  }
   const int n = static_cast<int>(mine.size());
   std::vector<int> counts(static_cast<std::size_t>(c.size)), displs(static_cast<std::size_t>(c.size), 0);
   MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, c.comm);

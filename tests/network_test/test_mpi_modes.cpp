@@ -332,9 +332,9 @@ TEST(NetworkTest, RetestStoresTheIsolatedValuesOfTheCellsThatStandOut) {
       ASSERT_TRUE(med.has_isolated());
       ASSERT_EQ(med.count(), 2u);
       for (std::size_t k = 0; k < med.count(); ++k) {
-        // Expected (every rank on this one host: one class): every off-diagonal cell by the largest
-        // of its median over its row's median, over its peer's row's median, and its spread (max /
-        // min sample) over its row's median spread; those above the ratio, highest first.
+        // Expected (every rank on this one host: one class): the cells above the ratio to their
+        // row's median first, highest first; then those above it only to their peer's row's
+        // median or by their spread (max / min sample) over their row's median spread.
         const Matrix loaded = med.matrix(k);
         const Matrix hi = RawReader(result_path(pre, Statistic::max)).matrix(k);
         const Matrix lo = RawReader(result_path(pre, Statistic::min)).matrix(k);
@@ -346,13 +346,15 @@ TEST(NetworkTest, RetestStoresTheIsolatedValuesOfTheCellsThatStandOut) {
         };
         auto value = [&](int x, int y) { return loaded.at(x, y); };
         auto spread = [&](int x, int y) { return hi.at(x, y) / lo.at(x, y); };
-        std::vector<std::pair<double, std::pair<int, int>>> standing;
+        std::vector<std::pair<std::pair<int, double>, std::pair<int, int>>> standing;  // ((tier, ratio), cell)
         for (int x = 0; x < 4; ++x)
           for (int y = 0; y < 4; ++y) {
             if (y == x) continue;
-            const double r = std::max({value(x, y) / row_median(value, x), value(x, y) / row_median(value, y),
-                                       spread(x, y) / std::max(1.0, row_median(spread, x))});
-            if (r > ratio) standing.push_back({r, {x, y}});
+            const double own = value(x, y) / row_median(value, x);
+            const double other = std::max(value(x, y) / row_median(value, y),
+                                          spread(x, y) / std::max(1.0, row_median(spread, x)));
+            if (own > ratio) standing.push_back({{1, own}, {x, y}});
+            else if (other > ratio) standing.push_back({{0, other}, {x, y}});
           }
         std::sort(standing.rbegin(), standing.rend());
         ASSERT_GE(standing.size(), 3u);
