@@ -192,9 +192,10 @@ std::vector<std::size_t> measured_peers(const Ctx& c, const std::vector<Task>& t
   return peers;
 }
 
-// Runs the tasks in chunks within the time budget (all of them without one); returns how many ran.
-std::size_t run_within_time(Ctx& c, const std::vector<Task>& tasks, std::int64_t length) {
-  const double budget = c.settings.retest_seconds, t0 = Ctx::now();
+// Runs the tasks in chunks within `budget` seconds (all of them when budget <= 0); returns how
+// many ran.
+std::size_t run_within_time(Ctx& c, const std::vector<Task>& tasks, std::int64_t length, double budget) {
+  const double t0 = Ctx::now();
   std::size_t done = 0;
   long chunk = budget > 0 ? 4 : static_cast<long>(tasks.size());
   while (done < tasks.size() && chunk > 0) {
@@ -215,6 +216,49 @@ std::size_t run_within_time(Ctx& c, const std::vector<Task>& tasks, std::int64_t
   return done;
 }
 
+// The isolated median of each re-tested peer of this rank's line (NaN elsewhere), from the re-test's
+// sample store.
+std::vector<double> isolated_medians(const Ctx& c, const std::vector<std::size_t>& peers) {
+  std::vector<double> out(static_cast<std::size_t>(c.size), kNaN);
+  for (std::size_t q : peers) {
+    const auto n = static_cast<std::size_t>(c.store.used[q]);
+    const double* v = c.store.values.data() + q * static_cast<std::size_t>(c.store.stride);
+    out[q] = summary_value(summarize(std::span<const double>(v, n)), Statistic::median);
+  }
+  return out;
+}
+
+// The second look: with the first re-test's isolated values as the reference of each class (the
+// median over the ranks of their lines' medians), the cells not re-tested whose loaded median is
+// above --retest-ratio x it. Where the load moves most cells of every line (an 8:1 oversubscribed
+// leaf under 8 pairs at once) none stands out of a line, and only an isolated reference finds them.
+std::vector<Candidate> above_isolated(Ctx& c, const std::vector<double>& medians, const std::vector<double>& alone) {
+  const auto P = medians.size();
+  std::vector<double> of_class[2];
+  for (std::size_t q = 0; q < P; ++q)
+    if (std::isfinite(alone[q])) of_class[class_of(c, q)].push_back(alone[q]);
+  double mine[2];
+  for (int k = 0; k < 2; ++k) mine[k] = of_class[k].empty() ? kNaN : median(std::span<const double>(of_class[k]));
+  std::vector<double> lines(2 * P);
+  MPI_Allgather(mine, 2, MPI_DOUBLE, lines.data(), 2, MPI_DOUBLE, c.comm);
+  double ref[2];
+  for (std::size_t k = 0; k < 2; ++k) {
+    std::vector<double> known;
+    for (std::size_t r = 0; r < P; ++r)
+      if (std::isfinite(lines[2 * r + k])) known.push_back(lines[2 * r + k]);
+    ref[k] = known.empty() ? kNaN : median(std::span<const double>(known));
+  }
+  std::vector<Candidate> out;
+  for (std::size_t q = 0; q < P; ++q) {
+    if (q == static_cast<std::size_t>(c.rank) || std::isfinite(alone[q]) || !std::isfinite(medians[q])) continue;
+    const double r = ref[class_of(c, q)];
+    if (!(r > 0) || !(medians[q] > c.settings.retest_ratio * r)) continue;
+    const int a = c.rank, b = static_cast<int>(q);
+    out.push_back(c.spec.results_in_rows ? Candidate{medians[q] / r, a, b, 0} : Candidate{medians[q] / r, b, a, 0});
+  }
+  return out;
+}
+
 }  // namespace
 
 bool retest_enabled(const Settings& s) { return s.concurrent && (s.retest > 0 || s.retest_seconds > 0); }
@@ -225,25 +269,40 @@ RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::v
   const std::vector<Statistic>& stats = standard_statistics();
   isolated.assign(stats.size() * PU, kNaN);
   const long budget = c.settings.retest > 0 ? c.settings.retest : static_cast<long>(kPairsPerRankWithoutCount) * c.size;
-  const std::vector<Task> tasks = retest_tasks(c, k, within_budget(c, standing_out(c, medians), budget));
+  const std::vector<Task> first = retest_tasks(c, k, within_budget(c, standing_out(c, medians), budget));
   RetestResult result;
-  if (tasks.empty()) return result;
-  const double t0 = Ctx::now();
+  if (first.empty()) return result;
+  const double t0 = Ctx::now(), seconds = c.settings.retest_seconds;
   SampleStore loaded = std::move(c.store);  // the loaded samples stay for the files
   c.store.stride = loaded.stride;
   c.store.values.assign(loaded.values.size(), 0.0);
   c.store.flags.assign(loaded.flags.size(), 0);
   c.store.used.assign(PU, loaded.stride);
   idle_barrier(c, 1, length);
-  const std::size_t ran = run_within_time(c, tasks, length);
+  const std::size_t ran = run_within_time(c, first, length, seconds);
+  std::vector<std::size_t> peers = measured_peers(c, first, ran);
+  std::size_t ran_second = 0;
+  double left = seconds > 0 ? seconds - (Ctx::now() - t0) : 0.0;  // rank 0's, on every rank: one decision
+  if (seconds > 0) {
+    MPI_Request req;
+    MPI_Ibcast(&left, 1, MPI_DOUBLE, 0, c.comm, &req);
+    c.idle_wait(req, idle_deadline(c, 1), "timeout: waiting for the re-test's second look");
+  }
+  if (ran == first.size() && static_cast<long>(ran) < budget && (seconds <= 0 || left > 0)) {
+    const auto second = retest_tasks(
+        c, k, within_budget(c, above_isolated(c, medians, isolated_medians(c, peers)), budget - static_cast<long>(ran)));
+    ran_second = run_within_time(c, second, length, left);
+    const auto more = measured_peers(c, second, ran_second);
+    peers.insert(peers.end(), more.begin(), more.end());
+  }
   idle_barrier(c, 1, length);  // every re-test over: the time is the re-test's, not this rank's part
-  for (std::size_t q : measured_peers(c, tasks, ran)) {
+  for (std::size_t q : peers) {
     const auto n = static_cast<std::size_t>(c.store.used[q]);
     const Summary s = summarize(std::span<const double>(c.store.values.data() + q * static_cast<std::size_t>(c.store.stride), n));
     for (std::size_t i = 0; i < stats.size(); ++i) isolated[i * PU + q] = summary_value(s, stats[i]);
   }
   c.store = std::move(loaded);
-  result.pairs = static_cast<long>(ran);
+  result.pairs = static_cast<long>(ran + ran_second);
   result.seconds = Ctx::now() - t0;
   return result;
 }

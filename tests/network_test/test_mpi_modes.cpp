@@ -375,7 +375,15 @@ TEST(NetworkTest, RetestStoresTheIsolatedValuesOfTheCellsThatStandOut) {
                   EXPECT_GT(iso->at(x, y), 0.0);
                 }
               }
-          EXPECT_EQ(got, want) << statistic_name(st) << " length " << med.lengths()[k];
+          // With budget left after the first look, the second adds cells above the isolated
+          // reference (real timings here: which ones is not known), never more than the budget.
+          if (standing.size() >= static_cast<std::size_t>(budget)) {
+            EXPECT_EQ(got, want) << statistic_name(st) << " length " << med.lengths()[k];
+          } else {
+            EXPECT_TRUE(std::includes(got.begin(), got.end(), want.begin(), want.end()))
+                << statistic_name(st) << " length " << med.lengths()[k];
+            EXPECT_LE(got.size(), static_cast<std::size_t>(budget));
+          }
         }
       }
     }
