@@ -153,7 +153,8 @@ def ratio_text(ratios, hosts, thr):
 
 
 def findings(report, rank_host):
-    return [(a["kind"], sorted({rank_host[r] for r in a.get("ranks", [])})) for a in report.get("anomalies", [])]
+    return [(a["kind"], sorted({rank_host[r] for r in a.get("ranks", [])}), a.get("detail", ""))
+            for a in report.get("anomalies", [])]
 
 
 def compare(corpus, sc, out, a):
@@ -182,9 +183,9 @@ def compare(corpus, sc, out, a):
     extra = [h for h in low if h not in cores]
     if extra:
         print(f"| mpiGraph, no fault | {short(extra)} | {ratio_text(ratios, extra, a.threshold)} | |")
-    for kind, hosts in findings(report, rank_host):
+    for kind, hosts, detail in findings(report, rank_host):
         touched = set(hosts) & cores
-        tag = "not scored (load)" if kind == "contention" else "on a fault" if touched else "INVENTED"
+        tag = f"not scored (load): {detail}" if kind == "contention" else "on a fault" if touched else "INVENTED"
         print(f"| report: {kind} | {short(hosts)} | {ratio_text(ratios, hosts, a.threshold) if hosts else ''} | {tag} |")
     return low
 
