@@ -170,8 +170,10 @@ def compare(corpus, sc, out, a):
     mode = "concurrent" if sc["concurrent"] else "sequential"
     print(f"\n### {sc['name']} ({len(rank_host)} ranks, {sc.get('spec', {}).get('topology', 'tree')}, "
           f"network_test {mode}; report {'exact' if s['exact'] else 'WRONG'})\n")
-    print(f"mpiGraph `{a.args}`: host time {secs:.0f} s{' (the run of an identical platform, reused)' if reused else ''}"
-          f", simulated {sim_t} s; median host {med[0]:.0f} MB/s sent, {med[1]:.0f} MB/s received.\n")
+    print(f"mpiGraph `{a.args}`: host time {secs:.0f} s{' (cached: an earlier run on the same platform, hosts and arguments)' if reused else ''}"
+          f", simulated {sim_t} s; median host {med[0]:.0f} MB/s sent, {med[1]:.0f} MB/s received; hosts from "
+          f"{min(min(r) for r in ratios.values()):.2f}x to {max(max(r) for r in ratios.values()):.2f}x; "
+          f"below {a.threshold}x: {short(low)}.\n")
     print("| | hosts | mpiGraph plain mean | our report |")
     print("|---|---|---|---|")
     cores = set()
