@@ -13,6 +13,7 @@
 #include "compare_parts.hpp"
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
+#include "nt/json_text.hpp"
 #include "nt/hosts.hpp"
 #include "nt/units.hpp"
 #include "text_util.hpp"
@@ -23,7 +24,7 @@ namespace {
 
 using namespace compare_parts;
 using text::lengths_text;
-using text::num;
+using json = nlohmann::json;
 
 std::string ranks_text(const std::vector<int>& r, std::size_t max = 12) { return text::ranks_text(r, max); }
 
@@ -330,13 +331,21 @@ nlohmann::json to_json(const Comparison& c) {
   j["hosts"] = {{"common", hosts}, {"missing", c.missing}, {"added", c.added}};
   auto cl = nlohmann::json::array();
   for (const auto& x : c.classes)
-    cl.push_back({{"class", x.name}, {"host_pairs", x.host_pairs}, {"ratio", num(x.ratio)}, {"noise", num(x.noise)}});
+    cl.push_back({{"class", x.name},
+                  {"host_pairs", x.host_pairs},
+                  {"ratio", json_number<json>(x.ratio)},
+                  {"noise", json_number<json>(x.noise)}});
   j["classes"] = cl;
   auto fs = nlohmann::json::array();
   for (const auto& f : c.findings) {
-    nlohmann::json x{{"kind", f.kind},          {"hosts", f.hosts},   {"ranks_baseline", f.ranks_baseline},
-                     {"ranks_current", f.ranks_current}, {"ratio", num(f.ratio)}, {"sigmas", num(f.sigmas)},
-                     {"lengths", f.lengths},    {"detail", f.detail}};
+    nlohmann::json x{{"kind", f.kind},
+                     {"hosts", f.hosts},
+                     {"ranks_baseline", f.ranks_baseline},
+                     {"ranks_current", f.ranks_current},
+                     {"ratio", json_number<json>(f.ratio)},
+                     {"sigmas", json_number<json>(f.sigmas)},
+                     {"lengths", f.lengths},
+                     {"detail", f.detail}};
     if (!f.direction.empty()) x["direction"] = f.direction;
     fs.push_back(x);
   }
