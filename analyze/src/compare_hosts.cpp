@@ -13,6 +13,8 @@
 #include "compare_parts.hpp"
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
+#include "nt/json_text.hpp"
+#include "nt/hosts.hpp"
 #include "nt/units.hpp"
 #include "text_util.hpp"
 
@@ -22,39 +24,32 @@ namespace {
 
 using namespace compare_parts;
 using text::lengths_text;
-using text::num;
+using json = nlohmann::json;
 
 std::string ranks_text(const std::vector<int>& r, std::size_t max = 12) { return text::ranks_text(r, max); }
 
-// Where one run or both have no host names: ranks matched by number, when the node groups found
-// in the delays agree; the groups (or the other run's names) stand for the hosts.
-void stand_in_host_names(const Cube& B, const Cube& C, Comparison& out, std::vector<std::string>& hb,
-                         std::vector<std::string>& hc) {
-  out.by_host = false;
-  const std::string which =
-      hb.empty() && hc.empty() ? "neither run has" : (hb.empty() ? B.source : C.source) + " has no";
-  if (B.P != C.P)
+// Where one run or both have no host names (match.by is not By::host): refuses unless the rank
+// counts are equal and the node groups found in the delays agree (the placement may differ
+// otherwise), and notes how the ranks were matched.
+void check_match_by_number(const Cube& B, const Cube& C, Comparison& out, const nt::HostMatch& match) {
+  const bool none_b = out.base.hosts.empty(), none_c = out.cur.hosts.empty();
+  const std::string which = none_b && none_c ? "neither run has" : (none_b ? B.source : C.source) + " has no";
+  if (match.by == nt::HostMatch::By::none)
     throw UsageError(fmt::format("{} host names (no <prefix>_hosts.txt) and the runs have {} and {} ranks: ranks "
                                  "cannot be matched; give --baseline-hosts / --current-hosts",
                                  which, B.P, C.P));
-  const auto& gb = out.base.topology.levels.front().group_of;
-  const auto& gc = out.cur.topology.levels.front().group_of;
-  if (partition_of(gb) != partition_of(gc))
+  if (partition_of(out.base.topology.levels.front().group_of) != partition_of(out.cur.topology.levels.front().group_of))
     throw UsageError(fmt::format("{} host names and the node groups of the two runs differ: the placement may "
                                  "differ, so ranks cannot be matched by number; give --baseline-hosts / "
                                  "--current-hosts",
                                  which));
-  if (hb.empty() && hc.empty()) {
-    for (int r = 0; r < B.P; ++r) hb.push_back(fmt::format("group{}", gb[static_cast<std::size_t>(r)]));
-    hc = hb;
+  if (none_b && none_c)
     out.notes.push_back("no host names in either run: ranks matched by number, the node groups found in the "
                         "delays (the same in both runs) stand for the hosts");
-  } else {
-    (hb.empty() ? hb : hc) = hb.empty() ? hc : hb;
+  else
     out.notes.push_back(fmt::format("{} host names: ranks matched by number (the node groups found in the "
                                     "delays are the same in both runs)",
                                     which));
-  }
 }
 
 }  // namespace
@@ -96,27 +91,22 @@ std::string host_list(const std::vector<std::string>& h, std::size_t max) {
 }
 
 // The common hosts of the two runs with their ranks in each (out.hosts, ranks_baseline,
-// ranks_current), the hosts of one run only (out.missing, out.added).
-HostRanks match_hosts(const Cube& B, const Cube& C, Comparison& out) {
-  std::vector<std::string> hb = out.base.hosts, hc = out.cur.hosts;
-  if (hb.empty() || hc.empty()) stand_in_host_names(B, C, out, hb, hc);
-  HostRanks host_ranks;
-  auto& rb = host_ranks.baseline;
-  auto& rc = host_ranks.current;
-  for (int r = 0; r < B.P; ++r) rb[hb[static_cast<std::size_t>(r)]].push_back(r);
-  for (int r = 0; r < C.P; ++r) rc[hc[static_cast<std::size_t>(r)]].push_back(r);
-  for (const auto& [host, ranks] : rb) {
-    if (rc.count(host)) {
-      out.hosts.push_back(host);
-      out.ranks_baseline.push_back(ranks);
-      out.ranks_current.push_back(rc[host]);
-      if (ranks != rc[host]) out.placement_differs = true;
-    } else {
-      out.missing.push_back(host);
-    }
+// ranks_current), the hosts of one run only (out.missing, out.added): nt::match_hosts, the rule
+// the viewer follows too; without host names the node groups of the baseline name the hosts.
+nt::HostMatch match_hosts(const Cube& B, const Cube& C, Comparison& out) {
+  std::vector<std::string> stand_in;
+  for (int g : out.base.topology.levels.front().group_of) stand_in.push_back(fmt::format("group{}", g));
+  const nt::HostMatch match = nt::match_hosts(out.base.hosts, B.P, out.cur.hosts, C.P, stand_in);
+  out.by_host = match.by == nt::HostMatch::By::host;
+  if (!out.by_host) check_match_by_number(B, C, out, match);
+  out.missing = match.only_a;
+  out.added = match.only_b;
+  for (const auto& host : match.common) {
+    out.hosts.push_back(host);
+    out.ranks_baseline.push_back(match.ranks_a.at(host));
+    out.ranks_current.push_back(match.ranks_b.at(host));
+    if (out.ranks_baseline.back() != out.ranks_current.back()) out.placement_differs = true;
   }
-  for (const auto& [host, ranks] : rc)
-    if (!rb.count(host)) out.added.push_back(host);
   if (out.hosts.empty())
     throw UsageError(fmt::format("{} and {} have no host in common ({} vs {})", B.source, C.source,
                                  host_list(out.missing, 3), host_list(out.added, 3)));
@@ -127,16 +117,16 @@ HostRanks match_hosts(const Cube& B, const Cube& C, Comparison& out) {
                           "their rank pairs");
       break;
     }
-  return host_ranks;
+  return match;
 }
 
 // The hosts of one run only.
-void find_missing_and_added_hosts(Comparison& out, const HostRanks& host_ranks) {
+void find_missing_and_added_hosts(Comparison& out, const nt::HostMatch& host_ranks) {
   for (const auto& host : out.missing) {
     Finding finding;
     finding.kind = "node_missing";
     finding.hosts = {host};
-    finding.ranks_baseline = host_ranks.baseline.at(host);
+    finding.ranks_baseline = host_ranks.ranks_a.at(host);
     finding.detail = fmt::format("node {} ({} ranks in the baseline) is not in the current run", host,
                                  finding.ranks_baseline.size());
     out.findings.push_back(finding);
@@ -145,7 +135,7 @@ void find_missing_and_added_hosts(Comparison& out, const HostRanks& host_ranks) 
     Finding finding;
     finding.kind = "node_added";
     finding.hosts = {host};
-    finding.ranks_current = host_ranks.current.at(host);
+    finding.ranks_current = host_ranks.ranks_b.at(host);
     finding.detail =
         fmt::format("node {} ({} ranks) is new in the current run", host, finding.ranks_current.size());
     out.findings.push_back(finding);
@@ -341,13 +331,21 @@ nlohmann::json to_json(const Comparison& c) {
   j["hosts"] = {{"common", hosts}, {"missing", c.missing}, {"added", c.added}};
   auto cl = nlohmann::json::array();
   for (const auto& x : c.classes)
-    cl.push_back({{"class", x.name}, {"host_pairs", x.host_pairs}, {"ratio", num(x.ratio)}, {"noise", num(x.noise)}});
+    cl.push_back({{"class", x.name},
+                  {"host_pairs", x.host_pairs},
+                  {"ratio", json_number<json>(x.ratio)},
+                  {"noise", json_number<json>(x.noise)}});
   j["classes"] = cl;
   auto fs = nlohmann::json::array();
   for (const auto& f : c.findings) {
-    nlohmann::json x{{"kind", f.kind},          {"hosts", f.hosts},   {"ranks_baseline", f.ranks_baseline},
-                     {"ranks_current", f.ranks_current}, {"ratio", num(f.ratio)}, {"sigmas", num(f.sigmas)},
-                     {"lengths", f.lengths},    {"detail", f.detail}};
+    nlohmann::json x{{"kind", f.kind},
+                     {"hosts", f.hosts},
+                     {"ranks_baseline", f.ranks_baseline},
+                     {"ranks_current", f.ranks_current},
+                     {"ratio", json_number<json>(f.ratio)},
+                     {"sigmas", json_number<json>(f.sigmas)},
+                     {"lengths", f.lengths},
+                     {"detail", f.detail}};
     if (!f.direction.empty()) x["direction"] = f.direction;
     fs.push_back(x);
   }

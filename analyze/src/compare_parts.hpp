@@ -10,16 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "nt/hosts.hpp"
 #include "nt/stats.hpp"
 #include "nt/analysis/compare.hpp"
 
 namespace nt::analysis::compare_parts {
 
-
-// The ranks of each host name in each run.
-struct HostRanks {
-  std::map<std::string, std::vector<int>> baseline, current;
-};
 
 // Median of the finite values (x is reordered); NaN when none.
 double finite_median(std::vector<double>& x);
@@ -39,10 +35,10 @@ int size_change(const std::vector<double>& effect, double min_log);
 // compare_hosts.cpp: the common hosts of the two runs with their ranks in each (out.hosts,
 // ranks_baseline, ranks_current; by rank number where names are missing), the hosts of one run
 // only (out.missing, out.added). B and C are the runs, out.base and out.cur their reports.
-HostRanks match_hosts(const Cube& B, const Cube& C, Comparison& out);
+nt::HostMatch match_hosts(const Cube& B, const Cube& C, Comparison& out);
 // The hosts of one run only; a host on another switch (after the delay
 // findings, which it must not hide); the protocol thresholds of each class.
-void find_missing_and_added_hosts(Comparison& out, const HostRanks& host_ranks);
+void find_missing_and_added_hosts(Comparison& out, const nt::HostMatch& host_ranks);
 // log_ratios: per length, log(current / baseline) of each host pair ([k*H*H + a*H + b]).
 void find_topology_change(Comparison& out, const std::vector<float>& log_ratios, double min_log);
 void find_threshold_changes(Comparison& out);

@@ -10,14 +10,11 @@
 #include "nt/analysis/fits.hpp"
 #include "nt/analysis/report.hpp"
 #include "nt/error.hpp"
+#include "nt/json_text.hpp"
 #include "nt/units.hpp"
 
 namespace nt::analysis {
 namespace {
-
-nlohmann::json num_or_null(double x, bool present) {
-  return present && std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
-}
 
 std::string param_text(bool identifiable, const std::string& value) { return identifiable ? value : "not identifiable"; }
 
@@ -125,7 +122,7 @@ nlohmann::json to_json(const ModelReport& m) {
   auto br = nlohmann::json::array();
   for (const auto& r : m.bcast)
     br.push_back({{"length", r.length},
-                  {"measured", num_or_null(r.measured, r.measured >= 0)},
+                  {"measured", json_number<nlohmann::json>(r.measured, r.measured >= 0)},
                   {"hockney_binomial", r.hockney_binomial},
                   {"hockney_flat", r.hockney_flat},
                   {"logp_binomial", r.logp_binomial},
@@ -133,7 +130,7 @@ nlohmann::json to_json(const ModelReport& m) {
                   {"logp_optimal_tree", r.logp_optimal},
                   {"kchain", r.kchain},
                   {"kchain_k", r.kchain_k},
-                  {"hierarchical", num_or_null(r.hierarchical, r.hierarchical >= 0)}});
+                  {"hierarchical", json_number<nlohmann::json>(r.hierarchical, r.hierarchical >= 0)}});
   j["bcast"] = br;
   j["collectives"] = m.collectives;  // keys: the member names
   j["assumptions"] = "reduce: lambda = gamma = intra-node tw; LogP without a loggp file: o = 0, g = L + 2o unless given";

@@ -10,6 +10,7 @@
 
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
+#include "nt/json_text.hpp"
 #include "nt/hosts.hpp"
 #include "nt/result_set.hpp"
 #include "nt/loggp.hpp"
@@ -22,7 +23,7 @@ namespace nt::analysis {
 namespace {
 
 using text::lengths_text;
-using text::num;
+using json = nlohmann::json;
 
 std::string ranks_text(const std::vector<int>& r, std::size_t max = 16) { return text::ranks_text(r, max); }
 
@@ -42,13 +43,13 @@ std::string bw_text(const LineFit& f) {
 }
 
 nlohmann::json fit_json(const LineFit& f) {
-  return {{"ts", num(f.ts)},
-          {"tw", num(f.tw)},
+  return {{"ts", json_number<json>(f.ts)},
+          {"tw", json_number<json>(f.tw)},
           {"ts_identifiable", f.ts_identifiable},
           {"tw_identifiable", f.tw_identifiable},
-          {"bandwidth", num(f.tw_identifiable && f.tw > 0 ? 1.0 / f.tw : std::nan(""))},
-          {"r2", num(f.r2)},
-          {"rel_rms", num(f.rel_rms)},
+          {"bandwidth", json_number<json>(f.tw_identifiable && f.tw > 0 ? 1.0 / f.tw : std::nan(""))},
+          {"r2", json_number<json>(f.r2)},
+          {"rel_rms", json_number<json>(f.rel_rms)},
           {"quality", fit_quality(f.rel_rms)},
           {"points", f.points}};
 }
@@ -175,8 +176,10 @@ namespace {
 // The Sensitivity as JSON: ratios, null where a kind was not judged.
 nlohmann::json sensitivity_json(const Sensitivity& s) {
   nlohmann::json g = nlohmann::json::object();
-  for (const auto& [level, ratio] : s.group) g[level] = num(ratio);
-  return {{"slow_rank_or_node", num(s.rank)}, {"slow_link", num(s.link)}, {"asymmetric_pair", num(s.one_way)},
+  for (const auto& [level, ratio] : s.group) g[level] = json_number<json>(ratio);
+  return {{"slow_rank_or_node", json_number<json>(s.rank)},
+          {"slow_link", json_number<json>(s.link)},
+          {"asymmetric_pair", json_number<json>(s.one_way)},
           {"slow_switch", g}};
 }
 
@@ -228,7 +231,7 @@ nlohmann::json duplex_json(const Report& r, const std::string& one, const std::s
   j["groups"] = r.topology.levels.front().groups;
   auto cl = nlohmann::json::array();
   for (const auto& c : r.duplex->classes)
-    cl.push_back({{"class", c.name}, {"async_over_one_to_one", num(c.median_ratio)}, {"half_duplex", c.half_duplex}});
+    cl.push_back({{"class", c.name}, {"async_over_one_to_one", json_number<json>(c.median_ratio)}, {"half_duplex", c.half_duplex}});
   j["lengths"] = r.duplex->lengths;
   j["classes"] = cl;
   auto an = nlohmann::json::array();
@@ -248,7 +251,7 @@ std::string duplex_text(const Report& r, const std::string& one, const std::stri
 
 nlohmann::json to_json(const Anomaly& a) {
   nlohmann::json j{{"kind", a.kind}, {"ranks", a.ranks}, {"hosts", a.hosts}, {"lengths", a.lengths},
-                   {"score", num(a.score)}, {"detail", a.detail}};
+                   {"score", json_number<json>(a.score)}, {"detail", a.detail}};
   if (!a.pairs.empty()) {
     auto p = nlohmann::json::array();
     for (auto [x, y] : a.pairs) p.push_back({x, y});
@@ -260,18 +263,18 @@ nlohmann::json to_json(const Anomaly& a) {
 nlohmann::json to_json(const ClassParams& p) {
   nlohmann::json j{{"class", p.name},
                    {"pairs", p.pairs},
-                   {"L_plus_2o", num(p.t0)},
+                   {"L_plus_2o", json_number<json>(p.t0)},
                    {"at_length", p.t0_length},
                    {"loggp_measured", p.have_loggp},
-                   {"L", num(p.loggp.L)},
-                   {"o", num(p.loggp.o)},
-                   {"o_s", num(p.loggp.o)},
-                   {"o_r", num(p.o_r)},
-                   {"g", num(p.loggp.g)},
-                   {"G", num(p.loggp.G)}};
+                   {"L", json_number<json>(p.loggp.L)},
+                   {"o", json_number<json>(p.loggp.o)},
+                   {"o_s", json_number<json>(p.loggp.o)},
+                   {"o_r", json_number<json>(p.o_r)},
+                   {"g", json_number<json>(p.loggp.g)},
+                   {"G", json_number<json>(p.loggp.G)}};
   if (!p.notes.empty()) j["notes"] = p.notes;
   if (p.have_loggp) {
-    j["loggp_residual"] = num(p.loggp_residual);
+    j["loggp_residual"] = json_number<json>(p.loggp_residual);
     j["fit_break"] = p.fit_break;
   } else {
     j["assumed"] = "o and g are not identifiable from delays alone: o = 0 and g = L + 2o unless given";
@@ -291,10 +294,10 @@ void add_hockney_json(nlohmann::json& j, const Report& r, bool with_pairs) {
     auto steps = nlohmann::json::array();
     std::vector<std::int64_t> lens;
     for (const auto& t : f.thresholds) {
-      steps.push_back({{"length", t.length}, {"previous_length", t.previous_length}, {"jump", num(t.jump)}});
+      steps.push_back({{"length", t.length}, {"previous_length", t.previous_length}, {"jump", json_number<json>(t.jump)}});
       lens.push_back(t.length);
     }
-    th.push_back({{"class", f.name}, {"lengths", lens}, {"steps", steps}, {"class_noise", num(f.noise)}});
+    th.push_back({{"class", f.name}, {"lengths", lens}, {"steps", steps}, {"class_noise", json_number<json>(f.noise)}});
     auto ranges = nlohmann::json::array();
     for (std::size_t g = 0; g < f.ranges.size(); ++g) {
       const auto& rg = f.ranges[g];
@@ -304,9 +307,14 @@ void add_hockney_json(nlohmann::json& j, const Report& r, bool with_pairs) {
       x["to"] = rg.to;
       if (g < f.pair_spread.size()) {
         const auto& s = f.pair_spread[g];
-        x["pairs"] = {{"ts_median", num(s.ts_median)}, {"ts_min", num(s.ts_min)}, {"ts_max", num(s.ts_max)},
-                      {"tw_median", num(s.tw_median)}, {"tw_min", num(s.tw_min)}, {"tw_max", num(s.tw_max)},
-                      {"r2_median", num(s.r2_median)}, {"rel_rms_median", num(s.rel_rms_median)},
+        x["pairs"] = {{"ts_median", json_number<json>(s.ts_median)},
+                      {"ts_min", json_number<json>(s.ts_min)},
+                      {"ts_max", json_number<json>(s.ts_max)},
+                      {"tw_median", json_number<json>(s.tw_median)},
+                      {"tw_min", json_number<json>(s.tw_min)},
+                      {"tw_max", json_number<json>(s.tw_max)},
+                      {"r2_median", json_number<json>(s.r2_median)},
+                      {"rel_rms_median", json_number<json>(s.rel_rms_median)},
                       {"fitted", s.fitted}, {"ts_not_identifiable", s.ts_unidentifiable},
                       {"tw_not_identifiable", s.tw_unidentifiable}};
       }
@@ -351,7 +359,7 @@ nlohmann::json to_json(const Report& r, bool with_pairs) {
                 {"names", r.hosts},
                 {"agreement",
                  {{"exact", r.agreement.exact},
-                  {"adjusted_rand", num(r.agreement.adjusted_rand)},
+                  {"adjusted_rand", json_number<json>(r.agreement.adjusted_rand)},
                   {"summary", r.agreement.summary},
                   {"host_groups", r.agreement.host_groups},
                   {"mismatches", r.agreement.mismatches}}}};
@@ -366,7 +374,7 @@ nlohmann::json to_json(const Report& r, bool with_pairs) {
   if (r.duplex) {
     auto cl = nlohmann::json::array();
     for (const auto& d : r.duplex->classes)
-      cl.push_back({{"class", d.name}, {"async_over_one_to_one", num(d.median_ratio)}, {"half_duplex", d.half_duplex}});
+      cl.push_back({{"class", d.name}, {"async_over_one_to_one", json_number<json>(d.median_ratio)}, {"half_duplex", d.half_duplex}});
     j["duplex"] = {{"lengths", r.duplex->lengths}, {"classes", cl}};
   }
   j["notes"] = r.notes;

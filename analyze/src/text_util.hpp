@@ -14,9 +14,6 @@
 
 namespace nt::analysis::text {
 
-// A JSON number, or null where it is not finite.
-inline nlohmann::json num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
-
 // "0,1,2" or, past `max` ranks, "0,1,...,11,... (40 ranks)".
 inline std::string ranks_text(const std::vector<int>& r, std::size_t max) {
   if (r.size() <= max) return fmt::format("{}", fmt::join(r, ","));

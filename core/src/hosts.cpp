@@ -34,16 +34,47 @@ void write_hosts(const fs::path& path, const std::vector<std::string>& hosts, bo
 
 fs::path hosts_path(const fs::path& prefix) { return ResultSet(prefix).hosts(); }
 
-std::vector<int> match_ranks_by_host(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  if (a.empty() || b.empty()) return {};
-  std::map<std::string, std::vector<int>> in_b;
-  for (std::size_t r = 0; r < b.size(); ++r) in_b[b[r]].push_back(static_cast<int>(r));
-  std::map<std::string, std::size_t> seen;
-  std::vector<int> out(a.size(), -1);
-  for (std::size_t r = 0; r < a.size(); ++r) {
-    const std::size_t m = seen[a[r]]++;
-    const auto it = in_b.find(a[r]);
-    if (it != in_b.end() && m < it->second.size()) out[r] = it->second[m];
+namespace {
+std::map<std::string, std::vector<int>> ranks_of_hosts(const std::vector<std::string>& names) {
+  std::map<std::string, std::vector<int>> out;
+  for (std::size_t r = 0; r < names.size(); ++r) out[names[r]].push_back(static_cast<int>(r));
+  return out;
+}
+}  // namespace
+
+HostMatch match_hosts(const std::vector<std::string>& a, int ranks_a, const std::vector<std::string>& b, int ranks_b,
+                      const std::vector<std::string>& stand_in) {
+  const bool named_a = !a.empty() && a.size() == static_cast<std::size_t>(ranks_a);
+  const bool named_b = !b.empty() && b.size() == static_cast<std::size_t>(ranks_b);
+  HostMatch m;
+  if (!named_a || !named_b) {
+    if (ranks_a != ranks_b) return m;
+    m.by = HostMatch::By::number;
+    std::vector<std::string> names = named_a ? a : (named_b ? b : stand_in);
+    if (names.size() != static_cast<std::size_t>(ranks_a)) {
+      names.clear();
+      for (int r = 0; r < ranks_a; ++r) names.push_back(std::to_string(r));
+    }
+    m.ranks_a = m.ranks_b = ranks_of_hosts(names);
+  } else {
+    m.by = HostMatch::By::host;
+    m.ranks_a = ranks_of_hosts(a);
+    m.ranks_b = ranks_of_hosts(b);
+  }
+  for (const auto& [host, ranks] : m.ranks_a) (m.ranks_b.count(host) ? m.common : m.only_a).push_back(host);
+  for (const auto& [host, ranks] : m.ranks_b)
+    if (!m.ranks_a.count(host)) m.only_b.push_back(host);
+  return m;
+}
+
+std::vector<int> HostMatch::rank_map() const {
+  std::size_t P = 0;
+  for (const auto& [host, ranks] : ranks_a) P += ranks.size();
+  std::vector<int> out(P, -1);
+  for (const auto& host : common) {
+    const auto& here = ranks_a.at(host);
+    const auto& there = ranks_b.at(host);
+    for (std::size_t k = 0; k < here.size() && k < there.size(); ++k) out[static_cast<std::size_t>(here[k])] = there[k];
   }
   return out;
 }

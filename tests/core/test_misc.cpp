@@ -97,8 +97,9 @@ TEST(Hosts, NumberedInOrderOfFirstAppearance) {
   EXPECT_TRUE(number_by_first_appearance({}).empty());
 }
 
-// Every program's JSON (convert's matrices, cluster's info --json): numbers that are not finite
-// become null, in both nlohmann types.
+// Every program's JSON (convert's matrices, cluster's info --json, analyze's reports, compare and
+// model): numbers that are not finite become null, in both nlohmann types, and so does a value the
+// caller marks as not present (model's "measured" of a length the bcast file lacks).
 TEST(Json, NumberOrNull) {
   using nlohmann::json, nlohmann::ordered_json;
   EXPECT_EQ(json_text(json::array({json_number<json>(1.5), json_number<json>(kNaN),
@@ -107,6 +108,9 @@ TEST(Json, NumberOrNull) {
             "[1.5,null,null,null]");
   EXPECT_TRUE(json_number<ordered_json>(kNaN).is_null());
   EXPECT_EQ(json_number<ordered_json>(-2.0), ordered_json(-2.0));
+  EXPECT_TRUE(json_number<json>(-1.0, false).is_null());
+  EXPECT_EQ(json_number<json>(3e-6, true), json(3e-6));
+  EXPECT_TRUE(json_number<json>(kNaN, true).is_null());
 }
 
 TEST(Units, HumanReadable) {

@@ -54,11 +54,21 @@ class TestCompare : public QObject {
   }
 
   void matchRanksByHost() {
-    const auto m = nt::match_ranks_by_host({"x", "x", "y", "z"}, {"y", "x", "q", "x"});
-    QCOMPARE(m, (std::vector<int>{1, 3, 0, -1}));
-    QVERIFY(nt::match_ranks_by_host({}, {"x"}).empty());
+    using By = nt::HostMatch::By;
+    const auto m = nt::match_hosts({"x", "x", "y", "z"}, 4, {"y", "x", "q", "x"}, 4);
+    QVERIFY(m.by == By::host);
+    QCOMPARE(m.rank_map(), (std::vector<int>{1, 3, 0, -1}));
+    QCOMPARE(m.common, (std::vector<std::string>{"x", "y"}));
+    QCOMPARE(m.only_a, (std::vector<std::string>{"z"}));
+    QCOMPARE(m.only_b, (std::vector<std::string>{"q"}));
     // More ranks on a host in A than in B: the extra ones are unmatched.
-    QCOMPARE(nt::match_ranks_by_host({"x", "x", "x"}, {"x"}), (std::vector<int>{0, -1, -1}));
+    QCOMPARE(nt::match_hosts({"x", "x", "x"}, 3, {"x"}, 1).rank_map(), (std::vector<int>{0, -1, -1}));
+    // A run without host names: by number, and only when the rank counts agree.
+    QVERIFY(nt::match_hosts({}, 1, {"x"}, 1).by == By::number);
+    QCOMPARE(nt::match_hosts({}, 3, {}, 3).rank_map(), (std::vector<int>{0, 1, 2}));
+    QCOMPARE(nt::match_hosts({}, 2, {"x", "y"}, 2).common, (std::vector<std::string>{"x", "y"}));
+    QVERIFY(nt::match_hosts({}, 2, {"x", "y", "z"}, 3).by == By::none);
+    QVERIFY(nt::match_hosts({"x"}, 2, {"x", "x"}, 2).by == By::number);  // one name for two ranks: no hosts
   }
 
   void differentShapesMatchedByHost() {

@@ -22,31 +22,28 @@ std::string no_host_match(const nt::Dataset& a, const std::filesystem::path& pa,
   return fmt::format("only {} of the {} ranks of {} run on a host of {}", matched, a.ranks(), file_name(pa), file_name(pb));
 }
 
-// The ranks of the compare, with how they were matched: network_analyze compare's rule. By host
-// when both runs name the host of every rank (the ranks on a host the other run lacks show no
-// data); by number only when a run names no hosts and the rank counts agree, with a note that the
-// placement may differ. UsageError otherwise (no host in common, or no hosts and other counts).
+// The ranks of the compare, with how they were matched: nt::match_hosts, the rule of network_analyze
+// compare. By host when both runs name the host of every rank (the ranks on a host the other run
+// lacks show no data); by number only when a run names no hosts and the rank counts agree, with a
+// note that the placement may differ. UsageError otherwise (fewer than two ranks on a common host,
+// or no hosts and other counts).
 std::pair<std::vector<int>, std::string> match_ranks(const nt::Dataset& a, const std::filesystem::path& pa,
                                                      const nt::Dataset& b, const std::filesystem::path& pb) {
   const int P = a.ranks(), Q = b.ranks();
-  const std::vector<int> by_host = host_match(a, b);
-  if (by_host.empty()) {
-    if (P == Q) {
-      std::vector<int> map(static_cast<std::size_t>(P));
-      for (int i = 0; i < P; ++i) map[static_cast<std::size_t>(i)] = i;
-      return {map, "ranks matched by number (no host names: the placement may differ)"};
-    }
+  const nt::HostMatch match = nt::match_hosts(a.meta().hosts, P, b.meta().hosts, Q);
+  if (match.by == nt::HostMatch::By::none)
     throw nt::UsageError(fmt::format("cannot compare {} ({} ranks) with {} ({} ranks): the rank counts differ and the "
                                      "ranks cannot be matched by host: {}",
                                      pa.string(), P, pb.string(), Q, no_host_match(a, pa, b, pb, 0)));
-  }
-  const int matched = static_cast<int>(std::count_if(by_host.begin(), by_host.end(), [](int r) { return r >= 0; }));
+  const std::vector<int> map = match.rank_map();
+  if (match.by == nt::HostMatch::By::number) return {map, "ranks matched by number (no host names: the placement may differ)"};
+  const int matched = static_cast<int>(std::count_if(map.begin(), map.end(), [](int r) { return r >= 0; }));
   bool identity = true;
-  for (int i = 0; i < P; ++i) identity = identity && by_host[static_cast<std::size_t>(i)] == i;
+  for (int i = 0; i < P; ++i) identity = identity && map[static_cast<std::size_t>(i)] == i;
   if (matched == P)
-    return {by_host, identity && P == Q ? "ranks matched by host (same placement)"
-                                        : fmt::format("ranks matched by host ({} ranks here, {} there)", P, Q)};
-  if (matched >= 2) return {by_host, fmt::format("ranks matched by host: {} of {} ranks (the others show no data)", matched, P)};
+    return {map, identity && P == Q ? "ranks matched by host (same placement)"
+                                    : fmt::format("ranks matched by host ({} ranks here, {} there)", P, Q)};
+  if (matched >= 2) return {map, fmt::format("ranks matched by host: {} of {} ranks (the others show no data)", matched, P)};
   throw nt::UsageError(fmt::format("cannot compare {} ({} ranks) with {} ({} ranks): the ranks cannot be matched by "
                                    "host: {}",
                                    pa.string(), P, pb.string(), Q, no_host_match(a, pa, b, pb, matched)));
@@ -54,10 +51,8 @@ std::pair<std::vector<int>, std::string> match_ranks(const nt::Dataset& a, const
 }  // namespace
 
 std::vector<int> host_match(const nt::Dataset& a, const nt::Dataset& b) {
-  const auto& ha = a.meta().hosts;
-  const auto& hb = b.meta().hosts;
-  if (ha.size() != static_cast<std::size_t>(a.ranks()) || hb.size() != static_cast<std::size_t>(b.ranks())) return {};
-  return nt::match_ranks_by_host(ha, hb);
+  const nt::HostMatch match = nt::match_hosts(a.meta().hosts, a.ranks(), b.meta().hosts, b.ranks());
+  return match.by == nt::HostMatch::By::host ? match.rank_map() : std::vector<int>{};
 }
 
 CompareMatch match_compare(const nt::Dataset& a, const std::filesystem::path& pa, const nt::Dataset& b,

@@ -14,11 +14,12 @@ std::string json_text(const Json& j, int indent = -1) {
   return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
-// A JSON number, or null where v is not finite (JSON has no NaN or infinity): json_number<J>(v)
+// A JSON number, or null where v is not finite (JSON has no NaN or infinity) or not `present` (a
+// value the caller marks as missing otherwise, e.g. a negative "not measured"): json_number<J>(v)
 // for J = nlohmann::json or nlohmann::ordered_json.
 template <class Json>
-Json json_number(double v) {
-  return std::isfinite(v) ? Json(v) : Json(nullptr);
+Json json_number(double v, bool present = true) {
+  return present && std::isfinite(v) ? Json(v) : Json(nullptr);
 }
 
 }  // namespace nt
