@@ -98,6 +98,100 @@ void slow_links_to_slow_nodes(const Topology& t, const std::vector<std::string>&
 
 namespace {
 
+// Per slow node, the median over the lengths and its ranks' rows of its delays to every rank
+// (both ends of a pair are read from the senders' rows: the slow nodes' rows only, |S| x P per length).
+std::vector<std::vector<double>> slow_rows(const Cube& c, const std::vector<const Anomaly*>& nodes) {
+  const auto P = static_cast<std::size_t>(c.P);
+  std::vector<std::vector<std::vector<double>>> cells(nodes.size(), std::vector<std::vector<double>>(P));
+  std::vector<float> buf;
+  for (std::size_t k = 0; k < c.count(); ++k)
+    for (std::size_t n = 0; n < nodes.size(); ++n)
+      for (int r : nodes[n]->ranks) {
+        const float* row = c.rows(k, r, r + 1, buf);
+        for (std::size_t j = 0; j < P; ++j)
+          if (Cube::usable(row[j])) cells[n][j].push_back(static_cast<double>(row[j]) / static_cast<double>(c.lengths[k] + 1));
+      }
+  std::vector<std::vector<double>> out(nodes.size(), std::vector<double>(P, kNaN));
+  for (std::size_t n = 0; n < nodes.size(); ++n)
+    for (std::size_t j = 0; j < P; ++j)
+      if (!cells[n][j].empty()) out[n][j] = finite_median(cells[n][j]);
+  return out;
+}
+
+}  // namespace
+
+void saturated_groups(const Cube& c, const std::vector<std::string>& hosts, double min_ratio, std::vector<Anomaly>& out) {
+  std::vector<const Anomaly*> nodes;
+  for (const auto& a : out)
+    if (a.kind == "slow_node" && !a.ranks.empty()) nodes.push_back(&a);
+  if (nodes.size() < 2) return;
+  const auto rows = slow_rows(c, nodes);
+  std::vector<char> slow(static_cast<std::size_t>(c.P), 0);
+  for (const auto* a : nodes)
+    for (int r : a->ranks) slow[static_cast<std::size_t>(r)] = 1;
+  // A slow node's reference: its median delay to the ranks of no slow node.
+  std::vector<double> ref;
+  for (const auto& row : rows) {
+    std::vector<double> v;
+    for (std::size_t j = 0; j < row.size(); ++j)
+      if (!slow[j] && std::isfinite(row[j])) v.push_back(row[j]);
+    ref.push_back(finite_median(v));
+  }
+  // Two slow nodes are mates when their delays to each other (both ways) are min_ratio faster
+  // than either's to the others.
+  const auto between = [&](std::size_t a, std::size_t b) {
+    std::vector<double> v;
+    for (int r : nodes[b]->ranks) v.push_back(rows[a][static_cast<std::size_t>(r)]);
+    for (int r : nodes[a]->ranks) v.push_back(rows[b][static_cast<std::size_t>(r)]);
+    return finite_median(v);
+  };
+  const auto mates = [&](std::size_t a, std::size_t b) {
+    const double d = between(a, b);
+    return std::isfinite(d) && d * min_ratio < std::min(ref[a], ref[b]);
+  };
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t a = 0; a < nodes.size(); ++a) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+      return std::all_of(g.begin(), g.end(), [&](std::size_t b) { return mates(a, b); });
+    });
+    if (it != groups.end()) it->push_back(a);
+    else groups.push_back({a});
+  }
+  std::vector<Anomaly> merged;
+  std::set<const Anomaly*> gone;
+  for (const auto& g : groups) {
+    if (g.size() < 2) continue;
+    Anomaly f;
+    f.kind = "slow_switch";
+    std::vector<double> scores;
+    std::set<std::int64_t> lengths;
+    for (std::size_t n : g) {
+      f.ranks.insert(f.ranks.end(), nodes[n]->ranks.begin(), nodes[n]->ranks.end());
+      scores.push_back(nodes[n]->score);
+      lengths.insert(nodes[n]->lengths.begin(), nodes[n]->lengths.end());
+      gone.insert(nodes[n]);
+    }
+    std::sort(f.ranks.begin(), f.ranks.end());
+    f.hosts = anomaly_parts::hosts_of(f.ranks, hosts);
+    f.lengths.assign(lengths.begin(), lengths.end());
+    f.score = finite_median(scores);
+    f.detail = fmt::format(
+        "{} nodes, each slow to every node but these ({:.2f}x, median) and not to each other: one group behind "
+        "one uplink or switch, slow or the first to saturate under load (measured with --concurrent; a mean over "
+        "mpiGraph's matrix shows them as one block)",
+        g.size(), f.score);
+    merged.push_back(std::move(f));
+  }
+  if (merged.empty()) return;
+  std::vector<Anomaly> kept;
+  for (auto& a : out)
+    if (!gone.count(&a)) kept.push_back(std::move(a));
+  kept.insert(kept.end(), merged.begin(), merged.end());
+  out = std::move(kept);
+}
+
+namespace {
+
 // The isolated values of a loaded file at the cells the findings need, and per length the median
 // isolated value of each class (NaN with fewer than kMinCells re-tested cells: no reference).
 struct IsolatedCells {

@@ -17,6 +17,13 @@ namespace nt::analysis {
 // Whether the cube's file was measured with --concurrent (pairs shared the network).
 bool measured_under_load(const Cube& c);
 
+// Under load (c the values the findings came from): slow nodes that are slow to every other node
+// but not to each other (their delays between them min_ratio faster than to the rest) are one
+// group behind one uplink or switch: one slow_switch finding with their ranks instead of one
+// slow_node each. Under load the switch level may be lost, while this shape stays (the leaf of a
+// saturated or slow uplink, what mpiGraph's picture shows as one block).
+void saturated_groups(const Cube& c, const std::vector<std::string>& hosts, double min_ratio, std::vector<Anomaly>& out);
+
 // For a cube measured under load whose file holds the isolated re-test (--retest): the same file
 // with every re-tested cell at its isolated value (nt::IsolatedWhereRetested), what the groups,
 // findings and fits read (issue 33 item 3: the isolated values for faults and topology, the

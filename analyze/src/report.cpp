@@ -90,6 +90,7 @@ Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* a
     auto v = find_variance_anomalies(c, *deviation, r.hosts, opt.anomalies);
     r.anomalies.insert(r.anomalies.end(), v.begin(), v.end());
   }
+  if (measured_under_load(measured)) saturated_groups(c, r.hosts, opt.anomalies.min_ratio, r.anomalies);
   if (auto note = review_findings_under_load(measured, merged.has_value(), deviation, r.topology, opt.anomalies, r.anomalies))
     r.notes.push_back(std::move(*note));
   r.hockney = fit_classes_and_pairs(c, r.topology, opt.thresholds, deviation,
