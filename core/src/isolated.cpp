@@ -14,17 +14,19 @@ IsolatedWhereRetested::IsolatedWhereRetested(std::shared_ptr<const Dataset> base
 
 const std::vector<std::pair<std::size_t, double>>& IsolatedWhereRetested::retested(std::size_t k) const {
   check_index(k);
-  if (cached_k_ != k) {
-    cached_.clear();
-    cached_k_ = static_cast<std::size_t>(-1);
+  if (cells_.size() != count()) {
+    cells_.assign(count(), {});
+    read_.assign(count(), 0);
+  }
+  if (!read_[k]) {
     if (const auto iso = base_->isolated(k)) {
       const auto& v = iso->values();
       for (std::size_t x = 0; x < v.size(); ++x)
-        if (!std::isnan(v[x])) cached_.emplace_back(x, v[x]);
+        if (!std::isnan(v[x])) cells_[k].emplace_back(x, v[x]);
     }
-    cached_k_ = k;
+    read_[k] = 1;
   }
-  return cached_;
+  return cells_[k];
 }
 
 Matrix IsolatedWhereRetested::matrix(std::size_t k) const {

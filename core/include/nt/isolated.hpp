@@ -33,10 +33,11 @@ class IsolatedWhereRetested final : public Dataset {
 
  private:
   std::shared_ptr<const Dataset> base_;
-  // One length's re-tested cells at a time (a pass reads the lengths in turn): what the run
-  // re-tested, not P^2.
-  mutable std::size_t cached_k_ = static_cast<std::size_t>(-1);
-  mutable std::vector<std::pair<std::size_t, double>> cached_;
+  // Every length's re-tested cells once read (passes that take a block of rows at every length
+  // would otherwise read a P x P isolated matrix per block): what the run re-tested, 16 B a cell,
+  // not P^2. Reading one length's holds its P x P isolated matrix for a moment.
+  mutable std::vector<std::vector<std::pair<std::size_t, double>>> cells_;
+  mutable std::vector<char> read_;
 };
 
 // Whether d holds isolated values (a statistic file of --concurrent --retest: at every length).
