@@ -47,11 +47,23 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
     const auto& cur = t.levels.back().groups;
     const int n = static_cast<int>(cur.size());
     if (n <= 2) break;
-    auto gl = cluster_profiles(group_profiles(prof, cur, N), n, upper, true, cell_noise);
+    const Profiles gp = group_profiles(prof, cur, N);
+    auto gl = cluster_profiles(gp, n, upper, true, cell_noise);
     auto ggroups = groups_from_labels(gl);
     move_to_nearest(c, cur, ggroups, opt.min_ratio);
     if (lev >= 2) absorb_lone_groups(c, cur, ggroups);
     if (ggroups.size() <= 1 || static_cast<int>(ggroups.size()) >= n) break;
+    if (lev >= 2) {  // above the first switches: a level only where the distances form a tree
+      const TreeCheck tc = check_tree_level(gp, ggroups, n);
+      if (tc.rejected) {
+        t.notes.push_back(fmt::format(
+            "above the {} level the delays form no tree: {} of {} {} groups are as near to a group outside "
+            "theirs as to one of their own at every band of lengths (distance classes, as on a dragonfly or a "
+            "torus, not switches): no level is reported above it",
+            t.levels.back().name, tc.violating, tc.members, t.levels.back().name));
+        break;
+      }
+    }
     std::vector<std::vector<int>> rank_groups;
     for (const auto& gg : ggroups) {
       std::vector<int> rs;

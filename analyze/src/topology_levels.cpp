@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -30,6 +31,46 @@ Level make_level(std::string name, std::vector<std::vector<int>> groups, int P) 
   for (std::size_t g = 0; g < l.groups.size(); ++g)
     for (int r : l.groups[g]) l.group_of[static_cast<std::size_t>(r)] = static_cast<int>(g);
   return l;
+}
+
+namespace {
+constexpr double kTreeMargin = 1.02, kTreeShare = 0.25;
+}  // namespace
+
+TreeCheck check_tree_level(const Profiles& gp, const std::vector<std::vector<int>>& upper, int n) {
+  const auto N = static_cast<std::size_t>(n);
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  std::vector<int> up(N, -1);
+  for (std::size_t g = 0; g < upper.size(); ++g)
+    for (int a : upper[g]) up[static_cast<std::size_t>(a)] = static_cast<int>(g);
+  TreeCheck best;
+  double best_share = inf;
+  bool every_band_bad = !gp.empty();
+  for (const auto& band : gp) {
+    std::size_t violating = 0, members = 0;
+    for (std::size_t a = 0; a < N; ++a) {
+      double in = -inf, out = inf;
+      for (std::size_t b = 0; b < N; ++b) {
+        if (b == a) continue;
+        const double d = 0.5 * (band[a * N + b] + band[b * N + a]);
+        if (!std::isfinite(d)) continue;
+        if (up[b] == up[a]) in = std::max(in, d);
+        else out = std::min(out, d);
+      }
+      if (!std::isfinite(in) || !std::isfinite(out)) continue;
+      ++members;
+      violating += out < in + std::log(kTreeMargin) ? 1 : 0;
+    }
+    const double share = members > 0 ? static_cast<double>(violating) / static_cast<double>(members) : 0.0;
+    every_band_bad = every_band_bad && members > 0 && share >= kTreeShare;
+    if (share < best_share) {
+      best_share = share;
+      best.violating = violating;
+      best.members = members;
+    }
+  }
+  best.rejected = every_band_bad;
+  return best;
 }
 
 }  // namespace nt::analysis::topology_parts

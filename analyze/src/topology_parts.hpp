@@ -50,6 +50,18 @@ void absorb_lone_groups(const Cube& c, const std::vector<std::vector<int>>& fine
 // topology_levels.cpp: groups from labels (ranks ascending, groups by first member), and a level
 // of groups of ranks (sorted, with the group of each of the P ranks).
 std::vector<std::vector<int>> groups_from_labels(const std::vector<int>& label);
+
+// Whether a level of `upper` groups (indices into the n finer groups whose profiles are gp) is a
+// level of a tree: each finer group nearer to every other member of its upper group than to any
+// group outside it (symmetric profile distance, kTreeMargin apart), in some band of lengths. The
+// level is rejected when in every band kTreeShare or more of the finer groups that have mates are
+// not (a dragonfly's routers of one group reach the router at the other end of a global link as
+// fast as their own group's: 16 of 32 at the shortest lengths, all at 1 MiB; a fat tree's pods: none).
+struct TreeCheck {
+  bool rejected = false;
+  std::size_t violating = 0, members = 0;  // in the band where the fewest violate
+};
+TreeCheck check_tree_level(const Profiles& gp, const std::vector<std::vector<int>>& upper, int n);
 Level make_level(std::string name, std::vector<std::vector<int>> groups, int P);
 
 // topology_hosts.cpp: the node level of t (levels[0]) from t.delay_groups and the host names.

@@ -341,6 +341,61 @@ TEST(Paths, UnderLoadTheIsolatedValuesAreReadOnlyWhenTheOtherCellsAreQuiet) {
   std::filesystem::remove_all(dir);
 }
 
+// Issue 32 item 3: where the distances above the routers form no tree there is no level there. A
+// dragonfly-like network (4 groups of 8 routers all-to-all, 2 hosts per router, one global link
+// between each two groups on router b of group a and router a of group b, minimal routes): a
+// router that holds a global link reaches the router at its other end in as many links as its
+// own group's routers, so the groups are distance classes, not a level. Control: the same with
+// every route between groups two links longer (a tree: routers under group switches) keeps the
+// group level.
+TEST(Paths, NoLevelAboveTheRoutersWhereTheDistancesFormNoTree) {
+  const int G = 4, R = 8, hosts_per_router = 2, P = G * R * hosts_per_router;
+  auto cube_of = [&](bool tree) {
+    na::Cube c;
+    c.P = P;
+    c.lengths = {0, 1024, 65536, 1048576};
+    c.v.assign(c.lengths.size() * static_cast<std::size_t>(P) * static_cast<std::size_t>(P), 0.0F);
+    for (int h = 0; h < P; ++h) c.hosts.push_back("host" + std::to_string(h));
+    auto links = [&](int a, int b) {  // links of the route between hosts a and b
+      const int ra = a / hosts_per_router, rb = b / hosts_per_router;
+      if (ra == rb) return 2;
+      const int ga = ra / R, gb = rb / R, xa = ra % R, xb = rb % R;
+      if (ga == gb) return 3;
+      return tree ? 5 : 3 + (xa != gb ? 1 : 0) + (xb != ga ? 1 : 0);
+    };
+    for (std::size_t k = 0; k < c.lengths.size(); ++k)
+      for (int a = 0; a < P; ++a)
+        for (int b = 0; b < P; ++b)
+          if (a != b)
+            c.v[(k * static_cast<std::size_t>(P) + static_cast<std::size_t>(a)) * static_cast<std::size_t>(P) +
+                static_cast<std::size_t>(b)] =
+                static_cast<float>(links(a, b) * (1e-6 + static_cast<double>(c.lengths[k]) / 1.25e9));
+    return c;
+  };
+  for (const bool tree : {false, true}) {
+    SCOPED_TRACE(tree ? "tree" : "dragonfly");
+    const na::Cube c = cube_of(tree);
+    const auto t = na::find_topology(c, {}, c.hosts);
+    ASSERT_GE(t.levels.size(), 2u);
+    std::vector<int> router(static_cast<std::size_t>(P)), group(static_cast<std::size_t>(P));
+    for (int r = 0; r < P; ++r) {
+      router[static_cast<std::size_t>(r)] = r / hosts_per_router;
+      group[static_cast<std::size_t>(r)] = r / hosts_per_router / R;
+    }
+    EXPECT_EQ(partition(t.levels[1].group_of), partition(router));
+    const bool no_tree_note = std::any_of(t.notes.begin(), t.notes.end(),
+                                          [](const std::string& n) { return n.find("form no tree") != std::string::npos; });
+    if (tree) {
+      ASSERT_EQ(t.levels.size(), 3u);
+      EXPECT_EQ(partition(t.levels[2].group_of), partition(group));
+      EXPECT_FALSE(no_tree_note);
+    } else {
+      EXPECT_EQ(t.levels.size(), 2u);
+      EXPECT_TRUE(no_tree_note);
+    }
+  }
+}
+
 // Issue 23: on the noise-free tree (slow node, slow uplink: the slow_switch finding) the report read
 // one length at a time equals the report of the cube in memory.
 TEST(Paths, StreamedReportEqualsTheReportOfTheCubeInMemory) {
