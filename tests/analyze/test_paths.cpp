@@ -215,6 +215,23 @@ TEST(Paths, SensitivityIsTheFloorOnCleanDataAndGrowsWithNoise) {
   EXPECT_DOUBLE_EQ(noisy.rank, 1.5);
 }
 
+// 4 leaves x 4 nodes, one rank per node: the small tree of the tests of files measured under load.
+Made one_rank_per_node_16() {
+  Tree t;
+  t.leaves = 4;
+  t.nodes_per_leaf = 4;
+  t.ranks_per_node = 1;
+  return make(t);
+}
+
+// The rank pairs of a report's findings of one kind.
+std::set<std::pair<int, int>> pairs_of(const na::Report& r, const std::string& kind) {
+  std::set<std::pair<int, int>> s;
+  for (const auto& x : r.anomalies)
+    if (x.kind == kind) s.insert(x.pairs.begin(), x.pairs.end());
+  return s;
+}
+
 // Writes the cube as a statistic file of a --concurrent run (the median by default): `loaded` the
 // delays, `isolated` the re-tested cells (NaN elsewhere; empty: no re-test), one host per node.
 void write_loaded_run(const Made& m, const std::vector<float>& loaded, const std::vector<double>& isolated,
@@ -247,11 +264,7 @@ void write_loaded_run(const Made& m, const std::vector<float>& loaded, const std
 // isolated value where the run made one (issue 33 item 3). Without the re-test neither stands: both
 // are the contention finding.
 TEST(Paths, UnderLoadAOneWayPairStandsOnlyWhenItsRetestConfirmsIt) {
-  Tree t;
-  t.leaves = 4;
-  t.nodes_per_leaf = 4;
-  t.ranks_per_node = 1;
-  const Made m = make(t);
+  const Made m = one_rank_per_node_16();
   const int P = m.cube.P;  // pairs between leaves (the placement is shuffled)
   const int a = ranks_with(m.leaf, 0).front(), b = ranks_with(m.leaf, 2).front();
   const int c = ranks_with(m.leaf, 1).front(), d = ranks_with(m.leaf, 3).front();
@@ -269,12 +282,6 @@ TEST(Paths, UnderLoadAOneWayPairStandsOnlyWhenItsRetestConfirmsIt) {
   std::filesystem::create_directories(dir);
   na::ReportOptions o;
   o.find_deviation_beside = false;
-  auto pairs_of = [](const na::Report& r, const std::string& kind) {
-    std::set<std::pair<int, int>> s;
-    for (const auto& x : r.anomalies)
-      if (x.kind == kind) s.insert(x.pairs.begin(), x.pairs.end());
-    return s;
-  };
   write_loaded_run(m, loaded, isolated, dir / "retested_median.nc");
   const auto r = na::make_report((dir / "retested_median.nc").string(), o);
   EXPECT_EQ(pairs_of(r, "asymmetric_pair"), (std::set<std::pair<int, int>>{{a, b}}));
@@ -294,11 +301,7 @@ TEST(Paths, UnderLoadAOneWayPairStandsOnlyWhenItsRetestConfirmsIt) {
 // the loaded values, and a pair that only the load slowed (c -> d, re-tested normal) is contention,
 // not no finding; the notes say which values were read.
 TEST(Paths, UnderLoadTheIsolatedValuesAreReadOnlyWhenTheOtherCellsAreQuiet) {
-  Tree t;
-  t.leaves = 4;
-  t.nodes_per_leaf = 4;
-  t.ranks_per_node = 1;
-  const Made m = make(t);
+  const Made m = one_rank_per_node_16();
   const int P = m.cube.P;
   const int c = ranks_with(m.leaf, 1).front(), d = ranks_with(m.leaf, 3).front();
   const auto PP = static_cast<std::size_t>(P) * static_cast<std::size_t>(P);
@@ -316,12 +319,6 @@ TEST(Paths, UnderLoadTheIsolatedValuesAreReadOnlyWhenTheOtherCellsAreQuiet) {
   }
   const auto dir = std::filesystem::temp_directory_path() / ("nt_paths_quiet_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  auto pairs_of = [](const na::Report& r, const std::string& kind) {
-    std::set<std::pair<int, int>> s;
-    for (const auto& x : r.anomalies)
-      if (x.kind == kind) s.insert(x.pairs.begin(), x.pairs.end());
-    return s;
-  };
   auto note_with = [](const na::Report& r, const std::string& text) {
     return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
   };
