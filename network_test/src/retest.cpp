@@ -18,6 +18,7 @@
 // and run through the sequential schedule. --retest-seconds S runs them in chunks, doubling,
 // while the time measured so far says the next chunk fits in S.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -72,20 +73,33 @@ double spread_of(const Ctx& c, std::size_t q) {
 
 int class_of(const Ctx& c, std::size_t q) { return c.hosts[q] == c.hosts[static_cast<std::size_t>(c.rank)] ? 0 : 1; }
 
-LineTypical typical_of(const Ctx& c, const std::vector<double>& medians, const std::vector<double>& spreads) {
-  std::vector<double> m[2], s[2];
-  for (std::size_t q = 0; q < medians.size(); ++q)
-    if (q != static_cast<std::size_t>(c.rank) && std::isfinite(medians[q])) {
-      m[class_of(c, q)].push_back(medians[q]);
-      s[class_of(c, q)].push_back(spreads[q]);
-    }
-  LineTypical t;
+// Per class of this rank's line, the median of values[q] over its peers q whose cell is known
+// (finite known[q]); NaN for an empty class.
+std::array<double, 2> class_medians(const Ctx& c, const std::vector<double>& values, const std::vector<double>& known) {
+  std::vector<double> of_class[2];
+  for (std::size_t q = 0; q < values.size(); ++q)
+    if (q != static_cast<std::size_t>(c.rank) && std::isfinite(known[q])) of_class[class_of(c, q)].push_back(values[q]);
+  std::array<double, 2> out{kNaN, kNaN};
   for (int k = 0; k < 2; ++k)
-    if (!m[k].empty()) {
-      t.median[k] = median(std::span<const double>(m[k]));
-      t.spread[k] = std::max(1.0, median(std::span<const double>(s[k])));
+    if (!of_class[k].empty()) out[static_cast<std::size_t>(k)] = median(std::span<const double>(of_class[k]));
+  return out;
+}
+
+LineTypical typical_of(const Ctx& c, const std::vector<double>& medians, const std::vector<double>& spreads) {
+  const auto m = class_medians(c, medians, medians), s = class_medians(c, spreads, medians);
+  LineTypical t;
+  for (std::size_t k = 0; k < 2; ++k)
+    if (std::isfinite(m[k])) {
+      t.median[k] = m[k];
+      t.spread[k] = std::max(1.0, s[k]);
     }
   return t;
+}
+
+// The candidate for peer q of this rank's line, in our orientation.
+Candidate candidate(const Ctx& c, std::size_t q, double ratio, int tier) {
+  const int a = c.rank, b = static_cast<int>(q);
+  return c.spec.results_in_rows ? Candidate{ratio, a, b, tier} : Candidate{ratio, b, a, tier};
 }
 
 // The cells of this rank's line that look loaded (see the top of the file), any order.
@@ -106,9 +120,7 @@ std::vector<Candidate> standing_out(Ctx& c, const std::vector<double>& medians) 
     if (theirs > 0) other = std::max(other, medians[q] / theirs);
     const bool stands_out = own > c.settings.retest_ratio;
     if (!stands_out && !(other > c.settings.retest_ratio)) continue;
-    const int a = c.rank, b = static_cast<int>(q), tier = stands_out ? 1 : 0;
-    const double ratio = stands_out ? own : other;
-    out.push_back(c.spec.results_in_rows ? Candidate{ratio, a, b, tier} : Candidate{ratio, b, a, tier});
+    out.push_back(candidate(c, q, stands_out ? own : other, stands_out ? 1 : 0));
   }
   return out;
 }
@@ -234,13 +246,9 @@ std::vector<double> isolated_medians(const Ctx& c, const std::vector<std::size_t
 // leaf under 8 pairs at once) none stands out of a line, and only an isolated reference finds them.
 std::vector<Candidate> above_isolated(Ctx& c, const std::vector<double>& medians, const std::vector<double>& alone) {
   const auto P = medians.size();
-  std::vector<double> of_class[2];
-  for (std::size_t q = 0; q < P; ++q)
-    if (std::isfinite(alone[q])) of_class[class_of(c, q)].push_back(alone[q]);
-  double mine[2];
-  for (int k = 0; k < 2; ++k) mine[k] = of_class[k].empty() ? kNaN : median(std::span<const double>(of_class[k]));
+  const auto mine = class_medians(c, alone, alone);
   std::vector<double> lines(2 * P);
-  MPI_Allgather(mine, 2, MPI_DOUBLE, lines.data(), 2, MPI_DOUBLE, c.comm);
+  MPI_Allgather(mine.data(), 2, MPI_DOUBLE, lines.data(), 2, MPI_DOUBLE, c.comm);
   double ref[2];
   for (std::size_t k = 0; k < 2; ++k) {
     std::vector<double> known;
@@ -253,8 +261,7 @@ std::vector<Candidate> above_isolated(Ctx& c, const std::vector<double>& medians
     if (q == static_cast<std::size_t>(c.rank) || std::isfinite(alone[q]) || !std::isfinite(medians[q])) continue;
     const double r = ref[class_of(c, q)];
     if (!(r > 0) || !(medians[q] > c.settings.retest_ratio * r)) continue;
-    const int a = c.rank, b = static_cast<int>(q);
-    out.push_back(c.spec.results_in_rows ? Candidate{medians[q] / r, a, b, 0} : Candidate{medians[q] / r, b, a, 0});
+    out.push_back(candidate(c, q, medians[q] / r, 0));
   }
   return out;
 }
