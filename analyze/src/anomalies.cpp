@@ -90,8 +90,10 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   std::vector<double> group_sensitivity;
   add_slow_switches(scan, slow_switch_faults(scan, exclusions, &group_sensitivity), out, exclusions);
   find_slow_lone_nodes(scan, out, exclusions);
-  find_slow_and_asymmetric_links(scan, pass, exclusions, out);
+  std::vector<Anomaly> blocks;
+  find_slow_and_asymmetric_links(scan, pass, exclusions, out, blocks);
   slow_links_to_slow_nodes(t, hosts, out);
+  out.insert(out.end(), blocks.begin(), blocks.end());
   if (sensitivity) {
     rank_and_link_sensitivity(scan, pass, *sensitivity);
     for (std::size_t l = 1; l < group_sensitivity.size(); ++l)

@@ -91,7 +91,8 @@ std::vector<LinkHit> asymmetric_pair_hits(const AnomalyScan& scan, const Polishe
 }  // namespace
 
 void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengths& pass,
-                                    const LinkExclusions& exclusions, std::vector<Anomaly>& out) {
+                                    const LinkExclusions& exclusions, std::vector<Anomaly>& out,
+                                    std::vector<Anomaly>& blocks) {
   const std::size_t n_ranks = scan.n_ranks;
   std::vector<std::uint64_t> slow_pairs;  // ascending
   const auto slow = slow_link_hits(scan, pass, exclusions, slow_pairs);
@@ -104,6 +105,7 @@ void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengt
       both.push_back(hit);
     else asym.push_back(hit);
   }
+  blocks = slow_blocks(scan, both);
   auto slow_links = merge_links("slow_link", both, scan.topo, scan.hosts, scan.opt.max_links, "slow link", false);
   auto asym_pairs = merge_links("asymmetric_pair", asym, scan.topo, scan.hosts, scan.opt.max_links,
                                 "asymmetric, one-way slow (slower direction)", true);

@@ -108,8 +108,18 @@ void add_slow_switches(const AnomalyScan& scan, const std::vector<GroupFault>& f
 void find_slow_lone_nodes(const AnomalyScan& scan, std::vector<Anomaly>& out, LinkExclusions& exclusions);
 
 // anomalies_links.cpp: slow links and asymmetric pairs, from the residuals of the rank-effect model
-// (the cells beyond the thresholds, kept by the pass over the lengths).
+// (the cells beyond the thresholds, kept by the pass over the lengths). The slow links between two
+// sets of nodes (slow_blocks) go to `blocks`, apart: the later passes read a slow_link as the pair
+// of node groups of its first pair.
 void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengths& pass,
-                                    const LinkExclusions& exclusions, std::vector<Anomaly>& out);
+                                    const LinkExclusions& exclusions, std::vector<Anomaly>& out,
+                                    std::vector<Anomaly>& blocks);
+
+// anomalies_blocks.cpp: the slow links between two sets of nodes (every pair between them slow,
+// none of their other pairs), seeded by the slow-link hits between single nodes (both directions)
+// that form a bipartite component of two nodes or more on each side, read from the delays; the
+// hits inside a block are taken out of `hits`. One slow_link finding per block, with every rank of
+// both sets.
+std::vector<Anomaly> slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& hits);
 
 }  // namespace nt::analysis::anomaly_parts

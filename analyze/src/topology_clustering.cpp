@@ -386,7 +386,10 @@ std::vector<int> link_sets(const Comparer<T>& cmp, const CandidateGraph& graph, 
 // none of its switch mates' (a slow cable caps every path alike, so only the latency of the hops
 // still tells where it is; issue 32: with one rank per host a slow host joined a slow leaf, or
 // stood alone as a ninth leaf). Reaching every group alike it keeps its label (a lone node: behind
-// a switch of its own, or slow; the report says both).
+// a switch of its own, or slow; the report says both). Its own group counts among the candidates,
+// odd mates included: odd items that the profiles joined and that reach each other fastest stay
+// together (issue 32: on a dragonfly with a slow global link, hosts of a third group looked odd and
+// went to a router of another group one link away, where their router mate was nearer).
 template <class T>
 void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vector<char>& odd,
                       const std::vector<double>& noise, double cell_noise, const TopologyOptions& opt,
@@ -399,10 +402,11 @@ void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vecto
   const auto before = label;
   for (std::size_t a = 0; a < odd.size(); ++a) {
     if (!odd[a]) continue;
-    // Per group of normal items, its nearest member by the direct link (both ways, every band).
+    // Per group of normal items (and a's own), its nearest member by the direct link (both ways,
+    // every band).
     std::map<int, double> nearest;
     for (std::size_t c = 0; c < N; ++c) {
-      if (c == a || odd[c]) continue;
+      if (c == a || (odd[c] && before[c] != before[a])) continue;
       double sum = 0.0;
       for (const auto& band : prof) sum += dbl(band[a * N + c]) + dbl(band[c * N + a]);
       if (!std::isfinite(sum)) continue;
