@@ -94,6 +94,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   find_slow_and_asymmetric_links(scan, pass, exclusions, out, blocks);
   slow_links_to_slow_nodes(t, hosts, out);
   out.insert(out.end(), blocks.begin(), blocks.end());
+  slow_links_between_neighbours(scan, out);
   if (sensitivity) {
     rank_and_link_sensitivity(scan, pass, *sensitivity);
     for (std::size_t l = 1; l < group_sensitivity.size(); ++l)

@@ -122,4 +122,10 @@ void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengt
 // both sets.
 std::vector<Anomaly> slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& hits);
 
+// anomalies_neighbours.cpp: two slow nodes each slow to the other and to nodes the other is not
+// slow to (a torus link: each end's routes toward the other's side cross it) become one slow_link
+// on their ranks; the pair findings of third parties routed through it (slowed as much as its end's
+// delay to the receiver, the sender nearer that end than the receiver) are folded into it.
+void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>& out);
+
 }  // namespace nt::analysis::anomaly_parts
