@@ -147,8 +147,9 @@ Anomaly link_finding(const Side& a, const Side& b, bool in, const std::vector<An
   return f;
 }
 
-// The link of a slow node A, read one way (`in`: the delays to A): the one node B that A is slow to
-// and that is slow to A and to none of the nodes A is slow to. Its pair findings folded in.
+// The link of a slow node A, read one way (`in`: the delays to A): the node B that A is slow to and
+// that is slow to A and to none of the nodes A is slow to, the nearest of them. Its pair findings
+// folded in.
 bool link_of(const AnomalyScan& scan, const NodeDelays& d, std::size_t f, bool in, std::vector<Anomaly>& out,
              std::vector<char>& drop, std::vector<Anomaly>& found) {
   const auto& nodes = scan.topo.levels.front();
@@ -162,7 +163,11 @@ bool link_of(const AnomalyScan& scan, const NodeDelays& d, std::size_t f, bool i
     if (s.slow.count(node) && std::none_of(s.slow.begin(), s.slow.end(), [&](int y) { return a.slow.count(y) != 0; }))
       ends.push_back(std::move(s));
   }
-  if (ends.size() != 1) return false;
+  // Several (a torus routes some of A's pairs through B and on to the next node): the nearest at the
+  // shortest length, when strictly nearer than the others (both cross the slow link).
+  const auto near = [&](const Side& s) { return std::min(d.at(0, node, s.node), d.at(0, s.node, node)); };
+  std::sort(ends.begin(), ends.end(), [&](const Side& x, const Side& y) { return near(x) < near(y); });
+  if (ends.empty() || (ends.size() > 1 && !(near(ends[0]) < near(ends[1])))) return false;
   Side& b = ends.front();
   for (std::size_t g = 0; g < out.size(); ++g)
     if (!drop[g] && is_node_finding(out[g], nodes) && out[g].ranks == nodes.groups[static_cast<std::size_t>(b.node)])
