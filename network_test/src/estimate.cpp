@@ -268,7 +268,7 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
   for (std::size_t k = 0; k < c.lengths.size(); ++k) {
     const LengthCost lc = cost_at(cal, c.lengths, k);
     LengthPrice& lp = out[k];
-    lp.sequential = cal.per_length_io;
+    lp.sequential = lp.io = cal.per_length_io;
     for (const auto& [name, count] : n)
       if (lc.per_class.count(name)) {
         lp.sequential += static_cast<double>(count) * lc.per_class.at(name);

@@ -125,7 +125,8 @@ Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits);
 // and by concurrency; slowest_task: the dearest task of any class (a re-tested pair costs at most that).
 struct LengthPrice {
   double sequential = 0, slowest_task = 0;
-  std::map<int, double> concurrent;
+  double io = 0;                       // of both: the gather and the five records
+  std::map<int, double> concurrent;    // per --concurrent=K (0: every pair of a round)
 };
 std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal);
 // --estimate: calibrates on every rank; rank 0 prints the plan on stdout. startup_s: what the
@@ -170,6 +171,7 @@ struct TimePlan {
   double limit_s = 0, elapsed_s = 0, predicted_s = 0;  // the limit; before the sweep; at its end
   std::vector<double> per_length;                      // rank 0: each length's predicted seconds
   std::string added;  // the options the plan chose (what the command line left open), e.g. to --resume
+  std::string k_note;  // how the calibration chose K (empty when it did not)
   std::string options(const Settings& given) const;
   std::string text() const;                            // the block printed and kept in the files
   void apply(Settings& s) const;

@@ -6,7 +6,9 @@
 // process started, calibration included, plus every length) fits in kUsable of the limit wins
 // (within a schedule, the most samples that fit, found from the fewest up):
 //   1. sequential with at least kMinSequentialSamples samples (most samples first),
-//   2. --concurrent=K (K = hosts / 2: about one pair per pair of hosts), most samples first,
+//   2. --concurrent=K, most samples first, K the most pairs at once that the network carries:
+//      calibrated at K = hosts / 2, hosts / 4, ... 2 and 1, the largest K whose sub-rounds cost
+//      at most kMaxLoad times K = 1's per pair at the longest length (choose_k),
 //   3. --concurrent (every pair of a round at once), most samples first,
 //   4. sequential with fewer samples.
 // The cheapest choice (the most concurrency and the fewest samples) is priced first: when it
@@ -39,6 +41,10 @@ constexpr double kUsable = 0.85;  // of the limit: the rest is left for start-up
 constexpr int kMinSequentialSamples = 10;
 constexpr int kSampleLadder[] = {50, 20, 10, 5, 3};
 constexpr int kRetestChunk = 4;  // the re-test's first chunk of pairs (retest.cpp)
+// K pairs at once carried without contention: a pair of a sub-round at most this much slower than
+// a pair alone (K = 1) through the same rounds; beyond it the pairs share a link (an oversubscribed
+// uplink) and the loaded delays are no longer the pairs' own.
+constexpr double kMaxLoad = 1.2;
 
 struct Candidate {
   bool concurrent = false;
@@ -59,19 +65,59 @@ std::vector<int> sample_ladder(const Settings& s) {
   return out;
 }
 
-// Every choice, in order of preference (the same list on every rank).
-std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int P, int hosts) {
+bool concurrent_allowed(const Settings& s, const ModeSpec& spec) {
+  return spec.concurrent_ok && !(s.precision > 0 && s.rounds == "random");
+}
+
+// The bounded concurrencies the plan calibrates when the schedule is open: hosts / 2, hosts / 4,
+// ... down to 2 (each below P / 2), then 1, the reference; none when no K qualifies.
+std::vector<int> k_ladder(const Settings& s, const ModeSpec& spec, int P, int hosts) {
+  std::vector<int> out;
+  if (s.given_schedule || !concurrent_allowed(s, spec)) return out;
+  for (int k = hosts / 2; k >= 2; k /= 2)
+    if (k < P / 2) out.push_back(k);
+  if (!out.empty()) out.push_back(1);
+  return out;
+}
+
+// The largest K of the ladder whose pairs, K at once, are at most kMaxLoad slower each than one
+// pair alone through the same rounds, at the longest length (where a shared link shows most):
+// (time at K - io) x K over (time at 1 - io); the smallest K when none is. A sub-round lasts as
+// long as its slowest pair, so on a network with slow pairs (a slow node, a slow uplink) the
+// ratio grows with K without any sharing: the measure errs toward a smaller K, slower but never
+// less right. `note` says what was measured.
+int choose_k(const std::vector<LengthPrice>& prices, const std::vector<int>& ladder, std::int64_t longest,
+             std::string& note) {
+  const LengthPrice& lp = prices.back();
+  const double one = lp.concurrent.at(1) - lp.io;
+  int chosen = 0;
+  std::string loads;
+  for (int k : ladder) {
+    if (k == 1 || one <= 0) continue;
+    const double load = (lp.concurrent.at(k) - lp.io) * k / one;
+    loads += fmt::format("{}K={} {:.2f}x", loads.empty() ? "" : ", ", k, load);
+    if (chosen == 0 && load <= kMaxLoad) chosen = k;
+  }
+  const bool fallback = chosen == 0 && ladder.size() >= 2;
+  if (fallback) chosen = ladder[ladder.size() - 2];  // the smallest K >= 2
+  note = fmt::format("K = {}{} (per pair at {} B against one pair at a time: {}; at most {:.2f}x)", chosen,
+                     fallback ? ", the smallest: none within the bound" : "", longest, loads, kMaxLoad);
+  return chosen;
+}
+
+// Every choice, in order of preference (the same list on every rank); k: the bounded concurrency
+// offered (0: none).
+std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int k) {
   const auto ladder = sample_ladder(s);
   std::vector<Candidate> out;
   if (s.given_schedule) {
     for (int n : ladder) out.push_back({s.concurrent, s.concurrent_limit, n});
     return out;
   }
-  const bool concurrent = spec.concurrent_ok && !(s.precision > 0 && s.rounds == "random");
-  const int k = hosts / 2;
+  const bool concurrent = concurrent_allowed(s, spec);
   for (int n : ladder)
     if (n >= std::min(kMinSequentialSamples, s.repeats)) out.push_back({false, 0, n});
-  if (concurrent && k >= 2 && k < P / 2)
+  if (concurrent && k >= 2)
     for (int n : ladder) out.push_back({true, k, n});
   if (concurrent)
     for (int n : ladder) out.push_back({true, 0, n});
@@ -111,6 +157,7 @@ class Pricer {
     return prices_[n] = price_sweep(c, calibration);
   }
   bool has(int n) const { return prices_.count(n) > 0; }
+  void calibrate_only(std::vector<int> limits) { limits_ = std::move(limits); }  // from the next count on
   double calibration_seconds(int n) const { return seconds_.at(n); }
 
  private:
@@ -199,14 +246,14 @@ std::string TimePlan::text() const {
   const double usable = kUsable * limit_s;
   return fmt::format(
       "time plan for --time-limit {} s:\n"
-      "  schedule: {}{}\n"
+      "  schedule: {}{}\n{}"
       "  samples: {} per pair and length\n"
       "  re-test: {}\n"
       "  predicted: {:.1f} s ({:.1f} s before the sweep, calibration included; {:.1f} s the sweep) of the {:.1f} s "
       "usable ({:.0f} % of {} s)\n"
       "  options: {}",
       limit_s, schedule_name(concurrent, limit), concurrent && limit > 0 ? fmt::format(" (K = {})", limit) : "",
-      repeats, budget, predicted_s, elapsed_s, predicted_s - elapsed_s, usable, 100 * kUsable, limit_s,
+      k_note.empty() ? std::string() : fmt::format("  concurrency calibrated: {}\n", k_note), repeats, budget, predicted_s, elapsed_s, predicted_s - elapsed_s, usable, 100 * kUsable, limit_s,
       added.empty() ? std::string("(none besides the command line's)") : added);
 }
 
@@ -224,14 +271,31 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
   const int hosts = 1 + *std::max_element(pl.host_of.begin(), pl.host_of.end());
-  const auto list = candidates(s, spec, P, hosts);
-  std::vector<int> limits;
-  for (const auto& c : list)
-    if (c.concurrent && std::find(limits.begin(), limits.end(), c.limit) == limits.end()) limits.push_back(c.limit);
-  Pricer pricer(comm, s, lengths, spec, pl, limits);
+  // The K ladder is calibrated with the cheapest count (every K at once), K chosen from it, and
+  // the later counts calibrate the chosen K only.
+  const auto ladder = k_ladder(s, spec, P, hosts);
+  auto list = candidates(s, spec, ladder.empty() ? 0 : ladder.front());
+  auto limits_of = [](const std::vector<Candidate>& l, std::vector<int> extra) {
+    for (const auto& c : l)
+      if (c.concurrent && std::find(extra.begin(), extra.end(), c.limit) == extra.end()) extra.push_back(c.limit);
+    return extra;
+  };
+  Pricer pricer(comm, s, lengths, spec, pl, limits_of(list, ladder));
+  std::string k_note;
+  if (!ladder.empty()) {
+    const int n = list[cheapest(list)].repeats;
+    int k = 0;
+    if (rank == 0) k = choose_k(pricer.at(n), ladder, lengths.back(), k_note);
+    else pricer.at(n);  // collective
+    MPI_Bcast(&k, 1, MPI_INT, 0, comm);
+    list = candidates(s, spec, k);
+    pricer.calibrate_only(limits_of(list, {}));
+  }
   auto priced = [&](std::size_t i) {
     const auto& prices = pricer.at(list[i].repeats);  // collective
-    return price(list[i], prices, s, P, Ctx::now() - t_origin);
+    TimePlan p = price(list[i], prices, s, P, Ctx::now() - t_origin);
+    p.k_note = k_note;
+    return p;
   };
   // The cheapest first: when even it cannot fit, nothing else is calibrated.
   const std::size_t low = cheapest(list);

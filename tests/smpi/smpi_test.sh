@@ -42,6 +42,22 @@ fail() { echo "FAIL: $*"; exit 1; }
 sim() { "$py" "$simulate" --network-test "$nt" "$@" > sim.log 2>&1; }
 
 case "$case_name" in
+timelimit)
+  # --time-limit calibrates K (issue 33 item 4): the most pairs at once that the network carries.
+  # 16 hosts x 1 rank: on a full-bisection tree K = 4 (the largest offered below P / 2) carries its
+  # pairs at a pair's own time; with one uplink per leaf of 4 hosts (4:1) K = 4 shares it.
+  k_of() { sed -n 's/^  concurrency calibrated: K = \([0-9]*\).*/\1/p' sim.log; }
+  for o in 1 4; do
+    sim --leaves 4 --nodes-per-leaf 4 --ranks-per-node 1 --oversubscription $o --out t$o -- -t one_to_one \
+        --lengths 65536 -n 3 \
+        --warmup 1 --seed 2 --time-limit 600 || { tail -20 sim.log; fail "simulation failed ($o:1)"; }
+    grep "concurrency calibrated" sim.log || fail "no K calibrated ($o:1)"
+    eval "k$o=$(k_of)"
+  done
+  [ "$k1" = 4 ] || fail "full bisection: K = $k1, not 4"
+  [ "$k4" -lt "$k1" ] || fail "4:1 uplinks: K = $k4, not below the full bisection's $k1"
+  echo "ok: K = $k1 on full bisection, $k4 on 4:1 uplinks"
+  ;;
 small)
   sim --leaves 2 --nodes-per-leaf 4 --ranks-per-node 2 --shuffle 5 --out s -- -t one_to_one \
       --lengths 0,65536 -n 3 || { tail -20 sim.log; fail "simulation failed"; }
