@@ -11,9 +11,11 @@
 // about 15 us more at 0.05). The draws come from one generator seeded by `seed`, over the links in
 // name order: the same spec gives the same simulation.
 //
-// The outliers are stalls of bandwidth, not latency spikes: SimGrid 3.32 aborts ("Variable penalty
-// should not be negative", lmm/System.cpp) when a link's latency drops by much while a flow crosses
-// it, which a spike's end does; the small latency variation (10 % of 1 us) runs.
+// The outliers are stalls of bandwidth, not latency spikes, and the corpus sets lat to 0: SimGrid
+// 3.32 aborts ("Variable penalty should not be negative", lmm/System.cpp) when a link's latency drops
+// by much while a flow crosses it, which a spike's end does, and a message in its latency phase when
+// its route's latency changes waits until the simulator's next event (a 1 KiB sample of 5 us took
+// 54 us, the next period): an artifact of the simulator, not noise. Bandwidth changes have neither.
 //
 // SimGrid 3.32 accepts link profiles only before a link is sealed, and its cluster builders seal
 // their links, so the noise is a daemon actor (started with the simulation, killed when the last
