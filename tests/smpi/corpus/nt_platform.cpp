@@ -15,6 +15,9 @@
 // "both" also its other direction (the _UP/_DOWN twin of a split-duplex link); or by name:
 //   {"match": "blue_link_between_group_0_and_1", "bw": 0.5}
 // slows every link whose name contains the text. bw and lat multiply the link's value.
+// An optional "noise" object varies every network link over time, seeded (nt_noise.hpp).
+#include "nt_noise.hpp"
+
 #include <simgrid/s4u.hpp>
 
 #include <nlohmann/json.hpp>
@@ -39,6 +42,7 @@ struct Built {
   std::vector<sg4::Host*> hosts;          // by SimGrid's id within the cluster
   std::vector<Coord> coords;
   json faults = json::array();            // per fault: the links changed
+  std::shared_ptr<nt_corpus::Noise> noise;  // when the spec asks for noise
 };
 
 json read_spec(const std::string& path) {
@@ -134,6 +138,26 @@ std::vector<sg4::Link*> fault_links(const sg4::Engine& e, const json& f, const B
   return out;
 }
 
+// The noise of the spec on every link of a route between two hosts (loopbacks excluded); a host's
+// cable is the first link of its routes and its other direction.
+std::shared_ptr<nt_corpus::Noise> make_noise(const json& j, const Built& b) {
+  const auto spec = nt_corpus::read_noise(j);
+  std::set<sg4::Link*> links;
+  std::set<std::string> cables;
+  const std::size_t H = b.hosts.size();
+  for (std::size_t i = 0; i < H; ++i)
+    for (std::size_t k = 0; k < H; ++k) {
+      if (i == k) continue;
+      auto r = route(b.hosts[i], b.hosts[k]);
+      links.insert(r.begin(), r.end());
+      if (!r.empty()) {
+        cables.insert(r.front()->get_name());
+        cables.insert(r.back()->get_name());
+      }
+    }
+  return std::make_shared<nt_corpus::Noise>(spec, std::vector<sg4::Link*>(links.begin(), links.end()), cables);
+}
+
 Built build(const sg4::Engine& e, const json& spec) {
   Built b;
   auto* root = sg4::create_full_zone("root");
@@ -148,6 +172,7 @@ Built build(const sg4::Engine& e, const json& spec) {
     }
     b.faults.push_back({{"spec", f}, {"links", changed}});
   }
+  if (spec.contains("noise")) b.noise = make_noise(spec.at("noise"), b);
   return b;
 }
 
@@ -192,7 +217,8 @@ void load_platform(const sg4::Engine& e) {
     std::exit(2);
   }
   try {
-    build(e, read_spec(path));
+    const Built b = build(e, read_spec(path));
+    if (b.noise) nt_corpus::Noise::start(b.noise, b.hosts.at(0));  // SMPI's start fires no signal
   } catch (const std::exception& ex) {
     std::cerr << "nt_platform: error: " << ex.what() << "\n";
     std::exit(2);
