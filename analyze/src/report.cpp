@@ -56,7 +56,8 @@ nlohmann::json fit_json(const LineFit& f) {
 
 }  // namespace
 
-Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* async, const Cube* deviation) {
+Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* async, const Cube* deviation,
+                   const Cube* fastest) {
   Report r;
   r.hosts = hosts_for(measured, opt.hosts_file);
   const std::optional<Cube> merged = isolated_where_retested(measured, deviation, r.hosts);
@@ -86,6 +87,8 @@ Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* a
   if (!r.topology.nodes_from_hosts && check_node_level_against_hosts(r.topology, r.agreement))
     r.notes.push_back(r.topology.notes.back());
   r.anomalies = find_anomalies(c, r.topology, r.hosts, opt.anomalies, &r.sensitivity);
+  if (fastest && !merged && c.statistic == Statistic::median)
+    if (auto note = drop_transient_pairs(c, *fastest, r.anomalies)) r.notes.push_back(std::move(*note));
   if (deviation) {
     auto v = find_variance_anomalies(c, *deviation, r.hosts, opt.anomalies);
     r.anomalies.insert(r.anomalies.end(), v.begin(), v.end());
@@ -167,7 +170,13 @@ Report make_report(const std::string& file, const ReportOptions& opt) {
     dev = open_delays(devfile);
     if (dev->P != c.P) throw FileError(devfile, fmt::format("has {} ranks, {} has {}", dev->P, file, c.P));
   }
-  Report r = make_report(c, opt, async ? &*async : nullptr, dev ? &*dev : nullptr);
+  std::optional<Cube> fastest;
+  if (opt.find_min_beside && c.statistic == Statistic::median)
+    if (const auto cand = ResultSet::of(file).find_statistic(Statistic::min, file)) {
+      fastest = open_delays(cand->string());
+      if (fastest->P != c.P) fastest.reset();
+    }
+  Report r = make_report(c, opt, async ? &*async : nullptr, dev ? &*dev : nullptr, fastest ? &*fastest : nullptr);
   if (!devfile.empty()) r.notes.push_back("variance from " + devfile);
   return r;
 }

@@ -517,6 +517,42 @@ TEST(Paths, ASlowTorusLinkIsOneFindingOnItsTwoEnds) {
     }
 }
 
+// The noisy corpus: a link's stall during a pair's back-to-back samples slows the median of one
+// direction at some lengths, not the pair's fastest sample. A one-way pair that the min file of
+// the run does not show is a transient (a note, no finding); one that every sample shows stays.
+TEST(Paths, AOneWayPairThatTheFastestSamplesDoNotShowIsATransient) {
+  Tree t;
+  const Made m = make(t);
+  na::Cube median = m.cube, fastest = m.cube;
+  median.statistic = fastest.statistic = nt::Statistic::median;
+  fastest.statistic = nt::Statistic::min;
+  auto first_rank_of = [&](int node) {
+    return static_cast<int>(std::find(m.node.begin(), m.node.end(), node) - m.node.begin());
+  };
+  const int a = first_rank_of(1), b = first_rank_of(9), x = first_rank_of(2), y = first_rank_of(20);
+  for (std::size_t k = 0; k < median.count(); ++k) {
+    if (k < 2) median.at(k, a, b) *= 6.0F;  // a stall while a -> b's samples ran, at two lengths
+    median.at(k, x, y) *= 3.0F;             // a one-way fault: every sample
+    fastest.at(k, x, y) *= 3.0F;
+  }
+  na::ReportOptions o;
+  o.find_deviation_beside = false;
+  const auto without = na::make_report(median, o);
+  const auto with = na::make_report(median, o, nullptr, nullptr, &fastest);
+  auto pairs = [](const na::Report& r) {
+    std::set<std::pair<int, int>> out;
+    for (const auto& f : r.anomalies)
+      if (f.kind == "asymmetric_pair") out.insert(f.pairs.begin(), f.pairs.end());
+    return out;
+  };
+  EXPECT_TRUE(pairs(without).count({a, b}));
+  EXPECT_TRUE(pairs(without).count({x, y}));
+  EXPECT_FALSE(pairs(with).count({a, b}));
+  EXPECT_TRUE(pairs(with).count({x, y}));
+  EXPECT_TRUE(std::any_of(with.notes.begin(), with.notes.end(),
+                          [](const std::string& n) { return n.find("a transient") != std::string::npos; }));
+}
+
 // Issue 23: on the noise-free tree (slow node, slow uplink: the slow_switch finding) the report read
 // one length at a time equals the report of the cube in memory.
 TEST(Paths, StreamedReportEqualsTheReportOfTheCubeInMemory) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +57,12 @@ struct Sensitivity {
 
 std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
                                     const AnomalyOptions& opt = {}, Sensitivity* sensitivity = nullptr);
+
+// transients.cpp: the asymmetric_pair findings of `values` (a median file) that the fastest
+// samples of the same run (its min file) do not show (at least half the medians' log difference
+// at half of the finding's pairs and lengths) are removed: a transient, not a fault. The note
+// that says so, when any was removed.
+std::optional<std::string> drop_transient_pairs(const Cube& values, const Cube& fastest, std::vector<Anomaly>& found);
 
 // Coefficient of variation per rank from a deviation cube and a value cube of the same run.
 std::vector<Anomaly> find_variance_anomalies(const Cube& values, const Cube& deviation,

@@ -21,6 +21,7 @@ struct ReportOptions {
   std::string async_file;              // async_one_to_one of the same run: duplex check
   std::string deviation_file;          // deviation of the same run; "" = look beside the input
   bool find_deviation_beside = true;
+  bool find_min_beside = true;         // the min file of the same run beside the input (transients)
   bool pairs_in_json = false;          // per-pair Hockney fits in the JSON (always when P <= 16)
   // Keep every pair's Hockney fit in Report::hockney.pairs (exports need them); false keeps them
   // only for the JSON (pairs_in_json, or P <= 16): P^2 fits are the largest part of a big report.
@@ -44,8 +45,10 @@ struct Report {
   std::vector<std::string> notes;
 };
 
+// fastest: the min file of the same run (one-way pairs its fastest samples do not show are a
+// transient, drop_transient_pairs).
 Report make_report(const Cube& c, const ReportOptions& opt, const Cube* async = nullptr,
-                   const Cube* deviation = nullptr);
+                   const Cube* deviation = nullptr, const Cube* fastest = nullptr);
 // Opens a delay file through nt::open_dataset (a loggp file gets a message pointing to `model`).
 Cube load_delays(const std::string& file);
 // The same, its delays left in the file (open_cube): what report and model analyse.
