@@ -103,7 +103,8 @@ struct Registrar {
   explicit Registrar(ModeSpec spec);
 };
 
-// Every mode's options, each in its option group of `app` (so --help shows them by mode).
+// -t,--type (the registered modes by name and alias, through nt::add_enum_option) and every mode's
+// options, each in its option group of `app` (so --help shows them by mode).
 void add_mode_options(CLI::App& app, Settings& s);
 // --list: every mode with its aliases, description and options (read from `app`).
 std::string list_modes_text(const CLI::App& app);
