@@ -35,6 +35,7 @@ void add_schedule_options(CLI::App& app, Settings& s);
 void add_run_options(CLI::App& app, Settings& s);
 
 void add_options(CLI::App& app, Settings& s) {
+  add_type_option(app, s);
   app.add_option("-f,--file", s.prefix, "output prefix: <prefix>_{average,median,min,max,deviation}.nc, _hosts.txt")
       ->capture_default_str();
   app.add_option("-b,--begin", s.begin, "first message length in bytes")->capture_default_str();
@@ -68,7 +69,7 @@ void add_options(CLI::App& app, Settings& s) {
                "--concurrent, and the batch time limit to ask for; writes no result files");
   add_schedule_options(app, s);
   add_run_options(app, s);
-  add_mode_options(app, s);  // -t and each mode's own options
+  add_mode_options(app, s);
 }
 
 // The order of the pairs: shuffled, concurrent rounds, and their re-test.
