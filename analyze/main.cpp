@@ -51,24 +51,6 @@ constexpr const char* kExitCodes =
     "common lengths to compare; report always: a run in which nothing was measured), said by the first line of "
     "every output and winning over 3.";
 
-// An enum-like option: the value must be one of the names ("--format: xml not in {json,...}",
-// as CLI::IsMember says it) and becomes its enum value.
-template <class E>
-CLI::Validator one_of(const std::vector<std::pair<std::string, E>>& names) {
-  std::string list;
-  for (const auto& [n, e] : names) list += (list.empty() ? "" : ",") + n;
-  return CLI::Validator(
-      [names, list](std::string& s) -> std::string {
-        for (const auto& [n, e] : names)
-          if (n == s) {
-            s = std::to_string(static_cast<int>(e));
-            return {};
-          }
-        return s + " not in {" + list + "}";
-      },
-      "{" + list + "}");
-}
-
 struct ReportArgs {
   std::string file, json, html, prometheus;
   na::ReportOptions opt;
@@ -203,10 +185,9 @@ void add_export_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   auto* c = app.add_subcommand("export", "Export parameters for other tools");
   c->add_option("FILE", a->req.delay_file, "delay file")->required();
-  c->add_option("--format", a->req.format, "json | loggopsim | simgrid | csv")
+  nt::add_enum_option(*c, "--format", a->req.format, na::export_formats(), "what to write")
       ->required()
-      ->type_name("TEXT")
-      ->transform(one_of(na::export_formats()));
+      ->default_str("");
   c->add_option("-o,--output", a->out, "output file ('-' for stdout, the default)");
   c->add_option("--loggp", a->req.loggp_file, "loggp file: measured LogGP parameters for loggopsim/json");
   c->add_option("--hosts", a->req.hosts_file, "hosts file");

@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
       // length), once, in process: what --render-all NAME.gif does.
       nt::viewer::RenderOptions o;
       o.file = file;
-      o.order = "groups";
+      o.order = nt::viewer::Order::groups;
       o.groups = groups_json;
       const std::string gif = file + ".gif";
       const double c0 = cpu_ms();

@@ -68,7 +68,7 @@ void add_synth_command(CLI::App& app) {
       ->capture_default_str();
   c->add_option("--repeats", p.repeats, "samples per pair and length")->capture_default_str();
   c->add_option("--seed", p.seed, "random seed")->capture_default_str();
-  add_mode_option(*c, "--mode", p.mode, "mode name (one_to_one, all_to_all, ...)");
+  add_mode_option(*c, "--mode", p.mode, "measurement mode the files say they hold");
   auto* lopt = c->add_option("--lengths", st->lengths, "message lengths in bytes, comma separated")->delimiter(',');
   auto* bopt = c->add_option("-b,--begin", st->begin, "first message length of a linear sweep (bytes)");
   auto* eopt = c->add_option("-e,--end", st->end, "last message length of a linear sweep (bytes)");

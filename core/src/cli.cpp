@@ -94,21 +94,51 @@ int run_subcommands(CLI::App& app, int argc, char** argv) {
   return rc >= 0 ? rc : 0;
 }
 
-CLI::Option* add_mode_option(CLI::App& app, const std::string& flags, Mode& mode, const std::string& help) {
+std::string not_one_of(const std::string& value, const std::vector<std::string>& listed) {
   std::string names;
-  for (const Mode m : all_modes()) names += (names.empty() ? "" : ", ") + std::string(mode_name(m));
-  const CLI::Validator to_mode(
-      [names](std::string& text) -> std::string {
-        const auto m = mode_from_name(text);
-        if (!m) return "unknown mode '" + text + "' (one of " + names + ")";
-        text = std::to_string(static_cast<int>(*m));
+  for (const auto& n : listed) names += (names.empty() ? "" : ", ") + n;
+  return "'" + value + "' is not one of " + names;
+}
+
+namespace detail {
+CLI::Option* add_choice_option(CLI::App& app, const std::string& flags, std::vector<std::string> names,
+                               std::vector<std::string> listed, const std::string& default_name,
+                               std::function<void(std::size_t)> pick, const std::string& help) {
+  std::string braces;
+  for (const auto& n : listed) braces += (braces.empty() ? "" : ",") + n;
+  const CLI::Validator to_index(
+      [names, listed](std::string& text) -> std::string {
+        const auto at = std::find(names.begin(), names.end(), text);
+        if (at == names.end()) return not_one_of(text, listed);
+        text = std::to_string(at - names.begin());
         return {};
       },
-      "", "mode name");
-  return app.add_option(flags, mode, help)
-      ->transform(to_mode)
-      ->type_name("MODE")
-      ->default_str(std::string(mode_name(mode)));
+      "{" + braces + "}");
+  return app
+      .add_option_function<std::size_t>(flags, [pick = std::move(pick)](const std::size_t& i) { pick(i); }, help)
+      ->transform(to_index)
+      ->type_name("TEXT")
+      ->default_str(default_name);
+}
+}  // namespace detail
+
+CLI::Option* add_enum_option(CLI::App& app, const std::string& flags, std::string& value,
+                             const std::vector<std::string>& names, const std::string& help) {
+  Names<std::string> table;
+  for (const auto& n : names) table.emplace_back(n, n);
+  return add_enum_option(app, flags, value, table, help);
+}
+
+Names<Mode> mode_names() {
+  Names<Mode> names;
+  for (const Mode m : all_modes()) names.emplace_back(std::string(mode_name(m)), m);
+  for (const Mode m : all_modes())
+    if (const ModeTraits* t = mode_traits(m); t && !t->alias.empty()) names.emplace_back(std::string(t->alias), m);
+  return names;
+}
+
+CLI::Option* add_mode_option(CLI::App& app, const std::string& flags, Mode& mode, const std::string& help) {
+  return add_enum_option(app, flags, mode, mode_names(), help)->type_name("MODE");
 }
 
 const char* version_string() { return NT_VERSION; }

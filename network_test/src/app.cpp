@@ -35,8 +35,7 @@ void add_schedule_options(CLI::App& app, Settings& s);
 void add_run_options(CLI::App& app, Settings& s);
 
 void add_options(CLI::App& app, Settings& s) {
-  app.add_option("-t,--type", s.mode_name, "measurement mode (see --list); original names and aliases accepted")
-      ->capture_default_str();
+  add_type_option(app, s);
   app.add_option("-f,--file", s.prefix, "output prefix: <prefix>_{average,median,min,max,deviation}.nc, _hosts.txt")
       ->capture_default_str();
   app.add_option("-b,--begin", s.begin, "first message length in bytes")->capture_default_str();
@@ -79,11 +78,9 @@ void add_schedule_options(CLI::App& app, Settings& s) {
   auto* conc = app.add_flag("--concurrent{all}", s.concurrent_arg,
                             "run disjoint pairs together in rounds (measures a loaded network); --concurrent=K: at "
                             "most K pairs at once (each round in sub-rounds)");
-  app.add_option("--rounds", s.rounds,
-                 "--concurrent: random (a new random pairing of the ranks for every sample) or fixed (the same "
-                 "circle-method rounds for every sample, as before)")
-      ->check(CLI::IsMember({"random", "fixed"}))
-      ->capture_default_str()
+  nt::add_enum_option(app, "--rounds", s.rounds, {"random", "fixed"},
+                      "--concurrent: random (a new random pairing of the ranks for every sample) or fixed (the same "
+                      "circle-method rounds for every sample, as before)")
       ->needs(conc);
   app.add_option("--retest", s.retest,
                  "--concurrent: per length, re-measure alone (one after the other) up to N pairs whose loaded delay "
@@ -107,26 +104,21 @@ void add_run_options(CLI::App& app, Settings& s) {
   app.add_option("--timeout", s.timeout, "end the run when a pair takes longer than SECONDS (0: never)")
       ->capture_default_str();
   app.add_option("--sync-rounds", s.sync_rounds, "ping-pongs per clock-offset estimate")->capture_default_str();
-  app.add_option("--clock-sync", s.clock_sync,
-                 "auto: ranks on one host (every rank under SMPI) share the clock (offset 0), else ping-pong estimate; "
-                 "pingpong: always estimate")
-      ->check(CLI::IsMember({"auto", "pingpong"}))
-      ->capture_default_str();
+  nt::add_enum_option(app, "--clock-sync", s.clock_sync, {"auto", "pingpong"},
+                      "auto: ranks on one host (every rank under SMPI) share the clock (offset 0), else ping-pong "
+                      "estimate; pingpong: always estimate");
   app.add_option("--idle-sleep-max", s.idle_sleep_max, "longest sleep (s) of a rank waiting for its turn")
       ->capture_default_str();
-  app.add_option("--oversubscribed", s.yield,
-                 "measures for a host with more ranks than cores: the measured pair is pinned to two different "
-                 "cores for its task and long polls call sched_yield; auto: when this machine (its running kernel, "
-                 "whatever the host names of containers or namespaces on it) runs more ranks than we have cores")
-      ->check(CLI::IsMember({"auto", "on", "off"}))
-      ->capture_default_str();
+  nt::add_enum_option(app, "--oversubscribed", s.yield, {"auto", "on", "off"},
+                      "measures for a host with more ranks than cores: the measured pair is pinned to two different "
+                      "cores for its task and long polls call sched_yield; auto: when this machine (its running "
+                      "kernel, whatever the host names of containers or namespaces on it) runs more ranks than we "
+                      "have cores");
   app.add_flag("--list", s.list, "list the modes with their descriptions and options");
   app.add_flag("-q,--quiet", s.quiet, "no progress output and no summary");
-  app.add_option("--progress", s.progress,
-                 "progress on stderr: bar (with ETA), lines (every 10 s, for batch logs), none; auto: bar when "
-                 "interactive")
-      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}))
-      ->capture_default_str();
+  nt::add_enum_option(app, "--progress", s.progress, {"auto", "bar", "lines", "none"},
+                      "progress on stderr: bar (with ETA), lines (every 10 s, for batch logs), none; auto: bar when "
+                      "interactive");
 }
 
 // The summary's count of flagged samples per length: only lengths with any, so a clean run
@@ -165,8 +157,8 @@ constexpr int kMaxRepeats = 1000000;
 // Checks everything that depends only on the options and the number of ranks: the same verdict
 // on every rank without any communication. Builds the sweep.
 const ModeSpec& validate(const Settings& s, int P, SweepPlan& sweep) {
-  const ModeSpec* spec = registry().find(s.mode_name);
-  if (!spec) throw UsageError("unknown mode '" + s.mode_name + "' (see --list)");
+  const ModeSpec* spec = registry().find(s.mode);
+  if (!spec) throw Error(fmt::format("internal: mode code {} is not registered", static_cast<int>(s.mode)));
   if (P < spec->min_ranks)
     throw UsageError(fmt::format("mode {} needs at least {} ranks, got {}", spec->name, spec->min_ranks, P));
   if (s.repeats < 1) throw UsageError("repeats (-n) must be at least 1");

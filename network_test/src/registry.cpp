@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "nt/cli.hpp"
 #include "nt/error.hpp"
 #include "nt/measure/ctx.hpp"
 
@@ -81,6 +82,15 @@ ModeSpec identify(Mode m, ModeSpec spec) {
 }
 
 Registrar::Registrar(ModeSpec spec) { table().add(std::move(spec)); }
+
+void add_type_option(CLI::App& app, Settings& s) {
+  nt::Names<Mode> names;
+  for (const auto& m : registry().all()) names.emplace_back(m.name, m.mode());
+  for (const auto& m : registry().all())
+    for (const auto& alias : m.aliases) names.emplace_back(alias, m.mode());
+  nt::add_enum_option(app, "-t,--type", s.mode, names,
+                      "measurement mode (see --list); original names and aliases accepted");
+}
 
 void add_mode_options(CLI::App& app, Settings& s) {
   std::vector<std::string> done;  // modes may share a group (noise, noise_blocking): added once

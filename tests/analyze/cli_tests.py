@@ -285,6 +285,10 @@ elif TEST == "bad_input":
         check(len(err) == 1 or (len(err) == 2 and "--help" in err[1]), f"{c}: one message, got {p.stderr!r}")
     p = analyze("report", "l_loggp.nc", rc=2)
     check("use 'network_analyze model --loggp" in p.stderr, "loggp file given to report: points to model")
+    # Enum options: one line naming the option, the value and the names (nt::add_enum_option).
+    p = analyze("export", "b_median.nc", "--format", "xml", rc=2)
+    check(p.stderr.startswith("network_analyze: error: --format: 'xml' is not one of json, loggopsim, simgrid, csv")
+          and p.stderr.count("\n") == 1, p.stderr)
 else:
     sys.exit("unknown test " + TEST)
 print("PASS", TEST)

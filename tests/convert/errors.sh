@@ -69,6 +69,10 @@ case "$CASE" in
   bad-option) expect 'unknown|extra|not expected|The following argument' to-csv sy_median.nc -o x.csv --bogus; absent x.csv ;;
   no-subcommand) expect 'subcommand' ;;
   synth-bad)  expect 'nodes' synth -o s --nodes 0; absent s_average.nc ;;
+  bad-mode)   # enum options: one line naming the option, the value and the names (nt::add_enum_option)
+    expect "--mode: 'one-to-one' is not one of one_to_one, all_to_all, async_one_to_one, send_recv_and_recv_send, noise, noise_blocking, bcast, put, get, loggp \\(run with --help" \
+      synth -o s --nodes 1 --ranks-per-node 2 --lengths 0 --mode one-to-one
+    absent s_average.nc ;;
   synth-sweep) expect 'sweep' synth -o s -b 100 -e 10 -s 5; absent s_average.nc ;;
   synth-exists)
     "$P" synth -o s --nodes 1 --ranks-per-node 2 --lengths 0 || fail "synth"

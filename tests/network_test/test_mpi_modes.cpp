@@ -108,8 +108,9 @@ TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
     std::string args, says;
   };
   const std::vector<Bad> cases = {
-      {2, "-t nonsense", "unknown mode 'nonsense'"},
-      {4, "-t nonsense", "unknown mode"},
+      {2, "-t nonsense", "--type: 'nonsense' is not one of one_to_one, all_to_all,"},
+      {4, "-t nonsense", "is not one of"},
+      {2, "--concurrent --rounds sideways", "network_test: error: --rounds: 'sideways' is not one of random, fixed ("},
       {2, "-s 0", "step length (-s) must be positive"},
       {4, "-s -100", "must be positive"},
       {2, "-b 100 -e 10", "smaller than begin"},

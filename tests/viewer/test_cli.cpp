@@ -155,7 +155,7 @@ class TestCli : public QObject {
     QTest::addColumn<QString>("needle");
     const QString dst = QStringLiteral("%1/e.png").arg(tmp_.path());
     QTest::newRow("missing file") << QStringList{out("nope.nc"), QStringLiteral("--render"), dst} << QStringLiteral("nope.nc");
-    QTest::newRow("bad view") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--view"), QStringLiteral("pie")} << QStringLiteral("--view");
+    QTest::newRow("bad view") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--view"), QStringLiteral("pie")} << QStringLiteral("network_viewer: error: --view: 'pie' is not one of matrix, row, column, pair, deviation, difference, ratio");
     QTest::newRow("length not stored") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--length"), QStringLiteral("5")} << QStringLiteral("stored lengths");
     QTest::newRow("rank out of range") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--view"), QStringLiteral("row"), QStringLiteral("--rank"), QStringLiteral("8")} << QStringLiteral("rank 8");
     QTest::newRow("bad pair") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--pair"), QStringLiteral("1")} << QStringLiteral("pair");
@@ -168,7 +168,7 @@ class TestCli : public QObject {
     QTest::newRow("white above black") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--white"), QStringLiteral("3e-6"), QStringLiteral("--black"), QStringLiteral("1e-6")} << QStringLiteral("must be below");
     QTest::newRow("diagonal pair") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--view"), QStringLiteral("pair"), QStringLiteral("--pair"), QStringLiteral("3,3")} << QStringLiteral("diagonal");
     QTest::newRow("order groups without groups") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--order"), QStringLiteral("groups")} << QStringLiteral("--groups");
-    QTest::newRow("bad colormap") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--colormap"), QStringLiteral("jet")} << QStringLiteral("--colormap");
+    QTest::newRow("bad colormap") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--colormap"), QStringLiteral("jet")} << QStringLiteral("--colormap: 'jet' is not one of auto, grey, viridis, diverging (");
     QTest::newRow("render-all of a pair") << QStringList{in("median"), QStringLiteral("--render-all"), out("seqbad"), QStringLiteral("--view"), QStringLiteral("pair")} << QStringLiteral("--render-all");
     QTest::newRow("two files") << QStringList{in("median"), in("average"), QStringLiteral("--render"), dst} << QStringLiteral("exactly one");
     QTest::newRow("diagonal pair") << QStringList{in("median"), QStringLiteral("--render"), dst, QStringLiteral("--view"), QStringLiteral("pair"), QStringLiteral("--pair"), QStringLiteral("0,1"), QStringLiteral("--pair"), QStringLiteral("3,3")} << QStringLiteral("diagonal");

@@ -55,25 +55,15 @@ std::pair<int, int> parse_pair(const std::string& text) {
 }
 
 std::unique_ptr<Document> open_for_render(const RenderOptions& o, ViewSpec& s) {
-  const auto view = view_from_name(o.view);
-  if (!view) throw nt::UsageError(fmt::format("--view: unknown view '{}'", o.view));
-  const auto norm = normalize_from_name(o.normalize);
-  if (!norm) throw nt::UsageError(fmt::format("--normalize: unknown mode '{}'", o.normalize));
-  const auto order = order_from_name(o.order);
-  if (!order) throw nt::UsageError(fmt::format("--order: unknown order '{}' (rank, host or groups)", o.order));
-  const auto reduce = reduce_from_name(o.reduce);
-  if (!reduce) throw nt::UsageError(fmt::format("--reduce: unknown reduction '{}' (max or median)", o.reduce));
-  if (!colormap_from_name(o.colormap))
-    throw nt::UsageError(fmt::format("--colormap: unknown colormap '{}' (auto, grey, viridis or diverging)", o.colormap));
-  if ((*view == ViewKind::difference || *view == ViewKind::ratio) && o.compare.empty())
-    throw nt::UsageError(fmt::format("--view {} needs --compare FILE", o.view));
-  if (!o.plot_files.empty() && *view != ViewKind::pair)
+  if ((o.view == ViewKind::difference || o.view == ViewKind::ratio) && o.compare.empty())
+    throw nt::UsageError(fmt::format("--view {} needs --compare FILE", view_name(o.view)));
+  if (!o.plot_files.empty() && o.view != ViewKind::pair)
     throw nt::UsageError("several input files are plotted together by --view pair only (one file for other views)");
   if (o.size < 0 || o.size > 32768) throw nt::UsageError(fmt::format("--size {} is outside 1..32768", o.size));
   if (o.white && o.black && !(*o.white < *o.black))
     throw nt::UsageError(fmt::format("--white {} must be below --black {}", *o.white, *o.black));
-  if (o.relative && *view != ViewKind::deviation) throw nt::UsageError("--relative applies to --view deviation only");
-  if (*order == Order::groups && o.groups.empty())
+  if (o.relative && o.view != ViewKind::deviation) throw nt::UsageError("--relative applies to --view deviation only");
+  if (o.order == Order::groups && o.groups.empty())
     throw nt::UsageError("--order groups needs the analysed groups (--groups REPORT.json from network_analyze report --json)");
   auto doc = Document::open(o.file);
   if (o.need_values) doc->set_value_limit(std::numeric_limits<int>::max());
@@ -81,9 +71,9 @@ std::unique_ptr<Document> open_for_render(const RenderOptions& o, ViewSpec& s) {
   if (!o.groups.empty()) doc->set_groups(o.groups);
   for (const auto& f : o.plot_files) doc->add_plot_file(f);
   s = ViewSpec{};
-  s.view = *view;
-  s.normalize = *norm;
-  s.order = *order;
+  s.view = o.view;
+  s.normalize = o.normalize;
+  s.order = o.order;
   s.k = o.length ? doc->index_of_length(*o.length) : 0;
   s.rank = o.rank;
   if (!o.pairs.empty()) {
@@ -103,11 +93,11 @@ std::unique_ptr<Document> open_for_render(const RenderOptions& o, ViewSpec& s) {
   s.black = o.black;
   s.log = o.log;
   s.relative = o.relative;
-  s.reduce = *reduce;
+  s.reduce = o.reduce;
   // A picture smaller than the matrix is reduced while the matrix is read (Document streams it);
   // the CSV needs every value, so it is read whole.
   s.fit = o.need_values ? 0 : o.size;
-  if (*view == ViewKind::pair) {
+  if (o.view == ViewKind::pair) {
     const int w = o.size > 0 ? o.size : 800;
     doc->set_plot_size(w, std::max(120, w * 5 / 8));
   }
@@ -121,7 +111,7 @@ ComposeOptions compose_options(const RenderOptions& o, const Document& doc,
   c.size = o.size;
   c.decorate = !o.raw_pixels;
   c.raw = o.raw_pixels;
-  c.colormap = *colormap_from_name(o.colormap);
+  c.colormap = o.colormap;
   // Raw pixels are the data and nothing else: groups order the ranks there (--order groups) but
   // draw no outline over the cells (issue 25).
   if (o.raw_pixels) return c;
@@ -157,7 +147,7 @@ std::size_t render_all(const RenderOptions& o, const std::string& target, bool f
       s.view != ViewKind::ratio)
     throw nt::UsageError("--render-all draws one picture per length: use --view matrix, deviation, difference or ratio");
   // One scale for the whole sequence, so that frames compare, unless the user chose one.
-  if (o.normalize == "matrix" && !o.white && !o.black) s.normalize = Normalize::file;
+  if (o.normalize == Normalize::matrix && !o.white && !o.black) s.normalize = Normalize::file;
   std::vector<std::pair<QString, std::vector<std::vector<int>>>> h;
   const ComposeOptions c = compose_options(o, *doc, h);
   const auto frame = [&](std::size_t k) {
@@ -186,7 +176,7 @@ std::size_t render_all(const RenderOptions& o, const std::string& target, bool f
     throw nt::FileError(target, "cannot create the output directory: " + ec.message());
   std::vector<std::string> names;
   for (std::size_t k = 0; k < doc->count(); ++k)
-    names.push_back((std::filesystem::path(target) / fmt::format("{}_{:04}_{}B.png", o.view, k, doc->lengths()[k])).string());
+    names.push_back((std::filesystem::path(target) / fmt::format("{}_{:04}_{}B.png", view_name(o.view), k, doc->lengths()[k])).string());
   for (const auto& n : names) nt::check_output(n, force);  // refuse before writing anything
   for (std::size_t k = 0; k < doc->count(); ++k) save_image(frame(k), names[k], force, o.file);
   return names.size();
@@ -234,10 +224,10 @@ int run_gui(int argc, char** argv, const std::vector<std::string>& files, const 
       }
       win->setRank(o.rank);
       if (!o.pairs.empty()) win->setPairs(o.pairs);
-      if (const auto n = normalize_from_name(o.normalize)) win->setNormalize(*n);
+      win->setNormalize(o.normalize);
       win->setLog(o.log);
-      if (const auto r = reduce_from_name(o.reduce)) win->setReduce(*r);
-      if (const auto v = view_from_name(o.view)) win->setView(*v);
+      win->setReduce(o.reduce);
+      win->setView(o.view);
     }, Qt::SingleShotConnection);
     w->openFile(QString::fromStdString(f));
     if (!o.compare.empty()) w->openCompare(QString::fromStdString(o.compare));
@@ -305,18 +295,14 @@ struct Args {
 // The view's options (what to draw and how); returns --length's option to tell it was given.
 CLI::Option* add_view_options(CLI::App& cli, Args& a) {
   RenderOptions& o = a.o;
-  cli.add_option("--view", o.view, "matrix|row|column|pair|deviation|difference|ratio")
-      ->check(CLI::IsMember({"matrix", "row", "column", "pair", "deviation", "difference", "ratio"}))
-      ->capture_default_str();
+  nt::add_enum_option(cli, "--view", o.view, view_names(), "what to draw");
   auto* lopt = cli.add_option("--length", a.length, "message length in bytes (a stored one; default: the first)");
   cli.add_option("--rank", o.rank, "rank of the row/column view");
   cli.add_option("--pair", a.pair_texts, "S,R: sender,receiver of the pair view; repeat for several curves on one plot")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cli.add_option("--size", o.size, "longest side in pixels (default: one pixel per cell)");
-  cli.add_option("--normalize", o.normalize, "matrix|file|window: where the white/black levels come from")
-      ->check(CLI::IsMember({"matrix", "file", "window"}))
-      ->capture_default_str();
+  nt::add_enum_option(cli, "--normalize", o.normalize, normalize_names(), "where the white/black levels come from");
   cli.add_option("--window", o.window, "A,B: message lengths (bytes) of the window")->delimiter(',')->expected(2);
   cli.add_option("--white", o.white, "value (seconds) drawn white");
   cli.add_option("--black", o.black, "value (seconds) drawn black");
@@ -324,17 +310,12 @@ CLI::Option* add_view_options(CLI::App& cli, Args& a) {
   cli.add_flag("--relative", o.relative, "deviation view: deviation divided by the value (coefficient of variation)");
   cli.add_flag("--decorate", o.decorate, "add title, axes and colour bar (the default; see --raw-pixels)");
   cli.add_flag("--raw-pixels", o.raw_pixels, "one grey pixel per cell (P x P), no decoration: for scripts");
-  cli.add_option("--colormap", o.colormap, "auto|grey|viridis|diverging (auto: viridis, diverging for differences)")
-      ->check(CLI::IsMember({"auto", "grey", "gray", "viridis", "diverging"}))
-      ->capture_default_str();
-  cli.add_option("--order", o.order, "rank|host|groups: order of the ranks on the axes (groups needs --groups)")
-      ->check(CLI::IsMember({"rank", "host", "groups"}))
-      ->capture_default_str();
-  cli.add_option("--reduce", o.reduce,
-                 "max|median: a pixel showing several cells (--size below the rank count, or the GUI zoomed out) "
-                 "shows their largest value (default: a slow link stays visible) or their median")
-      ->check(CLI::IsMember({"max", "median"}))
-      ->capture_default_str();
+  nt::add_enum_option(cli, "--colormap", o.colormap, colormap_names(),
+                      "colours of the cells (auto: viridis, diverging for differences; gray: grey)");
+  nt::add_enum_option(cli, "--order", o.order, order_names(), "order of the ranks on the axes (groups needs --groups)");
+  nt::add_enum_option(cli, "--reduce", o.reduce, reduce_names(),
+                      "a pixel showing several cells (--size below the rank count, or the GUI zoomed out) shows "
+                      "their largest value (max, the default: a slow link stays visible) or their median");
   return lopt;
 }
 
@@ -355,7 +336,7 @@ void add_output_options(CLI::App& cli, Args& a) {
 int run_headless(Args& a, char** argv) {
   RenderOptions& o = a.o;
   if (a.files.empty()) throw nt::UsageError("--render needs an input file");
-  if (a.files.size() > 1 && o.view != "pair")
+  if (a.files.size() > 1 && o.view != ViewKind::pair)
     throw nt::UsageError("--render needs exactly one input file (several only with --view pair, to plot the same "
                          "pairs from each)");
   o.plot_files.assign(a.files.begin() + 1, a.files.end());
@@ -363,7 +344,7 @@ int run_headless(Args& a, char** argv) {
   o.file = a.files.front();
   o.need_values = !a.csv.empty();
   if (o.decorate && o.raw_pixels) throw nt::UsageError("--decorate and --raw-pixels exclude each other");
-  if (o.raw_pixels && !o.groups.empty() && o.order != "groups")
+  if (o.raw_pixels && !o.groups.empty() && o.order != Order::groups)
     throw nt::UsageError("--raw-pixels draws no outlines over the data: drop --groups, or add --order groups to "
                          "order the ranks by them");
   std::vector<std::string> inputs = a.files;
@@ -412,7 +393,7 @@ int run(int argc, char** argv) {
     if (lopt->count()) a.o.length = a.length;
     for (const auto& t : a.pair_texts) a.o.pairs.push_back(parse_pair(t));
     if (!a.out.empty() || !a.render_dir.empty() || !a.csv.empty()) return run_headless(a, argv);
-    if (a.o.view == "pair" && a.files.size() > 1) {
+    if (a.o.view == ViewKind::pair && a.files.size() > 1) {
       // One window plotting the same pairs from every file.
       a.o.plot_files.assign(a.files.begin() + 1, a.files.end());
       a.files.resize(1);

@@ -161,9 +161,7 @@ void MainWindow::buildControlsDock() {
 void MainWindow::addViewRows(QFormLayout* form) {
   viewBox_ = new QComboBox;
   viewBox_->setObjectName(QStringLiteral("viewBox"));
-  for (ViewKind v : {ViewKind::matrix, ViewKind::row, ViewKind::column, ViewKind::pair, ViewKind::deviation,
-                     ViewKind::difference, ViewKind::ratio})
-    viewBox_->addItem(QString::fromLatin1(view_name(v).data()), static_cast<int>(v));
+  for (const auto& [name, v] : view_names()) viewBox_->addItem(QString::fromStdString(name), static_cast<int>(v));
   form->addRow(tr("View"), viewBox_);
   lengthSlider_ = new QSlider(Qt::Horizontal);
   lengthSlider_->setObjectName(QStringLiteral("lengthSlider"));

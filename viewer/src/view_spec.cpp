@@ -30,7 +30,23 @@ std::optional<T> value_in(const std::array<std::pair<T, std::string_view>, N>& a
     if (n == s) return k;
   return std::nullopt;
 }
+template <class T, std::size_t N>
+std::vector<std::pair<std::string, T>> names_in(const std::array<std::pair<T, std::string_view>, N>& a) {
+  std::vector<std::pair<std::string, T>> names;
+  for (const auto& [k, n] : a) names.emplace_back(std::string(n), k);
+  return names;
+}
 }  // namespace
+
+std::vector<std::pair<std::string, ViewKind>> view_names() { return names_in(kViews); }
+std::vector<std::pair<std::string, Normalize>> normalize_names() { return names_in(kNorms); }
+std::vector<std::pair<std::string, Colormap>> colormap_names() {
+  auto names = names_in(kMaps);
+  names.emplace_back("gray", Colormap::grey);
+  return names;
+}
+std::vector<std::pair<std::string, Order>> order_names() { return names_in(kOrders); }
+std::vector<std::pair<std::string, Reduce>> reduce_names() { return names_in(kReduces); }
 
 std::string_view colormap_name(Colormap c) { return name_in(kMaps, c); }
 std::optional<Colormap> colormap_from_name(std::string_view s) {

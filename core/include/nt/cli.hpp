@@ -3,6 +3,8 @@
 
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "nt/types.hpp"
 
@@ -26,9 +28,53 @@ int parse_cli(CLI::App& app, int argc, char** argv);
 // work. Returns the exit code as parse_cli does (0 when the callback returned normally).
 int run_subcommands(CLI::App& app, int argc, char** argv);
 
-// An option taking a mode name (canonical, or an alias of the original: put_one_to_one, ...),
-// stored as the Mode. Its default in --help is the mode's name; an unknown name is a parse error
-// "unknown mode 'x' (one of one_to_one, ...)" (exit 2).
+// The names of an option's values, in the order --help and errors list them: every accepted name
+// with the value it stands for (an enum, or the canonical name when the value is a string). The
+// first name of each value is its canonical one; later names of the same value are aliases,
+// accepted but not listed.
+template <class E>
+using Names = std::vector<std::pair<std::string, E>>;
+
+// The one line of a value that is none of the names: "'x' is not one of a, b, c" (CLI11 puts the
+// option's name before it: "--view: 'pie' is not one of matrix, row, ...").
+std::string not_one_of(const std::string& value, const std::vector<std::string>& listed);
+
+namespace detail {
+// add_enum_option without the value's type: pick(i) stores the value of names[i].
+CLI::Option* add_choice_option(CLI::App& app, const std::string& flags, std::vector<std::string> names,
+                               std::vector<std::string> listed, const std::string& default_name,
+                               std::function<void(std::size_t)> pick, const std::string& help);
+}  // namespace detail
+
+// The one way a program takes an option whose value is one of a few names (a mode, a format, a
+// view, a schedule...): the name becomes its value in `value`; an unknown name is a parse error,
+// one line "PROGRAM: error: --flag: 'x' is not one of a, b, c" and exit 2 (parse_cli). --help
+// shows the listed names and the default (the name of `value` as it is when the option is added).
+template <class E>
+CLI::Option* add_enum_option(CLI::App& app, const std::string& flags, E& value, const Names<E>& names,
+                             const std::string& help) {
+  std::vector<std::string> all, listed;
+  std::string default_name;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    all.push_back(names[i].first);
+    bool first = true;
+    for (std::size_t j = 0; j < i && first; ++j) first = !(names[j].second == names[i].second);
+    if (first) listed.push_back(names[i].first);
+    if (first && default_name.empty() && names[i].second == value) default_name = names[i].first;
+  }
+  return detail::add_choice_option(
+      app, flags, std::move(all), std::move(listed), default_name,
+      [&value, names](std::size_t i) { value = names[i].second; }, help);
+}
+
+// The same for values that stay strings: the names are the values.
+CLI::Option* add_enum_option(CLI::App& app, const std::string& flags, std::string& value,
+                             const std::vector<std::string>& names, const std::string& help);
+
+// The mode names (canonical, then the original's aliases: put_one_to_one, ...) as Names.
+Names<Mode> mode_names();
+
+// An option taking a mode name, stored as the Mode (add_enum_option over mode_names()).
 CLI::Option* add_mode_option(CLI::App& app, const std::string& flags, Mode& mode, const std::string& help);
 
 // An error message as one printable line: control characters (a newline inside a quoted token of

@@ -103,6 +103,8 @@ struct Registrar {
   explicit Registrar(ModeSpec spec);
 };
 
+// -t,--type: the registered modes by name and alias (nt::add_enum_option), stored in s.mode.
+void add_type_option(CLI::App& app, Settings& s);
 // Every mode's options, each in its option group of `app` (so --help shows them by mode).
 void add_mode_options(CLI::App& app, Settings& s);
 // --list: every mode with its aliases, description and options (read from `app`).

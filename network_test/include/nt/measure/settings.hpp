@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "nt/types.hpp"
+
 namespace nt::measure {
 
 struct Settings {
-  std::string mode_name = "one_to_one";
+  Mode mode = Mode::one_to_one;          // -t: a registered mode (nt::add_enum_option refuses the rest)
   std::string prefix = "network";
   int begin = 0, end = 10000, step = 100;
   std::vector<std::int64_t> length_list;  // --lengths

@@ -14,26 +14,27 @@
 
 namespace nt::viewer {
 
+// The command line of --render: the choices are enums from the start (nt::add_enum_option).
 struct RenderOptions {
   std::string file;
   std::string compare;                 // --compare
   std::string groups;                  // --groups
-  std::string view = "matrix";
+  ViewKind view = ViewKind::matrix;
   std::optional<long long> length;     // bytes; default: the first stored length
   int rank = 0;
   std::vector<std::pair<int, int>> pairs;  // --pair (repeatable); default 0,1
   std::vector<std::string> plot_files;     // pair view: further files overlaid (same pairs)
   int size = 0;                        // 0: one pixel per cell (plots: 800 wide)
-  std::string normalize = "matrix";
+  Normalize normalize = Normalize::matrix;
   std::vector<long long> window;       // {a, b} bytes
   std::optional<double> white, black;  // seconds
   bool log = false;
   bool relative = false;              // --relative: deviation / value
   bool decorate = false;              // kept for old scripts: decorated is the default now
   bool raw_pixels = false;             // --raw-pixels: one grey pixel per cell, no decoration
-  std::string colormap = "auto";       // --colormap auto|grey|viridis|diverging
-  std::string order = "rank";          // --order rank|host|groups
-  std::string reduce = "max";          // --reduce max|median: a pixel of several cells (--size)
+  Colormap colormap = Colormap::automatic;
+  Order order = Order::rank;
+  Reduce reduce = Reduce::max;         // a pixel of several cells (--size)
   bool need_values = false;            // --csv: keep the values behind the view (no streaming)
 };
 

@@ -57,6 +57,13 @@ std::string_view order_name(Order o);
 std::optional<Order> order_from_name(std::string_view s);
 std::string_view reduce_name(Reduce r);
 std::optional<Reduce> reduce_from_name(std::string_view s);
+// Each choice's names, in the order --help lists them (aliases after: "gray"): the tables the
+// command line gives nt::add_enum_option (nt/cli.hpp's Names).
+std::vector<std::pair<std::string, ViewKind>> view_names();
+std::vector<std::pair<std::string, Normalize>> normalize_names();
+std::vector<std::pair<std::string, Colormap>> colormap_names();
+std::vector<std::pair<std::string, Order>> order_names();
+std::vector<std::pair<std::string, Reduce>> reduce_names();
 
 struct ViewSpec {
   ViewKind view = ViewKind::matrix;
