@@ -179,6 +179,15 @@ int Factorisation::slot(int step, int rank) const {
   return std::min(pos, n_ - 1 - pos);
 }
 
+std::pair<int, int> Factorisation::pair_in_slot(int step, int slot) const {
+  const int k = order_[static_cast<std::size_t>(step)];
+  const auto rank_of = [&](int label) {
+    const int r = inv_.empty() ? label : inv_[static_cast<std::size_t>(label)];
+    return r >= P_ ? -1 : r;
+  };
+  return {rank_of(ring_at(n_, k, slot)), rank_of(ring_at(n_, k, n_ - 1 - slot))};
+}
+
 int sub_rounds(int slots, int K) { return K <= 0 || K >= slots ? 1 : (slots + K - 1) / K; }
 
 std::vector<std::vector<std::pair<int, int>>> round_robin(int P) {

@@ -62,6 +62,8 @@ class Factorisation {
   int partner(int step, int rank) const;
   // The slot of rank's pair in round `step` (0 .. slots()-1): which sub-round it joins.
   int slot(int step, int rank) const;
+  // The two ranks of slot `slot` in round `step` (either -1 for the bye of an odd P): O(1).
+  std::pair<int, int> pair_in_slot(int step, int slot) const;
   std::size_t bytes() const noexcept { return (perm_.capacity() + inv_.capacity() + order_.capacity()) * sizeof(int); }
 
  private:
