@@ -204,6 +204,30 @@ TimePlan price(const Candidate& cand, const std::vector<LengthPrice>& prices, co
   return p;
 }
 
+// The concurrencies a list calibrates, after `extra`.
+std::vector<int> limits_of(const std::vector<Candidate>& list, std::vector<int> extra) {
+  for (const auto& c : list)
+    if (c.concurrent && std::find(extra.begin(), extra.end(), c.limit) == extra.end()) extra.push_back(c.limit);
+  return extra;
+}
+
+// With a K ladder: the cheapest count's calibration (collective; it times every K at once), K
+// chosen from it on rank 0 and broadcast, the list rebuilt with that K, and the later counts
+// calibrating it alone. Rank 0 gets the note of what was measured.
+std::string calibrate_k(MPI_Comm comm, const Settings& s, const ModeSpec& spec, const std::vector<int>& ladder,
+                        std::int64_t longest, Pricer& pricer, std::vector<Candidate>& list) {
+  if (ladder.empty()) return {};
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const auto& prices = pricer.at(list[cheapest(list)].repeats);
+  std::string note;
+  int k = rank == 0 ? choose_k(prices, ladder, longest, note) : 0;
+  MPI_Bcast(&k, 1, MPI_INT, 0, comm);
+  list = candidates(s, spec, k);
+  pricer.calibrate_only(limits_of(list, {}));
+  return note;
+}
+
 // NT_DEBUG_OVERRUN=K:S (a testing hook): from length index K on, the guard sees S seconds more
 // elapsed, as if the lengths had been slower than predicted.
 double debug_overrun(std::size_t k) {
@@ -275,22 +299,8 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
   // the later counts calibrate the chosen K only.
   const auto ladder = k_ladder(s, spec, P, hosts);
   auto list = candidates(s, spec, ladder.empty() ? 0 : ladder.front());
-  auto limits_of = [](const std::vector<Candidate>& l, std::vector<int> extra) {
-    for (const auto& c : l)
-      if (c.concurrent && std::find(extra.begin(), extra.end(), c.limit) == extra.end()) extra.push_back(c.limit);
-    return extra;
-  };
   Pricer pricer(comm, s, lengths, spec, pl, limits_of(list, ladder));
-  std::string k_note;
-  if (!ladder.empty()) {
-    const int n = list[cheapest(list)].repeats;
-    int k = 0;
-    if (rank == 0) k = choose_k(pricer.at(n), ladder, lengths.back(), k_note);
-    else pricer.at(n);  // collective
-    MPI_Bcast(&k, 1, MPI_INT, 0, comm);
-    list = candidates(s, spec, k);
-    pricer.calibrate_only(limits_of(list, {}));
-  }
+  const std::string k_note = calibrate_k(comm, s, spec, ladder, lengths.back(), pricer, list);
   auto priced = [&](std::size_t i) {
     const auto& prices = pricer.at(list[i].repeats);  // collective
     TimePlan p = price(list[i], prices, s, P, Ctx::now() - t_origin);
