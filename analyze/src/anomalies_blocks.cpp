@@ -20,6 +20,7 @@ namespace nt::analysis::anomaly_parts {
 namespace {
 
 constexpr int kSideS = 0, kSideT = 1, kRest = 2;
+constexpr std::size_t kMaxCells = std::size_t{16} << 20;  // kept per length: 128 MB
 
 // The node groups of a component of the hits' graph, split in its two sides (the graph is
 // bipartite: every hit joins the sides), each side of two nodes or more.
@@ -67,6 +68,11 @@ std::vector<std::vector<double>> side_medians(const Cube& c, const std::vector<i
                                               const std::vector<int>& side_of_node) {
   const auto N = static_cast<std::size_t>(c.P);
   const int rows = rows_per_block(c.P, N * sizeof(float));
+  // The cells to either side, two per pair: at most kMaxCells kept, every stride-th of them by
+  // (i + j) (a block of half of 10,000 ranks would otherwise keep 10^8 of them).
+  std::size_t side_ranks = 0;
+  for (std::size_t r = 0; r < N; ++r) side_ranks += side_of_node[static_cast<std::size_t>(node_of[r])] != kRest;
+  const std::size_t stride = std::max<std::size_t>(1, (2 * N * side_ranks + kMaxCells - 1) / kMaxCells);
   std::vector<std::vector<double>> med(c.count(), std::vector<double>(2 * n_nodes, kNaN));
   std::vector<float> buf;
   for (std::size_t k = 0; k < c.count(); ++k) {
@@ -76,6 +82,7 @@ std::vector<std::vector<double>> side_medians(const Cube& c, const std::vector<i
         const float* v = c.rows(k, r0, r1, buf);
         for (auto i = static_cast<std::size_t>(r0); i < static_cast<std::size_t>(r1); ++i)
           for (std::size_t j = 0; j < N; ++j) {
+            if ((i + j) % stride != 0) continue;
             const float d = v[(i - static_cast<std::size_t>(r0)) * N + j];
             const auto a = static_cast<std::size_t>(node_of[i]), b = static_cast<std::size_t>(node_of[j]);
             if (a == b || !Cube::usable(d)) continue;

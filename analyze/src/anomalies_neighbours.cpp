@@ -17,7 +17,8 @@
 namespace nt::analysis::anomaly_parts {
 namespace {
 
-constexpr std::size_t kMaxNodes = 1024;  // the node matrices of every length in memory: 8 MB each
+// The node matrices of every length are held: at most this many cells (256 MB), else no pass.
+constexpr std::size_t kMaxCells = std::size_t{32} << 20;
 
 // Per length, each node's median delay to every node (over the rank pairs), and per node the
 // typical delay to it and from it (the medians of its column and of its row).
@@ -74,7 +75,6 @@ class NodeDelays {
     }
     return out;
   }
-  std::size_t nodes() const { return N_; }
 
  private:
   std::size_t N_;
@@ -199,7 +199,7 @@ bool link_of(const AnomalyScan& scan, const NodeDelays& d, std::size_t f, bool i
 void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>& out) {
   if (scan.topo.levels.empty() || scan.cube.count() == 0) return;
   const auto& nodes = scan.topo.levels.front();
-  if (nodes.groups.size() > kMaxNodes) return;
+  if (nodes.groups.size() * nodes.groups.size() * scan.cube.count() > kMaxCells) return;
   std::vector<std::size_t> candidates;
   for (std::size_t f = 0; f < out.size(); ++f)
     if (is_node_finding(out[f], nodes)) candidates.push_back(f);
