@@ -116,21 +116,21 @@ std::vector<std::array<double, 2>> references(const std::vector<std::vector<doub
 }
 
 // Whether a node's delays to the side `to` are beyond min_ratio over the typical node's at enough
-// lengths, and its delays to the other side not at any of them (a slow node is slow to both).
+// lengths, and its delays to the other side not at any of them (a slow node is slow to both); its
+// ratios at those lengths added to `ratios` when it is.
 bool slow_to_side(const std::vector<std::vector<double>>& med, const std::vector<std::array<double, 2>>& ref,
-                  std::size_t node, int to, const AnomalyScan& scan, std::vector<double>* ratios) {
-  std::size_t slow = 0;
+                  std::size_t node, int to, const AnomalyScan& scan, std::vector<double>& ratios) {
+  std::vector<double> mine;
   const auto t = static_cast<std::size_t>(to), o = static_cast<std::size_t>(1 - to);
   for (std::size_t k = 0; k < med.size(); ++k) {
     const double there = med[k][node * 2 + t] - ref[k][t], other = med[k][node * 2 + o] - ref[k][o];
     if (!std::isfinite(there)) continue;
     if (std::isfinite(other) && other >= scan.min_log) return false;
-    if (there >= scan.min_log) {
-      ++slow;
-      if (ratios) ratios->push_back(std::exp(there));
-    }
+    if (there >= scan.min_log) mine.push_back(std::exp(there));
   }
-  return slow >= scan.need;
+  if (mine.size() < scan.need) return false;
+  ratios.insert(ratios.end(), mine.begin(), mine.end());
+  return true;
 }
 
 Anomaly block_finding(const Block& b, const std::vector<const LinkHit*>& inside, const std::vector<double>& ratios,
@@ -179,7 +179,7 @@ std::vector<Anomaly> slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& 
     std::vector<double> ratios;
     for (std::size_t n = 0; n < n_nodes; ++n)
       for (int s : {kSideS, kSideT})
-        if (slow_to_side(med, ref, n, 1 - s, scan, &ratios)) b.side[s].push_back(static_cast<int>(n));
+        if (slow_to_side(med, ref, n, 1 - s, scan, ratios)) b.side[s].push_back(static_cast<int>(n));
     const auto covers = [&](int s) {
       return std::all_of(seeds.side[s].begin(), seeds.side[s].end(), [&](int n) {
         return std::binary_search(b.side[s].begin(), b.side[s].end(), n);
