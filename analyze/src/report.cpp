@@ -170,13 +170,23 @@ Report make_report(const std::string& file, const ReportOptions& opt) {
     dev = open_delays(devfile);
     if (dev->P != c.P) throw FileError(devfile, fmt::format("has {} ranks, {} has {}", dev->P, file, c.P));
   }
+  // The min file beside is an aid (transients): found unreadable, the report goes on without it.
   std::optional<Cube> fastest;
+  std::string min_note;
   if (opt.find_min_beside && c.statistic == Statistic::median)
     if (const auto cand = ResultSet::of(file).find_statistic(Statistic::min, file)) {
-      fastest = open_delays(cand->string());
-      if (fastest->P != c.P) fastest.reset();
+      try {
+        fastest = open_delays(cand->string());
+        if (fastest->P != c.P) fastest.reset();
+      } catch (const std::exception& e) {
+        fastest.reset();
+        min_note = fmt::format("the min file beside is unreadable ({}): one-way pairs not checked against the "
+                               "fastest samples",
+                               e.what());
+      }
     }
   Report r = make_report(c, opt, async ? &*async : nullptr, dev ? &*dev : nullptr, fastest ? &*fastest : nullptr);
+  if (!min_note.empty()) r.notes.push_back(min_note);
   if (!devfile.empty()) r.notes.push_back("variance from " + devfile);
   return r;
 }
