@@ -77,7 +77,7 @@ void add_schedule_options(CLI::App& app, Settings& s) {
   app.add_flag("--shuffle", s.shuffle, "randomise the order of pairs (from --seed)");
   auto* conc = app.add_flag("--concurrent{all}", s.concurrent_arg,
                             "run disjoint pairs together in rounds (measures a loaded network); --concurrent=K: at "
-                            "most K pairs at once (each round in sub-rounds)");
+                            "most K pairs at once in K lanes, one per host");
   nt::add_enum_option(app, "--rounds", s.rounds, {"random", "fixed"},
                       "--concurrent: random (a new random pairing of the ranks for every sample) or fixed (the same "
                       "circle-method rounds for every sample, as before)")
@@ -233,9 +233,14 @@ std::string join_args(int argc, char** argv) {
 
 // What the files record of the concurrent schedule (pair_order).
 std::string concurrent_schedule_text(const Settings& s) {
-  const std::string at_once = s.concurrent_limit > 0
-                                  ? fmt::format("at most {} pairs at once (each round in sub-rounds)", s.concurrent_limit)
-                                  : std::string("every pair of a round at once");
+  const std::string at_once =
+      s.concurrent_limit > 0
+          ? fmt::format("{} lanes: per sample a random partition of the hosts (of the ranks when each host runs "
+                        "one) into 2K groups and a random 1-factorisation of the groups; each pair of groups a lane "
+                        "whose pairs run one after the other, the lanes at once: at most {} pairs at once, one per "
+                        "host; then the pairs within the groups and within the hosts",
+                        s.concurrent_limit, s.concurrent_limit)
+          : std::string("every pair of a round at once");
   if (s.rounds == "fixed")
     return fmt::format("concurrent: the circle method's rounds, the same for every sample{}; {} (loaded network)",
                        s.shuffle ? ", in an order shuffled per length from the seed" : "", at_once);
@@ -617,7 +622,8 @@ void print_summary(Ctx& c, bool show, const RunCost& cost, const FlagCounts& fla
   // the pairs that can be timed at once (1 in the sequential schedule, floor(P/2) in the
   // concurrent one): the fraction of the job the schedule spent measuring.
   const double wall = cost.wall;
-  const int pairs = std::max(1, c.size / 2);
+  const int hosts = c.hosts.empty() ? c.size : 1 + *std::max_element(c.hosts.begin(), c.hosts.end());
+  const int pairs = std::max(1, (s.concurrent_limit > 0 && hosts < c.size ? hosts : c.size) / 2);
   const double slots = s.concurrent ? (s.concurrent_limit > 0 ? std::min(pairs, s.concurrent_limit) : pairs) : 1.0;
   std::cerr << fmt::format("{}: {} done in {:.3f} s; timed communication {:.3f} s ({:.1f}% of the wall time{}); "
                            "writing {:.3f} s host time (slowest rank); data per rank {:.3g} MB (largest)\n",

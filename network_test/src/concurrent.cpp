@@ -3,7 +3,8 @@
 // With --rounds random (the default) every sample of a length is one repetition of its own
 // 1-factorisation (schedule.hpp, Factorisation): a pair meets other partners' traffic in every
 // sample, so the statistics over samples average the contention of a round out instead of
-// repeating it. --concurrent=K splits each round into sub-rounds of at most K pairs.
+// repeating it. Plain --concurrent runs every pair of a round at once (a loaded network, on
+// purpose); --concurrent=K runs K lanes of pairs, one host in one lane at a time (lanes.cpp).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -20,18 +21,6 @@ Task pair_task(const Ctx& c, int x, int y) {
   t.leader = c.spec.results_in_rows ? x : y;
   t.members = {std::min(x, y), std::max(x, y)};
   return t;
-}
-
-// This rank's part of one round: its pair {a, b} (a < b), both directions or one exchange.
-void run_pair_of_round(Ctx& c, int a, int b, std::int64_t length) {
-  if (c.spec.kind == TaskKind::ordered_pairs) {
-    run_task(c, pair_task(c, a, b), length);
-    run_task(c, pair_task(c, b, a), length);
-  } else {
-    Task t = pair_task(c, a, b);
-    t.leader = a;
-    run_task(c, t, length);
-  }
 }
 
 void run_self_exchange(Ctx& c, std::int64_t length) {
@@ -69,107 +58,16 @@ class RepetitionSamples {
   const int R_, W_, base_;
 };
 
-// The hand-over between the sub-rounds of --concurrent=K (more than one sub-round per round): the
-// pairs of sub-round g start when every pair of the sub-round before it (the previous one with a
-// pair: only the bye's slot makes one empty) is over, as a barrier after every sub-round would
-// have it, but with messages among their members alone: each member of sub-round g-1 tells the
-// collector of g (the first rank of g's first pair) that it is done, and the collector tells the
-// other members of g to go. About 4K one-byte messages per sub-round where a barrier of all P ranks
-// took P log2 P (under SMPI each one a simulated message: 2,048 per sub-round at 256 ranks, 20x
-// the hand-over's, and most of the host time of a concurrent simulation). A rank visits only its
-// own sub-round of each round: O(K) work per round.
-class HandOver {
- public:
-  HandOver(Ctx& c, const Factorisation& f, int rounds, int subs, std::int64_t length)
-      : c_(c), f_(f), subs_(subs), end_(rounds * subs), length_(length) {}
-
-  // The members of sub-round g (= round * subs + s): both ranks of each pair of its slots.
-  std::vector<int> members(int g) const {
-    std::vector<int> out;
-    const int q = g / subs_;
-    for (int j = g % subs_; j < f_.slots(); j += subs_) {
-      const auto [a, b] = f_.pair_in_slot(q, j);
-      if (a >= 0 && b >= 0) out.insert(out.end(), {a, b});
-    }
-    return out;
-  }
-
-  // Before this rank's pair of sub-round g (whose members are `mine`): wait until the pairs of the
-  // sub-round before it are over.
-  void before(int g, const std::vector<int>& mine) {
-    int prev = g - 1;
-    std::vector<int> done_by;
-    while (prev >= 0 && (done_by = members(prev)).empty()) --prev;
-    if (prev < 0) return;  // the first sub-round: the caller's barrier started it
-    const int collector = mine.front();
-    char token = 0;
-    if (c_.rank != collector) return wait_for(recv_from(collector, token));
-    // Every receive posted first: SMPI moves a message when its receive is posted, so receiving
-    // one after the other cost a message latency per member (+10 % simulated time at K = 16).
-    std::vector<char> tokens(done_by.size());
-    std::vector<MPI_Request> dones;
-    for (std::size_t i = 0; i < done_by.size(); ++i)
-      if (done_by[i] != c_.rank) dones.push_back(recv_from(done_by[i], tokens[i]));
-    for (MPI_Request& r : dones) wait_for(r);
-    // The goes all at once, then one wait (a blocking send per member would start the last
-    // member's pair after the others' sends).
-    token = kGo;
-    std::vector<MPI_Request> reqs;
-    for (int m : mine)
-      if (m != c_.rank) MPI_Isend(&token, 1, MPI_CHAR, m, kTagGo, c_.comm, &reqs.emplace_back());
-    c_.waitall(reqs);
-  }
-
-  // After this rank's pair of sub-round g: tell the collector of the next sub-round with a pair.
-  void after(int g) {
-    for (int next = g + 1; next < end_; ++next) {
-      const std::vector<int> m = members(next);
-      if (m.empty()) continue;
-      char done = kDone;
-      if (m.front() != c_.rank) c_.send(&done, 1, MPI_CHAR, m.front(), kTagGo);
-      return;
-    }
-  }
-
- private:
-  static constexpr char kDone = 3, kGo = 4;
-  MPI_Request recv_from(int peer, char& token) {
-    MPI_Request req;
-    MPI_Irecv(&token, 1, MPI_CHAR, peer, kTagGo, c_.comm, &req);
-    return req;
-  }
-  void wait_for(MPI_Request req) {
-    c_.idle_wait(req, idle_deadline(c_, 2),
-                 fmt::format("timeout: rank {} waited too long for the other pairs at length {}", c_.rank, length_));
-  }
-  Ctx& c_;
-  const Factorisation& f_;
-  const int subs_, end_;
-  const std::int64_t length_;
-};
-
-// Rounds [0, rounds) of f, each in sub_rounds(f.slots(), limit) sub-rounds, then a barrier (the
-// next repetition or phase starts when every pair is over). on_round(q): before round q.
+// Rounds [0, rounds) of f, every pair of a round at once, a barrier after each (the next round,
+// repetition or phase starts when every pair is over). on_round(q): before round q.
 template <class OnRound>
-void run_factorisation(Ctx& c, const Factorisation& f, int rounds, int limit, std::int64_t length,
-                       const OnRound& on_round) {
-  const int subs = sub_rounds(f.slots(), limit);
-  HandOver hand(c, f, rounds, subs, length);
+void run_factorisation(Ctx& c, const Factorisation& f, int rounds, std::int64_t length, const OnRound& on_round) {
   for (int q = 0; q < rounds; ++q) {
     on_round(q);
     const int other = f.partner(q, c.rank);
-    if (subs == 1) {  // every pair at once: the round ends with a barrier of all ranks
-      if (other >= 0) run_pair_of_round(c, std::min(c.rank, other), std::max(c.rank, other), length);
-      if (q + 1 < rounds) idle_barrier(c, 2, length);
-      continue;
-    }
-    if (other < 0) continue;  // the bye of an odd P
-    const int g = q * subs + f.slot(q, c.rank) % subs;
-    hand.before(g, hand.members(g));
-    run_pair_of_round(c, std::min(c.rank, other), std::max(c.rank, other), length);
-    hand.after(g);
+    if (other >= 0) run_pair_of_round(c, std::min(c.rank, other), std::max(c.rank, other), length);
+    idle_barrier(c, 2, length);
   }
-  idle_barrier(c, 2, length);
 }
 
 Factorisation factorisation(const Ctx& c, std::size_t k, int repetition) {
@@ -178,14 +76,32 @@ Factorisation factorisation(const Ctx& c, std::size_t k, int repetition) {
 }
 }  // namespace
 
+void run_pair_of_round(Ctx& c, int a, int b, std::int64_t length) {
+  if (c.spec.kind == TaskKind::ordered_pairs) {
+    run_task(c, pair_task(c, a, b), length);
+    run_task(c, pair_task(c, b, a), length);
+  } else {
+    Task t = pair_task(c, a, b);
+    t.leader = a;
+    run_task(c, t, length);
+  }
+}
+
 int concurrent_repetitions(const Settings& s) {
   return s.rounds == "random" ? std::min(s.repeats, kMaxRepetitions) : 1;
 }
 
+int concurrent_rounds(const Ctx& c, int limit) { return limit > 0 ? lane_rounds(c, limit) : rounds_of(c.size); }
+
+double concurrent_round_share(const Ctx& c, int limit, int rounds) {
+  return limit > 0 ? lane_calibration_share(c, limit, rounds) : std::min(rounds, rounds_of(c.size));
+}
+
 void run_concurrent_rounds(Ctx& c, std::size_t k, std::int64_t length, int repetition, int rounds, int limit) {
-  const Factorisation f = factorisation(c, k, repetition);
   const RepetitionSamples samples(c, repetition);
-  run_factorisation(c, f, std::min(rounds, f.rounds()), limit, length, [](int) {});
+  if (limit > 0) return run_lane_calibration(c, k, length, repetition, rounds, limit);
+  const Factorisation f = factorisation(c, k, repetition);
+  run_factorisation(c, f, std::min(rounds, f.rounds()), length, [](int) {});
 }
 
 std::size_t run_concurrent(Ctx& c, std::size_t k, std::int64_t length, const StepHook& on_step) {
@@ -193,13 +109,17 @@ std::size_t run_concurrent(Ctx& c, std::size_t k, std::int64_t length, const Ste
   std::size_t bytes = 0;
   idle_barrier(c, 1, length);  // the previous length is written
   for (int rep = 0; rep < reps; ++rep) {
+    const RepetitionSamples samples(c, rep);
+    const auto progress = [&](double within) {
+      if (on_step) on_step((rep + within) / reps);
+    };
+    if (c.settings.concurrent_limit > 0) {
+      bytes = std::max(bytes, run_lanes(c, k, length, rep, progress));
+      continue;
+    }
     const Factorisation f = factorisation(c, k, rep);
     bytes = std::max(bytes, f.bytes());
-    const RepetitionSamples samples(c, rep);
-    const double all = static_cast<double>(reps) * f.rounds();
-    run_factorisation(c, f, f.rounds(), c.settings.concurrent_limit, length, [&](int q) {
-      if (on_step) on_step((static_cast<double>(rep) * f.rounds() + q) / all);
-    });
+    run_factorisation(c, f, f.rounds(), length, [&](int q) { progress(static_cast<double>(q) / f.rounds()); });
   }
   run_self_exchange(c, length);
   return bytes;

@@ -9,7 +9,7 @@
 // 10-fold), timed on rank 0 between sleeping barriers minus a barrier's own cost, repeated and the
 // median taken when the window is under 50 ms. A length then costs the sum over classes of tasks x
 // time per task; --concurrent costs rounds x the time of a round, calibrated on two real rounds of
-// each choice of concurrency (every pair of a round at once, and --concurrent=K's sub-rounds);
+// each choice of concurrency (every pair of a round at once, and --concurrent=K's lanes);
 // with random rounds (one sample per repetition of the rounds) two rounds of the first
 // repetition (with the warm-up) and two of the second (one warm-up round), times the samples.
 // Per length, rank 0 also gathers and writes five synced records: timed with a real gather and a
@@ -81,12 +81,12 @@ std::vector<int> concurrency_choices(const Settings& s) {
 double calibrate_concurrent(Ctx& c, std::size_t k, double barrier, int limit) {
   const std::int64_t length = c.lengths[k];
   const int reps = concurrent_repetitions(c.settings);
-  const double rounds = rounds_of(c.size);
+  const double rounds = concurrent_rounds(c, limit), share = concurrent_round_share(c, limit, 2);
   const double first =
-      calibrate(c, length, 2.0, barrier, [&] { run_concurrent_rounds(c, k, length, 0, 2, limit); });
+      calibrate(c, length, share, barrier, [&] { run_concurrent_rounds(c, k, length, 0, 2, limit); });
   if (reps == 1) return rounds * first;
   const double later =
-      calibrate(c, length, 2.0, barrier, [&] { run_concurrent_rounds(c, k, length, 1, 2, limit); });
+      calibrate(c, length, share, barrier, [&] { run_concurrent_rounds(c, k, length, 1, 2, limit); });
   return rounds * (first + (reps - 1) * later);
 }
 
@@ -253,7 +253,8 @@ Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits) {
   const double barrier = barrier_cost(c);
   Calibration cal;
   cal.lengths = calibrated_lengths(c.lengths.size());
-  cal.rounds = static_cast<std::size_t>(rounds_of(c.size)) * static_cast<std::size_t>(concurrent_repetitions(c.settings));
+  cal.rounds = static_cast<std::size_t>(concurrent_rounds(c, c.settings.concurrent_limit)) *
+               static_cast<std::size_t>(concurrent_repetitions(c.settings));
   cal.cost = calibrate_lengths(c, cal.lengths, barrier, limits);
   cal.per_length_io = per_length_io_cost(c, c.lengths[cal.lengths.back()]);
   c.calibrating = false;

@@ -72,6 +72,23 @@ std::size_t run_concurrent(Ctx& c, std::size_t k, std::int64_t length, const Ste
 // The first `rounds` rounds of repetition `repetition` of length k with at most `limit` pairs at
 // once (0: all), as run_concurrent runs them (--estimate's calibration).
 void run_concurrent_rounds(Ctx& c, std::size_t k, std::int64_t length, int repetition, int rounds, int limit);
+// Rounds per repetition of the concurrent schedule with at most `limit` pairs at once, as priced
+// (limit 0: the ranks' rounds; else the lanes' rounds, one for the pairs within the groups and one
+// for those within the hosts: upper bounds, each has fewer pairs than a lane), and the share of a
+// rounds' worth that run_concurrent_rounds(..., rounds, limit) runs (the lanes of a calibration
+// stop after a few pairs each; a schedule may have fewer rounds than asked).
+int concurrent_rounds(const Ctx& c, int limit);
+double concurrent_round_share(const Ctx& c, int limit, int rounds);
+// This rank's part of one round: its pair {a, b} (a < b), both directions or one exchange.
+void run_pair_of_round(Ctx& c, int a, int b, std::int64_t length);
+// --concurrent=K (lanes.cpp): repetition `repetition` of length k in K lanes (on_round: the
+// fraction of the repetition done); returns the bytes of its state on this rank (O(P)).
+std::size_t run_lanes(Ctx& c, std::size_t k, std::int64_t length, int repetition,
+                      const std::function<void(double)>& on_round);
+int lane_rounds(const Ctx& c, int limit);
+double lane_calibration_share(const Ctx& c, int limit, int rounds);
+// The first `rounds` rounds of the lanes at `limit`, each lane stopped after a few pairs.
+void run_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int repetition, int rounds, int limit);
 // Repetitions of the 1-factorisation per length: the samples (-n), at most kMaxRepetitions, with
 // --rounds random (each repetition costs every pair a clock-offset estimate and a warm-up round:
 // 500 samples one per repetition took a 16-rank simulation 47x the host time), else 1.

@@ -100,6 +100,8 @@ void shuffle_with(std::vector<T>& v, std::uint64_t state) {
 }
 }  // namespace
 
+void shuffle_ints(std::vector<int>& v, std::uint64_t state) { shuffle_with(v, state); }
+
 std::vector<int> draw_noise(std::uint64_t seed, int P, const std::vector<int>& exclude, int count,
                             std::uint64_t salt) {
   std::vector<int> pool;
@@ -173,22 +175,6 @@ int Factorisation::partner(int step, int rank) const {
   const int r = inv_.empty() ? other : inv_[static_cast<std::size_t>(other)];
   return r >= P_ ? -1 : r;
 }
-
-int Factorisation::slot(int step, int rank) const {
-  const int pos = ring_pos(n_, order_[static_cast<std::size_t>(step)], label(rank));
-  return std::min(pos, n_ - 1 - pos);
-}
-
-std::pair<int, int> Factorisation::pair_in_slot(int step, int slot) const {
-  const int k = order_[static_cast<std::size_t>(step)];
-  const auto rank_of = [&](int label) {
-    const int r = inv_.empty() ? label : inv_[static_cast<std::size_t>(label)];
-    return r >= P_ ? -1 : r;
-  };
-  return {rank_of(ring_at(n_, k, slot)), rank_of(ring_at(n_, k, n_ - 1 - slot))};
-}
-
-int sub_rounds(int slots, int K) { return K <= 0 || K >= slots ? 1 : (slots + K - 1) / K; }
 
 std::vector<std::vector<std::pair<int, int>>> round_robin(int P) {
   std::vector<std::vector<std::pair<int, int>>> rounds;

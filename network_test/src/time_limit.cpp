@@ -7,7 +7,7 @@
 // (within a schedule, the most samples that fit, found from the fewest up):
 //   1. sequential with at least kMinSequentialSamples samples (most samples first),
 //   2. --concurrent=K, most samples first, K the most pairs at once that the network carries:
-//      calibrated at K = hosts / 2, hosts / 4, ... 2 and 1, the largest K whose sub-rounds cost
+//      calibrated at K = hosts / 2, hosts / 4, ... 2 and 1, the largest K whose rounds cost
 //      at most kMaxLoad times K = 1's per pair at the longest length (choose_k),
 //   3. --concurrent (every pair of a round at once), most samples first,
 //   4. sequential with fewer samples.
@@ -41,7 +41,7 @@ constexpr double kUsable = 0.85;  // of the limit: the rest is left for start-up
 constexpr int kMinSequentialSamples = 10;
 constexpr int kSampleLadder[] = {50, 20, 10, 5, 3};
 constexpr int kRetestChunk = 4;  // the re-test's first chunk of pairs (retest.cpp)
-// K pairs at once carried without contention: a pair of a sub-round at most this much slower than
+// K pairs at once carried without contention: a pair of K lanes at most this much slower than
 // a pair alone (K = 1) through the same rounds; beyond it the pairs share a link (an oversubscribed
 // uplink) and the loaded delays are no longer the pairs' own.
 constexpr double kMaxLoad = 1.2;
@@ -82,8 +82,8 @@ std::vector<int> k_ladder(const Settings& s, const ModeSpec& spec, int P, int ho
 
 // The largest K of the ladder whose pairs, K at once, are at most kMaxLoad slower each than one
 // pair alone through the same rounds, at the longest length (where a shared link shows most):
-// (time at K - io) x K over (time at 1 - io); the smallest K when none is. A sub-round lasts as
-// long as its slowest pair, so on a network with slow pairs (a slow node, a slow uplink) the
+// (time at K - io) x K over (time at 1 - io); the smallest K when none is. A round lasts as
+// long as its slowest lane, so on a network with slow pairs (a slow node, a slow uplink) the
 // ratio grows with K without any sharing: the measure errs toward a smaller K, slower but never
 // less right. `note` says what was measured.
 int choose_k(const std::vector<LengthPrice>& prices, const std::vector<int>& ladder, std::int64_t longest,

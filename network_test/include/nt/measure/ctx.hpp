@@ -38,7 +38,7 @@ inline constexpr bool kSimulated = false;
 // Tags of the measurement protocol.
 enum Tag : int {
   kTagGo = 100, kTagReady, kTagData, kTagDone, kTagSync, kTagStart, kTagResult, kTagStop, kTagNoise,
-  kTagNoiseFlag, kTagExchange, kTagPrecision, kTagRows,
+  kTagNoiseFlag, kTagExchange, kTagPrecision, kTagRows, kTagChain,
 };
 
 // Validity flags of one sample (the _all file's sample_flags): what the measuring rank saw.

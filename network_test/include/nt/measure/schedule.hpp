@@ -33,6 +33,8 @@ struct Task {
 
 std::uint64_t splitmix64(std::uint64_t& state);
 std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0);
+// Fisher-Yates with splitmix64 from `state` (uniform, no modulo bias).
+void shuffle_ints(std::vector<int>& v, std::uint64_t state);
 // Deterministic choice of `count` distinct ranks out of [0, P) excluding `exclude`.
 std::vector<int> draw_noise(std::uint64_t seed, int P, const std::vector<int>& exclude, int count,
                             std::uint64_t salt);
@@ -60,10 +62,6 @@ class Factorisation {
   int slots() const noexcept { return n_ / 2; }
   // The partner of `rank` in round `step` (0 .. rounds()-1), -1 when it sits the round out.
   int partner(int step, int rank) const;
-  // The slot of rank's pair in round `step` (0 .. slots()-1): which sub-round it joins.
-  int slot(int step, int rank) const;
-  // The two ranks of slot `slot` in round `step` (either -1 for the bye of an odd P): O(1).
-  std::pair<int, int> pair_in_slot(int step, int slot) const;
   std::size_t bytes() const noexcept { return (perm_.capacity() + inv_.capacity() + order_.capacity()) * sizeof(int); }
 
  private:
@@ -72,9 +70,6 @@ class Factorisation {
   std::vector<int> perm_, inv_, order_;  // rank -> circle label, label -> rank (empty: identity)
 };
 
-// --concurrent=K: the sub-rounds a round of `slots` pairs is split into so that at most K pairs
-// run at once (K 0: all at once, one sub-round); slot i runs in sub-round i mod sub_rounds.
-int sub_rounds(int slots, int K);
 
 // The tasks of one length, in execution order (steps of one task each), computed on demand: task
 // u is a function of (settings, seed, P, length, u), so no rank stores the P(P-1) tasks of a

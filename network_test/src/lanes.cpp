@@ -1,0 +1,241 @@
+// --concurrent=K: K lanes of pairs, each lane one pair after the other, every host in one lane at
+// a time.
+//
+// The units are the hosts when some host runs several ranks, else the ranks. Each repetition (one
+// per sample with --rounds random) draws a random partition of the U units into G = min(2K, U)
+// groups of near-equal size and a random 1-factorisation of the groups (Factorisation over G). In
+// a round every pair of groups {X, Y} is a lane: the pairs of X's ranks with Y's run one after the
+// other, unit pair by unit pair, and the K lanes run at once, each at its own pace; a barrier ends
+// the round. Then the pairs within each group (its units with each other: two halves of at most K
+// lanes) and the pairs within each host (every host at once: they load no cable), each phase
+// ended by a barrier. At most K pairs load the network at once and no unit is in two of them.
+//
+// Why lanes and not sub-rounds of K pairs (stop 39): a sub-round lasts as long as its slowest
+// pair, and on a network with a slow host or a slow uplink nearly every sub-round holds one of
+// their pairs, so the schedule paid the slowest pair's time at every step. A lane carries
+// (U/G)^2 unit pairs, so a slow one adds its own share to its lane, not to every step; and a
+// barrier per round (2K per repetition) replaces one hand-over per sub-round.
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "internal.hpp"
+
+namespace nt::measure {
+
+namespace {
+constexpr std::size_t kAll = static_cast<std::size_t>(-1);
+
+// What the lanes pair: hosts (numbered as Ctx::hosts; their ranks in rank order) when a host runs
+// several ranks, else ranks. O(P) on every rank.
+class Units {
+ public:
+  Units(const Ctx& c) {
+    const int H = c.hosts.empty() ? 0 : 1 + *std::max_element(c.hosts.begin(), c.hosts.end());
+    by_host_ = H < c.size;
+    const auto P = static_cast<std::size_t>(c.size);
+    first_.assign(static_cast<std::size_t>(by_host_ ? H : c.size) + 1, 0);
+    unit_.resize(P);
+    for (std::size_t r = 0; r < P; ++r) {
+      unit_[r] = by_host_ ? c.hosts[r] : static_cast<int>(r);
+      ++first_[static_cast<std::size_t>(unit_[r]) + 1];
+    }
+    std::partial_sum(first_.begin(), first_.end(), first_.begin());
+    std::vector<int> next(first_.begin(), first_.end() - 1);
+    ranks_.resize(P);
+    for (std::size_t r = 0; r < P; ++r)
+      ranks_[static_cast<std::size_t>(next[static_cast<std::size_t>(unit_[r])]++)] = static_cast<int>(r);
+  }
+  bool by_host() const { return by_host_; }
+  int size() const { return static_cast<int>(first_.size()) - 1; }
+  int of(int rank) const { return unit_[static_cast<std::size_t>(rank)]; }
+  const int* begin(int u) const { return ranks_.data() + first_[static_cast<std::size_t>(u)]; }
+  const int* end(int u) const { return ranks_.data() + first_[static_cast<std::size_t>(u) + 1]; }
+  int most_ranks() const {
+    int m = 0;
+    for (std::size_t u = 0; u + 1 < first_.size(); ++u) m = std::max(m, first_[u + 1] - first_[u]);
+    return m;
+  }
+  std::size_t bytes() const { return (first_.capacity() + ranks_.capacity() + unit_.capacity()) * sizeof(int); }
+
+ private:
+  bool by_host_ = false;
+  std::vector<int> first_, ranks_, unit_;
+};
+
+// One repetition's groups: a random partition of the units (identity with --rounds fixed) into G
+// parts of near-equal size, part g = positions [g U / G, (g + 1) U / G) of the order.
+class Groups {
+ public:
+  Groups(const Ctx& c, const Units& u, int limit, std::size_t k, int repetition)
+      : U_(u.size()), G_(std::max(1, std::min(2 * limit, U_))), order_(static_cast<std::size_t>(U_)),
+        f_(G_, c.settings.seed.value_or(0), k, repetition, c.settings.rounds == "random", c.settings.shuffle) {
+    std::iota(order_.begin(), order_.end(), 0);
+    if (c.settings.rounds == "random")
+      shuffle_ints(order_, mix_seed(c.settings.seed.value_or(0), k, static_cast<std::uint64_t>(repetition),
+                                    0x6c616e6573ULL));
+    pos_.resize(order_.size());
+    for (std::size_t i = 0; i < order_.size(); ++i) pos_[static_cast<std::size_t>(order_[i])] = static_cast<int>(i);
+  }
+  int count() const { return G_; }
+  const Factorisation& rounds() const { return f_; }
+  int start(int g) const { return static_cast<int>(static_cast<long long>(g) * U_ / G_); }
+  int of(int unit) const {
+    const int p = pos_[static_cast<std::size_t>(unit)];
+    int g = static_cast<int>(static_cast<long long>(p) * G_ / U_);
+    while (g + 1 < G_ && start(g + 1) <= p) ++g;
+    while (start(g) > p) --g;
+    return g;
+  }
+  // The units of group g.
+  const int* begin(int g) const { return order_.data() + start(g); }
+  const int* end(int g) const { return order_.data() + start(g + 1); }
+  std::size_t bytes() const { return (order_.capacity() + pos_.capacity()) * sizeof(int) + f_.bytes(); }
+
+ private:
+  int U_, G_;
+  std::vector<int> order_, pos_;
+  Factorisation f_;
+};
+
+// Runs this rank's part of a chain of pairs, given as a generator: gen(emit) calls emit(a, b) for
+// each pair in order and stops when emit returns false; at most `cap` pairs. The first rank of a
+// pair leads it: when it is over, the leader tells the ranks of the next pair that were not in it
+// that their turn has come (one byte, tag kTagChain); a rank entering the chain waits for that.
+template <class Gen>
+void run_chain(Ctx& c, const Gen& gen, std::size_t cap, std::int64_t length) {
+  using Pair = std::pair<int, int>;
+  const auto in = [&](const Pair& p) { return p.first == c.rank || p.second == c.rank; };
+  std::size_t n = 0;
+  Pair prev{-1, -1}, cur{-1, -1};
+  const auto step = [&](const Pair* next) {
+    if (!in(cur)) return;
+    if (prev.first >= 0 && !in(prev)) {
+      char token = 0;
+      MPI_Request req;
+      MPI_Irecv(&token, 1, MPI_CHAR, prev.first, kTagChain, c.comm, &req);
+      c.idle_wait(req, idle_deadline(c, 2.0 + static_cast<double>(n)),
+                  fmt::format("timeout: rank {} waited too long for its turn in its lane at length {}", c.rank,
+                              length));
+    }
+    run_pair_of_round(c, std::min(cur.first, cur.second), std::max(cur.first, cur.second), length);
+    if (next == nullptr || cur.first != c.rank) return;
+    char go = 1;
+    for (int m : {next->first, next->second})
+      if (m != cur.first && m != cur.second) c.send(&go, 1, MPI_CHAR, m, kTagChain);
+  };
+  gen([&](int a, int b) {
+    if (n == cap) return false;
+    const Pair next{a, b};
+    if (n++ > 0) step(&next);
+    prev = cur;
+    cur = next;
+    return true;
+  });
+  if (n > 0) step(nullptr);
+}
+
+// The pairs of unit x's ranks with unit y's.
+template <class Emit>
+bool emit_units(const Units& u, int x, int y, const Emit& emit) {
+  for (const int* a = u.begin(x); a != u.end(x); ++a)
+    for (const int* b = u.begin(y); b != u.end(y); ++b)
+      if (!emit(*a, *b)) return false;
+  return true;
+}
+
+// Lane {X, Y} of a round: every unit of X with every unit of Y.
+void run_lane(Ctx& c, const Units& u, const Groups& g, int X, int Y, std::size_t cap, std::int64_t length) {
+  run_chain(c, [&](const auto& emit) {
+    for (const int* x = g.begin(X); x != g.end(X); ++x)
+      for (const int* y = g.begin(Y); y != g.end(Y); ++y)
+        if (!emit_units(u, *x, *y, emit)) return;
+  }, cap, length);
+}
+
+// The pairs within group X: its units with each other.
+void run_within_group(Ctx& c, const Units& u, const Groups& g, int X, std::int64_t length) {
+  run_chain(c, [&](const auto& emit) {
+    for (const int* x = g.begin(X); x != g.end(X); ++x)
+      for (const int* y = x + 1; y != g.end(X); ++y)
+        if (!emit_units(u, *x, *y, emit)) return;
+  }, kAll, length);
+}
+
+// The pairs within this rank's host (at most `cap`).
+void run_within_host(Ctx& c, const Units& u, std::size_t cap, std::int64_t length) {
+  const int h = u.of(c.rank);
+  run_chain(c, [&](const auto& emit) {
+    for (const int* a = u.begin(h); a != u.end(h); ++a)
+      for (const int* b = a + 1; b != u.end(h); ++b)
+        if (!emit(*a, *b)) return;
+  }, cap, length);
+}
+
+// Pairs per lane step of the calibration: a few unit pairs' worth.
+std::size_t calibration_cap(const Units& u) {
+  const auto r = static_cast<std::size_t>(u.most_ranks());
+  return std::max<std::size_t>(4, 2 * r * r);
+}
+
+// Rounds [0, rounds) of the lanes, each lane at most `cap` pairs; on_round(q) before round q.
+template <class OnRound>
+void run_lane_rounds(Ctx& c, const Units& u, const Groups& g, int rounds, std::size_t cap, std::int64_t length,
+                     const OnRound& on_round) {
+  const int mine = g.of(u.of(c.rank));
+  for (int q = 0; q < rounds; ++q) {
+    on_round(q);
+    const int other = g.rounds().partner(q, mine);
+    if (other >= 0) run_lane(c, u, g, std::min(mine, other), std::max(mine, other), cap, length);
+    idle_barrier(c, 2, length);
+  }
+}
+}  // namespace
+
+int lane_rounds(const Ctx& c, int limit) {
+  const Units u(c);
+  const int G = std::max(1, std::min(2 * limit, u.size()));
+  return rounds_of(G) + (G < u.size() ? 1 : 0) + (u.by_host() ? 1 : 0);
+}
+
+double lane_calibration_share(const Ctx& c, int limit, int rounds) {
+  const Units u(c);
+  const int G = std::max(1, std::min(2 * limit, u.size()));
+  const auto cap = static_cast<double>(calibration_cap(u));
+  if (rounds_of(G) == 0) {  // one unit: the calibration runs the pairs within it
+    const double r = u.most_ranks(), pairs = r * (r - 1) / 2;
+    return pairs > cap ? cap / pairs : 1.0;
+  }
+  const double per_group = static_cast<double>(c.size) / G;
+  return std::min(rounds, rounds_of(G)) * std::min(1.0, cap / (per_group * per_group));
+}
+
+void run_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int repetition, int rounds, int limit) {
+  const Units u(c);
+  const Groups g(c, u, limit, k, repetition);
+  if (g.rounds().rounds() == 0) return run_within_host(c, u, calibration_cap(u), length);
+  run_lane_rounds(c, u, g, std::min(rounds, g.rounds().rounds()), calibration_cap(u), length, [](int) {});
+}
+
+std::size_t run_lanes(Ctx& c, std::size_t k, std::int64_t length, int repetition, const std::function<void(double)>& on_round) {
+  const Units u(c);
+  const Groups g(c, u, c.settings.concurrent_limit, k, repetition);
+  const int rounds = g.rounds().rounds();
+  run_lane_rounds(c, u, g, rounds, kAll, length,
+                  [&](int q) { on_round(static_cast<double>(q) / std::max(1, rounds)); });
+  if (g.count() < u.size()) {  // the pairs within each group: two halves of at most K lanes
+    const int mine = g.of(u.of(c.rank)), half = (g.count() + 1) / 2;
+    for (int part = 0; part < 2; ++part) {
+      if ((mine < half) == (part == 0)) run_within_group(c, u, g, mine, length);
+      idle_barrier(c, 2, length);
+    }
+  }
+  if (u.by_host()) {
+    run_within_host(c, u, kAll, length);
+    idle_barrier(c, 2, length);
+  }
+  return u.bytes() + g.bytes();
+}
+
+}  // namespace nt::measure
