@@ -84,8 +84,8 @@ bool through(const NodeDelays& d, std::size_t k1, const Side& s, int x, int y) {
   return near(x, s.node) < near(x, y) && ratio > 1 / 1.25 && ratio < 1.25;
 }
 
-void fold_routes(const AnomalyScan& scan, const NodeDelays& d, const std::vector<Side>& ends, std::vector<Anomaly>& out,
-                 std::vector<char>& drop, Anomaly& link) {
+std::size_t fold_routes(const AnomalyScan& scan, const NodeDelays& d, const std::vector<Side>& ends,
+                        std::vector<Anomaly>& out, std::vector<char>& drop, Anomaly& link) {
   const auto& nodes = scan.topo.levels.front();
   std::size_t folded = 0;
   const std::size_t k1 = scan.cube.count() - 1;
@@ -102,6 +102,7 @@ void fold_routes(const AnomalyScan& scan, const NodeDelays& d, const std::vector
     folded += x.pairs.size();
   }
   if (folded > 0) link.detail += fmt::format("; {} more rank pairs whose routes cross it (their findings folded in)", folded);
+  return folded;
 }
 
 namespace {
@@ -171,6 +172,37 @@ bool link_of(const AnomalyScan& scan, const NodeDelays& d, std::size_t f, bool i
   return true;
 }
 
+// One direction of a link at a slow node A (a torus link slow one way, whose other end is not slow
+// back): A is slow to (from) part of the nodes, not all, and pair findings of third parties are
+// routes through A to that part (through()): one slow_link on A's ranks with them folded in. A slow
+// node with no such pair finding is left as it is.
+void one_way_end(const AnomalyScan& scan, const NodeDelays& d, std::size_t f, std::vector<Anomaly>& out,
+                 std::vector<char>& drop, std::vector<Anomaly>& found) {
+  const auto& nodes = scan.topo.levels.front();
+  const auto lengths = length_indices(scan.cube, out[f].lengths);
+  const int node = nodes.group_of[static_cast<std::size_t>(out[f].ranks.front())];
+  for (const bool in : {false, true}) {
+    const Side a{f, node, d.slow(node, in, lengths, std::exp(scan.min_log)), in};
+    if (a.slow.empty() || a.slow.size() + 1 >= nodes.groups.size()) continue;  // a slow host: slow to all
+    Anomaly link = out[f];
+    link.kind = "slow_link";
+    link.detail = fmt::format(
+        "one direction of a link at {} {}: it {} slowly {} {} of the {} other nodes ({:.2f}x), not the others: its "
+        "link toward them, one way (a direct network, such as a torus)",
+        scan.topo.node_level_identified ? "node group" : "group", node, in ? "receives" : "sends", in ? "from" : "to",
+        a.slow.size(), nodes.groups.size() - 1, out[f].score);
+    std::vector<char> folded = drop;
+    if (fold_routes(scan, d, {a}, out, folded, link) == 0) continue;
+    for (int y : a.slow)
+      for (int x : out[f].ranks)
+        for (int r : nodes.groups[static_cast<std::size_t>(y)]) link.pairs.emplace_back(in ? r : x, in ? x : r);
+    drop = std::move(folded);
+    drop[f] = 1;
+    found.push_back(std::move(link));
+    return;
+  }
+}
+
 }  // namespace
 
 void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>& out) {
@@ -192,6 +224,8 @@ void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>
   for (std::size_t f : candidates)
     for (const bool in : {false, true})
       if (!drop[f] && link_of(scan, d, f, in, out, drop, found)) break;
+  for (std::size_t f : candidates)
+    if (!drop[f]) one_way_end(scan, d, f, out, drop, found);
   std::vector<Anomaly> kept;
   for (std::size_t g = 0; g < out.size(); ++g)
     if (!drop[g]) kept.push_back(std::move(out[g]));

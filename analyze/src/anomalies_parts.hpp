@@ -130,7 +130,7 @@ std::vector<Anomaly> slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& 
 void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>& out);
 
 // anomalies_routes.cpp: the one-way pair findings that form a complete block, every pair from a set
-// S of two nodes or more to a set R of two or more, alike (one direction of one link every route
+// S of two nodes or more to a set R of two or more (or one node and three or more), alike (one direction of one link every route
 // from S to R crosses): one asymmetric_pair finding on the nodes the block's pairs concentrate on.
 void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out);
 

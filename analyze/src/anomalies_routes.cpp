@@ -248,7 +248,10 @@ void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out) {
       scores.push_back(out[f].score);
     }
     const bool disjoint = std::none_of(S.begin(), S.end(), [&](int n) { return R.count(n) != 0; });
-    if (!disjoint || S.size() < 2 || R.size() < 2 || node_pairs.size() != S.size() * R.size() ||
+    // Two nodes or more on each side, or one node and three or more (all of one node's slow pairs
+    // to or from part of the others): two pairs from one node are no block.
+    const bool sized = std::min(S.size(), R.size()) >= 2 || std::max(S.size(), R.size()) >= 3;
+    if (!disjoint || !sized || node_pairs.size() != S.size() * R.size() ||
         members.size() != node_pairs.size() || !alike(scores))
       continue;
     for (std::size_t m : members) drop[m] = 1;

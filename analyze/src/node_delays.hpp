@@ -55,9 +55,10 @@ struct Side {
 bool through(const NodeDelays& d, std::size_t k1, const Side& s, int x, int y);
 
 // Folds into `link` the pair findings (asymmetric_pair, slow_link) not dropped whose every pair is
-// a route through one of `ends`; marks them in drop and says how many pairs in the detail.
-void fold_routes(const AnomalyScan& scan, const NodeDelays& d, const std::vector<Side>& ends, std::vector<Anomaly>& out,
-                 std::vector<char>& drop, Anomaly& link);
+// a route through one of `ends`; marks them in drop and says how many pairs in the detail. Returns
+// how many rank pairs it folded.
+std::size_t fold_routes(const AnomalyScan& scan, const NodeDelays& d, const std::vector<Side>& ends,
+                        std::vector<Anomaly>& out, std::vector<char>& drop, Anomaly& link);
 
 // anomalies_routes.cpp: slow nodes of one switch group G (two or more, not all of its nodes) each
 // slow from (or to) every node outside G and none inside, alike: one of G's uplinks carries their
