@@ -95,6 +95,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   slow_links_to_slow_nodes(t, hosts, out);
   out.insert(out.end(), blocks.begin(), blocks.end());
   slow_links_between_neighbours(scan, out);
+  one_way_blocks(scan, out);
   if (sensitivity) {
     rank_and_link_sensitivity(scan, pass, *sensitivity);
     for (std::size_t l = 1; l < group_sensitivity.size(); ++l)

@@ -4,7 +4,7 @@
 // pass through A or B: the rank effects read A and B as slow nodes (each sends slowly to half of
 // the others) and the third parties' pairs as asymmetric pairs. Read together: A slow to B, B to A,
 // and the nodes each is slow to on opposite sides, that is one link.
-#include "anomalies_parts.hpp"
+#include "node_delays.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,71 +15,52 @@
 #include "nt/stats.hpp"
 
 namespace nt::analysis::anomaly_parts {
-namespace {
 
-// The node matrices of every length are held: at most this many cells (256 MB), else no pass.
-constexpr std::size_t kMaxCells = std::size_t{32} << 20;
-
-// Per length, each node's median delay to every node (over the rank pairs), and per node the
-// typical delay to it and from it (the medians of its column and of its row).
-class NodeDelays {
- public:
-  NodeDelays(const Cube& c, const Level& nodes) : N_(nodes.groups.size()) {
-    std::vector<float> buf;
-    std::vector<std::vector<double>> cells(N_);
-    std::vector<double> tmp;
-    for (std::size_t k = 0; k < c.count(); ++k) {
-      std::vector<double> m(N_ * N_, kNaN);
-      for (std::size_t a = 0; a < N_; ++a) {
-        for (auto& v : cells) v.clear();
-        for (int r : nodes.groups[a]) {
-          const float* v = c.rows(k, r, r + 1, buf);
-          for (int j = 0; j < c.P; ++j) {
-            const auto y = static_cast<std::size_t>(nodes.group_of[static_cast<std::size_t>(j)]);
-            if (y != a && Cube::usable(v[j])) cells[y].push_back(static_cast<double>(v[j]));
-          }
+NodeDelays::NodeDelays(const Cube& c, const Level& nodes) : N_(nodes.groups.size()) {
+  std::vector<float> buf;
+  std::vector<std::vector<double>> cells(N_);
+  std::vector<double> tmp;
+  for (std::size_t k = 0; k < c.count(); ++k) {
+    std::vector<double> m(N_ * N_, kNaN);
+    for (std::size_t a = 0; a < N_; ++a) {
+      for (auto& v : cells) v.clear();
+      for (int r : nodes.groups[a]) {
+        const float* v = c.rows(k, r, r + 1, buf);
+        for (int j = 0; j < c.P; ++j) {
+          const auto y = static_cast<std::size_t>(nodes.group_of[static_cast<std::size_t>(j)]);
+          if (y != a && Cube::usable(v[j])) cells[y].push_back(static_cast<double>(v[j]));
         }
-        for (std::size_t y = 0; y < N_; ++y)
-          if (!cells[y].empty()) m[a * N_ + y] = median_inplace(cells[y]);
       }
-      std::vector<double> to(N_, kNaN), from(N_, kNaN);
-      for (std::size_t y = 0; y < N_; ++y) {
-        tmp.clear();
-        for (std::size_t x = 0; x < N_; ++x)
-          if (std::isfinite(m[x * N_ + y])) tmp.push_back(m[x * N_ + y]);
-        if (!tmp.empty()) to[y] = median_inplace(tmp);
-        tmp.clear();
-        for (std::size_t x = 0; x < N_; ++x)
-          if (std::isfinite(m[y * N_ + x])) tmp.push_back(m[y * N_ + x]);
-        if (!tmp.empty()) from[y] = median_inplace(tmp);
-      }
-      m_.push_back(std::move(m));
-      to_.push_back(std::move(to));
-      from_.push_back(std::move(from));
+      for (std::size_t y = 0; y < N_; ++y)
+        if (!cells[y].empty()) m[a * N_ + y] = median_inplace(cells[y]);
     }
-  }
-  // Delay from node x to node y at length k; `in` swaps them.
-  double at(std::size_t k, int x, int y, bool in = false) const {
-    const auto a = static_cast<std::size_t>(in ? y : x), b = static_cast<std::size_t>(in ? x : y);
-    return m_[k][a * N_ + b];
-  }
-  // The nodes node a is slow to (in: slow from) at every one of `lengths`: min_ratio over the
-  // typical delay to that node (in: from it).
-  std::set<int> slow(int a, bool in, const std::vector<std::size_t>& lengths, double min_ratio) const {
-    std::set<int> out;
+    std::vector<double> to(N_, kNaN), from(N_, kNaN);
     for (std::size_t y = 0; y < N_; ++y) {
-      const bool all = !lengths.empty() && std::all_of(lengths.begin(), lengths.end(), [&](std::size_t k) {
-        return at(k, a, static_cast<int>(y), in) >= min_ratio * (in ? from_[k][y] : to_[k][y]);
-      });
-      if (all) out.insert(static_cast<int>(y));
+      tmp.clear();
+      for (std::size_t x = 0; x < N_; ++x)
+        if (std::isfinite(m[x * N_ + y])) tmp.push_back(m[x * N_ + y]);
+      if (!tmp.empty()) to[y] = median_inplace(tmp);
+      tmp.clear();
+      for (std::size_t x = 0; x < N_; ++x)
+        if (std::isfinite(m[y * N_ + x])) tmp.push_back(m[y * N_ + x]);
+      if (!tmp.empty()) from[y] = median_inplace(tmp);
     }
-    return out;
+    m_.push_back(std::move(m));
+    to_.push_back(std::move(to));
+    from_.push_back(std::move(from));
   }
+}
 
- private:
-  std::size_t N_;
-  std::vector<std::vector<double>> m_, to_, from_;
-};
+std::set<int> NodeDelays::slow(int a, bool in, const std::vector<std::size_t>& lengths, double min_ratio) const {
+  std::set<int> out;
+  for (std::size_t y = 0; y < N_; ++y) {
+    const bool all = !lengths.empty() && std::all_of(lengths.begin(), lengths.end(), [&](std::size_t k) {
+      return at(k, a, static_cast<int>(y), in) >= min_ratio * (in ? from_[k][y] : to_[k][y]);
+    });
+    if (all) out.insert(static_cast<int>(y));
+  }
+  return out;
+}
 
 std::vector<std::size_t> length_indices(const Cube& c, const std::vector<std::int64_t>& lengths) {
   std::vector<std::size_t> out;
@@ -88,32 +69,43 @@ std::vector<std::size_t> length_indices(const Cube& c, const std::vector<std::in
   return out;
 }
 
-// A link's end: its slow_node finding (out.size() when it has none) and the nodes it is slow to
-// (`in`: slow from).
-struct Side {
-  std::size_t finding;
-  int node;
-  std::set<int> slow;
-};
-
 bool is_node_finding(const Anomaly& a, const Level& nodes) {
   if (a.kind != "slow_node" || a.ranks.empty()) return false;
   const int n = nodes.group_of[static_cast<std::size_t>(a.ranks.front())];
   return a.ranks == nodes.groups[static_cast<std::size_t>(n)];
 }
 
-// Whether the pair x -> y of a finding is a route through the link's end `s`: y on its far side
-// and x is s or reaches s before y (`in`: x on its far side and y is s or is reached from s), at
-// the shortest length by the faster direction of each pair, and slowed as much as s's own pair
-// (the same bottleneck, within 25 %) at the longest.
-bool through(const NodeDelays& d, std::size_t k1, const Side& s, bool in, int x, int y) {
-  if (in) std::swap(x, y);  // the far side's node is y, the near one x
+bool through(const NodeDelays& d, std::size_t k1, const Side& s, int x, int y) {
+  if (s.in) std::swap(x, y);  // the far side's node is y, the near one x
   if (!s.slow.count(y)) return false;
   if (x == s.node) return true;
   const auto near = [&](int u, int v) { return std::min(d.at(0, u, v), d.at(0, v, u)); };
-  const double ratio = d.at(k1, x, y, in) / d.at(k1, s.node, y, in);
+  const double ratio = d.at(k1, x, y, s.in) / d.at(k1, s.node, y, s.in);
   return near(x, s.node) < near(x, y) && ratio > 1 / 1.25 && ratio < 1.25;
 }
+
+std::size_t fold_routes(const AnomalyScan& scan, const NodeDelays& d, const std::vector<Side>& ends,
+                        std::vector<Anomaly>& out, std::vector<char>& drop, Anomaly& link) {
+  const auto& nodes = scan.topo.levels.front();
+  std::size_t folded = 0;
+  const std::size_t k1 = scan.cube.count() - 1;
+  for (std::size_t g = 0; g < out.size(); ++g) {
+    const auto& x = out[g];
+    if (drop[g] || (x.kind != "asymmetric_pair" && x.kind != "slow_link") || x.pairs.empty()) continue;
+    const bool explained = std::all_of(x.pairs.begin(), x.pairs.end(), [&](const auto& p) {
+      const int s = nodes.group_of[static_cast<std::size_t>(p.first)], r = nodes.group_of[static_cast<std::size_t>(p.second)];
+      return std::any_of(ends.begin(), ends.end(), [&](const Side& e) { return through(d, k1, e, s, r); });
+    });
+    if (!explained) continue;
+    drop[g] = 1;
+    link.pairs.insert(link.pairs.end(), x.pairs.begin(), x.pairs.end());
+    folded += x.pairs.size();
+  }
+  if (folded > 0) link.detail += fmt::format("; {} more rank pairs whose routes cross it (their findings folded in)", folded);
+  return folded;
+}
+
+namespace {
 
 Anomaly link_finding(const Side& a, const Side& b, bool in, const std::vector<Anomaly>& out,
                      const AnomalyScan& scan) {
@@ -156,10 +148,10 @@ bool link_of(const AnomalyScan& scan, const NodeDelays& d, std::size_t f, bool i
   const auto lengths = length_indices(scan.cube, out[f].lengths);
   const double min_ratio = std::exp(scan.min_log);
   const int node = nodes.group_of[static_cast<std::size_t>(out[f].ranks.front())];
-  const Side a{f, node, d.slow(node, in, lengths, min_ratio)};
+  const Side a{f, node, d.slow(node, in, lengths, min_ratio), in};
   std::vector<Side> ends;
   for (int b : a.slow) {
-    Side s{out.size(), b, d.slow(b, in, lengths, min_ratio)};
+    Side s{out.size(), b, d.slow(b, in, lengths, min_ratio), in};
     if (s.slow.count(node) && std::none_of(s.slow.begin(), s.slow.end(), [&](int y) { return a.slow.count(y) != 0; }))
       ends.push_back(std::move(s));
   }
@@ -175,23 +167,40 @@ bool link_of(const AnomalyScan& scan, const NodeDelays& d, std::size_t f, bool i
   Anomaly link = link_finding(a, b, in, out, scan);
   drop[f] = 1;
   if (b.finding < out.size()) drop[b.finding] = 1;
-  std::size_t folded = 0;
-  const std::size_t k1 = scan.cube.count() - 1;
-  for (std::size_t g = 0; g < out.size(); ++g) {
-    const auto& x = out[g];
-    if (drop[g] || (x.kind != "asymmetric_pair" && x.kind != "slow_link") || x.pairs.empty()) continue;
-    const bool explained = std::all_of(x.pairs.begin(), x.pairs.end(), [&](const auto& p) {
-      const int s = nodes.group_of[static_cast<std::size_t>(p.first)], r = nodes.group_of[static_cast<std::size_t>(p.second)];
-      return through(d, k1, a, in, s, r) || through(d, k1, b, in, s, r);
-    });
-    if (!explained) continue;
-    drop[g] = 1;
-    link.pairs.insert(link.pairs.end(), x.pairs.begin(), x.pairs.end());
-    folded += x.pairs.size();
-  }
-  if (folded > 0) link.detail += fmt::format("; {} more rank pairs whose routes cross it (their findings folded in)", folded);
+  fold_routes(scan, d, {a, b}, out, drop, link);
   found.push_back(std::move(link));
   return true;
+}
+
+// One direction of a link at a slow node A (a torus link slow one way, whose other end is not slow
+// back): A is slow to (from) part of the nodes, not all, and pair findings of third parties are
+// routes through A to that part (through()): one slow_link on A's ranks with them folded in. A slow
+// node with no such pair finding is left as it is.
+void one_way_end(const AnomalyScan& scan, const NodeDelays& d, std::size_t f, std::vector<Anomaly>& out,
+                 std::vector<char>& drop, std::vector<Anomaly>& found) {
+  const auto& nodes = scan.topo.levels.front();
+  const auto lengths = length_indices(scan.cube, out[f].lengths);
+  const int node = nodes.group_of[static_cast<std::size_t>(out[f].ranks.front())];
+  for (const bool in : {false, true}) {
+    const Side a{f, node, d.slow(node, in, lengths, std::exp(scan.min_log)), in};
+    if (a.slow.empty() || a.slow.size() + 1 >= nodes.groups.size()) continue;  // a slow host: slow to all
+    Anomaly link = out[f];
+    link.kind = "slow_link";
+    link.detail = fmt::format(
+        "one direction of a link at {} {}: it {} slowly {} {} of the {} other nodes ({:.2f}x), not the others: its "
+        "link toward them, one way (a direct network, such as a torus)",
+        scan.topo.node_level_identified ? "node group" : "group", node, in ? "receives" : "sends", in ? "from" : "to",
+        a.slow.size(), nodes.groups.size() - 1, out[f].score);
+    std::vector<char> folded = drop;
+    if (fold_routes(scan, d, {a}, out, folded, link) == 0) continue;
+    for (int y : a.slow)
+      for (int x : out[f].ranks)
+        for (int r : nodes.groups[static_cast<std::size_t>(y)]) link.pairs.emplace_back(in ? r : x, in ? x : r);
+    drop = std::move(folded);
+    drop[f] = 1;
+    found.push_back(std::move(link));
+    return;
+  }
 }
 
 }  // namespace
@@ -199,17 +208,24 @@ bool link_of(const AnomalyScan& scan, const NodeDelays& d, std::size_t f, bool i
 void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>& out) {
   if (scan.topo.levels.empty() || scan.cube.count() == 0) return;
   const auto& nodes = scan.topo.levels.front();
-  if (nodes.groups.size() * nodes.groups.size() * scan.cube.count() > kMaxCells) return;
-  std::vector<std::size_t> candidates;
-  for (std::size_t f = 0; f < out.size(); ++f)
-    if (is_node_finding(out[f], nodes)) candidates.push_back(f);
-  if (candidates.empty()) return;
+  if (nodes.groups.size() * nodes.groups.size() * scan.cube.count() > kMaxNodeCells) return;
+  const auto node_findings = [&] {
+    std::vector<std::size_t> c;
+    for (std::size_t f = 0; f < out.size(); ++f)
+      if (is_node_finding(out[f], nodes)) c.push_back(f);
+    return c;
+  };
+  if (node_findings().empty()) return;
   const NodeDelays d(scan.cube, nodes);
+  partial_uplinks(scan, d, out);  // first: a switch group's slow nodes are no link's two ends
+  const auto candidates = node_findings();
   std::vector<char> drop(out.size(), 0);
   std::vector<Anomaly> found;
   for (std::size_t f : candidates)
     for (const bool in : {false, true})
       if (!drop[f] && link_of(scan, d, f, in, out, drop, found)) break;
+  for (std::size_t f : candidates)
+    if (!drop[f]) one_way_end(scan, d, f, out, drop, found);
   std::vector<Anomaly> kept;
   for (std::size_t g = 0; g < out.size(); ++g)
     if (!drop[g]) kept.push_back(std::move(out[g]));

@@ -125,7 +125,13 @@ std::vector<Anomaly> slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& 
 // anomalies_neighbours.cpp: two slow nodes each slow to the other and to nodes the other is not
 // slow to (a torus link: each end's routes toward the other's side cross it) become one slow_link
 // on their ranks; the pair findings of third parties routed through it (slowed as much as its end's
-// delay to the receiver, the sender nearer that end than the receiver) are folded into it.
+// delay to the receiver, the sender nearer that end than the receiver) are folded into it. Before,
+// the slow nodes of a partial uplink (node_delays.hpp, anomalies_routes.cpp).
 void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>& out);
+
+// anomalies_routes.cpp: the one-way pair findings that form a complete block, every pair from a set
+// S of two nodes or more to a set R of two or more (or one node and three or more), alike (one direction of one link every route
+// from S to R crosses): one asymmetric_pair finding on the nodes the block's pairs concentrate on.
+void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out);
 
 }  // namespace nt::analysis::anomaly_parts

@@ -1,0 +1,263 @@
+// Faults whose slow pairs are some routes of their nodes, not all (issue 32, stop 40).
+//
+// A partial uplink: a switch with several uplinks routes each destination through one of them
+// (SimGrid's FAT_TREE: d-mod-k), so one slow uplink of a pod's switch slows the routes into the pod
+// toward a few of its nodes, and those of all of the pod's nodes toward the same few positions in
+// the other pods. The rank effects read the few as slow nodes (slow from every node outside the
+// pod, from none inside) and the others as one-way pairs: one slow_link on the few, the pairs that
+// cross the uplink folded in.
+//
+// A one-way block: one direction of a link that every route from a set S of nodes to a set R
+// crosses (a torus link: the routes of its sending end and the nodes behind it toward the far
+// side's columns) is one one-way pair per pair of node groups, every pair of S x R, alike: one
+// asymmetric_pair finding with all of their pairs.
+#include "node_delays.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "nt/stats.hpp"
+
+namespace nt::analysis::anomaly_parts {
+namespace {
+
+// The same bottleneck: every score within 25 % of the others.
+bool alike(const std::vector<double>& scores) {
+  const auto [lo, hi] = std::minmax_element(scores.begin(), scores.end());
+  return lo != scores.end() && *hi <= 1.25 * *lo;
+}
+
+// The finest level above the nodes whose group of `node` holds other nodes, and whose nodes outside
+// are exactly those in `slow` (0: none). first[n] is a rank of node n.
+std::size_t boundary_level(const Topology& t, const std::vector<int>& first, int node, const std::set<int>& slow) {
+  if (slow.empty()) return 0;
+  for (std::size_t l = 1; l < t.levels.size(); ++l) {
+    const auto& g = t.levels[l].group_of;
+    const int mine = g[static_cast<std::size_t>(first[static_cast<std::size_t>(node)])];
+    bool exact = true, mates = false;
+    for (std::size_t y = 0; y < first.size() && exact; ++y) {
+      if (static_cast<int>(y) == node) continue;
+      const bool inside = g[static_cast<std::size_t>(first[y])] == mine;
+      mates = mates || inside;
+      exact = (slow.count(static_cast<int>(y)) != 0) != inside;
+    }
+    if (exact && mates) return l;
+  }
+  return 0;
+}
+
+std::vector<int> first_ranks(const Level& nodes) {
+  std::vector<int> first;
+  for (const auto& g : nodes.groups) first.push_back(g.front());
+  return first;
+}
+
+// The slow_link of a partial uplink of group `group` of level `level`: its members' ranks, their
+// pairs across the group's boundary (the slow direction).
+Anomaly uplink_finding(const AnomalyScan& scan, std::size_t level, int group, const std::vector<Side>& members,
+                       const std::vector<Anomaly>& out) {
+  const auto& nodes = scan.topo.levels.front();
+  const auto& lev = scan.topo.levels[level];
+  const auto first = first_ranks(nodes);
+  Anomaly f;
+  f.kind = "slow_link";
+  std::set<std::int64_t> lens;
+  std::vector<double> scores;
+  std::vector<int> names;
+  for (const auto& m : members) {
+    const auto& own = nodes.groups[static_cast<std::size_t>(m.node)];
+    f.ranks.insert(f.ranks.end(), own.begin(), own.end());
+    lens.insert(out[m.finding].lengths.begin(), out[m.finding].lengths.end());
+    scores.push_back(out[m.finding].score);
+    names.push_back(m.node);
+    for (int y : m.slow)
+      for (int x : own)
+        for (int r : nodes.groups[static_cast<std::size_t>(y)]) f.pairs.emplace_back(m.in ? r : x, m.in ? x : r);
+  }
+  std::sort(f.ranks.begin(), f.ranks.end());
+  f.hosts = hosts_of(f.ranks, scan.hosts);
+  f.lengths.assign(lens.begin(), lens.end());
+  f.score = finite_median(scores);
+  std::size_t inside = 0;
+  for (int r : first) inside += lev.group_of[static_cast<std::size_t>(r)] == group;
+  const std::string word = scan.topo.node_level_identified ? "node groups" : "groups";
+  const bool in = members.front().in;
+  f.detail = fmt::format(
+      "slow uplink of {0} group {1}, part of its routes: {2} {3} {4} slowly {5} every node outside it ({6} nodes) "
+      "and {5} none inside, alike ({7:.2f}x), its {8} other nodes not: one of the group's uplinks, the one {9} "
+      "them take (a switch with several uplinks sends each destination's routes over one)",
+      lev.name, group, word, fmt::join(names, ","), in ? "receive" : "send", in ? "from" : "to", members.front().slow.size(),
+      f.score, inside - members.size(), in ? "the routes to" : "the routes from");
+  return f;
+}
+
+// The slow nodes of one switch group read alike, keyed by (level, group, direction).
+using Boundaries = std::map<std::tuple<std::size_t, int, bool>, std::vector<Side>>;
+
+Boundaries slow_nodes_at_boundaries(const AnomalyScan& scan, const NodeDelays& d, const std::vector<Anomaly>& out) {
+  const auto& t = scan.topo;
+  const auto& nodes = t.levels.front();
+  const auto first = first_ranks(nodes);
+  const double min_ratio = std::exp(scan.min_log);
+  Boundaries by_group;
+  for (std::size_t f = 0; f < out.size(); ++f) {
+    if (!is_node_finding(out[f], nodes)) continue;
+    const int node = nodes.group_of[static_cast<std::size_t>(out[f].ranks.front())];
+    const auto lengths = length_indices(scan.cube, out[f].lengths);
+    for (const bool in : {true, false}) {
+      Side s{f, node, d.slow(node, in, lengths, min_ratio), in};
+      const std::size_t l = boundary_level(t, first, node, s.slow);
+      if (l == 0) continue;
+      const int g = t.levels[l].group_of[static_cast<std::size_t>(first[static_cast<std::size_t>(node)])];
+      by_group[{l, g, in}].push_back(std::move(s));
+      break;
+    }
+  }
+  return by_group;
+}
+
+void keep_undropped(std::vector<Anomaly>& out, const std::vector<char>& drop, std::vector<Anomaly>& found) {
+  std::vector<Anomaly> kept;
+  for (std::size_t g = 0; g < out.size(); ++g)
+    if (!drop[g]) kept.push_back(std::move(out[g]));
+  kept.insert(kept.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
+  out = std::move(kept);
+}
+
+}  // namespace
+
+void partial_uplinks(const AnomalyScan& scan, const NodeDelays& d, std::vector<Anomaly>& out) {
+  if (scan.topo.levels.size() < 2) return;
+  const auto& nodes = scan.topo.levels.front();
+  const auto first = first_ranks(nodes);
+  const double min_ratio = std::exp(scan.min_log);
+  std::vector<char> drop(out.size(), 0);
+  std::vector<Anomaly> found;
+  for (const auto& [key, members] : slow_nodes_at_boundaries(scan, d, out)) {
+    const auto& [level, group, in] = key;
+    std::size_t inside = 0;
+    for (int r : first) inside += scan.topo.levels[level].group_of[static_cast<std::size_t>(r)] == group;
+    std::vector<double> scores;
+    for (const auto& m : members) scores.push_back(out[m.finding].score);
+    // Every node of the group slow: the group's own uplink or switch (a slow_switch's), not a part.
+    if (members.size() < 2 || members.size() >= inside || !alike(scores)) continue;
+    Anomaly link = uplink_finding(scan, level, group, members, out);
+    std::vector<Side> ends;
+    for (const auto& m : members) {
+      drop[m.finding] = 1;
+      const auto lengths = length_indices(scan.cube, out[m.finding].lengths);
+      ends.push_back(m);
+      ends.push_back(Side{m.finding, m.node, d.slow(m.node, !m.in, lengths, min_ratio), !m.in});
+    }
+    fold_routes(scan, d, ends, out, drop, link);
+    found.push_back(std::move(link));
+  }
+  keep_undropped(out, drop, found);
+}
+
+namespace {
+
+// The one-way findings of one ordered pair of node groups each: (finding, sender node, receiver node).
+std::vector<std::tuple<std::size_t, int, int>> one_way_node_pairs(const std::vector<Anomaly>& out, const Level& nodes) {
+  std::vector<std::tuple<std::size_t, int, int>> found;
+  const auto node = [&](int r) { return nodes.group_of[static_cast<std::size_t>(r)]; };
+  for (std::size_t f = 0; f < out.size(); ++f) {
+    const auto& a = out[f];
+    if (a.kind != "asymmetric_pair" || a.pairs.empty()) continue;
+    const int s = node(a.pairs.front().first), r = node(a.pairs.front().second);
+    if (std::all_of(a.pairs.begin(), a.pairs.end(), [&](const auto& p) { return node(p.first) == s && node(p.second) == r; }))
+      found.emplace_back(f, s, r);
+  }
+  return found;
+}
+
+Anomaly block_of_one_way_pairs(const AnomalyScan& scan, const std::vector<std::size_t>& members,
+                               const std::set<int>& S, const std::set<int>& R, const std::vector<Anomaly>& out) {
+  const auto& nodes = scan.topo.levels.front();
+  Anomaly f;
+  f.kind = "asymmetric_pair";
+  std::set<std::int64_t> lens;
+  std::vector<double> scores;
+  for (std::size_t m : members) {
+    f.pairs.insert(f.pairs.end(), out[m].pairs.begin(), out[m].pairs.end());
+    lens.insert(out[m].lengths.begin(), out[m].lengths.end());
+    scores.push_back(out[m].score);
+  }
+  f.lengths.assign(lens.begin(), lens.end());
+  f.score = finite_median(scores);
+  // The nodes the block's pairs concentrate on: a node of S is in |R| of its node pairs, one of R
+  // in |S|; named, those in more than half as many as the most (the smaller side, or both).
+  const std::size_t top = std::max(S.size(), R.size());
+  std::vector<int> named;
+  for (const auto* side : {&S, &R})
+    if (2 * (side == &S ? R.size() : S.size()) > top) named.insert(named.end(), side->begin(), side->end());
+  std::sort(named.begin(), named.end());
+  for (int n : named) {
+    const auto& own = nodes.groups[static_cast<std::size_t>(n)];
+    f.ranks.insert(f.ranks.end(), own.begin(), own.end());
+  }
+  std::sort(f.ranks.begin(), f.ranks.end());
+  f.hosts = hosts_of(f.ranks, scan.hosts);
+  const std::string word = scan.topo.node_level_identified ? "node groups" : "groups";
+  f.detail = fmt::format(
+      "one-way slow link: every pair from {0} {1} to {0} {2} is slow one way ({3:.2f}x, {4} rank pairs), none back: "
+      "one direction of a link that every route from the first set to the second crosses (a direct network, such "
+      "as a torus); named by {0} {5}, those in more than half as many of its pairs as the most (the smaller side, "
+      "where its routes converge)",
+      word, fmt::join(S, ","), fmt::join(R, ","), f.score, f.pairs.size(), fmt::join(named, ","));
+  return f;
+}
+
+}  // namespace
+
+void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out) {
+  if (scan.topo.levels.empty()) return;
+  const auto& nodes = scan.topo.levels.front();
+  const auto pairs = one_way_node_pairs(out, nodes);
+  // Components of the graph whose edges are the one-way node pairs.
+  std::map<int, int> parent;
+  const auto root = [&](int x) {
+    while (parent.count(x) && parent[x] != x) x = parent[x];
+    return x;
+  };
+  for (const auto& [f, s, r] : pairs) {
+    parent.emplace(s, s);
+    parent.emplace(r, r);
+    parent[root(s)] = root(r);
+  }
+  std::map<int, std::vector<std::size_t>> component;  // root -> indices into pairs
+  for (std::size_t i = 0; i < pairs.size(); ++i) component[root(std::get<1>(pairs[i]))].push_back(i);
+  std::vector<char> drop(out.size(), 0);
+  std::vector<Anomaly> found;
+  for (const auto& [unused, idx] : component) {
+    std::set<int> S, R;
+    std::set<std::pair<int, int>> node_pairs;
+    std::vector<std::size_t> members;
+    std::vector<double> scores;
+    for (std::size_t i : idx) {
+      const auto& [f, s, r] = pairs[i];
+      S.insert(s);
+      R.insert(r);
+      node_pairs.emplace(s, r);
+      members.push_back(f);
+      scores.push_back(out[f].score);
+    }
+    const bool disjoint = std::none_of(S.begin(), S.end(), [&](int n) { return R.count(n) != 0; });
+    // Two nodes or more on each side, or one node and three or more (all of one node's slow pairs
+    // to or from part of the others): two pairs from one node are no block.
+    const bool sized = std::min(S.size(), R.size()) >= 2 || std::max(S.size(), R.size()) >= 3;
+    if (!disjoint || !sized || node_pairs.size() != S.size() * R.size() ||
+        members.size() != node_pairs.size() || !alike(scores))
+      continue;
+    for (std::size_t m : members) drop[m] = 1;
+    found.push_back(block_of_one_way_pairs(scan, members, S, R, out));
+  }
+  keep_undropped(out, drop, found);
+}
+
+}  // namespace nt::analysis::anomaly_parts

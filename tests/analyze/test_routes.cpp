@@ -1,0 +1,159 @@
+// Stop 40: faults that slow some routes of their nodes, not all. One direction of a torus link (a
+// complete block of one-way pairs: one asymmetric_pair finding) and one uplink of a pod switch of a
+// 3-level fat tree, which d-mod-k routing gives the routes to a few positions of each leaf (one
+// slow_link on the nodes it serves). Delays follow the routes as a network (and SimGrid) makes
+// them; the expected hosts are the routes' truth (the corpus's fault_core), not the analysis's.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "nt/analysis/report.hpp"
+#include "routed_cubes.hpp"
+
+namespace na = nt::analysis;
+using nt::test::fault_core;
+using nt::test::torus_cube;
+
+namespace {
+
+na::Report report(const na::Cube& c) {
+  na::ReportOptions o;
+  o.find_deviation_beside = false;
+  return na::make_report(c, o);
+}
+
+// The host pairs of a finding's rank pairs (ranks_per_host ranks per host, in order).
+std::set<std::pair<int, int>> host_pairs(const na::Anomaly& a, int ranks_per_host) {
+  std::set<std::pair<int, int>> s;
+  for (const auto& [i, j] : a.pairs) s.emplace(i / ranks_per_host, j / ranks_per_host);
+  return s;
+}
+
+// Every finding, one line each (a failure's message).
+std::string listed(const na::Report& r) {
+  std::string s;
+  for (const auto& a : r.anomalies) s += fmt::format("\n  {} [{}]: {}", a.kind, fmt::join(a.hosts, ","), a.detail);
+  return s;
+}
+
+std::vector<int> ranks_of(const std::vector<int>& hosts, int ranks_per_host) {
+  std::vector<int> r;
+  for (int h : hosts)
+    for (int q = 0; q < ranks_per_host; ++q) r.push_back(h * ranks_per_host + q);
+  return r;
+}
+
+// A 3-level fat tree as SimGrid's FAT_TREE(3; 4,2,4; 1,2,2): 4 hosts per leaf, 2 leaves per pod, 4
+// pods; each leaf reaches both switches of its pod, switch s of a pod reaches two top switches.
+// d-mod-k routing: a route to host b climbs through pod switch b % 2 and top switch (b / 2) % 2 of
+// it. Every link 1 us, 1.25 GB/s; one rank per host. The link between switch `sw` of pod `pod` and
+// its top switch `top` (both directions) at 1/4 bandwidth; or host `slow_host`'s cable at 1/4
+// bandwidth and 4x latency.
+struct FatTree {
+  int pod = -1, sw = 0, top = 0, slow_host = -1;
+  double noise = 0.0;
+};
+
+na::Cube fat_tree_cube(const FatTree& t, std::set<std::pair<int, int>>* slowed) {
+  const int H = 32;
+  na::Cube c;
+  c.P = H;
+  c.lengths = {0, 1024, 65536, 1048576};
+  c.v.assign(c.lengths.size() * H * H, 0.0F);
+  for (int h = 0; h < H; ++h) c.hosts.push_back("host" + std::to_string(h));
+  std::mt19937_64 rng(5);
+  std::lognormal_distribution<double> noise(0.0, t.noise);
+  for (std::size_t k = 0; k < c.lengths.size(); ++k)
+    for (int a = 0; a < H; ++a)
+      for (int b = 0; b < H; ++b) {
+        if (a == b) continue;
+        const int links = a / 4 == b / 4 ? 2 : a / 8 == b / 8 ? 4 : 6;
+        const bool via = links == 6 && b % 2 == t.sw && (b / 2) % 2 == t.top;
+        const bool uplink = via && (a / 8 == t.pod || b / 8 == t.pod);
+        const bool cable = a == t.slow_host || b == t.slow_host;
+        if ((uplink || cable) && slowed) slowed->emplace(a, b);
+        const double lat = (links + (cable ? 3 : 0)) * 1e-6, bw = uplink || cable ? 1.25e9 / 4 : 1.25e9;
+        double d = lat + static_cast<double>(c.lengths[k]) / bw;
+        if (t.noise > 0) d *= noise(rng);
+        c.at(k, a, b) = static_cast<float>(d);
+      }
+  return c;
+}
+
+}  // namespace
+
+// One direction of a torus link slows the routes from its sending end and the nodes behind it to
+// the far side: one one-way pair per pair of node groups before stop 40, now one asymmetric_pair
+// whose pairs are exactly those routes, named by the nodes the routes converge on; with 2 % noise
+// the same. Links of both dimensions, either way round.
+TEST(Routes, OneDirectionOfATorusLinkIsOneFinding) {
+  for (const double noise : {0.0, 0.02})
+    for (const auto [X, Y, a, b] : {std::array{4, 4, 10, 11}, std::array{4, 4, 9, 5}, std::array{6, 4, 8, 14}}) {
+      SCOPED_TRACE(fmt::format("noise {}, torus {}x{}, link {} -> {}", noise, X, Y, a, b));
+      std::set<std::pair<int, int>> slowed;
+      const auto r = report(torus_cube(X, Y, a, b, noise, false, &slowed));
+      ASSERT_EQ(r.anomalies.size(), 1u) << listed(r);
+      const auto& f = r.anomalies[0];
+      EXPECT_EQ(f.ranks, ranks_of(fault_core(slowed, X * Y), 2)) << f.detail;
+      EXPECT_EQ(host_pairs(f, 2), slowed) << f.detail;
+      EXPECT_NE(f.detail.find("one direction of a link"), std::string::npos) << f.detail;
+    }
+}
+
+// The rule takes a complete block only, alike: three of the four one-way pairs of a 2 x 2 block, or
+// the four with one of them 2x instead of 3x (another bottleneck), stay one finding per pair.
+TEST(Routes, AnIncompleteOrUnalikeOneWayBlockStaysPairs) {
+  for (const bool complete : {false, true}) {
+    SCOPED_TRACE(complete ? "complete, one pair unlike" : "three pairs of four");
+    na::Cube c = torus_cube(4, 4, -1, -1, 0.0);
+    const std::vector<std::array<int, 3>> planted = {{1, 9, 3}, {1, 10, 3}, {2, 9, 3}, {2, 10, complete ? 2 : 1}};
+    for (std::size_t k = 0; k < c.count(); ++k)
+      for (const auto& [s, t, factor] : planted)
+        for (int i : ranks_of({s}, 2))
+          for (int j : ranks_of({t}, 2)) c.at(k, i, j) *= static_cast<float>(factor);
+    const auto r = report(c);
+    std::set<std::pair<int, int>> got;
+    for (const auto& f : r.anomalies) {
+      EXPECT_EQ(f.kind, "asymmetric_pair") << f.detail;
+      const auto pairs = host_pairs(f, 2);
+      EXPECT_EQ(pairs.size(), 1u) << f.detail;
+      got.insert(pairs.begin(), pairs.end());
+    }
+    std::set<std::pair<int, int>> want = {{1, 9}, {1, 10}, {2, 9}};
+    if (complete) want.emplace(2, 10);
+    EXPECT_EQ(got, want);
+  }
+}
+
+// One uplink of a pod switch carries the routes into the pod toward the hosts at one position of
+// each leaf, and the pod's routes to that position elsewhere: two slow nodes and one-way pairs
+// before stop 40, now one slow_link on those hosts with the pod's routes through it folded in;
+// with 2 % noise the same. A host's slow cable (slow to its pod mates too) stays a slow_node.
+TEST(Routes, APartialUplinkIsOneFindingOnTheHostsItServes) {
+  for (const double noise : {0.0, 0.02})
+    for (const auto [pod, sw, top] : {std::array{0, 1, 1}, std::array{2, 0, 1}}) {
+      SCOPED_TRACE(fmt::format("noise {}, pod {} switch {} top {}", noise, pod, sw, top));
+      std::set<std::pair<int, int>> slowed;
+      const auto r = report(fat_tree_cube({pod, sw, top, -1, noise}, &slowed));
+      ASSERT_EQ(r.topology.levels.size(), 3u);
+      ASSERT_EQ(r.anomalies.size(), 1u) << listed(r);
+      const auto& f = r.anomalies[0];
+      EXPECT_EQ(f.kind, "slow_link");
+      EXPECT_EQ(f.ranks, fault_core(slowed, 32)) << f.detail;
+      const auto pairs = host_pairs(f, 1);
+      EXPECT_TRUE(std::includes(slowed.begin(), slowed.end(), pairs.begin(), pairs.end())) << f.detail;
+      EXPECT_NE(f.detail.find("slow uplink of"), std::string::npos) << f.detail;
+    }
+  for (const double noise : {0.0, 0.02}) {
+    SCOPED_TRACE(fmt::format("noise {}, slow cable of host 13", noise));
+    const auto r = report(fat_tree_cube({-1, 0, 0, 13, noise}, nullptr));
+    ASSERT_EQ(r.anomalies.size(), 1u) << listed(r);
+    EXPECT_EQ(r.anomalies[0].kind, "slow_node");
+    EXPECT_EQ(r.anomalies[0].ranks, std::vector<int>{13});
+    EXPECT_TRUE(report(fat_tree_cube({-1, 0, 0, -1, noise}, nullptr)).anomalies.empty());
+  }
+}
