@@ -122,13 +122,6 @@ CLI::Option* add_choice_option(CLI::App& app, const std::string& flags, std::vec
 }
 }  // namespace detail
 
-CLI::Option* add_enum_option(CLI::App& app, const std::string& flags, std::string& value,
-                             const std::vector<std::string>& names, const std::string& help) {
-  Names<std::string> table;
-  for (const auto& n : names) table.emplace_back(n, n);
-  return add_enum_option(app, flags, value, table, help);
-}
-
 Names<Mode> mode_names() {
   Names<Mode> names;
   for (const Mode m : all_modes()) names.emplace_back(std::string(mode_name(m)), m);

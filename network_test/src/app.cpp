@@ -78,7 +78,7 @@ void add_schedule_options(CLI::App& app, Settings& s) {
   auto* conc = app.add_flag("--concurrent{all}", s.concurrent_arg,
                             "run disjoint pairs together in rounds (measures a loaded network); --concurrent=K: at "
                             "most K pairs at once in K lanes, one per host");
-  nt::add_enum_option(app, "--rounds", s.rounds, {"random", "fixed"},
+  nt::add_enum_option(app, "--rounds", s.rounds, rounds_names(),
                       "--concurrent: random (a new random pairing of the ranks for every sample) or fixed (the same "
                       "circle-method rounds for every sample, as before)")
       ->needs(conc);
@@ -104,19 +104,19 @@ void add_run_options(CLI::App& app, Settings& s) {
   app.add_option("--timeout", s.timeout, "end the run when a pair takes longer than SECONDS (0: never)")
       ->capture_default_str();
   app.add_option("--sync-rounds", s.sync_rounds, "ping-pongs per clock-offset estimate")->capture_default_str();
-  nt::add_enum_option(app, "--clock-sync", s.clock_sync, {"auto", "pingpong"},
+  nt::add_enum_option(app, "--clock-sync", s.clock_sync, clock_sync_names(),
                       "auto: ranks on one host (every rank under SMPI) share the clock (offset 0), else ping-pong "
                       "estimate; pingpong: always estimate");
   app.add_option("--idle-sleep-max", s.idle_sleep_max, "longest sleep (s) of a rank waiting for its turn")
       ->capture_default_str();
-  nt::add_enum_option(app, "--oversubscribed", s.yield, {"auto", "on", "off"},
+  nt::add_enum_option(app, "--oversubscribed", s.yield, oversubscribed_names(),
                       "measures for a host with more ranks than cores: the measured pair is pinned to two different "
                       "cores for its task and long polls call sched_yield; auto: when this machine (its running "
                       "kernel, whatever the host names of containers or namespaces on it) runs more ranks than we "
                       "have cores");
   app.add_flag("--list", s.list, "list the modes with their descriptions and options");
   app.add_flag("-q,--quiet", s.quiet, "no progress output and no summary");
-  nt::add_enum_option(app, "--progress", s.progress, {"auto", "bar", "lines", "none"},
+  nt::add_enum_option(app, "--progress", s.progress, progress_names(),
                       "progress on stderr: bar (with ETA), lines (every 10 s, for batch logs), none; auto: bar when "
                       "interactive");
 }
@@ -186,7 +186,7 @@ const ModeSpec& validate(const Settings& s, int P, SweepPlan& sweep) {
   if (s.prefix.empty()) throw UsageError("the output prefix (-f) must not be empty");
   sweep.lengths = make_sweep(s, &sweep.kind);
   if (sweep.lengths.empty()) throw UsageError("the sweep has no message lengths");
-  if (s.concurrent && s.rounds == "random" && s.precision > 0)
+  if (s.concurrent && s.rounds == Rounds::random && s.precision > 0)
     throw UsageError("--precision does not combine with the random rounds of --concurrent (one sample per round); "
                      "add --rounds fixed");
   if (s.retest < 0 || s.retest_seconds < 0) throw UsageError("--retest and --retest-seconds must not be negative");
@@ -241,7 +241,7 @@ std::string concurrent_schedule_text(const Settings& s) {
                         "host; then the pairs within the groups and within the hosts",
                         s.concurrent_limit, s.concurrent_limit)
           : std::string("every pair of a round at once");
-  if (s.rounds == "fixed")
+  if (s.rounds == Rounds::fixed)
     return fmt::format("concurrent: the circle method's rounds, the same for every sample{}; {} (loaded network)",
                        s.shuffle ? ", in an order shuffled per length from the seed" : "", at_once);
   return fmt::format("concurrent: per sample a random 1-factorisation (circle method on a permutation of the ranks "
@@ -302,7 +302,7 @@ FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& sp
   m.warmup = s.warmup;
   m.seed = s.seed.value_or(0);
   m.sync_method = spec.sync_method + fmt::format(" [K = {}]", s.sync_rounds);
-  if (s.clock_sync == "auto")
+  if (s.clock_sync == ClockSync::automatic)
     m.sync_method += "; ranks on the same host share the system clock (offset 0, ping-pongs still give the round trip)";
   m.sweep = sweep.kind;
   for (const auto& r : ranks) {
@@ -318,7 +318,8 @@ FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& sp
                                        : (s.shuffle ? "shuffled per length from the seed" : "sender-major");
   if (s.concurrent && (s.retest > 0 || s.retest_seconds > 0)) m.extra["retest"] = retest_text(s);
   m.extra["idle_wait"] = fmt::format("MPI_Test + nanosleep back-off up to {} s", s.idle_sleep_max);
-  m.extra["oversubscribed"] = fmt::format("{}: {} of {} ranks", s.yield, oversubscribed_ranks, P);
+  m.extra["oversubscribed"] =
+      fmt::format("{}: {} of {} ranks", nt::name_of(oversubscribed_names(), s.yield), oversubscribed_ranks, P);
   if (s.timeout > 0) m.extra["timeout"] = fmt::format("{}", s.timeout);
   if (plan) m.extra["time_plan"] = plan->text();
   if (s.precision > 0)
@@ -579,7 +580,7 @@ std::optional<std::size_t> prepare_outputs(MPI_Comm comm, int rank, const Settin
 // own but share its cores, and ranks that spin there take the core from the pair being measured
 // (milliseconds on a sample). Collective over comm when auto (and not simulated).
 bool oversubscribed(MPI_Comm comm, const Settings& s, const std::vector<int>& machine_of, int rank) {
-  if (s.yield != "auto") return s.yield == "on";
+  if (s.yield != Oversubscribed::automatic) return s.yield == Oversubscribed::on;
   if (kSimulated) return false;
   MPI_Comm local = MPI_COMM_NULL;
   MPI_Comm_split(comm, machine_of[static_cast<std::size_t>(rank)], rank, &local);
@@ -656,7 +657,7 @@ int measure(Ctx& c, Output& out, const FileInfo& info, std::size_t first, TimeGu
     if (show) std::cerr << kProgram << ": " << c.spec.name << " over " << c.lengths.size() << " sizes\n";
     run_one_pass(c);
   } else {
-    Progress progress(show ? s.progress : std::string("none"), c.lengths);
+    Progress progress(show ? s.progress : ProgressStyle::none, c.lengths);
     LengthGate go_on;
     if (guard) go_on = [&](std::size_t k) { return (*guard)(c, k); };
     run_sweep(c, c.rank == 0 ? &out : nullptr, first, c.rank == 0 ? &progress : nullptr, &flag_counts, cost.write_s,

@@ -38,7 +38,7 @@ void run_self_exchange(Ctx& c, std::int64_t length) {
 class RepetitionSamples {
  public:
   RepetitionSamples(Ctx& c, int repetition) : c_(c), R_(c.R), W_(c.W), base_(c.store.base) {
-    if (c.settings.rounds != "random") return;
+    if (c.settings.rounds != Rounds::random) return;
     const long n = concurrent_repetitions(c.settings), i = repetition;
     const auto first = static_cast<int>(i * R_ / n), end = static_cast<int>((i + 1) * R_ / n);
     c.R = end - first;
@@ -71,7 +71,7 @@ void run_factorisation(Ctx& c, const Factorisation& f, int rounds, std::int64_t 
 }
 
 Factorisation factorisation(const Ctx& c, std::size_t k, int repetition) {
-  return Factorisation(c.size, c.settings.seed.value_or(0), k, repetition, c.settings.rounds == "random",
+  return Factorisation(c.size, c.settings.seed.value_or(0), k, repetition, c.settings.rounds == Rounds::random,
                        c.settings.shuffle);
 }
 }  // namespace
@@ -88,7 +88,7 @@ void run_pair_of_round(Ctx& c, int a, int b, std::int64_t length) {
 }
 
 int concurrent_repetitions(const Settings& s) {
-  return s.rounds == "random" ? std::min(s.repeats, kMaxRepetitions) : 1;
+  return s.rounds == Rounds::random ? std::min(s.repeats, kMaxRepetitions) : 1;
 }
 
 int concurrent_rounds(const Ctx& c, int limit) { return limit > 0 ? lane_rounds(c, limit) : rounds_of(c.size); }

@@ -203,7 +203,7 @@ std::pair<double, double> Ctx::estimate_offset(int peer, bool leader) {
   // took a late reply for an offset: +2 us on every delay into rank 0 with --sync-rounds 1).
   const bool same_clock =
       kSimulated || (!hosts.empty() && hosts[static_cast<std::size_t>(rank)] == hosts[static_cast<std::size_t>(peer)]);
-  if (settings.clock_sync == "auto" && same_clock) offset = 0.0;
+  if (settings.clock_sync == ClockSync::automatic && same_clock) offset = 0.0;
   return {offset, best};
 }
 

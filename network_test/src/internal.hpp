@@ -25,8 +25,8 @@ struct Output {
 // Progress on stderr (rank 0): a bar with ETA on a terminal, a plain line every 10 s otherwise.
 class Progress {
  public:
-  // style: "bar", "lines", "none" or "auto" (bar on a terminal, lines otherwise).
-  Progress(const std::string& style, const std::vector<std::int64_t>& lengths);
+  // style: bar, lines, none or automatic (bar on a terminal, lines otherwise).
+  Progress(ProgressStyle style, const std::vector<std::int64_t>& lengths);
   void update(std::size_t done_index, std::int64_t length);
   // Within length `index`: `fraction` of its steps done (rank 0's view of the schedule), so that
   // a long length (all pairs of thousands of ranks) shows progress before it ends.

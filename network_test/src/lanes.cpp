@@ -70,9 +70,9 @@ class Groups {
  public:
   Groups(const Ctx& c, const Units& u, int limit, std::size_t k, int repetition)
       : U_(u.size()), G_(std::max(1, std::min(2 * limit, U_))), order_(static_cast<std::size_t>(U_)),
-        f_(G_, c.settings.seed.value_or(0), k, repetition, c.settings.rounds == "random", c.settings.shuffle) {
+        f_(G_, c.settings.seed.value_or(0), k, repetition, c.settings.rounds == Rounds::random, c.settings.shuffle) {
     std::iota(order_.begin(), order_.end(), 0);
-    if (c.settings.rounds == "random")
+    if (c.settings.rounds == Rounds::random)
       shuffle_ints(order_, mix_seed(c.settings.seed.value_or(0), k, static_cast<std::uint64_t>(repetition),
                                     0x6c616e6573ULL));
     pos_.resize(order_.size());

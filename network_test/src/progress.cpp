@@ -28,8 +28,10 @@ bool looks_interactive() {
 }
 }  // namespace
 
-Progress::Progress(const std::string& style, const std::vector<std::int64_t>& lengths)
-    : enabled_(style != "none"), tty_(style == "bar" || (style == "auto" && looks_interactive())), lengths_(lengths) {
+Progress::Progress(ProgressStyle style, const std::vector<std::int64_t>& lengths)
+    : enabled_(style != ProgressStyle::none),
+      tty_(style == ProgressStyle::bar || (style == ProgressStyle::automatic && looks_interactive())),
+      lengths_(lengths) {
   start_ = last_ = mark_ = MPI_Wtime();
 }
 

@@ -66,7 +66,7 @@ std::vector<int> sample_ladder(const Settings& s) {
 }
 
 bool concurrent_allowed(const Settings& s, const ModeSpec& spec) {
-  return spec.concurrent_ok && !(s.precision > 0 && s.rounds == "random");
+  return spec.concurrent_ok && !(s.precision > 0 && s.rounds == Rounds::random);
 }
 
 // The bounded concurrencies the plan calibrates when the schedule is open: hosts / 2, hosts / 4,

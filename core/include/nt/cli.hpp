@@ -29,9 +29,8 @@ int parse_cli(CLI::App& app, int argc, char** argv);
 int run_subcommands(CLI::App& app, int argc, char** argv);
 
 // The names of an option's values, in the order --help and errors list them: every accepted name
-// with the value it stands for (an enum, or the canonical name when the value is a string). The
-// first name of each value is its canonical one; later names of the same value are aliases,
-// accepted but not listed.
+// with the value it stands for (an enum). The first name of each value is its canonical one; later
+// names of the same value are aliases, accepted but not listed.
 template <class E>
 using Names = std::vector<std::pair<std::string, E>>;
 
@@ -67,9 +66,14 @@ CLI::Option* add_enum_option(CLI::App& app, const std::string& flags, E& value, 
       [&value, names](std::size_t i) { value = names[i].second; }, help);
 }
 
-// The same for values that stay strings: the names are the values.
-CLI::Option* add_enum_option(CLI::App& app, const std::string& flags, std::string& value,
-                             const std::vector<std::string>& names, const std::string& help);
+// The canonical name of `value` in `names` (the first that stands for it: what --help lists), for
+// the files and messages that say it; "" when no name does.
+template <class E>
+std::string name_of(const Names<E>& names, const E& value) {
+  for (const auto& [name, v] : names)
+    if (v == value) return name;
+  return {};
+}
 
 // The mode names (canonical, then the original's aliases: put_one_to_one, ...) as Names.
 Names<Mode> mode_names();

@@ -8,9 +8,22 @@
 #include <string>
 #include <vector>
 
+#include "nt/cli.hpp"
 #include "nt/types.hpp"
 
 namespace nt::measure {
+
+// The option values that are one of a few names (nt::add_enum_option over the tables below;
+// nt::name_of gives the name a file or message says). `automatic` is the name "auto".
+enum class Rounds { random, fixed };                 // --rounds
+enum class ProgressStyle { automatic, bar, lines, none };  // --progress
+enum class Oversubscribed { automatic, on, off };    // --oversubscribed
+enum class ClockSync { automatic, pingpong };        // --clock-sync
+// Their names, in the order --help lists them (network_test/src/settings.cpp).
+const nt::Names<Rounds>& rounds_names();
+const nt::Names<ProgressStyle>& progress_names();
+const nt::Names<Oversubscribed>& oversubscribed_names();
+const nt::Names<ClockSync>& clock_sync_names();
 
 struct Settings {
   Mode mode = Mode::one_to_one;          // -t: a registered mode (nt::add_enum_option refuses the rest)
@@ -33,17 +46,17 @@ struct Settings {
   // concurrent_limit (0: all) from it.
   std::string concurrent_arg;
   int concurrent_limit = 0;
-  std::string rounds = "random";          // --rounds: random (a 1-factorisation per sample) or fixed (circle method)
+  Rounds rounds = Rounds::random;         // --rounds: random (a 1-factorisation per sample) or fixed (circle method)
   int retest = 0;                         // --retest N: pairs re-measured alone per length (budget)
   double retest_seconds = 0.0;            // --retest-seconds S: time budget of the re-test per length
   double retest_ratio = 1.2;              // --retest-ratio F: a cell stands out above F x its line's median
   double time_limit = 0.0;                // --time-limit SECONDS: plan the open choices to fit (0: no limit)
   bool given_repeats = false, given_schedule = false, given_retest = false;  // on the command line (--time-limit)
-  std::string progress = "auto";          // auto, bar, lines, none
-  std::string yield = "auto";             // busy waits call sched_yield: auto (when oversubscribed), on, off
+  ProgressStyle progress = ProgressStyle::automatic;  // --progress: auto, bar, lines, none
+  Oversubscribed yield = Oversubscribed::automatic;  // --oversubscribed: busy waits call sched_yield: auto, on, off
   double timeout = 0.0;                   // seconds, 0 = none
   int sync_rounds = 10;                   // ping-pongs for a clock-offset estimate
-  std::string clock_sync = "auto";        // "auto": same host = shared clock; "pingpong": always estimate
+  ClockSync clock_sync = ClockSync::automatic;  // auto: same host = shared clock; pingpong: always estimate
   double idle_sleep_max = 100e-6;         // longest back-off sleep of a waiting rank
   std::string command_line;
 };
