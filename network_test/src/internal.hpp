@@ -65,8 +65,8 @@ bool synthetic_samples();
 void fill_synthetic(Ctx& c, std::int64_t length);
 
 // The concurrent schedule (concurrent.cpp) of length k of the sweep: every repetition of a
-// 1-factorisation (one per sample with --rounds random, one with all samples with fixed), each
-// round split into sub-rounds of at most --concurrent=K pairs, a sleeping barrier after each.
+// 1-factorisation (one per sample with --rounds random, one with all samples with fixed), every
+// pair of a round at once and a sleeping barrier after each, or with --concurrent=K its lanes.
 // Returns the bytes of the schedule's state on this rank (O(P)).
 std::size_t run_concurrent(Ctx& c, std::size_t k, std::int64_t length, const StepHook& on_step = {});
 // The first `rounds` rounds of repetition `repetition` of length k with at most `limit` pairs at

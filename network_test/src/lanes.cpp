@@ -31,7 +31,7 @@ constexpr std::size_t kAll = static_cast<std::size_t>(-1);
 // several ranks, else ranks. O(P) on every rank.
 class Units {
  public:
-  Units(const Ctx& c) {
+  explicit Units(const Ctx& c) {
     const int H = c.hosts.empty() ? 0 : 1 + *std::max_element(c.hosts.begin(), c.hosts.end());
     by_host_ = H < c.size;
     const auto P = static_cast<std::size_t>(c.size);
@@ -64,12 +64,15 @@ class Units {
   std::vector<int> first_, ranks_, unit_;
 };
 
+// Groups of a repetition with at most `limit` lanes at once: 2 limit, at most one per unit.
+int group_count(const Units& u, int limit) { return std::max(1, std::min(2 * limit, u.size())); }
+
 // One repetition's groups: a random partition of the units (identity with --rounds fixed) into G
 // parts of near-equal size, part g = positions [g U / G, (g + 1) U / G) of the order.
 class Groups {
  public:
   Groups(const Ctx& c, const Units& u, int limit, std::size_t k, int repetition)
-      : U_(u.size()), G_(std::max(1, std::min(2 * limit, U_))), order_(static_cast<std::size_t>(U_)),
+      : U_(u.size()), G_(group_count(u, limit)), order_(static_cast<std::size_t>(U_)),
         f_(G_, c.settings.seed.value_or(0), k, repetition, c.settings.rounds == Rounds::random, c.settings.shuffle) {
     std::iota(order_.begin(), order_.end(), 0);
     if (c.settings.rounds == Rounds::random)
@@ -195,13 +198,13 @@ void run_lane_rounds(Ctx& c, const Units& u, const Groups& g, int rounds, std::s
 
 int lane_rounds(const Ctx& c, int limit) {
   const Units u(c);
-  const int G = std::max(1, std::min(2 * limit, u.size()));
+  const int G = group_count(u, limit);
   return rounds_of(G) + (G < u.size() ? 1 : 0) + (u.by_host() ? 1 : 0);
 }
 
 double lane_calibration_share(const Ctx& c, int limit, int rounds) {
   const Units u(c);
-  const int G = std::max(1, std::min(2 * limit, u.size()));
+  const int G = group_count(u, limit);
   const auto cap = static_cast<double>(calibration_cap(u));
   if (rounds_of(G) == 0) {  // one unit: the calibration runs the pairs within it
     const double r = u.most_ranks(), pairs = r * (r - 1) / 2;

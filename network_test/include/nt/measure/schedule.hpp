@@ -58,8 +58,6 @@ class Factorisation {
  public:
   Factorisation(int P, std::uint64_t seed, std::size_t length_index, int repetition, bool random, bool shuffle);
   int rounds() const noexcept { return static_cast<int>(order_.size()); }
-  // Pairs per round including the bye of an odd P (slots of the circle): ceil(P / 2).
-  int slots() const noexcept { return n_ / 2; }
   // The partner of `rank` in round `step` (0 .. rounds()-1), -1 when it sits the round out.
   int partner(int step, int rank) const;
   std::size_t bytes() const noexcept { return (perm_.capacity() + inv_.capacity() + order_.capacity()) * sizeof(int); }
