@@ -89,6 +89,10 @@ void add_schedule_options(CLI::App& app, Settings& s) {
   app.add_option("--retest-seconds", s.retest_seconds,
                  "--concurrent: per length, re-measure alone as many standing-out pairs as fit in SECONDS")
       ->needs(conc);
+  app.add_flag("--retest-hosts", s.retest_hosts,
+               "--concurrent: per length, re-measure alone one rank pair of every pair of hosts; every cell between "
+               "two hosts gets its host pair's isolated values (variable `isolated`)")
+      ->needs(conc);
   app.add_option("--retest-ratio", s.retest_ratio,
                  "a cell stands out when its median is above RATIO x the median of its line (sender's row)")
       ->capture_default_str();
@@ -251,13 +255,19 @@ std::string concurrent_schedule_text(const Settings& s) {
 }
 
 std::string retest_text(const Settings& s) {
+  const std::string hosts =
+      "per length, one rank pair of every pair of hosts (of the host pair's ranks, by the other host's number and "
+      "the length) measured again alone, one pair after the other, with the same samples; every cell between two "
+      "hosts has the isolated values of its host pair's re-tested cell (the one with the smallest isolated median)";
+  if (s.retest <= 0 && s.retest_seconds <= 0) return hosts + " (variable isolated)";
   std::string budget;
   if (s.retest > 0) budget = fmt::format("at most {} pairs", s.retest);
   if (s.retest_seconds > 0) budget += fmt::format("{}at most {} s", budget.empty() ? "" : " and ", s.retest_seconds);
   return fmt::format("per length, the cells whose loaded median is above {} x the median of their line, highest "
                      "ratio first, {}: measured again alone, one pair after the other, with the same samples "
                      "(variable isolated; missing where not re-tested)",
-                     s.retest_ratio, budget);
+                     s.retest_ratio, budget) +
+         (s.retest_hosts ? "; before them, " + hosts : std::string());
 }
 
 // The option strings validate() cannot read as they are: --concurrent[=K].
@@ -316,7 +326,7 @@ FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& sp
   }
   m.extra["pair_order"] = s.concurrent ? concurrent_schedule_text(s)
                                        : (s.shuffle ? "shuffled per length from the seed" : "sender-major");
-  if (s.concurrent && (s.retest > 0 || s.retest_seconds > 0)) m.extra["retest"] = retest_text(s);
+  if (retest_enabled(s)) m.extra["retest"] = retest_text(s);
   m.extra["idle_wait"] = fmt::format("MPI_Test + nanosleep back-off up to {} s", s.idle_sleep_max);
   m.extra["oversubscribed"] =
       fmt::format("{}: {} of {} ranks", nt::name_of(oversubscribed_names(), s.yield), oversubscribed_ranks, P);
@@ -466,7 +476,7 @@ std::optional<int> parse_command_line(int argc, char** argv, int rank, Settings&
   s.command_line = join_args(argc, argv);
   s.given_repeats = app.count("-n") > 0 || s.precision > 0;  // --precision: -n is its maximum
   s.given_schedule = app.count("--concurrent") > 0;
-  s.given_retest = app.count("--retest") + app.count("--retest-seconds") > 0;
+  s.given_retest = app.count("--retest") + app.count("--retest-seconds") + app.count("--retest-hosts") > 0;
   return std::nullopt;
 }
 

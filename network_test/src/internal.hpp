@@ -50,6 +50,7 @@ class Progress {
 using StepHook = std::function<void(double)>;
 std::size_t run_sequential(Ctx& c, const std::vector<Task>& tasks, std::int64_t length, const StepHook& on_step = {});
 std::size_t run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length, const StepHook& on_step = {});
+std::size_t run_sequential(Ctx& c, const HostPairList& tasks, std::int64_t length, const StepHook& on_step = {});
 // One task on a member rank (task.cpp: pinning on an oversubscribed machine, --precision's batches).
 void run_task(Ctx& c, const Task& t, std::int64_t length);
 
@@ -106,6 +107,13 @@ struct RetestResult {
 bool retest_enabled(const Settings& s);
 RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::vector<double>& medians,
                         std::vector<double>& isolated);
+// --retest-hosts (host_pairs.cpp): each cell of this rank's line between two hosts that was not re-tested gets the isolated values
+// of its host pair (of the re-tested cell with the smallest isolated median, over the ranks of this
+// host: an exchange within the host); isolated: [statistic * P + peer] as run_retest fills it.
+// Collective over c.comm.
+void fill_by_host_pair(const Ctx& c, std::vector<double>& isolated);
+
+
 // A barrier on every rank whose wait sleeps (its timeout message names `length`).
 void idle_barrier(Ctx& c, double tasks_ahead, std::int64_t length);
 // A barrier on comm whose wait is idle_wait (deadline 0: none; timeout: TimeoutError(why)).
@@ -144,6 +152,7 @@ struct LengthPrice {
   double sequential = 0, slowest_task = 0;
   double io = 0;                       // of both: the gather and the five records
   std::map<int, double> concurrent;    // per --concurrent=K (0: every pair of a round)
+  double host_pairs = 0;               // --retest-hosts: every host pair's pair alone (0 without)
 };
 std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal);
 // --estimate: calibrates on every rank; rank 0 prints the plan on stdout. startup_s: what the

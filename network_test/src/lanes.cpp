@@ -27,43 +27,6 @@ namespace nt::measure {
 namespace {
 constexpr std::size_t kAll = static_cast<std::size_t>(-1);
 
-// What the lanes pair: hosts (numbered as Ctx::hosts; their ranks in rank order) when a host runs
-// several ranks, else ranks. O(P) on every rank.
-class Units {
- public:
-  explicit Units(const Ctx& c) {
-    const int H = c.hosts.empty() ? 0 : 1 + *std::max_element(c.hosts.begin(), c.hosts.end());
-    by_host_ = H < c.size;
-    const auto P = static_cast<std::size_t>(c.size);
-    first_.assign(static_cast<std::size_t>(by_host_ ? H : c.size) + 1, 0);
-    unit_.resize(P);
-    for (std::size_t r = 0; r < P; ++r) {
-      unit_[r] = by_host_ ? c.hosts[r] : static_cast<int>(r);
-      ++first_[static_cast<std::size_t>(unit_[r]) + 1];
-    }
-    std::partial_sum(first_.begin(), first_.end(), first_.begin());
-    std::vector<int> next(first_.begin(), first_.end() - 1);
-    ranks_.resize(P);
-    for (std::size_t r = 0; r < P; ++r)
-      ranks_[static_cast<std::size_t>(next[static_cast<std::size_t>(unit_[r])]++)] = static_cast<int>(r);
-  }
-  bool by_host() const { return by_host_; }
-  int size() const { return static_cast<int>(first_.size()) - 1; }
-  int of(int rank) const { return unit_[static_cast<std::size_t>(rank)]; }
-  const int* begin(int u) const { return ranks_.data() + first_[static_cast<std::size_t>(u)]; }
-  const int* end(int u) const { return ranks_.data() + first_[static_cast<std::size_t>(u) + 1]; }
-  int most_ranks() const {
-    int m = 0;
-    for (std::size_t u = 0; u + 1 < first_.size(); ++u) m = std::max(m, first_[u + 1] - first_[u]);
-    return m;
-  }
-  std::size_t bytes() const { return (first_.capacity() + ranks_.capacity() + unit_.capacity()) * sizeof(int); }
-
- private:
-  bool by_host_ = false;
-  std::vector<int> first_, ranks_, unit_;
-};
-
 // Groups of a repetition with at most `limit` lanes at once: 2 limit, at most one per unit.
 int group_count(const Units& u, int limit) { return std::max(1, std::min(2 * limit, u.size())); }
 
@@ -197,13 +160,13 @@ void run_lane_rounds(Ctx& c, const Units& u, const Groups& g, int rounds, std::s
 }  // namespace
 
 int lane_rounds(const Ctx& c, int limit) {
-  const Units u(c);
+  const Units u(c.hosts);
   const int G = group_count(u, limit);
   return rounds_of(G) + (G < u.size() ? 1 : 0) + (u.by_host() ? 1 : 0);
 }
 
 double lane_calibration_share(const Ctx& c, int limit, int rounds) {
-  const Units u(c);
+  const Units u(c.hosts);
   const int G = group_count(u, limit);
   const auto cap = static_cast<double>(calibration_cap(u));
   if (rounds_of(G) == 0) {  // one unit: the calibration runs the pairs within it
@@ -215,14 +178,14 @@ double lane_calibration_share(const Ctx& c, int limit, int rounds) {
 }
 
 void run_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int repetition, int rounds, int limit) {
-  const Units u(c);
+  const Units u(c.hosts);
   const Groups g(c, u, limit, k, repetition);
   if (g.rounds().rounds() == 0) return run_within_host(c, u, calibration_cap(u), length);
   run_lane_rounds(c, u, g, std::min(rounds, g.rounds().rounds()), calibration_cap(u), length, [](int) {});
 }
 
 std::size_t run_lanes(Ctx& c, std::size_t k, std::int64_t length, int repetition, const std::function<void(double)>& on_round) {
-  const Units u(c);
+  const Units u(c.hosts);
   const Groups g(c, u, c.settings.concurrent_limit, k, repetition);
   const int rounds = g.rounds().rounds();
   run_lane_rounds(c, u, g, rounds, kAll, length,

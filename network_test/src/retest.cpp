@@ -191,17 +191,34 @@ std::vector<Task> retest_tasks(Ctx& c, std::size_t k, const std::vector<Candidat
   return tasks;
 }
 
+// The cells of this rank's line that task t measures: peers q, appended.
+void add_line_peers(const Ctx& c, const Task& t, std::vector<std::size_t>& peers) {
+  const int holder = c.spec.results_in_rows ? t.x : t.y, peer = c.spec.results_in_rows ? t.y : t.x;
+  if (holder == c.rank) peers.push_back(static_cast<std::size_t>(peer));
+  if (c.spec.kind == TaskKind::exchange_pairs && t.y == c.rank && t.x != t.y) peers.push_back(static_cast<std::size_t>(t.x));
+}
+
 // The cells of this rank's line that tasks [0, n) measured: peers q.
 std::vector<std::size_t> measured_peers(const Ctx& c, const std::vector<Task>& tasks, std::size_t n) {
   std::vector<std::size_t> peers;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Task& t = tasks[i];
-    const int holder = c.spec.results_in_rows ? t.x : t.y, peer = c.spec.results_in_rows ? t.y : t.x;
-    if (holder == c.rank) peers.push_back(static_cast<std::size_t>(peer));
-    if (c.spec.kind == TaskKind::exchange_pairs && t.y == c.rank && t.x != t.y)
-      peers.push_back(static_cast<std::size_t>(t.x));
-  }
+  for (std::size_t i = 0; i < n; ++i) add_line_peers(c, tasks[i], peers);
   return peers;
+}
+
+// --retest-hosts: every host pair's pair, one after the other; the cells of this rank's line it
+// measured, and how many pairs ran.
+struct HostPairsRun {
+  std::vector<std::size_t> peers;
+  long pairs = 0;
+};
+HostPairsRun run_host_pairs(Ctx& c, std::size_t k, std::int64_t length) {
+  const HostPairList list(c.spec, c.settings, c.hosts, k);
+  run_sequential(c, list, length);
+  HostPairsRun out;
+  const auto mine = list.positions_of(c.rank);  // always known (a closed form)
+  for (std::size_t u : *mine) add_line_peers(c, list[u], out.peers);
+  out.pairs = static_cast<long>(list.size());
+  return out;
 }
 
 // Runs the tasks in chunks within `budget` seconds (all of them when budget <= 0); returns how
@@ -268,26 +285,21 @@ std::vector<Candidate> above_isolated(Ctx& c, const std::vector<double>& medians
 
 }  // namespace
 
-bool retest_enabled(const Settings& s) { return s.concurrent && (s.retest > 0 || s.retest_seconds > 0); }
+bool retest_enabled(const Settings& s) {
+  return s.concurrent && (s.retest > 0 || s.retest_seconds > 0 || s.retest_hosts);
+}
 
-RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::vector<double>& medians,
-                        std::vector<double>& isolated) {
-  const auto PU = static_cast<std::size_t>(c.size);
-  const std::vector<Statistic>& stats = standard_statistics();
-  isolated.assign(stats.size() * PU, kNaN);
-  const long budget = c.settings.retest > 0 ? c.settings.retest : static_cast<long>(kPairsPerRankWithoutCount) * c.size;
-  const std::vector<Task> first = retest_tasks(c, k, within_budget(c, standing_out(c, medians), budget));
-  RetestResult result;
-  if (first.empty()) return result;
+namespace {
+
+// The re-test of the cells that look loaded (--retest, --retest-seconds), within the budget: the
+// first look, then the second against the isolated values so far; appends the peers measured.
+long retest_standing_out(Ctx& c, std::size_t k, std::int64_t length, const std::vector<Task>& first,
+                         const std::vector<double>& medians, std::vector<std::size_t>& peers) {
   const double t0 = Ctx::now(), seconds = c.settings.retest_seconds;
-  SampleStore loaded = std::move(c.store);  // the loaded samples stay for the files
-  c.store.stride = loaded.stride;
-  c.store.values.assign(loaded.values.size(), 0.0);
-  c.store.flags.assign(loaded.flags.size(), 0);
-  c.store.used.assign(PU, loaded.stride);
-  idle_barrier(c, 1, length);
+  const long budget = c.settings.retest > 0 ? c.settings.retest : static_cast<long>(kPairsPerRankWithoutCount) * c.size;
   const std::size_t ran = run_within_time(c, first, length, seconds);
-  std::vector<std::size_t> peers = measured_peers(c, first, ran);
+  const auto firsts = measured_peers(c, first, ran);
+  peers.insert(peers.end(), firsts.begin(), firsts.end());
   std::size_t ran_second = 0;
   double left = seconds > 0 ? seconds - (Ctx::now() - t0) : 0.0;  // rank 0's, on every rank: one decision
   if (seconds > 0) {
@@ -302,14 +314,44 @@ RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::v
     const auto more = measured_peers(c, second, ran_second);
     peers.insert(peers.end(), more.begin(), more.end());
   }
+  return static_cast<long>(ran + ran_second);
+}
+
+}  // namespace
+
+RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::vector<double>& medians,
+                        std::vector<double>& isolated) {
+  const auto PU = static_cast<std::size_t>(c.size);
+  const std::vector<Statistic>& stats = standard_statistics();
+  isolated.assign(stats.size() * PU, kNaN);
+  const bool by_budget = c.settings.retest > 0 || c.settings.retest_seconds > 0;
+  const long budget = c.settings.retest > 0 ? c.settings.retest : static_cast<long>(kPairsPerRankWithoutCount) * c.size;
+  const std::vector<Task> first =
+      by_budget ? retest_tasks(c, k, within_budget(c, standing_out(c, medians), budget)) : std::vector<Task>{};
+  RetestResult result;
+  if (first.empty() && !c.settings.retest_hosts) return result;
+  const double t0 = Ctx::now();
+  SampleStore loaded = std::move(c.store);  // the loaded samples stay for the files
+  c.store.stride = loaded.stride;
+  c.store.values.assign(loaded.values.size(), 0.0);
+  c.store.flags.assign(loaded.flags.size(), 0);
+  c.store.used.assign(PU, loaded.stride);
+  idle_barrier(c, 1, length);
+  std::vector<std::size_t> peers;
+  if (c.settings.retest_hosts) {
+    HostPairsRun hp = run_host_pairs(c, k, length);
+    peers = std::move(hp.peers);
+    result.pairs += hp.pairs;
+  }
+  if (!first.empty()) result.pairs += retest_standing_out(c, k, length, first, medians, peers);
   idle_barrier(c, 1, length);  // every re-test over: the time is the re-test's, not this rank's part
   for (std::size_t q : peers) {
     const auto n = static_cast<std::size_t>(c.store.used[q]);
     const Summary s = summarize(std::span<const double>(c.store.values.data() + q * static_cast<std::size_t>(c.store.stride), n));
     for (std::size_t i = 0; i < stats.size(); ++i) isolated[i * PU + q] = summary_value(s, stats[i]);
   }
+  if (c.settings.retest_hosts) fill_by_host_pair(c, isolated);
   c.store = std::move(loaded);
-  result.pairs = static_cast<long>(ran + ran_second);
   result.seconds = Ctx::now() - t0;
   return result;
 }

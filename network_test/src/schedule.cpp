@@ -358,8 +358,7 @@ Task TaskList::operator[](std::size_t u) const {
 std::string task_class(const Task& t, const ModeSpec& spec, const std::vector<int>& host_of) {
   if (t.sync) return "clock offsets";
   if (spec.kind == TaskKind::per_root || spec.kind == TaskKind::all_ranks) return "collective";
-  return host_of[static_cast<std::size_t>(t.x)] == host_of[static_cast<std::size_t>(t.y)] ? "pairs on one host"
-                                                                                          : "pairs across hosts";
+  return host_of[static_cast<std::size_t>(t.x)] == host_of[static_cast<std::size_t>(t.y)] ? kOnOneHost : kAcrossHosts;
 }
 
 std::map<std::string, std::size_t> class_counts(const TaskList& list, const ModeSpec& spec,
@@ -375,8 +374,8 @@ std::map<std::string, std::size_t> class_counts(const TaskList& list, const Mode
   for (int h : host_of) ++per_host[h];
   std::size_t same = 0;  // ordered pairs of one host, or {x, y} with x <= y (self exchanges included)
   for (const auto& [h, m] : per_host) same += spec.kind == TaskKind::exchange_pairs ? m * (m + 1) / 2 : m * (m - 1);
-  if (same > 0) n["pairs on one host"] = same;
-  if (work > same) n["pairs across hosts"] = work - same;
+  if (same > 0) n[kOnOneHost] = same;
+  if (work > same) n[kAcrossHosts] = work - same;
   return n;
 }
 

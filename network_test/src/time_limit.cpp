@@ -182,7 +182,7 @@ TimePlan price(const Candidate& cand, const std::vector<LengthPrice>& prices, co
   p.elapsed_s = elapsed;
   double slowest = 0, dearest_retest = 0;
   for (const LengthPrice& lp : prices) {
-    p.per_length.push_back(cand.concurrent ? lp.concurrent.at(cand.limit) : lp.sequential);
+    p.per_length.push_back(cand.concurrent ? lp.concurrent.at(cand.limit) + lp.host_pairs : lp.sequential);
     slowest = std::max(slowest, lp.slowest_task);
     dearest_retest = std::max(dearest_retest, static_cast<double>(P) * kRetestChunk * lp.slowest_task);
   }

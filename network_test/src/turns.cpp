@@ -8,7 +8,6 @@
 // of the concurrent schedule and the writing of a length.
 #include <algorithm>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -49,7 +48,7 @@ void ready_wait(MPI_Request& req, double deadline, const std::string& why) {
 // list cannot tell).
 template <class List>
 std::vector<std::size_t> member_positions(const List& tasks, int rank) {
-  if constexpr (std::is_same_v<List, TaskList>)
+  if constexpr (requires { tasks.positions_of(rank); })
     if (auto pos = tasks.positions_of(rank)) return std::move(*pos);
   std::vector<std::size_t> pos;
   for (std::size_t u = 0; u < tasks.size(); ++u)
@@ -184,6 +183,9 @@ std::size_t run_sequential(Ctx& c, const std::vector<Task>& tasks, std::int64_t 
   return Turns(c, tasks, length).run(on_step);
 }
 std::size_t run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length, const StepHook& on_step) {
+  return Turns(c, tasks, length).run(on_step);
+}
+std::size_t run_sequential(Ctx& c, const HostPairList& tasks, std::int64_t length, const StepHook& on_step) {
   return Turns(c, tasks, length).run(on_step);
 }
 

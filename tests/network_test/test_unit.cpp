@@ -233,6 +233,54 @@ TEST(Schedule, PositionsOfARankAreTheTasksItTakesPartIn) {
       }
 }
 
+// --retest-hosts: every pair of hosts exactly once (ordered, or unordered for an exchange mode),
+// measured by a rank of each of its two hosts; each rank's positions are the tasks it is in; the
+// ranks of a host share its pairs, and another length picks other ranks.
+TEST(Schedule, HostPairsMeetEveryPairOfHostsOnceAndShareTheRanks) {
+  const std::vector<int> host_of = {2, 0, 1, 1, 2, 2, 0, 3};  // hosts of 2, 2, 3 and 1 ranks, unsorted
+  for (const char* name : {"one_to_one", "send_recv_and_recv_send"}) {
+    const ModeSpec& spec = *registry().find(std::string(name));
+    const bool exchange = spec.kind == TaskKind::exchange_pairs;
+    Settings s;
+    s.seed = 5;
+    s.shuffle = true;  // the host pairs keep their own order
+    std::map<int, std::set<int>> measuring;  // host -> its ranks that measured a pair, over lengths
+    std::set<std::pair<int, int>> first_length;
+    for (std::size_t k = 0; k < 3; ++k) {
+      const HostPairList list(spec, s, host_of, k);
+      ASSERT_EQ(list.size(), exchange ? 6u : 12u) << name;
+      std::set<std::pair<int, int>> seen;
+      for (std::size_t u = 0; u < list.size(); ++u) {
+        const Task t = list[u];
+        const int a = host_of[static_cast<std::size_t>(t.x)], b = host_of[static_cast<std::size_t>(t.y)];
+        EXPECT_NE(a, b) << name << ": a pair within one host";
+        EXPECT_TRUE(seen.insert(exchange ? std::make_pair(std::min(a, b), std::max(a, b)) : std::make_pair(a, b)).second)
+            << name << ": hosts " << a << ", " << b << " twice";
+        measuring[a].insert(t.x);
+        measuring[b].insert(t.y);
+        if (k == 0) first_length.insert({t.x, t.y});
+      }
+      for (int r = 0; r < static_cast<int>(host_of.size()); ++r) {
+        std::vector<std::size_t> scanned;
+        for (std::size_t u = 0; u < list.size(); ++u)
+          if (list[u].has(r)) scanned.push_back(u);
+        EXPECT_EQ(*list.positions_of(r), scanned) << name << " rank " << r << " length " << k;
+      }
+      if (k == 1) {
+        std::set<std::pair<int, int>> now;
+        for (std::size_t u = 0; u < list.size(); ++u) now.insert({list[u].x, list[u].y});
+        EXPECT_NE(now, first_length) << name << ": the next length measures with the same ranks";
+      }
+    }
+    for (const auto& [h, ranks] : measuring)  // every rank of every host took part over three lengths
+      EXPECT_EQ(static_cast<int>(ranks.size()), static_cast<int>(std::count(host_of.begin(), host_of.end(), h)))
+          << name << " host " << h;
+  }
+  // One rank per host: the host pairs are the rank pairs, the sequential schedule's pairs.
+  const HostPairList ranks(*registry().find(std::string("one_to_one")), Settings{}, {0, 1, 2, 3}, 0);
+  EXPECT_EQ(ranks.size(), 12u);
+}
+
 // --estimate counts the tasks of each class and samples them from the list without building it:
 // the counts must be those of the whole list, every sample a task of the list in its class, and
 // every class present sampled.

@@ -113,6 +113,8 @@ class TaskList {
 std::vector<std::size_t> spread_indices(std::size_t total, std::size_t n);
 // Where a task's ranks are, for --estimate's calibration: "clock offsets", "collective", "pairs on
 // one host" or "pairs across hosts" (host_of: every rank's host, numbered).
+inline constexpr const char* kOnOneHost = "pairs on one host";
+inline constexpr const char* kAcrossHosts = "pairs across hosts";
 std::string task_class(const Task& t, const ModeSpec& spec, const std::vector<int>& host_of);
 // How many tasks of each class a length has, and up to n of each spread over the senders (the
 // clock offsets and collectives over the list), from the list without building it: O(P) per
@@ -121,6 +123,49 @@ std::map<std::string, std::size_t> class_counts(const TaskList& list, const Mode
                                                 const std::vector<int>& host_of);
 std::map<std::string, std::vector<Task>> sample_tasks(const TaskList& list, const ModeSpec& spec,
                                                       const std::vector<int>& host_of, std::size_t n);
+
+// The units the schedules pair: hosts (numbered 0 .. H-1 as Ctx::hosts; their ranks in rank order)
+// when some host runs several ranks, else the ranks. O(P). host_of: every rank's host. Used by the
+// lanes of --concurrent=K (lanes.cpp) and the host pairs of --retest-hosts.
+class Units {
+ public:
+  explicit Units(const std::vector<int>& host_of);
+  bool by_host() const { return by_host_; }
+  int size() const { return static_cast<int>(first_.size()) - 1; }
+  int of(int rank) const { return unit_[static_cast<std::size_t>(rank)]; }
+  const int* begin(int u) const { return ranks_.data() + first_[static_cast<std::size_t>(u)]; }
+  const int* end(int u) const { return ranks_.data() + first_[static_cast<std::size_t>(u) + 1]; }
+  int count(int u) const { return first_[static_cast<std::size_t>(u) + 1] - first_[static_cast<std::size_t>(u)]; }
+  int most_ranks() const;
+  std::size_t bytes() const { return (first_.capacity() + ranks_.capacity() + unit_.capacity()) * sizeof(int); }
+
+ private:
+  bool by_host_ = false;
+  std::vector<int> first_, ranks_, unit_;
+};
+
+// --retest-hosts: the tasks of the host pairs of length k, one after the other, computed on demand
+// (O(P) per rank, never the H^2 tasks): ordered host pairs (A, B) in A-major order (unordered
+// A < B for exchange modes), each measured by rank (B + k) mod n_A of host A and rank
+// (A + k) mod n_B of host B (its ranks in rank order), so that every rank of a host takes its
+// share and each length picks others (host_pairs.cpp).
+class HostPairList {
+ public:
+  HostPairList(const ModeSpec& spec, const Settings& s, const std::vector<int>& host_of, std::size_t length_index);
+  std::size_t size() const noexcept { return n_; }
+  Task operator[](std::size_t u) const;
+  // The positions of the tasks `rank` takes part in, ascending: O(H log H).
+  std::optional<std::vector<std::size_t>> positions_of(int rank) const;
+
+ private:
+  int rank_of(int host, int other) const;    // host's rank that measures its pair with `other`
+  std::size_t index_of(int a, int b) const;  // a != b (a < b for exchange modes)
+  Units units_;
+  TaskList list_;  // the pairs' own tasks (pair_task)
+  int H_;
+  bool exchange_;
+  std::size_t k_, n_ = 0;
+};
 
 // Every task of one length as a list (tests): TaskList in a vector.
 std::vector<Task> make_tasks(const ModeSpec& spec, const Settings& s, int P, std::size_t length_index);

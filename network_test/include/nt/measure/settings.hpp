@@ -50,6 +50,7 @@ struct Settings {
   int retest = 0;                         // --retest N: pairs re-measured alone per length (budget)
   double retest_seconds = 0.0;            // --retest-seconds S: time budget of the re-test per length
   double retest_ratio = 1.2;              // --retest-ratio F: a cell stands out above F x its line's median
+  bool retest_hosts = false;              // --retest-hosts: one rank pair per host pair re-measured alone per length
   double time_limit = 0.0;                // --time-limit SECONDS: plan the open choices to fit (0: no limit)
   bool given_repeats = false, given_schedule = false, given_retest = false;  // on the command line (--time-limit)
   ProgressStyle progress = ProgressStyle::automatic;  // --progress: auto, bar, lines, none
