@@ -4,12 +4,13 @@
 #   smpi_test.sh CASE NETWORK_TEST_SMPI NETWORK_ANALYZE PYTHON3 WORKDIR
 # Cases:
 #   small      16 ranks (2 leaves x 4 nodes x 2): every file written, hosts file = simulated hosts
-#   truth      LEAVES x NODES x RANKS (env SMPI_TRUTH, default 8x8x4: 256 ranks), every link 10 Gbit/s,
+#   truth      LEAVES x NODES x RANKS (env SMPI_TRUTH, default 8x8x2: 128 ranks; SMPI_TRUTH=8x8x4 for the
+#              256 ranks of bench/results/network_test.md section 12, 3x the host time), every link 10 Gbit/s,
 #              a slow node cable (1/4 bandwidth, 4x latency) and a slow leaf uplink (1/8); report ==
 #              truth, nothing else. (An uplink of 8 cables' bandwidth at 1/8 would be as fast as one
 #              cable: no single message would see it, only contention.)
 #              Noise-free, so no warm-up, 3 samples and one clock round (env SMPI_ARGS to change):
-#              about 2.5 min of host time instead of 20 with the defaults (bench/smpi for those)
+#              about 30 s of host time at 128 ranks (2.5 min at 256; 20 with the defaults: bench/smpi)
 #   two_node_leaves  8 leaves x 2 nodes x 2 and x 4 ranks, 2:1 oversubscribed, shuffled: a slow node's
 #              leaf mate and the two nodes of a slow leaf (uplink at 1/8); report == truth, nothing
 #              else (a node's only switch mate is its leaf's evidence: it became 7 switches, the slow
@@ -218,7 +219,7 @@ sys.exit(0 if lanes > 0.05 and hosts_retested <= 0.005 else 1)
 EOF
   ;;
 truth)
-  IFS=x read -r L N K <<< "${SMPI_TRUTH:-8x8x4}"
+  IFS=x read -r L N K <<< "${SMPI_TRUTH:-8x8x2}"
   start=$(date +%s)
   /usr/bin/time -v -o time.txt "$py" "$simulate" --network-test "$nt" --leaves "$L" --nodes-per-leaf "$N" \
       --ranks-per-node "$K" --uplink-bandwidth 10 --slow-node 21:0.25:4 --slow-uplink 3:0.125 --shuffle 11 --out s -- \
