@@ -210,8 +210,9 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
     seq_total += lp.sequential;
     std::string row;
     for (int limit : choices) {
-      conc_total[limit] += lp.concurrent.at(limit) + lp.host_pairs;
-      row += fmt::format("  {:>12}", format_seconds(lp.concurrent.at(limit) + lp.host_pairs));
+      const double t = lp.concurrent.at(limit) + (s.retest_hosts ? lp.host_pairs : 0.0);
+      conc_total[limit] += t;
+      row += fmt::format("  {:>12}", format_seconds(t));
     }
     std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}{}\n", lengths[k], n_tasks,
                              format_seconds((lp.sequential - cal.per_length_io) / static_cast<double>(n_tasks)),
@@ -269,7 +270,7 @@ Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits) {
 std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
   // Tasks per class: the same at every length (only their order and noise ranks change).
   const auto n = class_counts(TaskList(c.spec, c.settings, c.size, 0), c.spec, c.hosts);
-  const std::size_t host_pairs = c.settings.retest_hosts ? HostPairList(c.spec, c.settings, c.hosts, 0).size() : 0;
+  const std::size_t host_pairs = HostPairList(c.spec, c.settings, c.hosts, 0).size();
   std::vector<LengthPrice> out(c.lengths.size());
   for (std::size_t k = 0; k < c.lengths.size(); ++k) {
     const LengthCost lc = cost_at(cal, c.lengths, k);
@@ -281,7 +282,7 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
         lp.slowest_task = std::max(lp.slowest_task, lc.per_class.at(name));
       }
     for (const auto& [limit, t] : lc.concurrent) lp.concurrent[limit] = cal.per_length_io + t;
-    if (c.settings.retest_hosts && lc.per_class.count(kAcrossHosts))
+    if (lc.per_class.count(kAcrossHosts))
       lp.host_pairs = static_cast<double>(host_pairs) * lc.per_class.at(kAcrossHosts);
   }
   return out;

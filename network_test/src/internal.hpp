@@ -107,9 +107,10 @@ struct RetestResult {
 bool retest_enabled(const Settings& s);
 RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::vector<double>& medians,
                         std::vector<double>& isolated);
-// --retest-hosts (host_pairs.cpp): each cell of this rank's line between two hosts that was not re-tested gets the isolated values
-// of its host pair (of the re-tested cell with the smallest isolated median, over the ranks of this
-// host: an exchange within the host); isolated: [statistic * P + peer] as run_retest fills it.
+// --retest-hosts (host_pairs.cpp): each cell of this rank's line between two hosts that was not
+// re-tested gets the isolated values of its host pair (of the re-tested cell with the smallest
+// isolated median, over the ranks of this host: an exchange within the host); isolated:
+// [statistic * P + peer] as run_retest fills it.
 // Collective over c.comm.
 void fill_by_host_pair(const Ctx& c, std::vector<double>& isolated);
 
@@ -152,7 +153,7 @@ struct LengthPrice {
   double sequential = 0, slowest_task = 0;
   double io = 0;                       // of both: the gather and the five records
   std::map<int, double> concurrent;    // per --concurrent=K (0: every pair of a round)
-  double host_pairs = 0;               // --retest-hosts: every host pair's pair alone (0 without)
+  double host_pairs = 0;               // --retest-hosts: every host pair's pair alone, what it would cost
 };
 std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal);
 // --estimate: calibrates on every rank; rank 0 prints the plan on stdout. startup_s: what the
@@ -194,6 +195,7 @@ struct TimePlan {
   bool concurrent = false;
   int limit = 0, repeats = 0, retest = 0;  // --concurrent=K (0: all), -n, --retest
   double retest_seconds = 0, retest_cost = 0;  // --retest-seconds; what the re-test adds to a length
+  bool host_pairs = false;                      // --retest-hosts (priced in per_length)
   double limit_s = 0, elapsed_s = 0, predicted_s = 0;  // the limit; before the sweep; at its end
   std::vector<double> per_length;                      // rank 0: each length's predicted seconds
   std::string added;  // the options the plan chose (what the command line left open), e.g. to --resume

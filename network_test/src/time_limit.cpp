@@ -14,7 +14,8 @@
 // The cheapest choice (the most concurrency and the fewest samples) is priced first: when it
 // does not fit, the run ends with exit 2 before anything is measured. A concurrent plan gives
 // the time left over to the serial re-test (--retest-seconds per length), when that is enough
-// for a chunk of its pairs. Samples tried: -n (100 by default) and those of kSampleLadder below it.
+// for a chunk of its pairs; when hosts run several ranks it also re-tests the host pairs alone
+// (--retest-hosts, priced per length), unless the command line chose the re-test. Samples tried: -n (100 by default) and those of kSampleLadder below it.
 //
 // Guard. Before each length rank 0 compares the time since the start plus the predicted time of
 // the length (scaled by how much slower the lengths so far were than predicted) with the limit;
@@ -50,6 +51,7 @@ struct Candidate {
   bool concurrent = false;
   int limit = 0;  // --concurrent=K (0: every pair of a round)
   int repeats = 0;
+  bool host_pairs = false;  // --retest-hosts after each length's rounds
 };
 
 std::string schedule_name(bool concurrent, int limit) {
@@ -106,21 +108,24 @@ int choose_k(const std::vector<LengthPrice>& prices, const std::vector<int>& lad
 }
 
 // Every choice, in order of preference (the same list on every rank); k: the bounded concurrency
-// offered (0: none).
-std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int k) {
+// offered (0: none). shared_hosts: some host runs several ranks, so a concurrent plan re-tests the
+// host pairs alone (--retest-hosts: a host pair's own delay for all its rank pairs, at 1/R^2 of
+// the sequential pairs), unless the command line chose the re-test.
+std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int k, bool shared_hosts) {
   const auto ladder = sample_ladder(s);
+  const bool hosts = s.retest_hosts || (shared_hosts && !s.given_retest);
   std::vector<Candidate> out;
   if (s.given_schedule) {
-    for (int n : ladder) out.push_back({s.concurrent, s.concurrent_limit, n});
+    for (int n : ladder) out.push_back({s.concurrent, s.concurrent_limit, n, s.concurrent && hosts});
     return out;
   }
   const bool concurrent = concurrent_allowed(s, spec);
   for (int n : ladder)
     if (n >= std::min(kMinSequentialSamples, s.repeats)) out.push_back({false, 0, n});
   if (concurrent && k >= 2)
-    for (int n : ladder) out.push_back({true, k, n});
+    for (int n : ladder) out.push_back({true, k, n, hosts});
   if (concurrent)
-    for (int n : ladder) out.push_back({true, 0, n});
+    for (int n : ladder) out.push_back({true, 0, n, hosts});
   for (int n : ladder)
     if (n < std::min(kMinSequentialSamples, s.repeats)) out.push_back({false, 0, n});
   return out;
@@ -178,11 +183,13 @@ TimePlan price(const Candidate& cand, const std::vector<LengthPrice>& prices, co
   p.concurrent = cand.concurrent;
   p.limit = cand.limit;
   p.repeats = cand.repeats;
+  p.host_pairs = cand.host_pairs;
   p.limit_s = s.time_limit;
   p.elapsed_s = elapsed;
   double slowest = 0, dearest_retest = 0;
   for (const LengthPrice& lp : prices) {
-    p.per_length.push_back(cand.concurrent ? lp.concurrent.at(cand.limit) + lp.host_pairs : lp.sequential);
+    p.per_length.push_back(cand.concurrent ? lp.concurrent.at(cand.limit) + (cand.host_pairs ? lp.host_pairs : 0.0)
+                                           : lp.sequential);
     slowest = std::max(slowest, lp.slowest_task);
     dearest_retest = std::max(dearest_retest, static_cast<double>(P) * kRetestChunk * lp.slowest_task);
   }
@@ -215,7 +222,7 @@ std::vector<int> limits_of(const std::vector<Candidate>& list, std::vector<int> 
 // chosen from it on rank 0 and broadcast, the list rebuilt with that K, and the later counts
 // calibrating it alone. Rank 0 gets the note of what was measured.
 std::string calibrate_k(MPI_Comm comm, const Settings& s, const ModeSpec& spec, const std::vector<int>& ladder,
-                        std::int64_t longest, Pricer& pricer, std::vector<Candidate>& list) {
+                        std::int64_t longest, bool shared_hosts, Pricer& pricer, std::vector<Candidate>& list) {
   if (ladder.empty()) return {};
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -223,7 +230,7 @@ std::string calibrate_k(MPI_Comm comm, const Settings& s, const ModeSpec& spec, 
   std::string note;
   int k = rank == 0 ? choose_k(prices, ladder, longest, note) : 0;
   MPI_Bcast(&k, 1, MPI_INT, 0, comm);
-  list = candidates(s, spec, k);
+  list = candidates(s, spec, k, shared_hosts);
   pricer.calibrate_only(limits_of(list, {}));
   return note;
 }
@@ -258,6 +265,7 @@ std::string TimePlan::options(const Settings& given) const {
   auto add = [&](const std::string& o) { out += (out.empty() ? "" : " ") + o; };
   if (concurrent && !given.given_schedule) add("--" + schedule_name(true, limit));
   if (!given.given_repeats) add(fmt::format("-n {}", repeats));
+  if (host_pairs && !given.retest_hosts) add("--retest-hosts");
   if (retest_seconds > 0 && !given.given_retest) add(fmt::format("--retest-seconds {:.6g}", retest_seconds));
   return out;
 }
@@ -267,6 +275,9 @@ std::string TimePlan::text() const {
   if (retest > 0) budget = fmt::format("up to {} pairs per length", retest);
   if (retest_seconds > 0)
     budget = fmt::format("{}up to {} per length", retest > 0 ? budget + " and " : "", format_seconds(retest_seconds));
+  if (host_pairs)
+    budget = fmt::format("every pair of hosts once alone (--retest-hosts){}",
+                         budget == "none" ? std::string() : "; the cells that look loaded " + budget);
   const double usable = kUsable * limit_s;
   return fmt::format(
       "time plan for --time-limit {} s:\n"
@@ -287,6 +298,7 @@ void TimePlan::apply(Settings& s) const {
   s.repeats = repeats;
   s.retest = retest;
   s.retest_seconds = retest_seconds;
+  s.retest_hosts = host_pairs;
 }
 
 std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths,
@@ -298,9 +310,10 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
   // The K ladder is calibrated with the cheapest count (every K at once), K chosen from it, and
   // the later counts calibrate the chosen K only.
   const auto ladder = k_ladder(s, spec, P, hosts);
-  auto list = candidates(s, spec, ladder.empty() ? 0 : ladder.front());
+  const bool shared_hosts = hosts > 1 && hosts < P;  // host pairs to re-test, each of several ranks
+  auto list = candidates(s, spec, ladder.empty() ? 0 : ladder.front(), shared_hosts);
   Pricer pricer(comm, s, lengths, spec, pl, limits_of(list, ladder));
-  const std::string k_note = calibrate_k(comm, s, spec, ladder, lengths.back(), pricer, list);
+  const std::string k_note = calibrate_k(comm, s, spec, ladder, lengths.back(), shared_hosts, pricer, list);
   auto priced = [&](std::size_t i) {
     const auto& prices = pricer.at(list[i].repeats);  // collective
     TimePlan p = price(list[i], prices, s, P, Ctx::now() - t_origin);
