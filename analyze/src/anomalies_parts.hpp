@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,14 @@ void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengt
 // both sets.
 std::vector<Anomaly> slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& hits);
 
+// anomalies_blocks.cpp: the same for one direction (issue 32: one direction of a dragonfly's global
+// link): the one-way hits (sender -> receiver) whose graph has senders on one side only, two nodes
+// or more on each, seed a block read from the delays each node sends and receives apart: every
+// node slow sending to the receivers' side and to no other, every node slow receiving from the
+// senders' side and from no other. One asymmetric_pair finding per block (one_way_block_finding);
+// the hits inside it are taken out of `hits`.
+std::vector<Anomaly> one_way_slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& hits);
+
 // anomalies_neighbours.cpp: two slow nodes each slow to the other and to nodes the other is not
 // slow to (a torus link: each end's routes toward the other's side cross it) become one slow_link
 // on their ranks; the pair findings of third parties routed through it (slowed as much as its end's
@@ -133,5 +142,12 @@ void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>
 // S of two nodes or more to a set R of two or more (or one node and three or more), alike (one direction of one link every route
 // from S to R crosses): one asymmetric_pair finding on the nodes the block's pairs concentrate on.
 void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out);
+
+// The one asymmetric_pair finding of a one-way block from the nodes S to the nodes R (one home for
+// both ways of finding one: one_way_blocks from the pair findings, slow_blocks from the delays):
+// `pairs` its rank pairs (sender, receiver), named by the nodes its pairs concentrate on.
+Anomaly one_way_block_finding(const AnomalyScan& scan, std::vector<std::pair<int, int>> pairs,
+                              std::vector<std::int64_t> lengths, double score, const std::set<int>& S,
+                              const std::set<int>& R);
 
 }  // namespace nt::analysis::anomaly_parts
