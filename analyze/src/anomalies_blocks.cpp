@@ -137,27 +137,27 @@ bool slow_to_side(const std::vector<std::vector<double>>& med, const std::vector
 }
 
 // The seeds of one-way blocks: components of the one-way hits' graph (bipartite, two nodes or more
-// on each side) whose every hit goes from one side to the other, that side first (the senders).
+// on each side) whose every hit goes from one side to the other, that side first (the senders),
+// complete (a hit from every node of one side to every node of the other) and alike (one
+// bottleneck): an incomplete or unalike component stays pairs.
 std::vector<Block> one_way_components(const std::vector<LinkHit>& hits, const std::vector<int>& node_of) {
   std::vector<Block> out;
   for (Block b : bipartite_components(hits, node_of)) {
-    std::set<int> senders, receivers;
+    const std::set<int> first(b.side[0].begin(), b.side[0].end()), second(b.side[1].begin(), b.side[1].end());
+    std::set<std::pair<int, int>> node_pairs;
+    std::vector<double> scores;
     for (const auto& h : hits) {
       const int a = node_of[static_cast<std::size_t>(h.i)], c = node_of[static_cast<std::size_t>(h.j)];
-      if (std::find(b.side[0].begin(), b.side[0].end(), a) == b.side[0].end() &&
-          std::find(b.side[1].begin(), b.side[1].end(), a) == b.side[1].end())
-        continue;
-      senders.insert(a);
-      receivers.insert(c);
+      if (!first.count(a) && !second.count(a)) continue;
+      node_pairs.emplace(a, c);
+      scores.push_back(h.score);
     }
-    const bool first = std::all_of(senders.begin(), senders.end(), [&](int n) {
-      return std::find(b.side[0].begin(), b.side[0].end(), n) != b.side[0].end();
-    });
-    const bool second = std::all_of(senders.begin(), senders.end(), [&](int n) {
-      return std::find(b.side[1].begin(), b.side[1].end(), n) != b.side[1].end();
-    });
-    if (second) std::swap(b.side[0], b.side[1]);
-    if (first || second) out.push_back(std::move(b));
+    const auto from = [&](const std::set<int>& side) {
+      return std::all_of(node_pairs.begin(), node_pairs.end(), [&](const auto& p) { return side.count(p.first) != 0; });
+    };
+    if (from(second)) std::swap(b.side[0], b.side[1]);
+    if ((from(first) || from(second)) && node_pairs.size() == first.size() * second.size() && alike(scores))
+      out.push_back(std::move(b));
   }
   return out;
 }

@@ -143,6 +143,9 @@ void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>
 // from S to R crosses): one asymmetric_pair finding on the nodes the block's pairs concentrate on.
 void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out);
 
+// The same bottleneck: every score within 25 % of the others (anomalies_routes.cpp).
+bool alike(const std::vector<double>& scores);
+
 // The one asymmetric_pair finding of a one-way block from the nodes S to the nodes R (one home for
 // both ways of finding one: one_way_blocks from the pair findings, slow_blocks from the delays):
 // `pairs` its rank pairs (sender, receiver), named by the nodes its pairs concentrate on.

@@ -24,13 +24,13 @@
 #include "nt/stats.hpp"
 
 namespace nt::analysis::anomaly_parts {
-namespace {
 
-// The same bottleneck: every score within 25 % of the others.
 bool alike(const std::vector<double>& scores) {
   const auto [lo, hi] = std::minmax_element(scores.begin(), scores.end());
   return lo != scores.end() && *hi <= 1.25 * *lo;
 }
+
+namespace {
 
 // The finest level above the nodes whose group of `node` holds other nodes, and whose nodes outside
 // are exactly those in `slow` (0: none). first[n] is a rank of node n.
