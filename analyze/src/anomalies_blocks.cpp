@@ -137,28 +137,61 @@ bool slow_to_side(const std::vector<std::vector<double>>& med, const std::vector
 }
 
 // The seeds of one-way blocks: components of the one-way hits' graph (bipartite, two nodes or more
-// on each side) whose every hit goes from one side to the other, that side first (the senders),
-// complete (a hit from every node of one side to every node of the other) and alike (one
-// bottleneck): an incomplete or unalike component stays pairs.
+// on each side) whose every hit goes from one side to the other, that side first (the senders), and
+// complete (a hit from every node of one side to every node of the other): an incomplete one
+// stays pairs.
 std::vector<Block> one_way_components(const std::vector<LinkHit>& hits, const std::vector<int>& node_of) {
   std::vector<Block> out;
   for (Block b : bipartite_components(hits, node_of)) {
     const std::set<int> first(b.side[0].begin(), b.side[0].end()), second(b.side[1].begin(), b.side[1].end());
     std::set<std::pair<int, int>> node_pairs;
-    std::vector<double> scores;
     for (const auto& h : hits) {
       const int a = node_of[static_cast<std::size_t>(h.i)], c = node_of[static_cast<std::size_t>(h.j)];
-      if (!first.count(a) && !second.count(a)) continue;
-      node_pairs.emplace(a, c);
-      scores.push_back(h.score);
+      if (first.count(a) || second.count(a)) node_pairs.emplace(a, c);
     }
     const auto from = [&](const std::set<int>& side) {
       return std::all_of(node_pairs.begin(), node_pairs.end(), [&](const auto& p) { return side.count(p.first) != 0; });
     };
     if (from(second)) std::swap(b.side[0], b.side[1]);
-    if ((from(first) || from(second)) && node_pairs.size() == first.size() * second.size() && alike(scores))
+    if ((from(first) || from(second)) && node_pairs.size() == first.size() * second.size())
       out.push_back(std::move(b));
   }
+  return out;
+}
+
+// One bottleneck: the time a hit's slow direction takes beyond its other direction, at each of its
+// lengths, over the median of the seeds' hits at that length (the median over its lengths). A slow
+// link adds the same time to every route across it, whatever the route's length (its ratio is not
+// alike: a longer route hides more of it); a pair slowed by another cause adds another time.
+std::vector<double> relative_excess(const Cube& c, const std::vector<const LinkHit*>& seeds) {
+  const auto N = static_cast<std::size_t>(c.P);
+  const int rows = rows_per_block(c.P, N * sizeof(float));
+  std::vector<std::vector<double>> rel(seeds.size());
+  std::vector<float> buf;
+  for (std::size_t k = 0; k < c.count(); ++k) {
+    std::vector<double> fwd(seeds.size(), kNaN), rev(seeds.size(), kNaN), excess;
+    for (int r0 = 0; r0 < c.P; r0 += rows) {
+      const int r1 = std::min(c.P, r0 + rows);
+      const float* v = c.rows(k, r0, r1, buf);
+      const auto cell = [&](int i, int j) { return static_cast<double>(v[static_cast<std::size_t>(i - r0) * N + static_cast<std::size_t>(j)]); };
+      for (std::size_t h = 0; h < seeds.size(); ++h) {
+        if (seeds[h]->i >= r0 && seeds[h]->i < r1) fwd[h] = cell(seeds[h]->i, seeds[h]->j);
+        if (seeds[h]->j >= r0 && seeds[h]->j < r1) rev[h] = cell(seeds[h]->j, seeds[h]->i);
+      }
+    }
+    const auto shows = [&](std::size_t h) {
+      const auto& l = seeds[h]->lengths;
+      return std::find(l.begin(), l.end(), c.lengths[k]) != l.end() && std::isfinite(fwd[h] - rev[h]);
+    };
+    for (std::size_t h = 0; h < seeds.size(); ++h)
+      if (shows(h)) excess.push_back(fwd[h] - rev[h]);
+    if (excess.empty()) continue;
+    const double typical = median_inplace(excess);
+    for (std::size_t h = 0; h < seeds.size(); ++h)
+      if (shows(h) && typical > 0) rel[h].push_back((fwd[h] - rev[h]) / typical);
+  }
+  std::vector<double> out;
+  for (auto& r : rel) out.push_back(r.empty() ? kNaN : median_inplace(r));
   return out;
 }
 
@@ -264,6 +297,12 @@ std::vector<Anomaly> one_way_slow_blocks(const AnomalyScan& scan, std::vector<Li
     for (int s : {kSideS, kSideT})
       for (int n : seeds.side[s]) side_of_node[static_cast<std::size_t>(n)] = s;
     if (seeds.side[0].size() + seeds.side[1].size() + 2 > n_nodes) continue;  // no rest to compare with
+    std::vector<const LinkHit*> inside_seeds;
+    for (const auto& h : hits)
+      if (side_of_node[static_cast<std::size_t>(node_of[static_cast<std::size_t>(h.i)])] == kSideS) inside_seeds.push_back(&h);
+    const auto excess = relative_excess(scan.cube, inside_seeds);
+    const bool finite = std::all_of(excess.begin(), excess.end(), [](double x) { return std::isfinite(x); });
+    if (!finite || !alike(excess)) continue;  // more than one bottleneck
     const auto med = side_medians(scan.cube, node_of, n_nodes, side_of_node, true);
     const auto ref = references(med, side_of_node);
     std::set<int> block[2];
