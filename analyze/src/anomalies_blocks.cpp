@@ -136,25 +136,29 @@ bool slow_to_side(const std::vector<std::vector<double>>& med, const std::vector
   return true;
 }
 
-// The seeds of one-way blocks: components of the one-way hits' graph (bipartite, two nodes or more
-// on each side) whose every hit goes from one side to the other, that side first (the senders), and
-// complete (a hit from every node of one side to every node of the other): an incomplete one
-// stays pairs.
+// The seeds of one-way blocks: the one-way hits between nodes that only send in them and nodes
+// that only receive (a node that does both, as a stray pair of the noise makes it, is left to the
+// delays' read), in components of two nodes or more on each side, complete (a hit from every
+// sending node to every receiving node): an incomplete one stays pairs. Senders first.
 std::vector<Block> one_way_components(const std::vector<LinkHit>& hits, const std::vector<int>& node_of) {
+  std::map<int, int> sends, receives;
+  for (const auto& h : hits) {
+    ++sends[node_of[static_cast<std::size_t>(h.i)]];
+    ++receives[node_of[static_cast<std::size_t>(h.j)]];
+  }
+  std::vector<LinkHit> pure;
+  for (const auto& h : hits)
+    if (!receives.count(node_of[static_cast<std::size_t>(h.i)]) && !sends.count(node_of[static_cast<std::size_t>(h.j)]))
+      pure.push_back(h);
   std::vector<Block> out;
-  for (Block b : bipartite_components(hits, node_of)) {
-    const std::set<int> first(b.side[0].begin(), b.side[0].end()), second(b.side[1].begin(), b.side[1].end());
+  for (Block b : bipartite_components(pure, node_of)) {
+    if (!sends.count(b.side[0].front())) std::swap(b.side[0], b.side[1]);
+    const std::set<int> first(b.side[0].begin(), b.side[0].end());
     std::set<std::pair<int, int>> node_pairs;
-    for (const auto& h : hits) {
-      const int a = node_of[static_cast<std::size_t>(h.i)], c = node_of[static_cast<std::size_t>(h.j)];
-      if (first.count(a) || second.count(a)) node_pairs.emplace(a, c);
-    }
-    const auto from = [&](const std::set<int>& side) {
-      return std::all_of(node_pairs.begin(), node_pairs.end(), [&](const auto& p) { return side.count(p.first) != 0; });
-    };
-    if (from(second)) std::swap(b.side[0], b.side[1]);
-    if ((from(first) || from(second)) && node_pairs.size() == first.size() * second.size())
-      out.push_back(std::move(b));
+    for (const auto& h : pure)
+      if (first.count(node_of[static_cast<std::size_t>(h.i)]))
+        node_pairs.emplace(node_of[static_cast<std::size_t>(h.i)], node_of[static_cast<std::size_t>(h.j)]);
+    if (node_pairs.size() == b.side[0].size() * b.side[1].size()) out.push_back(std::move(b));
   }
   return out;
 }
@@ -297,9 +301,10 @@ std::vector<Anomaly> one_way_slow_blocks(const AnomalyScan& scan, std::vector<Li
     for (int s : {kSideS, kSideT})
       for (int n : seeds.side[s]) side_of_node[static_cast<std::size_t>(n)] = s;
     if (seeds.side[0].size() + seeds.side[1].size() + 2 > n_nodes) continue;  // no rest to compare with
+    const auto side = [&](int rank) { return side_of_node[static_cast<std::size_t>(node_of[static_cast<std::size_t>(rank)])]; };
     std::vector<const LinkHit*> inside_seeds;
     for (const auto& h : hits)
-      if (side_of_node[static_cast<std::size_t>(node_of[static_cast<std::size_t>(h.i)])] == kSideS) inside_seeds.push_back(&h);
+      if (side(h.i) == kSideS && side(h.j) == kSideT) inside_seeds.push_back(&h);
     const auto excess = relative_excess(scan.cube, inside_seeds);
     const bool finite = std::all_of(excess.begin(), excess.end(), [](double x) { return std::isfinite(x); });
     if (!finite || !alike(excess)) continue;  // more than one bottleneck
