@@ -3,7 +3,9 @@
 // crosses the slow link, no other pair of theirs does. The residuals of the rank-effect model show
 // part of such a block only (where a block fills a third of a row, the median polish gives the
 // rows and columns part of it as rank effects), as many slow links between single nodes: the
-// hits are the seeds, and the block is read from the delays themselves.
+// hits are the seeds, and the block is read from the delays themselves. One direction of such a
+// link (stop 41: a dragonfly's global link slow one way) the same way, from the one-way hits and
+// the delays each node sends and receives apart: one asymmetric_pair.
 #include "anomalies_parts.hpp"
 
 #include <algorithm>

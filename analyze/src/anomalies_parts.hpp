@@ -110,8 +110,8 @@ void find_slow_lone_nodes(const AnomalyScan& scan, std::vector<Anomaly>& out, Li
 
 // anomalies_links.cpp: slow links and asymmetric pairs, from the residuals of the rank-effect model
 // (the cells beyond the thresholds, kept by the pass over the lengths). The slow links between two
-// sets of nodes (slow_blocks) go to `blocks`, apart: the later passes read a slow_link as the pair
-// of node groups of its first pair.
+// sets of nodes (slow_blocks) and their one-way kind (one_way_slow_blocks) go to `blocks`, apart:
+// the later passes read a slow_link as the pair of node groups of its first pair.
 void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengths& pass,
                                     const LinkExclusions& exclusions, std::vector<Anomaly>& out,
                                     std::vector<Anomaly>& blocks);
