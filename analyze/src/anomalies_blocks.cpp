@@ -9,7 +9,6 @@
 #include "anomalies_parts.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -150,7 +149,8 @@ std::vector<Block> one_way_components(const std::vector<LinkHit>& hits, const st
   }
   std::vector<LinkHit> pure;
   for (const auto& h : hits)
-    if (!receives.count(node_of[static_cast<std::size_t>(h.i)]) && !sends.count(node_of[static_cast<std::size_t>(h.j)]))
+    if (!receives.count(node_of[static_cast<std::size_t>(h.i)]) &&
+        !sends.count(node_of[static_cast<std::size_t>(h.j)]))
       pure.push_back(h);
   std::vector<Block> out;
   for (Block b : bipartite_components(pure, node_of)) {
@@ -179,7 +179,9 @@ std::vector<double> relative_excess(const Cube& c, const std::vector<const LinkH
     for (int r0 = 0; r0 < c.P; r0 += rows) {
       const int r1 = std::min(c.P, r0 + rows);
       const float* v = c.rows(k, r0, r1, buf);
-      const auto cell = [&](int i, int j) { return static_cast<double>(v[static_cast<std::size_t>(i - r0) * N + static_cast<std::size_t>(j)]); };
+      const auto cell = [&](int i, int j) {
+        return static_cast<double>(v[static_cast<std::size_t>(i - r0) * N + static_cast<std::size_t>(j)]);
+      };
       for (std::size_t h = 0; h < seeds.size(); ++h) {
         if (seeds[h]->i >= r0 && seeds[h]->i < r1) fwd[h] = cell(seeds[h]->i, seeds[h]->j);
         if (seeds[h]->j >= r0 && seeds[h]->j < r1) rev[h] = cell(seeds[h]->j, seeds[h]->i);
@@ -303,7 +305,9 @@ std::vector<Anomaly> one_way_slow_blocks(const AnomalyScan& scan, std::vector<Li
     for (int s : {kSideS, kSideT})
       for (int n : seeds.side[s]) side_of_node[static_cast<std::size_t>(n)] = s;
     if (seeds.side[0].size() + seeds.side[1].size() + 2 > n_nodes) continue;  // no rest to compare with
-    const auto side = [&](int rank) { return side_of_node[static_cast<std::size_t>(node_of[static_cast<std::size_t>(rank)])]; };
+    const auto side = [&](int rank) {
+      return side_of_node[static_cast<std::size_t>(node_of[static_cast<std::size_t>(rank)])];
+    };
     std::vector<const LinkHit*> inside_seeds;
     for (const auto& h : hits)
       if (side(h.i) == kSideS && side(h.j) == kSideT) inside_seeds.push_back(&h);

@@ -169,7 +169,8 @@ TEST(Routes, APartialUplinkIsOneFindingOnTheHostsItServes) {
 TEST(Routes, OneDirectionOfAGlobalLinkIsOneFindingOnItsTwoGroups) {
   for (const double noise : {0.0, 0.02})
     for (const auto [groups, routers, a, b] : {std::array{4, 8, 1, 3}, std::array{5, 4, 2, 0}}) {
-      SCOPED_TRACE(fmt::format("noise {}, {} groups of {} routers, global link {} -> {}", noise, groups, routers, a, b));
+      SCOPED_TRACE(
+          fmt::format("noise {}, {} groups of {} routers, global link {} -> {}", noise, groups, routers, a, b));
       Routed n{groups, routers, 2, false, a, b, noise, false};
       std::set<std::pair<int, int>> slowed;
       const auto r = report(routed_cube(n, &slowed));
