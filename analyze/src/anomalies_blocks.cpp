@@ -3,11 +3,12 @@
 // crosses the slow link, no other pair of theirs does. The residuals of the rank-effect model show
 // part of such a block only (where a block fills a third of a row, the median polish gives the
 // rows and columns part of it as rank effects), as many slow links between single nodes: the
-// hits are the seeds, and the block is read from the delays themselves.
+// hits are the seeds, and the block is read from the delays themselves. One direction of such a
+// link (stop 41: a dragonfly's global link slow one way) the same way, from the one-way hits and
+// the delays each node sends and receives apart: one asymmetric_pair.
 #include "anomalies_parts.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -62,21 +63,24 @@ std::vector<Block> bipartite_components(const std::vector<LinkHit>& hits, const 
   return out;
 }
 
-// Per length, per node group: the median log delay of its cells (both directions) to the seeds'
-// side S and to side T (not its own node). [k][node * 2 + side]
+// Per length, per node group: the median log delay of its cells to the seeds' side S and to side T
+// (not its own node). Both directions pooled, [k][node * 2 + side]; `directed`, the cells it sends
+// and those it receives apart, [k][node * 4 + side] sent to that side, [k][node * 4 + 2 + side]
+// received from it.
 std::vector<std::vector<double>> side_medians(const Cube& c, const std::vector<int>& node_of, std::size_t n_nodes,
-                                              const std::vector<int>& side_of_node) {
+                                              const std::vector<int>& side_of_node, bool directed = false) {
   const auto N = static_cast<std::size_t>(c.P);
   const int rows = rows_per_block(c.P, N * sizeof(float));
+  const std::size_t slots = directed ? 4 : 2, recv = directed ? 2 : 0;
   // The cells to either side, two per pair: at most kMaxCells kept, every stride-th of them by
   // (i + j) (a block of half of 10,000 ranks would otherwise keep 10^8 of them).
   std::size_t side_ranks = 0;
   for (std::size_t r = 0; r < N; ++r) side_ranks += side_of_node[static_cast<std::size_t>(node_of[r])] != kRest;
   const std::size_t stride = std::max<std::size_t>(1, (2 * N * side_ranks + kMaxCells - 1) / kMaxCells);
-  std::vector<std::vector<double>> med(c.count(), std::vector<double>(2 * n_nodes, kNaN));
+  std::vector<std::vector<double>> med(c.count(), std::vector<double>(slots * n_nodes, kNaN));
   std::vector<float> buf;
   for (std::size_t k = 0; k < c.count(); ++k) {
-    auto samples = population_samples(2 * n_nodes, [&](auto&& take) {
+    auto samples = population_samples(slots * n_nodes, [&](auto&& take) {
       for (int r0 = 0; r0 < c.P; r0 += rows) {
         const int r1 = std::min(c.P, r0 + rows);
         const float* v = c.rows(k, r0, r1, buf);
@@ -87,8 +91,8 @@ std::vector<std::vector<double>> side_medians(const Cube& c, const std::vector<i
             const auto a = static_cast<std::size_t>(node_of[i]), b = static_cast<std::size_t>(node_of[j]);
             if (a == b || !Cube::usable(d)) continue;
             const double x = std::log(static_cast<double>(d));
-            if (side_of_node[b] != kRest) take(a * 2 + static_cast<std::size_t>(side_of_node[b]), x);
-            if (side_of_node[a] != kRest) take(b * 2 + static_cast<std::size_t>(side_of_node[a]), x);
+            if (side_of_node[b] != kRest) take(a * slots + static_cast<std::size_t>(side_of_node[b]), x);
+            if (side_of_node[a] != kRest) take(b * slots + recv + static_cast<std::size_t>(side_of_node[a]), x);
           }
       }
     });
@@ -98,19 +102,19 @@ std::vector<std::vector<double>> side_medians(const Cube& c, const std::vector<i
   return med;
 }
 
-// Per length and side, the typical node's median log delay to that side: the median over the nodes
-// of neither side (the reference a member of the block is slower than).
-std::vector<std::array<double, 2>> references(const std::vector<std::vector<double>>& med,
-                                              const std::vector<int>& side_of_node) {
-  std::vector<std::array<double, 2>> ref(med.size(), {kNaN, kNaN});
+// Per length and slot (side, or direction and side), the typical node's median log delay: the
+// median over the nodes of neither side (the reference a member of the block is slower than).
+std::vector<std::vector<double>> references(const std::vector<std::vector<double>>& med,
+                                            const std::vector<int>& side_of_node) {
+  const std::size_t slots = med.empty() ? 0 : med.front().size() / side_of_node.size();
+  std::vector<std::vector<double>> ref(med.size(), std::vector<double>(slots, kNaN));
   std::vector<double> tmp;
   for (std::size_t k = 0; k < med.size(); ++k)
-    for (int s : {kSideS, kSideT}) {
+    for (std::size_t s = 0; s < slots; ++s) {
       tmp.clear();
       for (std::size_t n = 0; n < side_of_node.size(); ++n)
-        if (side_of_node[n] == kRest && std::isfinite(med[k][n * 2 + static_cast<std::size_t>(s)]))
-          tmp.push_back(med[k][n * 2 + static_cast<std::size_t>(s)]);
-      if (!tmp.empty()) ref[k][static_cast<std::size_t>(s)] = median_inplace(tmp);
+        if (side_of_node[n] == kRest && std::isfinite(med[k][n * slots + s])) tmp.push_back(med[k][n * slots + s]);
+      if (!tmp.empty()) ref[k][s] = median_inplace(tmp);
     }
   return ref;
 }
@@ -118,7 +122,7 @@ std::vector<std::array<double, 2>> references(const std::vector<std::vector<doub
 // Whether a node's delays to the side `to` are beyond min_ratio over the typical node's at enough
 // lengths, and its delays to the other side not at any of them (a slow node is slow to both); its
 // ratios at those lengths added to `ratios` when it is.
-bool slow_to_side(const std::vector<std::vector<double>>& med, const std::vector<std::array<double, 2>>& ref,
+bool slow_to_side(const std::vector<std::vector<double>>& med, const std::vector<std::vector<double>>& ref,
                   std::size_t node, int to, const AnomalyScan& scan, std::vector<double>& ratios) {
   std::vector<double> mine;
   const auto t = static_cast<std::size_t>(to), o = static_cast<std::size_t>(1 - to);
@@ -127,6 +131,93 @@ bool slow_to_side(const std::vector<std::vector<double>>& med, const std::vector
     if (!std::isfinite(there)) continue;
     if (std::isfinite(other) && other >= scan.min_log) return false;
     if (there >= scan.min_log) mine.push_back(std::exp(there));
+  }
+  if (mine.size() < scan.need) return false;
+  ratios.insert(ratios.end(), mine.begin(), mine.end());
+  return true;
+}
+
+// The seeds of one-way blocks: the one-way hits between nodes that only send in them and nodes
+// that only receive (a node that does both, as a stray pair of the noise makes it, is left to the
+// delays' read), in components of two nodes or more on each side, complete (a hit from every
+// sending node to every receiving node): an incomplete one stays pairs. Senders first.
+std::vector<Block> one_way_components(const std::vector<LinkHit>& hits, const std::vector<int>& node_of) {
+  std::map<int, int> sends, receives;
+  for (const auto& h : hits) {
+    ++sends[node_of[static_cast<std::size_t>(h.i)]];
+    ++receives[node_of[static_cast<std::size_t>(h.j)]];
+  }
+  std::vector<LinkHit> pure;
+  for (const auto& h : hits)
+    if (!receives.count(node_of[static_cast<std::size_t>(h.i)]) &&
+        !sends.count(node_of[static_cast<std::size_t>(h.j)]))
+      pure.push_back(h);
+  std::vector<Block> out;
+  for (Block b : bipartite_components(pure, node_of)) {
+    if (!sends.count(b.side[0].front())) std::swap(b.side[0], b.side[1]);
+    const std::set<int> first(b.side[0].begin(), b.side[0].end());
+    std::set<std::pair<int, int>> node_pairs;
+    for (const auto& h : pure)
+      if (first.count(node_of[static_cast<std::size_t>(h.i)]))
+        node_pairs.emplace(node_of[static_cast<std::size_t>(h.i)], node_of[static_cast<std::size_t>(h.j)]);
+    if (node_pairs.size() == b.side[0].size() * b.side[1].size()) out.push_back(std::move(b));
+  }
+  return out;
+}
+
+// One bottleneck: the time a hit's slow direction takes beyond its other direction, at each of its
+// lengths, over the median of the seeds' hits at that length (the median over its lengths). A slow
+// link adds the same time to every route across it, whatever the route's length (its ratio is not
+// alike: a longer route hides more of it); a pair slowed by another cause adds another time.
+std::vector<double> relative_excess(const Cube& c, const std::vector<const LinkHit*>& seeds) {
+  const auto N = static_cast<std::size_t>(c.P);
+  const int rows = rows_per_block(c.P, N * sizeof(float));
+  std::vector<std::vector<double>> rel(seeds.size());
+  std::vector<float> buf;
+  for (std::size_t k = 0; k < c.count(); ++k) {
+    std::vector<double> fwd(seeds.size(), kNaN), rev(seeds.size(), kNaN), excess;
+    for (int r0 = 0; r0 < c.P; r0 += rows) {
+      const int r1 = std::min(c.P, r0 + rows);
+      const float* v = c.rows(k, r0, r1, buf);
+      const auto cell = [&](int i, int j) {
+        return static_cast<double>(v[static_cast<std::size_t>(i - r0) * N + static_cast<std::size_t>(j)]);
+      };
+      for (std::size_t h = 0; h < seeds.size(); ++h) {
+        if (seeds[h]->i >= r0 && seeds[h]->i < r1) fwd[h] = cell(seeds[h]->i, seeds[h]->j);
+        if (seeds[h]->j >= r0 && seeds[h]->j < r1) rev[h] = cell(seeds[h]->j, seeds[h]->i);
+      }
+    }
+    const auto shows = [&](std::size_t h) {
+      const auto& l = seeds[h]->lengths;
+      return std::find(l.begin(), l.end(), c.lengths[k]) != l.end() && std::isfinite(fwd[h] - rev[h]);
+    };
+    for (std::size_t h = 0; h < seeds.size(); ++h)
+      if (shows(h)) excess.push_back(fwd[h] - rev[h]);
+    if (excess.empty()) continue;
+    const double typical = median_inplace(excess);
+    for (std::size_t h = 0; h < seeds.size(); ++h)
+      if (shows(h) && typical > 0) rel[h].push_back((fwd[h] - rev[h]) / typical);
+  }
+  std::vector<double> out;
+  for (auto& r : rel) out.push_back(r.empty() ? kNaN : median_inplace(r));
+  return out;
+}
+
+// Whether a node is a sender (role 0) or a receiver (role 1) of a one-way block from side S to side
+// T, read from the directed medians: its delays to T (receiver: from S) beyond min_ratio over the
+// typical node's at enough lengths, and at none of the lengths its delays the other way (from T; to
+// S) nor those of the same direction with its own side (a slow sender or receiver is slow with
+// everyone). Its ratios at those lengths added to `ratios` when it is.
+bool one_way_member(const std::vector<std::vector<double>>& med, const std::vector<std::vector<double>>& ref,
+                    std::size_t node, int role, const AnomalyScan& scan, std::vector<double>& ratios) {
+  const auto r = static_cast<std::size_t>(role);
+  const std::size_t slow = 2 * r + (1 - r), back = 2 * (1 - r) + (1 - r), own = 3 * r;
+  std::vector<double> mine;
+  for (std::size_t k = 0; k < med.size(); ++k) {
+    const auto ratio = [&](std::size_t s) { return med[k][node * 4 + s] - ref[k][s]; };
+    for (const std::size_t s : {back, own})
+      if (std::isfinite(ratio(s)) && ratio(s) >= scan.min_log) return false;
+    if (std::isfinite(ratio(slow)) && ratio(slow) >= scan.min_log) mine.push_back(std::exp(ratio(slow)));
   }
   if (mine.size() < scan.need) return false;
   ratios.insert(ratios.end(), mine.begin(), mine.end());
@@ -198,6 +289,56 @@ std::vector<Anomaly> slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& 
     for (const auto& h : hits)
       if (in_block(h)) inside.push_back(&h);
     out.push_back(block_finding(b, inside, ratios, scan));
+    std::erase_if(hits, in_block);
+  }
+  return out;
+}
+
+std::vector<Anomaly> one_way_slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& hits) {
+  std::vector<Anomaly> out;
+  if (scan.topo.levels.empty()) return out;
+  const auto& nodes = scan.topo.levels.front();
+  const auto& node_of = nodes.group_of;
+  const std::size_t n_nodes = nodes.groups.size();
+  for (const Block& seeds : one_way_components(hits, node_of)) {
+    std::vector<int> side_of_node(n_nodes, kRest);
+    for (int s : {kSideS, kSideT})
+      for (int n : seeds.side[s]) side_of_node[static_cast<std::size_t>(n)] = s;
+    if (seeds.side[0].size() + seeds.side[1].size() + 2 > n_nodes) continue;  // no rest to compare with
+    const auto side = [&](int rank) {
+      return side_of_node[static_cast<std::size_t>(node_of[static_cast<std::size_t>(rank)])];
+    };
+    std::vector<const LinkHit*> inside_seeds;
+    for (const auto& h : hits)
+      if (side(h.i) == kSideS && side(h.j) == kSideT) inside_seeds.push_back(&h);
+    const auto excess = relative_excess(scan.cube, inside_seeds);
+    const bool finite = std::all_of(excess.begin(), excess.end(), [](double x) { return std::isfinite(x); });
+    if (!finite || !alike(excess)) continue;  // more than one bottleneck
+    const auto med = side_medians(scan.cube, node_of, n_nodes, side_of_node, true);
+    const auto ref = references(med, side_of_node);
+    std::set<int> block[2];
+    std::vector<double> ratios;
+    for (std::size_t n = 0; n < n_nodes; ++n)
+      for (int role : {kSideS, kSideT})
+        if (one_way_member(med, ref, n, role, scan, ratios)) block[role].insert(static_cast<int>(n));
+    const auto covers = [&](int s) {
+      return std::all_of(seeds.side[s].begin(), seeds.side[s].end(), [&](int n) { return block[s].count(n) != 0; });
+    };
+    const bool disjoint = std::none_of(block[0].begin(), block[0].end(), [&](int n) { return block[1].count(n); });
+    if (!covers(kSideS) || !covers(kSideT) || !disjoint) continue;
+    const auto in_block = [&](const LinkHit& h) {
+      return block[0].count(node_of[static_cast<std::size_t>(h.i)]) != 0 &&
+             block[1].count(node_of[static_cast<std::size_t>(h.j)]) != 0;
+    };
+    std::vector<std::pair<int, int>> pairs;
+    std::set<std::int64_t> lens;
+    for (const auto& h : hits)
+      if (in_block(h)) {
+        pairs.emplace_back(h.i, h.j);
+        lens.insert(h.lengths.begin(), h.lengths.end());
+      }
+    out.push_back(one_way_block_finding(scan, std::move(pairs), {lens.begin(), lens.end()}, finite_median(ratios),
+                                        block[0], block[1]));
     std::erase_if(hits, in_block);
   }
   return out;

@@ -106,6 +106,8 @@ void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengt
     else asym.push_back(hit);
   }
   blocks = slow_blocks(scan, both);
+  auto one_way = one_way_slow_blocks(scan, asym);
+  blocks.insert(blocks.end(), one_way.begin(), one_way.end());
   auto slow_links = merge_links("slow_link", both, scan.topo, scan.hosts, scan.opt.max_links, "slow link", false);
   auto asym_pairs = merge_links("asymmetric_pair", asym, scan.topo, scan.hosts, scan.opt.max_links,
                                 "asymmetric, one-way slow (slower direction)", true);

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -109,8 +110,8 @@ void find_slow_lone_nodes(const AnomalyScan& scan, std::vector<Anomaly>& out, Li
 
 // anomalies_links.cpp: slow links and asymmetric pairs, from the residuals of the rank-effect model
 // (the cells beyond the thresholds, kept by the pass over the lengths). The slow links between two
-// sets of nodes (slow_blocks) go to `blocks`, apart: the later passes read a slow_link as the pair
-// of node groups of its first pair.
+// sets of nodes (slow_blocks) and their one-way kind (one_way_slow_blocks) go to `blocks`, apart:
+// the later passes read a slow_link as the pair of node groups of its first pair.
 void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengths& pass,
                                     const LinkExclusions& exclusions, std::vector<Anomaly>& out,
                                     std::vector<Anomaly>& blocks);
@@ -121,6 +122,14 @@ void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengt
 // hits inside a block are taken out of `hits`. One slow_link finding per block, with every rank of
 // both sets.
 std::vector<Anomaly> slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& hits);
+
+// anomalies_blocks.cpp: the same for one direction (issue 32: one direction of a dragonfly's global
+// link): the one-way hits (sender -> receiver) whose graph has senders on one side only, two nodes
+// or more on each, seed a block read from the delays each node sends and receives apart: every
+// node slow sending to the receivers' side and to no other, every node slow receiving from the
+// senders' side and from no other. One asymmetric_pair finding per block (one_way_block_finding);
+// the hits inside it are taken out of `hits`.
+std::vector<Anomaly> one_way_slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& hits);
 
 // anomalies_neighbours.cpp: two slow nodes each slow to the other and to nodes the other is not
 // slow to (a torus link: each end's routes toward the other's side cross it) become one slow_link
@@ -133,5 +142,15 @@ void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>
 // S of two nodes or more to a set R of two or more (or one node and three or more), alike (one direction of one link every route
 // from S to R crosses): one asymmetric_pair finding on the nodes the block's pairs concentrate on.
 void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out);
+
+// The same bottleneck: every score within 25 % of the others (anomalies_routes.cpp).
+bool alike(const std::vector<double>& scores);
+
+// The one asymmetric_pair finding of a one-way block from the nodes S to the nodes R (one home for
+// both ways of finding one: one_way_blocks from the pair findings, slow_blocks from the delays):
+// `pairs` its rank pairs (sender, receiver), named by the nodes its pairs concentrate on.
+Anomaly one_way_block_finding(const AnomalyScan& scan, std::vector<std::pair<int, int>> pairs,
+                              std::vector<std::int64_t> lengths, double score, const std::set<int>& S,
+                              const std::set<int>& R);
 
 }  // namespace nt::analysis::anomaly_parts

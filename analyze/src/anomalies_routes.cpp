@@ -24,13 +24,13 @@
 #include "nt/stats.hpp"
 
 namespace nt::analysis::anomaly_parts {
-namespace {
 
-// The same bottleneck: every score within 25 % of the others.
 bool alike(const std::vector<double>& scores) {
   const auto [lo, hi] = std::minmax_element(scores.begin(), scores.end());
   return lo != scores.end() && *hi <= 1.25 * *lo;
 }
+
+namespace {
 
 // The finest level above the nodes whose group of `node` holds other nodes, and whose nodes outside
 // are exactly those in `slow` (0: none). first[n] is a rank of node n.
@@ -160,6 +160,38 @@ void partial_uplinks(const AnomalyScan& scan, const NodeDelays& d, std::vector<A
   keep_undropped(out, drop, found);
 }
 
+Anomaly one_way_block_finding(const AnomalyScan& scan, std::vector<std::pair<int, int>> pairs,
+                              std::vector<std::int64_t> lengths, double score, const std::set<int>& S,
+                              const std::set<int>& R) {
+  const auto& nodes = scan.topo.levels.front();
+  Anomaly f;
+  f.kind = "asymmetric_pair";
+  f.pairs = std::move(pairs);
+  f.lengths = std::move(lengths);
+  f.score = score;
+  // The nodes the block's pairs concentrate on: a node of S is in |R| of its node pairs, one of R
+  // in |S|; named, those in more than half as many as the most (the smaller side, or both).
+  const std::size_t top = std::max(S.size(), R.size());
+  std::vector<int> named;
+  for (const auto* side : {&S, &R})
+    if (2 * (side == &S ? R.size() : S.size()) > top) named.insert(named.end(), side->begin(), side->end());
+  std::sort(named.begin(), named.end());
+  for (int n : named) {
+    const auto& own = nodes.groups[static_cast<std::size_t>(n)];
+    f.ranks.insert(f.ranks.end(), own.begin(), own.end());
+  }
+  std::sort(f.ranks.begin(), f.ranks.end());
+  f.hosts = hosts_of(f.ranks, scan.hosts);
+  const std::string word = scan.topo.node_level_identified ? "node groups" : "groups";
+  f.detail = fmt::format(
+      "one-way slow link: every pair from {0} {1} to {0} {2} is slow one way ({3:.2f}x, {4} rank pairs), none back: "
+      "one direction of a link that every route from the first set to the second crosses (a global link of a "
+      "dragonfly, a link of a torus); named by {0} {5}, those in more than half as many of its pairs as the most "
+      "(the smaller side, where its routes converge, or both sides)",
+      word, fmt::join(S, ","), fmt::join(R, ","), f.score, f.pairs.size(), fmt::join(named, ","));
+  return f;
+}
+
 namespace {
 
 // The one-way findings of one ordered pair of node groups each: (finding, sender node, receiver node).
@@ -178,39 +210,15 @@ std::vector<std::tuple<std::size_t, int, int>> one_way_node_pairs(const std::vec
 
 Anomaly block_of_one_way_pairs(const AnomalyScan& scan, const std::vector<std::size_t>& members,
                                const std::set<int>& S, const std::set<int>& R, const std::vector<Anomaly>& out) {
-  const auto& nodes = scan.topo.levels.front();
-  Anomaly f;
-  f.kind = "asymmetric_pair";
+  std::vector<std::pair<int, int>> pairs;
   std::set<std::int64_t> lens;
   std::vector<double> scores;
   for (std::size_t m : members) {
-    f.pairs.insert(f.pairs.end(), out[m].pairs.begin(), out[m].pairs.end());
+    pairs.insert(pairs.end(), out[m].pairs.begin(), out[m].pairs.end());
     lens.insert(out[m].lengths.begin(), out[m].lengths.end());
     scores.push_back(out[m].score);
   }
-  f.lengths.assign(lens.begin(), lens.end());
-  f.score = finite_median(scores);
-  // The nodes the block's pairs concentrate on: a node of S is in |R| of its node pairs, one of R
-  // in |S|; named, those in more than half as many as the most (the smaller side, or both).
-  const std::size_t top = std::max(S.size(), R.size());
-  std::vector<int> named;
-  for (const auto* side : {&S, &R})
-    if (2 * (side == &S ? R.size() : S.size()) > top) named.insert(named.end(), side->begin(), side->end());
-  std::sort(named.begin(), named.end());
-  for (int n : named) {
-    const auto& own = nodes.groups[static_cast<std::size_t>(n)];
-    f.ranks.insert(f.ranks.end(), own.begin(), own.end());
-  }
-  std::sort(f.ranks.begin(), f.ranks.end());
-  f.hosts = hosts_of(f.ranks, scan.hosts);
-  const std::string word = scan.topo.node_level_identified ? "node groups" : "groups";
-  f.detail = fmt::format(
-      "one-way slow link: every pair from {0} {1} to {0} {2} is slow one way ({3:.2f}x, {4} rank pairs), none back: "
-      "one direction of a link that every route from the first set to the second crosses (a direct network, such "
-      "as a torus); named by {0} {5}, those in more than half as many of its pairs as the most (the smaller side, "
-      "where its routes converge)",
-      word, fmt::join(S, ","), fmt::join(R, ","), f.score, f.pairs.size(), fmt::join(named, ","));
-  return f;
+  return one_way_block_finding(scan, std::move(pairs), {lens.begin(), lens.end()}, finite_median(scores), S, R);
 }
 
 }  // namespace

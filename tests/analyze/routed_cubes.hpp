@@ -1,6 +1,6 @@
-// Synthetic delays of direct networks for the analyze tests: a torus whose delays follow its
-// routes (test_paths.cpp, test_routes.cpp), and the hosts a fault is about, as scripts/corpus
-// scores them.
+// Synthetic delays of direct networks for the analyze tests: a torus and a dragonfly-like network
+// whose delays follow their routes (test_paths.cpp, test_routes.cpp), and the hosts a fault is
+// about, as scripts/corpus scores them.
 #pragma once
 
 #include <algorithm>
@@ -56,6 +56,45 @@ inline nt::analysis::Cube torus_cube(int X, int Y, int slow_a, int slow_b, doubl
         }
         double d = lat + static_cast<double>(c.lengths[k]) / bw;
         if (noise_sigma > 0) d *= noise(rng);
+        c.at(k, a, b) = static_cast<float>(d);
+      }
+  return c;
+}
+
+// Hosts under routers, routers in groups: within a router 2 links, within a group 3, between
+// groups 5 on a tree (up to a spine and down), 3-5 on a dragonfly (minimal routing: a router holds
+// the global link to one other group, so the distances form no tree). Every link 1 us and
+// 1.25 GB/s; the pairs between groups slow_a and slow_b cross a global link at 1/4 bandwidth and
+// 4x latency (factors as SimGrid's: the link's latency and the route's bottleneck): both
+// directions, or (both false) the pairs from slow_a to slow_b only. One rank per host.
+struct Routed {
+  int groups = 4, routers = 8, hosts_per_router = 2;
+  bool tree = false;
+  int slow_a = -1, slow_b = -1;
+  double noise = 0.0;
+  bool both = true;
+};
+
+inline nt::analysis::Cube routed_cube(const Routed& n, std::set<std::pair<int, int>>* slowed = nullptr) {
+  const int R = n.routers, hpr = n.hosts_per_router, P = n.groups * R * hpr;
+  nt::analysis::Cube c;
+  c.P = P;
+  c.lengths = {0, 1024, 65536, 1048576};
+  c.v.assign(c.lengths.size() * static_cast<std::size_t>(P) * static_cast<std::size_t>(P), 0.0F);
+  for (int h = 0; h < P; ++h) c.hosts.push_back("host" + std::to_string(h));
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> noise(0.0, n.noise);
+  for (std::size_t k = 0; k < c.lengths.size(); ++k)
+    for (int a = 0; a < P; ++a)
+      for (int b = 0; b < P; ++b) {
+        if (a == b) continue;
+        const int ra = a / hpr, rb = b / hpr, ga = ra / R, gb = rb / R, xa = ra % R, xb = rb % R;
+        const int links = ra == rb ? 2 : ga == gb ? 3 : n.tree ? 5 : 3 + (xa != gb ? 1 : 0) + (xb != ga ? 1 : 0);
+        const bool slow = (ga == n.slow_a && gb == n.slow_b) || (n.both && ga == n.slow_b && gb == n.slow_a);
+        if (slow && slowed) slowed->emplace(a, b);
+        const double lat = (links + (slow ? 3 : 0)) * 1e-6, bw = slow ? 1.25e9 / 4 : 1.25e9;
+        double d = lat + static_cast<double>(c.lengths[k]) / bw;
+        if (n.noise > 0) d *= noise(rng);
         c.at(k, a, b) = static_cast<float>(d);
       }
   return c;

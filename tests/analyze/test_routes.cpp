@@ -5,6 +5,7 @@
 // them; the expected hosts are the routes' truth (the corpus's fault_core), not the analysis's.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <random>
 #include <set>
 #include <string>
@@ -16,6 +17,8 @@
 
 namespace na = nt::analysis;
 using nt::test::fault_core;
+using nt::test::routed_cube;
+using nt::test::Routed;
 using nt::test::torus_cube;
 
 namespace {
@@ -156,4 +159,56 @@ TEST(Routes, APartialUplinkIsOneFindingOnTheHostsItServes) {
     EXPECT_EQ(r.anomalies[0].ranks, std::vector<int>{13});
     EXPECT_TRUE(report(fat_tree_cube({-1, 0, 0, -1, noise}, nullptr)).anomalies.empty());
   }
+}
+
+// Issue 32, stop 41: one direction of a dragonfly's global link slows every pair from the hosts of
+// one group to those of the other, none back: a block too large for the one-way pairs (capped at
+// 50, the block's pairs are 256), read from the delays each node sends and receives. One
+// asymmetric_pair on the hosts of both groups, its pairs exactly the slowed ones, the direction
+// stated; with 2 % noise the same. Two sizes, either way round.
+TEST(Routes, OneDirectionOfAGlobalLinkIsOneFindingOnItsTwoGroups) {
+  for (const double noise : {0.0, 0.02})
+    for (const auto [groups, routers, a, b] : {std::array{4, 8, 1, 3}, std::array{5, 4, 2, 0}}) {
+      SCOPED_TRACE(
+          fmt::format("noise {}, {} groups of {} routers, global link {} -> {}", noise, groups, routers, a, b));
+      Routed n{groups, routers, 2, false, a, b, noise, false};
+      std::set<std::pair<int, int>> slowed;
+      const auto r = report(routed_cube(n, &slowed));
+      ASSERT_EQ(r.anomalies.size(), 1u) << listed(r);
+      const auto& f = r.anomalies[0];
+      EXPECT_EQ(f.kind, "asymmetric_pair");
+      std::vector<int> want;
+      for (int h = 0; h < groups * routers * 2; ++h)
+        if (h / (2 * routers) == a || h / (2 * routers) == b) want.push_back(h);
+      EXPECT_EQ(f.ranks, want) << f.detail;
+      EXPECT_EQ(host_pairs(f, 1), slowed) << f.detail;
+      EXPECT_NE(f.detail.find("one direction of a link"), std::string::npos) << f.detail;
+      EXPECT_NE(f.detail.find(fmt::format("every pair from node groups {}", 2 * routers * a)), std::string::npos)
+          << f.detail;
+    }
+}
+
+// The control: one-way pairs between a few hosts of two groups of the same healthy dragonfly that
+// form no complete alike block (three of the four pairs of 2 x 2, or the four with one 2x among 3x)
+// stay one finding per pair, however the delays to their sides read.
+TEST(Routes, OneWayPairsOfADragonflyThatFormNoBlockStayPairs) {
+  for (const double noise : {0.0, 0.02})
+    for (const bool complete : {false, true}) {
+      SCOPED_TRACE(fmt::format("noise {}, {}", noise, complete ? "complete, one pair unlike" : "three pairs of four"));
+      na::Cube c = routed_cube(Routed{4, 8, 2, false, -1, -1, noise});
+      const std::vector<std::array<int, 3>> planted = {{2, 40, 3}, {2, 41, 3}, {3, 40, 3}, {3, 41, complete ? 2 : 1}};
+      for (std::size_t k = 0; k < c.count(); ++k)
+        for (const auto& [s, t, factor] : planted) c.at(k, s, t) *= static_cast<float>(factor);
+      const auto r = report(c);
+      std::set<std::pair<int, int>> got;
+      for (const auto& f : r.anomalies) {
+        EXPECT_EQ(f.kind, "asymmetric_pair") << f.detail;
+        EXPECT_EQ(host_pairs(f, 1).size(), 1u) << f.detail;
+        const auto pairs = host_pairs(f, 1);
+        got.insert(pairs.begin(), pairs.end());
+      }
+      std::set<std::pair<int, int>> want = {{2, 40}, {2, 41}, {3, 40}};
+      if (complete) want.emplace(3, 41);
+      EXPECT_EQ(got, want) << listed(r);
+    }
 }

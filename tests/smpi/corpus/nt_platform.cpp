@@ -14,7 +14,8 @@
 // is the second link of the route from host 5 to host 60 (index < 0 counts from the end), and with
 // "both" also its other direction (the _UP/_DOWN twin of a split-duplex link); or by name:
 //   {"match": "blue_link_between_group_0_and_1", "bw": 0.5}
-// slows every link whose name contains the text. bw and lat multiply the link's value.
+// slows every link whose name contains the text; with "direction": "UP" (or "DOWN") only those
+// whose name ends so (one direction of a split-duplex link). bw and lat multiply the link's value.
 // An optional "noise" object varies every network link over time, seeded (nt_noise.hpp).
 #include "nt_noise.hpp"
 
@@ -120,9 +121,12 @@ sg4::Link* twin(const sg4::Engine& e, const sg4::Link* l) {
 std::vector<sg4::Link*> fault_links(const sg4::Engine& e, const json& f, const Built& b) {
   std::vector<sg4::Link*> out;
   if (f.contains("match")) {
-    const std::string text = f.at("match");
-    for (auto* l : e.get_all_links())
-      if (l->get_name().find(text) != std::string::npos) out.push_back(l);
+    const std::string text = f.at("match"), end = f.contains("direction") ? "_" + f.at("direction").get<std::string>() : "";
+    for (auto* l : e.get_all_links()) {
+      const std::string& n = l->get_name();
+      const bool ends = n.size() >= end.size() && n.compare(n.size() - end.size(), end.size(), end) == 0;
+      if (n.find(text) != std::string::npos && ends) out.push_back(l);
+    }
   } else {
     const auto from = f.at("from").get<std::size_t>(), to = f.at("to").get<std::size_t>();
     if (from >= b.hosts.size() || to >= b.hosts.size()) throw std::runtime_error("fault: no such host");
