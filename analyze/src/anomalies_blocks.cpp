@@ -228,7 +228,7 @@ Anomaly block_finding(const Block& b, const std::vector<const LinkHit*>& inside,
                       const AnomalyScan& scan) {
   const auto& nodes = scan.topo.levels.front();
   Anomaly f;
-  f.kind = "slow_link";
+  f.kind = AnomalyKind::slow_link;
   std::set<std::int64_t> lens;
   for (const auto* h : inside) {
     f.pairs.emplace_back(h->i, h->j);

@@ -24,7 +24,7 @@ std::vector<std::string> hosts_of(const std::vector<int>& ranks, const std::vect
   return h;
 }
 
-std::vector<Anomaly> merge_links(const std::string& kind, const std::vector<LinkHit>& hits, const Topology& t,
+std::vector<Anomaly> merge_links(AnomalyKind kind, const std::vector<LinkHit>& hits, const Topology& t,
                                  const std::vector<std::string>& hosts, std::size_t max_items,
                                  const std::string& what, bool ordered) {
   std::map<std::pair<int, int>, std::vector<const LinkHit*>> by_groups;

@@ -108,8 +108,8 @@ void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengt
   blocks = slow_blocks(scan, both);
   auto one_way = one_way_slow_blocks(scan, asym);
   blocks.insert(blocks.end(), one_way.begin(), one_way.end());
-  auto slow_links = merge_links("slow_link", both, scan.topo, scan.hosts, scan.opt.max_links, "slow link", false);
-  auto asym_pairs = merge_links("asymmetric_pair", asym, scan.topo, scan.hosts, scan.opt.max_links,
+  auto slow_links = merge_links(AnomalyKind::slow_link, both, scan.topo, scan.hosts, scan.opt.max_links, "slow link", false);
+  auto asym_pairs = merge_links(AnomalyKind::asymmetric_pair, asym, scan.topo, scan.hosts, scan.opt.max_links,
                                 "asymmetric, one-way slow (slower direction)", true);
   out.insert(out.end(), slow_links.begin(), slow_links.end());
   out.insert(out.end(), asym_pairs.begin(), asym_pairs.end());

@@ -97,7 +97,7 @@ void find_slow_lone_nodes(const AnomalyScan& scan, std::vector<Anomaly>& out, Li
     }
     if (lens.size() < scan.need) continue;
     Anomaly finding;
-    finding.kind = group.size() >= 2 ? "slow_node" : "slow_rank";
+    finding.kind = group.size() >= 2 ? AnomalyKind::slow_node : AnomalyKind::slow_rank;
     finding.ranks = group;
     finding.hosts = hosts_of(group, scan.hosts);
     finding.lengths = lens;

@@ -70,7 +70,7 @@ std::vector<std::size_t> length_indices(const Cube& c, const std::vector<std::in
 }
 
 bool is_node_finding(const Anomaly& a, const Level& nodes) {
-  if (a.kind != "slow_node" || a.ranks.empty()) return false;
+  if (a.kind != AnomalyKind::slow_node || a.ranks.empty()) return false;
   const int n = nodes.group_of[static_cast<std::size_t>(a.ranks.front())];
   return a.ranks == nodes.groups[static_cast<std::size_t>(n)];
 }
@@ -91,7 +91,7 @@ std::size_t fold_routes(const AnomalyScan& scan, const NodeDelays& d, const std:
   const std::size_t k1 = scan.cube.count() - 1;
   for (std::size_t g = 0; g < out.size(); ++g) {
     const auto& x = out[g];
-    if (drop[g] || (x.kind != "asymmetric_pair" && x.kind != "slow_link") || x.pairs.empty()) continue;
+    if (drop[g] || (x.kind != AnomalyKind::asymmetric_pair && x.kind != AnomalyKind::slow_link) || x.pairs.empty()) continue;
     const bool explained = std::all_of(x.pairs.begin(), x.pairs.end(), [&](const auto& p) {
       const int s = nodes.group_of[static_cast<std::size_t>(p.first)], r = nodes.group_of[static_cast<std::size_t>(p.second)];
       return std::any_of(ends.begin(), ends.end(), [&](const Side& e) { return through(d, k1, e, s, r); });
@@ -111,7 +111,7 @@ Anomaly link_finding(const Side& a, const Side& b, bool in, const std::vector<An
                      const AnomalyScan& scan) {
   const auto& nodes = scan.topo.levels.front();
   Anomaly f;
-  f.kind = "slow_link";
+  f.kind = AnomalyKind::slow_link;
   for (const auto* s : {&a, &b})
     for (int r : nodes.groups[static_cast<std::size_t>(s->node)]) f.ranks.push_back(r);
   std::sort(f.ranks.begin(), f.ranks.end());
@@ -185,7 +185,7 @@ void one_way_end(const AnomalyScan& scan, const NodeDelays& d, std::size_t f, st
     const Side a{f, node, d.slow(node, in, lengths, std::exp(scan.min_log)), in};
     if (a.slow.empty() || a.slow.size() + 1 >= nodes.groups.size()) continue;  // a slow host: slow to all
     Anomaly link = out[f];
-    link.kind = "slow_link";
+    link.kind = AnomalyKind::slow_link;
     link.detail = fmt::format(
         "one direction of a link at {} {}: it {} slowly {} {} of the {} other nodes ({:.2f}x), not the others: its "
         "link toward them, one way (a direct network, such as a torus)",

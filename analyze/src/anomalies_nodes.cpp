@@ -142,7 +142,7 @@ std::vector<NodeVerdict> judge_nodes(const AnomalyScan& scan, const RankEffects&
 
 Anomaly node_finding(const AnomalyScan& scan, const std::vector<int>& node) {
   Anomaly finding;
-  finding.kind = "slow_node";
+  finding.kind = AnomalyKind::slow_node;
   finding.ranks = node;
   finding.hosts = hosts_of(node, scan.hosts);
   return finding;
@@ -188,7 +188,7 @@ Anomaly slow_node_by_every_rank(const AnomalyScan& scan, const std::vector<int>&
 
 Anomaly slow_rank_finding(const AnomalyScan& scan, int rank, const RankHit& hit) {
   Anomaly finding;
-  finding.kind = "slow_rank";
+  finding.kind = AnomalyKind::slow_rank;
   finding.ranks = {rank};
   finding.hosts = hosts_of(finding.ranks, scan.hosts);
   finding.lengths = hit.lengths;

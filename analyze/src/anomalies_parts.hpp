@@ -39,7 +39,7 @@ struct LinkHit {
 
 // Link hits merged per pair of node groups. `ordered`: per (sender group, receiver group), for
 // one-way findings whose direction matters; else per unordered pair of groups.
-std::vector<Anomaly> merge_links(const std::string& kind, const std::vector<LinkHit>& hits, const Topology& t,
+std::vector<Anomaly> merge_links(AnomalyKind kind, const std::vector<LinkHit>& hits, const Topology& t,
                                  const std::vector<std::string>& hosts, std::size_t max_items,
                                  const std::string& what, bool ordered);
 

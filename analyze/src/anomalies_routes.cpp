@@ -65,7 +65,7 @@ Anomaly uplink_finding(const AnomalyScan& scan, std::size_t level, int group, co
   const auto& lev = scan.topo.levels[level];
   const auto first = first_ranks(nodes);
   Anomaly f;
-  f.kind = "slow_link";
+  f.kind = AnomalyKind::slow_link;
   std::set<std::int64_t> lens;
   std::vector<double> scores;
   std::vector<int> names;
@@ -165,7 +165,7 @@ Anomaly one_way_block_finding(const AnomalyScan& scan, std::vector<std::pair<int
                               const std::set<int>& R) {
   const auto& nodes = scan.topo.levels.front();
   Anomaly f;
-  f.kind = "asymmetric_pair";
+  f.kind = AnomalyKind::asymmetric_pair;
   f.pairs = std::move(pairs);
   f.lengths = std::move(lengths);
   f.score = score;
@@ -200,7 +200,7 @@ std::vector<std::tuple<std::size_t, int, int>> one_way_node_pairs(const std::vec
   const auto node = [&](int r) { return nodes.group_of[static_cast<std::size_t>(r)]; };
   for (std::size_t f = 0; f < out.size(); ++f) {
     const auto& a = out[f];
-    if (a.kind != "asymmetric_pair" || a.pairs.empty()) continue;
+    if (a.kind != AnomalyKind::asymmetric_pair || a.pairs.empty()) continue;
     const int s = node(a.pairs.front().first), r = node(a.pairs.front().second);
     if (std::all_of(a.pairs.begin(), a.pairs.end(), [&](const auto& p) { return node(p.first) == s && node(p.second) == r; }))
       found.emplace_back(f, s, r);

@@ -14,7 +14,7 @@ Anomaly slow_switch_finding(const AnomalyScan& scan, const GroupFault& f) {
   std::set<int> nodes;
   for (int r : f.ranks) nodes.insert(scan.topo.levels.front().group_of[static_cast<std::size_t>(r)]);
   Anomaly finding;
-  finding.kind = "slow_switch";
+  finding.kind = AnomalyKind::slow_switch;
   finding.ranks = f.ranks;
   finding.hosts = hosts_of(f.ranks, scan.hosts);
   finding.lengths = f.lengths;
@@ -37,7 +37,7 @@ void add_slow_switches(const AnomalyScan& scan, const std::vector<GroupFault>& f
   for (const auto& f : faults) {
     std::set<int> in(f.ranks.begin(), f.ranks.end());
     std::erase_if(out, [&](const Anomaly& a) {
-      const bool inside = (a.kind == "slow_node" || a.kind == "slow_rank") &&
+      const bool inside = (a.kind == AnomalyKind::slow_node || a.kind == AnomalyKind::slow_rank) &&
                           std::all_of(a.ranks.begin(), a.ranks.end(), [&](int r) { return in.count(r) > 0; });
       return inside && a.score < f.score * scan.opt.min_ratio;
     });

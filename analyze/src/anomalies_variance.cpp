@@ -55,7 +55,7 @@ std::vector<Anomaly> find_variance_anomalies(const Cube& values, const Cube& dev
     if (!std::isfinite(cv)) continue;
     if (cv >= opt.variance_min_cv && cv >= opt.variance_ratio * m && cv - m >= opt.mad_factor * s) {
       Anomaly a;
-      a.kind = "high_variance";
+      a.kind = AnomalyKind::high_variance;
       a.ranks = {static_cast<int>(r)};
       a.hosts = hosts_of(a.ranks, hosts);
       for (auto [ka, kb] : ks) a.lengths.push_back(values.lengths[ka]);

@@ -457,7 +457,7 @@ void find_class_changes(const CompareScan& scan) {
     const Decision decision = scan.judge(shift, z);
     if (decision.sign == 0) continue;
     Finding finding;
-    finding.kind = decision.sign > 0 ? "class_slower" : "class_faster";
+    finding.kind = decision.sign > 0 ? FindingKind::class_slower : FindingKind::class_faster;
     finding.ratio = decision.ratio;
     for (std::size_t k : decision.ks) finding.lengths.push_back(out.lengths[k]);
     finding.detail = fmt::format("every {} link is {:.2f}x {} (median over its {} host pairs)", change.name,
@@ -484,7 +484,7 @@ void describe_node_effect(const CompareScan& scan, std::size_t a, const Decision
                           const Decision& di, Finding& finding) {
   const bool both = ds.sign != 0 && ds.sign == dr.sign;
   const Decision& main = both ? (ds.ks.size() >= dr.ks.size() ? ds : dr) : (ds.sign != 0 ? ds : dr);
-  finding.kind = main.sign > 0 ? "node_slower" : "node_faster";
+  finding.kind = main.sign > 0 ? FindingKind::node_slower : FindingKind::node_faster;
   finding.direction = both ? "both" : (ds.sign != 0 ? "sending" : "receiving");
   finding.ratio = both ? std::sqrt(ds.ratio * dr.ratio) : main.ratio;
   finding.sigmas = both ? std::min(ds.sigmas, dr.sigmas) : main.sigmas;
@@ -508,7 +508,7 @@ void describe_node_effect(const CompareScan& scan, std::size_t a, const Decision
 
 // A node whose links inside it only changed.
 void describe_intra_node(const CompareScan& scan, std::size_t a, const Decision& di, Finding& finding) {
-  finding.kind = di.sign > 0 ? "intra_node_slower" : "intra_node_faster";
+  finding.kind = di.sign > 0 ? FindingKind::intra_node_slower : FindingKind::intra_node_faster;
   finding.ratio = di.ratio;
   finding.sigmas = di.sigmas;
   for (std::size_t k : di.ks) finding.lengths.push_back(scan.out.lengths[k]);
@@ -576,7 +576,7 @@ struct SwitchBlocks {
     finding.ratio = median_inplace(ratios);
     finding.sigmas = median_inplace(sigmas);
     for (std::size_t k : ks) finding.lengths.push_back(out.lengths[k]);
-    finding.kind = sign > 0 ? "switch_link_slower" : "switch_link_faster";
+    finding.kind = sign > 0 ? FindingKind::switch_link_slower : FindingKind::switch_link_faster;
     return finding;
   }
 };
@@ -622,7 +622,7 @@ void find_switch_uplink_changes(const CompareScan& scan, SwitchBlocks& blocks) {
     for (std::size_t Y : present)
       if (Y != X) taken.emplace_back(X, Y), taken.emplace_back(Y, X);
     Finding finding = blocks.take(out, taken, sign);
-    finding.kind = sign > 0 ? "switch_slower" : "switch_faster";
+    finding.kind = sign > 0 ? FindingKind::switch_slower : FindingKind::switch_faster;
     finding.direction = "both";
     for (std::size_t a : blocks.members[X]) add_host(finding, out, a);
     finding.detail = fmt::format("every link between the switch group of {} and the other {} group(s) is {:.2f}x {} "
@@ -699,7 +699,7 @@ void find_link_changes(const CompareScan& scan) {
     const bool both = back != links.end() && back->second.sign == decision.sign;
     if (both && b < a) continue;  // reported with (b, a)
     Finding finding;
-    finding.kind = decision.sign > 0 ? "link_slower" : "link_faster";
+    finding.kind = decision.sign > 0 ? FindingKind::link_slower : FindingKind::link_faster;
     finding.direction = both ? "both" : "one-way";
     add_host(finding, out, a);
     add_host(finding, out, b);

@@ -124,7 +124,7 @@ nt::HostMatch match_hosts(const Cube& B, const Cube& C, Comparison& out) {
 void find_missing_and_added_hosts(Comparison& out, const nt::HostMatch& host_ranks) {
   for (const auto& host : out.missing) {
     Finding finding;
-    finding.kind = "node_missing";
+    finding.kind = FindingKind::node_missing;
     finding.hosts = {host};
     finding.ranks_baseline = host_ranks.ranks_a.at(host);
     finding.detail = fmt::format("node {} ({} ranks in the baseline) is not in the current run", host,
@@ -133,7 +133,7 @@ void find_missing_and_added_hosts(Comparison& out, const nt::HostMatch& host_ran
   }
   for (const auto& host : out.added) {
     Finding finding;
-    finding.kind = "node_added";
+    finding.kind = FindingKind::node_added;
     finding.hosts = {host};
     finding.ranks_current = host_ranks.ranks_b.at(host);
     finding.detail =
@@ -152,8 +152,7 @@ std::vector<char> hosts_in_delay_findings(const Comparison& out) {
   const std::size_t H = out.hosts.size();
   std::vector<char> in_delay_finding(H, 0);
   for (const auto& finding : out.findings)
-    if (finding.kind.rfind("node_", 0) == 0 || finding.kind.rfind("link_", 0) == 0 ||
-        finding.kind.rfind("intra_", 0) == 0 || finding.kind.rfind("switch_", 0) == 0)
+    if (is_host_change(finding.kind))
       for (const auto& host : finding.hosts)
         for (std::size_t a = 0; a < H; ++a)
           if (out.hosts[a] == host) in_delay_finding[a] = 1;
@@ -201,7 +200,7 @@ std::set<std::string> report_moved_hosts(Comparison& out, const std::vector<int>
   if (!moved.empty() && moved.size() * 4 <= H) {
     for (std::size_t a : moved) {
       Finding finding;
-      finding.kind = "node_moved";
+      finding.kind = FindingKind::node_moved;
       add_host(finding, out, a);
       moved_hosts.insert(out.hosts[a]);
       const auto old_mates = group_mates(out, sb, a), new_mates = group_mates(out, sc, a);
@@ -213,7 +212,7 @@ std::set<std::string> report_moved_hosts(Comparison& out, const std::vector<int>
     }
   } else if (!moved.empty()) {
     Finding finding;
-    finding.kind = "topology_changed";
+    finding.kind = FindingKind::topology_changed;
     for (std::size_t a : moved) add_host(finding, out, a), moved_hosts.insert(out.hosts[a]);
     finding.detail = fmt::format("the switch groups differ: {} group(s) of hosts in the baseline, {} now; {} of {} "
                                  "hosts are in another group (switch groups found in the delays)",
@@ -256,7 +255,7 @@ void find_topology_change(Comparison& out, const std::vector<float>& log_ratios,
   // The links of a moved host changed class: they are the move, not findings of their own.
   const auto before = out.findings.size();
   std::erase_if(out.findings, [&](const Finding& finding) {
-    if (finding.kind.rfind("link_", 0) != 0) return false;
+    if (!is_link_change(finding.kind)) return false;
     return std::any_of(finding.hosts.begin(), finding.hosts.end(),
                        [&](const std::string& host) { return moved_hosts.count(host) > 0; });
   });
@@ -300,7 +299,7 @@ void find_threshold_changes(Comparison& out) {
     for (const auto& threshold : fc->thresholds) lc.push_back(threshold.length);
     if (lb == lc) continue;
     Finding finding;
-    finding.kind = "threshold_changed";
+    finding.kind = FindingKind::threshold_changed;
     std::set<std::int64_t> all(lb.begin(), lb.end());
     all.insert(lc.begin(), lc.end());
     finding.lengths.assign(all.begin(), all.end());
@@ -338,7 +337,7 @@ nlohmann::json to_json(const Comparison& c) {
   j["classes"] = cl;
   auto fs = nlohmann::json::array();
   for (const auto& f : c.findings) {
-    nlohmann::json x{{"kind", f.kind},
+    nlohmann::json x{{"kind", name_of(f.kind)},
                      {"hosts", f.hosts},
                      {"ranks_baseline", f.ranks_baseline},
                      {"ranks_current", f.ranks_current},
@@ -374,7 +373,7 @@ std::string to_text(const Comparison& c) {
   if (c.findings.empty()) o << ": none (nothing changed beyond the runs' noise)\n";
   else o << fmt::format(" ({})\n", c.findings.size());
   for (const auto& f : c.findings) {
-    o << fmt::format("  {:<18}", f.kind);
+    o << fmt::format("  {:<18}", name_of(f.kind));
     // Up to 4 hosts: each with its ranks in the current run (and in the baseline when they differ).
     std::map<std::string, std::size_t> index;
     for (std::size_t a = 0; a < c.hosts.size(); ++a) index[c.hosts[a]] = a;
@@ -391,7 +390,7 @@ std::string to_text(const Comparison& c) {
       o << fmt::format(" {}", fmt::join(parts, ", "));
     } else {
       if (!f.hosts.empty()) o << fmt::format(" hosts {}", host_list(f.hosts));
-      else if (f.kind.rfind("class_", 0) == 0 || f.kind == "threshold_changed") o << " (a whole class)";
+      else if (is_class_change(f.kind) || f.kind == FindingKind::threshold_changed) o << " (a whole class)";
       if (!f.ranks_current.empty()) o << fmt::format("  ranks now {}", ranks_text(f.ranks_current));
       if (!f.ranks_baseline.empty() && (f.ranks_baseline != f.ranks_current))
         o << fmt::format("  (baseline {})", ranks_text(f.ranks_baseline));

@@ -52,7 +52,7 @@ std::vector<double> exchange_ratios(const Cube& one, const Cube& async,
 Anomaly half_duplex_class(const Topology& t, const std::vector<std::string>& hosts, std::size_t n_ranks, int q,
                           const DuplexClass& verdict, std::size_t pairs, const std::vector<std::int64_t>& lengths) {
   Anomaly finding;
-  finding.kind = "half_duplex";
+  finding.kind = AnomalyKind::half_duplex;
   std::set<int> ranks;
   for (std::size_t i = 0; i < n_ranks; ++i)
     for (std::size_t j = 0; j < n_ranks; ++j)
@@ -119,7 +119,7 @@ DuplexResult analyze_duplex(const Cube& one, const Cube& async, const Topology& 
                           sigma > 0 ? excess / sigma : kNaN});
       }
   }
-  auto links = merge_links("half_duplex", hits, t, hosts, opt.max_links, "half duplex", false);
+  auto links = merge_links(AnomalyKind::half_duplex, hits, t, hosts, opt.max_links, "half duplex", false);
   result.anomalies.insert(result.anomalies.end(), links.begin(), links.end());
   return result;
 }

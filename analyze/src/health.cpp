@@ -78,13 +78,13 @@ Tally tally(const Health& h) {
   Tally t;
   if (!h.report) return t;
   for (const auto& a : h.report->anomalies) {
-    ++t.kinds[a.kind];
+    ++t.kinds[name_of(a.kind)];
     std::set<std::string> named(a.hosts.begin(), a.hosts.end());
     if (named.empty())
       for (int r : a.ranks) named.insert("rank" + std::to_string(r));
     for (const auto& n : named) {
       ++t.host_findings[n];
-      if (a.kind.rfind("slow_", 0) == 0) t.host_slow[n] = 1;
+      if (is_slow(a.kind)) t.host_slow[n] = 1;
     }
   }
   return t;

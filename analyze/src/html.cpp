@@ -431,7 +431,7 @@ std::string report_html(const Report& r) {
     o += "<table id=\"findings\"><tr><th>kind</th><th>score</th><th>ranks</th><th>hosts</th><th>detail</th></tr>\n";
     for (const auto& a : r.anomalies)
       o += fmt::format("<tr><td>{}</td><td class=\"num\">{:.2f}x</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       esc(a.kind), a.score, esc(groups_text(a.ranks, {})), esc(fmt::format("{}", fmt::join(a.hosts, ","))),
+                       esc(name_of(a.kind)), a.score, esc(groups_text(a.ranks, {})), esc(fmt::format("{}", fmt::join(a.hosts, ","))),
                        esc(a.detail));
     o += "</table>\n";
   }
@@ -465,8 +465,8 @@ std::string compare_html(const Comparison& c) {
     for (const auto& f : c.findings)
       o += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{} ({})</td>"
                        "<td>{}; lengths {}</td></tr>\n",
-                       esc(f.kind), esc(fmt::format("{}", fmt::join(f.hosts, ","))),
-                       f.sigmas > 0 || f.kind.rfind("class_", 0) == 0 ? fmt::format("{:.2f}x", f.ratio) : "-",
+                       esc(name_of(f.kind)), esc(fmt::format("{}", fmt::join(f.hosts, ","))),
+                       f.sigmas > 0 || is_class_change(f.kind) ? fmt::format("{:.2f}x", f.ratio) : "-",
                        f.sigmas > 0 ? fmt::format("{:.0f}", f.sigmas) : "-", esc(groups_text(f.ranks_current, {})),
                        esc(groups_text(f.ranks_baseline, {})), esc(f.detail), esc(lengths_line(f.lengths)));
     o += "</table>\n";

@@ -57,7 +57,7 @@ void slow_links_to_slow_nodes(const Topology& t, const std::vector<std::string>&
   const auto& up = t.levels[1];
   std::map<int, std::set<int>> slow_to;
   for (const auto& a : out)
-    if (a.kind == "slow_link" && !a.pairs.empty())
+    if (a.kind == AnomalyKind::slow_link && !a.pairs.empty())
       if (const auto [x, y] = link_nodes(a, nodes.group_of); x != y) {
         slow_to[x].insert(y);
         slow_to[y].insert(x);
@@ -74,7 +74,7 @@ void slow_links_to_slow_nodes(const Topology& t, const std::vector<std::string>&
     std::vector<double> scores;
     std::set<std::int64_t> lengths;
     std::erase_if(out, [&](const Anomaly& a) {
-      if (a.kind != "slow_link" || a.pairs.empty()) return false;
+      if (a.kind != AnomalyKind::slow_link || a.pairs.empty()) return false;
       const auto [x, y] = link_nodes(a, nodes.group_of);
       if (!((x == n && peers.count(y)) || (y == n && peers.count(x)))) return false;
       scores.push_back(a.score);
@@ -82,7 +82,7 @@ void slow_links_to_slow_nodes(const Topology& t, const std::vector<std::string>&
       return true;
     });
     Anomaly f;
-    f.kind = "slow_node";
+    f.kind = AnomalyKind::slow_node;
     f.ranks = nodes.groups[static_cast<std::size_t>(n)];
     f.hosts = anomaly_parts::hosts_of(f.ranks, hosts);
     f.lengths.assign(lengths.begin(), lengths.end());
@@ -123,7 +123,7 @@ std::vector<std::vector<double>> slow_rows(const Cube& c, const std::vector<cons
 void saturated_groups(const Cube& c, const std::vector<std::string>& hosts, double min_ratio, std::vector<Anomaly>& out) {
   std::vector<const Anomaly*> nodes;
   for (const auto& a : out)
-    if (a.kind == "slow_node" && !a.ranks.empty()) nodes.push_back(&a);
+    if (a.kind == AnomalyKind::slow_node && !a.ranks.empty()) nodes.push_back(&a);
   if (nodes.size() < 2) return;
   const auto rows = slow_rows(c, nodes);
   std::vector<char> slow(static_cast<std::size_t>(c.P), 0);
@@ -162,7 +162,7 @@ void saturated_groups(const Cube& c, const std::vector<std::string>& hosts, doub
   for (const auto& g : groups) {
     if (g.size() < 2) continue;
     Anomaly f;
-    f.kind = "slow_switch";
+    f.kind = AnomalyKind::slow_switch;
     std::vector<double> scores;
     std::set<std::int64_t> lengths;
     for (std::size_t n : g) {
@@ -213,7 +213,7 @@ double confirmed_ratio(const Anomaly& a, std::pair<int, int> p, std::size_t k, c
                        const std::vector<std::int8_t>& cls, int P) {
   const double x = iso.cell.at(p)[k];
   if (!Cube::usable(x)) return kNaN;
-  if (a.kind == "asymmetric_pair") {
+  if (a.kind == AnomalyKind::asymmetric_pair) {
     const double reverse = iso.cell.at({p.second, p.first})[k];
     return Cube::usable(reverse) ? x / reverse : kNaN;
   }
@@ -396,7 +396,7 @@ std::string load_text(const LoadMeasure& m, const Topology& t) {
 
 Anomaly contention_finding(const std::vector<Anomaly>& unconfirmed, bool retested, const std::string& load) {
   Anomaly f;
-  f.kind = "contention";
+  f.kind = AnomalyKind::contention;
   std::set<std::int64_t> lengths;
   std::vector<double> scores;
   for (const auto& a : unconfirmed) {
@@ -423,11 +423,11 @@ std::optional<std::string> review_findings_under_load(const Cube& c, bool merged
                                                       std::vector<Anomaly>& out) {
   if (!measured_under_load(c)) return std::nullopt;
   for (auto& a : out)
-    if (a.kind == "slow_switch")
+    if (a.kind == AnomalyKind::slow_switch)
       a.detail += " (measured under load: or the uplink that saturates first)";
   std::set<std::pair<int, int>> want;
   for (const auto& a : out)
-    if (a.kind == "slow_link" || a.kind == "asymmetric_pair")
+    if (a.kind == AnomalyKind::slow_link || a.kind == AnomalyKind::asymmetric_pair)
       for (const auto& [i, j] : a.pairs) {
         want.insert({i, j});
         want.insert({j, i});
@@ -438,11 +438,11 @@ std::optional<std::string> review_findings_under_load(const Cube& c, bool merged
   std::vector<Anomaly> kept, unconfirmed;
   std::size_t variance = 0;
   for (auto& a : out) {
-    if (a.kind == "high_variance") {  // under load a rank's spread is its rounds' contention
+    if (a.kind == AnomalyKind::high_variance) {  // under load a rank's spread is its rounds' contention
       ++variance;
       continue;
     }
-    if (a.kind != "slow_link" && a.kind != "asymmetric_pair") {
+    if (a.kind != AnomalyKind::slow_link && a.kind != AnomalyKind::asymmetric_pair) {
       kept.push_back(std::move(a));
       continue;
     }

@@ -265,12 +265,12 @@ std::string duplex_text(const Report& r, const std::string& one, const std::stri
   for (const auto& c : r.duplex->classes)
     o += fmt::format("  {:<14} async/one_to_one {:.2f}  {}\n", c.name, c.median_ratio, c.half_duplex ? "HALF DUPLEX" : "full duplex");
   if (r.duplex->anomalies.empty()) o += "  half-duplex links: none\n";
-  for (const auto& a : r.duplex->anomalies) o += fmt::format("  {} score {:.2f}: {}\n", a.kind, a.score, a.detail);
+  for (const auto& a : r.duplex->anomalies) o += fmt::format("  {} score {:.2f}: {}\n", name_of(a.kind), a.score, a.detail);
   return o;
 }
 
 nlohmann::json to_json(const Anomaly& a) {
-  nlohmann::json j{{"kind", a.kind}, {"ranks", a.ranks}, {"hosts", a.hosts}, {"lengths", a.lengths},
+  nlohmann::json j{{"kind", name_of(a.kind)}, {"ranks", a.ranks}, {"hosts", a.hosts}, {"lengths", a.lengths},
                    {"score", json_number<json>(a.score)}, {"detail", a.detail}};
   if (!a.pairs.empty()) {
     auto p = nlohmann::json::array();
@@ -480,7 +480,7 @@ std::string to_text(const Report& r) {
   if (r.anomalies.empty()) o << ": none\n";
   else o << fmt::format(" ({})\n", r.anomalies.size());
   for (const auto& a : r.anomalies) {
-    o << fmt::format("  {:<16} score {:6.2f}x  ranks {}", a.kind, a.score, ranks_text(a.ranks, 8));
+    o << fmt::format("  {:<16} score {:6.2f}x  ranks {}", name_of(a.kind), a.score, ranks_text(a.ranks, 8));
     if (!a.hosts.empty()) o << fmt::format("  hosts {}", fmt::join(a.hosts, ","));
     o << fmt::format("\n  {:<16} {}; lengths {}\n", "", a.detail, lengths_text(a.lengths));
   }

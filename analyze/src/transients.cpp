@@ -44,7 +44,7 @@ std::optional<std::string> drop_transient_pairs(const Cube& values, const Cube& 
   if (fastest.P != values.P || fastest.lengths != values.lengths) return std::nullopt;
   std::vector<std::string> moved;
   std::erase_if(found, [&](const Anomaly& a) {
-    if (a.kind != "asymmetric_pair" || a.pairs.empty() || fastest_agree(values, fastest, a)) return false;
+    if (a.kind != AnomalyKind::asymmetric_pair || a.pairs.empty() || fastest_agree(values, fastest, a)) return false;
     moved.push_back(fmt::format("{}->{}", a.pairs.front().first, a.pairs.front().second));
     return true;
   });

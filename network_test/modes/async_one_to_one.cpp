@@ -7,7 +7,7 @@ const Registrar kRegistered{identify(Mode::async_one_to_one, {
     .kind = TaskKind::exchange_pairs,
     .results_in_rows = false,
     .concurrent_ok = true,
-    .run = [](Ctx& c, const Task& t, std::int64_t length) { kernels::exchange(c, t, length); },
+    .run = [](Ctx& c, const Task& t, const Batch& b) { kernels::exchange(c, t, b); },
     .description = "x and y exchange at once with Isend/Irecv from a common start; [x][y] = y's completion time",
     .sync_method = std::string(kernels::kOffsetMethod) +
                    "; the pair starts each exchange at a common time the leader sends ahead on the peer's clock",

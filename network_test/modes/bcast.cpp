@@ -3,12 +3,12 @@
 
 namespace nt::measure {
 namespace {
-void run(Ctx& c, const Task& t, std::int64_t length) {
-  const int len = c.count_of(length);
+void run(Ctx& c, const Task& t, const Batch& b) {
+  const int len = c.count_of(b.length);
   const int root = t.x;
-  double* col = c.sample_row(root);
-  kernels::group_samples(c, root, [&](double start, int k) {
-    char* buf = c.rank == root ? c.sbuf.data() : c.rbuf.data();
+  double* col = c.sample_row(b, root);
+  kernels::group_samples(c, b, root, [&](double start, int k) {
+    char* buf = c.rank == root ? c.sbuf() : c.rbuf();
     if (c.yield) {
       // Oversubscribed: MPI_Bcast polls without yielding, so a rank of the tree that shares a
       // core with a polling rank waits for a time slice; the nonblocking broadcast completed by

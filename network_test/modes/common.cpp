@@ -19,69 +19,69 @@ bool is_noise(const Ctx& c, const Task& t) {
 }
 }  // namespace
 
-void one_way(Ctx& c, const Task& t, std::int64_t length, NoiseTraffic* noise) {
+void one_way(Ctx& c, const Task& t, const Batch& b, NoiseTraffic* noise) {
   if (noise && is_noise(c, t)) return noise->run(c, t);
-  const int len = c.count_of(length);
+  const int len = c.count_of(b.length);
   char ready = 0;
-  std::vector<double> stamps(2 * static_cast<std::size_t>(c.R));  // receive stamps, then flags
+  std::vector<double> stamps(2 * static_cast<std::size_t>(b.R));  // receive stamps, then flags
   if (c.rank == t.x) {
     const auto [off, rtt] = c.estimate_offset(t.y, true);
     if (std::getenv("NT_DEBUG_OFFSETS"))
       std::fprintf(stderr, "debug: %d->%d length %lld offset %.3g s rtt %.3g s\n", t.x, t.y,
-                   static_cast<long long>(length), off, rtt);
-    std::vector<double> sent(static_cast<std::size_t>(c.R));
-    std::uint8_t* flags = c.flag_row(t.y);
-    for (int it = 0; it < c.W + c.R; ++it) {
+                   static_cast<long long>(b.length), off, rtt);
+    std::vector<double> sent(static_cast<std::size_t>(b.R));
+    std::uint8_t* flags = c.flag_row(b, t.y);
+    for (int it = 0; it < b.W + b.R; ++it) {
       c.recv(&ready, 1, MPI_CHAR, t.y, kTagReady);
       MPI_Request req;
       c.begin_sample();
       const double ts = Ctx::now();
-      MPI_Isend(c.sbuf.data(), len, MPI_CHAR, t.y, kTagData, c.comm, &req);
+      MPI_Isend(c.sbuf(), len, MPI_CHAR, t.y, kTagData, c.comm, &req);
       c.wait(req);
       const std::uint8_t f = c.preempted_flag();
-      if (it >= c.W) {
-        sent[static_cast<std::size_t>(it - c.W)] = ts;
-        flags[it - c.W] = f;
+      if (it >= b.W) {
+        sent[static_cast<std::size_t>(it - b.W)] = ts;
+        flags[it - b.W] = f;
       }
     }
     // The receiver's stamps, then its flags (as doubles) in the second half.
-    c.recv(stamps.data(), 2 * c.R, MPI_DOUBLE, t.y, kTagResult);
-    double* row = c.sample_row(t.y);
-    for (int k = 0; k < c.R; ++k) {
+    c.recv(stamps.data(), 2 * b.R, MPI_DOUBLE, t.y, kTagResult);
+    double* row = c.sample_row(b, t.y);
+    for (int k = 0; k < b.R; ++k) {
       row[k] = (stamps[static_cast<std::size_t>(k)] - off) - sent[static_cast<std::size_t>(k)];
-      flags[k] |= static_cast<std::uint8_t>(stamps[static_cast<std::size_t>(c.R + k)]);
-      c.timed_seconds += row[k];
+      flags[k] |= static_cast<std::uint8_t>(stamps[static_cast<std::size_t>(b.R + k)]);
+      c.add_timed(row[k]);
     }
     if (noise && !t.noise.empty()) noise->stop(c, t);
   } else if (c.rank == t.y) {
     c.estimate_offset(t.x, false);
-    for (int it = 0; it < c.W + c.R; ++it) {
+    for (int it = 0; it < b.W + b.R; ++it) {
       MPI_Request req;
-      MPI_Irecv(c.rbuf.data(), len, MPI_CHAR, t.x, kTagData, c.comm, &req);
+      MPI_Irecv(c.rbuf(), len, MPI_CHAR, t.x, kTagData, c.comm, &req);
       c.send(&ready, 1, MPI_CHAR, t.x, kTagReady);
       c.begin_sample();
       c.wait(req);
       const double tr = Ctx::now();
       const std::uint8_t f = c.preempted_flag();
-      if (it >= c.W) {
-        stamps[static_cast<std::size_t>(it - c.W)] = tr;
-        stamps[static_cast<std::size_t>(c.R + it - c.W)] = f;
+      if (it >= b.W) {
+        stamps[static_cast<std::size_t>(it - b.W)] = tr;
+        stamps[static_cast<std::size_t>(b.R + it - b.W)] = f;
       }
     }
-    c.send(stamps.data(), 2 * c.R, MPI_DOUBLE, t.x, kTagResult);
+    c.send(stamps.data(), 2 * b.R, MPI_DOUBLE, t.x, kTagResult);
   }
 }
 
-void exchange(Ctx& c, const Task& t, std::int64_t length, NoiseTraffic* noise) {
+void exchange(Ctx& c, const Task& t, const Batch& b, NoiseTraffic* noise) {
   if (noise && is_noise(c, t)) return noise->run(c, t);
-  const int len = c.count_of(length);
+  const int len = c.count_of(b.length);
   MPI_Request reqs[2];
   if (t.x == t.y) {
     if (c.rank != t.x) return;
-    timed_samples(c, c.sample_row(t.x), [&] {
+    timed_samples(c, b, c.sample_row(b, t.x), [&] {
       const double t0 = Ctx::now();
-      MPI_Irecv(c.rbuf.data(), len, MPI_CHAR, c.rank, kTagExchange, c.comm, &reqs[0]);
-      MPI_Isend(c.sbuf.data(), len, MPI_CHAR, c.rank, kTagExchange, c.comm, &reqs[1]);
+      MPI_Irecv(c.rbuf(), len, MPI_CHAR, c.rank, kTagExchange, c.comm, &reqs[0]);
+      MPI_Isend(c.sbuf(), len, MPI_CHAR, c.rank, kTagExchange, c.comm, &reqs[1]);
       std::vector<MPI_Request> v(reqs, reqs + 2);
       c.waitall(v);
       return Ctx::now() - t0;
@@ -95,11 +95,11 @@ void exchange(Ctx& c, const Task& t, std::int64_t length, NoiseTraffic* noise) {
   const auto [off, rtt] = c.estimate_offset(peer, leader);
   const double base = 2.0 * rtt + 2e-6;
   double margin = base;  // adapted like group_samples: doubled after a late start
-  double* col = c.sample_row(peer);
-  std::uint8_t* flags = c.flag_row(peer);
+  double* col = c.sample_row(b, peer);
+  std::uint8_t* flags = c.flag_row(b, peer);
   char done = 0;
   std::vector<MPI_Request> v(2);
-  for (int it = 0; it < c.W + c.R; ++it) {
+  for (int it = 0; it < b.W + b.R; ++it) {
     double start = 0;
     if (leader) {
       if (it > 0) {
@@ -114,15 +114,15 @@ void exchange(Ctx& c, const Task& t, std::int64_t length, NoiseTraffic* noise) {
     }
     const double woke = c.spin_until(start);
     c.begin_sample();
-    MPI_Irecv(c.rbuf.data(), len, MPI_CHAR, peer, kTagExchange, c.comm, &v[0]);
-    MPI_Isend(c.sbuf.data(), len, MPI_CHAR, peer, kTagExchange, c.comm, &v[1]);
+    MPI_Irecv(c.rbuf(), len, MPI_CHAR, peer, kTagExchange, c.comm, &v[0]);
+    MPI_Isend(c.sbuf(), len, MPI_CHAR, peer, kTagExchange, c.comm, &v[1]);
     c.waitall(v);
     const double d = Ctx::now() - start;
     const std::uint8_t f = c.sample_flags(start, woke, !leader && done);
-    if (it >= c.W) {
-      col[it - c.W] = d;
-      flags[it - c.W] = f;
-      if (leader) c.timed_seconds += d;
+    if (it >= b.W) {
+      col[it - b.W] = d;
+      flags[it - b.W] = f;
+      if (leader) c.add_timed(d);
     }
     if (!leader) c.send(&done, 1, MPI_CHAR, peer, kTagDone);
   }
@@ -132,7 +132,7 @@ void exchange(Ctx& c, const Task& t, std::int64_t length, NoiseTraffic* noise) {
   }
 }
 
-void group_samples(Ctx& c, int peer, const std::function<double(double, int)>& body) {
+void group_samples(Ctx& c, const Batch& b, int peer, const std::function<double(double, int)>& body) {
   // Ranks report in their "done" message whether the start had passed when they got it; rank 0
   // then doubles the margin (up to 10 ms), and lets it shrink again slowly while all are on time.
   // On an oversubscribed host this keeps the start common instead of counting late samples.
@@ -140,14 +140,14 @@ void group_samples(Ctx& c, int peer, const std::function<double(double, int)>& b
   double base = 5e-6;
   if (c.rank == 0) {
     double worst = 0;
-    for (double r : c.rtt_to_root) worst = std::max(worst, r);
+    for (double r : c.rtt_to_root()) worst = std::max(worst, r);
     base = 2.0 * worst + 0.5e-6 * c.size + 5e-6;
   }
   double margin = base;
   std::vector<double> starts(static_cast<std::size_t>(c.size));
   std::vector<MPI_Request> reqs;
   bool late = false;
-  for (int it = 0; it < c.W + c.R; ++it) {
+  for (int it = 0; it < b.W + b.R; ++it) {
     double start = 0;
     if (c.rank == 0) {
       if (it > 0) {
@@ -161,7 +161,7 @@ void group_samples(Ctx& c, int peer, const std::function<double(double, int)>& b
       start = Ctx::now() + margin;
       reqs.clear();
       for (int r = 1; r < c.size; ++r) {
-        starts[static_cast<std::size_t>(r)] = start + c.offset_to_root[static_cast<std::size_t>(r)];
+        starts[static_cast<std::size_t>(r)] = start + c.offset_to_root()[static_cast<std::size_t>(r)];
         reqs.emplace_back();
         MPI_Isend(&starts[static_cast<std::size_t>(r)], 1, MPI_DOUBLE, r, kTagStart, c.comm, &reqs.back());
       }
@@ -172,15 +172,15 @@ void group_samples(Ctx& c, int peer, const std::function<double(double, int)>& b
     late = Ctx::now() > start;
     const double woke = c.spin_until(start);
     c.begin_sample();
-    const double timed = body(start, it >= c.W ? it - c.W : -1);
-    if (it >= c.W) c.timed_seconds += timed;
+    const double timed = body(start, it >= b.W ? it - b.W : -1);
+    if (it >= b.W) c.add_timed(timed);
     const std::uint8_t f = c.sample_flags(start, woke, late);
-    if (it >= c.W) {
-      const auto k = static_cast<std::size_t>(it - c.W);
+    if (it >= b.W) {
+      const auto k = static_cast<std::size_t>(it - b.W);
       if (peer >= 0)
-        c.flag_row(peer)[k] = f;
+        c.flag_row(b, peer)[k] = f;
       else
-        for (int q = 0; q < c.size; ++q) c.flag_row(q)[k] = f;
+        for (int q = 0; q < c.size; ++q) c.flag_row(b, q)[k] = f;
     }
     if (c.rank != 0) {
       done = late ? 1 : 0;
@@ -242,7 +242,7 @@ void NoiseTraffic::stop(Ctx& c, const Task& t) {
   for (int r : t.noise) c.recv(&token, 1, MPI_CHAR, r, kTagDone);
 }
 
-ModeSpec common_start_mode(ModeSpec m, void (*run)(Ctx&, const Task&, std::int64_t)) {
+ModeSpec common_start_mode(ModeSpec m, void (*run)(Ctx&, const Task&, const Batch&)) {
   m.sync_method = kCommonStartMethod;
   m.results_in_rows = false;
   m.common_start = true;
@@ -250,15 +250,15 @@ ModeSpec common_start_mode(ModeSpec m, void (*run)(Ctx&, const Task&, std::int64
   return m;
 }
 
-ModeSpec noise_mode(ModeSpec m, void (*kernel)(Ctx&, const Task&, std::int64_t, NoiseTraffic*)) {
+ModeSpec noise_mode(ModeSpec m, void (*kernel)(Ctx&, const Task&, const Batch&, NoiseTraffic*)) {
   // The per-run state: the traffic's buffers, around the mode's kernel.
   class WithNoise final : public ModeRun {
    public:
-    explicit WithNoise(void (*k)(Ctx&, const Task&, std::int64_t, NoiseTraffic*)) : kernel_(k) {}
-    void run(Ctx& c, const Task& t, std::int64_t length) override { kernel_(c, t, length, &noise_); }
+    explicit WithNoise(void (*k)(Ctx&, const Task&, const Batch&, NoiseTraffic*)) : kernel_(k) {}
+    void run(Ctx& c, const Task& t, const Batch& b) override { kernel_(c, t, b, &noise_); }
 
    private:
-    void (*kernel_)(Ctx&, const Task&, std::int64_t, NoiseTraffic*);
+    void (*kernel_)(Ctx&, const Task&, const Batch&, NoiseTraffic*);
     NoiseTraffic noise_;
   };
   m.uses_noise = true;

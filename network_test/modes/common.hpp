@@ -23,36 +23,36 @@ class NoiseTraffic {
 // One-way delay x -> y with a clock offset from ping-pongs and a per-sample ready handshake
 // (the receive is posted before the sender is released; the receive is never timed from its
 // posting). Results at x (row). one_to_one, and noise_blocking with noise traffic.
-void one_way(Ctx& c, const Task& t, std::int64_t length, NoiseTraffic* noise = nullptr);
+void one_way(Ctx& c, const Task& t, const Batch& b, NoiseTraffic* noise = nullptr);
 // x and y exchange at once from a common start (offset-corrected); each records its own
 // completion time, stored in its column. (i, i): a message to oneself. async_one_to_one, and
 // noise with noise traffic.
-void exchange(Ctx& c, const Task& t, std::int64_t length, NoiseTraffic* noise = nullptr);
+void exchange(Ctx& c, const Task& t, const Batch& b, NoiseTraffic* noise = nullptr);
 // Samples of a task with every rank from common starts scheduled by rank 0 on the
 // offset-corrected clocks. body(start_local, sample_index or -1 for warm-up) returns the time
 // this rank counts as timed communication (0 on ranks that do not count). The validity flags of
-// each sample go to flag_row(peer), or to every peer's row when peer is -1.
-void group_samples(Ctx& c, int peer, const std::function<double(double, int)>& body);
+// each sample go to flag_row(b, peer), or to every peer's row when peer is -1.
+void group_samples(Ctx& c, const Batch& b, int peer, const std::function<double(double, int)>& body);
 
-// The samples of a task timed on one rank's clock: c.W warm-up calls of sample(), then c.R
+// The samples of a batch timed on one rank's clock: b.W warm-up calls of sample(), then b.R
 // recorded ones; out[k] = scale * duration, the duration counted as timed communication.
 template <class Sample>
-void timed_samples(Ctx& c, double* out, Sample&& sample, double scale = 1.0) {
-  for (int it = 0; it < c.W + c.R; ++it) {
+void timed_samples(Ctx& c, const Batch& b, double* out, Sample&& sample, double scale = 1.0) {
+  for (int it = 0; it < b.W + b.R; ++it) {
     const double d = sample();
-    if (it >= c.W) {
-      out[it - c.W] = scale * d;
-      c.timed_seconds += d;
+    if (it >= b.W) {
+      out[it - b.W] = scale * d;
+      c.add_timed(d);
     }
   }
 }
 
 // A noise mode: `base` (name, id, description, shape) with the noise ranks and options (-l -m
 // -p), their validation and the noise traffic's per-run state around `kernel`.
-ModeSpec noise_mode(ModeSpec base, void (*kernel)(Ctx&, const Task&, std::int64_t, NoiseTraffic*));
+ModeSpec noise_mode(ModeSpec base, void (*kernel)(Ctx&, const Task&, const Batch&, NoiseTraffic*));
 
 // A collective mode timed from common starts (group_samples): every rank holds its column.
-ModeSpec common_start_mode(ModeSpec base, void (*run)(Ctx&, const Task&, std::int64_t));
+ModeSpec common_start_mode(ModeSpec base, void (*run)(Ctx&, const Task&, const Batch&));
 
 inline constexpr const char* kOffsetMethod =
     "clock offset per pair from the fastest of K ping-pongs (midpoint method)";

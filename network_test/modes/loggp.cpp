@@ -32,7 +32,7 @@ class Loggp final : public ModeRun {
       : sizes_(c.lengths),
         rows_(static_cast<std::size_t>(c.size) * 5 * sizes_.size(), kNaN) {}
   // Every size of the sweep, whatever `length` (the sweep's first).
-  void run(Ctx& c, const Task& t, std::int64_t length) override;
+  void run(Ctx& c, const Task& t, const Batch& b) override;
   void finish(Ctx& c, const FileInfo& info) override;
 
  private:
@@ -53,30 +53,30 @@ double prtt_client(Ctx& c, int server, int len, int n, double d) {
   const double t0 = Ctx::now();
   for (int m = 0; m < n; ++m) {
     if (m > 0 && d > 0) busy_for(d);
-    c.send(c.sbuf.data(), len, MPI_CHAR, server, kTagData);
+    c.send(c.sbuf(), len, MPI_CHAR, server, kTagData);
   }
-  c.recv(c.rbuf.data(), len, MPI_CHAR, server, kTagData);
+  c.recv(c.rbuf(), len, MPI_CHAR, server, kTagData);
   return Ctx::now() - t0;
 }
 
 void prtt_server(Ctx& c, int client, int len, int n) {
-  for (int m = 0; m < n; ++m) c.recv(c.rbuf.data(), len, MPI_CHAR, client, kTagData);
-  c.send(c.sbuf.data(), len, MPI_CHAR, client, kTagData);
+  for (int m = 0; m < n; ++m) c.recv(c.rbuf(), len, MPI_CHAR, client, kTagData);
+  c.send(c.sbuf(), len, MPI_CHAR, client, kTagData);
 }
 
-void Loggp::run(Ctx& c, const Task& t, std::int64_t) {
+void Loggp::run(Ctx& c, const Task& t, const Batch& b) {
   const auto S = sizes_.size();
   const int n = options().n;
-  const int total = c.W + c.R;
+  const int total = b.W + b.R;
   if (c.rank == t.x) {
     double* out = rows_.data() + static_cast<std::size_t>(t.y) * 5 * S;
-    std::vector<double> v(static_cast<std::size_t>(c.R));
+    std::vector<double> v(static_cast<std::size_t>(b.R));
     auto measure = [&](int len, int msgs, double d) {
       for (int it = 0; it < total; ++it) {
         const double x = prtt_client(c, t.y, len, msgs, d);
-        if (it >= c.W) {
-          v[static_cast<std::size_t>(it - c.W)] = x;
-          c.timed_seconds += x;
+        if (it >= b.W) {
+          v[static_cast<std::size_t>(it - b.W)] = x;
+          c.add_timed(x);
         }
       }
       // The fastest sample: interference (other processes, time slices) only adds time, and
@@ -91,7 +91,7 @@ void Loggp::run(Ctx& c, const Task& t, std::int64_t) {
       const double pd = measure(len, n, d);
       // o_r: the reply is surely there (Iprobe confirms); time only the receive call.
       for (int it = 0; it < total; ++it) {
-        c.send(c.sbuf.data(), len, MPI_CHAR, t.y, kTagData);
+        c.send(c.sbuf(), len, MPI_CHAR, t.y, kTagData);
         busy_for(1.5 * p1);
         int flag = 0;
         unsigned spins = 0;
@@ -100,9 +100,9 @@ void Loggp::run(Ctx& c, const Task& t, std::int64_t) {
           if ((++spins & 127U) == 0) c.check_deadline();
         }
         const double t0 = Ctx::now();
-        MPI_Recv(c.rbuf.data(), len, MPI_CHAR, t.y, kTagData, c.comm, MPI_STATUS_IGNORE);
+        MPI_Recv(c.rbuf(), len, MPI_CHAR, t.y, kTagData, c.comm, MPI_STATUS_IGNORE);
         const double x = Ctx::now() - t0;
-        if (it >= c.W) v[static_cast<std::size_t>(it - c.W)] = x;
+        if (it >= b.W) v[static_cast<std::size_t>(it - b.W)] = x;
       }
       const double orr = *std::min_element(v.begin(), v.end());
       out[0 * S + k] = p1;

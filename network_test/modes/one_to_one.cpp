@@ -5,7 +5,7 @@ namespace nt::measure {
 namespace {
 const Registrar kRegistered{identify(Mode::one_to_one, {
     .concurrent_ok = true,
-    .run = [](Ctx& c, const Task& t, std::int64_t length) { kernels::one_way(c, t, length); },
+    .run = [](Ctx& c, const Task& t, const Batch& b) { kernels::one_way(c, t, b); },
     .description = "one-way delay x->y of a blocking send, other ranks idle (receive pre-posted, clocks offset-corrected)",
     .sync_method = std::string(kernels::kOffsetMethod) +
                    "; per sample the receiver posts its receive and releases the sender with a ready message; "

@@ -19,29 +19,29 @@ class RmaRun final : public ModeRun {
   RmaRun(const RmaRun&) = delete;
   RmaRun& operator=(const RmaRun&) = delete;
 
-  void run(Ctx& c, const Task& t, std::int64_t length) override {
+  void run(Ctx& c, const Task& t, const Batch& b) override {
     if (origin_is_x_)
-      pair(c, t.x, t.y, length);
+      pair(c, t.x, t.y, b);
     else
-      pair(c, t.y, t.x, length);
+      pair(c, t.y, t.x, b);
   }
 
  private:
-  // `origin` times op (messages of `length` bytes) + MPI_Win_flush at `target` under a shared
+  // `origin` times op (messages of b.length bytes) + MPI_Win_flush at `target` under a shared
   // lock, into the target's cell of its samples. The target polls (MPI_Test drives MPICH's
   // progress engine for RMA emulated by active messages) until the origin is done.
-  void pair(Ctx& c, int origin, int target, std::int64_t length) {
-    const int len = c.count_of(length);
+  void pair(Ctx& c, int origin, int target, const Batch& b) {
+    const int len = c.count_of(b.length);
     char token = 0;
     if (c.rank == origin) {
       c.recv(&token, 1, MPI_CHAR, target, kTagReady);
       MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win_);
-      timed_samples(c, c.sample_row(target), [&] {
+      timed_samples(c, b, c.sample_row(b, target), [&] {
         const double t0 = Ctx::now();
         if (op_ == RmaOp::put)
-          MPI_Put(c.sbuf.data(), len, MPI_CHAR, target, 0, len, MPI_CHAR, win_);
+          MPI_Put(c.sbuf(), len, MPI_CHAR, target, 0, len, MPI_CHAR, win_);
         else
-          MPI_Get(c.rbuf.data(), len, MPI_CHAR, target, 0, len, MPI_CHAR, win_);
+          MPI_Get(c.rbuf(), len, MPI_CHAR, target, 0, len, MPI_CHAR, win_);
         MPI_Win_flush(target, win_);
         return Ctx::now() - t0;
       });

@@ -3,24 +3,24 @@
 
 namespace nt::measure {
 namespace {
-void run(Ctx& c, const Task& t, std::int64_t length) {
-  const int len = c.count_of(length);
+void run(Ctx& c, const Task& t, const Batch& b) {
+  const int len = c.count_of(b.length);
   if (c.rank == t.x) {
     // The classic order (send, then receive), as MPI_Send + MPI_Recv; waits poll with the
     // task's deadline. The sample is half the round trip.
     kernels::timed_samples(
-        c, c.sample_row(t.y),
+        c, b, c.sample_row(b, t.y),
         [&] {
           const double t0 = Ctx::now();
-          c.send(c.sbuf.data(), len, MPI_CHAR, t.y, kTagData);
-          c.recv(c.rbuf.data(), len, MPI_CHAR, t.y, kTagData);
+          c.send(c.sbuf(), len, MPI_CHAR, t.y, kTagData);
+          c.recv(c.rbuf(), len, MPI_CHAR, t.y, kTagData);
           return Ctx::now() - t0;
         },
         0.5);
   } else if (c.rank == t.y) {
-    for (int it = 0; it < c.W + c.R; ++it) {
-      c.recv(c.rbuf.data(), len, MPI_CHAR, t.x, kTagData);
-      c.send(c.sbuf.data(), len, MPI_CHAR, t.x, kTagData);
+    for (int it = 0; it < b.W + b.R; ++it) {
+      c.recv(c.rbuf(), len, MPI_CHAR, t.x, kTagData);
+      c.send(c.sbuf(), len, MPI_CHAR, t.x, kTagData);
     }
   }
 }

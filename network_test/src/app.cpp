@@ -618,16 +618,17 @@ void connect_all(MPI_Comm comm, int rank, int P) {
 
 // What the run cost, on rank 0's stderr (every rank takes part in the reductions).
 struct RunCost {
-  double wall = 0, write_s = 0, data_b = 0;
+  double wall = 0;
+  SweepCost sweep;
 };
 
 void print_summary(Ctx& c, bool show, const RunCost& cost, const FlagCounts& flag_counts) {
   const Settings& s = c.settings;
   double timed = 0;
-  MPI_Reduce(&c.timed_seconds, &timed, 1, MPI_DOUBLE, MPI_SUM, 0, c.comm);
+  MPI_Reduce(&runner(c).timed_seconds, &timed, 1, MPI_DOUBLE, MPI_SUM, 0, c.comm);
   double write_max = 0, data_max = 0;
-  MPI_Reduce(&cost.write_s, &write_max, 1, MPI_DOUBLE, MPI_MAX, 0, c.comm);
-  MPI_Reduce(&cost.data_b, &data_max, 1, MPI_DOUBLE, MPI_MAX, 0, c.comm);
+  MPI_Reduce(&cost.sweep.write_seconds, &write_max, 1, MPI_DOUBLE, MPI_MAX, 0, c.comm);
+  MPI_Reduce(&cost.sweep.data_bytes, &data_max, 1, MPI_DOUBLE, MPI_MAX, 0, c.comm);
   if (!show) return;
   // Timed share: the timed intervals of every measuring rank, summed, over the wall time times
   // the pairs that can be timed at once (1 in the sequential schedule, floor(P/2) in the
@@ -670,13 +671,13 @@ int measure(Ctx& c, Output& out, const FileInfo& info, std::size_t first, TimeGu
     Progress progress(show ? s.progress : ProgressStyle::none, c.lengths);
     LengthGate go_on;
     if (guard) go_on = [&](std::size_t k) { return (*guard)(c, k); };
-    run_sweep(c, c.rank == 0 ? &out : nullptr, first, c.rank == 0 ? &progress : nullptr, &flag_counts, cost.write_s,
-              cost.data_b, go_on);
+    cost.sweep =
+        run_sweep(c, c.rank == 0 ? &out : nullptr, first, c.rank == 0 ? &progress : nullptr, &flag_counts, go_on);
     progress.finish();
     for (auto& [st, w] : out.stats) w.close();
     if (out.all) out.all->close();
   }
-  c.mode->finish(c, info);  // the mode's own output
+  runner(c).mode->finish(c, info);  // the mode's own output
   cost.wall = MPI_Wtime() - t0;
   print_summary(c, show, cost, flag_counts);
   if (!guard || !guard->stopped()) return 0;
@@ -729,7 +730,7 @@ int run_network_test(int argc, char** argv) {
 
   Ctx c(comm, s, sweep.lengths, *spec, placement.host_of, placement.machine_of, placement.oversubscribed);
   const std::unique_ptr<ModeRun> mode_run = spec->begin_run(c);  // the mode's state (collective)
-  c.mode = mode_run.get();
+  runner(c).mode = mode_run.get();
   if (!plan) connect_all(comm, rank, P);
   if (s.estimate) {
     run_estimate(c, process_age_s());

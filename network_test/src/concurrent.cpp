@@ -31,31 +31,28 @@ void run_self_exchange(Ctx& c, std::int64_t length) {
   run_task(c, t, length);
 }
 
-// Sample counts of a repetition: with random rounds samples [i R / n, (i + 1) R / n) of the n
-// repetitions (at their position in the store), the warm-up in full before the first and one
-// unrecorded round before each later one (the path is warm, the partner new); fixed rounds
-// measure every sample in their one repetition. Restores the run's counts when it goes out of scope.
+// Sample counts of a repetition (the runner's samples while it is in scope): with random rounds
+// samples [i R / n, (i + 1) R / n) of the n repetitions (at their position in the store), the
+// warm-up in full before the first and one unrecorded round before each later one (the path is
+// warm, the partner new); fixed rounds measure every sample in their one repetition. Restores the
+// run's counts when it goes out of scope.
 class RepetitionSamples {
  public:
-  RepetitionSamples(Ctx& c, int repetition) : c_(c), R_(c.R), W_(c.W), base_(c.store.base) {
+  RepetitionSamples(Ctx& c, int repetition) : samples_(runner(c).samples), run_(samples_) {
     if (c.settings.rounds != Rounds::random) return;
     const long n = concurrent_repetitions(c.settings), i = repetition;
-    const auto first = static_cast<int>(i * R_ / n), end = static_cast<int>((i + 1) * R_ / n);
-    c.R = end - first;
-    c.store.base = first;
-    c.W = repetition == 0 ? W_ : std::min(W_, 1);
+    const auto first = static_cast<int>(i * run_.R / n), end = static_cast<int>((i + 1) * run_.R / n);
+    samples_.R = end - first;
+    samples_.base = first;
+    samples_.W = repetition == 0 ? run_.W : std::min(run_.W, 1);
   }
-  ~RepetitionSamples() {
-    c_.R = R_;
-    c_.W = W_;
-    c_.store.base = base_;
-  }
+  ~RepetitionSamples() { samples_ = run_; }
   RepetitionSamples(const RepetitionSamples&) = delete;
   RepetitionSamples& operator=(const RepetitionSamples&) = delete;
 
  private:
-  Ctx& c_;
-  const int R_, W_, base_;
+  Batch& samples_;
+  const Batch run_;
 };
 
 // Rounds [0, rounds) of f, every pair of a round at once, a barrier after each (the next round,

@@ -36,13 +36,15 @@ Ctx::Ctx(MPI_Comm c, const Settings& s, const std::vector<std::int64_t>& sweep, 
          std::vector<int> host_of_rank, std::vector<int> machine_of_rank, bool oversubscribed)
     : comm(c), rank(rank_in(c)), size(size_of(c)), settings(s), lengths(sweep), spec(sp),
       max_length(std::max<std::int64_t>(sweep.back(), 1)), hosts(std::move(host_of_rank)),
-      machines(std::move(machine_of_rank)), yield(oversubscribed), R(s.repeats), W(s.warmup) {
+      machines(std::move(machine_of_rank)), yield(oversubscribed) {
   const auto P = static_cast<std::size_t>(size), L = static_cast<std::size_t>(max_length);
-  sbuf.assign(L, 'x');
-  rbuf.assign(L * (spec.kind == TaskKind::all_ranks ? P : 1), 0);
-  offset_to_root.assign(P, 0.0);
-  rtt_to_root.assign(P, 0.0);
-  store.stride = s.repeats;
+  sbuf_.assign(L, 'x');
+  rbuf_.assign(L * (spec.kind == TaskKind::all_ranks ? P : 1), 0);
+  runner_.offset_to_root.assign(P, 0.0);
+  runner_.rtt_to_root.assign(P, 0.0);
+  runner_.store.stride = s.repeats;
+  runner_.samples.R = s.repeats;
+  runner_.samples.W = s.warmup;
 }
 
 int Ctx::count_of(std::int64_t n) const {
@@ -69,7 +71,7 @@ void Ctx::poll(Test&& test) {
   for (;;) {
     test(&flag);
     const double t = now();
-    poll_gap = std::max(poll_gap, t - last);
+    note_poll_gap(t - last);
     last = t;
     if (flag) return;
     // Oversubscribed: after a few microseconds of polling, let a rank that shares this core
@@ -121,7 +123,7 @@ long involuntary_switches() {
 }  // namespace
 
 void Ctx::begin_sample() {
-  poll_gap = 0;
+  poll_gap_ = 0;
   // A sched_yield that lets another rank run counts as an involuntary switch too: when yielding,
   // the poll gaps say whether the pause was long.
   switches_mark_ = yield ? -1 : involuntary_switches();
@@ -129,8 +131,8 @@ void Ctx::begin_sample() {
 
 std::uint8_t Ctx::preempted_flag() {
   const bool switched = switches_mark_ >= 0 && involuntary_switches() > switches_mark_;
-  const bool paused = poll_gap > kSchedulerGap;
-  poll_gap = 0;
+  const bool paused = poll_gap_ > kSchedulerGap;
+  poll_gap_ = 0;
   switches_mark_ = -1;
   return switched || paused ? kSamplePreempted : 0;
 }

@@ -185,13 +185,13 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
   const Settings& s = c.settings;
   const auto& lengths = c.lengths;
   const bool concurrent = c.spec.concurrent_ok;
-  const int samples = c.W + c.store.stride;
+  const int stride = runner(c).store.stride, warmup = runner(c).samples.W, samples = warmup + stride;
   const std::set<int> hosts(c.hosts.begin(), c.hosts.end());
   std::cout << fmt::format(
       "network_test --estimate: {}, {} ranks on {} host{}, {} lengths ({} B .. {} B), {} samples per task "
       "({} + {} warm-up){}\n",
       c.spec.name, c.size, hosts.size(), hosts.size() == 1 ? "" : "s", lengths.size(), lengths.front(), lengths.back(),
-      samples, c.store.stride, c.W,
+      samples, stride, warmup,
       s.precision > 0 ? fmt::format("; --precision stops earlier, so this is the upper bound") : "");
   std::cout << fmt::format("calibration: {} of {} lengths, up to {} tasks of each class{} with every sample, {:.2f} s\n",
                            cal.lengths.size(), lengths.size(), kTasksPerClass, concurrent ? " and 2 rounds" : "",
@@ -250,10 +250,11 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
 
 Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits) {
   const auto PU = static_cast<std::size_t>(c.size);
-  c.store.values.assign(PU * static_cast<std::size_t>(c.store.stride), 0.0);
-  c.store.flags.assign(PU * static_cast<std::size_t>(c.store.stride), 0);
-  c.store.used.assign(PU, c.store.stride);
-  c.calibrating = true;
+  SampleStore& store = runner(c).store;
+  store.values.assign(PU * static_cast<std::size_t>(store.stride), 0.0);
+  store.flags.assign(PU * static_cast<std::size_t>(store.stride), 0);
+  store.used.assign(PU, store.stride);
+  runner(c).calibrating = true;
   const double t_start = Ctx::now();
   const double barrier = barrier_cost(c);
   Calibration cal;
@@ -262,7 +263,7 @@ Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits) {
                static_cast<std::size_t>(concurrent_repetitions(c.settings));
   cal.cost = calibrate_lengths(c, cal.lengths, barrier, limits);
   cal.per_length_io = per_length_io_cost(c, c.lengths[cal.lengths.back()]);
-  c.calibrating = false;
+  runner(c).calibrating = false;
   cal.seconds = Ctx::now() - t_start;
   return cal;
 }

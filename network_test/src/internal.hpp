@@ -15,6 +15,14 @@
 
 namespace nt::measure {
 
+// The runner's part of a Ctx (ctx.hpp, RunnerState): written here only, never by a mode.
+struct RunnerAccess {
+  static RunnerState& of(Ctx& c) { return c.runner_; }
+  static const RunnerState& of(const Ctx& c) { return c.runner_; }
+};
+inline RunnerState& runner(Ctx& c) { return RunnerAccess::of(c); }
+inline const RunnerState& runner(const Ctx& c) { return RunnerAccess::of(c); }
+
 // The result files, open on rank 0 only.
 struct Output {
   std::vector<std::pair<Statistic, RawWriter>> stats;
@@ -120,9 +128,10 @@ void idle_barrier(Ctx& c, double tasks_ahead, std::int64_t length);
 // A barrier on comm whose wait is idle_wait (deadline 0: none; timeout: TimeoutError(why)).
 void idle_barrier(Ctx& c, MPI_Comm comm, double deadline, const std::string& why);
 
-// --precision: runs task t in batches (run_batch runs the mode once with c.R samples at c.store.base)
-// until the median of every cell it measures is precise enough; sets c.store.used for those cells.
-void run_adaptive(Ctx& c, const Task& t, const std::function<void()>& run_batch);
+// --precision: runs task t in batches of the full batch `all` (run_batch runs the mode once with
+// a batch's samples) until the median of every cell it measures is precise enough; sets the
+// store's used counts for those cells.
+void run_adaptive(Ctx& c, const Task& t, const Batch& all, const std::function<void(const Batch&)>& run_batch);
 
 // Samples flagged at one length, over every rank (rank 0 collects them for the summary).
 struct FlagCount {
@@ -165,14 +174,16 @@ double process_age_s();
 // Runs lengths [first, end) of the sweep (sweep.cpp) and writes every length as soon as it is measured: one
 // rank per node writes the rows of its node's ranks into every file (rank 0 commits each record),
 // or, when the writers cannot open the files or NT_WRITE=gather, rank 0 gathers and writes
-// everything. Rank 0 collects the flag counts;
-// write_seconds adds this rank's host time spent writing; data_bytes is the most this rank held
-// in its own buffers of the sweep.
+// everything. Rank 0 collects the flag counts. Returns what the sweep cost this rank.
 // go_on (every rank, collective when given): asked before each length k; false ends the sweep there
 // (--time-limit's guard).
 using LengthGate = std::function<bool(std::size_t k)>;
-void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts,
-               double& write_seconds, double& data_bytes, const LengthGate& go_on = {});
+struct SweepCost {
+  double write_seconds = 0;  // this rank's host time spent writing
+  double data_bytes = 0;     // the most this rank held in its own buffers of the sweep
+};
+SweepCost run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts,
+                    const LengthGate& go_on = {});
 // Where every rank runs (app.cpp): rank 0 gets the full description of each rank, every rank the
 // numbers of every rank's host and machine (8 bytes per rank: the names were gathered to every
 // rank before, 300 bytes per rank, and that allgather was P^2 messages of its own under SMPI's ring).

@@ -74,21 +74,23 @@ int next_batch(int taken, double worst, int max_n) {
   return static_cast<int>(std::clamp(std::ceil(want), std::min(most, std::max(2.0, taken / 4.0)), most));
 }
 
-void run_adaptive(Ctx& c, const Task& t, const std::function<void()>& run_batch) {
-  const int max_n = c.store.stride, first = std::min(c.settings.min_repeats, max_n), W = c.W;
+void run_adaptive(Ctx& c, const Task& t, const Batch& all, const std::function<void(const Batch&)>& run_batch) {
+  SampleStore& store = runner(c).store;
+  const int max_n = store.stride, first = std::min(c.settings.min_repeats, max_n);
   const double rel = c.settings.precision;
   const auto peers = held_peers(c, t);
+  Batch b = all;
   int taken = 0, batch = first;
   while (batch > 0) {
-    c.store.base = taken;
-    c.R = batch;
-    run_batch();
+    b.base = taken;
+    b.R = batch;
+    run_batch(b);
     taken += batch;
-    c.W = std::min(W, 1);  // the path is warm; one unrecorded round after the pause to agree
+    b.W = std::min(all.W, 1);  // the path is warm; one unrecorded round after the pause to agree
     double worst = 0;
     std::vector<double> v;
     for (int q : peers) {
-      const double* row = c.store.values.data() + static_cast<std::size_t>(q) * static_cast<std::size_t>(c.store.stride);
+      const double* row = store.cell(static_cast<std::size_t>(q));
       v.assign(row, row + taken);
       worst = std::max(worst, ci_ratio(v, rel));
     }
@@ -104,10 +106,7 @@ void run_adaptive(Ctx& c, const Task& t, const std::function<void()>& run_batch)
       c.recv(&batch, 1, MPI_INT, t.leader, kTagPrecision);
     }
   }
-  for (int q : peers) c.store.used[static_cast<std::size_t>(q)] = taken;
-  c.store.base = 0;
-  c.R = max_n;
-  c.W = W;
+  for (int q : peers) store.used[static_cast<std::size_t>(q)] = taken;
 }
 
 }  // namespace nt::measure

@@ -22,11 +22,11 @@ Registry& table() {
 // A mode without per-run state: its run function.
 class Stateless final : public ModeRun {
  public:
-  explicit Stateless(const std::function<void(Ctx&, const Task&, std::int64_t)>& f) : f_(f) {}
-  void run(Ctx& c, const Task& t, std::int64_t length) override { f_(c, t, length); }
+  explicit Stateless(const std::function<void(Ctx&, const Task&, const Batch&)>& f) : f_(f) {}
+  void run(Ctx& c, const Task& t, const Batch& b) override { f_(c, t, b); }
 
  private:
-  const std::function<void(Ctx&, const Task&, std::int64_t)>& f_;
+  const std::function<void(Ctx&, const Task&, const Batch&)>& f_;
 };
 }  // namespace
 

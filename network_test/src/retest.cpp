@@ -59,10 +59,11 @@ struct LineTypical {
 };
 
 double spread_of(const Ctx& c, std::size_t q) {
-  const double* v = c.store.values.data() + q * static_cast<std::size_t>(c.store.stride);
+  const SampleStore& store = runner(c).store;
+  const double* v = store.cell(q);
   double lo = std::numeric_limits<double>::infinity(), hi = 0;
   int n = 0;
-  for (int i = 0; i < c.store.used[q]; ++i)
+  for (int i = 0; i < store.used[q]; ++i)
     if (std::isfinite(v[i]) && v[i] > 0) {
       lo = std::min(lo, v[i]);
       hi = std::max(hi, v[i]);
@@ -249,10 +250,10 @@ std::size_t run_within_time(Ctx& c, const std::vector<Task>& tasks, std::int64_t
 // sample store.
 std::vector<double> isolated_medians(const Ctx& c, const std::vector<std::size_t>& peers) {
   std::vector<double> out(static_cast<std::size_t>(c.size), kNaN);
+  const SampleStore& store = runner(c).store;
   for (std::size_t q : peers) {
-    const auto n = static_cast<std::size_t>(c.store.used[q]);
-    const double* v = c.store.values.data() + q * static_cast<std::size_t>(c.store.stride);
-    out[q] = summary_value(summarize(std::span<const double>(v, n)), Statistic::median);
+    const auto n = static_cast<std::size_t>(store.used[q]);
+    out[q] = summary_value(summarize(std::span<const double>(store.cell(q), n)), Statistic::median);
   }
   return out;
 }
@@ -331,11 +332,12 @@ RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::v
   RetestResult result;
   if (first.empty() && !c.settings.retest_hosts) return result;
   const double t0 = Ctx::now();
-  SampleStore loaded = std::move(c.store);  // the loaded samples stay for the files
-  c.store.stride = loaded.stride;
-  c.store.values.assign(loaded.values.size(), 0.0);
-  c.store.flags.assign(loaded.flags.size(), 0);
-  c.store.used.assign(PU, loaded.stride);
+  SampleStore& store = runner(c).store;
+  SampleStore loaded = std::move(store);  // the loaded samples stay for the files
+  store.stride = loaded.stride;
+  store.values.assign(loaded.values.size(), 0.0);
+  store.flags.assign(loaded.flags.size(), 0);
+  store.used.assign(PU, loaded.stride);
   idle_barrier(c, 1, length);
   std::vector<std::size_t> peers;
   if (c.settings.retest_hosts) {
@@ -346,12 +348,11 @@ RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::v
   if (!first.empty()) result.pairs += retest_standing_out(c, k, length, first, medians, peers);
   idle_barrier(c, 1, length);  // every re-test over: the time is the re-test's, not this rank's part
   for (std::size_t q : peers) {
-    const auto n = static_cast<std::size_t>(c.store.used[q]);
-    const Summary s = summarize(std::span<const double>(c.store.values.data() + q * static_cast<std::size_t>(c.store.stride), n));
+    const Summary s = summarize(std::span<const double>(store.cell(q), static_cast<std::size_t>(store.used[q])));
     for (std::size_t i = 0; i < stats.size(); ++i) isolated[i * PU + q] = summary_value(s, stats[i]);
   }
   if (c.settings.retest_hosts) fill_by_host_pair(c, isolated);
-  c.store = std::move(loaded);
+  store = std::move(loaded);
   result.seconds = Ctx::now() - t0;
   return result;
 }

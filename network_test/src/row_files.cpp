@@ -67,7 +67,7 @@ bool open_as_writer(const Ctx& c, const std::vector<std::string>& paths, RowFile
       if (i < nstats)
         files.stats.emplace_back(paths[i], c.size, 0, stat_extras);
       else
-        files.all.emplace(paths[i], c.size, c.store.stride, all_extras);
+        files.all.emplace(paths[i], c.size, runner(c).store.stride, all_extras);
     }
     for (const auto& f : files.stats) digests.push_back(f.header_digest());
     if (files.all) digests.push_back(files.all->header_digest());
@@ -100,7 +100,7 @@ void tell_rank0_why(const Ctx& c, int ok, std::string& why) {
 void refuse_or_note(const Ctx& c, const std::string& why, bool chosen) {
   const bool raw = c.settings.raw;
   const auto PU = static_cast<long double>(c.size);
-  const long double bytes = PU * PU * (16.0L + (raw ? 18.0L * static_cast<long double>(c.store.stride) : 0.0L));
+  const long double bytes = PU * PU * (16.0L + (raw ? 18.0L * static_cast<long double>(runner(c).store.stride) : 0.0L));
   if (bytes > static_cast<long double>(memory_limit()))
     throw UsageError(fmt::format("the ranks cannot write the result files in parallel ({}), and gathering {} ranks{} "
                                  "on rank 0 needs {:.3g} GB per length, more than the memory limit of {:.3g} GB "

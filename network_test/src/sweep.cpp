@@ -19,9 +19,9 @@ double host_seconds() {
 
 void Sweep::run_length(std::size_t k) {
   length_ = c_.lengths[k];
-  std::fill(c_.store.values.begin(), c_.store.values.end(), 0.0);
-  std::fill(c_.store.flags.begin(), c_.store.flags.end(), std::uint8_t{0});
-  c_.store.used.assign(PU_, c_.store.stride);
+  std::fill(runner(c_).store.values.begin(), runner(c_).store.values.end(), 0.0);
+  std::fill(runner(c_).store.flags.begin(), runner(c_).store.flags.end(), std::uint8_t{0});
+  runner(c_).store.used.assign(PU_, runner(c_).store.stride);
   const TaskList tasks(c_.spec, c_.settings, c_.size, k);
   std::size_t task_bytes = tasks.bytes();
   StepHook on_step;
@@ -56,9 +56,9 @@ void Sweep::run_length(std::size_t k) {
 std::array<long, 2> Sweep::summarize_samples() {
   std::array<long, 2> flagged{0, 0};
   for (std::size_t q = 0; q < PU_; ++q) {
-    const auto n = static_cast<std::size_t>(c_.store.used[q]);
-    double* row = c_.store.values.data() + q * RU_;
-    std::uint8_t* fl = c_.store.flags.data() + q * RU_;
+    const auto n = static_cast<std::size_t>(runner(c_).store.used[q]);
+    double* row = runner(c_).store.values.data() + q * RU_;
+    std::uint8_t* fl = runner(c_).store.flags.data() + q * RU_;
     for (std::size_t i = 0; i < n; ++i) {
       flagged[0] += (fl[i] & kSampleLate) ? 1 : 0;
       flagged[1] += (fl[i] & kSamplePreempted) ? 1 : 0;
@@ -87,21 +87,22 @@ void Sweep::gather(const void* send, int count, MPI_Datatype type, void* recv, c
 
 void Sweep::count_data(std::size_t task_bytes) {
   auto bytes = [](const auto& v) { return static_cast<double>(v.capacity() * sizeof(v[0])); };
-  double b = bytes(c_.store.values) + bytes(c_.store.flags) + bytes(c_.store.used) + bytes(local_) + bytes(gathered_) +
+  double b = bytes(runner(c_).store.values) + bytes(runner(c_).store.flags) + bytes(runner(c_).store.used) + bytes(local_) + bytes(gathered_) +
              bytes(raw_gathered_) + bytes(raw_record_) + bytes(flags_gathered_) + bytes(flags_record_) +
              bytes(used_gathered_) + bytes(used_record_) + bytes(row_stats_) + bytes(row_raw_) + bytes(xfer_) +
              bytes(row_flags_) + bytes(row_used_) + bytes(c_.machines) + bytes(c_.hosts) +
              static_cast<double>(task_bytes);
-  data_bytes_ = std::max(data_bytes_, b);
+  cost_.data_bytes = std::max(cost_.data_bytes, b);
 }
 
-void run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts,
-               double& write_seconds, double& data_bytes, const LengthGate& go_on) {
-  Sweep sweep(c, out, progress, counts, write_seconds, data_bytes);
+SweepCost run_sweep(Ctx& c, Output* out, std::size_t first, Progress* progress, FlagCounts* counts,
+                    const LengthGate& go_on) {
+  Sweep sweep(c, out, progress, counts);
   for (std::size_t k = first; k < c.lengths.size(); ++k) {
-    if (go_on && !go_on(k)) return;
+    if (go_on && !go_on(k)) break;
     sweep.run_length(k);
   }
+  return sweep.cost();
 }
 
 // One pass (a mode whose tasks cover every length, e.g. loggp): its sink writes the results.

@@ -53,9 +53,9 @@ std::optional<RowFiles> open_row_files(Ctx& c, Output* out);
 // holds besides MPI's own) and the steps of one length: measure, summarise, write.
 class Sweep {
  public:
-  Sweep(Ctx& c, Output* out, Progress* progress, FlagCounts* counts, double& write_seconds, double& data_bytes)
-      : c_(c), out_(out), progress_(progress), counts_(counts), write_seconds_(write_seconds), data_bytes_(data_bytes),
-        PU_(static_cast<std::size_t>(c.size)), RU_(static_cast<std::size_t>(c.store.stride)), raw_(c.settings.raw),
+  Sweep(Ctx& c, Output* out, Progress* progress, FlagCounts* counts)
+      : c_(c), out_(out), progress_(progress), counts_(counts),
+        PU_(static_cast<std::size_t>(c.size)), RU_(static_cast<std::size_t>(runner(c).store.stride)), raw_(c.settings.raw),
         adaptive_(c.settings.precision > 0), retest_(retest_enabled(c.settings)), local_(NS_ * PU_),
         rows_(init_store_and_open(c, out)),
         raw_gathered_(!rows_ && c.rank == 0 && raw_ ? PU_ * PU_ * RU_ : 0),
@@ -64,12 +64,14 @@ class Sweep {
 
   // Measures length k of the sweep and writes it.
   void run_length(std::size_t k);
+  const SweepCost& cost() const { return cost_; }
 
  private:
   static std::optional<RowFiles> init_store_and_open(Ctx& c, Output* out) {
-    const auto n = static_cast<std::size_t>(c.size) * static_cast<std::size_t>(c.store.stride);
-    c.store.values.assign(n, 0.0);
-    c.store.flags.assign(n, 0);
+    SampleStore& store = runner(c).store;
+    const auto n = static_cast<std::size_t>(c.size) * static_cast<std::size_t>(store.stride);
+    store.values.assign(n, 0.0);
+    store.flags.assign(n, 0);
     return open_row_files(c, out);
   }
   // Summaries of every peer's samples into local_ ([statistic * P + peer]); samples not taken
@@ -97,8 +99,7 @@ class Sweep {
   Output* out_;
   Progress* progress_;
   FlagCounts* counts_;
-  double& write_seconds_;
-  double& data_bytes_;
+  SweepCost cost_;
   const std::vector<Statistic>& gather_order_ = standard_statistics();  // the statistics gathered, in this order
   const std::size_t NS_ = standard_statistics().size();
   const std::size_t PU_, RU_;

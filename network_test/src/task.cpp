@@ -14,8 +14,8 @@ namespace {
 void run_sync_task(Ctx& c, const Task& t) {
   if (c.rank == 0) {
     const auto [off, rtt] = c.estimate_offset(t.y, true);
-    c.offset_to_root[static_cast<std::size_t>(t.y)] = off;
-    c.rtt_to_root[static_cast<std::size_t>(t.y)] = rtt;
+    runner(c).offset_to_root[static_cast<std::size_t>(t.y)] = off;
+    runner(c).rtt_to_root[static_cast<std::size_t>(t.y)] = rtt;
   } else if (c.rank == t.y) {
     c.estimate_offset(0, false);
   }
@@ -43,12 +43,15 @@ void run_task(Ctx& c, const Task& t, std::int64_t length) {
         break;
       }
   }
+  RunnerState& state = runner(c);
+  Batch b = state.samples;
+  b.length = length;
   if (t.sync)
     run_sync_task(c, t);
-  else if (c.settings.precision > 0 && !c.calibrating)
-    run_adaptive(c, t, [&] { c.mode->run(c, t, length); });
+  else if (c.settings.precision > 0 && !state.calibrating)
+    run_adaptive(c, t, b, [&](const Batch& part) { state.mode->run(c, t, part); });
   else
-    c.mode->run(c, t, length);
+    state.mode->run(c, t, b);
   if (pinned) sched_setaffinity(0, sizeof saved, &saved);
   c.begin_task({}, 0);
 }

@@ -26,7 +26,7 @@ struct DebugStall {
 
 void debug_stall(const Ctx& c, std::int64_t length) {
   static const DebugStall stall;
-  if (c.rank == stall.rank && length == stall.length && !c.calibrating)
+  if (c.rank == stall.rank && length == stall.length && !runner(c).calibrating)
     for (;;) sleep(1);
 }
 
@@ -36,16 +36,17 @@ bool synthetic_samples() {
 }
 
 void fill_synthetic(Ctx& c, std::int64_t length) {
-  const auto RU = static_cast<std::size_t>(c.store.stride);
+  SampleStore& store = runner(c).store;
+  const auto RU = static_cast<std::size_t>(store.stride);
   for (std::size_t q = 0; q < static_cast<std::size_t>(c.size); ++q) {
     const auto r = static_cast<std::size_t>(c.rank);
     const std::size_t x = c.spec.results_in_rows ? r : q, y = c.spec.results_in_rows ? q : r;
     if (c.settings.precision > 0)
-      c.store.used[q] = c.settings.min_repeats + static_cast<int>((x + 2 * y) % (RU - static_cast<std::size_t>(c.settings.min_repeats) + 1));
+      store.used[q] = c.settings.min_repeats + static_cast<int>((x + 2 * y) % (RU - static_cast<std::size_t>(c.settings.min_repeats) + 1));
     for (std::size_t i = 0; i < RU; ++i) {
-      c.store.values[q * RU + i] = 1e-6 * (1.0 + 0.25 * static_cast<double>(x) + 0.0625 * static_cast<double>(y) +
-                                           1e-3 * static_cast<double>(length) + 0.01 * static_cast<double>((i * 7) % 5));
-      c.store.flags[q * RU + i] = static_cast<std::uint8_t>((x + y + i) % 4 == 0 ? kSampleLate : 0);
+      store.values[q * RU + i] = 1e-6 * (1.0 + 0.25 * static_cast<double>(x) + 0.0625 * static_cast<double>(y) +
+                                 1e-3 * static_cast<double>(length) + 0.01 * static_cast<double>((i * 7) % 5));
+      store.flags[q * RU + i] = static_cast<std::uint8_t>((x + y + i) % 4 == 0 ? kSampleLate : 0);
     }
   }
 }

@@ -156,7 +156,7 @@ class Pricer {
     cal.repeats = n;
     Ctx c(comm_, cal, lengths_, spec_, pl_.host_of, pl_.machine_of, pl_.oversubscribed);
     const std::unique_ptr<ModeRun> mode = spec_.begin_run(c);
-    c.mode = mode.get();
+    runner(c).mode = mode.get();
     const Calibration calibration = calibrate_sweep(c, limits_);
     seconds_[n] = calibration.seconds;
     return prices_[n] = price_sweep(c, calibration);

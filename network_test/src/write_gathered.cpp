@@ -10,10 +10,10 @@ namespace nt::measure {
 
 void Sweep::gather_and_write(std::size_t k, const long* flagged_all, std::size_t task_bytes) {
   const int P = c_.size;
-  if (adaptive_) gather(c_.store.used.data(), P, MPI_INT, used_gathered_.data(), "sample counts");
+  if (adaptive_) gather(runner(c_).store.used.data(), P, MPI_INT, used_gathered_.data(), "sample counts");
   if (raw_) {
-    gather(c_.store.values.data(), P * c_.store.stride, MPI_DOUBLE, raw_gathered_.data(), "samples");
-    gather(c_.store.flags.data(), P * c_.store.stride, MPI_UINT8_T, flags_gathered_.data(), "sample flags");
+    gather(runner(c_).store.values.data(), P * runner(c_).store.stride, MPI_DOUBLE, raw_gathered_.data(), "samples");
+    gather(runner(c_).store.flags.data(), P * runner(c_).store.stride, MPI_UINT8_T, flags_gathered_.data(), "sample flags");
   }
   if (c_.rank == 0 && adaptive_) {
     used_record_.assign(PU_ * PU_, 0);
@@ -45,7 +45,7 @@ void Sweep::gather_and_write(std::size_t k, const long* flagged_all, std::size_t
       if (stat != gather_order_[i] || writer.records() > k) continue;  // written by the interrupted run (--resume)
       writer.append(length_, oriented(gathered_), used_record_, {}, isolated);
     }
-    write_seconds_ += host_seconds() - t0;
+    cost_.write_seconds += host_seconds() - t0;
   }
   count_data(task_bytes);
   if (c_.rank != 0) return;
@@ -65,7 +65,7 @@ void Sweep::write_raw_record() {
       std::copy_n(flags_gathered_.data() + (r * PU_ + q) * RU_, RU_, flags_record_.data() + (x * PU_ + y) * RU_);
     }
   out_->all->append(length_, raw_record_, {}, flags_record_);
-  write_seconds_ += host_seconds() - t0;
+  cost_.write_seconds += host_seconds() - t0;
 }
 
 }  // namespace nt::measure

@@ -17,7 +17,7 @@ void Sweep::rows_of_this_rank() {
   row_raw_.resize(raw_ ? PU_ * RU_ : 0);
   row_flags_.resize(raw_ ? PU_ * RU_ : 0);
   row_isolated_.resize(retest_ ? NS_ * PU_ : 0);
-  const auto& store = c_.store;
+  const auto& store = runner(c_).store;
   if (c_.spec.results_in_rows) {
     std::copy(local_.begin(), local_.end(), row_stats_.begin());
     if (retest_) std::copy(isolated_.begin(), isolated_.end(), row_isolated_.begin());
@@ -66,7 +66,7 @@ void Sweep::put_rows(std::size_t k, int x) {
                             retest_ ? std::span<const double>(row_isolated_.data() + i * PU_, PU_)
                                     : std::span<const double>());
   if (rows_->all) rows_->all->put_row(k, x, row_raw_, {}, row_flags_);
-  write_seconds_ += host_seconds() - t0;
+  cost_.write_seconds += host_seconds() - t0;
 }
 
 // Node rank m > 0 hands its row to the node's writer (node rank 0), which writes the rows of its
@@ -129,7 +129,7 @@ void Sweep::write_rows(std::size_t k, const long* flagged_all, std::size_t task_
     const auto t2 = host_seconds();
     for (auto& f : rows_->stats) f.sync();
     if (rows_->all) rows_->all->sync();
-    write_seconds_ += host_seconds() - t2;
+    cost_.write_seconds += host_seconds() - t2;
   }
   idle_barrier(c_, c_.comm, idle_deadline(c_, ahead_),
                fmt::format("timeout: rank {} waited too long for the rows of the other ranks of length {}", c_.rank,
@@ -139,7 +139,7 @@ void Sweep::write_rows(std::size_t k, const long* flagged_all, std::size_t task_
   const auto t1 = host_seconds();
   for (auto& f : rows_->stats) f.commit(k, length_);
   if (rows_->all) rows_->all->commit(k, length_);
-  write_seconds_ += host_seconds() - t1;
+  cost_.write_seconds += host_seconds() - t1;
   if (counts_) counts_->push_back({length_, flagged_all[0], flagged_all[1], retested_});
   if (progress_) progress_->update(k, length_);
 }

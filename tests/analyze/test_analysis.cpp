@@ -78,6 +78,21 @@ std::vector<int> ranks_of_node(const nt::SynthResult& r, int node) { return nt::
 
 // ---------------------------------------------------------------- topology
 
+// Every anomaly kind has one name, the one the outputs print, and that name parses back.
+TEST(Kinds, EveryAnomalyKindHasOneNameThatParsesBack) {
+  std::set<std::string> seen;
+  for (const auto& [name, kind] : na::anomaly_kind_names()) {
+    EXPECT_EQ(na::name_of(kind), name);
+    EXPECT_EQ(na::anomaly_kind(name), kind);
+    EXPECT_TRUE(seen.insert(name).second) << name;
+  }
+  EXPECT_EQ(seen.size(), 8u);
+  EXPECT_EQ(na::name_of(na::AnomalyKind::asymmetric_pair), "asymmetric_pair");
+  EXPECT_TRUE(na::is_slow(na::AnomalyKind::slow_switch));
+  EXPECT_FALSE(na::is_slow(na::AnomalyKind::high_variance));
+  EXPECT_FALSE(na::anomaly_kind("slow").has_value());
+}
+
 TEST(Topology, GroupsEqualTrueNodesWithShuffledPlacementAndSlowNode) {
   for (std::uint64_t seed : {1, 2, 3, 4, 5}) {
     nt::SynthParams p = cluster(8, 4, 12, seed);
@@ -106,7 +121,7 @@ TEST(Topology, LargeShuffledClusterUsesTheSampledOffsets) {
   EXPECT_EQ(partition(t.levels[1].groups), partition(sw));
   const auto an = na::find_anomalies(s.cube, t, s.r.hosts);
   ASSERT_EQ(an.size(), 1u);
-  EXPECT_EQ(an[0].kind, "slow_node");
+  EXPECT_EQ(name_of(an[0].kind), "slow_node");
   EXPECT_EQ(an[0].ranks, ranks_of_node(s.r, 17));
 }
 
@@ -266,7 +281,7 @@ TEST(Anomalies, SlowNodeFlaggedAndNothingElse) {
     const auto rep = na::make_report(s.cube, {});
     ASSERT_EQ(rep.anomalies.size(), 1u) << "seed " << seed;
     const auto& a = rep.anomalies.front();
-    EXPECT_EQ(a.kind, "slow_node");
+    EXPECT_EQ(name_of(a.kind), "slow_node");
     EXPECT_EQ(a.ranks, ranks_of_node(s.r, p.slow_node));
     EXPECT_EQ(a.hosts, std::vector<std::string>{s.r.hosts[static_cast<std::size_t>(a.ranks.front())]});
     EXPECT_NEAR(a.score, p.slow_factor, 0.1 * p.slow_factor);
@@ -284,7 +299,7 @@ TEST(Anomalies, SlowNodeAmongThreeIsFlaggedThoughItLooksLikeASwitch) {
     EXPECT_EQ(partition(t.levels[0].groups), partition(s.r.node_of_rank));
     const auto an = na::find_anomalies(s.cube, t, s.r.hosts);
     ASSERT_EQ(an.size(), 1u) << "seed " << seed;
-    EXPECT_EQ(an[0].kind, "slow_node");
+    EXPECT_EQ(name_of(an[0].kind), "slow_node");
     EXPECT_EQ(an[0].ranks, ranks_of_node(s.r, p.slow_node));
     EXPECT_NEAR(an[0].score, 3.0, 0.3);
     // A healthy 3-node cluster reports nothing, nor does a healthy node behind a switch of its own.
@@ -327,7 +342,7 @@ TEST(Anomalies, SlowRankSlowLinkAndAsymmetricPair) {
   EXPECT_EQ(partition(t.levels[0].groups), partition(s.r.node_of_rank));
   const auto an = na::find_anomalies(c, t, s.r.hosts);
   std::map<std::string, std::vector<na::Anomaly>> by;
-  for (const auto& a : an) by[a.kind].push_back(a);
+  for (const auto& a : an) by[name_of(a.kind)].push_back(a);
   ASSERT_EQ(by["slow_rank"].size(), 1u);
   EXPECT_EQ(by["slow_rank"][0].ranks, std::vector<int>{slow_rank});
   EXPECT_NEAR(by["slow_rank"][0].score, 2.5, 0.25);
@@ -361,7 +376,7 @@ TEST(Anomalies, HighVarianceRank) {
     }
   const auto an = na::find_variance_anomalies(val, dev, r.hosts);
   ASSERT_EQ(an.size(), 1u);
-  EXPECT_EQ(an[0].kind, "high_variance");
+  EXPECT_EQ(name_of(an[0].kind), "high_variance");
   EXPECT_EQ(an[0].ranks, std::vector<int>{noisy});
 }
 
@@ -394,7 +409,7 @@ TEST(Duplex, HalfDuplexLinkBetweenTwoNodes) {
       }
   const auto d = na::analyze_duplex(s.cube, as, t, s.r.hosts);
   ASSERT_EQ(d.anomalies.size(), 1u);
-  EXPECT_EQ(d.anomalies[0].kind, "half_duplex");
+  EXPECT_EQ(name_of(d.anomalies[0].kind), "half_duplex");
   std::vector<int> both = a;
   both.insert(both.end(), b.begin(), b.end());
   std::sort(both.begin(), both.end());

@@ -95,7 +95,7 @@ std::vector<int> sorted(std::vector<int> v) {
 
 std::string kinds(const na::Comparison& c) {
   std::string s;
-  for (const auto& f : c.findings) s += f.kind + ": " + f.detail + "\n";
+  for (const auto& f : c.findings) s += name_of(f.kind) + ": " + f.detail + "\n";
   return s;
 }
 
@@ -111,6 +111,24 @@ Plan shape(std::uint64_t seed) {
 }  // namespace
 
 // 20 no-change pairs of this generator: new placement and new noise, nothing else changed.
+// Every finding kind has one name, the one the outputs print, and that name parses back.
+TEST(Compare, EveryFindingKindHasOneNameThatParsesBack) {
+  std::set<std::string> seen;
+  for (const auto& [name, kind] : na::finding_kind_names()) {
+    EXPECT_EQ(na::name_of(kind), name);
+    EXPECT_EQ(na::finding_kind(name), kind);
+    EXPECT_TRUE(seen.insert(name).second) << name;
+    // The families are the names' prefixes.
+    EXPECT_EQ(na::is_link_change(kind), name.rfind("link_", 0) == 0) << name;
+    EXPECT_EQ(na::is_class_change(kind), name.rfind("class_", 0) == 0) << name;
+    EXPECT_EQ(na::is_host_change(kind), name.rfind("node_", 0) == 0 || name.rfind("link_", 0) == 0 ||
+                                            name.rfind("intra_", 0) == 0 || name.rfind("switch_", 0) == 0)
+        << name;
+  }
+  EXPECT_EQ(seen.size(), 17u);
+  EXPECT_FALSE(na::finding_kind("node").has_value());
+}
+
 TEST(Compare, TwentyNoChangePairsGiveNoFinding) {
   for (std::uint64_t s = 1; s <= 20; ++s) {
     Plan r = shape(s);
@@ -142,7 +160,7 @@ TEST(Compare, SlowNodeAndOneWayLinkNameOnlyTheirRanks) {
     const auto cmp = na::compare_cubes(b.cube, c.cube);
     ASSERT_EQ(cmp.findings.size(), 1u) << kinds(cmp);
     const auto& f = cmp.findings.front();
-    EXPECT_EQ(f.kind, "node_slower");
+    EXPECT_EQ(name_of(f.kind), "node_slower");
     EXPECT_EQ(f.hosts, std::vector<std::string>{"host-" + std::to_string(slow)});
     EXPECT_EQ(sorted(f.ranks_current), c.ranks_of.at(slow));
     EXPECT_EQ(sorted(f.ranks_baseline), b.ranks_of.at(slow));
@@ -157,7 +175,7 @@ TEST(Compare, SlowNodeAndOneWayLinkNameOnlyTheirRanks) {
     const auto cmpl = na::compare_cubes(b.cube, cl.cube);
     ASSERT_EQ(cmpl.findings.size(), 1u) << kinds(cmpl);
     const auto& fl = cmpl.findings.front();
-    EXPECT_EQ(fl.kind, "link_slower");
+    EXPECT_EQ(name_of(fl.kind), "link_slower");
     EXPECT_EQ(fl.direction, "one-way");
     EXPECT_EQ(fl.hosts, (std::vector<std::string>{"host-" + std::to_string(A), "host-" + std::to_string(B)}));
     std::vector<int> want = cl.ranks_of.at(A);
@@ -186,7 +204,7 @@ TEST(Compare, NoiseFreeRunsStillShowASlowNode) {
       const std::string what = "noise " + std::to_string(noise) + ", " + std::to_string(switches) + " switch(es)";
       ASSERT_EQ(cmp.findings.size(), 1u) << what << "\n" << kinds(cmp);
       const auto& f = cmp.findings.front();
-      EXPECT_EQ(f.kind, "node_slower") << what;
+      EXPECT_EQ(name_of(f.kind), "node_slower") << what;
       EXPECT_EQ(f.hosts, std::vector<std::string>{"host-5"}) << what;
       EXPECT_EQ(sorted(f.ranks_current), c.ranks_of.at(5)) << what;
       EXPECT_NEAR(f.ratio, 3.75, 0.05) << what;
@@ -206,7 +224,7 @@ TEST(Compare, OtherChangesAreFound) {
   {
     const auto cmp = na::compare_cubes(generate(before).cube, generate(after).cube);
     ASSERT_EQ(cmp.findings.size(), 1u) << kinds(cmp);
-    EXPECT_EQ(cmp.findings[0].kind, "node_faster");
+    EXPECT_EQ(name_of(cmp.findings[0].kind), "node_faster");
     EXPECT_EQ(cmp.findings[0].hosts, std::vector<std::string>{"host-4"});
     EXPECT_NEAR(cmp.findings[0].ratio, 1 / 1.8, 0.03);
   }
@@ -219,7 +237,7 @@ TEST(Compare, OtherChangesAreFound) {
     x.one_way = {{1, 9, 1.7}, {9, 1, 1.7}};
     const auto cmp = na::compare_cubes(b.cube, generate(x).cube);
     ASSERT_EQ(cmp.findings.size(), 1u) << kinds(cmp);
-    EXPECT_EQ(cmp.findings[0].kind, "link_slower");
+    EXPECT_EQ(name_of(cmp.findings[0].kind), "link_slower");
     EXPECT_EQ(cmp.findings[0].direction, "both");
     EXPECT_EQ(cmp.findings[0].hosts, (std::vector<std::string>{"host-1", "host-9"}));
   }
@@ -229,13 +247,13 @@ TEST(Compare, OtherChangesAreFound) {
     x.absent = {7};
     const auto cmp = na::compare_cubes(b.cube, generate(x).cube);
     ASSERT_EQ(cmp.findings.size(), 1u) << kinds(cmp);
-    EXPECT_EQ(cmp.findings[0].kind, "node_missing");
+    EXPECT_EQ(name_of(cmp.findings[0].kind), "node_missing");
     EXPECT_EQ(cmp.findings[0].hosts, std::vector<std::string>{"host-7"});
     EXPECT_EQ(sorted(cmp.findings[0].ranks_baseline), generate(base).ranks_of.at(7));
     // ... and the other way round: a node added.
     const auto back = na::compare_cubes(generate(x).cube, b.cube);
     ASSERT_EQ(back.findings.size(), 1u) << kinds(back);
-    EXPECT_EQ(back.findings[0].kind, "node_added");
+    EXPECT_EQ(name_of(back.findings[0].kind), "node_added");
   }
   {
     Plan x = r;
@@ -243,7 +261,7 @@ TEST(Compare, OtherChangesAreFound) {
     x.inter_switch_factor = 1.4;
     const auto cmp = na::compare_cubes(b.cube, generate(x).cube);
     ASSERT_EQ(cmp.findings.size(), 1u) << kinds(cmp);
-    EXPECT_EQ(cmp.findings[0].kind, "class_slower");
+    EXPECT_EQ(name_of(cmp.findings[0].kind), "class_slower");
     EXPECT_NE(cmp.findings[0].detail.find("inter-switch"), std::string::npos);
     EXPECT_TRUE(cmp.findings[0].ranks_current.empty());
   }
@@ -255,7 +273,7 @@ TEST(Compare, OtherChangesAreFound) {
     const auto cmp = na::compare_cubes(b.cube, generate(x).cube);
     bool moved = false;
     for (const auto& f : cmp.findings) {
-      if (f.kind == "node_moved") {
+      if (name_of(f.kind) == "node_moved") {
         moved = true;
         EXPECT_EQ(f.hosts, std::vector<std::string>{"host-2"});
       }
@@ -279,7 +297,7 @@ TEST(Compare, MoveAndSlowNodeAreBothReported) {
   x.slow[7] = 2.0;
   const auto cmp = na::compare_cubes(b.cube, generate(x).cube);
   std::map<std::string, std::vector<std::string>> found;
-  for (const auto& f : cmp.findings) found[f.kind] = f.hosts;
+  for (const auto& f : cmp.findings) found[name_of(f.kind)] = f.hosts;
   EXPECT_EQ(found["node_moved"], std::vector<std::string>{"host-2"}) << kinds(cmp);
   EXPECT_EQ(found["node_slower"], std::vector<std::string>{"host-7"}) << kinds(cmp);
 }
@@ -295,7 +313,7 @@ TEST(Compare, ProtocolThresholdChange) {
   const auto cmp = na::compare_cubes(b.cube, generate(r).cube);
   bool found = false;
   for (const auto& f : cmp.findings)
-    if (f.kind == "threshold_changed") {
+    if (name_of(f.kind) == "threshold_changed") {
       found = true;
       EXPECT_NE(f.detail.find("16 KiB"), std::string::npos) << f.detail;
       EXPECT_NE(f.detail.find("64 KiB"), std::string::npos) << f.detail;
@@ -356,7 +374,7 @@ TEST(Compare, SlowerPathBetweenTwoSwitches) {
   const auto cmp = na::compare_cubes(b.cube, generate(r).cube);
   ASSERT_EQ(cmp.findings.size(), 1u) << kinds(cmp);
   const auto& f = cmp.findings.front();
-  EXPECT_EQ(f.kind, "switch_link_slower");
+  EXPECT_EQ(name_of(f.kind), "switch_link_slower");
   EXPECT_EQ(f.direction, "both");
   EXPECT_EQ(f.hosts, (std::vector<std::string>{"host-0", "host-1", "host-2", "host-3", "host-4", "host-5", "host-6",
                                                "host-7"}));
@@ -372,7 +390,7 @@ TEST(Compare, SlowerUplinkOfOneSwitch) {
   const auto cmp = na::compare_cubes(b.cube, generate(r).cube);
   ASSERT_EQ(cmp.findings.size(), 1u) << kinds(cmp);
   const auto& f = cmp.findings.front();
-  EXPECT_EQ(f.kind, "switch_slower");
+  EXPECT_EQ(name_of(f.kind), "switch_slower");
   std::vector<std::string> hosts = f.hosts;
   std::sort(hosts.begin(), hosts.end());
   EXPECT_EQ(hosts, (std::vector<std::string>{"host-10", "host-11", "host-8", "host-9"}));
@@ -390,7 +408,7 @@ TEST(Compare, OneWayBetweenTwoSwitches) {
     for (int y = 4; y < 8; ++y) r.one_way.emplace_back(x, y, 1.7);
   const auto cmp = na::compare_cubes(b.cube, generate(r).cube);
   ASSERT_EQ(cmp.findings.size(), 1u) << kinds(cmp);
-  EXPECT_EQ(cmp.findings[0].kind, "switch_link_slower");
+  EXPECT_EQ(name_of(cmp.findings[0].kind), "switch_link_slower");
   EXPECT_EQ(cmp.findings[0].direction, "one-way");
   EXPECT_EQ(cmp.findings[0].hosts.size(), 8u);
   EXPECT_NEAR(cmp.findings[0].ratio, 1.7, 0.07);

@@ -116,16 +116,16 @@ void expect_exact(const Tree& t, const std::string& what) {
   std::string kinds;
   for (const auto& a : rep.anomalies) {
     got.insert(a.ranks);
-    kinds += a.kind + " " + a.detail + "\n";
+    kinds += name_of(a.kind) + " " + a.detail + "\n";
   }
   EXPECT_EQ(got, want) << what << "\n" << kinds;
   EXPECT_EQ(rep.anomalies.size(), want.size()) << what << "\n" << kinds;
   for (const auto& a : rep.anomalies) {
     if (t.slow_node >= 0 && a.ranks == t.node_groups()[static_cast<std::size_t>(t.slow_node)]) {
-      EXPECT_EQ(a.kind, "slow_node") << what;
+      EXPECT_EQ(name_of(a.kind), "slow_node") << what;
     }
     if (t.slow_leaf >= 0 && a.ranks == t.leaf_groups()[static_cast<std::size_t>(t.slow_leaf)]) {
-      EXPECT_EQ(a.kind, "slow_switch") << what;
+      EXPECT_EQ(name_of(a.kind), "slow_switch") << what;
     }
     // noise-free: no "nan sigmas" in what the user reads
     EXPECT_FALSE(std::regex_search(a.detail, std::regex("nan"))) << a.detail;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -73,6 +74,13 @@ std::string name_of(const Names<E>& names, const E& value) {
   for (const auto& [name, v] : names)
     if (v == value) return name;
   return {};
+}
+// The value a name of `names` stands for (name_of's inverse, aliases too); nothing for any other.
+template <class E>
+std::optional<E> value_of(const Names<E>& names, const std::string& name) {
+  for (const auto& [n, v] : names)
+    if (n == name) return v;
+  return std::nullopt;
 }
 
 // The mode names (canonical, then the original's aliases: put_one_to_one, ...) as Names.

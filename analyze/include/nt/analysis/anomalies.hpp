@@ -11,12 +11,24 @@
 #include <vector>
 
 #include "nt/analysis/cube.hpp"
+#include "nt/cli.hpp"
 #include "nt/analysis/topology.hpp"
 
 namespace nt::analysis {
 
+// What an anomaly is; its name (name_of) is what every output says.
+enum class AnomalyKind {
+  slow_rank, slow_node, slow_link, slow_switch, asymmetric_pair, half_duplex, high_variance,
+  contention,  // loaded.cpp: a measurement under load whose slow links are its own contention
+};
+const Names<AnomalyKind>& anomaly_kind_names();
+std::string name_of(AnomalyKind kind);
+std::optional<AnomalyKind> anomaly_kind(const std::string& name);  // by name_of's name
+// slow_rank, slow_node, slow_link, slow_switch: a part slower than its peers.
+bool is_slow(AnomalyKind kind);
+
 struct Anomaly {
-  std::string kind;  // slow_rank, slow_node, slow_link, asymmetric_pair, half_duplex, high_variance
+  AnomalyKind kind = AnomalyKind::slow_rank;
   std::vector<int> ranks;
   std::vector<std::string> hosts;
   std::vector<std::int64_t> lengths;  // message lengths where it shows

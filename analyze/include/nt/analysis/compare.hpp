@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,10 +30,23 @@ struct CompareOptions {
   ReportOptions report;      // the analysis of each run (topology, thresholds)
 };
 
+// What a finding of compare is; its name (name_of) is what every output says.
+enum class FindingKind {
+  node_slower, node_faster, link_slower, link_faster, intra_node_slower, intra_node_faster,
+  switch_link_slower, switch_link_faster, switch_slower, switch_faster, class_slower, class_faster,
+  threshold_changed, node_moved, node_missing, node_added, topology_changed,
+};
+const Names<FindingKind>& finding_kind_names();
+std::string name_of(FindingKind kind);
+std::optional<FindingKind> finding_kind(const std::string& name);  // by name_of's name
+// A change of named hosts: node_*, link_*, intra_node_*, switch_* (not a class, a threshold or the
+// topology as a whole).
+bool is_host_change(FindingKind kind);
+bool is_link_change(FindingKind kind);   // link_slower, link_faster
+bool is_class_change(FindingKind kind);  // class_slower, class_faster
+
 struct Finding {
-  // node_slower, node_faster, link_slower, link_faster, intra_node_slower, intra_node_faster,
-  // class_slower, class_faster, threshold_changed, node_moved, node_missing, node_added
-  std::string kind;
+  FindingKind kind = FindingKind::node_slower;
   std::vector<std::string> hosts;          // the hosts involved (a link: sender, receiver)
   std::vector<int> ranks_baseline, ranks_current;  // their ranks in each run
   double ratio = 1.0;                      // current / baseline (median over the lengths where it shows)

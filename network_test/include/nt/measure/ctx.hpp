@@ -1,10 +1,12 @@
 // The per-rank context of a run: what every mode needs (its rank, the run's settings, message
 // buffers, the sample store, clock offsets) and the communication helpers the modes code
-// against, so that every wait honours the deadline of the task and idle ranks never spin. The
-// message length of a task is an argument of the mode's run (mode.hpp), not part of the context.
+// against, so that every wait honours the deadline of the task and idle ranks never spin. What
+// a task takes (message length, warm-ups, samples and where they go) is the Batch argument of the
+// mode's run (mode.hpp), not part of the context; the runner's state is private (RunnerState).
 // Mode-specific state (RMA windows, noise buffers, loggp's rows) lives in the mode's ModeRun.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -53,20 +55,33 @@ inline constexpr std::uint8_t kSampleLate = kSampleLateFlag, kSamplePreempted = 
 inline constexpr double kSchedulerGap = 50e-6;
 
 // The samples a rank holds for the current length: [peer * stride + k] (its row or its column),
-// stride = the maximum repeats; flags alike; used = samples taken per peer. row() starts at
-// `base`, where --precision appends a further batch.
+// stride = the maximum repeats; flags alike; used = samples taken per peer.
 struct SampleStore {
   std::vector<double> values;
   std::vector<std::uint8_t> flags;
   std::vector<int> used;
-  int stride = 0, base = 0;
-  double* row(int peer) { return values.data() + offset(peer); }
-  std::uint8_t* flag_row(int peer) { return flags.data() + offset(peer); }
-
- private:
-  std::size_t offset(int peer) const {
-    return static_cast<std::size_t>(peer) * static_cast<std::size_t>(stride) + static_cast<std::size_t>(base);
+  int stride = 0;
+  // Where sample k of peer's cell is; the samples of peer's cell.
+  std::size_t offset(int peer, int k) const {
+    return static_cast<std::size_t>(peer) * static_cast<std::size_t>(stride) + static_cast<std::size_t>(k);
   }
+  const double* cell(std::size_t peer) const { return values.data() + peer * static_cast<std::size_t>(stride); }
+};
+
+// What the runner owns in a Ctx (sweep.cpp, task.cpp, precision.cpp, concurrent.cpp, estimate.cpp,
+// ...), reached through runner(c) of the runner's internal.hpp; modes see none of it but through
+// Ctx's sample_row, flag_row, offset_to_root, rtt_to_root and add_timed.
+struct RunnerState {
+  ModeRun* mode = nullptr;        // the mode's state for this run
+  SampleStore store;              // the samples this rank holds for the current length
+  bool calibrating = false;       // --estimate's calibration: fixed sample counts, no --precision
+  // The counts the current schedule gives each task (length unset): the run's -n and -w, or a
+  // repetition's share of them (concurrent.cpp); run_task makes each task's Batch from it.
+  Batch samples;
+  // Clock offsets of every rank to rank 0 (clock(r) - clock(0)) and the fastest round trips,
+  // held by rank 0 for the common-start modes (measured by the runner's clock-offset tasks).
+  std::vector<double> offset_to_root, rtt_to_root;
+  double timed_seconds = 0;       // sum of timed intervals on this rank (instrumentation)
 };
 
 class Ctx {
@@ -92,32 +107,28 @@ class Ctx {
   const std::vector<int> machines;       // machine of every rank (ranks with one number share cores)
   const bool yield;                      // busy waits call sched_yield (more ranks than cores here)
 
-  // What a mode uses per task.
-  int R = 0, W = 0;               // recorded samples and warm-up iterations (of a batch with --precision)
-  std::vector<char> sbuf, rbuf;   // message buffers, sized for the mode
-  double* sample_row(int peer) { return store.row(peer); }
-  std::uint8_t* flag_row(int peer) { return store.flag_row(peer); }
-  double poll_gap = 0;            // longest pause between two polls of the current sample
-  // Marks the start of a sample: resets poll_gap and notes this thread's involuntary context
-  // switches, so that sample_flags can tell whether another process took the core meanwhile
-  // (MPI_Wait polls inside the MPI library, where poll_gap cannot see a pause).
+  // What a mode uses per task (its Batch says how many samples and where they go).
+  char* sbuf() { return sbuf_.data(); }  // message buffers, sized for the mode
+  char* rbuf() { return rbuf_.data(); }
+  // Sample b.base of peer's cell and the ones after it (R of them); flags alike.
+  double* sample_row(const Batch& b, int peer) { return runner_.store.values.data() + runner_.store.offset(peer, b.base); }
+  std::uint8_t* flag_row(const Batch& b, int peer) { return runner_.store.flags.data() + runner_.store.offset(peer, b.base); }
+  // Marks the start of a sample: resets the longest pause between two polls and notes this
+  // thread's involuntary context switches, so that sample_flags can tell whether another process
+  // took the core meanwhile (MPI_Wait polls inside the MPI library, where no poll gap is seen).
   void begin_sample();
+  // A pause of `gap` seconds between two polls of a mode's own polling loop (the waits here note theirs).
+  void note_poll_gap(double gap) { poll_gap_ = std::max(poll_gap_, gap); }
   // Flags of the sample that started at `start` (late by the caller's own rule or by waking
   // more than kSchedulerGap after it; preempted when its polling paused for more than
   // kSchedulerGap or the thread was switched out involuntarily since begin_sample).
   std::uint8_t sample_flags(double start, double woke, bool got_late);
   // Only the preempted flag, for a sample without a common start (one-way messages).
   std::uint8_t preempted_flag();
-  // Clock offsets of every rank to rank 0 (clock(r) - clock(0)) and the fastest round trips,
-  // held by rank 0 for the common-start modes (measured by the runner's clock-offset tasks).
-  std::vector<double> offset_to_root, rtt_to_root;
-  double timed_seconds = 0;       // sum of timed intervals on this rank (instrumentation)
-
-  // Owned by the runner (sweep.cpp, task.cpp, precision.cpp, estimate.cpp); modes reach the
-  // store only through sample_row and flag_row.
-  ModeRun* mode = nullptr;        // the mode's state for this run
-  SampleStore store;              // the samples this rank holds for the current length
-  bool calibrating = false;       // --estimate's calibration: fixed sample counts, no --precision
+  // Rank 0, common-start modes: every rank's clock offset to rank 0 and fastest round trip.
+  const std::vector<double>& offset_to_root() const { return runner_.offset_to_root; }
+  const std::vector<double>& rtt_to_root() const { return runner_.rtt_to_root; }
+  void add_timed(double seconds) { runner_.timed_seconds += seconds; }  // a timed interval (instrumentation)
   // Deadline handling: the task being run (for messages) and when it must be over.
   void begin_task(const std::string& what, double seconds_allowed);
 
@@ -164,11 +175,15 @@ class Ctx {
   int count_of(std::int64_t n) const;  // checked int for MPI counts
 
  private:
+  friend struct RunnerAccess;      // the runner's way to runner_ (internal.hpp)
+  RunnerState runner_;
+  std::vector<char> sbuf_, rbuf_;
+  double poll_gap_ = 0;            // longest pause between two polls of the current sample
   long switches_mark_ = -1;        // involuntary context switches at begin_sample (-1: not marked)
   double deadline_ = 0;            // Ctx::now() value when the current task must be over, 0 = none
   std::string what_;               // the current task, for the timeout message
   // The polling loop of wait and waitall: test() until it reports completion, tracking the
-  // longest pause (poll_gap), yielding when oversubscribed and checking the deadline.
+  // longest pause (poll_gap_), yielding when oversubscribed and checking the deadline.
   template <class Test>
   void poll(Test&& test);
 };

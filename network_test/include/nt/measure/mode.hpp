@@ -28,15 +28,24 @@ namespace nt::measure {
 
 class Ctx;
 
+// What one run of a mode in a task may take, set by the runner: messages of `length` bytes, W
+// unrecorded warm-up iterations, then R recorded samples that go to indices [base, base + R)
+// of the task's cells (Ctx::sample_row). R and W are the run's -n and -w, or less: a batch of
+// --precision (base: the samples taken before it), a repetition of --concurrent's random rounds.
+struct Batch {
+  std::int64_t length = 0;
+  int R = 0, W = 0, base = 0;
+};
+
 // A mode's state for one run on one rank. Made by ModeSpec::start on every rank at the same
 // point, after the common set-up (buffers, connections), so it may call collectives (an RMA
 // window); destroyed before MPI_Finalize.
 class ModeRun {
  public:
   virtual ~ModeRun() = default;
-  // Executes one task on a member rank, with messages of `length` bytes (a one-pass mode's
-  // tasks cover every length of the sweep themselves and get its first).
-  virtual void run(Ctx& c, const Task& t, std::int64_t length) = 0;
+  // Executes one task on a member rank: the batch's warm-ups and samples (a one-pass mode's
+  // tasks cover every length of the sweep themselves and get its first as b.length).
+  virtual void run(Ctx& c, const Task& t, const Batch& b) = 0;
   // The mode's sink: what it writes besides the statistic matrices of the sweep, after the
   // measurement. Called on every rank (it may gather); rank 0 writes. Default: nothing.
   virtual void finish(Ctx& c, const FileInfo& info);
@@ -65,7 +74,7 @@ struct ModeSpec {
   std::function<void(const Settings&, int P)> validate;          // throws UsageError
   std::function<std::vector<std::filesystem::path>(const Settings&)> own_files;  // what its sink writes
   std::function<std::unique_ptr<ModeRun>(Ctx&)> start;           // per-run state; default: `run`
-  std::function<void(Ctx&, const Task&, std::int64_t length)> run;  // a mode without state
+  std::function<void(Ctx&, const Task&, const Batch&)> run;     // a mode without state
   // Documentation.
   std::string description;           // --list
   std::string sync_method;           // how the samples are timed, recorded in the files
