@@ -2,13 +2,15 @@
 // are 2/L of the pairs between switches, half of them with four leaves, and then set that class's
 // constant in the rank-effect model. The slow host of another leaf came out as three slow links and
 // its leaf mates as six invented ones (the pairs inside a healthy host among them). The delays follow
-// the links' bottleneck as SimGrid's do: a host's cable 10 Gbit/s and 1 us, a leaf's uplink 20
-// Gbit/s (2:1) and 1 us, shared memory 20 GB/s; host `slow_host`'s cable at 1/4 bandwidth and 4x
-// latency, leaf `slow_leaf`'s uplink at 1/8 bandwidth; the ranks placed on the hosts at random.
+// the links' bottleneck as SimGrid's do: a host's cable 10 Gbit/s and 1 us, a leaf's uplink 2:1
+// oversubscribed (its hosts' bandwidth / 2) and 1 us, shared memory 20 GB/s; host `slow_host`'s
+// cable at 1/4 bandwidth and 4x latency, leaf `slow_leaf`'s uplink at 1/8 bandwidth; the ranks
+// placed on the hosts at random. With 3 hosts per leaf the slow host of another leaf also stood
+// alone as a fifth switch (topology_clustering.cpp attach_odd_items).
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <numeric>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,6 +28,7 @@ struct Tree {
   int leaves = 4, hosts_per_leaf = 4, ranks_per_host = 2;
   int slow_host = 5, slow_leaf = 3;  // -1: none
   double noise = 0.0;
+  std::vector<std::int64_t> lengths = {65536};  // one length, as the reported run
 };
 
 // Per rank its host, the ranks dealt to the hosts at random (seeded): a shuffled placement.
@@ -41,12 +44,12 @@ std::vector<int> placement(const Tree& t) {
 na::Cube tree_cube(const Tree& t, const std::vector<int>& host) {
   na::Cube c;
   c.P = static_cast<int>(host.size());
-  c.lengths = {1024, 65536};
+  c.lengths = t.lengths;
   c.v.assign(c.lengths.size() * host.size() * host.size(), 0.0F);
   for (int h : host) c.hosts.push_back("node" + std::to_string(h));
   std::mt19937_64 rng(3);
   std::lognormal_distribution<double> noise(0.0, t.noise);
-  const double cable = 10e9 / 8, uplink = 2 * cable;
+  const double cable = 10e9 / 8, uplink = t.hosts_per_leaf * cable / 2;  // 2:1 oversubscribed
   for (std::size_t k = 0; k < c.lengths.size(); ++k)
     for (int i = 0; i < c.P; ++i)
       for (int j = 0; j < c.P; ++j) {
@@ -99,6 +102,13 @@ void expect_exactly_the_faults(const Tree& t) {
   std::sort(want.begin(), want.end());
   std::sort(got.begin(), got.end());
   EXPECT_EQ(got, want) << listed(r);
+  // The levels: the hosts, then the leaves (a slow host in its leaf, not a lone fifth switch).
+  std::vector<std::vector<int>> leaves(static_cast<std::size_t>(t.leaves));
+  for (std::size_t i = 0; i < host.size(); ++i)
+    leaves[static_cast<std::size_t>(host[i] / t.hosts_per_leaf)].push_back(static_cast<int>(i));
+  std::sort(leaves.begin(), leaves.end());
+  ASSERT_EQ(r.topology.levels.size(), 2u);
+  EXPECT_EQ(r.topology.levels[1].groups, leaves);
 }
 
 }  // namespace
@@ -126,12 +136,15 @@ TEST(SmallTrees, EveryFaultOnceNothingInvented) {
         }
 }
 
-// The case of the report (tree41): 4 x 4 hosts, 2 ranks each, with 1 % noise per cell as well.
+// The case of the report (tree41): 4 x 4 hosts, 2 ranks each; with 1 % noise per cell as well, at
+// 1 KiB and 64 KiB (at 64 KiB alone the leaves' 54 and 56 us are too close for that noise: the
+// healthy leaves merge, as before this branch).
 TEST(SmallTrees, TheReportedCaseWithNoise) {
   for (const double noise : {0.0, 0.01}) {
     SCOPED_TRACE(fmt::format("noise {}", noise));
     Tree t;
     t.noise = noise;
+    if (noise > 0) t.lengths = {1024, 65536};
     expect_exactly_the_faults(t);
   }
 }
