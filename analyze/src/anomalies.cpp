@@ -56,6 +56,39 @@ std::vector<GroupFault> slow_switch_faults(const AnomalyScan& scan, const LinkEx
   return where_faults_live(scan.topo, find_slow_groups(scan.cube, scan.topo, gopt, sensitivity));
 }
 
+// Per rank, the index of the slow switch fault whose group holds it (-1: none).
+std::vector<int> fault_group_of(std::size_t n_ranks, const std::vector<GroupFault>& faults) {
+  std::vector<int> group(n_ranks, -1);
+  for (std::size_t f = 0; f < faults.size(); ++f)
+    for (int r : faults[f].ranks) group[static_cast<std::size_t>(r)] = static_cast<int>(f);
+  return group;
+}
+
+// The rank-effect model, the slow ranks and nodes it shows, and the slow switch faults. The pairs
+// of a slow switch group's boundary are its evidence, and they are left out of the model once
+// found: they may be half of their class or more (of the pairs between four leaves, the slow
+// leaf's are half), and then set its constant, which made every healthy rank fast, the slow node
+// of another leaf normal, and the pairs inside healthy hosts slow links. The nodes are then judged
+// again, and the groups again with the new slow nodes left out.
+struct ModelAndFaults {
+  PolishedLengths pass;
+  std::vector<GroupFault> faults;
+  std::vector<double> group_sensitivity;
+};
+
+ModelAndFaults fit_model(const AnomalyScan& scan, std::vector<Anomaly>& out, LinkExclusions& exclusions) {
+  ModelAndFaults m{polish_every_length(scan), {}, {}};
+  find_slow_ranks_and_nodes(scan, m.pass.effects, out, exclusions);
+  m.faults = slow_switch_faults(scan, exclusions, &m.group_sensitivity);
+  if (m.faults.empty()) return m;
+  m.pass = polish_every_length(scan, fault_group_of(scan.n_ranks, m.faults));
+  out.clear();
+  exclusions.explained.assign(scan.n_ranks, 0);
+  find_slow_ranks_and_nodes(scan, m.pass.effects, out, exclusions);
+  m.faults = slow_switch_faults(scan, exclusions, &m.group_sensitivity);
+  return m;
+}
+
 // The thresholds the rank, link and one-way detectors applied, per length (logs), as Sensitivity
 // (the link thresholds as the polish pass kept them).
 void rank_and_link_sensitivity(const AnomalyScan& scan, const PolishedLengths& pass, Sensitivity& s) {
@@ -84,11 +117,9 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
                          c.count(),
                          needed(c.count(), opt.min_length_fraction),
                          std::log(opt.min_ratio)};
-  const auto pass = polish_every_length(scan);
   LinkExclusions exclusions{std::vector<char>(scan.n_ranks, 0), std::vector<int>(scan.n_ranks, -1)};
-  find_slow_ranks_and_nodes(scan, pass.effects, out, exclusions);
-  std::vector<double> group_sensitivity;
-  add_slow_switches(scan, slow_switch_faults(scan, exclusions, &group_sensitivity), out, exclusions);
+  const auto [pass, faults, group_sensitivity] = fit_model(scan, out, exclusions);
+  add_slow_switches(scan, faults, out, exclusions);
   find_slow_lone_nodes(scan, out, exclusions);
   std::vector<Anomaly> blocks;
   find_slow_and_asymmetric_links(scan, pass, exclusions, out, blocks);

@@ -75,6 +75,12 @@ struct PolishedLengths {
   std::vector<ResidualCell> slow_cells, asym_cells;  // sorted by pair: per pair, its lengths in order
 };
 
+// Whether the pair (i, j) crosses the boundary of a slow switch group: `group` holds per rank the
+// index of the slow group it is in (-1: none). Such pairs are that group's evidence.
+inline bool crosses_slow_group(const std::vector<int>& group, std::size_t i, std::size_t j) {
+  return group[i] != group[j] && (group[i] >= 0 || group[j] >= 0);
+}
+
 // Ranks a link anomaly does not look at: those of slow nodes, lone or not (`explained`: their
 // links are the node's evidence; issue 13: a spurious asymmetric pair between two slow nodes,
 // issue 32: a slow host's links to its switch mates), and the pairs that cross the boundary of a
@@ -83,14 +89,15 @@ struct LinkExclusions {
   std::vector<char> explained;
   std::vector<int> slow_group;
   bool skipped(std::size_t i, std::size_t j) const {
-    return explained[i] || explained[j] ||
-           (slow_group[i] != slow_group[j] && (slow_group[i] >= 0 || slow_group[j] >= 0));
+    return explained[i] || explained[j] || crosses_slow_group(slow_group, i, j);
   }
 };
 
 // anomalies_polish.cpp: one pass over the lengths, the median polish of each (rank effects), the
 // spread of its residuals and of its direction differences, and the cells beyond the link thresholds.
-PolishedLengths polish_every_length(const AnomalyScan& scan);
+// `slow_group` (per rank, as LinkExclusions::slow_group; empty: none): the pairs that cross a slow
+// switch group's boundary are left out of the model (class constants, effects and residuals).
+PolishedLengths polish_every_length(const AnomalyScan& scan, const std::vector<int>& slow_group = {});
 
 // anomalies_nodes.cpp: slow nodes and slow ranks from the rank effects: per node group, one
 // slow_node when the node as a whole is slow, else one slow_rank per slow rank. The ranks of slow

@@ -159,7 +159,7 @@ void keep_cells_beyond_thresholds(const std::vector<double>& residuals, std::siz
 
 // One pass over the lengths: the median polish of each (rank effects), the spread of its
 // residuals and of its direction differences, and the cells beyond the link thresholds.
-PolishedLengths polish_every_length(const AnomalyScan& scan) {
+PolishedLengths polish_every_length(const AnomalyScan& scan, const std::vector<int>& slow_group) {
   const std::size_t n_ranks = scan.n_ranks, n_lengths = scan.n_lengths;
   PolishedLengths pass;
   pass.effects.send.resize(n_lengths);
@@ -169,7 +169,11 @@ PolishedLengths polish_every_length(const AnomalyScan& scan) {
   pass.direction_sigma.resize(n_lengths);
   pass.link_threshold.resize(n_lengths);
   pass.asym_threshold.resize(n_lengths);
-  const auto cls = pair_classes(scan.topo);
+  auto cls = pair_classes(scan.topo);
+  if (!slow_group.empty())  // a slow switch group's evidence: no class of the model
+    for (std::size_t i = 0; i < n_ranks; ++i)
+      for (std::size_t j = 0; j < n_ranks; ++j)
+        if (crosses_slow_group(slow_group, i, j)) cls[i * n_ranks + j] = -1;
   std::vector<double> residuals;
   for (std::size_t k = 0; k < n_lengths; ++k) {
     polish_length(scan.cube, k, cls, scan.topo.class_count(), residuals, pass.effects.send[k], pass.effects.recv[k]);

@@ -29,18 +29,25 @@ Anomaly slow_switch_finding(const AnomalyScan& scan, const GroupFault& f) {
 
 }  // namespace
 
-// Slow switch groups, one finding each; the node findings inside one that its effect explains (a
-// node whose pairs mostly cross a slow uplink is that much slower, no more) are dropped, and the
-// pairs that cross its boundary are its evidence, not slow links.
+// Slow switch groups, one finding each, and the pairs that cross its boundary are its evidence, not
+// slow links. The rank effects come from a model without those pairs (anomalies.cpp), so a node
+// finding inside the group is about the pairs inside it: when every node of the group has one, the
+// switch slows them alike and they are its; a slow node among healthy mates is a fault of its own
+// (a slow cable in the slow leaf of four was dropped as the switch's effect).
 void add_slow_switches(const AnomalyScan& scan, const std::vector<GroupFault>& faults, std::vector<Anomaly>& out,
                        LinkExclusions& exclusions) {
+  const auto& node_of = scan.topo.levels.front().group_of;
   for (const auto& f : faults) {
-    std::set<int> in(f.ranks.begin(), f.ranks.end());
-    std::erase_if(out, [&](const Anomaly& a) {
-      const bool inside = (a.kind == AnomalyKind::slow_node || a.kind == AnomalyKind::slow_rank) &&
-                          std::all_of(a.ranks.begin(), a.ranks.end(), [&](int r) { return in.count(r) > 0; });
-      return inside && a.score < f.score * scan.opt.min_ratio;
-    });
+    std::set<int> in(f.ranks.begin(), f.ranks.end()), nodes, slow_nodes;
+    for (int r : f.ranks) nodes.insert(node_of[static_cast<std::size_t>(r)]);
+    const auto inside = [&](const Anomaly& a) {
+      return (a.kind == AnomalyKind::slow_node || a.kind == AnomalyKind::slow_rank) &&
+             std::all_of(a.ranks.begin(), a.ranks.end(), [&](int r) { return in.count(r) > 0; });
+    };
+    for (const auto& a : out)
+      if (inside(a))
+        for (int r : a.ranks) slow_nodes.insert(node_of[static_cast<std::size_t>(r)]);
+    if (slow_nodes == nodes) std::erase_if(out, inside);
     for (int r : f.ranks) exclusions.slow_group[static_cast<std::size_t>(r)] = static_cast<int>(out.size());
     out.push_back(slow_switch_finding(scan, f));
   }

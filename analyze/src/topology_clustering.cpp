@@ -381,9 +381,9 @@ std::vector<int> link_sets(const Comparer<T>& cmp, const CandidateGraph& graph, 
   return label;
 }
 
-// An odd item (a slow node) joins the group of the normal item it reaches fastest by the direct
-// link, when that group is nearer than every other by more than the noise: its profile matches
-// none of its switch mates' (a slow cable caps every path alike, so only the latency of the hops
+// An odd item (a slow node), then a normal item alone in its group, joins the group of the normal
+// item it reaches fastest by the direct link, when that group is nearer than every other by more
+// than the noise: its profile matches none of its switch mates' (a slow cable caps every path alike, so only the latency of the hops
 // still tells where it is; issue 32: with one rank per host a slow host joined a slow leaf, or
 // stood alone as a ninth leaf). Reaching every group alike it keeps its label (a lone node: behind
 // a switch of its own, or slow; the report says both). Its own group counts among the candidates,
@@ -399,26 +399,38 @@ void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vecto
   // node behind a switch of its own reaches one group fastest by chance).
   double margin = 0.0;
   for (double sigma : noise) margin += 2 * opt.noise_factor * std::max(sigma, cell_noise);
-  const auto before = label;
-  for (std::size_t a = 0; a < odd.size(); ++a) {
-    if (!odd[a]) continue;
-    // Per group of normal items (and a's own), its nearest member by the direct link (both ways,
-    // every band).
-    std::map<int, double> nearest;
-    for (std::size_t c = 0; c < N; ++c) {
-      if (c == a || (odd[c] && before[c] != before[a])) continue;
-      double sum = 0.0;
-      for (const auto& band : prof) sum += dbl(band[a * N + c]) + dbl(band[c * N + a]);
-      if (!std::isfinite(sum)) continue;
-      auto [it, inserted] = nearest.emplace(before[c], sum);
-      if (!inserted) it->second = std::min(it->second, sum);
+  const auto attach = [&](const std::vector<char>& movers) {
+    const auto before = label;
+    for (std::size_t a = 0; a < N; ++a) {
+      if (!movers[a]) continue;
+      // Per group of normal items (and a's own), its nearest member by the direct link (both
+      // ways, every band).
+      std::map<int, double> nearest;
+      for (std::size_t c = 0; c < N; ++c) {
+        if (c == a || (odd[c] && before[c] != before[a])) continue;
+        double sum = 0.0;
+        for (const auto& band : prof) sum += dbl(band[a * N + c]) + dbl(band[c * N + a]);
+        if (!std::isfinite(sum)) continue;
+        auto [it, inserted] = nearest.emplace(before[c], sum);
+        if (!inserted) it->second = std::min(it->second, sum);
+      }
+      if (nearest.size() < 2) continue;
+      std::vector<std::pair<double, int>> order;
+      for (auto [l, sum] : nearest) order.emplace_back(sum, l);
+      std::sort(order.begin(), order.end());
+      if (order[1].first - order[0].first > std::max(margin, 1e-9)) label[a] = order[0].second;
     }
-    if (nearest.size() < 2) continue;
-    std::vector<std::pair<double, int>> order;
-    for (auto [l, sum] : nearest) order.emplace_back(sum, l);
-    std::sort(order.begin(), order.end());
-    if (order[1].first - order[0].first > std::max(margin, 1e-9)) label[a] = order[0].second;
-  }
+  };
+  attach(odd);
+  // Then the normal items left alone in their group: a slow node that the quarter of odd items
+  // did not hold (branch tree41: on 4 leaves of 3 hosts the slow leaf's 3 hosts filled it, and a
+  // slow host of another leaf stood alone as a fifth leaf). After the odd items, so that a node
+  // alone only because its one mate is odd has that mate back first (a dragonfly's router).
+  std::map<int, std::size_t> members;
+  for (int l : label) ++members[l];
+  std::vector<char> alone(N, 0);
+  for (std::size_t a = 0; a < N; ++a) alone[a] = !odd[a] && members[label[a]] == 1;
+  attach(alone);
 }
 
 }  // namespace

@@ -1,0 +1,159 @@
+// Small two-level trees as scripts/simulate builds them (branch tree41): a slow leaf uplink's pairs
+// are 2/L of the pairs between switches, half of them with four leaves, and then set that class's
+// constant in the rank-effect model. The slow host of another leaf came out as three slow links and
+// its leaf mates as six invented ones (the pairs inside a healthy host among them). The delays follow
+// the links' bottleneck as SimGrid's do: a host's cable 10 Gbit/s and 1 us, a leaf's uplink 2:1
+// oversubscribed (its hosts' bandwidth / 2) and 1 us, shared memory 20 GB/s; host `slow_host`'s
+// cable at 1/4 bandwidth and 4x latency, leaf `slow_leaf`'s uplink at 1/8 bandwidth; the ranks
+// placed on the hosts at random. With 3 hosts per leaf the slow host of another leaf also stood
+// alone as a fifth switch (topology_clustering.cpp attach_odd_items).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "nt/analysis/report.hpp"
+
+namespace na = nt::analysis;
+
+namespace {
+
+struct Tree {
+  int leaves = 4, hosts_per_leaf = 4, ranks_per_host = 2;
+  int slow_host = 5, slow_leaf = 3;  // -1: none
+  double noise = 0.0;
+  std::vector<std::int64_t> lengths = {65536};  // one length, as the reported run
+};
+
+// Per rank its host, the ranks dealt to the hosts at random (seeded): a shuffled placement.
+std::vector<int> placement(const Tree& t) {
+  const int H = t.leaves * t.hosts_per_leaf;
+  std::vector<int> host(static_cast<std::size_t>(H * t.ranks_per_host));
+  for (std::size_t r = 0; r < host.size(); ++r) host[r] = static_cast<int>(r) % H;
+  std::mt19937_64 rng(7);
+  std::shuffle(host.begin(), host.end(), rng);
+  return host;
+}
+
+na::Cube tree_cube(const Tree& t, const std::vector<int>& host) {
+  na::Cube c;
+  c.P = static_cast<int>(host.size());
+  c.lengths = t.lengths;
+  c.v.assign(c.lengths.size() * host.size() * host.size(), 0.0F);
+  for (int h : host) c.hosts.push_back("node" + std::to_string(h));
+  std::mt19937_64 rng(3);
+  std::lognormal_distribution<double> noise(0.0, t.noise);
+  const double cable = 10e9 / 8, uplink = t.hosts_per_leaf * cable / 2;  // 2:1 oversubscribed
+  for (std::size_t k = 0; k < c.lengths.size(); ++k)
+    for (int i = 0; i < c.P; ++i)
+      for (int j = 0; j < c.P; ++j) {
+        if (i == j) continue;
+        const int a = host[static_cast<std::size_t>(i)], b = host[static_cast<std::size_t>(j)];
+        const int la = a / t.hosts_per_leaf, lb = b / t.hosts_per_leaf;
+        double lat = 0.5e-6, bw = 20e9;  // the same host: shared memory
+        if (a != b) {
+          const bool slow_cable = a == t.slow_host || b == t.slow_host;
+          lat = 2e-6 + (slow_cable ? 3e-6 : 0.0) + (la != lb ? 2e-6 : 0.0);
+          bw = slow_cable ? cable / 4 : cable;
+          if (la != lb) bw = std::min(bw, la == t.slow_leaf || lb == t.slow_leaf ? uplink / 8 : uplink);
+        }
+        double d = lat + static_cast<double>(c.lengths[k]) / bw;
+        if (t.noise > 0) d *= noise(rng);
+        c.at(k, i, j) = static_cast<float>(d);
+      }
+  return c;
+}
+
+std::vector<int> ranks_where(const std::vector<int>& host, auto&& pred) {
+  std::vector<int> r;
+  for (std::size_t i = 0; i < host.size(); ++i)
+    if (pred(host[i])) r.push_back(static_cast<int>(i));
+  return r;
+}
+
+std::string listed(const na::Report& r) {
+  std::string s;
+  for (const auto& a : r.anomalies) s += fmt::format("\n  {} [{}]: {}", a.kind, fmt::join(a.hosts, ","), a.detail);
+  return s;
+}
+
+// The findings must be the faults, each once on exactly its ranks, and nothing else.
+void expect_exactly_the_faults(const Tree& t) {
+  const auto host = placement(t);
+  na::ReportOptions o;
+  o.find_deviation_beside = false;
+  const auto r = na::make_report(tree_cube(t, host), o);
+  std::vector<std::pair<std::string, std::vector<int>>> want, got;
+  if (t.slow_host >= 0) want.emplace_back("slow_node", ranks_where(host, [&](int h) { return h == t.slow_host; }));
+  if (t.slow_leaf >= 0)
+    want.emplace_back("slow_switch",
+                      ranks_where(host, [&](int h) { return h / t.hosts_per_leaf == t.slow_leaf; }));
+  for (const auto& a : r.anomalies) {
+    auto ranks = a.ranks;
+    std::sort(ranks.begin(), ranks.end());
+    got.emplace_back(a.kind, ranks);
+  }
+  std::sort(want.begin(), want.end());
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, want) << listed(r);
+  // The levels: the hosts, then the leaves (a slow host in its leaf, not a lone fifth switch).
+  std::vector<std::vector<int>> leaves(static_cast<std::size_t>(t.leaves));
+  for (std::size_t i = 0; i < host.size(); ++i)
+    leaves[static_cast<std::size_t>(host[i] / t.hosts_per_leaf)].push_back(static_cast<int>(i));
+  std::sort(leaves.begin(), leaves.end());
+  ASSERT_EQ(r.topology.levels.size(), 2u);
+  EXPECT_EQ(r.topology.levels[1].groups, leaves);
+}
+
+}  // namespace
+
+// 4 leaves (the slow leaf's pairs half of those between switches) of 3 or 4 hosts, 1, 2 or 4 ranks
+// per host, the slow host in the slow leaf, in another or in none, with and without the slow
+// uplink: every fault once at its level, nothing invented. Not judged (a limit, share/doc/analyze.md):
+// one rank on each of 3 hosts, the slow one in the slow leaf: without the leaf's boundary pairs its
+// mates' ranks have two pairs each, one of them through the slow cable, and the median of two reads
+// them half as slow; every node of the leaf then looks slow, which is the switch's.
+TEST(SmallTrees, EveryFaultOnceNothingInvented) {
+  for (const int rph : {1, 2, 4})
+    for (const int hpl : {3, 4})
+      for (const int host_leaf : {-1, 0, 1, 3})
+        for (const int slow_leaf : {-1, 3}) {
+          if (rph == 1 && hpl == 3 && host_leaf == 3 && slow_leaf == 3) continue;
+          Tree t;
+          t.ranks_per_host = rph;
+          t.hosts_per_leaf = hpl;
+          t.slow_host = host_leaf < 0 ? -1 : host_leaf * hpl + 1;
+          t.slow_leaf = slow_leaf;
+          SCOPED_TRACE(fmt::format("{} ranks per host, {} hosts per leaf, slow host {}, slow leaf {}", rph, hpl,
+                                   t.slow_host, slow_leaf));
+          expect_exactly_the_faults(t);
+        }
+}
+
+// The case of the report (tree41): 4 x 4 hosts, 2 ranks each; with 1 % noise per cell as well, at
+// 1 KiB and 64 KiB (at 64 KiB alone the leaves' 54 and 56 us are too close for that noise: the
+// healthy leaves merge, as before this branch).
+TEST(SmallTrees, TheReportedCaseWithNoise) {
+  for (const double noise : {0.0, 0.01}) {
+    SCOPED_TRACE(fmt::format("noise {}", noise));
+    Tree t;
+    t.noise = noise;
+    if (noise > 0) t.lengths = {1024, 65536};
+    expect_exactly_the_faults(t);
+  }
+}
+
+// The larger tree that was read exactly before stays exact: 8 leaves x 8 hosts x 4 ranks.
+TEST(SmallTrees, TheLargerTreeStaysExact) {
+  Tree t;
+  t.leaves = 8;
+  t.hosts_per_leaf = 8;
+  t.ranks_per_host = 4;
+  expect_exactly_the_faults(t);
+}
