@@ -79,7 +79,7 @@ std::vector<int> ranks_where(const std::vector<int>& host, auto&& pred) {
 
 std::string listed(const na::Report& r) {
   std::string s;
-  for (const auto& a : r.anomalies) s += fmt::format("\n  {} [{}]: {}", a.kind, fmt::join(a.hosts, ","), a.detail);
+  for (const auto& a : r.anomalies) s += fmt::format("\n  {} [{}]: {}", na::name_of(a.kind), fmt::join(a.hosts, ","), a.detail);
   return s;
 }
 
@@ -97,7 +97,7 @@ void expect_exactly_the_faults(const Tree& t) {
   for (const auto& a : r.anomalies) {
     auto ranks = a.ranks;
     std::sort(ranks.begin(), ranks.end());
-    got.emplace_back(a.kind, ranks);
+    got.emplace_back(na::name_of(a.kind), ranks);
   }
   std::sort(want.begin(), want.end());
   std::sort(got.begin(), got.end());
