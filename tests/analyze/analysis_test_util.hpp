@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "nt/analysis/anomalies.hpp"
+#include "nt/analysis/compare.hpp"
 #include "nt/analysis/cube.hpp"
 #include "nt/analysis/report.hpp"
 #include "nt/dataset.hpp"
@@ -23,6 +25,19 @@
 namespace nt::test {
 
 // Partition as a set of sorted groups, from a label per element or from groups.
+// A kind enum's name table (name, kind): every name is the one name_of prints, parses back
+// with parse, and is listed once; returns the names.
+template <class Names, class Parse>
+std::set<std::string> expect_names_round_trip(const Names& names, Parse parse) {
+  std::set<std::string> seen;
+  for (const auto& [name, kind] : names) {
+    EXPECT_EQ(nt::analysis::name_of(kind), name);
+    EXPECT_EQ(parse(name), kind);
+    EXPECT_TRUE(seen.insert(name).second) << name;
+  }
+  return seen;
+}
+
 inline std::set<std::vector<int>> partition(const std::vector<int>& label) {
   std::map<int, std::vector<int>> m;
   for (std::size_t i = 0; i < label.size(); ++i) m[label[i]].push_back(static_cast<int>(i));

@@ -80,12 +80,8 @@ std::vector<int> ranks_of_node(const nt::SynthResult& r, int node) { return nt::
 
 // Every anomaly kind has one name, the one the outputs print, and that name parses back.
 TEST(Kinds, EveryAnomalyKindHasOneNameThatParsesBack) {
-  std::set<std::string> seen;
-  for (const auto& [name, kind] : na::anomaly_kind_names()) {
-    EXPECT_EQ(na::name_of(kind), name);
-    EXPECT_EQ(na::anomaly_kind(name), kind);
-    EXPECT_TRUE(seen.insert(name).second) << name;
-  }
+  const auto seen =
+      nt::test::expect_names_round_trip(na::anomaly_kind_names(), [](const std::string& n) { return na::anomaly_kind(n); });
   EXPECT_EQ(seen.size(), 8u);
   EXPECT_EQ(na::name_of(na::AnomalyKind::asymmetric_pair), "asymmetric_pair");
   EXPECT_TRUE(na::is_slow(na::AnomalyKind::slow_switch));
