@@ -195,8 +195,10 @@ std::vector<JournalEntry> read_journal(const fs::path& p) {
 bool made_for(const fs::path& temp, const fs::path& target) {
   const std::string t = temp.filename().string(), f = target.filename().string();
   const auto tag = t.find(kTempTag);
-  return temp.parent_path() == target.parent_path() && tag != std::string::npos && tag > 1 && t[0] == '.' &&
-         f.compare(0, tag - 1, t, 1, tag - 1) == 0;
+  // Compared lexically normal: a journal of earlier versions wrote "/dir/./.NAME..." for an output
+  // named without a directory, and its temporaries were then removed instead of moved.
+  return temp.lexically_normal().parent_path() == target.lexically_normal().parent_path() &&
+         tag != std::string::npos && tag > 1 && t[0] == '.' && f.compare(0, tag - 1, t, 1, tag - 1) == 0;
 }
 
 }  // namespace
@@ -433,8 +435,8 @@ void OutputSet::commit_all() {
     write_file_atomically_into(*journal, [&](std::ostream& o) {
       for (const auto& out : outputs_) {
         out->sync();
-        o << (out->force() ? 'R' : 'N') << '\t' << fs::absolute(out->temp()).string() << '\t'
-          << fs::absolute(out->target()).string() << '\n';
+        o << (out->force() ? 'R' : 'N') << '\t' << fs::absolute(out->temp()).lexically_normal().string() << '\t'
+          << fs::absolute(out->target()).lexically_normal().string() << '\n';
       }
     });
     journal->commit();

@@ -78,6 +78,28 @@ TEST(OutputSet, KilledBetweenRenamesIsRolledForwardByTheNextWriter) {
   }
 }
 
+// Outputs named without a directory (network_convert from-text big.txt -o run): the journal's
+// paths were "/dir/./.run_hosts.txt.nt-tmp-..." against "/dir/run_hosts.txt", the recovery took
+// the temporaries for strangers' and removed them, and a set killed between its renames stayed
+// half written (hardening.outputs.kill caught it when its random kill hit that moment).
+TEST(OutputSet, KilledSetOfNamesWithoutADirectoryIsRolledForward) {
+  const auto dir = test::scratch_dir();
+  const auto cwd = fs::current_path();
+  fs::current_path(dir);
+  const std::vector<std::string> names = {"run_median.nc", "run_hosts.txt"};
+  for (int kill_after = 0; kill_after < 2; ++kill_after) {
+    SCOPED_TRACE("killed after " + std::to_string(kill_after) + " renames");
+    for (const auto& n : names) fs::remove(n);
+    const int status = write_set_in_child(fs::path(), names, "new", kill_after);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    write_file_atomically("other.csv", true, [](std::ostream& o) { o << "x"; });  // the next writer here
+    for (const auto& n : names) EXPECT_EQ(test::file_text(dir / n), "new:" + n);
+    EXPECT_EQ(count_matching(dir, ".nt-commit-"), 0);
+    EXPECT_EQ(count_matching(dir, ".nt-tmp-"), 0);
+  }
+  fs::current_path(cwd);
+}
+
 TEST(OutputSet, NewSetKilledMidCommitIsCompletedWhenAFileIsOpened) {
   const auto dir = test::scratch_dir();
   // A real result set (statistic files + hosts), killed after writing 2 of its 6 files.
