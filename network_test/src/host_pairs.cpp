@@ -19,13 +19,11 @@
 
 namespace nt::measure {
 
-namespace {
 Settings unshuffled(const Settings& s) {
   Settings plain = s;  // the pairs' own tasks, whatever the order of the sweep
   plain.shuffle = false;
   return plain;
 }
-}  // namespace
 
 Units::Units(const std::vector<int>& host_of) {
   const int P = static_cast<int>(host_of.size());

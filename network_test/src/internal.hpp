@@ -115,6 +115,8 @@ struct RetestResult {
 bool retest_enabled(const Settings& s);
 RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::vector<double>& medians,
                         std::vector<double>& isolated);
+// The settings of a re-test's pair tasks (host_pairs.cpp): the sweep's, unshuffled (a pair's own task).
+Settings unshuffled(const Settings& s);
 // --retest-hosts (host_pairs.cpp): each cell of this rank's line between two hosts that was not
 // re-tested gets the isolated values of its host pair (of the re-tested cell with the smallest
 // isolated median, over the ranks of this host: an exchange within the host); isolated:

@@ -179,9 +179,7 @@ std::vector<Task> retest_tasks(Ctx& c, std::size_t k, const std::vector<Candidat
     cells.emplace_back(-every[i], x, y);
   }
   std::sort(cells.begin(), cells.end());
-  Settings plain = c.settings;  // the pairs' own tasks, whatever the order of the sweep
-  plain.shuffle = false;
-  const TaskList list(c.spec, plain, c.size, k);
+  const TaskList list(c.spec, unshuffled(c.settings), c.size, k);
   std::vector<Task> tasks;
   std::vector<std::pair<int, int>> seen;
   for (const auto& [r, x, y] : cells) {
@@ -292,12 +290,18 @@ bool retest_enabled(const Settings& s) {
 
 namespace {
 
+// Pairs the re-test of the loaded-looking cells may take per length: --retest N, or without a count
+// (--retest-seconds alone) kPairsPerRankWithoutCount per rank.
+long retest_budget(const Ctx& c) {
+  return c.settings.retest > 0 ? c.settings.retest : static_cast<long>(kPairsPerRankWithoutCount) * c.size;
+}
+
 // The re-test of the cells that look loaded (--retest, --retest-seconds), within the budget: the
 // first look, then the second against the isolated values so far; appends the peers measured.
 long retest_standing_out(Ctx& c, std::size_t k, std::int64_t length, const std::vector<Task>& first,
                          const std::vector<double>& medians, std::vector<std::size_t>& peers) {
   const double t0 = Ctx::now(), seconds = c.settings.retest_seconds;
-  const long budget = c.settings.retest > 0 ? c.settings.retest : static_cast<long>(kPairsPerRankWithoutCount) * c.size;
+  const long budget = retest_budget(c);
   const std::size_t ran = run_within_time(c, first, length, seconds);
   const auto firsts = measured_peers(c, first, ran);
   peers.insert(peers.end(), firsts.begin(), firsts.end());
@@ -326,7 +330,7 @@ RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::v
   const std::vector<Statistic>& stats = standard_statistics();
   isolated.assign(stats.size() * PU, kNaN);
   const bool by_budget = c.settings.retest > 0 || c.settings.retest_seconds > 0;
-  const long budget = c.settings.retest > 0 ? c.settings.retest : static_cast<long>(kPairsPerRankWithoutCount) * c.size;
+  const long budget = retest_budget(c);
   const std::vector<Task> first =
       by_budget ? retest_tasks(c, k, within_budget(c, standing_out(c, medians), budget)) : std::vector<Task>{};
   RetestResult result;
