@@ -21,7 +21,7 @@ namespace nt::analysis {
 bool measured_under_load(const Cube& c) {
   if (!c.file) return false;
   const auto& extra = c.file->meta().extra;
-  const auto it = extra.find("pair_order");
+  const auto it = extra.find(kAttrPairOrder);
   return it != extra.end() && it->second.find("concurrent") != std::string::npos;
 }
 

@@ -69,6 +69,10 @@ Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* a
                                   mode_name(c.mode)));
   if (c.statistic == Statistic::deviation)
     r.notes.push_back("this is a deviation file: the analysis describes the spread, not the delays");
+  if (measured.file && filled_by_host_pair(measured.file->meta()))
+    r.notes.push_back("measured with --host-pairs: every cell between two hosts holds its host pair's one measured "
+                      "rank pair (the ranks of a host share its cables), so a fault of one rank's own across hosts "
+                      "cannot show; the pairs within each host are all measured");
   r.topology = find_topology(c, opt.topology, r.hosts);
   check_node_level(c, r.topology, !r.hosts.empty());
   for (const auto& n : r.topology.notes) r.notes.push_back(n);

@@ -10,7 +10,7 @@
 #   bench/smpi/schedules.sh [P=64] [LEAVES=8]  (slow node 5, slow uplink of leaf LEAVES-2)
 #   env: SMPI_BUILD (default build-smpi), BUILD (default build), OUT (default /tmp/nt-schedules),
 #        ARGS (common network_test arguments, default below), SCHEDULES (which of the four rows, by
-#        name, separated by "|", default all: e.g. "sequential|concurrent" at 1,024 ranks)
+#        name, separated by "|", default all: e.g. "sequential|host pairs" at 1,024 ranks)
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 P=${1:-64} L=${2:-8}
@@ -26,11 +26,13 @@ echo "|---|---|---|---|---|---|---|"
 # Issue 33: "concurrent, fixed rounds" is the concurrent schedule of earlier versions (the same
 # circle-method rounds for every sample); "concurrent" now draws a random 1-factorisation per
 # sample; "+ re-test" re-measures alone the RETEST cells (default P) that stand out of their line
-# (variable isolated; the report of run_isolated_median.nc, network_convert isolated, uses them).
+# (variable isolated; the report of run_isolated_median.nc, network_convert isolated, uses them);
+# "host pairs" is --host-pairs (one rank pair of each pair of hosts alone, the pairs within hosts).
 RETEST=${RETEST:-$P}
 for sched in "sequential:" "sequential, shuffled:--shuffle --seed 3" "concurrent, fixed rounds:--concurrent --rounds fixed" \
     "concurrent, fixed rounds, shuffled:--concurrent --rounds fixed --shuffle --seed 3" "concurrent:--concurrent --seed 3" \
-    "concurrent + re-test:--concurrent --seed 3 --retest $RETEST" "concurrent=K + re-test:--concurrent=$((P / 8)) --seed 3 --retest $RETEST"; do
+    "concurrent + re-test:--concurrent --seed 3 --retest $RETEST" "concurrent=K + re-test:--concurrent=$((P / 8)) --seed 3 --retest $RETEST" \
+    "host pairs:--host-pairs --seed 3"; do
   name=${sched%%:*} flags=${sched#*:}
   case "|${SCHEDULES:-$name}|" in *"|$name|"*) ;; *) continue ;; esac
   d=$OUT/$(echo "$name" | tr -c 'a-z' '_')

@@ -89,6 +89,12 @@ void add_schedule_options(CLI::App& app, Settings& s) {
   app.add_option("--retest-seconds", s.retest_seconds,
                  "--concurrent: per length, re-measure alone as many standing-out pairs as fit in SECONDS")
       ->needs(conc);
+  app.add_flag("--host-pairs", s.host_pairs,
+               "measure one rank pair of every pair of hosts alone, one after the other, and the pairs within each "
+               "host (every host at once); every other cell between two hosts gets its host pair's values: 1/R^2 of "
+               "the sequential pairs with R ranks per host, exact for faults of hosts, cables and switches, blind "
+               "to one rank's own faults across hosts")
+      ->excludes(conc);
   app.add_flag("--retest-hosts", s.retest_hosts,
                "--concurrent: per length, re-measure alone one rank pair of every pair of hosts; every cell between "
                "two hosts gets its host pair's isolated values (variable `isolated`)")
@@ -197,6 +203,8 @@ const ModeSpec& validate(const Settings& s, int P, SweepPlan& sweep) {
   if (!(s.retest_ratio > 1.0)) throw UsageError("--retest-ratio must be greater than 1");
   if (s.concurrent && !spec->concurrent_ok)
     throw UsageError("--concurrent applies to the pairwise modes, not to " + spec->name);
+  if (s.host_pairs && !spec->concurrent_ok)
+    throw UsageError("--host-pairs applies to the pairwise modes, not to " + spec->name);
   if (s.resume && s.force) throw UsageError("--resume and --force exclude each other");
   if (s.estimate && s.resume) throw UsageError("--estimate plans a whole sweep; it does not combine with --resume");
   if (spec->validate) spec->validate(s, P);
@@ -324,8 +332,9 @@ FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& sp
     if (("\n" + m.extra[kAttrNodeCpu] + "\n").find("\n" + node + "\n") == std::string::npos)
       m.extra[kAttrNodeCpu] += (m.extra[kAttrNodeCpu].empty() ? "" : "\n") + node;
   }
-  m.extra["pair_order"] = s.concurrent ? concurrent_schedule_text(s)
-                                       : (s.shuffle ? "shuffled per length from the seed" : "sender-major");
+  m.extra[kAttrPairOrder] = s.concurrent   ? concurrent_schedule_text(s)
+                          : s.host_pairs ? std::string(kHostPairsOrder)
+                          : (s.shuffle ? "shuffled per length from the seed" : "sender-major");
   if (retest_enabled(s)) m.extra["retest"] = retest_text(s);
   m.extra["idle_wait"] = fmt::format("MPI_Test + nanosleep back-off up to {} s", s.idle_sleep_max);
   m.extra["oversubscribed"] =
@@ -475,7 +484,7 @@ std::optional<int> parse_command_line(int argc, char** argv, int rank, Settings&
   }
   s.command_line = join_args(argc, argv);
   s.given_repeats = app.count("-n") > 0 || s.precision > 0;  // --precision: -n is its maximum
-  s.given_schedule = app.count("--concurrent") > 0;
+  s.given_schedule = app.count("--concurrent") + app.count("--host-pairs") > 0;
   s.given_retest = app.count("--retest") + app.count("--retest-seconds") + app.count("--retest-hosts") > 0;
   return std::nullopt;
 }

@@ -23,13 +23,6 @@ Task pair_task(const Ctx& c, int x, int y) {
   return t;
 }
 
-void run_self_exchange(Ctx& c, std::int64_t length) {
-  if (c.spec.kind != TaskKind::exchange_pairs) return;
-  Task t = pair_task(c, c.rank, c.rank);
-  t.members = {c.rank};
-  t.leader = c.rank;
-  run_task(c, t, length);
-}
 
 // Sample counts of a repetition (the runner's samples while it is in scope): with random rounds
 // samples [i R / n, (i + 1) R / n) of the n repetitions (at their position in the store), the
@@ -72,6 +65,14 @@ Factorisation factorisation(const Ctx& c, std::size_t k, int repetition) {
                        c.settings.shuffle);
 }
 }  // namespace
+
+void run_self_exchange(Ctx& c, std::int64_t length) {
+  if (c.spec.kind != TaskKind::exchange_pairs) return;
+  Task t = pair_task(c, c.rank, c.rank);
+  t.members = {c.rank};
+  t.leader = c.rank;
+  run_task(c, t, length);
+}
 
 void run_pair_of_round(Ctx& c, int a, int b, std::int64_t length) {
   if (c.spec.kind == TaskKind::ordered_pairs) {

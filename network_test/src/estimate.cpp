@@ -199,9 +199,10 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
   const std::vector<int> choices = concurrent ? concurrency_choices(s) : std::vector<int>{};
   std::string head;
   for (int limit : choices) head += fmt::format("  {:>12}", limit == 0 ? "concurrent" : fmt::format("K={}", limit));
-  std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}{}\n", "length", "tasks", "per task", "sequential", head,
+  std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}{}{}\n", "length", "tasks", "per task", "sequential",
+                           concurrent ? fmt::format("  {:>12}", "host pairs") : "", head,
                            concurrent ? fmt::format("  {:>7}", "rounds") : "");
-  double seq_total = 0;
+  double seq_total = 0, hosts_total = 0;
   std::map<int, double> conc_total;
   const std::size_t n_tasks = TaskList(c.spec, s, c.size, 0).size();
   const std::vector<LengthPrice> prices = price_sweep(c, cal);
@@ -214,23 +215,29 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
       conc_total[limit] += t;
       row += fmt::format("  {:>12}", format_seconds(t));
     }
-    std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}{}\n", lengths[k], n_tasks,
+    hosts_total += lp.host_schedule;
+    std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}{}{}\n", lengths[k], n_tasks,
                              format_seconds((lp.sequential - cal.per_length_io) / static_cast<double>(n_tasks)),
-                             format_seconds(lp.sequential), row, concurrent ? fmt::format("  {:>7}", cal.rounds) : "");
+                             format_seconds(lp.sequential),
+                             concurrent ? fmt::format("  {:>12}", format_seconds(lp.host_schedule)) : "", row,
+                             concurrent ? fmt::format("  {:>7}", cal.rounds) : "");
   }
   std::string totals;
   for (const auto& [limit, t] : conc_total)
     totals += fmt::format(", concurrent{} {}", limit == 0 ? std::string() : fmt::format("={}", limit), span(t));
-  std::cout << fmt::format("total: sequential {}{}; plus MPI start-up and setup, {} here\n", span(seq_total), totals,
+  std::cout << fmt::format("total: sequential {}{}{}; plus MPI start-up and setup, {} here\n", span(seq_total),
+                           concurrent ? ", host pairs " + span(hosts_total) : std::string(), totals,
                            format_seconds(startup_s));
   // What to ask for: 1.5 times the prediction plus 5 minutes (start-up on a large allocation, a
   // slower node), rounded up to whole minutes.
   auto limit = [&](double t) { return clock(60.0 * std::ceil((1.5 * (t + startup_s) + 300.0) / 60.0)); };
-  const double chosen = s.concurrent ? conc_total.at(s.concurrent_limit) : seq_total;
+  const double chosen = s.concurrent ? conc_total.at(s.concurrent_limit) : s.host_pairs ? hosts_total : seq_total;
   std::cout << fmt::format("time limit to ask for ({}, 1.5 x + 5 min): {}   (#SBATCH --time={} / #PBS -l walltime={})\n",
-                           s.concurrent ? "concurrent" : "sequential", limit(chosen), limit(chosen), limit(chosen));
+                           s.concurrent ? "concurrent" : s.host_pairs ? "host pairs" : "sequential", limit(chosen),
+                           limit(chosen), limit(chosen));
   // One line for scripts (the batch templates read it).
-  std::cout << fmt::format("plan: sequential_s={:.6g} concurrent_s={}{} startup_s={:.3g} time_limit={}\n", seq_total,
+  std::cout << fmt::format("plan: sequential_s={:.6g} host_pairs_s={} concurrent_s={}{} startup_s={:.3g} time_limit={}\n",
+                           seq_total, concurrent ? fmt::format("{:.6g}", hosts_total) : std::string("-"),
                            concurrent ? fmt::format("{:.6g}", conc_total.at(0)) : std::string("-"),
                            s.concurrent_limit > 0 && concurrent
                                ? fmt::format(" concurrent_k_s={:.6g}", conc_total.at(s.concurrent_limit))
@@ -238,7 +245,8 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
                            startup_s, limit(chosen));
   std::cout << "model: per length, the number of tasks of each class (pairs on one host, across hosts, clock "
                "offsets, collectives) times the time of such a task measured now, or rounds times the time of a "
-               "round for --concurrent, plus the gather and five synced records (share/doc/network_test.md)"
+               "round for --concurrent, plus the gather and five synced records (share/doc/network_test.md); "
+               "host pairs: --host-pairs, every pair of hosts once and the pairs within the fullest host"
             << (s.retest_hosts ? "; the concurrent columns include --retest-hosts: every pair of hosts once alone, "
                                  "priced as pairs across hosts"
                                : "")
@@ -272,6 +280,9 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
   // Tasks per class: the same at every length (only their order and noise ranks change).
   const auto n = class_counts(TaskList(c.spec, c.settings, c.size, 0), c.spec, c.hosts);
   const std::size_t host_pairs = HostPairList(c.spec, c.settings, c.hosts, 0).size();
+  // --host-pairs runs every host's pairs at once: the most ranks on a host decide (self exchanges included).
+  const auto r = static_cast<double>(Units(c.hosts).most_ranks());
+  const double within_host = c.spec.kind == TaskKind::exchange_pairs ? r * (r + 1) / 2 : r * (r - 1);
   std::vector<LengthPrice> out(c.lengths.size());
   for (std::size_t k = 0; k < c.lengths.size(); ++k) {
     const LengthCost lc = cost_at(cal, c.lengths, k);
@@ -285,6 +296,8 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
     for (const auto& [limit, t] : lc.concurrent) lp.concurrent[limit] = cal.per_length_io + t;
     if (lc.per_class.count(kAcrossHosts))
       lp.host_pairs = static_cast<double>(host_pairs) * lc.per_class.at(kAcrossHosts);
+    lp.host_schedule = cal.per_length_io + lp.host_pairs +
+                       (lc.per_class.count(kOnOneHost) ? within_host * lc.per_class.at(kOnOneHost) : 0.0);
   }
   return out;
 }

@@ -1,5 +1,7 @@
-// --retest-hosts and the Units of the schedules: after the concurrent rounds of a length, one rank pair of every
-// pair of hosts measured alone, and each cell between two hosts given its host pair's isolated value.
+// The host pairs: --retest-hosts (after the concurrent rounds of a length, one rank pair of every
+// pair of hosts measured alone, and each cell between two hosts given its host pair's isolated
+// value), the --host-pairs schedule (those pairs alone and the pairs within each host, without the
+// loaded pass), and the Units of the schedules.
 //
 // Why: a pair through a bottleneck (a leaf uplink that a quarter of the pairs cross) shares it
 // with another lane in most rounds of any schedule with several pairs at once, so neither more
@@ -102,6 +104,35 @@ std::optional<std::vector<std::size_t>> HostPairList::positions_of(int rank) con
   }
   std::sort(pos.begin(), pos.end());
   return pos;
+}
+
+void add_line_peers(const Ctx& c, const Task& t, std::vector<std::size_t>& peers) {
+  const int holder = c.spec.results_in_rows ? t.x : t.y, peer = c.spec.results_in_rows ? t.y : t.x;
+  if (holder == c.rank) peers.push_back(static_cast<std::size_t>(peer));
+  if (c.spec.kind == TaskKind::exchange_pairs && t.y == c.rank && t.x != t.y) peers.push_back(static_cast<std::size_t>(t.x));
+}
+
+std::size_t run_host_pair_schedule(Ctx& c, std::size_t k, std::int64_t length, const StepHook& on_step) {
+  const Units u(c.hosts);
+  idle_barrier(c, 1, length);  // the previous length is written: no rank measures beside rank 0's writes
+  run_within_host(c, u, length);
+  run_self_exchange(c, length);
+  idle_barrier(c, 2, length);
+  const HostPairList list(c.spec, c.settings, c.hosts, k);
+  const std::size_t bytes = run_sequential(c, list, length, on_step);
+  // The cells this rank's line holds samples of; every other keeps none (NaN in the _all file, its
+  // statistics filled from its host pair by fill_by_host_pair after the summary).
+  const auto P = static_cast<std::size_t>(c.size);
+  std::vector<char> measured(P, 0);
+  for (std::size_t q = 0; q < P; ++q) measured[q] = c.hosts[q] == c.hosts[static_cast<std::size_t>(c.rank)] ? 1 : 0;
+  std::vector<std::size_t> peers;
+  const auto mine = list.positions_of(c.rank);  // always known (a closed form)
+  for (std::size_t pos : *mine) add_line_peers(c, list[pos], peers);
+  for (std::size_t q : peers) measured[q] = 1;
+  SampleStore& store = runner(c).store;
+  for (std::size_t q = 0; q < P; ++q)
+    if (!measured[q]) store.used[q] = 0;
+  return bytes + u.bytes() + P;
 }
 
 void fill_by_host_pair(const Ctx& c, std::vector<double>& isolated) {

@@ -90,6 +90,11 @@ int concurrent_rounds(const Ctx& c, int limit);
 double concurrent_round_share(const Ctx& c, int limit, int rounds);
 // This rank's part of one round: its pair {a, b} (a < b), both directions or one exchange.
 void run_pair_of_round(Ctx& c, int a, int b, std::int64_t length);
+// An exchange mode's exchange of this rank with itself (nothing for the other modes).
+void run_self_exchange(Ctx& c, std::int64_t length);
+// The pairs within this rank's host, one after the other (lanes.cpp): every host at once, since
+// they load no cable.
+void run_within_host(Ctx& c, const Units& u, std::int64_t length);
 // --concurrent=K (lanes.cpp): repetition `repetition` of length k in K lanes (on_round: the
 // fraction of the repetition done); returns the bytes of its state on this rank (O(P)).
 std::size_t run_lanes(Ctx& c, std::size_t k, std::int64_t length, int repetition,
@@ -123,6 +128,13 @@ Settings unshuffled(const Settings& s);
 // [statistic * P + peer] as run_retest fills it.
 // Collective over c.comm.
 void fill_by_host_pair(const Ctx& c, std::vector<double>& isolated);
+// The cells of this rank's line that task t measures: peers q, appended.
+void add_line_peers(const Ctx& c, const Task& t, std::vector<std::size_t>& peers);
+// --host-pairs (host_pairs.cpp), length k: the pairs within each host (every host at once), then
+// one rank pair of every pair of hosts alone, one after the other (HostPairList); the cells of this
+// rank's line that no pair measured keep no samples (used 0), for fill_by_host_pair to fill after
+// the summary. Returns the bytes of the schedule's state on this rank (O(P)).
+std::size_t run_host_pair_schedule(Ctx& c, std::size_t k, std::int64_t length, const StepHook& on_step = {});
 
 
 // A barrier on every rank whose wait sleeps (its timeout message names `length`).
@@ -165,6 +177,7 @@ struct LengthPrice {
   double io = 0;                       // of both: the gather and the five records
   std::map<int, double> concurrent;    // per --concurrent=K (0: every pair of a round)
   double host_pairs = 0;               // --retest-hosts: every host pair's pair alone, what it would cost
+  double host_schedule = 0;            // --host-pairs: the host pairs and the pairs within the fullest host
 };
 std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal);
 // --estimate: calibrates on every rank; rank 0 prints the plan on stdout. startup_s: what the
@@ -209,6 +222,7 @@ struct TimePlan {
   int limit = 0, repeats = 0, retest = 0;  // --concurrent=K (0: all), -n, --retest
   double retest_seconds = 0, retest_cost = 0;  // --retest-seconds; what the re-test adds to a length
   bool host_pairs = false;                      // --retest-hosts (priced in per_length)
+  bool host_schedule = false;                   // --host-pairs (the schedule)
   double limit_s = 0, elapsed_s = 0, predicted_s = 0;  // the limit; before the sweep; at its end
   std::vector<double> per_length;                      // rank 0: each length's predicted seconds
   std::string added;  // the options the plan chose (what the command line left open), e.g. to --resume

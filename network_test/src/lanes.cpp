@@ -130,7 +130,7 @@ void run_within_group(Ctx& c, const Units& u, const Groups& g, int X, std::int64
 }
 
 // The pairs within this rank's host (at most `cap`).
-void run_within_host(Ctx& c, const Units& u, std::size_t cap, std::int64_t length) {
+void run_within_host_upto(Ctx& c, const Units& u, std::size_t cap, std::int64_t length) {
   const int h = u.of(c.rank);
   run_chain(c, [&](const auto& emit) {
     for (const int* a = u.begin(h); a != u.end(h); ++a)
@@ -159,6 +159,8 @@ void run_lane_rounds(Ctx& c, const Units& u, const Groups& g, int rounds, std::s
 }
 }  // namespace
 
+void run_within_host(Ctx& c, const Units& u, std::int64_t length) { run_within_host_upto(c, u, kAll, length); }
+
 int lane_rounds(const Ctx& c, int limit) {
   const Units u(c.hosts);
   const int G = group_count(u, limit);
@@ -180,7 +182,7 @@ double lane_calibration_share(const Ctx& c, int limit, int rounds) {
 void run_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int repetition, int rounds, int limit) {
   const Units u(c.hosts);
   const Groups g(c, u, limit, k, repetition);
-  if (g.rounds().rounds() == 0) return run_within_host(c, u, calibration_cap(u), length);
+  if (g.rounds().rounds() == 0) return run_within_host_upto(c, u, calibration_cap(u), length);
   run_lane_rounds(c, u, g, std::min(rounds, g.rounds().rounds()), calibration_cap(u), length, [](int) {});
 }
 
@@ -198,7 +200,7 @@ std::size_t run_lanes(Ctx& c, std::size_t k, std::int64_t length, int repetition
     }
   }
   if (u.by_host()) {
-    run_within_host(c, u, kAll, length);
+    run_within_host(c, u, length);
     idle_barrier(c, 2, length);
   }
   return u.bytes() + g.bytes();

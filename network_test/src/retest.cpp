@@ -190,13 +190,6 @@ std::vector<Task> retest_tasks(Ctx& c, std::size_t k, const std::vector<Candidat
   return tasks;
 }
 
-// The cells of this rank's line that task t measures: peers q, appended.
-void add_line_peers(const Ctx& c, const Task& t, std::vector<std::size_t>& peers) {
-  const int holder = c.spec.results_in_rows ? t.x : t.y, peer = c.spec.results_in_rows ? t.y : t.x;
-  if (holder == c.rank) peers.push_back(static_cast<std::size_t>(peer));
-  if (c.spec.kind == TaskKind::exchange_pairs && t.y == c.rank && t.x != t.y) peers.push_back(static_cast<std::size_t>(t.x));
-}
-
 // The cells of this rank's line that tasks [0, n) measured: peers q.
 std::vector<std::size_t> measured_peers(const Ctx& c, const std::vector<Task>& tasks, std::size_t n) {
   std::vector<std::size_t> peers;

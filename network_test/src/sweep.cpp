@@ -28,11 +28,14 @@ void Sweep::run_length(std::size_t k) {
   if (progress_) on_step = [this, k](double fraction) { progress_->within(k, fraction); };
   if (c_.settings.concurrent)
     task_bytes += run_concurrent(c_, k, length_, on_step);
+  else if (c_.settings.host_pairs)
+    task_bytes += run_host_pair_schedule(c_, k, length_, on_step);
   else
     task_bytes += run_sequential(c_, tasks, length_, on_step);
 
   if (synthetic_samples()) fill_synthetic(c_, length_);
   const std::array<long, 2> flagged = summarize_samples();  // this rank's late / preempted samples
+  if (c_.settings.host_pairs) fill_by_host_pair(c_, local_);  // local_ is [statistic * P + peer] as it needs
   if (retest_) {
     const auto at = static_cast<std::ptrdiff_t>(
         std::find(gather_order_.begin(), gather_order_.end(), Statistic::median) - gather_order_.begin());
@@ -63,11 +66,15 @@ std::array<long, 2> Sweep::summarize_samples() {
       flagged[0] += (fl[i] & kSampleLate) ? 1 : 0;
       flagged[1] += (fl[i] & kSamplePreempted) ? 1 : 0;
     }
-    const Summary s = summarize(std::span<const double>(row, n));
-    for (std::size_t i = n; i < RU_; ++i) {  // not taken (--precision): missing in the _all file
+    for (std::size_t i = n; i < RU_; ++i) {  // not taken (--precision, --host-pairs): missing in the _all file
       row[i] = kNaN;
       fl[i] = kSampleNotTaken;
     }
+    if (n == 0) {  // a cell --host-pairs did not measure: fill_by_host_pair gives it its host pair's values
+      for (std::size_t i = 0; i < NS_; ++i) local_[i * PU_ + q] = kNaN;
+      continue;
+    }
+    const Summary s = summarize(std::span<const double>(row, n));
     for (std::size_t i = 0; i < NS_; ++i)  // [statistic * P + peer]
       local_[i * PU_ + q] = summary_value(s, gather_order_[i]);
   }

@@ -6,11 +6,14 @@
 // process started, calibration included, plus every length) fits in kUsable of the limit wins
 // (within a schedule, the most samples that fit, found from the fewest up):
 //   1. sequential with at least kMinSequentialSamples samples (most samples first),
-//   2. --concurrent=K, most samples first, K the most pairs at once that the network carries:
+//   2. when hosts run several ranks, --host-pairs (one rank pair of each pair of hosts alone and the
+//      pairs within the hosts: every cell its host pair's own delay, at 1/R^2 of the sequential
+//      pairs), most samples first,
+//   3. --concurrent=K, most samples first, K the most pairs at once that the network carries:
 //      calibrated at K = hosts / 2, hosts / 4, ... 2 and 1, the largest K whose rounds cost
 //      at most kMaxLoad times K = 1's per pair at the longest length (choose_k),
-//   3. --concurrent (every pair of a round at once), most samples first,
-//   4. sequential with fewer samples.
+//   4. --concurrent (every pair of a round at once), most samples first,
+//   5. sequential with fewer samples.
 // The cheapest choice (the most concurrency and the fewest samples) is priced first: when it
 // does not fit, the run ends with exit 2 before anything is measured. A concurrent plan gives
 // the time left over to the serial re-test (--retest-seconds per length), when that is enough
@@ -52,9 +55,11 @@ struct Candidate {
   int limit = 0;  // --concurrent=K (0: every pair of a round)
   int repeats = 0;
   bool host_pairs = false;  // --retest-hosts after each length's rounds
+  bool host_schedule = false;  // --host-pairs
 };
 
-std::string schedule_name(bool concurrent, int limit) {
+std::string schedule_name(bool concurrent, int limit, bool host_schedule) {
+  if (host_schedule) return "host-pairs";
   return !concurrent ? "sequential" : (limit > 0 ? fmt::format("concurrent={}", limit) : "concurrent");
 }
 
@@ -116,12 +121,14 @@ std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int k
   const bool hosts = s.retest_hosts || (shared_hosts && !s.given_retest);
   std::vector<Candidate> out;
   if (s.given_schedule) {
-    for (int n : ladder) out.push_back({s.concurrent, s.concurrent_limit, n, s.concurrent && hosts});
+    for (int n : ladder) out.push_back({s.concurrent, s.concurrent_limit, n, s.concurrent && hosts, s.host_pairs});
     return out;
   }
   const bool concurrent = concurrent_allowed(s, spec);
   for (int n : ladder)
     if (n >= std::min(kMinSequentialSamples, s.repeats)) out.push_back({false, 0, n});
+  if (spec.concurrent_ok && shared_hosts)
+    for (int n : ladder) out.push_back({false, 0, n, false, true});
   if (concurrent && k >= 2)
     for (int n : ladder) out.push_back({true, k, n, hosts});
   if (concurrent)
@@ -134,7 +141,7 @@ std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int k
 // The cheapest choice: the fewest samples with the most concurrency on offer.
 std::size_t cheapest(const std::vector<Candidate>& list) {
   std::size_t best = 0;
-  auto rank = [](const Candidate& c) { return !c.concurrent ? 2 : (c.limit > 0 ? 1 : 0); };
+  auto rank = [](const Candidate& c) { return c.host_schedule ? 2 : !c.concurrent ? 3 : (c.limit > 0 ? 1 : 0); };
   for (std::size_t i = 1; i < list.size(); ++i) {
     const Candidate &a = list[i], &b = list[best];
     if (a.repeats < b.repeats || (a.repeats == b.repeats && rank(a) < rank(b))) best = i;
@@ -184,12 +191,14 @@ TimePlan price(const Candidate& cand, const std::vector<LengthPrice>& prices, co
   p.limit = cand.limit;
   p.repeats = cand.repeats;
   p.host_pairs = cand.host_pairs;
+  p.host_schedule = cand.host_schedule;
   p.limit_s = s.time_limit;
   p.elapsed_s = elapsed;
   double slowest = 0, dearest_retest = 0;
   for (const LengthPrice& lp : prices) {
-    p.per_length.push_back(cand.concurrent ? lp.concurrent.at(cand.limit) + (cand.host_pairs ? lp.host_pairs : 0.0)
-                                           : lp.sequential);
+    p.per_length.push_back(cand.concurrent      ? lp.concurrent.at(cand.limit) + (cand.host_pairs ? lp.host_pairs : 0.0)
+                           : cand.host_schedule ? lp.host_schedule
+                                                : lp.sequential);
     slowest = std::max(slowest, lp.slowest_task);
     dearest_retest = std::max(dearest_retest, static_cast<double>(P) * kRetestChunk * lp.slowest_task);
   }
@@ -251,7 +260,9 @@ bool fits(const TimePlan& p) { return p.predicted_s <= kUsable * p.limit_s; }
 std::string given_options(const Settings& s) {
   std::vector<std::string> g;
   if (s.given_repeats) g.push_back(fmt::format("-n {}", s.repeats));
-  if (s.given_schedule) g.push_back(s.concurrent ? "--" + schedule_name(true, s.concurrent_limit) : "sequential");
+  if (s.given_schedule)
+    g.push_back(s.concurrent || s.host_pairs ? "--" + schedule_name(s.concurrent, s.concurrent_limit, s.host_pairs)
+                                             : "sequential");
   if (s.given_retest) g.push_back("the re-test budget");
   std::string out;
   for (const auto& x : g) out += (out.empty() ? "" : ", ") + x;
@@ -263,7 +274,7 @@ std::string given_options(const Settings& s) {
 std::string TimePlan::options(const Settings& given) const {
   std::string out;
   auto add = [&](const std::string& o) { out += (out.empty() ? "" : " ") + o; };
-  if (concurrent && !given.given_schedule) add("--" + schedule_name(true, limit));
+  if ((concurrent || host_schedule) && !given.given_schedule) add("--" + schedule_name(concurrent, limit, host_schedule));
   if (!given.given_repeats) add(fmt::format("-n {}", repeats));
   if (host_pairs && !given.retest_hosts) add("--retest-hosts");
   if (retest_seconds > 0 && !given.given_retest) add(fmt::format("--retest-seconds {:.6g}", retest_seconds));
@@ -287,7 +298,7 @@ std::string TimePlan::text() const {
       "  predicted: {:.1f} s ({:.1f} s before the sweep, calibration included; {:.1f} s the sweep) of the {:.1f} s "
       "usable ({:.0f} % of {} s)\n"
       "  options: {}",
-      limit_s, schedule_name(concurrent, limit), concurrent && limit > 0 ? fmt::format(" (K = {})", limit) : "",
+      limit_s, schedule_name(concurrent, limit, host_schedule), concurrent && limit > 0 ? fmt::format(" (K = {})", limit) : "",
       k_note.empty() ? std::string() : fmt::format("  concurrency calibrated: {}\n", k_note), repeats, budget, predicted_s, elapsed_s, predicted_s - elapsed_s, usable, 100 * kUsable, limit_s,
       added.empty() ? std::string("(none besides the command line's)") : added);
 }
@@ -299,6 +310,7 @@ void TimePlan::apply(Settings& s) const {
   s.retest = retest;
   s.retest_seconds = retest_seconds;
   s.retest_hosts = host_pairs;
+  s.host_pairs = host_schedule;
 }
 
 std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths,
@@ -330,7 +342,8 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
       std::cerr << fmt::format("network_test: error: --time-limit {} s: the cheapest plan{}, {} with {} samples, "
                                "needs about {:.1f} s, more than the {:.1f} s usable ({:.0f} % of the limit); give a "
                                "longer limit, fewer lengths or fewer samples\n",
-                               s.time_limit, given_options(s), schedule_name(floor.concurrent, floor.limit),
+                               s.time_limit, given_options(s),
+                               schedule_name(floor.concurrent, floor.limit, floor.host_schedule),
                                floor.repeats, floor.predicted_s, kUsable * s.time_limit, 100 * kUsable);
     return std::nullopt;
   }
@@ -356,7 +369,7 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
   };
   for (std::size_t begin = 0, end = 0; begin < list.size(); begin = end) {
     for (end = begin + 1; end < list.size() && list[end].concurrent == list[begin].concurrent &&
-                          list[end].limit == list[begin].limit;)
+                          list[end].limit == list[begin].limit && list[end].host_schedule == list[begin].host_schedule;)
       ++end;
     std::size_t best = end;  // none
     for (std::size_t i = end; i-- > begin;) {

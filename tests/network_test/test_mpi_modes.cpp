@@ -64,7 +64,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ModeCase{"one_to_one", Mode::one_to_one, 4, "--concurrent=1 --rounds fixed --shuffle"},
                       ModeCase{"get", Mode::get, 3, "--concurrent=1 --retest 2 --retest-ratio 1.01"},
                       ModeCase{"async_one_to_one", Mode::async_one_to_one, 4, "--concurrent --retest 3"},
-                      ModeCase{"one_to_one", Mode::one_to_one, 4, "--shuffle"}),
+                      ModeCase{"one_to_one", Mode::one_to_one, 4, "--shuffle"},
+                      ModeCase{"one_to_one", Mode::one_to_one, 4, "--host-pairs"},
+                      ModeCase{"send_recv_and_recv_send", Mode::send_recv_and_recv_send, 3, "--host-pairs --raw"}),
     [](const auto& param_info) {
       std::string n = std::string(param_info.param.name) + "_" + std::to_string(param_info.param.ranks) + "_" +
                       std::to_string(param_info.index);
@@ -120,6 +122,8 @@ TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
       {2, "-n 0", "repeats (-n) must be at least 1"},
       {2, "--lengths 8,4", "strictly increasing"},
       {2, "-t bcast --concurrent", "--concurrent applies to the pairwise modes"},
+      {2, "-t all_to_all --host-pairs", "--host-pairs applies to the pairwise modes"},
+      {4, "--host-pairs --concurrent=2", "excludes"},
       {2, "--concurrent=0", "--concurrent=K: K must be a positive number"},
       {4, "--concurrent=two", "--concurrent=K: K must be a positive number"},
       {2, "--rounds fixed", "--rounds requires --concurrent"},
@@ -237,6 +241,7 @@ TEST(NetworkTest, EstimatePrintsThePlanAndWritesNothing) {
     EXPECT_GT(seq, 0.0);
     EXPECT_LT(seq, 60.0);
     EXPECT_EQ(r.out.find("concurrent_s=-") == std::string::npos, c.concurrent) << r.out;
+    EXPECT_EQ(r.out.find("host_pairs_s=-") == std::string::npos, c.concurrent) << r.out;
     EXPECT_NE(r.out.find("time_limit=0:0"), std::string::npos) << r.out;
     EXPECT_TRUE(fs::is_empty(d)) << "the estimate wrote " << fs::directory_iterator(d)->path();
   }

@@ -74,6 +74,18 @@ print("ok: 16 ranks, hosts file names the simulated hosts in rank order")
 EOF
   "$analyze" report s/run_median.nc --json r.json > r.txt || fail "report failed"
   "$py" "$here/check_truth.py" s/truth.json r.json || { cat r.txt; exit 1; }
+  # The same platform with --host-pairs (one rank pair per pair of hosts, the pairs within hosts):
+  # exact too, in at most 0.4 of the simulated time at 2 ranks per host (0.0625 at 4: bench).
+  job() { sed -n 's/.*done in \([0-9.]*\) s.*/\1/p' "$1" | grep -v INFO | head -1; }
+  cp sim.log seq.log
+  "$py" "$simulate" --network-test "$nt" --leaves "$L" --nodes-per-leaf "$N" --ranks-per-node "$K" \
+      --uplink-bandwidth 10 --slow-node 21:0.25:4 --slow-uplink 3:0.125 --shuffle 11 --out hp -- -t one_to_one \
+      --lengths 0,1024,65536,1048576 ${SMPI_ARGS:---warmup 0 --sync-rounds 1 -n 3} --host-pairs > sim.log 2>&1 \
+    || { tail -20 sim.log; fail "simulation with --host-pairs failed"; }
+  "$analyze" report hp/run_median.nc --json rhp.json > rhp.txt || fail "report of --host-pairs failed"
+  "$py" "$here/check_truth.py" hp/truth.json rhp.json || { cat rhp.txt; fail "the --host-pairs run is not exact"; }
+  awk -v s="$(job seq.log)" -v h="$(job sim.log)" 'BEGIN { printf "simulated: sequential %s s, --host-pairs %s s (%.3f)\n", s, h, h / s; exit !(h <= 0.4 * s) }' \
+    || fail "--host-pairs took more than 0.4 of the sequential time"
   ;;
 writers)
   for w in node ranks gather; do
@@ -190,15 +202,51 @@ EOF
   # --retest-hosts on a tree whose slow uplink a quarter of the pairs cross: in most rounds of the
   # lanes another lane shares it, so the loaded cells are far off (more than 5 %: 129 % here);
   # with one rank pair of every host pair re-tested alone, every cell between two hosts (its
-  # isolated value) is within 0.5 % of the sequential schedule's.
-  for s in tseq:"" tk4:"--concurrent=4" tk4h:"--concurrent=4 --retest-hosts"; do
+  # isolated value) is within 0.5 % of the sequential schedule's. --host-pairs (those host pairs
+  # and the pairs within hosts, no loaded pass): the same cells, in at most 0.4 of the sequential
+  # schedule's simulated time (2 ranks per host: 1/4 of its pairs across hosts), and an exact report.
+  for s in tseq:"" thp:"--host-pairs --raw" tk4:"--concurrent=4" tk4h:"--concurrent=4 --retest-hosts"; do
     sim --leaves 4 --nodes-per-leaf 2 --ranks-per-node 2 --oversubscription 2 --slow-node 1:0.25:4 \
         --slow-uplink 3:0.125 --shuffle 3 --out "${s%%:*}" -- -t one_to_one ${s#*:} --seed 3 \
         --lengths 0,65536,1048576 -n 3 --warmup 1 || { tail -20 sim.log; fail "simulation ${s%%:*} failed"; }
+    cp sim.log "${s%%:*}.log"
   done
   grep -q "re-tested alone after the concurrent rounds: 168 pairs" sim.log \
     || { grep -i "re-tested" sim.log; fail "--retest-hosts did not re-test the 8 x 7 host pairs at each length"; }
-  "$py" - tseq/run_median.nc tk4/run_median.nc tk4h/run_median.nc <<'EOF' || exit 1
+  # The report of --host-pairs is the sequential run's (on this small tree both misread the slow
+  # node and uplink: an analysis matter, issue 32; smpi.truth checks --host-pairs against the truth).
+  "$analyze" report tseq/run_median.nc --json rseq.json > rseq.txt || fail "report of the sequential run failed"
+  "$analyze" report thp/run_median.nc --json rhp.json > rhp.txt || fail "report of --host-pairs failed"
+  grep -q "measured with --host-pairs" rhp.txt || { cat rhp.txt; fail "the report does not say the cells are host pairs'"; }
+  "$py" - rseq.json rhp.json <<'EOF' || { cat rseq.txt rhp.txt; fail "--host-pairs and sequential reports differ"; }
+import json, sys
+def answer(path):
+    r = json.load(open(path))
+    return r["hierarchy"], sorted((a["kind"], sorted(a["ranks"])) for a in r["anomalies"])
+a, b = answer(sys.argv[1]), answer(sys.argv[2])
+print(f"reports: levels {'equal' if a[0] == b[0] else 'DIFFER'}, findings {'equal' if a[1] == b[1] else 'DIFFER'}")
+sys.exit(0 if a == b else 1)
+EOF
+  job() { sed -n 's/.*done in \([0-9.]*\) s.*/\1/p' "$1" | head -1; }
+  "$py" - "$(job tseq.log)" "$(job thp.log)" thp/run_all.nc <<'EOF' || exit 1
+import sys, netCDF4, numpy as np
+seq, hp = float(sys.argv[1]), float(sys.argv[2])
+with netCDF4.Dataset(sys.argv[3]) as d:  # [length, sender, receiver, sample]
+    v = np.asarray(d["data"][:], dtype=float)
+    hosts = np.array(d.hostnames.split("\n"))
+    order = d.pair_order
+measured = np.isfinite(v).all(axis=-1)
+cross = hosts[:, None] != hosts[None, :]
+P, H = len(hosts), len(set(hosts))
+ok = True
+for k in range(v.shape[0]):  # within hosts every cell; across, one rank pair per ordered host pair
+    n_cross, n_within = int(measured[k][cross].sum()), int(measured[k][~cross & ~np.eye(P, dtype=bool)].sum())
+    ok &= n_cross == H * (H - 1) and n_within == int((~cross).sum()) - P
+print(f"--host-pairs: {seq:.4f} s sequential, {hp:.4f} s host pairs ({hp / seq:.3f}); cells with samples: "
+      f"{n_cross} across hosts (of {int(cross.sum())}), {n_within} within; pair_order: {order[:40]}...")
+sys.exit(0 if ok and hp <= 0.4 * seq and order.startswith("host pairs:") else 1)
+EOF
+  "$py" - tseq/run_median.nc tk4/run_median.nc tk4h/run_median.nc thp/run_median.nc <<'EOF' || exit 1
 import sys, netCDF4, numpy as np
 def cells(path):  # the isolated value where the file has one, else the loaded one; the hosts
     with netCDF4.Dataset(path) as d:
@@ -212,10 +260,10 @@ cross = hosts[:, None] != hosts[None, :]
 def worst(path):
     v, _ = cells(path)
     return max(float(np.max((np.abs(v[k] - seq[k]) / np.maximum(seq[k], 250e-9))[cross])) for k in range(len(seq)))
-lanes, hosts_retested = worst(sys.argv[2]), worst(sys.argv[3])
+lanes, hosts_retested, host_pairs = worst(sys.argv[2]), worst(sys.argv[3]), worst(sys.argv[4])
 print(f"worst cell between two hosts against sequential: --concurrent=4 {lanes:.2%}, with --retest-hosts "
-      f"{hosts_retested:.2%}")
-sys.exit(0 if lanes > 0.05 and hosts_retested <= 0.005 else 1)
+      f"{hosts_retested:.2%}, --host-pairs {host_pairs:.2%}")
+sys.exit(0 if lanes > 0.05 and hosts_retested <= 0.005 and host_pairs <= 0.005 else 1)
 EOF
   ;;
 truth)
@@ -229,6 +277,18 @@ truth)
   grep -E "done in|timed communication" sim.log | grep -v INFO || true
   "$analyze" report s/run_median.nc --json r.json > r.txt || fail "report failed"
   "$py" "$here/check_truth.py" s/truth.json r.json || { cat r.txt; exit 1; }
+  # The same platform with --host-pairs (one rank pair per pair of hosts, the pairs within hosts):
+  # exact too, in at most 0.4 of the simulated time at 2 ranks per host (0.0625 at 4: bench).
+  job() { sed -n 's/.*done in \([0-9.]*\) s.*/\1/p' "$1" | grep -v INFO | head -1; }
+  cp sim.log seq.log
+  "$py" "$simulate" --network-test "$nt" --leaves "$L" --nodes-per-leaf "$N" --ranks-per-node "$K" \
+      --uplink-bandwidth 10 --slow-node 21:0.25:4 --slow-uplink 3:0.125 --shuffle 11 --out hp -- -t one_to_one \
+      --lengths 0,1024,65536,1048576 ${SMPI_ARGS:---warmup 0 --sync-rounds 1 -n 3} --host-pairs > sim.log 2>&1 \
+    || { tail -20 sim.log; fail "simulation with --host-pairs failed"; }
+  "$analyze" report hp/run_median.nc --json rhp.json > rhp.txt || fail "report of --host-pairs failed"
+  "$py" "$here/check_truth.py" hp/truth.json rhp.json || { cat rhp.txt; fail "the --host-pairs run is not exact"; }
+  awk -v s="$(job seq.log)" -v h="$(job sim.log)" 'BEGIN { printf "simulated: sequential %s s, --host-pairs %s s (%.3f)\n", s, h, h / s; exit !(h <= 0.4 * s) }' \
+    || fail "--host-pairs took more than 0.4 of the sequential time"
   ;;
 bad_input)
   out=$("$py" "$simulate" --network-test "$nt" --platform nope.xml --out b -- -t one_to_one --lengths 0 -n 1 2>&1)

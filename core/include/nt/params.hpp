@@ -82,6 +82,19 @@ struct Metadata {
 // The MPI library and version and the command line are Metadata::mpi_version and ::command_line.
 inline constexpr const char* kAttrRankBinding = "rank_binding";
 inline constexpr const char* kAttrNodeCpu = "node_cpu";
+// pair_order: the order network_test measured the pairs in. Its --host-pairs schedule measures one
+// rank pair of each pair of hosts and the pairs within each host, and gives every other cell
+// between two hosts its host pair's values: the text starts with kHostPairsOrder's first words.
+inline constexpr const char* kAttrPairOrder = "pair_order";
+inline constexpr const char* kHostPairsOrder =
+    "host pairs: the pairs within each host (every host at once, one pair after the other), then one rank pair of "
+    "every ordered pair of hosts alone, one after the other (rank (B + k) mod n_A of host A with rank (A + k) mod "
+    "n_B of host B, k the length's index); every other cell between two hosts holds the statistics of its host "
+    "pair's measured cell and no samples of its own";
+inline bool filled_by_host_pair(const Metadata& m) {
+  const auto it = m.extra.find(kAttrPairOrder);
+  return it != m.extra.end() && it->second.rfind("host pairs:", 0) == 0;
+}
 
 struct FileInfo {
   TestParameters params;

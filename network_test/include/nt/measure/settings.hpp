@@ -51,6 +51,9 @@ struct Settings {
   double retest_seconds = 0.0;            // --retest-seconds S: time budget of the re-test per length
   double retest_ratio = 1.2;              // --retest-ratio F: a cell stands out above F x its line's median
   bool retest_hosts = false;              // --retest-hosts: one rank pair per host pair re-measured alone per length
+  // --host-pairs: the schedule of one rank pair per pair of hosts alone and the pairs within each
+  // host, every other cell between two hosts given its host pair's values (host_pairs.cpp).
+  bool host_pairs = false;
   double time_limit = 0.0;                // --time-limit SECONDS: plan the open choices to fit (0: no limit)
   bool given_repeats = false, given_schedule = false, given_retest = false;  // on the command line (--time-limit)
   ProgressStyle progress = ProgressStyle::automatic;  // --progress: auto, bar, lines, none
