@@ -6,7 +6,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PACKAGES=(
   # toolchain
-  g++ cmake ninja-build pkg-config git
+  g++ cmake ninja-build pkg-config git ccache
   # MPI (MPICH is the default; Open MPI for preset openmpi), hwloc, NetCDF, HDF5 (h5dump in tests)
   mpich libmpich-dev openmpi-bin libopenmpi-dev libhwloc-dev libnetcdf-dev netcdf-bin libhdf5-dev hdf5-tools
   # libraries

@@ -11,5 +11,6 @@ cmake --build --preset dev -j "$(nproc)"
 # network_test against SimGrid's SMPI, for the simulated-cluster tests (label smpi)
 cmake --preset smpi
 cmake --build --preset smpi -j "$(nproc)"
-# MPI tests are RUN_SERIAL; the rest run two at a time.
+# The MPI tests (and the e2e ones, smpi.closed_loop) are RUN_SERIAL; the rest run two at a time, the
+# simulated clusters (label smpi) among them, the longest first (their COST: bench/results/ci.md).
 ctest --preset dev -j 2 --timeout 600 "$@"

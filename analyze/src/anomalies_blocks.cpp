@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -28,6 +29,19 @@ constexpr std::size_t kMaxCells = std::size_t{16} << 20;  // kept per length: 12
 struct Block {
   std::vector<int> side[2];
 };
+
+// The side of every node group in a block (kSideS, kSideT; kRest for the groups outside it).
+std::vector<int> sides_of(const Block& b, std::size_t n_nodes) {
+  std::vector<int> side(n_nodes, kRest);
+  for (int s : {kSideS, kSideT})
+    for (int n : b.side[s]) side[static_cast<std::size_t>(n)] = s;
+  return side;
+}
+
+// Whether two node groups or more are left outside the seeds: the rest their sides are compared with.
+bool leaves_a_rest(const Block& seeds, std::size_t n_nodes) {
+  return seeds.side[0].size() + seeds.side[1].size() + 2 <= n_nodes;
+}
 
 std::vector<Block> bipartite_components(const std::vector<LinkHit>& hits, const std::vector<int>& node_of) {
   std::map<int, std::set<int>> adj;
@@ -250,98 +264,116 @@ Anomaly block_finding(const Block& b, const std::vector<const LinkHit*>& inside,
   return f;
 }
 
-}  // namespace
+// A component of the hits' graph as the seeders grow it into a block: its sides, and the node level.
+struct Seeds {
+  const Block& block;
+  const std::vector<int>& node_of;  // the node group of every rank
+  std::size_t n_nodes;
+  std::vector<int> side_of_node;  // sides_of(block)
+};
 
-std::vector<Anomaly> slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& hits) {
+// A block grown from the seeds of slow_blocks: every node slow to one side of the seeds and not to
+// the other (the seeds included), both directions; its hits taken out of `hits`.
+std::optional<Anomaly> two_way_block(const AnomalyScan& scan, const Seeds& seeds, std::vector<LinkHit>& hits) {
+  const auto& node_of = seeds.node_of;
+  const std::size_t n_nodes = seeds.n_nodes;
+  const auto med = side_medians(scan.cube, node_of, n_nodes, seeds.side_of_node);
+  const auto ref = references(med, seeds.side_of_node);
+  Block b;
+  std::vector<double> ratios;
+  for (std::size_t n = 0; n < n_nodes; ++n)
+    for (int s : {kSideS, kSideT})
+      if (slow_to_side(med, ref, n, 1 - s, scan, ratios)) b.side[s].push_back(static_cast<int>(n));
+  const auto covers = [&](int s) {
+    return std::all_of(seeds.block.side[s].begin(), seeds.block.side[s].end(), [&](int n) {
+      return std::binary_search(b.side[s].begin(), b.side[s].end(), n);
+    });
+  };
+  if (!covers(kSideS) || !covers(kSideT)) return std::nullopt;
+  const auto block_side = sides_of(b, n_nodes);
+  const auto in_block = [&](const LinkHit& h) {
+    const int a = block_side[static_cast<std::size_t>(node_of[static_cast<std::size_t>(h.i)])],
+              c = block_side[static_cast<std::size_t>(node_of[static_cast<std::size_t>(h.j)])];
+    return a != kRest && c != kRest && a != c;
+  };
+  std::vector<const LinkHit*> inside;
+  for (const auto& h : hits)
+    if (in_block(h)) inside.push_back(&h);
+  auto f = block_finding(b, inside, ratios, scan);
+  std::erase_if(hits, in_block);
+  return f;
+}
+
+// A block grown from the seeds of one_way_slow_blocks, when one bottleneck explains them: the nodes
+// that send slowly to the seeds' side T and those that receive slowly from side S; its hits taken
+// out of `hits`.
+std::optional<Anomaly> one_way_block(const AnomalyScan& scan, const Seeds& seeds, std::vector<LinkHit>& hits) {
+  const auto& node_of = seeds.node_of;
+  const std::size_t n_nodes = seeds.n_nodes;
+  const auto side = [&](int rank) {
+    return seeds.side_of_node[static_cast<std::size_t>(node_of[static_cast<std::size_t>(rank)])];
+  };
+  std::vector<const LinkHit*> inside_seeds;
+  for (const auto& h : hits)
+    if (side(h.i) == kSideS && side(h.j) == kSideT) inside_seeds.push_back(&h);
+  const auto excess = relative_excess(scan.cube, inside_seeds);
+  const bool finite = std::all_of(excess.begin(), excess.end(), [](double x) { return std::isfinite(x); });
+  if (!finite || !alike(excess)) return std::nullopt;  // more than one bottleneck
+  const auto med = side_medians(scan.cube, node_of, n_nodes, seeds.side_of_node, true);
+  const auto ref = references(med, seeds.side_of_node);
+  std::set<int> block[2];
+  std::vector<double> ratios;
+  for (std::size_t n = 0; n < n_nodes; ++n)
+    for (int role : {kSideS, kSideT})
+      if (one_way_member(med, ref, n, role, scan, ratios)) block[role].insert(static_cast<int>(n));
+  const auto covers = [&](int s) {
+    const auto& seed = seeds.block.side[s];
+    return std::all_of(seed.begin(), seed.end(), [&](int n) { return block[s].count(n) != 0; });
+  };
+  const bool disjoint = std::none_of(block[0].begin(), block[0].end(), [&](int n) { return block[1].count(n); });
+  if (!covers(kSideS) || !covers(kSideT) || !disjoint) return std::nullopt;
+  const auto in_block = [&](const LinkHit& h) {
+    return block[0].count(node_of[static_cast<std::size_t>(h.i)]) != 0 &&
+           block[1].count(node_of[static_cast<std::size_t>(h.j)]) != 0;
+  };
+  std::vector<std::pair<int, int>> pairs;
+  std::set<std::int64_t> lens;
+  for (const auto& h : hits)
+    if (in_block(h)) {
+      pairs.emplace_back(h.i, h.j);
+      lens.insert(h.lengths.begin(), h.lengths.end());
+    }
+  auto f = one_way_block_finding(scan, std::move(pairs), {lens.begin(), lens.end()}, finite_median(ratios), block[0],
+                                 block[1]);
+  std::erase_if(hits, in_block);
+  return f;
+}
+
+// The seeders' one loop: the components `components` finds in the hits' graph (taken before any
+// block takes its hits out), each that leaves a rest of node groups grown by `grow` into a finding
+// or none.
+template <class Components, class Grow>
+std::vector<Anomaly> blocks_of_seeds(const AnomalyScan& scan, std::vector<LinkHit>& hits, Components components,
+                                     Grow grow) {
   std::vector<Anomaly> out;
   if (scan.topo.levels.empty()) return out;
   const auto& nodes = scan.topo.levels.front();
-  const auto& node_of = nodes.group_of;
   const std::size_t n_nodes = nodes.groups.size();
-  for (Block seeds : bipartite_components(hits, node_of)) {
-    std::vector<int> side_of_node(n_nodes, kRest);
-    for (int s : {kSideS, kSideT})
-      for (int n : seeds.side[s]) side_of_node[static_cast<std::size_t>(n)] = s;
-    if (seeds.side[0].size() + seeds.side[1].size() + 2 > n_nodes) continue;  // no rest to compare with
-    const auto med = side_medians(scan.cube, node_of, n_nodes, side_of_node);
-    const auto ref = references(med, side_of_node);
-    // The block: every node slow to one side of the seeds and not to the other (the seeds included).
-    Block b;
-    std::vector<double> ratios;
-    for (std::size_t n = 0; n < n_nodes; ++n)
-      for (int s : {kSideS, kSideT})
-        if (slow_to_side(med, ref, n, 1 - s, scan, ratios)) b.side[s].push_back(static_cast<int>(n));
-    const auto covers = [&](int s) {
-      return std::all_of(seeds.side[s].begin(), seeds.side[s].end(), [&](int n) {
-        return std::binary_search(b.side[s].begin(), b.side[s].end(), n);
-      });
-    };
-    if (!covers(kSideS) || !covers(kSideT)) continue;
-    std::vector<int> block_side(n_nodes, kRest);
-    for (int s : {kSideS, kSideT})
-      for (int n : b.side[s]) block_side[static_cast<std::size_t>(n)] = s;
-    const auto in_block = [&](const LinkHit& h) {
-      const int a = block_side[static_cast<std::size_t>(node_of[static_cast<std::size_t>(h.i)])],
-                c = block_side[static_cast<std::size_t>(node_of[static_cast<std::size_t>(h.j)])];
-      return a != kRest && c != kRest && a != c;
-    };
-    std::vector<const LinkHit*> inside;
-    for (const auto& h : hits)
-      if (in_block(h)) inside.push_back(&h);
-    out.push_back(block_finding(b, inside, ratios, scan));
-    std::erase_if(hits, in_block);
-  }
+  for (const Block& block : components(hits, nodes.group_of))
+    if (leaves_a_rest(block, n_nodes))
+      if (auto f = grow(scan, Seeds{block, nodes.group_of, n_nodes, sides_of(block, n_nodes)}, hits))
+        out.push_back(std::move(*f));
   return out;
 }
 
+}  // namespace
+
+std::vector<Anomaly> slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& hits) {
+  return blocks_of_seeds(scan, hits, bipartite_components, two_way_block);
+}
+
 std::vector<Anomaly> one_way_slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& hits) {
-  std::vector<Anomaly> out;
-  if (scan.topo.levels.empty()) return out;
-  const auto& nodes = scan.topo.levels.front();
-  const auto& node_of = nodes.group_of;
-  const std::size_t n_nodes = nodes.groups.size();
-  for (const Block& seeds : one_way_components(hits, node_of)) {
-    std::vector<int> side_of_node(n_nodes, kRest);
-    for (int s : {kSideS, kSideT})
-      for (int n : seeds.side[s]) side_of_node[static_cast<std::size_t>(n)] = s;
-    if (seeds.side[0].size() + seeds.side[1].size() + 2 > n_nodes) continue;  // no rest to compare with
-    const auto side = [&](int rank) {
-      return side_of_node[static_cast<std::size_t>(node_of[static_cast<std::size_t>(rank)])];
-    };
-    std::vector<const LinkHit*> inside_seeds;
-    for (const auto& h : hits)
-      if (side(h.i) == kSideS && side(h.j) == kSideT) inside_seeds.push_back(&h);
-    const auto excess = relative_excess(scan.cube, inside_seeds);
-    const bool finite = std::all_of(excess.begin(), excess.end(), [](double x) { return std::isfinite(x); });
-    if (!finite || !alike(excess)) continue;  // more than one bottleneck
-    const auto med = side_medians(scan.cube, node_of, n_nodes, side_of_node, true);
-    const auto ref = references(med, side_of_node);
-    std::set<int> block[2];
-    std::vector<double> ratios;
-    for (std::size_t n = 0; n < n_nodes; ++n)
-      for (int role : {kSideS, kSideT})
-        if (one_way_member(med, ref, n, role, scan, ratios)) block[role].insert(static_cast<int>(n));
-    const auto covers = [&](int s) {
-      return std::all_of(seeds.side[s].begin(), seeds.side[s].end(), [&](int n) { return block[s].count(n) != 0; });
-    };
-    const bool disjoint = std::none_of(block[0].begin(), block[0].end(), [&](int n) { return block[1].count(n); });
-    if (!covers(kSideS) || !covers(kSideT) || !disjoint) continue;
-    const auto in_block = [&](const LinkHit& h) {
-      return block[0].count(node_of[static_cast<std::size_t>(h.i)]) != 0 &&
-             block[1].count(node_of[static_cast<std::size_t>(h.j)]) != 0;
-    };
-    std::vector<std::pair<int, int>> pairs;
-    std::set<std::int64_t> lens;
-    for (const auto& h : hits)
-      if (in_block(h)) {
-        pairs.emplace_back(h.i, h.j);
-        lens.insert(h.lengths.begin(), h.lengths.end());
-      }
-    out.push_back(one_way_block_finding(scan, std::move(pairs), {lens.begin(), lens.end()}, finite_median(ratios),
-                                        block[0], block[1]));
-    std::erase_if(hits, in_block);
-  }
-  return out;
+  return blocks_of_seeds(scan, hits, one_way_components, one_way_block);
 }
 
 }  // namespace nt::analysis::anomaly_parts

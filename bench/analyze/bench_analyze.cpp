@@ -22,6 +22,28 @@
 namespace na = nt::analysis;
 using Clock = std::chrono::steady_clock;
 
+// The benchmark's file: a synthetic run of nodes x rpn ranks and `lengths` lengths, shuffled, one slow node.
+void write_synthetic(const std::string& file, int nodes, int rpn, int lengths) {
+  nt::SynthParams p;
+  p.nodes = nodes;
+  p.ranks_per_node = rpn;
+  p.shuffle = true;
+  p.slow_node = 5;
+  p.repeats = 4;
+  p.protocol_step = 16384;
+  p.lengths.clear();
+  for (int k = 0; k < lengths; ++k) p.lengths.push_back(k == 0 ? 0 : std::int64_t{1} << (k % 31));
+  std::sort(p.lengths.begin(), p.lengths.end());
+  p.lengths.erase(std::unique(p.lengths.begin(), p.lengths.end()), p.lengths.end());
+  while (static_cast<int>(p.lengths.size()) < lengths) p.lengths.push_back(p.lengths.back() + 65536);
+  auto t0 = Clock::now();
+  const auto r = nt::synthesize(p);
+  nt::write_raw(file, *r.stats.at(nt::Statistic::median), true);
+  const double gen = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::cout << fmt::format("file {}: {} ranks, {} lengths ({:.1f} MB), generated in {:.2f} s\n", file, nodes * rpn,
+                           p.lengths.size(), std::filesystem::file_size(file) / 1e6, gen);
+}
+
 int main(int argc, char** argv) {
   return nt::guarded_main("bench_analyze", [&] {
     CLI::App app{"network_analyze benchmark"};
@@ -35,28 +57,8 @@ int main(int argc, char** argv) {
     std::string input;
     app.add_option("--input", input, "time the stages on this existing file (not generated, not deleted)");
     if (const int rc = nt::parse_cli(app, argc, argv); rc >= 0) return rc;
-    if (input.empty()) {
-      nt::SynthParams p;
-      p.nodes = nodes;
-      p.ranks_per_node = rpn;
-      p.shuffle = true;
-      p.slow_node = 5;
-      p.repeats = 4;
-      p.protocol_step = 16384;
-      p.lengths.clear();
-      for (int k = 0; k < lengths; ++k) p.lengths.push_back(k == 0 ? 0 : std::int64_t{1} << (k % 31));
-      std::sort(p.lengths.begin(), p.lengths.end());
-      p.lengths.erase(std::unique(p.lengths.begin(), p.lengths.end()), p.lengths.end());
-      while (static_cast<int>(p.lengths.size()) < lengths) p.lengths.push_back(p.lengths.back() + 65536);
-      auto t0 = Clock::now();
-      const auto r = nt::synthesize(p);
-      nt::write_raw(file, *r.stats.at(nt::Statistic::median), true);
-      const double gen = std::chrono::duration<double>(Clock::now() - t0).count();
-      std::cout << fmt::format("file {}: {} ranks, {} lengths ({:.1f} MB), generated in {:.2f} s\n", file, nodes * rpn,
-                               p.lengths.size(), std::filesystem::file_size(file) / 1e6, gen);
-    } else {
-      file = input;
-    }
+    if (input.empty()) write_synthetic(file, nodes, rpn, lengths);
+    else file = input;
     std::map<std::string, std::vector<double>> times;
     bool groups_ok = true;
     std::size_t anomalies = 0;

@@ -14,51 +14,65 @@
 
 namespace nt::test {
 
+// A route's delay: its latency (s) and bottleneck bandwidth (B/s).
+struct Path {
+  double latency, bandwidth;
+};
+
+// The cube of P ranks, ranks_per_host per host ("host0", "host1"...), at 0 B, 1 KiB, 64 KiB and
+// 1 MiB: rank a's delay to b is path(a, b)'s latency plus the length over its bandwidth, times
+// lognormal noise of noise_sigma (none at 0) drawn from a generator seeded `seed`, by length,
+// sender, receiver.
+template <class PathOf>
+nt::analysis::Cube path_cube(int P, int ranks_per_host, double noise_sigma, unsigned seed, PathOf path) {
+  nt::analysis::Cube c;
+  c.P = P;
+  c.lengths = {0, 1024, 65536, 1048576};
+  c.v.assign(c.lengths.size() * static_cast<std::size_t>(P) * static_cast<std::size_t>(P), 0.0F);
+  for (int r = 0; r < P; ++r) c.hosts.push_back("host" + std::to_string(r / ranks_per_host));
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> noise(0.0, noise_sigma);
+  for (std::size_t k = 0; k < c.lengths.size(); ++k)
+    for (int a = 0; a < P; ++a)
+      for (int b = 0; b < P; ++b) {
+        if (a == b) continue;
+        const Path p = path(a, b);
+        double d = p.latency + static_cast<double>(c.lengths[k]) / p.bandwidth;
+        if (noise_sigma > 0) d *= noise(rng);
+        c.at(k, a, b) = static_cast<float>(d);
+      }
+  return c;
+}
+
 // A torus of X x Y hosts, each a router, 2 ranks per host; dimension-order routing (x first, the
 // shorter way round, + on a tie), as SimGrid's TORUS. Every link 1 us and 1.25 GB/s; the link
 // between hosts slow_a and slow_b at 1/4 bandwidth and 4x latency: both directions, or (both
 // false) the direction slow_a -> slow_b only. `slowed`: the host pairs whose route crosses it slowly.
 inline nt::analysis::Cube torus_cube(int X, int Y, int slow_a, int slow_b, double noise_sigma, bool both = true,
                                      std::set<std::pair<int, int>>* slowed = nullptr) {
-  const int H = X * Y, rph = 2, P = H * rph;
-  nt::analysis::Cube c;
-  c.P = P;
-  c.lengths = {0, 1024, 65536, 1048576};
-  c.v.assign(c.lengths.size() * static_cast<std::size_t>(P) * static_cast<std::size_t>(P), 0.0F);
-  for (int r = 0; r < P; ++r) c.hosts.push_back("host" + std::to_string(r / rph));
+  const int rph = 2;
   auto step = [](int from, int to, int n) {
     const int d = ((to - from) % n + n) % n;
     return d == 0 ? 0 : (2 * d <= n ? 1 : -1);
   };
-  std::mt19937_64 rng(11);
-  std::lognormal_distribution<double> noise(0.0, noise_sigma);
-  for (std::size_t k = 0; k < c.lengths.size(); ++k)
-    for (int a = 0; a < P; ++a)
-      for (int b = 0; b < P; ++b) {
-        if (a == b) continue;
-        const int ha = a / rph, hb = b / rph;
-        double lat = 2e-7, bw = 2e10;
-        if (ha != hb) {
-          lat = 0;
-          bw = 1.25e9;
-          int x = ha % X, y = ha / X;
-          const int tx = hb % X, ty = hb / X;
-          while (x != tx || y != ty) {
-            const int from = x + X * y;
-            if (x != tx) x = (x + step(x, tx, X) + X) % X;
-            else y = (y + step(y, ty, Y) + Y) % Y;
-            const int to = x + X * y;
-            const bool slow = (from == slow_a && to == slow_b) || (both && from == slow_b && to == slow_a);
-            lat += slow ? 4e-6 : 1e-6;
-            bw = std::min(bw, slow ? 1.25e9 / 4 : 1.25e9);
-            if (slow && slowed) slowed->emplace(ha, hb);
-          }
-        }
-        double d = lat + static_cast<double>(c.lengths[k]) / bw;
-        if (noise_sigma > 0) d *= noise(rng);
-        c.at(k, a, b) = static_cast<float>(d);
-      }
-  return c;
+  return path_cube(X * Y * rph, rph, noise_sigma, 11, [&](int a, int b) {
+    const int ha = a / rph, hb = b / rph;
+    if (ha == hb) return Path{2e-7, 2e10};
+    Path p{0, 1.25e9};
+    int x = ha % X, y = ha / X;
+    const int tx = hb % X, ty = hb / X;
+    while (x != tx || y != ty) {
+      const int from = x + X * y;
+      if (x != tx) x = (x + step(x, tx, X) + X) % X;
+      else y = (y + step(y, ty, Y) + Y) % Y;
+      const int to = x + X * y;
+      const bool slow = (from == slow_a && to == slow_b) || (both && from == slow_b && to == slow_a);
+      p.latency += slow ? 4e-6 : 1e-6;
+      p.bandwidth = std::min(p.bandwidth, slow ? 1.25e9 / 4 : 1.25e9);
+      if (slow && slowed) slowed->emplace(ha, hb);
+    }
+    return p;
+  });
 }
 
 // Hosts under routers, routers in groups: within a router 2 links, within a group 3, between
@@ -76,28 +90,14 @@ struct Routed {
 };
 
 inline nt::analysis::Cube routed_cube(const Routed& n, std::set<std::pair<int, int>>* slowed = nullptr) {
-  const int R = n.routers, hpr = n.hosts_per_router, P = n.groups * R * hpr;
-  nt::analysis::Cube c;
-  c.P = P;
-  c.lengths = {0, 1024, 65536, 1048576};
-  c.v.assign(c.lengths.size() * static_cast<std::size_t>(P) * static_cast<std::size_t>(P), 0.0F);
-  for (int h = 0; h < P; ++h) c.hosts.push_back("host" + std::to_string(h));
-  std::mt19937_64 rng(7);
-  std::lognormal_distribution<double> noise(0.0, n.noise);
-  for (std::size_t k = 0; k < c.lengths.size(); ++k)
-    for (int a = 0; a < P; ++a)
-      for (int b = 0; b < P; ++b) {
-        if (a == b) continue;
-        const int ra = a / hpr, rb = b / hpr, ga = ra / R, gb = rb / R, xa = ra % R, xb = rb % R;
-        const int links = ra == rb ? 2 : ga == gb ? 3 : n.tree ? 5 : 3 + (xa != gb ? 1 : 0) + (xb != ga ? 1 : 0);
-        const bool slow = (ga == n.slow_a && gb == n.slow_b) || (n.both && ga == n.slow_b && gb == n.slow_a);
-        if (slow && slowed) slowed->emplace(a, b);
-        const double lat = (links + (slow ? 3 : 0)) * 1e-6, bw = slow ? 1.25e9 / 4 : 1.25e9;
-        double d = lat + static_cast<double>(c.lengths[k]) / bw;
-        if (n.noise > 0) d *= noise(rng);
-        c.at(k, a, b) = static_cast<float>(d);
-      }
-  return c;
+  const int R = n.routers, hpr = n.hosts_per_router;
+  return path_cube(n.groups * R * hpr, 1, n.noise, 7, [&](int a, int b) {
+    const int ra = a / hpr, rb = b / hpr, ga = ra / R, gb = rb / R, xa = ra % R, xb = rb % R;
+    const int links = ra == rb ? 2 : ga == gb ? 3 : n.tree ? 5 : 3 + (xa != gb ? 1 : 0) + (xb != ga ? 1 : 0);
+    const bool slow = (ga == n.slow_a && gb == n.slow_b) || (n.both && ga == n.slow_b && gb == n.slow_a);
+    if (slow && slowed) slowed->emplace(a, b);
+    return Path{(links + (slow ? 3 : 0)) * 1e-6, slow ? 1.25e9 / 4 : 1.25e9};
+  });
 }
 
 // The hosts a fault is about (scripts/corpus fault_core): those in more than half as many of the

@@ -62,29 +62,14 @@ struct FatTree {
 };
 
 na::Cube fat_tree_cube(const FatTree& t, std::set<std::pair<int, int>>* slowed) {
-  const int H = 32;
-  na::Cube c;
-  c.P = H;
-  c.lengths = {0, 1024, 65536, 1048576};
-  c.v.assign(c.lengths.size() * H * H, 0.0F);
-  for (int h = 0; h < H; ++h) c.hosts.push_back("host" + std::to_string(h));
-  std::mt19937_64 rng(5);
-  std::lognormal_distribution<double> noise(0.0, t.noise);
-  for (std::size_t k = 0; k < c.lengths.size(); ++k)
-    for (int a = 0; a < H; ++a)
-      for (int b = 0; b < H; ++b) {
-        if (a == b) continue;
-        const int links = a / 4 == b / 4 ? 2 : a / 8 == b / 8 ? 4 : 6;
-        const bool via = links == 6 && b % 2 == t.sw && (b / 2) % 2 == t.top;
-        const bool uplink = via && (a / 8 == t.pod || b / 8 == t.pod);
-        const bool cable = a == t.slow_host || b == t.slow_host;
-        if ((uplink || cable) && slowed) slowed->emplace(a, b);
-        const double lat = (links + (cable ? 3 : 0)) * 1e-6, bw = uplink || cable ? 1.25e9 / 4 : 1.25e9;
-        double d = lat + static_cast<double>(c.lengths[k]) / bw;
-        if (t.noise > 0) d *= noise(rng);
-        c.at(k, a, b) = static_cast<float>(d);
-      }
-  return c;
+  return nt::test::path_cube(32, 1, t.noise, 5, [&](int a, int b) {
+    const int links = a / 4 == b / 4 ? 2 : a / 8 == b / 8 ? 4 : 6;
+    const bool via = links == 6 && b % 2 == t.sw && (b / 2) % 2 == t.top;
+    const bool uplink = via && (a / 8 == t.pod || b / 8 == t.pod);
+    const bool cable = a == t.slow_host || b == t.slow_host;
+    if ((uplink || cable) && slowed) slowed->emplace(a, b);
+    return nt::test::Path{(links + (cable ? 3 : 0)) * 1e-6, uplink || cable ? 1.25e9 / 4 : 1.25e9};
+  });
 }
 
 }  // namespace
