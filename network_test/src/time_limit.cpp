@@ -14,7 +14,7 @@
 //      at most kMaxLoad times K = 1's per pair at the longest length (choose_k),
 //   4. --concurrent (every pair of a round at once), most samples first,
 //   5. sequential with fewer samples.
-// The cheapest choice (the most concurrency and the fewest samples) is priced first: when it
+// The cheapest choice (of the fewest samples, the schedule priced lowest) is priced first: when it
 // does not fit, the run ends with exit 2 before anything is measured. A concurrent plan gives
 // the time left over to the serial re-test (--retest-seconds per length), when that is enough
 // for a chunk of its pairs; when hosts run several ranks it also re-tests the host pairs alone
@@ -138,7 +138,8 @@ std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int k
   return out;
 }
 
-// The cheapest choice: the fewest samples with the most concurrency on offer.
+// The fewest samples with the most concurrency on offer: the count calibrated first (one calibration
+// prices every schedule at that count; choose_cheapest then takes the lowest priced of them).
 std::size_t cheapest(const std::vector<Candidate>& list) {
   std::size_t best = 0;
   auto rank = [](const Candidate& c) { return c.host_schedule ? 2 : !c.concurrent ? 3 : (c.limit > 0 ? 1 : 0); };
@@ -332,9 +333,19 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
     p.k_note = k_note;
     return p;
   };
-  // The cheapest first: when even it cannot fit, nothing else is calibrated.
-  const std::size_t low = cheapest(list);
-  const TimePlan floor = priced(low);
+  // The cheapest first: when even it cannot fit, nothing else is calibrated. Of the fewest samples,
+  // the schedule priced lowest (rank 0's prices): the most concurrency is not always the cheapest
+  // (a round lasts as long as its slowest pair; --host-pairs measures 1/R^2 of the pairs).
+  const std::size_t fewest = cheapest(list);
+  double lowest = priced(fewest).predicted_s;  // collective: calibrates the count, then every schedule is priced
+  long low = static_cast<long>(fewest);
+  for (std::size_t i = 0; i < list.size() && rank == 0; ++i)
+    if (list[i].repeats == list[fewest].repeats && priced(i).predicted_s < lowest) {
+      lowest = priced(i).predicted_s;
+      low = static_cast<long>(i);
+    }
+  MPI_Bcast(&low, 1, MPI_LONG, 0, comm);
+  const TimePlan floor = priced(static_cast<std::size_t>(low));
   int ok = rank == 0 && fits(floor) ? 1 : 0;
   MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
   if (!ok) {
@@ -374,7 +385,7 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
     std::size_t best = end;  // none
     for (std::size_t i = end; i-- > begin;) {
       if (best < end && !pricer.has(list[i].repeats) && !worth_calibrating(list[i].repeats, priced(best))) break;
-      if (!fits_all(i == low ? floor : priced(i))) break;
+      if (!fits_all(i == static_cast<std::size_t>(low) ? floor : priced(i))) break;
       best = i;
     }
     for (; best < end; ++best) {  // again with the time spent since (prices are kept)
