@@ -530,6 +530,31 @@ TEST(Paths, AOneWayPairThatALongerLengthContradictsIsATransient) {
   }
 }
 
+// The noisy corpus (stop 42, nft2-2rph-cable-uplink seed 1): stalls of one third party's cable
+// each way, while one rank of a host sent to it and while it sent to the host's other rank, made
+// the two ranks' profiles differ at that third party in both directions, by opposite signs; that
+// third party counted twice and split the host into two nodes, each a lone node reported slow. A
+// distance differs the same way whichever sends: the host stays one node and nothing is reported.
+TEST(Paths, StallsEachWayAtOneThirdPartyDoNotSplitAHost) {
+  for (double noise : {0.0, 0.01}) {
+    Tree t;
+    t.lengths = {1024, 65536};
+    t.noise = noise;
+    Made m = make(t);
+    std::vector<int> mates, third;
+    for (int r = 0; r < m.cube.P; ++r) {
+      if (m.node[static_cast<std::size_t>(r)] == 29) mates.push_back(r);
+      if (m.node[static_cast<std::size_t>(r)] == 8) third.push_back(r);
+    }
+    m.cube.at(0, mates[0], third[0]) *= 6.0F;  // a stall of node 8's cable in, at 1 KiB
+    m.cube.at(0, third[0], mates[1]) *= 6.0F;  // and one out
+    const auto r = report(m.cube);
+    EXPECT_EQ(partition(r.topology.levels[0].groups), partition(m.node)) << "noise " << noise;
+    EXPECT_TRUE(r.anomalies.empty()) << "noise " << noise << ": " << r.anomalies.size() << " finding(s), the first "
+                                     << (r.anomalies.empty() ? "" : r.anomalies.front().detail);
+  }
+}
+
 // Issue 23: on the noise-free tree (slow node, slow uplink: the slow_switch finding) the report read
 // one length at a time equals the report of the cube in memory.
 TEST(Paths, StreamedReportEqualsTheReportOfTheCubeInMemory) {
