@@ -18,9 +18,10 @@ namespace {
 // b: their rows and columns after removing the median difference of each (so a uniformly slow
 // item still matches its mates), the cells of a and c themselves and of the `skip` items left out
 // (except the nearest item of a normal a or c: see cluster_profiles);
-// per third party the smaller of the row and column |difference| counted twice (one direction
-// alone when the other is unknown), and of these the second largest (robust to one odd cell). The median offsets come from a sample
-// of at most ~64 cells (all cells for up to 128 items).
+// per third party the smaller of the row and column |difference| counted twice when both differ
+// the same way, else 0 (one direction alone when the other is unknown), and of these the second
+// largest (robust to one odd cell). The median offsets come from a sample of at most ~64 cells
+// (all cells for up to 128 items).
 template <class T>
 class Comparer {
  public:
@@ -89,18 +90,22 @@ class Comparer {
       // differ whether k sends or receives): nodes and switches are symmetric, a disturbed cell
       // (two outliers among a band's lengths) is not. With only one direction known, that one.
       // The noise estimate (keep_all) still sees each direction's difference.
-      const double er = std::fabs(dbl(ra[k]) - dbl(rc[k]) - r.row_off);
-      const double ec = std::fabs(dbl(ca[k]) - dbl(cc[k]) - r.col_off);
+      const double dr = dbl(ra[k]) - dbl(rc[k]) - r.row_off, dc = dbl(ca[k]) - dbl(cc[k]) - r.col_off;
+      const double er = std::fabs(dr), ec = std::fabs(dc);
       if (keep_all) {
         if (std::isfinite(er)) s.all.push_back(er);
         if (std::isfinite(ec)) s.all.push_back(ec);
       }
       if (std::isfinite(er) && std::isfinite(ec)) {
         // Both directions count, each at what they agree on: a structural difference (k a mate
-        // of a but not of c) is seen in both and counts twice, as before; a lone odd cell adds
-        // nothing.
-        take(std::min(er, ec));
-        take(std::min(er, ec));
+        // of a but not of c) is seen in both, the same way (k nearer to a, or farther, whichever
+        // sends), and counts twice; a lone odd cell adds nothing, and neither do two that
+        // disagree (a -> k slower than c -> k but k -> a faster than k -> c: two transients, as a
+        // stall of k's cable each way while a's and c's samples ran; issue 32, the noisy corpus:
+        // the two ranks of one host split into two nodes).
+        const double agreed = (dr > 0) == (dc > 0) ? std::min(er, ec) : 0.0;
+        take(agreed);
+        take(agreed);
       } else {
         take(er);
         take(ec);
