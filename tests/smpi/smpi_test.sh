@@ -74,18 +74,6 @@ print("ok: 16 ranks, hosts file names the simulated hosts in rank order")
 EOF
   "$analyze" report s/run_median.nc --json r.json > r.txt || fail "report failed"
   "$py" "$here/check_truth.py" s/truth.json r.json || { cat r.txt; exit 1; }
-  # The same platform with --host-pairs (one rank pair per pair of hosts, the pairs within hosts):
-  # exact too, in at most 0.4 of the simulated time at 2 ranks per host (0.0625 at 4: bench).
-  job() { sed -n 's/.*done in \([0-9.]*\) s.*/\1/p' "$1" | grep -v INFO | head -1; }
-  cp sim.log seq.log
-  "$py" "$simulate" --network-test "$nt" --leaves "$L" --nodes-per-leaf "$N" --ranks-per-node "$K" \
-      --uplink-bandwidth 10 --slow-node 21:0.25:4 --slow-uplink 3:0.125 --shuffle 11 --out hp -- -t one_to_one \
-      --lengths 0,1024,65536,1048576 ${SMPI_ARGS:---warmup 0 --sync-rounds 1 -n 3} --host-pairs > sim.log 2>&1 \
-    || { tail -20 sim.log; fail "simulation with --host-pairs failed"; }
-  "$analyze" report hp/run_median.nc --json rhp.json > rhp.txt || fail "report of --host-pairs failed"
-  "$py" "$here/check_truth.py" hp/truth.json rhp.json || { cat rhp.txt; fail "the --host-pairs run is not exact"; }
-  awk -v s="$(job seq.log)" -v h="$(job sim.log)" 'BEGIN { printf "simulated: sequential %s s, --host-pairs %s s (%.3f)\n", s, h, h / s; exit !(h <= 0.4 * s) }' \
-    || fail "--host-pairs took more than 0.4 of the sequential time"
   ;;
 writers)
   for w in node ranks gather; do
