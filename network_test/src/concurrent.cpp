@@ -23,7 +23,6 @@ Task pair_task(const Ctx& c, int x, int y) {
   return t;
 }
 
-
 // Sample counts of a repetition (the runner's samples while it is in scope): with random rounds
 // samples [i R / n, (i + 1) R / n) of the n repetitions (at their position in the store), the
 // warm-up in full before the first and one unrecorded round before each later one (the path is
