@@ -139,6 +139,166 @@ void write_hierarchy(const std::filesystem::path& path, int P) {
                       << "}, {\"level\": \"switch\", \"groups\": " << list(by_switch) << "}]}\n";
 }
 
+// The file of P ranks and N lengths, written when missing or of another shape.
+void ensure_file(const std::string& file, int P, int N) {
+  bool ok = false;
+  try {
+    auto d = nt::viewer::Document::open(file);
+    ok = d->ranks() == P && static_cast<int>(d->count()) == N;
+  } catch (const nt::Error&) {
+  }
+  if (!ok) {
+    std::printf("writing %s: %d ranks x %d lengths (%.2f GiB) ...\n", file.c_str(), P, N,
+                8.0 * P * P * N / (1024.0 * 1024 * 1024));
+    const auto t0 = Clock::now();
+    write_file(file, P, N);
+    std::printf("written in %.1f s\n", ms_since(t0) / 1000);
+  }
+}
+
+// Issue 14: reorder + render of one length, separated from reading it. The matrix is read
+// once into memory (as the GUI's document has it after the read); then, alternately, rank
+// order and --order groups: values -> (gather) -> levels -> cells, and the decorated picture
+// the user exports (colormap, both hierarchy levels, colour bar, host-name axes).
+void bench_reorder_and_render(const std::string& file, const std::string& groups_json, int P, int N, int reps) {
+  auto disk = nt::viewer::Document::open(file);
+  const std::size_t k = static_cast<std::size_t>(N - 1);
+  const Stat read = measure(reps, [&](int) { (void)disk->data().matrix(k); });
+  std::printf("%-34s %9.2f %9.2f %9.2f\n", "read one matrix (NetCDF)", read.median, read.min, read.cpu);
+  auto one = std::make_unique<nt::MemoryDataset>(disk->data().info());
+  one->append(disk->lengths()[k], disk->data().matrix(k));
+  auto doc = nt::viewer::Document::adopt(std::move(one), file);
+  doc->set_groups(groups_json);
+  std::vector<std::pair<QString, std::vector<std::vector<int>>>> levels;
+  for (const auto& [name, g] : doc->hierarchy()) levels.emplace_back(QString::fromStdString(name), g);
+  nt::viewer::ComposeOptions deco;
+  deco.decorate = true;
+  deco.colormap = nt::viewer::Colormap::automatic;
+  deco.hierarchy = &levels;
+  for (nt::viewer::Order order : {nt::viewer::Order::rank, nt::viewer::Order::groups}) {
+    nt::viewer::ViewSpec v;
+    v.order = order;
+    (void)doc->render(v);
+  }
+  std::vector<double> render_ms[2], compose_ms[2], total_cpu[2];
+  for (int r = 0; r < reps; ++r)
+    for (int o = 0; o < 2; ++o) {
+      nt::viewer::ViewSpec s;
+      s.order = o ? nt::viewer::Order::groups : nt::viewer::Order::rank;
+      const double c0 = cpu_ms();
+      auto t0 = Clock::now();
+      const nt::viewer::ViewResult res = doc->render(s);
+      render_ms[o].push_back(ms_since(t0));
+      t0 = Clock::now();
+      const QImage img = nt::viewer::compose(res, deco);
+      compose_ms[o].push_back(ms_since(t0));
+      total_cpu[o].push_back(cpu_ms() - c0);
+      if (img.width() < P) std::abort();
+    }
+  for (int o = 0; o < 2; ++o) {
+    std::vector<double> sum;
+    for (int r = 0; r < reps; ++r) sum.push_back(render_ms[o][static_cast<std::size_t>(r)] + compose_ms[o][static_cast<std::size_t>(r)]);
+    std::printf("%-34s %9.2f %9.2f %9.2f   (render %.2f + decorated picture %.2f)\n",
+                o ? "order groups: reorder+render+picture" : "rank order:   render+picture", median_of(sum),
+                *std::min_element(sum.begin(), sum.end()), median_of(total_cpu[o]), median_of(render_ms[o]),
+                median_of(compose_ms[o]));
+  }
+  nt::viewer::ViewSpec grouped;
+  grouped.order = nt::viewer::Order::groups;
+  const nt::viewer::ViewResult res = doc->render(grouped);
+  const QImage img = nt::viewer::compose(res, deco);
+  const Stat png = measure(std::max(1, reps / 3), [&](int) {
+    QByteArray bytes;
+    QBuffer buf(&bytes);
+    buf.open(QIODevice::WriteOnly);
+    img.save(&buf, "PNG");
+  });
+  std::printf("%-34s %9.2f %9.2f %9.2f   (%d x %d)\n", "PNG encoding of that picture", png.median, png.min, png.cpu,
+              img.width(), img.height());
+}
+
+// The animated GIF over every stored length (file-wide levels: one scan, then a frame per
+// length), once, in process: what --render-all NAME.gif does.
+void bench_animation(const std::string& file, const std::string& groups_json) {
+  nt::viewer::RenderOptions o;
+  o.file = file;
+  o.order = nt::viewer::Order::groups;
+  o.groups = groups_json;
+  const std::string gif = file + ".gif";
+  const double c0 = cpu_ms();
+  const auto t0 = Clock::now();
+  const std::size_t frames = nt::viewer::render_all(o, gif, true);
+  std::printf("animated GIF, %zu frames (--order groups, decorated): %.0f ms wall, %.0f ms CPU, %.1f MiB\n", frames,
+              ms_since(t0), cpu_ms() - c0, static_cast<double>(std::filesystem::file_size(gif)) / (1024.0 * 1024.0));
+}
+
+// Opening, the first view, the GUI's worker, a slider move, the image alone, a row view and the
+// file-wide normalisation scan.
+void bench_views(const std::string& file, int P, int N, int reps) {
+  const Stat open = measure(reps, [&](int) { auto d = nt::viewer::Document::open(file); });
+  std::printf("%-24s %9.2f %9.2f %9.2f\n", "open", open.median, open.min, open.cpu);
+
+  const Stat first = measure(reps, [&](int) {
+    auto d = nt::viewer::Document::open(file);
+    nt::viewer::ViewSpec s;
+    (void)d->render(s);
+  });
+  std::printf("%-24s %9.2f %9.2f %9.2f\n", "open + first view", first.median, first.min, first.cpu);
+
+  // The GUI path: the worker thread opens the file and renders, the results come back as
+  // signals to this (GUI) thread. Wall time from open() to the rendered() signal.
+  const Stat worker = measure(reps, [&](int) {
+    nt::viewer::Session session;
+    QEventLoop loop;
+    QObject::connect(&session, &nt::viewer::Session::opened, &loop, [&] { session.request(nt::viewer::ViewSpec{}); });
+    QObject::connect(&session, &nt::viewer::Session::rendered, &loop, &QEventLoop::quit);
+    QObject::connect(&session, &nt::viewer::Session::failed, &loop, [&](const QString& m) {
+      std::fprintf(stderr, "%s\n", qPrintable(m));
+      std::abort();
+    });
+    session.open(QString::fromStdString(file));
+    loop.exec();
+  });
+  std::printf("%-24s %9.2f %9.2f %9s\n", "worker: open + view", worker.median, worker.min, "-");
+
+  auto doc = nt::viewer::Document::open(file);
+  const Stat slider = measure(reps, [&](int r) {
+    nt::viewer::ViewSpec s;
+    s.k = static_cast<std::size_t>(1 + r % (N - 1));
+    (void)doc->render(s);
+  });
+  std::printf("%-24s %9.2f %9.2f %9.2f\n", "read + render matrix", slider.median, slider.min, slider.cpu);
+
+  const auto values = doc->data().matrix(static_cast<std::size_t>(N - 1)).values();
+  const Stat image = measure(reps, [&](int) {
+    const auto r = nt::viewer::range_of(values, P, P, nt::viewer::ViewResult::kDiagIsRow);
+    const auto img = nt::viewer::cells_image(values, P, P, nt::viewer::levels_from(r, false, false));
+    if (img.width() != P) std::abort();
+  });
+  std::printf("%-24s %9.2f %9.2f %9.2f\n", "image only (P x P)", image.median, image.min, image.cpu);
+
+  const Stat row = measure(reps, [&](int r) {
+    nt::viewer::ViewSpec s;
+    s.view = nt::viewer::ViewKind::row;
+    s.rank = (r * 97) % P;
+    (void)doc->render(s);
+  });
+  std::printf("%-24s %9.2f %9.2f %9.2f\n", "row view (N x P)", row.median, row.min, row.cpu);
+
+  const auto t0 = Clock::now();
+  const double c0 = cpu_ms();
+  nt::viewer::ViewSpec s;
+  s.normalize = nt::viewer::Normalize::file;
+  (void)doc->render(s);
+  std::printf("file normalisation scan (once, %d matrices): %.0f ms wall, %.0f ms CPU\n", N, ms_since(t0), cpu_ms() - c0);
+}
+
+void print_peak_rss() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  std::printf("peak RSS: %.0f MiB\n", static_cast<double>(ru.ru_maxrss) / 1024.0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -159,165 +319,14 @@ int main(int argc, char** argv) {
     int qargc = 1;
     char* qargv[] = {argv[0], nullptr};
     QGuiApplication qapp(qargc, qargv);
-
-    bool ok = false;
-    try {
-      auto d = nt::viewer::Document::open(file);
-      ok = d->ranks() == P && static_cast<int>(d->count()) == N;
-    } catch (const nt::Error&) {
-    }
-    if (!ok) {
-      std::printf("writing %s: %d ranks x %d lengths (%.2f GiB) ...\n", file.c_str(), P, N,
-                  8.0 * P * P * N / (1024.0 * 1024 * 1024));
-      const auto t0 = Clock::now();
-      write_file(file, P, N);
-      std::printf("written in %.1f s\n", ms_since(t0) / 1000);
-    }
+    ensure_file(file, P, N);
     std::printf("file %s: %d ranks, %d lengths, %d repetitions (wall median / wall min / CPU median, ms)\n", file.c_str(), P, N, reps);
     const std::string groups_json = file + ".groups.json";
     write_hierarchy(groups_json, P);
-
-    // Issue 14: reorder + render of one length, separated from reading it. The matrix is read
-    // once into memory (as the GUI's document has it after the read); then, alternately, rank
-    // order and --order groups: values -> (gather) -> levels -> cells, and the decorated picture
-    // the user exports (colormap, both hierarchy levels, colour bar, host-name axes).
-    {
-      auto disk = nt::viewer::Document::open(file);
-      const std::size_t k = static_cast<std::size_t>(N - 1);
-      const Stat read = measure(reps, [&](int) { (void)disk->data().matrix(k); });
-      std::printf("%-34s %9.2f %9.2f %9.2f\n", "read one matrix (NetCDF)", read.median, read.min, read.cpu);
-      auto one = std::make_unique<nt::MemoryDataset>(disk->data().info());
-      one->append(disk->lengths()[k], disk->data().matrix(k));
-      auto doc = nt::viewer::Document::adopt(std::move(one), file);
-      doc->set_groups(groups_json);
-      std::vector<std::pair<QString, std::vector<std::vector<int>>>> levels;
-      for (const auto& [name, g] : doc->hierarchy()) levels.emplace_back(QString::fromStdString(name), g);
-      nt::viewer::ComposeOptions deco;
-      deco.decorate = true;
-      deco.colormap = nt::viewer::Colormap::automatic;
-      deco.hierarchy = &levels;
-      for (nt::viewer::Order order : {nt::viewer::Order::rank, nt::viewer::Order::groups}) {
-        nt::viewer::ViewSpec v;
-        v.order = order;
-        (void)doc->render(v);
-      }
-      std::vector<double> render_ms[2], compose_ms[2], total_cpu[2];
-      for (int r = 0; r < reps; ++r)
-        for (int o = 0; o < 2; ++o) {
-          nt::viewer::ViewSpec s;
-          s.order = o ? nt::viewer::Order::groups : nt::viewer::Order::rank;
-          const double c0 = cpu_ms();
-          auto t0 = Clock::now();
-          const nt::viewer::ViewResult res = doc->render(s);
-          render_ms[o].push_back(ms_since(t0));
-          t0 = Clock::now();
-          const QImage img = nt::viewer::compose(res, deco);
-          compose_ms[o].push_back(ms_since(t0));
-          total_cpu[o].push_back(cpu_ms() - c0);
-          if (img.width() < P) std::abort();
-        }
-      for (int o = 0; o < 2; ++o) {
-        std::vector<double> sum;
-        for (int r = 0; r < reps; ++r) sum.push_back(render_ms[o][static_cast<std::size_t>(r)] + compose_ms[o][static_cast<std::size_t>(r)]);
-        std::printf("%-34s %9.2f %9.2f %9.2f   (render %.2f + decorated picture %.2f)\n",
-                    o ? "order groups: reorder+render+picture" : "rank order:   render+picture", median_of(sum),
-                    *std::min_element(sum.begin(), sum.end()), median_of(total_cpu[o]), median_of(render_ms[o]),
-                    median_of(compose_ms[o]));
-      }
-      nt::viewer::ViewSpec grouped;
-      grouped.order = nt::viewer::Order::groups;
-      const nt::viewer::ViewResult res = doc->render(grouped);
-      const QImage img = nt::viewer::compose(res, deco);
-      const Stat png = measure(std::max(1, reps / 3), [&](int) {
-        QByteArray bytes;
-        QBuffer buf(&bytes);
-        buf.open(QIODevice::WriteOnly);
-        img.save(&buf, "PNG");
-      });
-      std::printf("%-34s %9.2f %9.2f %9.2f   (%d x %d)\n", "PNG encoding of that picture", png.median, png.min, png.cpu,
-                  img.width(), img.height());
-    }
-    if (animation) {
-      // The animated GIF over every stored length (file-wide levels: one scan, then a frame per
-      // length), once, in process: what --render-all NAME.gif does.
-      nt::viewer::RenderOptions o;
-      o.file = file;
-      o.order = nt::viewer::Order::groups;
-      o.groups = groups_json;
-      const std::string gif = file + ".gif";
-      const double c0 = cpu_ms();
-      const auto t0 = Clock::now();
-      const std::size_t frames = nt::viewer::render_all(o, gif, true);
-      std::printf("animated GIF, %zu frames (--order groups, decorated): %.0f ms wall, %.0f ms CPU, %.1f MiB\n", frames,
-                  ms_since(t0), cpu_ms() - c0, static_cast<double>(std::filesystem::file_size(gif)) / (1024.0 * 1024.0));
-    }
-    if (issue14_only) {
-      rusage ru{};
-      getrusage(RUSAGE_SELF, &ru);
-      std::printf("peak RSS: %.0f MiB\n", static_cast<double>(ru.ru_maxrss) / 1024.0);
-      return 0;
-    }
-
-    const Stat open = measure(reps, [&](int) { auto d = nt::viewer::Document::open(file); });
-    std::printf("%-24s %9.2f %9.2f %9.2f\n", "open", open.median, open.min, open.cpu);
-
-    const Stat first = measure(reps, [&](int) {
-      auto d = nt::viewer::Document::open(file);
-      nt::viewer::ViewSpec s;
-      (void)d->render(s);
-    });
-    std::printf("%-24s %9.2f %9.2f %9.2f\n", "open + first view", first.median, first.min, first.cpu);
-
-    // The GUI path: the worker thread opens the file and renders, the results come back as
-    // signals to this (GUI) thread. Wall time from open() to the rendered() signal.
-    const Stat worker = measure(reps, [&](int) {
-      nt::viewer::Session session;
-      QEventLoop loop;
-      QObject::connect(&session, &nt::viewer::Session::opened, &loop, [&] { session.request(nt::viewer::ViewSpec{}); });
-      QObject::connect(&session, &nt::viewer::Session::rendered, &loop, &QEventLoop::quit);
-      QObject::connect(&session, &nt::viewer::Session::failed, &loop, [&](const QString& m) {
-        std::fprintf(stderr, "%s\n", qPrintable(m));
-        std::abort();
-      });
-      session.open(QString::fromStdString(file));
-      loop.exec();
-    });
-    std::printf("%-24s %9.2f %9.2f %9s\n", "worker: open + view", worker.median, worker.min, "-");
-
-    auto doc = nt::viewer::Document::open(file);
-    const Stat slider = measure(reps, [&](int r) {
-      nt::viewer::ViewSpec s;
-      s.k = static_cast<std::size_t>(1 + r % (N - 1));
-      (void)doc->render(s);
-    });
-    std::printf("%-24s %9.2f %9.2f %9.2f\n", "read + render matrix", slider.median, slider.min, slider.cpu);
-
-    const auto values = doc->data().matrix(static_cast<std::size_t>(N - 1)).values();
-    const Stat image = measure(reps, [&](int) {
-      const auto r = nt::viewer::range_of(values, P, P, nt::viewer::ViewResult::kDiagIsRow);
-      const auto img = nt::viewer::cells_image(values, P, P, nt::viewer::levels_from(r, false, false));
-      if (img.width() != P) std::abort();
-    });
-    std::printf("%-24s %9.2f %9.2f %9.2f\n", "image only (P x P)", image.median, image.min, image.cpu);
-
-    const Stat row = measure(reps, [&](int r) {
-      nt::viewer::ViewSpec s;
-      s.view = nt::viewer::ViewKind::row;
-      s.rank = (r * 97) % P;
-      (void)doc->render(s);
-    });
-    std::printf("%-24s %9.2f %9.2f %9.2f\n", "row view (N x P)", row.median, row.min, row.cpu);
-
-    const auto t0 = Clock::now();
-    const double c0 = cpu_ms();
-    nt::viewer::ViewSpec s;
-    s.normalize = nt::viewer::Normalize::file;
-    (void)doc->render(s);
-    std::printf("file normalisation scan (once, %d matrices): %.0f ms wall, %.0f ms CPU\n", N, ms_since(t0), cpu_ms() - c0);
-
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    std::printf("peak RSS: %.0f MiB\n", static_cast<double>(ru.ru_maxrss) / 1024.0);
+    bench_reorder_and_render(file, groups_json, P, N, reps);
+    if (animation) bench_animation(file, groups_json);
+    if (!issue14_only) bench_views(file, P, N, reps);
+    print_peak_rss();
     return 0;
   });
 }
