@@ -192,7 +192,7 @@ EOF
   # with one rank pair of every host pair re-tested alone, every cell between two hosts (its
   # isolated value) is within 0.5 % of the sequential schedule's. --host-pairs (those host pairs
   # and the pairs within hosts, no loaded pass): the same cells, in at most 0.4 of the sequential
-  # schedule's simulated time (2 ranks per host: 1/4 of its pairs across hosts), and an exact report.
+  # schedule's simulated time (2 ranks per host: 1/4 of its pairs across hosts).
   for s in tseq:"" thp:"--host-pairs --raw" tk4:"--concurrent=4" tk4h:"--concurrent=4 --retest-hosts"; do
     sim --leaves 4 --nodes-per-leaf 2 --ranks-per-node 2 --oversubscription 2 --slow-node 1:0.25:4 \
         --slow-uplink 3:0.125 --shuffle 3 --out "${s%%:*}" -- -t one_to_one ${s#*:} --seed 3 \
@@ -201,20 +201,12 @@ EOF
   done
   grep -q "re-tested alone after the concurrent rounds: 168 pairs" sim.log \
     || { grep -i "re-tested" sim.log; fail "--retest-hosts did not re-test the 8 x 7 host pairs at each length"; }
-  # The report of --host-pairs is the sequential run's (on this small tree both misread the slow
-  # node and uplink: an analysis matter, issue 32; smpi.truth checks --host-pairs against the truth).
-  "$analyze" report tseq/run_median.nc --json rseq.json > rseq.txt || fail "report of the sequential run failed"
+  # The report says the cells between hosts are host pairs'. Its findings are not compared with the
+  # sequential run's here: on this small tree the analysis of either misreads the slow node and
+  # uplink (issue 32) and turns on 1 ns (two runs of one simulation differed by 1 ns in 50 cells,
+  # and the leaves merged in one of them); smpi.truth checks --host-pairs against the truth.
   "$analyze" report thp/run_median.nc --json rhp.json > rhp.txt || fail "report of --host-pairs failed"
   grep -q "measured with --host-pairs" rhp.txt || { cat rhp.txt; fail "the report does not say the cells are host pairs'"; }
-  "$py" - rseq.json rhp.json <<'EOF' || { cat rseq.txt rhp.txt; fail "--host-pairs and sequential reports differ"; }
-import json, sys
-def answer(path):
-    r = json.load(open(path))
-    return r["hierarchy"], sorted((a["kind"], sorted(a["ranks"])) for a in r["anomalies"])
-a, b = answer(sys.argv[1]), answer(sys.argv[2])
-print(f"reports: levels {'equal' if a[0] == b[0] else 'DIFFER'}, findings {'equal' if a[1] == b[1] else 'DIFFER'}")
-sys.exit(0 if a == b else 1)
-EOF
   job() { sed -n 's/.*done in \([0-9.]*\) s.*/\1/p' "$1" | head -1; }
   "$py" - "$(job tseq.log)" "$(job thp.log)" thp/run_all.nc <<'EOF' || exit 1
 import sys, netCDF4, numpy as np
