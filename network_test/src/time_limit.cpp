@@ -139,7 +139,7 @@ std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int k
 }
 
 // The fewest samples with the most concurrency on offer: the count calibrated first (one calibration
-// prices every schedule at that count; choose_cheapest then takes the lowest priced of them).
+// prices every schedule at that count; plan_time_limit then takes the lowest priced of them).
 std::size_t cheapest(const std::vector<Candidate>& list) {
   std::size_t best = 0;
   auto rank = [](const Candidate& c) { return c.host_schedule ? 2 : !c.concurrent ? 3 : (c.limit > 0 ? 1 : 0); };
@@ -339,11 +339,13 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
   const std::size_t fewest = cheapest(list);
   double lowest = priced(fewest).predicted_s;  // collective: calibrates the count, then every schedule is priced
   long low = static_cast<long>(fewest);
-  for (std::size_t i = 0; i < list.size() && rank == 0; ++i)
-    if (list[i].repeats == list[fewest].repeats && priced(i).predicted_s < lowest) {
-      lowest = priced(i).predicted_s;
+  for (std::size_t i = 0; i < list.size() && rank == 0; ++i) {
+    if (list[i].repeats != list[fewest].repeats) continue;
+    if (const double t = priced(i).predicted_s; t < lowest) {
+      lowest = t;
       low = static_cast<long>(i);
     }
+  }
   MPI_Bcast(&low, 1, MPI_LONG, 0, comm);
   const TimePlan floor = priced(static_cast<std::size_t>(low));
   int ok = rank == 0 && fits(floor) ? 1 : 0;

@@ -41,6 +41,8 @@ fi
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 sim() { "$py" "$simulate" --network-test "$nt" "$@" > sim.log 2>&1; }
+# The simulated job time network_test reported in log $1 ("done in S s").
+job() { sed -n 's/.*done in \([0-9.]*\) s.*/\1/p' "$1" | head -1; }
 
 case "$case_name" in
 timelimit)
@@ -207,7 +209,6 @@ EOF
   # and the leaves merged in one of them); smpi.truth checks --host-pairs against the truth.
   "$analyze" report thp/run_median.nc --json rhp.json > rhp.txt || fail "report of --host-pairs failed"
   grep -q "measured with --host-pairs" rhp.txt || { cat rhp.txt; fail "the report does not say the cells are host pairs'"; }
-  job() { sed -n 's/.*done in \([0-9.]*\) s.*/\1/p' "$1" | head -1; }
   "$py" - "$(job tseq.log)" "$(job thp.log)" thp/run_all.nc <<'EOF' || exit 1
 import sys, netCDF4, numpy as np
 seq, hp = float(sys.argv[1]), float(sys.argv[2])
@@ -259,7 +260,6 @@ truth)
   "$py" "$here/check_truth.py" s/truth.json r.json || { cat r.txt; exit 1; }
   # The same platform with --host-pairs (one rank pair per pair of hosts, the pairs within hosts):
   # exact too, in at most 0.4 of the simulated time at 2 ranks per host (0.0625 at 4: bench).
-  job() { sed -n 's/.*done in \([0-9.]*\) s.*/\1/p' "$1" | grep -v INFO | head -1; }
   cp sim.log seq.log
   "$py" "$simulate" --network-test "$nt" --leaves "$L" --nodes-per-leaf "$N" --ranks-per-node "$K" \
       --uplink-bandwidth 10 --slow-node 21:0.25:4 --slow-uplink 3:0.125 --shuffle 11 --out hp -- -t one_to_one \
