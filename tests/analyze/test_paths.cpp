@@ -495,6 +495,16 @@ TEST(Paths, AOneWayPairThatTheFastestSamplesDoNotShowIsATransient) {
   std::filesystem::remove_all(dir);
 }
 
+namespace {
+// The tree at the noisy corpus's two lengths, 1 KiB and 64 KiB, with this noise.
+Made make_at_1k_and_64k(double noise) {
+  Tree t;
+  t.lengths = {1024, 65536};
+  t.noise = noise;
+  return make(t);
+}
+}  // namespace
+
 // The noisy corpus without a min file (stop 42): a stall during a pair's back-to-back samples at
 // 1 KiB made it 6x slower one way there and 1.00x at 64 KiB; a one-way fault slows the longer
 // lengths too (a latency as much, a bandwidth more). The transient is no finding; a one-way fault
@@ -502,10 +512,7 @@ TEST(Paths, AOneWayPairThatTheFastestSamplesDoNotShowIsATransient) {
 // only 1.07x at 64 KiB: shown at 1 of the 2 lengths) are still found, with noise or without.
 TEST(Paths, AOneWayPairThatALongerLengthContradictsIsATransient) {
   for (double noise : {0.0, 0.01}) {
-    Tree t;
-    t.lengths = {1024, 65536};
-    t.noise = noise;
-    Made m = make(t);
+    Made m = make_at_1k_and_64k(noise);
     auto first_rank_of = [&](int node) {
       return static_cast<int>(std::find(m.node.begin(), m.node.end(), node) - m.node.begin());
     };
@@ -537,10 +544,7 @@ TEST(Paths, AOneWayPairThatALongerLengthContradictsIsATransient) {
 // distance differs the same way whichever sends: the host stays one node and nothing is reported.
 TEST(Paths, StallsEachWayAtOneThirdPartyDoNotSplitAHost) {
   for (double noise : {0.0, 0.01}) {
-    Tree t;
-    t.lengths = {1024, 65536};
-    t.noise = noise;
-    Made m = make(t);
+    Made m = make_at_1k_and_64k(noise);
     std::vector<int> mates, third;
     for (int r = 0; r < m.cube.P; ++r) {
       if (m.node[static_cast<std::size_t>(r)] == 29) mates.push_back(r);
