@@ -254,15 +254,20 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
   std::cout.flush();
 }
 
-}  // namespace
-
-Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits) {
+// The sample store a calibration writes into, and the runner told that samples are not kept.
+void begin_calibration(Ctx& c) {
   const auto PU = static_cast<std::size_t>(c.size);
   SampleStore& store = runner(c).store;
   store.values.assign(PU * static_cast<std::size_t>(store.stride), 0.0);
   store.flags.assign(PU * static_cast<std::size_t>(store.stride), 0);
   store.used.assign(PU, store.stride);
   runner(c).calibrating = true;
+}
+
+}  // namespace
+
+Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits) {
+  begin_calibration(c);
   const double t_start = Ctx::now();
   const double barrier = barrier_cost(c);
   Calibration cal;
@@ -274,6 +279,18 @@ Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits) {
   runner(c).calibrating = false;
   cal.seconds = Ctx::now() - t_start;
   return cal;
+}
+
+void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& limits) {
+  if (!c.spec.concurrent_ok || limits.empty()) return;
+  begin_calibration(c);
+  const double t_start = Ctx::now();
+  const double barrier = barrier_cost(c);
+  for (std::size_t k : cal.lengths)
+    for (int limit : limits)
+      if (!cal.cost[k].concurrent.count(limit)) cal.cost[k].concurrent[limit] = calibrate_concurrent(c, k, barrier, limit);
+  runner(c).calibrating = false;
+  cal.seconds += Ctx::now() - t_start;
 }
 
 std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {

@@ -170,6 +170,9 @@ struct Calibration {
 // Calibrates c's sweep on every rank (collective): tasks of every class, and when the mode has a
 // concurrent schedule two rounds of each concurrency in `limits` (0: every pair of a round).
 Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits);
+// Adds to `cal` (a calibration of c's sweep) two rounds of each concurrency in `limits` it lacks,
+// at the lengths it calibrated (collective); its seconds grow by the time taken.
+void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& limits);
 // The predicted seconds of each length of c's sweep (with its gather and writes): sequentially,
 // and by concurrency; slowest_task: the dearest task of any class (a re-tested pair costs at most that).
 struct LengthPrice {

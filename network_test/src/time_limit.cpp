@@ -14,7 +14,9 @@
 //      at most kMaxLoad times K = 1's per pair at the longest length (choose_k),
 //   4. --concurrent (every pair of a round at once), most samples first,
 //   5. sequential with fewer samples.
-// The cheapest choice (of the fewest samples, the schedule priced lowest) is priced first: when it
+// Choices 1 and 2 are searched first, calibrated without concurrency: when one fits, no lanes are
+// timed (the K ladder's calibration is the dear part at scale). Otherwise the whole list: the
+// cheapest choice (of the fewest samples, the schedule priced lowest) is priced first, and when it
 // does not fit, the run ends with exit 2 before anything is measured. A concurrent plan gives
 // the time left over to the serial re-test (--retest-seconds per length), when that is enough
 // for a chunk of its pairs; when hosts run several ranks it also re-tests the host pairs alone
@@ -150,7 +152,8 @@ std::size_t cheapest(const std::vector<Candidate>& list) {
   return best;
 }
 
-// Calibrates and prices the sweep with n samples, once per n (collective).
+// Calibrates and prices the sweep with n samples (collective): once per n, and again only for the
+// concurrencies a later list asks for that n's calibration lacks (its tasks are not timed again).
 class Pricer {
  public:
   Pricer(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths, const ModeSpec& spec,
@@ -158,30 +161,44 @@ class Pricer {
       : comm_(comm), s_(s), lengths_(lengths), spec_(spec), pl_(pl), limits_(std::move(limits)) {}
 
   const std::vector<LengthPrice>& at(int n) {
-    auto it = prices_.find(n);
-    if (it != prices_.end()) return it->second;
+    const auto missing = missing_limits(n);
+    if (calibrations_.count(n) && missing.empty()) return prices_.at(n);
     Settings cal = s_;
     cal.repeats = n;
     Ctx c(comm_, cal, lengths_, spec_, pl_.host_of, pl_.machine_of, pl_.oversubscribed);
     const std::unique_ptr<ModeRun> mode = spec_.begin_run(c);
     runner(c).mode = mode.get();
-    const Calibration calibration = calibrate_sweep(c, limits_);
-    seconds_[n] = calibration.seconds;
-    return prices_[n] = price_sweep(c, calibration);
+    if (auto it = calibrations_.find(n); it != calibrations_.end())
+      calibrate_concurrency(c, it->second, missing);
+    else
+      calibrations_.emplace(n, calibrate_sweep(c, limits_));
+    return prices_[n] = price_sweep(c, calibrations_.at(n));
   }
-  bool has(int n) const { return prices_.count(n) > 0; }
+  // n calibrated with every concurrency asked for now.
+  bool has(int n) const { return calibrations_.count(n) && missing_limits(n).empty(); }
   void calibrate_only(std::vector<int> limits) { limits_ = std::move(limits); }  // from the next count on
-  double calibration_seconds(int n) const { return seconds_.at(n); }
+  double calibration_seconds(int n) const { return calibrations_.at(n).seconds; }
 
  private:
+  std::vector<int> missing_limits(int n) const {
+    const auto it = calibrations_.find(n);
+    if (it == calibrations_.end()) return limits_;
+    std::vector<int> out;
+    if (!spec_.concurrent_ok) return out;
+    const auto& timed = it->second.cost.begin()->second.concurrent;  // the same at every length
+    for (int k : limits_)
+      if (!timed.count(k)) out.push_back(k);
+    return out;
+  }
+
   MPI_Comm comm_;
   const Settings& s_;
   const std::vector<std::int64_t>& lengths_;
   const ModeSpec& spec_;
   const Placement& pl_;
   std::vector<int> limits_;
+  std::map<int, Calibration> calibrations_;
   std::map<int, std::vector<LengthPrice>> prices_;
-  std::map<int, double> seconds_;  // each calibration's time
 };
 
 // The plan of one candidate (rank 0): per length its time, the re-test's budget.
@@ -314,43 +331,118 @@ void TimePlan::apply(Settings& s) const {
   s.host_pairs = host_schedule;
 }
 
+namespace {
+
+// The search over one candidate list (collective): per schedule (a run of the list, most samples
+// first), the fewest samples first; the first count that does not fit ends the run's search (more
+// samples cost more), so counts far beyond the limit are never calibrated. The winner is priced
+// again with the time the search took. nullopt: nothing in the list fits.
+class Search {
+ public:
+  Search(MPI_Comm comm, const Settings& s, int P, double t_origin, Pricer& pricer, std::string k_note)
+      : comm_(comm), s_(s), P_(P), t_origin_(t_origin), pricer_(pricer), k_note_(std::move(k_note)) {
+    MPI_Comm_rank(comm, &rank_);
+  }
+
+  TimePlan priced(const Candidate& cand) {
+    TimePlan p = price(cand, pricer_.at(cand.repeats), s_, P_, Ctx::now() - t_origin_);  // collective when new
+    p.k_note = k_note_;
+    return p;
+  }
+
+  bool fits_all(const TimePlan& p) {
+    int f = rank_ == 0 && fits(p) ? 1 : 0;
+    MPI_Bcast(&f, 1, MPI_INT, 0, comm_);
+    return f != 0;
+  }
+
+  std::optional<TimePlan> first_fit(const std::vector<Candidate>& list) {
+    for (std::size_t begin = 0, end = 0; begin < list.size(); begin = end) {
+      for (end = begin + 1; end < list.size() && list[end].concurrent == list[begin].concurrent &&
+                            list[end].limit == list[begin].limit && list[end].host_schedule == list[begin].host_schedule;)
+        ++end;
+      std::size_t best = end;  // none
+      for (std::size_t i = end; i-- > begin;) {
+        if (best < end && !pricer_.has(list[i].repeats) && !worth_calibrating(list[i].repeats, priced(list[best]))) break;
+        if (!fits_all(priced(list[i]))) break;
+        best = i;
+      }
+      for (; best < end; ++best) {  // again with the time spent since (prices are kept)
+        TimePlan p = priced(list[best]);
+        if (!fits_all(p)) continue;
+        MPI_Bcast(&p.retest_seconds, 1, MPI_DOUBLE, 0, comm_);  // rank 0's clock decided it
+        p.added = p.options(s_);
+        return p;
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  // A count not calibrated yet is worth its calibration when that and the sweep, both scaled from
+  // the fitting count below it by the samples and warm-up, still fit (rank 0 decides; a re-test
+  // budget the plan gave out of the time left over is not counted: it shrinks as the sweep grows).
+  bool worth_calibrating(int n, const TimePlan& below) {
+    const double scale = static_cast<double>(s_.warmup + n) / static_cast<double>(s_.warmup + below.repeats);
+    const double retest = static_cast<double>(below.per_length.size()) * below.retest_cost;
+    TimePlan guess = below;
+    guess.predicted_s = Ctx::now() - t_origin_ + scale * (pricer_.calibration_seconds(below.repeats) +
+                                                           below.predicted_s - below.elapsed_s - retest +
+                                                           (s_.given_retest ? retest : 0.0));
+    return fits_all(guess);
+  }
+
+  MPI_Comm comm_;
+  const Settings& s_;
+  int rank_ = 0, P_;
+  double t_origin_;
+  Pricer& pricer_;
+  std::string k_note_;
+};
+
+// The schedules the list prefers to every concurrent one (sequential with enough samples,
+// --host-pairs): its candidates before the first concurrent one, when one follows.
+std::vector<Candidate> before_concurrent(const std::vector<Candidate>& list) {
+  std::vector<Candidate> out;
+  for (const auto& c : list) {
+    if (c.concurrent) return out;
+    out.push_back(c);
+  }
+  return {};  // no concurrent candidate: the whole list is searched once, with its floor
+}
+
+}  // namespace
+
 std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths,
                                         const ModeSpec& spec, const Placement& pl, double t_origin) {
   int rank = 0, P = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
   const int hosts = 1 + *std::max_element(pl.host_of.begin(), pl.host_of.end());
+  const bool shared_hosts = hosts > 1 && hosts < P;  // host pairs to re-test, each of several ranks
+  const auto ladder = k_ladder(s, spec, P, hosts);
+  auto list = candidates(s, spec, ladder.empty() ? 0 : ladder.front(), shared_hosts);
+  // First the schedules preferred to any concurrent one, priced without calibrating concurrency:
+  // when one fits, the lanes are never timed (at 1,024 simulated ranks the K ladder's calibration,
+  // K = 128 ... 1 at every length, outlasted the --host-pairs run it would have lost to).
+  // Their calibrations are kept: a count calibrated here later times the concurrent rounds alone.
+  Pricer pricer(comm, s, lengths, spec, pl, {});
+  if (const auto serial = before_concurrent(list); !serial.empty())
+    if (auto p = Search(comm, s, P, t_origin, pricer, {}).first_fit(serial)) return p;
   // The K ladder is calibrated with the cheapest count (every K at once), K chosen from it, and
   // the later counts calibrate the chosen K only.
-  const auto ladder = k_ladder(s, spec, P, hosts);
-  const bool shared_hosts = hosts > 1 && hosts < P;  // host pairs to re-test, each of several ranks
-  auto list = candidates(s, spec, ladder.empty() ? 0 : ladder.front(), shared_hosts);
-  Pricer pricer(comm, s, lengths, spec, pl, limits_of(list, ladder));
+  pricer.calibrate_only(limits_of(list, ladder));
   const std::string k_note = calibrate_k(comm, s, spec, ladder, lengths.back(), shared_hosts, pricer, list);
-  auto priced = [&](std::size_t i) {
-    const auto& prices = pricer.at(list[i].repeats);  // collective
-    TimePlan p = price(list[i], prices, s, P, Ctx::now() - t_origin);
-    p.k_note = k_note;
-    return p;
-  };
+  Search search(comm, s, P, t_origin, pricer, k_note);
   // The cheapest first: when even it cannot fit, nothing else is calibrated. Of the fewest samples,
   // the schedule priced lowest (rank 0's prices): the most concurrency is not always the cheapest
   // (a round lasts as long as its slowest pair; --host-pairs measures 1/R^2 of the pairs).
   const std::size_t fewest = cheapest(list);
-  double lowest = priced(fewest).predicted_s;  // collective: calibrates the count, then every schedule is priced
-  long low = static_cast<long>(fewest);
-  for (std::size_t i = 0; i < list.size() && rank == 0; ++i) {
-    if (list[i].repeats != list[fewest].repeats) continue;
-    if (const double t = priced(i).predicted_s; t < lowest) {
-      lowest = t;
-      low = static_cast<long>(i);
-    }
-  }
-  MPI_Bcast(&low, 1, MPI_LONG, 0, comm);
-  const TimePlan floor = priced(static_cast<std::size_t>(low));
-  int ok = rank == 0 && fits(floor) ? 1 : 0;
-  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
-  if (!ok) {
+  TimePlan floor = search.priced(list[fewest]);  // collective: calibrates the count, then every schedule is priced
+  for (std::size_t i = 0; i < list.size() && rank == 0; ++i)
+    if (list[i].repeats == list[fewest].repeats)
+      if (TimePlan p = search.priced(list[i]); p.predicted_s < floor.predicted_s) floor = p;
+  if (!search.fits_all(floor)) {
     if (rank == 0)
       std::cerr << fmt::format("network_test: error: --time-limit {} s: the cheapest plan{}, {} with {} samples, "
                                "needs about {:.1f} s, more than the {:.1f} s usable ({:.0f} % of the limit); give a "
@@ -360,44 +452,7 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
                                floor.repeats, floor.predicted_s, kUsable * s.time_limit, 100 * kUsable);
     return std::nullopt;
   }
-  // Per schedule (a run of the list, most samples first), the fewest samples first: the first
-  // count that does not fit ends the run's search (more samples cost more), so counts far beyond
-  // the limit are never calibrated. The winner is priced again with the time the search took.
-  auto fits_all = [&](const TimePlan& p) {
-    int f = rank == 0 && fits(p) ? 1 : 0;
-    MPI_Bcast(&f, 1, MPI_INT, 0, comm);
-    return f != 0;
-  };
-  // A count not calibrated yet is worth its calibration when that and the sweep, both scaled from
-  // the fitting count below it by the samples and warm-up, still fit (rank 0 decides; a re-test
-  // budget the plan gave out of the time left over is not counted: it shrinks as the sweep grows).
-  auto worth_calibrating = [&](int n, const TimePlan& below) {
-    const double scale = static_cast<double>(s.warmup + n) / static_cast<double>(s.warmup + below.repeats);
-    const double retest = static_cast<double>(below.per_length.size()) * below.retest_cost;
-    TimePlan guess = below;
-    guess.predicted_s = Ctx::now() - t_origin + scale * (pricer.calibration_seconds(below.repeats) +
-                                                         below.predicted_s - below.elapsed_s - retest +
-                                                         (s.given_retest ? retest : 0.0));
-    return fits_all(guess);
-  };
-  for (std::size_t begin = 0, end = 0; begin < list.size(); begin = end) {
-    for (end = begin + 1; end < list.size() && list[end].concurrent == list[begin].concurrent &&
-                          list[end].limit == list[begin].limit && list[end].host_schedule == list[begin].host_schedule;)
-      ++end;
-    std::size_t best = end;  // none
-    for (std::size_t i = end; i-- > begin;) {
-      if (best < end && !pricer.has(list[i].repeats) && !worth_calibrating(list[i].repeats, priced(best))) break;
-      if (!fits_all(i == static_cast<std::size_t>(low) ? floor : priced(i))) break;
-      best = i;
-    }
-    for (; best < end; ++best) {  // again with the time spent since (prices are kept)
-      TimePlan p = priced(best);
-      if (!fits_all(p)) continue;
-      MPI_Bcast(&p.retest_seconds, 1, MPI_DOUBLE, 0, comm);  // rank 0's clock decided it
-      p.added = p.options(s);
-      return p;
-    }
-  }
+  if (auto p = search.first_fit(list)) return p;
   if (rank == 0)
     std::cerr << fmt::format("network_test: error: --time-limit {} s: after {:.1f} s of start-up and calibration no "
                              "plan fits any more; give a longer limit\n",

@@ -47,19 +47,24 @@ job() { sed -n 's/.*done in \([0-9.]*\) s.*/\1/p' "$1" | head -1; }
 case "$case_name" in
 timelimit)
   # --time-limit calibrates K (issue 33 item 4): the most pairs at once that the network carries.
-  # 16 hosts x 1 rank: on a full-bisection tree K = 4 (the largest offered below P / 2) carries its
-  # pairs at a pair's own time; with one uplink per leaf of 4 hosts (4:1) K = 4 shares it.
+  # 32 hosts x 1 rank, a limit that no sequential plan (10 samples at least) fits: on a
+  # full-bisection tree K = 8 (the largest offered below P / 2) carries its pairs at a pair's own
+  # time; with one uplink per leaf of 4 hosts (4:1) K = 8 shares it.
   k_of() { sed -n 's/^  concurrency calibrated: K = \([0-9]*\).*/\1/p' sim.log; }
   for o in 1 4; do
-    sim --leaves 4 --nodes-per-leaf 4 --ranks-per-node 1 --oversubscription $o --out t$o -- -t one_to_one \
-        --lengths 65536 -n 3 \
-        --warmup 1 --seed 2 --time-limit 600 || { tail -20 sim.log; fail "simulation failed ($o:1)"; }
+    sim --leaves 8 --nodes-per-leaf 4 --ranks-per-node 1 --oversubscription $o --out t$o -- -t one_to_one \
+        --lengths 65536 --warmup 1 --seed 2 --time-limit 0.5 || { tail -20 sim.log; fail "simulation failed ($o:1)"; }
     grep "concurrency calibrated" sim.log || fail "no K calibrated ($o:1)"
     eval "k$o=$(k_of)"
   done
-  [ "$k1" = 4 ] || fail "full bisection: K = $k1, not 4"
+  [ "$k1" = 8 ] || fail "full bisection: K = $k1, not 8"
   [ "$k4" -lt "$k1" ] || fail "4:1 uplinks: K = $k4, not below the full bisection's $k1"
   echo "ok: K = $k1 on full bisection, $k4 on 4:1 uplinks"
+  # A limit the sequential schedule fits: chosen without timing any concurrent round.
+  sim --leaves 8 --nodes-per-leaf 4 --ranks-per-node 1 --out tseq -- -t one_to_one --lengths 65536 -n 3 --warmup 1 \
+      --seed 2 --time-limit 600 || { tail -20 sim.log; fail "simulation failed (sequential)"; }
+  grep -q "^  schedule: sequential" sim.log || { grep -A6 "time plan" sim.log; fail "600 s: not sequential"; }
+  ! grep -q "concurrency calibrated" sim.log || fail "600 s: the concurrent rounds were calibrated for a sequential plan"
   ;;
 small)
   sim --leaves 2 --nodes-per-leaf 4 --ranks-per-node 2 --shuffle 5 --out s -- -t one_to_one \
