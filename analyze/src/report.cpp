@@ -93,6 +93,9 @@ Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* a
   r.anomalies = find_anomalies(c, r.topology, r.hosts, opt.anomalies, &r.sensitivity);
   if (fastest && !merged && c.statistic == Statistic::median)
     if (auto note = drop_transient_pairs(c, *fastest, r.anomalies)) r.notes.push_back(std::move(*note));
+  if (measured.file)
+    if (auto note = drop_findings_on_shared_cores(measured.file->meta(), r.topology, r.anomalies))
+      r.notes.push_back(std::move(*note));
   if (deviation) {
     auto v = find_variance_anomalies(c, *deviation, r.hosts, opt.anomalies);
     r.anomalies.insert(r.anomalies.end(), v.begin(), v.end());

@@ -337,8 +337,7 @@ FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& sp
                           : (s.shuffle ? "shuffled per length from the seed" : "sender-major");
   if (retest_enabled(s)) m.extra["retest"] = retest_text(s);
   m.extra["idle_wait"] = fmt::format("MPI_Test + nanosleep back-off up to {} s", s.idle_sleep_max);
-  m.extra["oversubscribed"] =
-      fmt::format("{}: {} of {} ranks", nt::name_of(oversubscribed_names(), s.yield), oversubscribed_ranks, P);
+  m.extra[kAttrOversubscribed] = oversubscribed_text(nt::name_of(oversubscribed_names(), s.yield), oversubscribed_ranks, P);
   if (s.timeout > 0) m.extra["timeout"] = fmt::format("{}", s.timeout);
   if (plan) m.extra["time_plan"] = plan->text();
   if (s.precision > 0)

@@ -72,8 +72,11 @@ inline void expect_no_negative_text(const std::string& text) {
 }
 
 // Writes an in-memory cube as a raw NetCDF file (its float delays exactly; NaN stays NaN).
-inline void write_cube(const nt::analysis::Cube& c, const std::filesystem::path& path) {
+// extra: text attributes of the file (Metadata::extra), as network_test writes them.
+inline void write_cube(const nt::analysis::Cube& c, const std::filesystem::path& path,
+                       const std::map<std::string, std::string>& extra = {}) {
   nt::FileInfo info;
+  info.meta.extra = extra;
   info.params.proc_num = c.P;
   info.params.mode = c.mode;
   info.params.statistic = c.statistic;

@@ -574,3 +574,61 @@ TEST(Paths, StreamedReportEqualsTheReportOfTheCubeInMemory) {
   }
   std::filesystem::remove_all(dir);
 }
+
+// Ranks that outnumbered their cores (the file's oversubscribed attribute, issue 32's rule "ranks
+// outnumber cores"; e2e_slow_host's emulated hosts share two cores): a one-way pair within a node
+// is the CPU scheduler's, not the network's, and becomes a note; one between nodes stays. Without
+// the attribute, or with 0 ranks oversubscribed, both are findings.
+TEST(Paths, AOneWayPairWithinANodeOfRanksSharingCoresIsTheSchedulers) {
+  Tree t;
+  const Made m = make(t);
+  na::Cube c = m.cube;
+  c.statistic = nt::Statistic::median;
+  auto ranks_of = [&](int node) {
+    std::vector<int> out;
+    for (std::size_t r = 0; r < m.node.size(); ++r)
+      if (m.node[r] == node) out.push_back(static_cast<int>(r));
+    return out;
+  };
+  const int a = ranks_of(3)[0], b = ranks_of(3)[1], x = ranks_of(2)[0], y = ranks_of(20)[0];
+  for (std::size_t k = 0; k < c.count(); ++k) {
+    c.at(k, a, b) *= 3.0F;  // within node 3, every length
+    c.at(k, x, y) *= 3.0F;  // node 2 -> node 20
+  }
+  na::ReportOptions o;
+  o.find_deviation_beside = false;
+  const auto dir = std::filesystem::temp_directory_path() / ("nt_paths_cores_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto report = [&](const std::map<std::string, std::string>& extra) {
+    nt::test::write_cube(c, dir / "run_median.nc", extra);
+    return na::make_report((dir / "run_median.nc").string(), o);
+  };
+  auto pairs = [](const na::Report& r) {
+    std::set<std::pair<int, int>> out;
+    for (const auto& f : r.anomalies)
+      if (f.kind == na::AnomalyKind::asymmetric_pair) out.insert(f.pairs.begin(), f.pairs.end());
+    return out;
+  };
+  const int P = c.P;
+  for (const auto& extra : {std::map<std::string, std::string>{},
+                            {{nt::kAttrOversubscribed, nt::oversubscribed_text("auto", 0, P)}}}) {
+    const auto r = report(extra);
+    EXPECT_TRUE(pairs(r).count({a, b}));
+    EXPECT_TRUE(pairs(r).count({x, y}));
+  }
+  const auto shared = report({{nt::kAttrOversubscribed, nt::oversubscribed_text("auto", P, P)}});
+  EXPECT_FALSE(pairs(shared).count({a, b}));
+  EXPECT_TRUE(pairs(shared).count({x, y}));
+  EXPECT_TRUE(std::any_of(shared.notes.begin(), shared.notes.end(), [&](const std::string& n) {
+    return n.find(fmt::format("asymmetric_pair {}->{}", a, b)) != std::string::npos &&
+           n.find("the CPU scheduler's") != std::string::npos;
+  }));
+  std::filesystem::remove_all(dir);
+  // The attribute's parser: what network_test writes, and what it does not.
+  nt::Metadata meta;
+  EXPECT_EQ(nt::oversubscribed_ranks(meta), 0);
+  meta.extra[nt::kAttrOversubscribed] = nt::oversubscribed_text("on", 6, 6);
+  EXPECT_EQ(nt::oversubscribed_ranks(meta), 6);
+  meta.extra[nt::kAttrOversubscribed] = "garbled";
+  EXPECT_EQ(nt::oversubscribed_ranks(meta), 0);
+}

@@ -29,7 +29,9 @@ RANK_KINDS = {"slow_rank", "slow_node", "high_variance"}
 # shared 2-core machine (six ranks, links shaped by tc) the scheduler's noise is real, and a healthy
 # rank's samples may spread 3-4x more than the others' (two clean-clone CI runs of stop 42, each
 # once, a different rank). Such a finding on a healthy rank is printed, not counted as invented;
-# every delay finding (slow rank, node, link, pair) must still be the slow host's.
+# every delay finding (slow rank, node, link, pair) must still be the slow host's. (One-way pairs
+# within a host are the scheduler's on such a run: the report leaves them to a note, since the files
+# say the ranks outnumbered the cores; share/doc/analyze.md.)
 NOISE_KINDS = {"high_variance"}
 
 

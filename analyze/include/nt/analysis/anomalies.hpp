@@ -76,6 +76,12 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
 // that says so, when any was removed.
 std::optional<std::string> drop_transient_pairs(const Cube& values, const Cube& fastest, std::vector<Anomaly>& found);
 
+// shared_cores.cpp: when the file says ranks outnumbered their cores (`oversubscribed`), the
+// slow_link and asymmetric_pair findings whose every pair lies within one node (t's finest level)
+// are removed: delays within a node are then the CPU scheduler's. The note, when any was removed.
+std::optional<std::string> drop_findings_on_shared_cores(const Metadata& meta, const Topology& t,
+                                                         std::vector<Anomaly>& found);
+
 // Coefficient of variation per rank from a deviation cube and a value cube of the same run.
 std::vector<Anomaly> find_variance_anomalies(const Cube& values, const Cube& deviation,
                                              const std::vector<std::string>& hosts,
