@@ -16,6 +16,8 @@
 #include <iterator>
 #include <limits>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "exact_raw.hpp"
@@ -150,8 +152,7 @@ TEST_F(DataLayer, PairViewHoldsCurvesNotAPicture) {
   doc->set_plot_size(640, 400);
   ViewSpec s;
   s.view = ViewKind::pair;
-  s.sender = 4;
-  s.receiver = 1;
+  std::tie(s.sender, s.receiver) = std::pair{4, 1};
   s.more_pairs = {{0, 5}};
   const ViewResult r = doc->render(s);
   ASSERT_TRUE(r.plot);
