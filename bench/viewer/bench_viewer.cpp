@@ -273,7 +273,7 @@ void bench_views(const std::string& file, int P, int N, int reps) {
   const Stat image = measure(reps, [&](int) {
     const auto r = nt::viewer::range_of(values, P, P, nt::viewer::ViewResult::kDiagIsRow);
     const auto img = nt::viewer::cells_image(values, P, P, nt::viewer::levels_from(r, false, false));
-    if (img.width() != P) std::abort();
+    if (img.width != P) std::abort();
   });
   std::printf("%-24s %9.2f %9.2f %9.2f\n", "image only (P x P)", image.median, image.min, image.cpu);
 

@@ -92,8 +92,8 @@ class TestGui : public QObject {
     QCOMPARE(w.hostsModel()->rowCount(), 8);
     QVERIFY(!w.hostsModel()->host(4).isEmpty());
     const ViewResult& r = w.view()->result();
-    QCOMPARE(r.cells.size(), QSize(8, 8));
-    QVERIFY(fixtures::row_gray(r.cells, 4, 4) + 30 < fixtures::row_gray(r.cells, 0, 0));
+    QCOMPARE(QSize(r.cells.width, r.cells.height), QSize(8, 8));
+    QVERIFY(fixtures::row_gray(to_qimage(r.cells), 4, 4) + 30 < fixtures::row_gray(to_qimage(r.cells), 0, 0));
     // Hover: sender, receiver, hosts, value with units.
     const QString h = w.hoverText(4, 1);
     QVERIFY2(h.contains(QStringLiteral("sender 4 (%1)").arg(w.hostsModel()->host(4))), qPrintable(h));
@@ -137,7 +137,8 @@ class TestGui : public QObject {
     QTRY_COMPARE(w.view()->result().spec.view, ViewKind::pair);
     {
       const ViewResult& pr = w.view()->result();
-      const QPointF img(pr.geometry.x_to_px(4096), pr.geometry.area.center().y());
+      const PlotGeometry& g = w.view()->plotGeometry();
+      const QPointF img(g.x_to_px(4096), g.area.center().y());
       QCOMPARE(w.view()->cellAt(w.view()->widgetPos(img)), QPoint(2, 0));
       QCOMPARE(pr.row_lengths.size(), std::size_t(4));
       QVERIFY2(w.hoverText(0, 2).contains(QStringLiteral("at 4 KiB: ")), qPrintable(w.hoverText(0, 2)));
@@ -172,7 +173,8 @@ class TestGui : public QObject {
       QCOMPARE(r.curves[1].sender, 0);
       // Over the pinned (fast, lower) curve's last point: its curve, not the slow one above.
       const PlotCurve& c = r.curves[1];
-      const QPointF img(r.geometry.x_to_px(static_cast<double>(c.lengths[3])), r.geometry.y_to_px(c.y[3]));
+      const PlotGeometry& g = w.view()->plotGeometry();
+      const QPointF img(g.x_to_px(static_cast<double>(c.lengths[3])), g.y_to_px(c.y[3]));
       QCOMPARE(w.view()->cellAt(w.view()->widgetPos(img)), QPoint(3, 1));
       QVERIFY2(w.hoverText(1, 3).contains(QStringLiteral("sender 0")), qPrintable(w.hoverText(1, 3)));
       QVERIFY(!w.hoverText(1, 3).contains(QStringLiteral("samples")));  // not recorded in this file
@@ -358,7 +360,7 @@ class TestGui : public QObject {
     const ViewResult& r = w.view()->result();
     QCOMPARE(r.order, (std::vector<int>{0, 5, 1, 4, 2, 7, 3, 6}));
     // Displayed row 1 is rank 5 (slow node): darker than row 0 (rank 0); values follow.
-    QVERIFY(fixtures::row_gray(r.cells, 1, 1) + 30 < fixtures::row_gray(r.cells, 0, 0));
+    QVERIFY(fixtures::row_gray(to_qimage(r.cells), 1, 1) + 30 < fixtures::row_gray(to_qimage(r.cells), 0, 0));
     QVERIFY(w.hoverText(1, 0).startsWith(QStringLiteral("sender 5 ")));
     orders->setCurrentIndex(orders->findData(static_cast<int>(Order::host)));
     QTRY_VERIFY(w.view()->result().spec.order == Order::host);

@@ -140,23 +140,25 @@ class TestPlot : public QObject {
     s.more_pairs = {{4, 0}};
     const ViewResult r = doc->render(s);
     QCOMPARE(r.curves.size(), std::size_t(2));
-    const QColor c0 = r.curves[0].color, c1 = r.curves[1].color;
+    PlotGeometry geometry;
+    const QImage picture = plot_picture(r, &geometry);
+    const QColor c0 = curve_color(r.curves[0].color), c1 = curve_color(r.curves[1].color);
     QVERIFY(colorDist(c0, c1) > 100);
     for (std::size_t k = 0; k < 4; ++k) {
-      const double x = r.geometry.x_to_px(static_cast<double>(r.curves[0].lengths[k]));
-      const double y0 = r.geometry.y_to_px(1e-6 * static_cast<double>(k + 1));
-      const double y1 = r.geometry.y_to_px(3e-6 * static_cast<double>(k + 1));
-      QVERIFY2(colorNear(r.cells, {x, y0}, c0), qPrintable(QStringLiteral("k=%1").arg(k)));
-      QVERIFY2(colorNear(r.cells, {x, y1}, c1), qPrintable(QStringLiteral("k=%1").arg(k)));
+      const double x = geometry.x_to_px(static_cast<double>(r.curves[0].lengths[k]));
+      const double y0 = geometry.y_to_px(1e-6 * static_cast<double>(k + 1));
+      const double y1 = geometry.y_to_px(3e-6 * static_cast<double>(k + 1));
+      QVERIFY2(colorNear(picture, {x, y0}, c0), qPrintable(QStringLiteral("k=%1").arg(k)));
+      QVERIFY2(colorNear(picture, {x, y1}, c1), qPrintable(QStringLiteral("k=%1").arg(k)));
       if (k > 0) {
         // Each colour only where its curve is: the slow curve's colour is not at the fast point.
-        QVERIFY(!colorNear(r.cells, {x, y0}, c1, 1, 30));
-        QVERIFY(!colorNear(r.cells, {x, y1}, c0, 1, 30));
+        QVERIFY(!colorNear(picture, {x, y0}, c1, 1, 30));
+        QVERIFY(!colorNear(picture, {x, y1}, c0, 1, 30));
       }
     }
     // A linear binary axis: the 0 B point sits on the plot's left edge.
-    QVERIFY(!r.geometry.x_log);
-    QCOMPARE(r.geometry.x_to_px(0), r.geometry.area.left());
+    QVERIFY(!geometry.x_log);
+    QCOMPARE(geometry.x_to_px(0), geometry.area.left());
     // The same pair twice is one curve; more than 64 curves are refused.
     s.more_pairs = {{0, 1}, {4, 0}};
     QCOMPARE(doc->render(s).curves.size(), std::size_t(2));
@@ -181,13 +183,15 @@ class TestPlot : public QObject {
     s.view = ViewKind::pair;
     AxisTicks xt;
     const ViewResult r = doc->render(s);
-    QVERIFY(r.geometry.x_log);
-    QVERIFY(r.geometry.x_zero);
-    const double x0 = r.geometry.x_to_px(0), x1 = r.geometry.x_to_px(1);
-    QVERIFY(x0 > r.geometry.area.left());
+    PlotGeometry geometry;
+    const QImage picture = plot_picture(r, &geometry);
+    QVERIFY(geometry.x_log);
+    QVERIFY(geometry.x_zero);
+    const double x0 = geometry.x_to_px(0), x1 = geometry.x_to_px(1);
+    QVERIFY(x0 > geometry.area.left());
     QVERIFY2(x0 + 10 < x1, qPrintable(QStringLiteral("0 B at %1, 1 B at %2").arg(x0).arg(x1)));
     // The 0 B point is drawn (not dropped), in the curve's colour.
-    QVERIFY(colorNear(r.cells, {x0, r.geometry.y_to_px(2e-6)}, r.curves[0].color));
+    QVERIFY(colorNear(picture, {x0, geometry.y_to_px(2e-6)}, curve_color(r.curves[0].color)));
     QCOMPARE(r.curves[0].lengths.front(), std::int64_t{0});
     std::vector<PlotCurve> cv = r.curves;
     PlotStyle st;
@@ -201,7 +205,7 @@ class TestPlot : public QObject {
     c.lengths = {0, 1024, 2048};
     c.y = {1e-6, 2e-6, 3e-6};
     c.band = {0.2e-6, 0.2e-6, 0.2e-6};
-    c.color = curve_color(0);
+    c.color = 0;
     PlotStyle st;
     st.band_label = QStringLiteral("±1 standard deviation (x_deviation.nc)");
     PlotGeometry g;
@@ -235,7 +239,7 @@ class TestPlot : public QObject {
         c.lengths = xs[i];
         c.y = ys[i];
         c.band.assign(ys[i].size(), i % 2 ? nan : 1e300);
-        c.color = curve_color(i);
+        c.color = i;
         PlotStyle st;
         st.y_log = ylog;
         st.band_label = QStringLiteral("band");

@@ -159,14 +159,14 @@ class TestRender : public QObject {
   void darkestPoolKeepsSingleSlowCells() {
     std::vector<double> v(100 * 100, 1.0);
     v[37 * 100 + 62] = 9.0;  // one slow link
-    const QImage cells = cells_image(v, 100, 100, Levels{1.0, 9.0, false});
-    const QImage small = darkest_pool(cells, 8);
+    const GreyImage cells = cells_image(v, 100, 100, Levels{1.0, 9.0, false});
+    const QImage small = to_qimage(darkest_pool(cells, 8));
     QCOMPARE(small.size(), QSize(13, 13));
     QCOMPARE(qGray(small.pixel(62 / 8, 37 / 8)), 0);
     QCOMPARE(qGray(small.pixel(0, 0)), 255);
     QCOMPARE(qGray(small.pixel(12, 12)), 255);  // partial edge block
     // Plain nearest-neighbour scaling loses it.
-    const QImage nn = cells.scaled(13, 13, Qt::IgnoreAspectRatio, Qt::FastTransformation);
+    const QImage nn = to_qimage(cells).scaled(13, 13, Qt::IgnoreAspectRatio, Qt::FastTransformation);
     int dark = 0;
     for (int y = 0; y < 13; ++y)
       for (int x = 0; x < 13; ++x) dark += qGray(nn.pixel(x, y)) < 128;
@@ -240,18 +240,18 @@ class TestRender : public QObject {
                          {90, 100, 0, 210, 240, 245},
                          {15, 25, 35, 45, 255, 255},
                          {55, 65, 75, 85, 255, 255}};
-    QImage cells(N, N, QImage::Format_Grayscale8);
+    GreyImage cells(N, N);
     auto nodata = std::make_shared<CellMask>(N, N);
     for (int y = 0; y < N; ++y)
-      for (int x = 0; x < N; ++x) cells.scanLine(y)[x] = static_cast<uchar>(g[y][x]);
+      for (int x = 0; x < N; ++x) cells.row(y)[x] = static_cast<std::uint8_t>(g[y][x]);
     // No data: (0,4), (1,4) and the block rows 4-5 x cols 4-5 (white, 255, in the image).
     for (auto [x, y] : {std::pair{4, 0}, {4, 1}, {4, 4}, {5, 4}, {4, 5}, {5, 5}}) nodata->set(x, y);
     Pyramid pyr(cells, nodata, nullptr);
     QCOMPARE(pyr.levels(), 4);  // 6, 3, 2, 1 pixels a side
-    const auto px = [](const Pyramid::Level& l, int x, int y) { return int(l.grey.constScanLine(y)[x]); };
+    const auto px = [](const Pyramid::Level& l, int x, int y) { return int(l.grey.at(x, y)); };
     const Pyramid::Level& m1 = pyr.level(1, Reduce::max);
     const Pyramid::Level& d1 = pyr.level(1, Reduce::median);
-    QCOMPARE(m1.grey.size(), QSize(3, 3));
+    QCOMPARE(QSize(m1.grey.width, m1.grey.height), QSize(3, 3));
     // Block (0,0): 10, 200, 50, 120.
     QCOMPARE(px(m1, 0, 0), 10);
     QCOMPARE(px(d1, 0, 0), 50);  // sorted 10 50 120 200: the darker middle one
@@ -267,7 +267,7 @@ class TestRender : public QObject {
     // Level 2 (4 x 4 blocks): the darkest cell of rows 0-3 x cols 0-3 is the 0 at (3, 2); the
     // partial block rows 4-5 x cols 4-5 keeps its no-data mark.
     const Pyramid::Level& m2 = pyr.level(2, Reduce::max);
-    QCOMPARE(m2.grey.size(), QSize(2, 2));
+    QCOMPARE(QSize(m2.grey.width, m2.grey.height), QSize(2, 2));
     QCOMPARE(px(m2, 0, 0), 0);
     QCOMPARE(px(m2, 1, 0), 20);
     QVERIFY(m2.nodata.at(1, 1));
@@ -280,8 +280,8 @@ class TestRender : public QObject {
       for (Reduce mode : {Reduce::max, Reduce::median}) {
         const Pyramid::Level& lv = pyr.level(L, mode);
         const int f = 1 << L;
-        for (int by = 0; by < lv.grey.height(); ++by)
-          for (int bx = 0; bx < lv.grey.width(); ++bx) {
+        for (int by = 0; by < lv.grey.height; ++by)
+          for (int bx = 0; bx < lv.grey.width; ++bx) {
             std::vector<int> v;
             for (int y = by * f; y < std::min(N, by * f + f); ++y)
               for (int x = bx * f; x < std::min(N, bx * f + f); ++x)
@@ -299,24 +299,24 @@ class TestRender : public QObject {
   void reduceCellsMedianOfBigBlocks() {
     std::mt19937 rng(3);
     const int W = 40, H = 37, f = 20;
-    QImage cells(W, H, QImage::Format_Grayscale8);
+    GreyImage cells(W, H);
     std::vector<double> values(static_cast<std::size_t>(W * H), 1.0);
     for (int y = 0; y < H; ++y)
       for (int x = 0; x < W; ++x) {
-        cells.scanLine(y)[x] = static_cast<uchar>(rng() % 256);
+        cells.row(y)[x] = static_cast<std::uint8_t>(rng() % 256);
         if (rng() % 7 == 0) values[static_cast<std::size_t>(y * W + x)] = std::numeric_limits<double>::quiet_NaN();
       }
     for (Reduce mode : {Reduce::median, Reduce::max}) {
       const auto [img, mask] = reduce_cells(cells, f, mode, nullptr, &values);
-      QCOMPARE(img.size(), QSize(2, 2));
+      QCOMPARE(QSize(img.width, img.height), QSize(2, 2));
       for (int by = 0; by < 2; ++by)
         for (int bx = 0; bx < 2; ++bx) {
           std::vector<int> v;
           for (int y = by * f; y < std::min(H, by * f + f); ++y)
             for (int x = bx * f; x < std::min(W, bx * f + f); ++x)
-              if (!std::isnan(values[static_cast<std::size_t>(y * W + x)])) v.push_back(cells.constScanLine(y)[x]);
+              if (!std::isnan(values[static_cast<std::size_t>(y * W + x)])) v.push_back(cells.at(x, y));
           std::sort(v.begin(), v.end());
-          QCOMPARE(int(img.constScanLine(by)[bx]), mode == Reduce::max ? v.front() : v[(v.size() - 1) / 2]);
+          QCOMPARE(int(img.at(bx, by)), mode == Reduce::max ? v.front() : v[(v.size() - 1) / 2]);
           QVERIFY(!mask.at(bx, by));
         }
     }

@@ -211,7 +211,7 @@ ViewResult Document::render_streamed(ViewResult res, Source src, const Progress&
   }
   const int f = reduction_factor(P, P, spec.fit);
   const int side = (P + f - 1) / f;
-  QImage out(side, side, QImage::Format_Grayscale8);
+  GreyImage out(side, side);
   auto mask = std::make_shared<CellMask>(side, side);
   BlockReducer red(P, f, spec.reduce);
   // Blocks of about a million cells, whole bands of f rows.
@@ -224,7 +224,7 @@ ViewResult Document::render_streamed(ViewResult res, Source src, const Progress&
     for (int i = i0; i < i1; ++i) {
       const double* row = v.data() + static_cast<std::size_t>(i - i0) * static_cast<std::size_t>(P);
       if (f == 1) {
-        grey_row(row, P, res.levels, out.scanLine(i));
+        grey_row(row, P, res.levels, out.row(i));
         for (int j = 0; j < P; ++j)
           if (std::isnan(row[j])) mask->set(j, i);
         continue;
@@ -232,7 +232,7 @@ ViewResult Document::render_streamed(ViewResult res, Source src, const Progress&
       grey_row(row, P, res.levels, grey.data());
       for (int j = 0; j < P; ++j) nd[static_cast<std::size_t>(j)] = std::isnan(row[j]);
       red.add_row(grey.data(), nd.data());
-      if (red.rows_added() == f || i + 1 == P) red.take(out.scanLine(i / f), mask.get(), i / f);
+      if (red.rows_added() == f || i + 1 == P) red.take(out.row(i / f), mask.get(), i / f);
     }
   }
   res.cells = std::move(out);

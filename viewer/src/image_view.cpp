@@ -16,6 +16,14 @@
 
 namespace nt::viewer {
 
+namespace {
+// The size of the picture of r in pixels: the plot's, else one pixel per cell (or per block of
+// r.pool cells).
+QSize pictureSize(const ViewResult& r) {
+  return r.plot ? QSize(r.plot_width, r.plot_height) : QSize(r.cells.width, r.cells.height);
+}
+}  // namespace
+
 ImageView::ImageView(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
@@ -24,10 +32,10 @@ ImageView::ImageView(QWidget* parent) : QWidget(parent) {
 }
 
 void ImageView::setResult(const ViewResult& r, bool keepZoom) {
-  const bool same = hasResult() && r.cells.size() == result_.cells.size() && r.plot == result_.plot;
+  const bool same = hasResult() && pictureSize(r) == imageSize() && r.plot == result_.plot;
   result_ = r;
   pyramid_.reset();
-  if (!result_.plot && !result_.cells.isNull())
+  if (!result_.plot && !result_.cells.empty())
     pyramid_ = std::make_shared<Pyramid>(result_.cells, result_.nodata, result_.values);
   probed_.clear();
   rebuildPixmap();
@@ -37,7 +45,8 @@ void ImageView::setResult(const ViewResult& r, bool keepZoom) {
 }
 
 void ImageView::rebuildPixmap() {
-  plot_ = result_.plot ? QPixmap::fromImage(result_.cells) : QPixmap();
+  plotGeometry_ = PlotGeometry{};
+  plot_ = result_.plot ? QPixmap::fromImage(plot_picture(result_, &plotGeometry_)) : QPixmap();
   full_ = QPixmap();
   shown_ = QPixmap();
   shownLevel_ = -1;
@@ -45,7 +54,7 @@ void ImageView::rebuildPixmap() {
 
 const QPixmap& ImageView::pixmap() const {
   if (result_.plot) return plot_;
-  if (full_.isNull() && !result_.cells.isNull())
+  if (full_.isNull() && !result_.cells.empty())
     full_ = QPixmap::fromImage(colorize(result_.cells, resolve_colormap(colormap_, result_.symmetric()),
                                         result_.values.get(), result_.nodata.get()));
   return full_;
@@ -66,7 +75,7 @@ void ImageView::setReduce(Reduce r) {
   update();
 }
 
-QSize ImageView::imageSize() const { return result_.cells.size(); }
+QSize ImageView::imageSize() const { return pictureSize(result_); }
 
 int ImageView::levelFor() const {
   // The level whose blocks are at least as large as a screen pixel: every pixel then shows the
@@ -149,7 +158,7 @@ QPoint ImageView::cellAt(const QPointF& pos) const {
   if (result_.plot) {
     // Pair plots: per curve the nearest point along the length axis (within a few pixels), then
     // the curve whose point is nearest vertically. Returns (point, curve).
-    if (!result_.geometry.area.adjusted(-12, -12, 12, 12).contains(p)) return {-1, -1};
+    if (!plotGeometry_.area.adjusted(-12, -12, 12, 12).contains(p)) return {-1, -1};
     int bestCurve = -1, bestPoint = -1;
     double bestY = std::numeric_limits<double>::infinity();
     for (std::size_t c = 0; c < result_.curves.size(); ++c) {
@@ -157,7 +166,7 @@ QPoint ImageView::cellAt(const QPointF& pos) const {
       int best = -1;
       double bestDist = 12.0;
       for (std::size_t k = 0; k < cv.lengths.size(); ++k) {
-        const double d = std::abs(result_.geometry.x_to_px(static_cast<double>(cv.lengths[k])) - p.x());
+        const double d = std::abs(plotGeometry_.x_to_px(static_cast<double>(cv.lengths[k])) - p.x());
         if (d < bestDist) {
           bestDist = d;
           best = static_cast<int>(k);
@@ -165,7 +174,7 @@ QPoint ImageView::cellAt(const QPointF& pos) const {
       }
       if (best < 0) continue;
       const double y = cv.y[static_cast<std::size_t>(best)];
-      const double dy = std::isfinite(y) ? std::abs(result_.geometry.y_to_px(y) - p.y()) : 1e9;
+      const double dy = std::isfinite(y) ? std::abs(plotGeometry_.y_to_px(y) - p.y()) : 1e9;
       if (bestCurve < 0 || dy < bestY) {
         bestY = dy;
         bestCurve = static_cast<int>(c);
@@ -228,7 +237,7 @@ void ImageView::paintCells(QPainter& p, const QRectF& target) {
   const int L = levelFor();
   const Pyramid::Level& lv = pyramid_->level(L, reduce_);
   const int scale = 1 << L;  // image pixels per level pixel
-  const int lw = lv.grey.width(), lh = lv.grey.height();
+  const int lw = lv.grey.width, lh = lv.grey.height;
   // The visible part in level pixels, with a margin so that small pans reuse the colours.
   const double px = zoom_ * scale;  // screen pixels per level pixel
   const auto clampi = [](double v, int hi) { return std::clamp(static_cast<int>(v), 0, hi); };
@@ -239,7 +248,7 @@ void ImageView::paintCells(QPainter& p, const QRectF& target) {
   if (shown_.isNull() || shownLevel_ != L || shownReduce_ != reduce_ || !shownRect_.contains(need)) {
     const int mx = need.width() / 4 + 1, my = need.height() / 4 + 1;
     const QRect r = need.adjusted(-mx, -my, mx, my).intersected(QRect(0, 0, lw, lh));
-    const QImage part = lv.grey.copy(r);
+    const GreyImage part = lv.grey.crop(r.x(), r.y(), r.width(), r.height());
     // No-data cells: the base's mask (or NaN values), a level's own mask above it.
     CellMask nd(r.width(), r.height());
     bool any = false;
@@ -294,7 +303,7 @@ void ImageView::paintCellValues(QPainter& p, const QRectF& target) {
       }
       const QRectF cell(target.left() + c * cw, target.top() + r * ch, cw, ch);
       const QString text = std::isnan(v) ? tr("no data") : format_value(v, result_.ratio());
-      const int g = result_.pool == 1 && result_.cells.valid(c, r) ? qGray(result_.cells.pixel(c, r)) : 255;
+      const int g = result_.pool == 1 && result_.cells.contains(c, r) ? result_.cells.at(c, r) : 255;
       // Dark text on light cells, light text on dark ones (the grey level stands for the colour).
       p.setPen(g > 140 ? QColor(10, 10, 10) : QColor(250, 250, 250));
       p.drawText(cell.adjusted(2, 2, -2, -2), Qt::AlignCenter | Qt::TextWordWrap, text);

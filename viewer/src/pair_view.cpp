@@ -12,7 +12,6 @@
 #include "nt/error.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/types.hpp"
-#include "nt/viewer/plot.hpp"
 #include "cell_values.hpp"
 #include "rank_match.hpp"
 
@@ -131,7 +130,7 @@ struct PairPlot {
       any_band = any_band || !c.band.empty();
       const QString ranks = pair_label(d, s, r, mapped && (s != s0 || r != r0));
       c.label = several_files() ? c.file + QStringLiteral(": ") + ranks : ranks;
-      c.color = curve_color(curves.size());
+      c.color = curves.size();
       curves.push_back(std::move(c));
     }
   }
@@ -185,7 +184,9 @@ ViewResult Document::render_pair(const ViewSpec& spec) {
   res.diag_col = ViewResult::kNoDiag;
   res.title = st.title;
   res.note = st.note;
-  res.cells = plot_image(plot.curves, st, plot_w_, plot_h_, &res.geometry);
+  res.plot_style = st;
+  res.plot_width = plot_w_;
+  res.plot_height = plot_h_;
   res.rows = static_cast<int>(plot.curves.size());
   res.cols = 0;
   for (const auto& c : plot.curves) res.cols = std::max(res.cols, static_cast<int>(c.y.size()));

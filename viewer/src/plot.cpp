@@ -152,6 +152,30 @@ AxisTicks delay_ticks(double lo, double hi, bool log) {
   return t;
 }
 
+namespace {
+double tr(double v, bool lg) { return lg ? std::log10(std::max(v, 1e-300)) : v; }
+}  // namespace
+
+double PlotGeometry::x_to_px(double x) const {
+  QRectF ar = area;
+  if (x_log && x_zero) {
+    // 0 B sits in a slot of its own left of the log scale, past an axis break.
+    const double gap = zero_gap();
+    if (!(x > 0)) return area.left() + gap * 0.35;
+    ar.setLeft(area.left() + gap);
+  }
+  const double a = tr(x_log ? std::max(x, 1.0) : x, x_log), lo = tr(x_min, x_log), hi = tr(x_max, x_log);
+  const double t = hi > lo ? (a - lo) / (hi - lo) : 0.5;
+  return ar.left() + t * ar.width();
+}
+double PlotGeometry::zero_gap() const { return std::clamp(area.width() * 0.08, 24.0, 60.0); }
+double PlotGeometry::y_to_px(double y) const {
+  const double a = tr(y, y_log), lo = tr(y_min, y_log), hi = tr(y_max, y_log);
+  const double t = hi > lo ? (a - lo) / (hi - lo) : 0.5;
+  return area.bottom() - t * area.height();
+}
+
+
 QColor curve_color(std::size_t i) {
   // The viewer's dark blue, then Okabe & Ito's colour-blind-safe colours (yellow left out: it
   // does not show on white), then darker repeats.
@@ -252,7 +276,7 @@ void paint_bands(QPainter& p, const std::vector<PlotCurve>& curves, const PlotGe
     if (c.band.empty() || c.band.size() != c.y.size()) continue;
     const std::size_t n = std::min(c.y.size(), c.lengths.size());
     p.setPen(Qt::NoPen);
-    p.setBrush(band_color(ci, c.color));
+    p.setBrush(band_color(ci, curve_color(c.color)));
     const auto lower = [&](std::size_t i) {
       double v = c.y[i] - c.band[i];
       if (g.y_log && !(v > 0)) v = g.y_min;
@@ -299,9 +323,9 @@ void paint_curves(QPainter& p, const std::vector<PlotCurve>& curves, const PlotG
       started = !(g.x_zero && c.lengths[i] <= 0);
     }
     p.setBrush(Qt::NoBrush);
-    p.setPen(QPen(c.color, 2));
+    p.setPen(QPen(curve_color(c.color), 2));
     p.drawPath(path);
-    p.setBrush(c.color);
+    p.setBrush(curve_color(c.color));
     for (std::size_t i = 0; i < c.lengths.size() && i < c.y.size(); ++i)
       if (ok(i)) p.drawEllipse(QPointF(g.x_to_px(static_cast<double>(c.lengths[i])), g.y_to_px(c.y[i])), 2.5, 2.5);
   }
@@ -333,11 +357,11 @@ std::vector<LegendEntry> legend_entries(const std::vector<PlotCurve>& curves, co
                                         int line) {
   std::vector<LegendEntry> entries;
   if (curves.size() > 1)
-    for (const auto& c : curves) entries.push_back({c.label, c.color, false});
+    for (const auto& c : curves) entries.push_back({c.label, curve_color(c.color), false});
   if (!st.band_label.isEmpty()) {
     std::size_t first = 0;
     while (first < curves.size() && curves[first].band.empty()) ++first;
-    if (first < curves.size()) entries.push_back({st.band_label, band_color(first, curves[first].color), true});
+    if (first < curves.size()) entries.push_back({st.band_label, band_color(first, curve_color(curves[first].color)), true});
   }
   const int max_rows = std::max(1, static_cast<int>(area_height / line) - 1);
   if (!entries.empty() && static_cast<int>(entries.size()) > max_rows) {
@@ -411,6 +435,10 @@ QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& st, int
   if (x_ticks) *x_ticks = xt;
   if (y_ticks) *y_ticks = yt;
   return img;
+}
+
+QImage plot_picture(const ViewResult& r, PlotGeometry* geometry) {
+  return plot_image(r.curves, r.plot_style, r.plot_width, r.plot_height, geometry);
 }
 
 }  // namespace nt::viewer

@@ -87,13 +87,12 @@ void BlockReducer::take(std::uint8_t* grey, CellMask* mask, int y) {
   rows_ = 0;
 }
 
-std::pair<QImage, CellMask> reduce_cells(const QImage& cells, int f, Reduce mode, const CellMask* nodata,
-                                         const std::vector<double>* values) {
-  const QImage grey = cells.format() == QImage::Format_Grayscale8 ? cells : cells.convertToFormat(QImage::Format_Grayscale8);
-  const int w = grey.width(), h = grey.height();
+std::pair<GreyImage, CellMask> reduce_cells(const GreyImage& grey, int f, Reduce mode, const CellMask* nodata,
+                                            const std::vector<double>* values) {
+  const int w = grey.width, h = grey.height;
   f = std::max(1, f);
   const int ow = (w + f - 1) / f, oh = (h + f - 1) / f;
-  QImage out(ow, oh, QImage::Format_Grayscale8);
+  GreyImage out(ow, oh);
   CellMask mask(ow, oh);
   const bool from_mask = nodata && nodata->width == w && nodata->height == h;
   const bool from_values = !from_mask && values && values->size() == static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
@@ -109,16 +108,16 @@ std::pair<QImage, CellMask> reduce_cells(const QImage& cells, int f, Reduce mode
       for (int x = 0; x < w; ++x) nd[static_cast<std::size_t>(x)] = std::isnan(v[x]);
       flags = nd.data();
     }
-    red.add_row(grey.constScanLine(y), flags);
-    if (red.rows_added() == f || y + 1 == h) red.take(out.scanLine(y / f), &mask, y / f);
+    red.add_row(grey.row(y), flags);
+    if (red.rows_added() == f || y + 1 == h) red.take(out.row(y / f), &mask, y / f);
   }
   return {std::move(out), std::move(mask)};
 }
 
-Pyramid::Pyramid(QImage base, std::shared_ptr<const CellMask> nodata, std::shared_ptr<const std::vector<double>> values)
+Pyramid::Pyramid(GreyImage base, std::shared_ptr<const CellMask> nodata, std::shared_ptr<const std::vector<double>> values)
     : base_(std::move(base)), nodata_(std::move(nodata)), values_(std::move(values)) {
   base_level_.grey = base_;
-  int side = std::max(base_.width(), base_.height());
+  int side = std::max(base_.width, base_.height);
   while (side > 1) {
     side = (side + 1) / 2;
     ++levels_;
@@ -126,9 +125,9 @@ Pyramid::Pyramid(QImage base, std::shared_ptr<const CellMask> nodata, std::share
 }
 
 bool Pyramid::no_data(int x, int y) const {
-  if (nodata_ && nodata_->width == base_.width() && nodata_->height == base_.height()) return nodata_->at(x, y);
-  if (values_ && values_->size() == static_cast<std::size_t>(base_.width()) * static_cast<std::size_t>(base_.height()))
-    return std::isnan((*values_)[static_cast<std::size_t>(y) * static_cast<std::size_t>(base_.width()) + static_cast<std::size_t>(x)]);
+  if (nodata_ && nodata_->width == base_.width && nodata_->height == base_.height) return nodata_->at(x, y);
+  if (values_ && values_->size() == static_cast<std::size_t>(base_.width) * static_cast<std::size_t>(base_.height))
+    return std::isnan((*values_)[static_cast<std::size_t>(y) * static_cast<std::size_t>(base_.width) + static_cast<std::size_t>(x)]);
   return false;
 }
 

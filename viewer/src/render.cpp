@@ -14,121 +14,13 @@
 #include <fmt/format.h>
 
 #include "nt/error.hpp"
+#include "nt/viewer/plot.hpp"
 #include "nt/viewer/pyramid.hpp"
 #include "nt/output.hpp"
 #include "nt/validate.hpp"
 #include "nt/units.hpp"
 
 namespace nt::viewer {
-
-Range range_of(std::span<const double> values, int rows, int cols, int diag_col) {
-  // Tight loops over the off-diagonal parts of each row; NaN and infinities are skipped.
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo, lo_pos = lo;
-  auto scan = [&](const double* p, int n) {
-    for (int j = 0; j < n; ++j) {
-      const double v = p[j];
-      if (!(std::abs(v) <= std::numeric_limits<double>::max())) continue;
-      lo = v < lo ? v : lo;
-      hi = v > hi ? v : hi;
-      if (v > 0 && v < lo_pos) lo_pos = v;
-    }
-  };
-  for (int i = 0; i < rows; ++i) {
-    const double* row = values.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(cols);
-    const int d = diag_col == ViewResult::kDiagIsRow ? i : diag_col;
-    if (d >= 0 && d < cols) {
-      scan(row, d);
-      scan(row + d + 1, cols - d - 1);
-    } else {
-      scan(row, cols);
-    }
-  }
-  Range r;
-  r.lo = lo;
-  r.hi = hi;
-  r.lo_pos = lo_pos;
-  return r;
-}
-
-Levels levels_from(const Range& r, bool log, bool symmetric) {
-  Levels lv;
-  lv.log = log && !symmetric;
-  if (r.empty()) {
-    lv.white = 0.0;
-    lv.black = 1.0;
-    return lv;
-  }
-  if (symmetric) {
-    const double m = std::max(std::abs(r.lo), std::abs(r.hi));
-    lv.white = -m;
-    lv.black = m;
-  } else if (lv.log && r.lo_pos <= r.hi) {
-    lv.white = r.lo_pos;
-    lv.black = r.hi;
-  } else {
-    lv.white = r.lo;
-    lv.black = r.hi;
-  }
-  return lv;
-}
-
-Levels ratio_levels(const Range& r) {
-  double m = 2.0;
-  if (!r.empty() && r.lo_pos <= r.hi) m = std::max({r.hi, 1.0 / r.lo_pos, 1.0});
-  if (!std::isfinite(m)) m = 2.0;
-  return Levels{1.0 / m, m, true};
-}
-
-void grey_row(const double* row, int cols, const Levels& lv, uchar* line) {
-  const bool linear = !(lv.log && lv.white > 0 && lv.black > 0) && lv.black > lv.white;
-  if (linear) {
-    // Fast path (linear scale): one multiply per cell; same result as Levels::gray.
-    const double scale = 255.0 / (lv.black - lv.white);
-    for (int j = 0; j < cols; ++j) {
-      const double d = (row[j] - lv.white) * scale;  // 0 .. 255 darkness
-      // NaN fails both comparisons and ends up white, like Levels::gray.
-      const double c = d > 0.0 ? (d < 255.0 ? d : 255.0) : 0.0;
-      line[j] = static_cast<uchar>(255 - static_cast<int>(c + 0.5));
-    }
-  } else {
-    for (int j = 0; j < cols; ++j) line[j] = lv.gray(row[j]);
-  }
-}
-
-QImage cells_image(std::span<const double> values, int rows, int cols, const Levels& lv) {
-  QImage img(cols, rows, QImage::Format_Grayscale8);
-  for (int i = 0; i < rows; ++i)
-    grey_row(values.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(cols), cols, lv, img.scanLine(i));
-  return img;
-}
-
-QSize scaled_size(int rows, int cols, int size) {
-  const int longest = std::max(rows, cols);
-  if (size <= 0 || longest <= 0) return {cols, rows};
-  return {std::max(1, static_cast<int>(std::lround(double(cols) * size / longest))),
-          std::max(1, static_cast<int>(std::lround(double(rows) * size / longest)))};
-}
-
-int reduction_factor(int rows, int cols, int size) {
-  const QSize s = scaled_size(rows, cols, size);
-  return std::max(1, std::max(cols / std::max(s.width(), 1), rows / std::max(s.height(), 1)));
-}
-
-QImage darkest_pool(const QImage& cells, int f) {
-  if (f <= 1 || cells.format() != QImage::Format_Grayscale8) return cells;
-  const int w = (cells.width() + f - 1) / f, h = (cells.height() + f - 1) / f;
-  QImage out(w, h, QImage::Format_Grayscale8);
-  out.fill(255);
-  for (int y = 0; y < cells.height(); ++y) {
-    const uchar* in = cells.constScanLine(y);
-    uchar* o = out.scanLine(y / f);
-    for (int x = 0; x < cells.width(); ++x) {
-      uchar& d = o[x / f];
-      if (in[x] < d) d = in[x];
-    }
-  }
-  return out;
-}
 
 namespace {
 
@@ -339,23 +231,28 @@ QRgb no_data_rgb(Colormap c) {
   }
 }
 
-QImage colorize(const QImage& cells, Colormap c, const std::vector<double>* values, const CellMask* nodata) {
-  QImage out(cells.size(), QImage::Format_RGB32);
+QImage to_qimage(const GreyImage& grey) {
+  QImage img(grey.width, grey.height, QImage::Format_Grayscale8);
+  for (int y = 0; y < grey.height; ++y) std::copy_n(grey.row(y), grey.width, img.scanLine(y));
+  return img;
+}
+
+QImage colorize(const GreyImage& grey, Colormap c, const std::vector<double>* values, const CellMask* nodata) {
+  QImage out(grey.width, grey.height, QImage::Format_RGB32);
   QRgb lut[256];
   for (int g = 0; g < 256; ++g) lut[g] = colormap_rgb(c, (255 - g) / 255.0);
-  const QImage grey = cells.format() == QImage::Format_Grayscale8 ? cells : cells.convertToFormat(QImage::Format_Grayscale8);
-  const bool mark = values && values->size() == static_cast<std::size_t>(cells.width()) * static_cast<std::size_t>(cells.height());
+  const bool mark = values && values->size() == grey.pixel_count();
   const QRgb nd = no_data_rgb(c);
-  for (int y = 0; y < grey.height(); ++y) {
-    const uchar* in = grey.constScanLine(y);
+  for (int y = 0; y < grey.height; ++y) {
+    const std::uint8_t* in = grey.row(y);
     auto* o = reinterpret_cast<QRgb*>(out.scanLine(y));
-    const double* v = mark ? values->data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(grey.width()) : nullptr;
-    for (int x = 0; x < grey.width(); ++x) o[x] = v && std::isnan(v[x]) ? nd : lut[in[x]];
+    const double* v = mark ? values->data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(grey.width) : nullptr;
+    for (int x = 0; x < grey.width; ++x) o[x] = v && std::isnan(v[x]) ? nd : lut[in[x]];
   }
-  if (nodata && nodata->width == grey.width() && nodata->height == grey.height())
-    for (int y = 0; y < grey.height(); ++y) {
+  if (nodata && nodata->width == grey.width && nodata->height == grey.height)
+    for (int y = 0; y < grey.height; ++y) {
       auto* o = reinterpret_cast<QRgb*>(out.scanLine(y));
-      for (int x = 0; x < grey.width(); ++x)
+      for (int x = 0; x < grey.width; ++x)
         if (nodata->at(x, y)) o[x] = nd;
     }
   return out;
@@ -486,9 +383,9 @@ QSize cell_area_size(const ViewResult& r, const ComposeOptions& o) {
   int w = r.cols, h = r.rows;
   const int longest = std::max(w, h);
   if (o.size > 0 && longest > 0) {
-    const QSize s = scaled_size(r.rows, r.cols, o.size);
-    w = s.width();
-    h = s.height();
+    const PixelSize s = scaled_size(r.rows, r.cols, o.size);
+    w = s.width;
+    h = s.height;
   } else if (o.decorate && longest > 0 && longest < 512) {
     const int f = std::max(1, 512 / longest);
     w = r.cols * f;
@@ -501,15 +398,16 @@ QSize cell_area_size(const ViewResult& r, const ComposeOptions& o) {
 // colour unless `colour` is false.
 QImage scaled_cells(const ViewResult& r, QSize size, bool colour, Colormap cmap) {
   const int w = size.width(), h = size.height();
-  QImage cells = r.cells;
+  GreyImage grey = r.cells;
   const int f = std::max(r.cols / std::max(w, 1), r.rows / std::max(h, 1));
   // Shrinking: each block of cells reduced to one pixel first (its darkest cell by default, so
   // that slow links survive the reduction). A streamed result (r.pool > 1) comes reduced already.
   if (f >= 2 && r.pool == 1) {
-    if (r.spec.reduce == Reduce::max) cells = darkest_pool(cells, f);
-    else cells = reduce_cells(cells, f, r.spec.reduce, r.nodata.get(), r.values.get()).first;
+    if (r.spec.reduce == Reduce::max) grey = darkest_pool(grey, f);
+    else grey = reduce_cells(grey, f, r.spec.reduce, r.nodata.get(), r.values.get()).first;
   }
-  if (colour) cells = colorize(cells, cmap, f >= 2 ? nullptr : r.values.get(), f >= 2 ? nullptr : r.nodata.get());
+  QImage cells = colour ? colorize(grey, cmap, f >= 2 ? nullptr : r.values.get(), f >= 2 ? nullptr : r.nodata.get())
+                        : to_qimage(grey);
   if (w != cells.width() || h != cells.height()) cells = cells.scaled(w, h, Qt::IgnoreAspectRatio, Qt::FastTransformation);
   return cells;
 }
@@ -644,9 +542,7 @@ void paint_outline_legend(QPainter& p, const OutlineLevels& levels, const CellBo
 }  // namespace
 
 QImage compose(const ViewResult& r, const ComposeOptions& o) {
-  if (r.plot) {
-    return r.cells;
-  }
+  if (r.plot) return plot_picture(r);
   const Colormap cmap = resolve_colormap(o.colormap, r.symmetric());
   // Undecorated output keeps one grey level per cell (scripts read values back) unless the
   // user asked for a colormap.

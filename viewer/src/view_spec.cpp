@@ -87,27 +87,4 @@ unsigned char Levels::gray(double v) const {
   return static_cast<unsigned char>(255 - static_cast<int>(255.0 * darkness(v) + 0.5));
 }
 
-namespace {
-double tr(double v, bool lg) { return lg ? std::log10(std::max(v, 1e-300)) : v; }
-}  // namespace
-
-double PlotGeometry::x_to_px(double x) const {
-  QRectF ar = area;
-  if (x_log && x_zero) {
-    // 0 B sits in a slot of its own left of the log scale, past an axis break.
-    const double gap = zero_gap();
-    if (!(x > 0)) return area.left() + gap * 0.35;
-    ar.setLeft(area.left() + gap);
-  }
-  const double a = tr(x_log ? std::max(x, 1.0) : x, x_log), lo = tr(x_min, x_log), hi = tr(x_max, x_log);
-  const double t = hi > lo ? (a - lo) / (hi - lo) : 0.5;
-  return ar.left() + t * ar.width();
-}
-double PlotGeometry::zero_gap() const { return std::clamp(area.width() * 0.08, 24.0, 60.0); }
-double PlotGeometry::y_to_px(double y) const {
-  const double a = tr(y, y_log), lo = tr(y_min, y_log), hi = tr(y_max, y_log);
-  const double t = hi > lo ? (a - lo) / (hi - lo) : 0.5;
-  return area.bottom() - t * area.height();
-}
-
 }  // namespace nt::viewer

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "nt/dataset.hpp"
-#include "nt/viewer/render.hpp"
+#include "nt/viewer/levels.hpp"
 #include "nt/viewer/view_spec.hpp"
 
 namespace nt::viewer {

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "nt/viewer/plot.hpp"
 #include "nt/viewer/view_spec.hpp"
 
 namespace nt::viewer {
@@ -53,7 +54,9 @@ class ImageView : public QWidget {
   // Screen pixels per cell side from which every cell shows its value.
   static constexpr double kLabelZoom = 44.0;
   const ViewResult& result() const { return result_; }
-  bool hasResult() const { return !result_.cells.isNull(); }
+  bool hasResult() const { return result_.plot || !result_.cells.empty(); }
+  // Pair plots: where the plot shown puts lengths and delays (picture pixels).
+  const PlotGeometry& plotGeometry() const { return plotGeometry_; }
   double zoom() const { return zoom_; }
   // Cell under a widget position, or (-1, -1).
   QPoint cellAt(const QPointF& pos) const;
@@ -93,7 +96,8 @@ class ImageView : public QWidget {
   void paintLabels(QPainter& p, const QRectF& target);
   int levelFor() const;
   ViewResult result_;
-  QPixmap plot_;            // plots: the picture
+  QPixmap plot_;            // plots: the picture (plot_picture)
+  PlotGeometry plotGeometry_;
   mutable QPixmap full_;    // pixmap(): built when asked
   std::shared_ptr<Pyramid> pyramid_;
   Reduce reduce_ = Reduce::max;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <QImage>
+#include <QRectF>
 #include <QString>
 #include <QStringList>
 
@@ -32,17 +33,24 @@ bool log_length_axis(std::span<const double> lengths);
 AxisTicks length_ticks(double lo, double hi, bool log, bool binary);
 AxisTicks delay_ticks(double lo, double hi, bool log);
 
-struct PlotStyle {
-  QString title;
-  QString y_what = QStringLiteral("delay");  // y title before the unit: "median delay"
-  QString band_label;                          // legend text of the band ("" when no band)
-  QString note;                                // a warning under the title ("cut short: ...")
-  bool y_log = false;
+// Geometry of a pair plot, so that tests and the hover can map values to pixels.
+struct PlotGeometry {
+  QRectF area;               // plot area in image pixels
+  double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
+  bool x_log = false, y_log = false;
+  // Log length axis with a 0 B point: 0 gets its own slot left of the log scale (axis break).
+  bool x_zero = false;
+  double x_to_px(double x) const;
+  double zero_gap() const;   // width of the 0 B slot when x_zero
+  double y_to_px(double y) const;
 };
-// Draws the curves (colours from curve.color) into a width x height image; `geometry` receives
-// the mapping used. Curves with band draw it translucent in their colour.
+
+// Draws the curves (colours curve_color(curve.color)) into a width x height image; `geometry`
+// receives the mapping used. Curves with band draw it translucent in their colour.
 QImage plot_image(const std::vector<PlotCurve>& curves, const PlotStyle& style, int width, int height,
                   PlotGeometry* geometry, AxisTicks* x_ticks = nullptr, AxisTicks* y_ticks = nullptr);
+// The pair plot of a document's result (r.plot): its curves and style at its plot size.
+QImage plot_picture(const ViewResult& r, PlotGeometry* geometry = nullptr);
 
 // Colour of curve i: the first is the viewer's dark blue, then a colour-blind-safe palette.
 QColor curve_color(std::size_t i);

@@ -4,8 +4,6 @@
 // (the GUI, which draws the level whose blocks are just larger than a screen pixel).
 #pragma once
 
-#include <QImage>
-
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -13,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "nt/viewer/grey_image.hpp"
 #include "nt/viewer/view_spec.hpp"
 
 namespace nt::viewer {
@@ -48,17 +47,17 @@ class BlockReducer {
 // Reduces a whole cell image by f (f >= 2): ceil(w/f) x ceil(h/f) pixels and their no-data mask.
 // No data comes from `nodata` (per pixel of `cells`) or, when null, from NaN in `values` (one per
 // pixel), or else there is none.
-std::pair<QImage, CellMask> reduce_cells(const QImage& cells, int f, Reduce mode, const CellMask* nodata,
-                                         const std::vector<double>* values);
+std::pair<GreyImage, CellMask> reduce_cells(const GreyImage& cells, int f, Reduce mode, const CellMask* nodata,
+                                            const std::vector<double>* values);
 
 // The levels of one cell image: level L has blocks of 2^L cells (level 0 is the image itself),
 // each built on first use (max levels from the level below, median levels from the image, so
 // that each median is the true median of its block) and kept. Thread-safe.
 class Pyramid {
  public:
-  Pyramid(QImage base, std::shared_ptr<const CellMask> nodata, std::shared_ptr<const std::vector<double>> values);
+  Pyramid(GreyImage base, std::shared_ptr<const CellMask> nodata, std::shared_ptr<const std::vector<double>> values);
   struct Level {
-    QImage grey;      // Grayscale8
+    GreyImage grey;
     CellMask nodata;  // empty (0 x 0) for level 0 without a mask
   };
   // Number of levels: the last one is a single pixel.
@@ -69,7 +68,7 @@ class Pyramid {
   bool no_data(int x, int y) const;
 
  private:
-  QImage base_;
+  GreyImage base_;
   std::shared_ptr<const CellMask> nodata_;
   std::shared_ptr<const std::vector<double>> values_;
   int levels_ = 1;

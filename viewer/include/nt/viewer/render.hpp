@@ -1,5 +1,6 @@
-// Pure rendering: values -> grey images, pair plots, decorations and overlays. Needs only QtGui
-// (a QGuiApplication for text: plots and --decorate), so the headless --render path uses it too.
+// Pure rendering (GUI layer, nt_viewer): the data layer's grey cell pictures (levels.hpp) made
+// into colour images, decorations and overlays. Needs only QtGui (a QGuiApplication for text:
+// plots and --decorate), so the headless --render path uses it too.
 #pragma once
 
 #include <QColor>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "nt/viewer/levels.hpp"
 #include "nt/viewer/view_spec.hpp"
 
 namespace nt {
@@ -20,46 +22,8 @@ class PendingOutput;
 
 namespace nt::viewer {
 
-// Running range of the finite values (and of the positive ones, for log scales).
-struct Range {
-  double lo = std::numeric_limits<double>::infinity();
-  double hi = -std::numeric_limits<double>::infinity();
-  double lo_pos = std::numeric_limits<double>::infinity();
-  void add(double v) {
-    if (!(v == v) || v == std::numeric_limits<double>::infinity() ||
-        v == -std::numeric_limits<double>::infinity())
-      return;
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
-    if (v > 0 && v < lo_pos) lo_pos = v;
-  }
-  void merge(const Range& o) {
-    if (o.lo < lo) lo = o.lo;
-    if (o.hi > hi) hi = o.hi;
-    if (o.lo_pos < lo_pos) lo_pos = o.lo_pos;
-  }
-  bool empty() const { return !(lo <= hi); }
-};
-
-// Range of the off-diagonal values of a rows x cols grid (see ViewResult::diag_col).
-Range range_of(std::span<const double> values, int rows, int cols, int diag_col);
-// Levels from a range; `symmetric` (differences) centres them on zero. Empty range: 0..1.
-Levels levels_from(const Range& r, bool log, bool symmetric);
-// Levels of a ratio view (A / B): log scale symmetric around 1 (1/m .. m). Empty range: 1/2 .. 2.
-Levels ratio_levels(const Range& r);
-// One grey pixel per value, larger = darker.
-QImage cells_image(std::span<const double> values, int rows, int cols, const Levels& lv);
-// The grey levels of one row of n values (what cells_image draws), into out.
-void grey_row(const double* values, int n, const Levels& lv, uchar* out);
-// Pixels per side of the cell area for a grid of rows x cols drawn with its longest side at
-// `size` pixels (0: one pixel per cell), and the factor by which such a picture reduces cells
-// (1: none). One rule for compose() and the streamed render (Document, ViewSpec::fit).
-QSize scaled_size(int rows, int cols, int size);
-int reduction_factor(int rows, int cols, int size);
-
-// Shrinks a Grayscale8 cell image by an integer factor, each output pixel the DARKEST of the
-// f x f cells it covers, so that one slow link stays visible when a big matrix is zoomed out.
-QImage darkest_pool(const QImage& cells, int factor);
+// The grey picture as a Grayscale8 QImage (the same levels), for painting and saving.
+QImage to_qimage(const GreyImage& grey);
 
 // About n tick positions at 1-2-5 steps over [lo, hi]; log_ticks: the decades within [lo, hi]
 // (1-2-5 steps when fewer than two fall inside). Total: non-finite bounds give no ticks.
@@ -71,10 +35,10 @@ std::vector<double> log_ticks(double lo, double hi);
 Colormap resolve_colormap(Colormap c, bool symmetric);
 QRgb colormap_rgb(Colormap c, double darkness);
 QRgb no_data_rgb(Colormap c);
-// Colours a cell image (grey levels of cells_image, or a darkest_pool of them). Cells with no
+// Colours a cell picture (grey levels of cells_image, or a reduction of them). Cells with no
 // value are drawn in no_data_rgb when `values` covers the image one value per pixel, or where
 // `nodata` (the same size as the image) is set.
-QImage colorize(const QImage& cells, Colormap c, const std::vector<double>* values = nullptr,
+QImage colorize(const GreyImage& cells, Colormap c, const std::vector<double>* values = nullptr,
                 const CellMask* nodata = nullptr);
 // Colour-bar ticks between the levels: 1-2-5 steps (linear) or decades, with 2 and 5 between
 // them when the range is short (log). Always inside [white, black].

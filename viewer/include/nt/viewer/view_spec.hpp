@@ -1,14 +1,13 @@
 // Value types shared by the viewer's document, renderer, worker and widgets.
 //
 // A ViewSpec says what to draw (which view, which length, which rank or pair, how to normalise);
-// a ViewResult is what the renderer produced for it: one pixel per cell (or a plot) plus the
-// values behind the pixels, so that widgets can show hover text without touching the file.
+// a ViewResult is what the document produced for it: one grey pixel per cell (or the curves of
+// a pair plot) plus the values behind the pixels, so that widgets can show hover text without
+// touching the file. Data layer (nt_viewer_data): Qt Core only (QString), no Qt GUI types; the
+// GUI layer paints the picture (render.hpp's colorize/compose, plot.hpp's plot_picture).
 #pragma once
 
-#include <QColor>
-#include <QImage>
 #include <QMetaType>
-#include <QRectF>
 #include <QString>
 
 #include <cstddef>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "nt/params.hpp"
+#include "nt/viewer/grey_image.hpp"
 
 namespace nt::viewer {
 
@@ -125,18 +125,6 @@ class CellProbe {
   virtual std::optional<int> samples(int row, int col) const = 0;
 };
 
-// Geometry of a pair plot, so that tests and the hover can map values to pixels.
-struct PlotGeometry {
-  QRectF area;               // plot area in image pixels
-  double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
-  bool x_log = false, y_log = false;
-  // Log length axis with a 0 B point: 0 gets its own slot left of the log scale (axis break).
-  bool x_zero = false;
-  double x_to_px(double x) const;
-  double zero_gap() const;   // width of the 0 B slot when x_zero
-  double y_to_px(double y) const;
-};
-
 // One curve of a pair plot: one (sender, receiver) of one file, with what the hover needs.
 struct PlotCurve {
   QString label;                   // legend text
@@ -147,13 +135,22 @@ struct PlotCurve {
   std::vector<double> y;           // seconds (no data: NaN)
   std::vector<double> band;        // +-1 sd in seconds, same size as y; empty: no deviation file
   std::vector<int> samples;        // samples per point when the file records them; else empty
-  QColor color;
+  std::size_t color = 0;           // its colour: curve_color(color) (plot.hpp)
+};
+
+// The words of a pair plot beside its curves.
+struct PlotStyle {
+  QString title;
+  QString y_what = QStringLiteral("delay");  // y title before the unit: "median delay"
+  QString band_label;                          // legend text of the band ("" when no band)
+  QString note;                                // a warning under the title ("cut short: ...")
+  bool y_log = false;
 };
 
 struct ViewResult {
   ViewSpec spec;
-  bool plot = false;         // true: `image` is a pair plot, not cells
-  QImage cells;              // cell views: one pixel per cell (Grayscale8); plots: the plot
+  bool plot = false;         // true: a pair plot (curves, plot_style), not cells
+  GreyImage cells;           // cell views: one grey pixel per cell; plots: empty
   Levels levels;
   int rows = 0, cols = 0;    // cell grid (rows = senders or lengths)
   // Cells per pixel side of `cells`: 1, or the factor f of a streamed picture (spec.fit), whose
@@ -180,8 +177,11 @@ struct ViewResult {
   bool is_diagonal(int row, int col) const {
     return diag_col == kDiagIsRow ? row == col : col == diag_col;
   }
-  PlotGeometry geometry;     // pair plots
-  std::vector<PlotCurve> curves;  // pair plots: hover row = curve, col = point
+  // Pair plots: the curves (hover row = curve, col = point), their words and the size in
+  // pixels the GUI layer paints them at (plot_picture).
+  std::vector<PlotCurve> curves;
+  PlotStyle plot_style;
+  int plot_width = 0, plot_height = 0;
   QString title;
   // A warning drawn under the title of decorated pictures: "cut short: ..." for a killed run.
   QString note;
