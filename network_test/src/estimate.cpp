@@ -3,7 +3,7 @@
 // Model. A sweep is, per length, a list of tasks run one after the other (sequential schedule),
 // or P-1 rounds of disjoint pairs at once (--concurrent). Tasks differ by where their ranks are:
 // pairs on one host, pairs across hosts, the clock-offset tasks of the common-start modes and the
-// collective tasks are separate classes. Calibration runs up to 16 tasks of each class, spread
+// collective tasks are separate classes. Calibration runs up to 16..256 tasks of each class, spread
 // over the senders (computed, not a stored list: O(P) per rank, see sample_tasks), through the real schedule with the run's own warm-up and sample count (no
 // extrapolation in the number of samples: differencing two short runs amplified scheduler noise
 // 10-fold), timed on rank 0 between sleeping barriers minus a barrier's own cost, repeated and the
@@ -34,7 +34,12 @@ namespace nt::measure {
 
 namespace {
 
-constexpr std::size_t kTasksPerClass = 16;
+// Tasks calibrated per class: P / 4, at least 16 and at most 256. A class's tasks are not alike
+// when some cross a slow part (a slow uplink: 12 % of the pairs of a 1,024-rank tree, 8x slower
+// each): 16 tasks drew too few of them, and --time-limit planned 49 s for a --host-pairs run
+// of 81 s. The calibration stays a small share of the sweep (256 of P (P - 1) pairs; at 64 ranks
+// 16 of the 240 host pairs of --host-pairs).
+std::size_t tasks_per_class(int P) { return std::clamp<std::size_t>(static_cast<std::size_t>(P) / 4, 16, 256); }
 constexpr int kTrials = 3;
 constexpr double kShortWindow = 0.05;  // below this a timing is repeated (kTrials, median)
 
@@ -115,7 +120,7 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
   std::map<std::size_t, LengthCost> cost;
   for (std::size_t k : calibrated) {
     const std::int64_t length = c.lengths[k];
-    const auto by_class = sample_tasks(TaskList(c.spec, c.settings, c.size, k), c.spec, c.hosts, kTasksPerClass);
+    const auto by_class = sample_tasks(TaskList(c.spec, c.settings, c.size, k), c.spec, c.hosts, tasks_per_class(c.size));
     LengthCost& lc = cost[k];
     for (const auto& [name, few] : by_class) {
       lc.per_class[name] =
@@ -194,7 +199,7 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
       samples, stride, warmup,
       s.precision > 0 ? fmt::format("; --precision stops earlier, so this is the upper bound") : "");
   std::cout << fmt::format("calibration: {} of {} lengths, up to {} tasks of each class{} with every sample, {:.2f} s\n",
-                           cal.lengths.size(), lengths.size(), kTasksPerClass, concurrent ? " and 2 rounds" : "",
+                           cal.lengths.size(), lengths.size(), tasks_per_class(c.size), concurrent ? " and 2 rounds" : "",
                            cal.seconds);
   const std::vector<int> choices = concurrent ? concurrency_choices(s) : std::vector<int>{};
   std::string head;
