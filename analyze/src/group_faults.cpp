@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -42,6 +43,31 @@ std::vector<double> class_log_medians(const float* slice, const Topology& t, con
   return med;
 }
 
+// A group's effect from its ranks' (`of`): per node the median over its ranks, the group's the
+// smallest of its nodes'. A fault of the group slows every node of it, a slow node only itself:
+// with two hosts per leaf, the slow host of a healthy leaf was half of its leaf, whose median then
+// sat halfway, and with four leaves that spread the peers' effects so far (a robust sigma of 0.5
+// in log) that a leaf behind an uplink at 1/8 passed no threshold (issue 32). The ranks of slow
+// nodes are left out, unless all of the group's are (a slow uplink makes every node of its group
+// slow to the rest).
+template <class LeftOut>
+double least_slowed_node(const Topology& t, const std::vector<int>& members, const std::vector<double>& of,
+                         const LeftOut& left_out) {
+  const bool all_out =
+      std::all_of(members.begin(), members.end(), [&](int r) { return left_out(static_cast<std::size_t>(r)); });
+  const auto& node_of = t.levels.front().group_of;
+  std::map<int, std::vector<double>> per_node;
+  for (int r : members)
+    if (all_out || !left_out(static_cast<std::size_t>(r)))
+      per_node[node_of[static_cast<std::size_t>(r)]].push_back(of[static_cast<std::size_t>(r)]);
+  double least = kNaN;
+  for (const auto& [node, effects] : per_node) {
+    const double e = finite_median(effects);
+    if (std::isfinite(e) && !(e >= least)) least = e;
+  }
+  return least;
+}
+
 // Effects of every group of level l at one length: [g] out (its ranks sending out) and in.
 void group_effects_at(const float* slice, const Topology& t, std::size_t l, const std::vector<std::int8_t>& cls,
                       const std::vector<double>& cmed, const std::vector<char>& exclude, std::size_t N,
@@ -68,18 +94,9 @@ void group_effects_at(const float* slice, const Topology& t, std::size_t l, cons
   }
   out.assign(G, kNaN);
   in.assign(G, kNaN);
-  // A group's effect: the median over its ranks but those of slow nodes, unless all of them are
-  // (a slow uplink makes every node of its group slow to the rest).
   for (std::size_t g = 0; g < G; ++g) {
-    const auto& members = lev.groups[g];
-    const bool all_out = std::all_of(members.begin(), members.end(),
-                                     [&](int r) { return left_out(static_cast<std::size_t>(r)); });
-    for (auto [effect, of] : {std::pair{&out, &send}, std::pair{&in, &recv}}) {
-      tmp.clear();
-      for (int r : members)
-        if (all_out || !left_out(static_cast<std::size_t>(r))) tmp.push_back((*of)[static_cast<std::size_t>(r)]);
-      (*effect)[g] = finite_median(tmp);
-    }
+    out[g] = least_slowed_node(t, lev.groups[g], send, left_out);
+    in[g] = least_slowed_node(t, lev.groups[g], recv, left_out);
   }
 }
 
