@@ -136,6 +136,18 @@ TEST(SmallTrees, EveryFaultOnceNothingInvented) {
         }
 }
 
+// The limit above with a short length too: at 0 B the slow host's latency shows on its pairs
+// across the slow leaf's boundary (the uplink caps the longer lengths alike), so it is the node the
+// pairs inside the leaf go through, a slow_node of its own (anomalies_switches.cpp).
+TEST(SmallTrees, OneRankPerHostInTheSlowLeafWithAShortLength) {
+  Tree t;
+  t.ranks_per_host = 1;
+  t.hosts_per_leaf = 3;
+  t.slow_host = 3 * 3 + 1;
+  t.lengths = {0, 65536};
+  expect_exactly_the_faults(t);
+}
+
 // The case of the report (tree41): 4 x 4 hosts, 2 ranks each; with 1 % noise per cell as well, at
 // 1 KiB and 64 KiB (at 64 KiB alone the leaves' 54 and 56 us are too close for that noise: the
 // healthy leaves merge, as before this branch).
@@ -156,4 +168,24 @@ TEST(SmallTrees, TheLargerTreeStaysExact) {
   t.hosts_per_leaf = 8;
   t.ranks_per_host = 4;
   expect_exactly_the_faults(t);
+}
+
+// Two hosts per leaf (issue 32, the simulated tree of tests/smpi/smpi_test.sh's sequential run):
+// the slow host is half of its leaf, so the median of its leaf's ranks sat halfway between its
+// effect and its mate's; with four leaves that spread the leaves' effects so far that a leaf behind
+// an uplink at 1/8 passed no threshold, its two hosts came out as two slow nodes, and the slow host
+// as a slow link to its mate. The lengths of that run: 0, 64 KiB and 1 MiB.
+TEST(SmallTrees, TwoHostsPerLeaf) {
+  for (const int rph : {1, 2, 4})
+    for (const int host_leaf : {-1, 0, 1, 3})
+      for (const int slow_leaf : {-1, 3}) {
+        Tree t;
+        t.ranks_per_host = rph;
+        t.hosts_per_leaf = 2;
+        t.slow_host = host_leaf < 0 ? -1 : host_leaf * 2 + 1;
+        t.slow_leaf = slow_leaf;
+        t.lengths = {0, 65536, 1048576};
+        SCOPED_TRACE(fmt::format("{} ranks per host, slow host {}, slow leaf {}", rph, t.slow_host, slow_leaf));
+        expect_exactly_the_faults(t);
+      }
 }
