@@ -1,10 +1,11 @@
 // The slow switch detector: a fault that lives above the nodes (a leaf's uplink, a switch, the
 // links of a pod) shows on every pair that leaves or enters one group of an upper level, whatever
-// the rank layout (issue 32). Per level and length, each group's effect is the median, over its
-// ranks, of each rank's median residual to (and from) the ranks outside the group, a residual being
-// log(delay) less the median of the pair's class at that length; a group is slow when its effect
-// stands out of its peers' (the other groups of the level) by group_min_ratio AND mad_factor robust
-// sigmas, at enough lengths or, for a bandwidth limit, at the longest length where it is largest.
+// the rank layout (issue 32). Per level and length, each rank's effect is its median residual to
+// (and from) the ranks outside the group, a residual being log(delay) less the median of the pair's
+// class at that length, a node's the median over its ranks, a group's that of its least slowed
+// node; a group is slow when its effect stands out of its peers' (the other groups of the level) by
+// group_min_ratio AND mad_factor robust sigmas, at enough lengths or, for a bandwidth limit, at the
+// longest length where it is largest.
 // The ranks of slow nodes are left out as third parties and as members (but of a group all of whose
 // nodes are slow): with two nodes under a router, one slow node made its router's median look slow
 // (issue 32, a dragonfly).
