@@ -2,10 +2,10 @@
 // links of a pod) shows on every pair that leaves or enters one group of an upper level, whatever
 // the rank layout (issue 32). Per level and length, each rank's effect is its median residual to
 // (and from) the ranks outside the group, a residual being log(delay) less the median of the pair's
-// class at that length, a node's the median over its ranks, a group's that of its least slowed
-// node; a group is slow when its effect stands out of its peers' (the other groups of the level) by
-// group_min_ratio AND mad_factor robust sigmas, at enough lengths or, for a bandwidth limit, at the
-// longest length where it is largest.
+// class at that length, a node's the median over its ranks, a group's the lower median of its
+// nodes'; a group is slow when its effect stands out of its peers' (the other groups of the level)
+// by group_min_ratio AND mad_factor robust sigmas, at enough lengths or, for a bandwidth limit, at
+// the longest length where it is largest.
 // The ranks of slow nodes are left out as third parties and as members (but of a group all of whose
 // nodes are slow): with two nodes under a router, one slow node made its router's median look slow
 // (issue 32, a dragonfly).
@@ -45,14 +45,17 @@ std::vector<double> class_log_medians(const float* slice, const Topology& t, con
 }
 
 // A group's effect from its ranks' (`of`): per node the median over its ranks, the group's the
-// smallest of its nodes'. A fault of the group slows every node of it, a slow node only itself:
-// with two hosts per leaf, the slow host of a healthy leaf was half of its leaf, whose median then
-// sat halfway, and with four leaves that spread the peers' effects so far (a robust sigma of 0.5
-// in log) that a leaf behind an uplink at 1/8 passed no threshold (issue 32). The ranks of slow
-// nodes are left out, unless all of the group's are (a slow uplink makes every node of its group
-// slow to the rest).
+// lower median of its nodes' (the ceil(n/2)-th smallest: the least slowed of two nodes). A fault of
+// the group slows every node of it, a slow node only itself, so the group reads slow only when more
+// than half of its nodes are: with two hosts per leaf, the slow host of a healthy leaf was half of
+// its leaf, whose median over the ranks then sat halfway, and with four leaves that spread the
+// peers' effects so far (a robust sigma of 0.5 in log) that a leaf behind an uplink at 1/8 passed
+// no threshold (issue 32). Not the least slowed node of many: under load one odd node of a group
+// of nine (a slow host clustered with a slow leaf) took the slow leaf's effect to nothing. The
+// ranks of slow nodes are left out, unless all of the group's are (a slow uplink makes every node
+// of its group slow to the rest).
 template <class LeftOut>
-double least_slowed_node(const Topology& t, const std::vector<int>& members, const std::vector<double>& of,
+double lower_median_node(const Topology& t, const std::vector<int>& members, const std::vector<double>& of,
                          const LeftOut& left_out) {
   const bool all_out =
       std::all_of(members.begin(), members.end(), [&](int r) { return left_out(static_cast<std::size_t>(r)); });
@@ -61,12 +64,12 @@ double least_slowed_node(const Topology& t, const std::vector<int>& members, con
   for (int r : members)
     if (all_out || !left_out(static_cast<std::size_t>(r)))
       per_node[node_of[static_cast<std::size_t>(r)]].push_back(of[static_cast<std::size_t>(r)]);
-  double least = kNaN;
-  for (const auto& [node, effects] : per_node) {
-    const double e = finite_median(effects);
-    if (std::isfinite(e) && !(e >= least)) least = e;
-  }
-  return least;
+  std::vector<double> nodes;
+  for (const auto& [node, effects] : per_node)
+    if (const double e = finite_median(effects); std::isfinite(e)) nodes.push_back(e);
+  if (nodes.empty()) return kNaN;
+  std::sort(nodes.begin(), nodes.end());
+  return nodes[(nodes.size() - 1) / 2];
 }
 
 // Effects of every group of level l at one length: [g] out (its ranks sending out) and in.
@@ -96,8 +99,8 @@ void group_effects_at(const float* slice, const Topology& t, std::size_t l, cons
   out.assign(G, kNaN);
   in.assign(G, kNaN);
   for (std::size_t g = 0; g < G; ++g) {
-    out[g] = least_slowed_node(t, lev.groups[g], send, left_out);
-    in[g] = least_slowed_node(t, lev.groups[g], recv, left_out);
+    out[g] = lower_median_node(t, lev.groups[g], send, left_out);
+    in[g] = lower_median_node(t, lev.groups[g], recv, left_out);
   }
 }
 
