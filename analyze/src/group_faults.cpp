@@ -1,10 +1,11 @@
 // The slow switch detector: a fault that lives above the nodes (a leaf's uplink, a switch, the
 // links of a pod) shows on every pair that leaves or enters one group of an upper level, whatever
-// the rank layout (issue 32). Per level and length, each group's effect is the median, over its
-// ranks, of each rank's median residual to (and from) the ranks outside the group, a residual being
-// log(delay) less the median of the pair's class at that length; a group is slow when its effect
-// stands out of its peers' (the other groups of the level) by group_min_ratio AND mad_factor robust
-// sigmas, at enough lengths or, for a bandwidth limit, at the longest length where it is largest.
+// the rank layout (issue 32). Per level and length, each rank's effect is its median residual to
+// (and from) the ranks outside the group, a residual being log(delay) less the median of the pair's
+// class at that length, a node's the median over its ranks, a group's the lower median of its
+// nodes'; a group is slow when its effect stands out of its peers' (the other groups of the level)
+// by group_min_ratio AND mad_factor robust sigmas, at enough lengths or, for a bandwidth limit, at
+// the longest length where it is largest.
 // The ranks of slow nodes are left out as third parties and as members (but of a group all of whose
 // nodes are slow): with two nodes under a router, one slow node made its router's median look slow
 // (issue 32, a dragonfly).
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -42,6 +44,34 @@ std::vector<double> class_log_medians(const float* slice, const Topology& t, con
   return med;
 }
 
+// A group's effect from its ranks' (`of`): per node the median over its ranks, the group's the
+// lower median of its nodes' (the ceil(n/2)-th smallest: the least slowed of two nodes). A fault of
+// the group slows every node of it, a slow node only itself, so the group reads slow only when more
+// than half of its nodes are: with two hosts per leaf, the slow host of a healthy leaf was half of
+// its leaf, whose median over the ranks then sat halfway, and with four leaves that spread the
+// peers' effects so far (a robust sigma of 0.5 in log) that a leaf behind an uplink at 1/8 passed
+// no threshold (issue 32). Not the least slowed node of many: under load one odd node of a group
+// of nine (a slow host clustered with a slow leaf) took the slow leaf's effect to nothing. The
+// ranks of slow nodes are left out, unless all of the group's are (a slow uplink makes every node
+// of its group slow to the rest).
+template <class LeftOut>
+double lower_median_node(const Topology& t, const std::vector<int>& members, const std::vector<double>& of,
+                         const LeftOut& left_out) {
+  const bool all_out =
+      std::all_of(members.begin(), members.end(), [&](int r) { return left_out(static_cast<std::size_t>(r)); });
+  const auto& node_of = t.levels.front().group_of;
+  std::map<int, std::vector<double>> per_node;
+  for (int r : members)
+    if (all_out || !left_out(static_cast<std::size_t>(r)))
+      per_node[node_of[static_cast<std::size_t>(r)]].push_back(of[static_cast<std::size_t>(r)]);
+  std::vector<double> nodes;
+  for (const auto& [node, effects] : per_node)
+    if (const double e = finite_median(effects); std::isfinite(e)) nodes.push_back(e);
+  if (nodes.empty()) return kNaN;
+  std::sort(nodes.begin(), nodes.end());
+  return nodes[(nodes.size() - 1) / 2];
+}
+
 // Effects of every group of level l at one length: [g] out (its ranks sending out) and in.
 void group_effects_at(const float* slice, const Topology& t, std::size_t l, const std::vector<std::int8_t>& cls,
                       const std::vector<double>& cmed, const std::vector<char>& exclude, std::size_t N,
@@ -68,18 +98,9 @@ void group_effects_at(const float* slice, const Topology& t, std::size_t l, cons
   }
   out.assign(G, kNaN);
   in.assign(G, kNaN);
-  // A group's effect: the median over its ranks but those of slow nodes, unless all of them are
-  // (a slow uplink makes every node of its group slow to the rest).
   for (std::size_t g = 0; g < G; ++g) {
-    const auto& members = lev.groups[g];
-    const bool all_out = std::all_of(members.begin(), members.end(),
-                                     [&](int r) { return left_out(static_cast<std::size_t>(r)); });
-    for (auto [effect, of] : {std::pair{&out, &send}, std::pair{&in, &recv}}) {
-      tmp.clear();
-      for (int r : members)
-        if (all_out || !left_out(static_cast<std::size_t>(r))) tmp.push_back((*of)[static_cast<std::size_t>(r)]);
-      (*effect)[g] = finite_median(tmp);
-    }
+    out[g] = lower_median_node(t, lev.groups[g], send, left_out);
+    in[g] = lower_median_node(t, lev.groups[g], recv, left_out);
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,7 +19,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "nt/analysis/anomalies.hpp"
 #include "nt/analysis/report.hpp"
+#include "nt/analysis/topology.hpp"
 
 namespace na = nt::analysis;
 
@@ -27,7 +30,10 @@ namespace {
 struct Tree {
   int leaves = 4, hosts_per_leaf = 4, ranks_per_host = 2;
   int slow_host = 5, slow_leaf = 3;  // -1: none
+  double uplink_slowdown = 8;        // the slow leaf's uplink: 1 / this
   double noise = 0.0;
+  double jitter = 0.0;  // seconds added to one cell in 20, uniform in [-jitter, jitter]
+  unsigned jitter_seed = 1;
   std::vector<std::int64_t> lengths = {65536};  // one length, as the reported run
 };
 
@@ -49,6 +55,8 @@ na::Cube tree_cube(const Tree& t, const std::vector<int>& host) {
   for (int h : host) c.hosts.push_back("node" + std::to_string(h));
   std::mt19937_64 rng(3);
   std::lognormal_distribution<double> noise(0.0, t.noise);
+  std::mt19937_64 jitter_rng(t.jitter_seed);
+  std::uniform_real_distribution<double> jitter(-t.jitter, t.jitter);
   const double cable = 10e9 / 8, uplink = t.hosts_per_leaf * cable / 2;  // 2:1 oversubscribed
   for (std::size_t k = 0; k < c.lengths.size(); ++k)
     for (int i = 0; i < c.P; ++i)
@@ -61,10 +69,11 @@ na::Cube tree_cube(const Tree& t, const std::vector<int>& host) {
           const bool slow_cable = a == t.slow_host || b == t.slow_host;
           lat = 2e-6 + (slow_cable ? 3e-6 : 0.0) + (la != lb ? 2e-6 : 0.0);
           bw = slow_cable ? cable / 4 : cable;
-          if (la != lb) bw = std::min(bw, la == t.slow_leaf || lb == t.slow_leaf ? uplink / 8 : uplink);
+          if (la != lb) bw = std::min(bw, la == t.slow_leaf || lb == t.slow_leaf ? uplink / t.uplink_slowdown : uplink);
         }
         double d = lat + static_cast<double>(c.lengths[k]) / bw;
         if (t.noise > 0) d *= noise(rng);
+        if (t.jitter > 0 && jitter_rng() % 20 == 0) d += jitter(jitter_rng);
         c.at(k, i, j) = static_cast<float>(d);
       }
   return c;
@@ -136,6 +145,18 @@ TEST(SmallTrees, EveryFaultOnceNothingInvented) {
         }
 }
 
+// The limit above with a short length too: at 0 B the slow host's latency shows on its pairs
+// across the slow leaf's boundary (the uplink caps the longer lengths alike), so it is the node the
+// pairs inside the leaf go through, a slow_node of its own (anomalies_switches.cpp).
+TEST(SmallTrees, OneRankPerHostInTheSlowLeafWithAShortLength) {
+  Tree t;
+  t.ranks_per_host = 1;
+  t.hosts_per_leaf = 3;
+  t.slow_host = 3 * 3 + 1;
+  t.lengths = {0, 65536};
+  expect_exactly_the_faults(t);
+}
+
 // The case of the report (tree41): 4 x 4 hosts, 2 ranks each; with 1 % noise per cell as well, at
 // 1 KiB and 64 KiB (at 64 KiB alone the leaves' 54 and 56 us are too close for that noise: the
 // healthy leaves merge, as before this branch).
@@ -156,4 +177,96 @@ TEST(SmallTrees, TheLargerTreeStaysExact) {
   t.hosts_per_leaf = 8;
   t.ranks_per_host = 4;
   expect_exactly_the_faults(t);
+}
+
+// Two hosts per leaf (issue 32, the simulated tree of tests/smpi/smpi_test.sh's sequential run):
+// the slow host is half of its leaf, so the median of its leaf's ranks sat halfway between its
+// effect and its mate's; with four leaves that spread the leaves' effects so far that a leaf behind
+// an uplink at 1/8 passed no threshold, its two hosts came out as two slow nodes, and the slow host
+// as a slow link to its mate. The lengths of that run: 0, 64 KiB and 1 MiB.
+TEST(SmallTrees, TwoHostsPerLeaf) {
+  for (const int rph : {1, 2, 4})
+    for (const int host_leaf : {-1, 0, 1, 3})
+      for (const int slow_leaf : {-1, 3}) {
+        Tree t;
+        t.ranks_per_host = rph;
+        t.hosts_per_leaf = 2;
+        t.slow_host = host_leaf < 0 ? -1 : host_leaf * 2 + 1;
+        t.slow_leaf = slow_leaf;
+        t.lengths = {0, 65536, 1048576};
+        SCOPED_TRACE(fmt::format("{} ranks per host, slow host {}, slow leaf {}", rph, t.slow_host, slow_leaf));
+        expect_exactly_the_faults(t);
+      }
+}
+
+// Runs of one simulation differ by a nanosecond here and there (a few cells: the noise the clustering
+// measures stays nil): the healthy mate of a slow host,
+// alone in its leaf of two hosts, is as near to the nodes of two other leaves, and a nanosecond
+// joined it to one of them when it came before the slow host (topology_clustering.cpp
+// attach_odd_items; issue 32, a simulated run with 4 ranks per host, shuffled).
+TEST(SmallTrees, TwoHostsPerLeafWithNanosecondJitter) {
+  for (unsigned seed = 1; seed <= 12; ++seed)
+    for (const int rph : {2, 4})
+      for (const int slow_host : {0, 1}) {
+        Tree t;
+        t.ranks_per_host = rph;
+        t.hosts_per_leaf = 2;
+        t.slow_host = slow_host;
+        t.lengths = {0, 65536, 1048576};
+        t.jitter = 1e-9;
+        t.jitter_seed = seed;
+        SCOPED_TRACE(fmt::format("{} ranks per host, slow host {}, jitter seed {}", rph, slow_host, seed));
+        expect_exactly_the_faults(t);
+      }
+}
+
+namespace {
+
+// A level of the groups `label` gives each rank (groups ordered by first rank).
+na::Level level_of(const std::string& name, const std::vector<int>& label) {
+  na::Level lev{name, {}, std::vector<int>(label.size(), -1)};
+  std::map<int, int> index;
+  for (std::size_t r = 0; r < label.size(); ++r) {
+    auto [it, added] = index.emplace(label[r], static_cast<int>(lev.groups.size()));
+    if (added) lev.groups.emplace_back();
+    lev.groups[static_cast<std::size_t>(it->second)].push_back(static_cast<int>(r));
+    lev.group_of[r] = it->second;
+  }
+  return lev;
+}
+
+}  // namespace
+
+// A slow leaf whose switch group also holds one healthy host of another leaf (under load the
+// clustering put a slow host of another leaf there, corpus ft2-1rph-conc): the group's effect is the
+// lower median of its nodes', so one odd node of five does not hide the fault, as the least slowed
+// node did. The topology is given, not found.
+TEST(SmallTrees, ASlowLeafWithOneOddNodeIsStillSlow) {
+  for (const int rph : {1, 2}) {
+    SCOPED_TRACE(fmt::format("{} ranks per host", rph));
+    Tree t;
+    t.ranks_per_host = rph;
+    t.slow_host = -1;
+    t.uplink_slowdown = 2.6;  // 1.3x at 1 MiB: its hosts are no slow nodes (1.5x)
+    t.lengths = {1024, 65536, 1048576};
+    const auto host = placement(t);
+    const auto cube = tree_cube(t, host);
+    std::vector<int> leaf(host.size());
+    for (std::size_t r = 0; r < host.size(); ++r)
+      leaf[r] = host[r] == 0 ? t.slow_leaf : host[r] / t.hosts_per_leaf;  // host 0 of leaf 0 with leaf 3
+    na::Topology topo;
+    topo.P = cube.P;
+    topo.nodes_from_hosts = true;
+    topo.levels = {level_of("node", host), level_of("switch", leaf)};
+    const auto found = na::find_anomalies(cube, topo, cube.hosts);
+    const auto slow_leaf = ranks_where(host, [&](int h) { return h == 0 || h / t.hosts_per_leaf == t.slow_leaf; });
+    const bool switch_found = std::any_of(found.begin(), found.end(), [&](const na::Anomaly& a) {
+      auto ranks = a.ranks;
+      std::sort(ranks.begin(), ranks.end());
+      return a.kind == na::AnomalyKind::slow_switch && ranks == slow_leaf;
+    });
+    std::string text;
+    for (const auto& a : found) text += fmt::format("\n  {} {}: {}", na::name_of(a.kind), fmt::join(a.ranks, ","), a.detail);
+    EXPECT_TRUE(switch_found) << "leaf " << fmt::format("{}", fmt::join(slow_leaf, ",")) << text;
+  }
 }
