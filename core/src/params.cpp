@@ -1,5 +1,6 @@
 #include "nt/params.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace nt {
@@ -24,6 +25,22 @@ int linear_step(const std::vector<std::int64_t>& lengths) {
   for (std::size_t k = 1; k < lengths.size(); ++k)
     if (lengths[k] - lengths[k - 1] != step) return 0;
   return static_cast<int>(step);
+}
+
+std::string oversubscribed_text(const std::string& mode, int ranks, int P) {
+  return mode + ": " + std::to_string(ranks) + " of " + std::to_string(P) + " ranks";
+}
+
+int oversubscribed_ranks(const Metadata& m) {
+  const auto it = m.extra.find(kAttrOversubscribed);
+  if (it == m.extra.end()) return 0;
+  const auto colon = it->second.find(": ");
+  if (colon == std::string::npos) return 0;
+  try {
+    return std::max(0, std::stoi(it->second.substr(colon + 2)));
+  } catch (const std::exception&) {
+    return 0;
+  }
 }
 
 }  // namespace nt

@@ -113,6 +113,14 @@ std::vector<std::size_t> calibrated_lengths(std::size_t n) {
   return calibrated;
 }
 
+// Two rounds of length k at each concurrency of `limits` that lc lacks, when the mode has a
+// concurrent schedule.
+void time_concurrency(Ctx& c, std::size_t k, double barrier, const std::vector<int>& limits, LengthCost& lc) {
+  if (!c.spec.concurrent_ok) return;
+  for (int limit : limits)
+    if (!lc.concurrent.count(limit)) lc.concurrent[limit] = calibrate_concurrent(c, k, barrier, limit);
+}
+
 // The cost of each calibrated length: tasks of every class, and two rounds when the mode has
 // a concurrent schedule.
 std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<std::size_t>& calibrated, double barrier,
@@ -126,8 +134,7 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
       lc.per_class[name] =
           calibrate(c, length, static_cast<double>(few.size()), barrier, [&] { run_sequential(c, few, length); });
     }
-    if (c.spec.concurrent_ok)
-      for (int limit : limits) lc.concurrent[limit] = calibrate_concurrent(c, k, barrier, limit);
+    time_concurrency(c, k, barrier, limits, lc);
   }
   return cost;
 }
@@ -291,9 +298,7 @@ void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& lim
   begin_calibration(c);
   const double t_start = Ctx::now();
   const double barrier = barrier_cost(c);
-  for (std::size_t k : cal.lengths)
-    for (int limit : limits)
-      if (!cal.cost[k].concurrent.count(limit)) cal.cost[k].concurrent[limit] = calibrate_concurrent(c, k, barrier, limit);
+  for (std::size_t k : cal.lengths) time_concurrency(c, k, barrier, limits, cal.cost[k]);
   runner(c).calibrating = false;
   cal.seconds += Ctx::now() - t_start;
 }

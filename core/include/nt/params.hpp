@@ -1,10 +1,8 @@
 // Test parameters (the legacy scalar variables) and the metadata every file carries.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -101,21 +99,9 @@ inline bool filled_by_host_pair(const Metadata& m) {
 // oversubscribed: "MODE: N of P ranks", N the ranks that shared their cores with more ranks than
 // there were cores (network_test --oversubscribed; the machine, not the host name, counts).
 inline constexpr const char* kAttrOversubscribed = "oversubscribed";
-inline std::string oversubscribed_text(const std::string& mode, int ranks, int P) {
-  return mode + ": " + std::to_string(ranks) + " of " + std::to_string(P) + " ranks";
-}
+std::string oversubscribed_text(const std::string& mode, int ranks, int P);
 // N of that attribute; 0 when the file has none (files of earlier versions, other tools).
-inline int oversubscribed_ranks(const Metadata& m) {
-  const auto it = m.extra.find(kAttrOversubscribed);
-  if (it == m.extra.end()) return 0;
-  const auto colon = it->second.find(": ");
-  if (colon == std::string::npos) return 0;
-  try {
-    return std::max(0, std::stoi(it->second.substr(colon + 2)));
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
+int oversubscribed_ranks(const Metadata& m);
 
 struct FileInfo {
   TestParameters params;
