@@ -176,7 +176,9 @@ class Pricer {
   }
   // n calibrated with every concurrency asked for now.
   bool has(int n) const { return calibrations_.count(n) && missing_limits(n).empty(); }
-  void calibrate_only(std::vector<int> limits) { limits_ = std::move(limits); }  // from the next count on
+  // The concurrencies asked for from now on: a new count calibrates them, a count calibrated
+  // before adds those it lacks at its next price.
+  void calibrate_only(std::vector<int> limits) { limits_ = std::move(limits); }
   double calibration_seconds(int n) const { return calibrations_.at(n).seconds; }
 
  private:
