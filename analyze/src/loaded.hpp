@@ -25,13 +25,12 @@ bool measured_under_load(const Cube& c);
 void saturated_groups(const Cube& c, const std::vector<std::string>& hosts, double min_ratio, std::vector<Anomaly>& out);
 
 // For a cube measured under load whose file holds the isolated re-test (--retest): the same file
-// with every re-tested cell at its isolated value (nt::IsolatedWhereRetested), what the groups,
-// findings and fits read (issue 33 item 3: the isolated values for faults and topology, the
-// loaded ones for contention). Nothing otherwise, and nothing when `deviation` (the spread of the
-// loaded samples) says that 5 % or more of the cells not re-tested between different hosts still
-// carry the load (samples 10 % apart or more): mixed with isolated cells they would be less
-// coherent than the loaded matrix.
-std::optional<Cube> isolated_where_retested(const Cube& c, const Cube* deviation, const std::vector<std::string>& hosts);
+// with every re-tested cell at its isolated value and, where `deviation` (the spread of the loaded
+// samples) says a cell not re-tested has samples further apart than 2 % of its value or 3x the
+// re-tested cells' median spread, no value (nt::IsolatedWhereRetested): what the groups, findings
+// and fits read (issue 33 item 3: the isolated values for faults and topology, the loaded ones for
+// contention; issue 32: a loaded cell that no round left alone is no pair's delay). Nothing otherwise.
+std::optional<Cube> isolated_where_retested(const Cube& c, const Cube* deviation);
 
 // A node whose links to every other node of its group at the first level above the nodes are slow
 // (at least two of them, and they are not slow to each other) is one slow node, not that many slow
@@ -47,8 +46,8 @@ void slow_links_to_slow_nodes(const Topology& t, const std::vector<std::string>&
 // when there are such pairs or the spread is contention's (10 % or more); slow switch groups are
 // said to be slow or saturated first. Returns the report's note on the load (a WARNING when the
 // spread is contention's), nothing for a file measured sequentially.
-// merged: the topology and findings came from isolated_where_retested.
-std::optional<std::string> review_findings_under_load(const Cube& c, bool merged, const Cube* deviation,
+// merged: the cube of isolated_where_retested the topology and findings came from, or null.
+std::optional<std::string> review_findings_under_load(const Cube& c, const Cube* merged, const Cube* deviation,
                                                       const Topology& t, const AnomalyOptions& opt,
                                                       std::vector<Anomaly>& out);
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <csignal>
 #include <fstream>
 #include <sys/wait.h>
@@ -200,7 +201,7 @@ TEST(RawFile, RowWriterTellsUnopenableFromNotCdf2) {
 // A statistic file of --concurrent --retest read with its re-tested cells at their isolated values
 // (nt::IsolatedWhereRetested, what the analysis reads): every access path (matrix, rows, blocks,
 // single values, rows and columns over lengths, pairs) gives the same merged delays, and the file
-// itself stays the loaded measurement.
+// itself stays the loaded measurement; cells the reader marks unknown read NaN unless re-tested.
 TEST(RawFile, IsolatedWhereRetestedMergesTheSameWayOnEveryAccessPath) {
   const auto dir = test::scratch_dir();
   auto d = test::make_dataset(5, {0, 64, 128});
@@ -246,6 +247,30 @@ TEST(RawFile, IsolatedWhereRetestedMergesTheSameWayOnEveryAccessPath) {
     EXPECT_EQ(col[k * 5 + 4], merged[k].at(4, 0));
     EXPECT_EQ(row[k * 5 + 0], merged[k].at(4, 0));
     EXPECT_EQ(pair[k], merged[k].at(3, 4));
+  }
+  // Cells marked unknown read NaN on every path unless re-tested: (1, 2) and (0, 1), re-tested.
+  std::vector<std::vector<bool>> unknown(3, std::vector<bool>(25, false));
+  for (auto& u : unknown) u[1 * 5 + 2] = u[0 * 5 + 1] = true;
+  unknown[1].clear();  // length 1: none
+  const IsolatedWhereRetested w(file, unknown);
+  for (std::size_t k = 0; k < 3; ++k) {
+    Matrix want = merged[k];
+    if (k != 1) want.at(1, 2) = std::nan("");
+    EXPECT_EQ(w.unknown_count(k), k != 1 ? 1u : 0u) << k;
+    const auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+    const Matrix got = w.matrix(k);
+    const auto rows = w.rows(k, 1, 2);
+    std::vector<double> block(4);
+    w.block(k, 0, 2, 1, 2, block.data());
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j) {
+        EXPECT_TRUE(same(got.at(i, j), want.at(i, j))) << k << " " << i << " " << j;
+        EXPECT_TRUE(same(w.value(i, j, k), want.at(i, j))) << k << " " << i << " " << j;
+      }
+    for (int j = 0; j < 5; ++j) EXPECT_TRUE(same(rows[static_cast<std::size_t>(j)], want.at(1, j))) << k << " " << j;
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j)
+        EXPECT_TRUE(same(block[static_cast<std::size_t>(i * 2 + j)], want.at(i, 1 + j))) << k << " " << i << " " << j;
   }
   EXPECT_FALSE(has_isolated_values(*test::make_dataset(3, {0})));
 }

@@ -1,7 +1,9 @@
 // The delays of a run measured under load (network_test --concurrent --retest) with every cell that
 // was re-tested alone at its isolated value: a pair's own delay wherever the run measured it, the
-// loaded one elsewhere. The one rule that merges the two (network_convert isolated writes it, the
-// analysis reads its groups and findings from it).
+// loaded one elsewhere, and no value (NaN) at the cells the reader marks unknown (the analysis: not
+// re-tested and their loaded samples disagree, so no sample is the pair's own delay). The one rule
+// that merges the two (network_convert isolated writes it, the analysis reads its groups and
+// findings from it).
 #pragma once
 
 #include <cstddef>
@@ -15,8 +17,9 @@ namespace nt {
 
 class IsolatedWhereRetested final : public Dataset {
  public:
-  // base must hold isolated values (has_isolated_values).
-  explicit IsolatedWhereRetested(std::shared_ptr<const Dataset> base);
+  // base must hold isolated values (has_isolated_values). unknown: per length, empty (none) or a
+  // P x P set (sender * P + receiver) of the cells that read NaN unless re-tested.
+  explicit IsolatedWhereRetested(std::shared_ptr<const Dataset> base, std::vector<std::vector<bool>> unknown = {});
 
   Matrix matrix(std::size_t k) const override;
   std::vector<double> rows(std::size_t k, int r0, int r1) const override;
@@ -30,9 +33,13 @@ class IsolatedWhereRetested final : public Dataset {
   }
   // The cells of length k measured alone: (sender * P + receiver, isolated value), by cell.
   const std::vector<std::pair<std::size_t, double>>& retested(std::size_t k) const;
+  // The cells of length k that read NaN (unknown and not re-tested).
+  std::size_t unknown_count(std::size_t k) const;
 
  private:
   std::shared_ptr<const Dataset> base_;
+  std::vector<std::vector<bool>> unknown_;  // per length: P x P bits, or empty
+  bool unknown(std::size_t k, std::size_t x) const { return k < unknown_.size() && !unknown_[k].empty() && unknown_[k][x]; }
   // Every length's re-tested cells once read (passes that take a block of rows at every length
   // would otherwise read a P x P isolated matrix per block): what the run re-tested, 16 B a cell,
   // not P^2. Reading one length's holds its P x P isolated matrix for a moment.
