@@ -56,6 +56,7 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
     if (lev >= 2) {  // above the first switches: a level only where the distances form a tree
       const TreeCheck tc = check_tree_level(gp, ggroups, n);
       if (tc.rejected) {
+        t.no_tree_above = true;
         t.notes.push_back(fmt::format(
             "above the {} level the delays form no tree: {} of {} {} groups are as near to a group outside "
             "theirs as to one of their own at every band of lengths (distance classes, as on a dragonfly or a "

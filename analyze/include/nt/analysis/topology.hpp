@@ -51,6 +51,9 @@ struct Topology {
   bool node_level_identified = true;
   bool nodes_from_hosts = false;          // the node level is the hosts (find_topology was given them)
   std::vector<std::vector<int>> delay_groups;  // the finest groups the delays alone find (compared with the hosts)
+  // Above the top level the distances form no tree (a dragonfly's or torus's distance classes): its
+  // groups' effects differ by where they sit, not only by faults (group_faults.cpp).
+  bool no_tree_above = false;
   // 0: same node; 1: different node, same group at level 1; ...; levels.size(): differ everywhere.
   int pair_class(int i, int j) const;
   int class_count() const { return static_cast<int>(levels.size()) + 1; }
