@@ -67,9 +67,7 @@ double lower_median_node(const Topology& t, const std::vector<int>& members, con
   std::vector<double> nodes;
   for (const auto& [node, effects] : per_node)
     if (const double e = finite_median(effects); std::isfinite(e)) nodes.push_back(e);
-  if (nodes.empty()) return kNaN;
-  std::sort(nodes.begin(), nodes.end());
-  return nodes[(nodes.size() - 1) / 2];
+  return nodes.empty() ? kNaN : lower_median_inplace(nodes);
 }
 
 // Effects of every group of level l at one length: [g] out (its ranks sending out) and in.

@@ -409,17 +409,26 @@ void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vecto
   // went on noise-free data (issue 32: alone in its leaf of two hosts, it was as near to the
   // nodes of two other leaves, and joined one of them by 1e-5 when it came first).
   const double tie = 1e-4 * 2 * static_cast<double>(prof.size());
-  const auto attach = [&](const std::vector<char>& movers) {
+  // movers: the items that may join another group; unite: each joins with its whole group (the
+  // items alone in theirs), so that two of them that are each other's nearest end together rather
+  // than swap labels (a router's two hosts whose one pair inside stalled one way: issue 32).
+  const auto attach = [&](const std::vector<char>& movers, bool unite) {
     const auto before = label;
+    DisjointSets sets(unite ? *std::max_element(label.begin(), label.end()) + 1 : 0);
     for (std::size_t a = 0; a < N; ++a) {
       if (!movers[a]) continue;
-      // Per group of normal items (and a's own), its nearest member by the direct link (both
-      // ways, every band).
+      // Per group of normal items (and a's own), its nearest member by the direct link (every
+      // band, the faster direction twice: a slow item is slow both ways, while one stalled cell is
+      // one way; issue 32, the noisy corpus: a router's two hosts, one of them 4.7x one way at 1
+      // KiB, both went to another router).
       std::map<int, double> nearest;
       for (std::size_t c = 0; c < N; ++c) {
         if (c == a || (odd[c] && before[c] != before[a])) continue;
         double sum = 0.0;
-        for (const auto& band : prof) sum += dbl(band[a * N + c]) + dbl(band[c * N + a]);
+        for (const auto& band : prof) {
+          const double there = dbl(band[a * N + c]), back = dbl(band[c * N + a]);
+          sum += std::isfinite(there) && std::isfinite(back) ? 2 * std::min(there, back) : kNaN;
+        }
         if (!std::isfinite(sum)) continue;
         auto [it, inserted] = nearest.emplace(before[c], sum);
         if (!inserted) it->second = std::min(it->second, sum);
@@ -428,10 +437,14 @@ void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vecto
       std::vector<std::pair<double, int>> order;
       for (auto [l, sum] : nearest) order.emplace_back(sum, l);
       std::sort(order.begin(), order.end());
-      if (order[1].first - order[0].first > std::max(margin, tie)) label[a] = order[0].second;
+      if (order[1].first - order[0].first <= std::max(margin, tie)) continue;
+      if (unite) sets.join(static_cast<std::size_t>(before[a]), static_cast<std::size_t>(order[0].second));
+      else label[a] = order[0].second;
     }
+    if (unite)
+      for (auto& l : label) l = static_cast<int>(sets.find(static_cast<std::size_t>(l)));
   };
-  attach(odd);
+  attach(odd, false);
   // Then the normal items left alone in their group: a slow node that the quarter of odd items
   // did not hold (branch tree41: on 4 leaves of 3 hosts the slow leaf's 3 hosts filled it, and a
   // slow host of another leaf stood alone as a fifth leaf). After the odd items, so that a node
@@ -440,7 +453,7 @@ void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vecto
   for (int l : label) ++members[l];
   std::vector<char> alone(N, 0);
   for (std::size_t a = 0; a < N; ++a) alone[a] = !odd[a] && members[label[a]] == 1;
-  attach(alone);
+  attach(alone, true);
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ std::vector<std::vector<double>> nearest_member_delays(const Cube& c, const std:
         for (std::size_t gy = 0; gy < G; ++gy) {
           if (vals[gy].empty()) continue;
           double& near = nearest[k * S + up_of[gy]];
-          const double md = median_inplace(vals[gy]);
+          const double md = lower_median_inplace(vals[gy]);
           if (!(near <= md)) near = md;
         }
       }
@@ -107,8 +107,10 @@ std::vector<std::size_t> group_of_each(const std::vector<std::vector<int>>& uppe
 // profile matches no switch; it became a switch of its own or joined another odd group (issue 22).
 // Its direct links still say where it is: the switch it reaches fastest. Each finer group A moves
 // to the upper group S it reaches clearly fastest (per length, the nearest member of S: the least,
-// over S's finer groups, of the median log delay between their ranks and A's, both ways, so that
-// one slow member does not push its mates away; at some length min_ratio below every other
+// over S's finer groups, of the lower median log delay between their ranks and A's, both ways, so
+// that one slow member does not push its mates away, nor one stalled cell of the two between two
+// hosts of one rank each (issue 32, the noisy corpus: a router's two hosts, one way 4.7x at 1 KiB,
+// both moved to another router); at some length min_ratio below every other
 // group, and at no length more than half of that above), when S is not its group already. A node
 // behind a switch of its own reaches every other switch alike and stays. Cost O(P^2 K).
 void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, std::vector<std::vector<int>>& upper,

@@ -37,6 +37,13 @@ double median_inplace(std::span<double> s) {
   return lower + (upper - lower) / 2.0;
 }
 
+double lower_median_inplace(std::span<double> s) {
+  if (s.empty()) throw std::invalid_argument("lower median of no samples");
+  const auto mid = s.begin() + static_cast<std::ptrdiff_t>((s.size() - 1) / 2);
+  std::nth_element(s.begin(), mid, s.end());
+  return *mid;
+}
+
 double median(std::span<const double> x) {
   require(x, "median");
   std::vector<double> s(x.begin(), x.end());

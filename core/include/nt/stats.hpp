@@ -24,6 +24,8 @@ double mean(std::span<const double> x);
 double median(std::span<const double> x);
 // The same median, reordering x in place instead of copying it (for hot loops over scratch buffers).
 double median_inplace(std::span<double> x);
+// The lower median: the ceil(n/2)-th smallest (of two values the smaller), reordering x in place.
+double lower_median_inplace(std::span<double> x);
 // Sample standard deviation (divides by n-1), computed with a two-pass algorithm.
 double sample_stddev(std::span<const double> x);
 Summary summarize(std::span<const double> x);
