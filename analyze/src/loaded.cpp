@@ -25,6 +25,11 @@ bool measured_under_load(const Cube& c) {
   return it != extra.end() && it->second.find("concurrent") != std::string::npos;
 }
 
+bool lanes_by_switch(const Cube& c) {
+  if (!measured_under_load(c)) return false;
+  return c.file->meta().extra.at(kAttrPairOrder).find(kLanesBySwitch) != std::string::npos;
+}
+
 namespace {
 
 // The node groups a slow_link finding joins (its pairs all lie between the same two node groups).
@@ -464,6 +469,12 @@ std::optional<std::string> review_findings_under_load(const Cube& c, const Cube*
   const auto cls = pair_classes(t);  // P^2 bytes
   const LoadPass pass = read_load(c, deviation, merged, t, cls, want);
   const IsolatedCells* iso = pass.has_isolated && !want.empty() ? &pass.iso : nullptr;
+  const LoadMeasure& load = pass.load;
+  const bool heavy = moved_by_load(load, merged != nullptr);
+  // network_test --switch-map runs no two pairs across one switch's links at once: where the load
+  // left the delays alone (it does not when the map is coarser than the network's shared links), a
+  // pair finding is the network's, as in a sequential run.
+  const bool apart = lanes_by_switch(c) && !heavy;
   std::vector<Anomaly> kept, unconfirmed;
   std::size_t variance = 0;
   for (auto& a : out) {
@@ -476,13 +487,13 @@ std::optional<std::string> review_findings_under_load(const Cube& c, const Cube*
       continue;
     }
     const double ratio = iso ? confirmation(c, a, *iso, cls, opt.min_ratio) : kNaN;
-    if (std::isfinite(ratio)) {
+    if (apart) {
+      kept.push_back(std::move(a));
+    } else if (std::isfinite(ratio)) {
       a.detail += fmt::format("; confirmed alone (--retest): {:.2f}x", ratio);
       kept.push_back(std::move(a));
     } else unconfirmed.push_back(std::move(a));
   }
-  const LoadMeasure& load = pass.load;
-  const bool heavy = moved_by_load(load, merged != nullptr);
   if (!unconfirmed.empty() || heavy || variance > 0) {
     kept.push_back(contention_finding(unconfirmed, pass.has_isolated, load_text(load, t)));
     if (variance > 0)
@@ -493,6 +504,10 @@ std::optional<std::string> review_findings_under_load(const Cube& c, const Cube*
       merged ? "the groups and findings read each pair's isolated re-test where the run made one, its loaded delay "
                "where its samples agree, and no delay where they disagree"
              : "the groups and findings read the loaded delays";
+  if (apart)
+    return fmt::format("measured with --concurrent --switch-map: no two pairs at once crossed one switch's links, and "
+                       "the delays show no load ({}): they and the findings stand as for a sequential run",
+                       load_text(load, t));
   if (!heavy)
     return fmt::format("measured with --concurrent: the pairs shared links; {}, and the load barely moved those ({}), so "
                        "they stand as for a sequential run",

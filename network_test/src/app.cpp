@@ -89,6 +89,11 @@ void add_schedule_options(CLI::App& app, Settings& s) {
   app.add_option("--retest-seconds", s.retest_seconds,
                  "--concurrent: per length, re-measure alone as many standing-out pairs as fit in SECONDS")
       ->needs(conc);
+  app.add_option("--switch-map", s.switch_map,
+                 "--concurrent: FILE lists the switch of every host (lines HOST SWITCH): the lanes are the pairs "
+                 "of switches, one pair after the other in each, so one pair at a time crosses each switch's "
+                 "uplinks (no contention on a two-level tree), then the pairs within each switch")
+      ->needs(conc);
   app.add_flag("--host-pairs", s.host_pairs,
                "measure one rank pair of every pair of hosts alone, one after the other, and the pairs within each "
                "host (every host at once); every other cell between two hosts gets its host pair's values: 1/R^2 of "
@@ -199,6 +204,9 @@ const ModeSpec& validate(const Settings& s, int P, SweepPlan& sweep) {
   if (s.concurrent && s.rounds == Rounds::random && s.precision > 0)
     throw UsageError("--precision does not combine with the random rounds of --concurrent (one sample per round); "
                      "add --rounds fixed");
+  if (!s.switch_map.empty() && (s.concurrent_limit > 0 || s.estimate || s.time_limit > 0))
+    throw UsageError("--switch-map sets the lanes (one per pair of switches): it does not combine with --concurrent=K, "
+                     "--estimate or --time-limit");
   if (s.retest < 0 || s.retest_seconds < 0) throw UsageError("--retest and --retest-seconds must not be negative");
   if (!(s.retest_ratio > 1.0)) throw UsageError("--retest-ratio must be greater than 1");
   if (s.concurrent && !spec->concurrent_ok)
@@ -246,7 +254,13 @@ std::string join_args(int argc, char** argv) {
 // What the files record of the concurrent schedule (pair_order).
 std::string concurrent_schedule_text(const Settings& s) {
   const std::string at_once =
-      s.concurrent_limit > 0
+      !s.switch_map.empty()
+          ? fmt::format("{} (--switch-map {}): per sample a random 1-factorisation of the switches; "
+                        "each pair of switches a lane whose pairs run one after the other, the lanes at once: one "
+                        "pair at a time crosses each switch's uplinks; then the pairs within each switch (one after "
+                        "the other, every switch at once) and within the hosts",
+                        kLanesBySwitch, s.switch_map)
+      : s.concurrent_limit > 0
           ? fmt::format("{} lanes: per sample a random partition of the hosts (of the ranks when each host runs "
                         "one) into 2K groups and a random 1-factorisation of the groups; each pair of groups a lane "
                         "whose pairs run one after the other, the lanes at once: at most {} pairs at once, one per "
@@ -644,7 +658,11 @@ void print_summary(Ctx& c, bool show, const RunCost& cost, const FlagCounts& fla
   const double wall = cost.wall;
   const int hosts = c.hosts.empty() ? c.size : 1 + *std::max_element(c.hosts.begin(), c.hosts.end());
   const int pairs = std::max(1, (s.concurrent_limit > 0 && hosts < c.size ? hosts : c.size) / 2);
-  const double slots = s.concurrent ? (s.concurrent_limit > 0 ? std::min(pairs, s.concurrent_limit) : pairs) : 1.0;
+  const int lanes = c.switches.empty() ? 0 : std::max(1, (1 + *std::max_element(c.switches.begin(), c.switches.end())) / 2);
+  const double slots = !s.concurrent      ? 1.0
+                       : lanes > 0        ? lanes
+                       : s.concurrent_limit > 0 ? std::min(pairs, s.concurrent_limit)
+                                               : pairs;
   std::cerr << fmt::format("{}: {} done in {:.3f} s; timed communication {:.3f} s ({:.1f}% of the wall time{}); "
                            "writing {:.3f} s host time (slowest rank); data per rank {:.3g} MB (largest)\n",
                            kProgram, c.spec.name, wall, timed, wall > 0 ? 100.0 * timed / (wall * slots) : 0.0,
@@ -719,6 +737,12 @@ int run_network_test(int argc, char** argv) {
   }
   share_seed(comm, rank, s);
   Placement placement = gather_placement(comm, rank, P);
+  std::vector<int> switches;
+  if (!s.switch_map.empty()) {
+    auto each = gather_switches(comm, rank, s, placement, P);
+    if (!each) return kExitUsage;
+    switches = std::move(*each);
+  }
   placement.oversubscribed = oversubscribed(comm, s, placement.machine_of, rank);
   const int mine = placement.oversubscribed ? 1 : 0;
   MPI_Allreduce(&mine, &placement.oversubscribed_ranks, 1, MPI_INT, MPI_SUM, comm);
@@ -737,6 +761,7 @@ int run_network_test(int argc, char** argv) {
   if (!first) return kExitUsage;
 
   Ctx c(comm, s, sweep.lengths, *spec, placement.host_of, placement.machine_of, placement.oversubscribed);
+  c.switches = std::move(switches);
   const std::unique_ptr<ModeRun> mode_run = spec->begin_run(c);  // the mode's state (collective)
   runner(c).mode = mode_run.get();
   if (!plan) connect_all(comm, rank, P);

@@ -110,7 +110,7 @@ std::size_t run_concurrent(Ctx& c, std::size_t k, std::int64_t length, const Ste
     const auto progress = [&](double within) {
       if (on_step) on_step((rep + within) / reps);
     };
-    if (c.settings.concurrent_limit > 0) {
+    if (c.settings.concurrent_limit > 0 || !c.switches.empty()) {
       bytes = std::max(bytes, run_lanes(c, k, length, rep, progress));
       continue;
     }

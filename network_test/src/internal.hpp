@@ -214,6 +214,10 @@ struct Placement {
   int oversubscribed_ranks = 0;  // how many ranks do
 };
 
+// --switch-map (switch_map.cpp): every rank's switch, numbered, from the file of s.switch_map (read
+// on rank 0, which has pl.ranks); nothing on every rank when the file is bad (rank 0 said why).
+std::optional<std::vector<int>> gather_switches(MPI_Comm comm, int rank, const Settings& s, const Placement& pl, int P);
+
 // Exit code of a sweep that --time-limit's guard stopped (the files hold every length measured);
 // network_analyze reports such a file INCOMPLETE with the same code.
 inline constexpr int kExitIncomplete = 4;

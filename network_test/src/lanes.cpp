@@ -1,5 +1,5 @@
 // --concurrent=K: K lanes of pairs, each lane one pair after the other, every host in one lane at
-// a time.
+// a time. --concurrent --switch-map FILE: the lanes are the pairs of switches (see Groups).
 //
 // The units are the hosts when some host runs several ranks, else the ranks. Each repetition (one
 // per sample with --rounds random) draws a random partition of the U units into G = min(2K, U)
@@ -31,37 +31,51 @@ constexpr std::size_t kAll = static_cast<std::size_t>(-1);
 int group_count(const Units& u, int limit) { return std::max(1, std::min(2 * limit, u.size())); }
 
 // One repetition's groups: a random partition of the units (identity with --rounds fixed) into G
-// parts of near-equal size, part g = positions [g U / G, (g + 1) U / G) of the order.
+// parts of near-equal size, part g = positions [g U / G, (g + 1) U / G) of the order; or, with
+// --switch-map, the units under each switch (part g = switch g, its units in a random order), and a
+// random 1-factorisation of the G parts.
 class Groups {
  public:
   Groups(const Ctx& c, const Units& u, int limit, std::size_t k, int repetition)
-      : U_(u.size()), G_(group_count(u, limit)), order_(static_cast<std::size_t>(U_)),
+      : Groups(c, u, k, repetition, group_count(u, limit), {}) {}
+  // switch_of: every rank's switch (numbered 0 .. G-1).
+  Groups(const Ctx& c, const Units& u, std::size_t k, int repetition, const std::vector<int>& switch_of)
+      : Groups(c, u, k, repetition, 1 + *std::max_element(switch_of.begin(), switch_of.end()), switch_of) {}
+  int count() const { return G_; }
+  const Factorisation& rounds() const { return f_; }
+  int of(int unit) const {
+    const int p = pos_[static_cast<std::size_t>(unit)];
+    return static_cast<int>(std::upper_bound(start_.begin(), start_.end(), p) - start_.begin()) - 1;
+  }
+  // The units of group g.
+  const int* begin(int g) const { return order_.data() + start_[static_cast<std::size_t>(g)]; }
+  const int* end(int g) const { return order_.data() + start_[static_cast<std::size_t>(g) + 1]; }
+  std::size_t bytes() const {
+    return (order_.capacity() + pos_.capacity() + start_.capacity()) * sizeof(int) + f_.bytes();
+  }
+
+ private:
+  Groups(const Ctx& c, const Units& u, std::size_t k, int repetition, int G, const std::vector<int>& switch_of)
+      : U_(u.size()), G_(G), order_(static_cast<std::size_t>(U_)), start_(static_cast<std::size_t>(G) + 1),
         f_(G_, c.settings.seed.value_or(0), k, repetition, c.settings.rounds == Rounds::random, c.settings.shuffle) {
     std::iota(order_.begin(), order_.end(), 0);
     if (c.settings.rounds == Rounds::random)
       shuffle_ints(order_, mix_seed(c.settings.seed.value_or(0), k, static_cast<std::uint64_t>(repetition),
                                     0x6c616e6573ULL));
+    if (switch_of.empty()) {
+      for (int g = 0; g <= G_; ++g) start_[static_cast<std::size_t>(g)] = static_cast<int>(static_cast<long long>(g) * U_ / G_);
+    } else {  // by switch (a unit's ranks share its host, so its first rank's switch), stable
+      const auto sw = [&](int unit) { return switch_of[static_cast<std::size_t>(*u.begin(unit))]; };
+      std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return sw(a) < sw(b); });
+      for (int unit : order_) ++start_[static_cast<std::size_t>(sw(unit)) + 1];
+      std::partial_sum(start_.begin(), start_.end(), start_.begin());
+    }
     pos_.resize(order_.size());
     for (std::size_t i = 0; i < order_.size(); ++i) pos_[static_cast<std::size_t>(order_[i])] = static_cast<int>(i);
   }
-  int count() const { return G_; }
-  const Factorisation& rounds() const { return f_; }
-  int start(int g) const { return static_cast<int>(static_cast<long long>(g) * U_ / G_); }
-  int of(int unit) const {
-    const int p = pos_[static_cast<std::size_t>(unit)];
-    int g = static_cast<int>(static_cast<long long>(p) * G_ / U_);
-    while (g + 1 < G_ && start(g + 1) <= p) ++g;
-    while (start(g) > p) --g;
-    return g;
-  }
-  // The units of group g.
-  const int* begin(int g) const { return order_.data() + start(g); }
-  const int* end(int g) const { return order_.data() + start(g + 1); }
-  std::size_t bytes() const { return (order_.capacity() + pos_.capacity()) * sizeof(int) + f_.bytes(); }
 
- private:
   int U_, G_;
-  std::vector<int> order_, pos_;
+  std::vector<int> order_, pos_, start_;  // start_: G + 1 positions, part g = [start_[g], start_[g + 1])
   Factorisation f_;
 };
 
@@ -188,13 +202,16 @@ void run_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int repeti
 
 std::size_t run_lanes(Ctx& c, std::size_t k, std::int64_t length, int repetition, const std::function<void(double)>& on_round) {
   const Units u(c.hosts);
-  const Groups g(c, u, c.settings.concurrent_limit, k, repetition);
+  const bool by_switch = !c.switches.empty();
+  const Groups g = by_switch ? Groups(c, u, k, repetition, c.switches)
+                             : Groups(c, u, c.settings.concurrent_limit, k, repetition);
   const int rounds = g.rounds().rounds();
   run_lane_rounds(c, u, g, rounds, kAll, length,
                   [&](int q) { on_round(static_cast<double>(q) / std::max(1, rounds)); });
   if (g.count() < u.size()) {  // the pairs within each group: two halves of at most K lanes
-    const int mine = g.of(u.of(c.rank)), half = (g.count() + 1) / 2;
-    for (int part = 0; part < 2; ++part) {
+    // (by switch every switch at once: its pairs cross no uplink)
+    const int mine = g.of(u.of(c.rank)), half = by_switch ? g.count() : (g.count() + 1) / 2;
+    for (int part = 0; part < (by_switch ? 1 : 2); ++part) {
       if ((mine < half) == (part == 0)) run_within_group(c, u, g, mine, length);
       idle_barrier(c, 2, length);
     }

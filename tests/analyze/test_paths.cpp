@@ -246,7 +246,8 @@ std::set<std::pair<int, int>> pairs_of(const na::Report& r, const std::string& k
 // Writes the cube as a statistic file of a --concurrent run (the median by default): `loaded` the
 // delays, `isolated` the re-tested cells (NaN elsewhere; empty: no re-test), one host per node.
 void write_loaded_run(const Made& m, const std::vector<float>& loaded, const std::vector<double>& isolated,
-                      const std::filesystem::path& path, nt::Statistic statistic = nt::Statistic::median) {
+                      const std::filesystem::path& path, nt::Statistic statistic = nt::Statistic::median,
+                      const std::string& order = "concurrent: per sample a random 1-factorisation (loaded network)") {
   nt::FileInfo info;
   info.params.proc_num = m.cube.P;
   info.params.mode = nt::Mode::one_to_one;
@@ -254,7 +255,7 @@ void write_loaded_run(const Made& m, const std::vector<float>& loaded, const std
   info.params.num_repeats = 3;
   info.meta.sweep = "list";
   for (int n : m.node) info.meta.hosts.push_back("host" + std::to_string(n));
-  info.meta.extra["pair_order"] = "concurrent: per sample a random 1-factorisation (loaded network)";
+  info.meta.extra["pair_order"] = order;
   nt::RecordExtras extras;
   extras.isolated = !isolated.empty();
   nt::RawWriter w(path, info, true, 0, extras);
@@ -306,6 +307,43 @@ TEST(Paths, UnderLoadAOneWayPairStandsOnlyWhenItsRetestConfirmsIt) {
   const auto l = na::make_report((dir / "loaded_median.nc").string(), o);
   EXPECT_TRUE(pairs_of(l, "asymmetric_pair").empty());
   EXPECT_EQ(pairs_of(l, "contention"), (std::set<std::pair<int, int>>{{a, b}, {c, d}}));
+  std::filesystem::remove_all(dir);
+}
+
+// network_test --concurrent --switch-map: no two pairs at once crossed one switch's links. Where the
+// delays show no load (samples 1 % apart), a one-way pair stands without a re-test, as in a
+// sequential run; where they do (a third of the cells 30 % apart: the map is coarser than the
+// network's shared links), it is contention, as in any loaded file, and the report warns.
+TEST(Paths, UnderSwitchLanesAPairFindingStandsWhereTheDelaysShowNoLoad) {
+  const Made m = one_rank_per_node_16();
+  const int P = m.cube.P;
+  const int a = ranks_with(m.leaf, 0).front(), b = ranks_with(m.leaf, 2).front();
+  const auto PP = static_cast<std::size_t>(P) * static_cast<std::size_t>(P);
+  std::vector<float> delays = m.cube.v, quiet(delays.size()), busy(delays.size());
+  for (std::size_t k = 0; k < m.cube.count(); ++k) {
+    delays[k * PP + static_cast<std::size_t>(a * P + b)] *= 3.0F;
+    for (std::size_t x = 0; x < PP; ++x) {
+      quiet[k * PP + x] = 0.01F * delays[k * PP + x];
+      busy[k * PP + x] = (x % 3 == 0 ? 0.3F : 0.01F) * delays[k * PP + x];
+    }
+  }
+  const auto dir = std::filesystem::temp_directory_path() / ("nt_paths_lanes_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string order = std::string("concurrent: ...; ") + nt::kLanesBySwitch + " (--switch-map map): ...";
+  write_loaded_run(m, delays, {}, dir / "run_median.nc", nt::Statistic::median, order);
+  for (const bool loaded : {false, true}) {
+    SCOPED_TRACE(loaded ? "the delays show load" : "the delays show no load");
+    std::filesystem::remove(dir / "run_deviation.nc");
+    write_loaded_run(m, loaded ? busy : quiet, {}, dir / "run_deviation.nc", nt::Statistic::deviation, order);
+    const auto r = na::make_report((dir / "run_median.nc").string(), {});
+    const std::set<std::pair<int, int>> one_way = loaded ? std::set<std::pair<int, int>>() : std::set{std::pair{a, b}};
+    EXPECT_EQ(pairs_of(r, "asymmetric_pair"), one_way);
+    EXPECT_EQ(pairs_of(r, "contention").count({a, b}), loaded ? 1u : 0u);
+    const bool warned = std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+      return n.find("WARNING: measured with --concurrent") != std::string::npos;
+    });
+    EXPECT_EQ(warned, loaded);
+  }
   std::filesystem::remove_all(dir);
 }
 

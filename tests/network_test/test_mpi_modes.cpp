@@ -4,8 +4,11 @@
 // stays fast.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <optional>
 #include <regex>
 #include <set>
@@ -104,6 +107,14 @@ TEST(NetworkTest, ListShowsEveryModeAndItsOptions) {
   EXPECT_EQ(count(v.out, "network_test 0."), 1u) << v.out;
 }
 
+// A switch map file with this text (a new file per text), for the bad-option cases.
+std::string bad_map(const std::string& text) {
+  static int n = 0;
+  const std::string path = prefix("switch_map_" + std::to_string(n++));
+  std::ofstream(path) << text;
+  return path;
+}
+
 TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
   struct Bad {
     int P;
@@ -146,6 +157,13 @@ TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
       {2, "-t loggp --precision 0.05", "does not apply to loggp"},
       {2, "-t loggp --estimate", "--estimate does not apply to loggp"},
       {4, "--estimate --resume", "does not combine with --resume"},
+      {2, "--switch-map /nonexistent/map", "--switch-map requires --concurrent"},
+      {4, "--concurrent --switch-map /nonexistent/map", "--switch-map /nonexistent/map: cannot be read"},
+      {2, "--concurrent=2 --switch-map /nonexistent/map", "does not combine with --concurrent=K"},
+      {4, "--concurrent --switch-map " + bad_map("elsewhere leaf0\n"), "is not in the file"},
+      {2, "--concurrent --switch-map " + bad_map("a b c\n"), "expected HOST SWITCH, got 'a b c'"},
+      {2, "--concurrent --switch-map " + bad_map("a s1\na s2\n"), "host a is under switch s1 and s2"},
+      {2, "--concurrent --switch-map " + bad_map("# nothing\n"), "no line HOST SWITCH"},
   };
   for (const auto& c : cases) {
     const bool own_prefix = c.args.find("-f ") != std::string::npos;
@@ -420,6 +438,22 @@ TEST(NetworkTest, RetestWithinSecondsEndsAndSaysWhatItDid) {
   EXPECT_EQ(finite, std::stol(m[1]));  // one-way pairs: one cell each
   EXPECT_NE(r.meta().extra.at("retest").find("at most 2 s"), std::string::npos);
   EXPECT_NE(r.meta().extra.at("pair_order").find("random 1-factorisation"), std::string::npos);
+}
+
+// --concurrent --switch-map: the lanes are the pairs of switches. Here every rank is on this host
+// (one switch): every pair is measured (within the host), and the files say how.
+TEST(NetworkTest, SwitchMapRunsEveryPairAndSaysSo) {
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  const std::string map = prefix("switch_map_ok");
+  std::ofstream(map) << "# host switch\n" << host << " leaf0\nother-host leaf1\n";
+  const std::string pre = prefix("switch_map_run");
+  const RunResult r = run_nt(4, "-t one_to_one -f " + pre + " " + kSweep + " --concurrent --switch-map " + map);
+  ASSERT_EQ(r.code, 0) << r.out;
+  check_result(pre, Mode::one_to_one, 4, kLengths, 5);
+  RawReader f(result_path(pre, Statistic::median));
+  EXPECT_NE(f.meta().extra.at("pair_order").find("lanes by switch (--switch-map " + map), std::string::npos)
+      << f.meta().extra.at("pair_order");
 }
 
 }  // namespace

@@ -91,6 +91,9 @@ inline constexpr const char* kHostPairsOrder =
     "every ordered pair of hosts alone, one after the other (rank (B + k) mod n_A of host A with rank (A + k) mod "
     "n_B of host B, k the length's index); every other cell between two hosts holds the statistics of its host "
     "pair's measured cell and no samples of its own";
+// Its --concurrent --switch-map schedule (lanes by pairs of switches, no two pairs at once across
+// one switch's links) says so with these words in the text.
+inline constexpr const char* kLanesBySwitch = "lanes by switch";
 inline bool filled_by_host_pair(const Metadata& m) {
   const auto it = m.extra.find(kAttrPairOrder);
   return it != m.extra.end() && it->second.rfind("host pairs:", 0) == 0;

@@ -46,6 +46,9 @@ struct Settings {
   // concurrent_limit (0: all) from it.
   std::string concurrent_arg;
   int concurrent_limit = 0;
+  // --switch-map FILE (--concurrent): lines HOST SWITCH; the lanes are the pairs of switches
+  // (lanes.cpp), one pair at a time crossing each switch's uplinks.
+  std::string switch_map;
   Rounds rounds = Rounds::random;         // --rounds: random (a 1-factorisation per sample) or fixed (circle method)
   int retest = 0;                         // --retest N: pairs re-measured alone per length (budget)
   double retest_seconds = 0.0;            // --retest-seconds S: time budget of the re-test per length
