@@ -11,8 +11,6 @@ lengths and samples (the scenario's, or --lengths/-n), one after the other.
 """
 import argparse
 import copy
-import importlib.machinery
-import importlib.util
 import os
 import re
 import sys
@@ -20,15 +18,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-
-
-def load_corpus():
-    path = os.path.join(ROOT, "scripts", "corpus")
-    loader = importlib.machinery.SourceFileLoader("corpus", path)
-    spec = importlib.util.spec_from_loader("corpus", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+sys.path.insert(0, HERE)
+from mpigraph_peer import load_corpus  # noqa: E402  (scripts/corpus as a module)
 
 
 SCHEDULES = [  # name, the scenario's fields changed
