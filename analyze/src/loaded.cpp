@@ -283,11 +283,11 @@ struct LoadCounts {
       : cells(n), moved(n), rest(n), rest_moved(n), rest_high(n), unknown(n), alone(n) {}
 };
 
-// Length k's cells (v loaded, d their deviation or null, m the isolated matrix or null, read the
-// merged values or null) into n; returns the class medians of the isolated values (NaN with fewer
-// than kMinCells).
-std::vector<double> count_length(const float* v, const float* d, const Matrix* m, const float* read,
-                                 const std::vector<std::int8_t>& cls, LoadCounts& n) {
+// Length k's cells (v loaded, d their deviation or null, m the isolated matrix or null; merged the
+// merged values, whose length fk it is, or null) into n; returns the class medians of the isolated
+// values (NaN with fewer than kMinCells).
+std::vector<double> count_length(const float* v, const float* d, const Matrix* m, const IsolatedWhereRetested* merged,
+                                 std::size_t fk, const std::vector<std::int8_t>& cls, LoadCounts& n) {
   const std::size_t classes = n.cells.size();
   std::vector<std::vector<double>> of_class(classes);
   for (std::size_t x = 0; x < cls.size(); ++x)
@@ -304,7 +304,7 @@ std::vector<double> count_length(const float* v, const float* d, const Matrix* m
     const double alone = m ? m->values()[x] : kNaN;
     if (Cube::usable(alone)) {
       n.alone[q].push_back(value / alone);
-    } else if (read && !Cube::usable(read[x])) {
+    } else if (merged && merged->unknown(fk, x)) {
       ++n.unknown[q];
     } else if (m) {
       ++n.rest[q];
@@ -315,21 +315,20 @@ std::vector<double> count_length(const float* v, const float* d, const Matrix* m
   return med;
 }
 
-LoadPass read_load(const Cube& c, const Cube* deviation, const Cube* merged, const Topology& t,
+LoadPass read_load(const Cube& c, const Cube* deviation, const IsolatedWhereRetested* merged, const Topology& t,
                    const std::vector<std::int8_t>& cls, const std::set<std::pair<int, int>>& want) {
   const auto n_classes = static_cast<std::size_t>(t.class_count());
   const std::vector<double> none(n_classes, kNaN);
   LoadPass r{{none, none, std::vector<std::size_t>(n_classes, 0), none, none, none}, {}, c.count() > 0};
   for (const auto& p : want) r.iso.cell[p].assign(c.count(), kNaN);
   LoadCounts n(n_classes);
-  std::vector<float> buf, dbuf, mbuf;
-  if (merged && merged->count() != c.count()) merged = nullptr;
+  std::vector<float> buf, dbuf;
   for (std::size_t k = 0; k < c.count(); ++k) {
     const float* v = c.slice(k, buf);
     const float* d = deviation && deviation->P == c.P && k < deviation->count() ? deviation->slice(k, dbuf) : nullptr;
     const auto m = c.file->isolated(c.file_index[k]);
     r.has_isolated = r.has_isolated && m.has_value();
-    r.iso.class_median.push_back(count_length(v, d, m ? &*m : nullptr, merged ? merged->slice(k, mbuf) : nullptr, cls, n));
+    r.iso.class_median.push_back(count_length(v, d, m ? &*m : nullptr, merged, c.file_index[k], cls, n));
     if (m)
       for (auto& [p, values] : r.iso.cell) values[k] = m->at(p.first, p.second);
   }
@@ -371,8 +370,8 @@ std::vector<bool> unsteady_cells(const float* v, const float* d, const Matrix& m
 
 }  // namespace
 
-std::optional<Cube> isolated_where_retested(const Cube& c, const Cube* deviation) {
-  if (!measured_under_load(c) || !has_isolated_values(*c.file)) return std::nullopt;
+std::shared_ptr<const IsolatedWhereRetested> isolated_where_retested(const Cube& c, const Cube* deviation) {
+  if (!measured_under_load(c) || !has_isolated_values(*c.file)) return nullptr;
   std::vector<std::vector<bool>> unknown(c.file->count());
   if (deviation && deviation->P == c.P && deviation->file) {
     // A cell not re-tested whose loaded samples disagree more than a pair's alone do carried the
@@ -388,7 +387,7 @@ std::optional<Cube> isolated_where_retested(const Cube& c, const Cube* deviation
       unknown[c.file_index[k]] = unsteady_cells(c.slice(k, buf), deviation->slice(k, dbuf), *m, md ? &*md : nullptr);
     }
   }
-  return open_cube(std::make_shared<IsolatedWhereRetested>(c.file, std::move(unknown)));
+  return std::make_shared<IsolatedWhereRetested>(c.file, std::move(unknown));
 }
 
 namespace {
@@ -452,7 +451,8 @@ Anomaly contention_finding(const std::vector<Anomaly>& unconfirmed, bool reteste
 
 }  // namespace
 
-std::optional<std::string> review_findings_under_load(const Cube& c, const Cube* merged, const Cube* deviation,
+std::optional<std::string> review_findings_under_load(const Cube& c, const IsolatedWhereRetested* merged,
+                                                      const Cube* deviation,
                                                       const Topology& t, const AnomalyOptions& opt,
                                                       std::vector<Anomaly>& out) {
   if (!measured_under_load(c)) return std::nullopt;

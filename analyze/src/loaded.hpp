@@ -6,11 +6,13 @@
 // (--retest) confirms it; the rest is contention and is said as such, once.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "nt/analysis/anomalies.hpp"
+#include "nt/isolated.hpp"
 
 namespace nt::analysis {
 
@@ -32,8 +34,8 @@ void saturated_groups(const Cube& c, const std::vector<std::string>& hosts, doub
 // samples) says a cell not re-tested has samples further apart than 2 % of its value or 3x the
 // re-tested cells' median spread, no value (nt::IsolatedWhereRetested): what the groups, findings
 // and fits read (issue 33 item 3: the isolated values for faults and topology, the loaded ones for
-// contention; issue 32: a loaded cell that no round left alone is no pair's delay). Nothing otherwise.
-std::optional<Cube> isolated_where_retested(const Cube& c, const Cube* deviation);
+// contention; issue 32: a loaded cell that no round left alone is no pair's delay). Null otherwise.
+std::shared_ptr<const IsolatedWhereRetested> isolated_where_retested(const Cube& c, const Cube* deviation);
 
 // A node whose links to every other node of its group at the first level above the nodes are slow
 // (at least two of them, and they are not slow to each other) is one slow node, not that many slow
@@ -49,8 +51,9 @@ void slow_links_to_slow_nodes(const Topology& t, const std::vector<std::string>&
 // when there are such pairs or the spread is contention's (10 % or more); slow switch groups are
 // said to be slow or saturated first. Returns the report's note on the load (a WARNING when the
 // spread is contention's), nothing for a file measured sequentially.
-// merged: the cube of isolated_where_retested the topology and findings came from, or null.
-std::optional<std::string> review_findings_under_load(const Cube& c, const Cube* merged, const Cube* deviation,
+// merged: the values of isolated_where_retested the topology and findings came from, or null.
+std::optional<std::string> review_findings_under_load(const Cube& c, const IsolatedWhereRetested* merged,
+                                                      const Cube* deviation,
                                                       const Topology& t, const AnomalyOptions& opt,
                                                       std::vector<Anomaly>& out);
 

@@ -60,7 +60,8 @@ Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* a
                    const Cube* fastest) {
   Report r;
   r.hosts = hosts_for(measured, opt.hosts_file);
-  const std::optional<Cube> merged = isolated_where_retested(measured, deviation);
+  const auto merged_values = isolated_where_retested(measured, deviation);
+  const std::optional<Cube> merged = merged_values ? std::optional<Cube>(open_cube(merged_values)) : std::nullopt;
   const Cube& c = merged ? *merged : measured;
   r.source = c.source;
   r.cube = cube_header(c);  // the delays stay with the caller: no second copy of the file
@@ -101,7 +102,7 @@ Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* a
     r.anomalies.insert(r.anomalies.end(), v.begin(), v.end());
   }
   if (measured_under_load(measured)) saturated_groups(c, r.hosts, opt.anomalies.min_ratio, r.anomalies);
-  if (auto note = review_findings_under_load(measured, merged ? &*merged : nullptr, deviation, r.topology, opt.anomalies, r.anomalies))
+  if (auto note = review_findings_under_load(measured, merged_values.get(), deviation, r.topology, opt.anomalies, r.anomalies))
     r.notes.push_back(std::move(*note));
   r.hockney = fit_classes_and_pairs(c, r.topology, opt.thresholds, deviation,
                                     opt.keep_pair_fits || opt.pairs_in_json || c.P <= 16);

@@ -32,14 +32,6 @@ const std::vector<std::pair<std::size_t, double>>& IsolatedWhereRetested::retest
   return cells_[k];
 }
 
-std::size_t IsolatedWhereRetested::unknown_count(std::size_t k) const {
-  check_index(k);
-  if (k >= unknown_.size()) return 0;
-  auto n = static_cast<std::size_t>(std::count(unknown_[k].begin(), unknown_[k].end(), true));
-  for (const auto& cell : retested(k)) n -= unknown(k, cell.first) ? 1 : 0;
-  return n;
-}
-
 // Unknown cells read NaN, then re-tested cells their isolated value (in every access path below).
 Matrix IsolatedWhereRetested::matrix(std::size_t k) const {
   Matrix m = base_->matrix(k);

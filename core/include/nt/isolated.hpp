@@ -33,13 +33,12 @@ class IsolatedWhereRetested final : public Dataset {
   }
   // The cells of length k measured alone: (sender * P + receiver, isolated value), by cell.
   const std::vector<std::pair<std::size_t, double>>& retested(std::size_t k) const;
-  // The cells of length k that read NaN (unknown and not re-tested).
-  std::size_t unknown_count(std::size_t k) const;
+  // Whether cell x (sender * P + receiver) of length k was marked unknown: it reads NaN unless re-tested.
+  bool unknown(std::size_t k, std::size_t x) const { return k < unknown_.size() && !unknown_[k].empty() && unknown_[k][x]; }
 
  private:
   std::shared_ptr<const Dataset> base_;
   std::vector<std::vector<bool>> unknown_;  // per length: P x P bits, or empty
-  bool unknown(std::size_t k, std::size_t x) const { return k < unknown_.size() && !unknown_[k].empty() && unknown_[k][x]; }
   // Every length's re-tested cells once read (passes that take a block of rows at every length
   // would otherwise read a P x P isolated matrix per block): what the run re-tested, 16 B a cell,
   // not P^2. Reading one length's holds its P x P isolated matrix for a moment.
