@@ -25,6 +25,19 @@ namespace nt::analysis::anomaly_parts {
 // sigma of 0 makes every z-score infinite or undefined, which is no number to print.
 std::string sigmas_text(double z);
 
+// Removes the findings `drop` selects from `found` and returns label(finding) of each, in order: what
+// a note says of the findings it moves out of the anomalies (transients.cpp, shared_cores.cpp).
+template <class Drop, class Label>
+std::vector<std::string> take_out(std::vector<Anomaly>& found, const Drop& drop, const Label& label) {
+  std::vector<std::string> moved;
+  std::erase_if(found, [&](const Anomaly& a) {
+    if (!drop(a)) return false;
+    moved.push_back(label(a));
+    return true;
+  });
+  return moved;
+}
+
 // The host names of `ranks`, sorted and unique (none when the hosts are unknown).
 std::vector<std::string> hosts_of(const std::vector<int>& ranks, const std::vector<std::string>& hosts);
 

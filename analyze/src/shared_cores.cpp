@@ -9,6 +9,8 @@
 
 #include "nt/analysis/anomalies.hpp"
 
+#include "anomalies_parts.hpp"
+
 namespace nt::analysis {
 
 std::optional<std::string> drop_findings_on_shared_cores(const Metadata& meta, const Topology& t,
@@ -22,11 +24,8 @@ std::optional<std::string> drop_findings_on_shared_cores(const Metadata& meta, c
       return node_of.at(static_cast<std::size_t>(p.first)) == node_of.at(static_cast<std::size_t>(p.second));
     });
   };
-  std::vector<std::string> moved;
-  std::erase_if(found, [&](const Anomaly& a) {
-    if (!within_a_node(a)) return false;
-    moved.push_back(fmt::format("{} {}->{}", name_of(a.kind), a.pairs.front().first, a.pairs.front().second));
-    return true;
+  const auto moved = anomaly_parts::take_out(found, within_a_node, [](const Anomaly& a) {
+    return fmt::format("{} {}->{}", name_of(a.kind), a.pairs.front().first, a.pairs.front().second);
   });
   if (moved.empty()) return std::nullopt;
   return fmt::format(

@@ -13,6 +13,8 @@
 
 #include "nt/stats.hpp"
 
+#include "anomalies_parts.hpp"
+
 namespace nt::analysis {
 namespace {
 
@@ -42,12 +44,12 @@ bool fastest_agree(const Cube& values, const Cube& fastest, const Anomaly& a) {
 
 std::optional<std::string> drop_transient_pairs(const Cube& values, const Cube& fastest, std::vector<Anomaly>& found) {
   if (fastest.P != values.P || fastest.lengths != values.lengths) return std::nullopt;
-  std::vector<std::string> moved;
-  std::erase_if(found, [&](const Anomaly& a) {
-    if (a.kind != AnomalyKind::asymmetric_pair || a.pairs.empty() || fastest_agree(values, fastest, a)) return false;
-    moved.push_back(fmt::format("{}->{}", a.pairs.front().first, a.pairs.front().second));
-    return true;
-  });
+  const auto moved = anomaly_parts::take_out(
+      found,
+      [&](const Anomaly& a) {
+        return a.kind == AnomalyKind::asymmetric_pair && !a.pairs.empty() && !fastest_agree(values, fastest, a);
+      },
+      [](const Anomaly& a) { return fmt::format("{}->{}", a.pairs.front().first, a.pairs.front().second); });
   if (moved.empty()) return std::nullopt;
   return fmt::format(
       "{} one-way pair finding(s) left out (first ranks {}): slow in the medians only, their fastest samples (the "
