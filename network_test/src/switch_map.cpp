@@ -2,6 +2,8 @@
 // of switches is one lane, so one pair at a time crosses each switch's uplinks and no two pairs of
 // a round share a link of a two-level tree. Read on rank 0 (the host names are there), every rank's
 // switch broadcast; a bad file is one line and exit 2 on every rank.
+#include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -20,10 +22,24 @@ namespace {
 // A host name without its domain ("node1.cluster.org" -> "node1"): MPI may give either form.
 std::string short_name(const std::string& host) { return host.substr(0, host.find('.')); }
 
+// A line of the file as an error message quotes it: at most 60 characters, any that does not print
+// as '?' (a binary file given by mistake stays one readable line).
+std::string printable(const std::string& line) {
+  std::string out = line.substr(0, 60);
+  for (char& ch : out)
+    if (!std::isprint(static_cast<unsigned char>(ch))) ch = '?';
+  return out + (line.size() > 60 ? "..." : "");
+}
+
 // The switch of every host the file names: lines "HOST SWITCH", '#' starts a comment.
 std::map<std::string, std::string> read_switch_map(const std::string& path) {
+  std::error_code ec;
+  const bool file = std::filesystem::is_regular_file(path, ec);
   std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("--switch-map {}: cannot be read", path));
+  if (!file || !in)
+    throw UsageError(fmt::format("--switch-map {}: cannot be read ({})", path,
+                                 std::filesystem::exists(path, ec) ? (file ? "no permission" : "not a regular file")
+                                                                   : "no such file"));
   std::map<std::string, std::string> out;
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
@@ -32,7 +48,7 @@ std::map<std::string, std::string> read_switch_map(const std::string& path) {
     std::string host, sw, extra;
     if (!(words >> host)) continue;
     if (!(words >> sw) || (words >> extra))
-      throw UsageError(fmt::format("--switch-map {} line {}: expected HOST SWITCH, got '{}'", path, n, line));
+      throw UsageError(fmt::format("--switch-map {} line {}: expected HOST SWITCH, got '{}'", path, n, printable(line)));
     const auto [it, inserted] = out.emplace(host, sw);
     if (!inserted && it->second != sw)
       throw UsageError(fmt::format("--switch-map {} line {}: host {} is under switch {} and {}", path, n, host,

@@ -164,6 +164,9 @@ TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
       {2, "--concurrent --switch-map " + bad_map("a b c\n"), "expected HOST SWITCH, got 'a b c'"},
       {2, "--concurrent --switch-map " + bad_map("a s1\na s2\n"), "host a is under switch s1 and s2"},
       {2, "--concurrent --switch-map " + bad_map("# nothing\n"), "no line HOST SWITCH"},
+      {2, "--concurrent --switch-map /tmp", "--switch-map /tmp: cannot be read (not a regular file)"},
+      {2, "--concurrent --switch-map " + bad_map(std::string("\x7f" "ELF\x02\x01\x01\0\0\x03junk\n", 15)),
+       "expected HOST SWITCH, got '?ELF??????junk'"},
   };
   for (const auto& c : cases) {
     const bool own_prefix = c.args.find("-f ") != std::string::npos;
