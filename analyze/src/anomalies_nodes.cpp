@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "nt/stats.hpp"
+#include "text_util.hpp"
 
 namespace nt::analysis::anomaly_parts {
 namespace {
@@ -149,7 +150,7 @@ Anomaly node_finding(const AnomalyScan& scan, const std::vector<int>& node) {
 }
 
 void append_hosts(Anomaly& finding) {
-  if (!finding.hosts.empty()) finding.detail += " on " + fmt::format("{}", fmt::join(finding.hosts, ","));
+  if (!finding.hosts.empty()) finding.detail += " on " + text::hosts_text(finding.hosts);
 }
 
 // A node slow by the median effect of its ranks (not every one of them slow on its own).

@@ -257,7 +257,10 @@ std::string delay_figures(const std::string& file, const Topology& t, const std:
 constexpr const char* kStyle = R"(<style>
 body { font-family: sans-serif; max-width: 62em; margin: 1em auto; padding: 0 1em; color: #111; background: #fff; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; border-bottom: 1px solid #aaa; margin-top: 1.4em; }
-table { border-collapse: collapse; margin: 0.4em 0; } td, th { border: 1px solid #999; padding: 2px 6px; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: 0.4em 0; }
+#findings { table-layout: fixed; width: 100%; } #findings td { overflow-wrap: anywhere; }
+#findings th:nth-child(1) { width: 8em; } #findings th:nth-child(2) { width: 4.5em; } #findings th:nth-child(3) { width: 6em; }
+#findings th:nth-child(4) { width: 9em; } #findings th:nth-child(5) { width: 11em; } td, th { border: 1px solid #999; padding: 2px 6px; text-align: left; vertical-align: top; }
 th { background: #eee; } .num { text-align: right; font-variant-numeric: tabular-nums; }
 .verdict { font-size: 1.1em; font-weight: bold; padding: 0.4em 0.6em; border: 2px solid; display: inline-block; }
 .ok { color: #14532d; border-color: #14532d; } .bad { color: #8b0000; border-color: #8b0000; }
@@ -416,6 +419,23 @@ std::string encode_png_rgb(int w, int h, const std::vector<std::uint8_t>& rgb) {
   return png;
 }
 
+// "send only", "receive only", "both", "" (not judged).
+std::string direction_word(const std::string& d) {
+  return d == "send" ? "send only" : d == "receive" ? "receive only" : d;
+}
+
+// How much of the matrix the levels and the findings account for (the explanation check).
+std::string explanation_paragraph(const Explanation& e) {
+  if (!e.checked) return e.note.empty() ? std::string() : "<p id=\"explanation\">" + esc(e.note) + "</p>\n";
+  return fmt::format("<p id=\"explanation\" data-explained-share=\"{:.4f}\">Explanation: the levels and the "
+                     "findings predict <b>{:.1f} %</b> of the cells within the noise; {:.1f} % are slower than "
+                     "predicted.{}</p>\n",
+                     e.explained_share, 100 * e.explained_share, 100 * e.slow_share,
+                     e.unexplained_pairs ? fmt::format(" {} rank pairs stay slower than predicted at most lengths.",
+                                                       e.unexplained_pairs)
+                                         : std::string());
+}
+
 std::string report_html(const Report& r) {
   const Cube& c = r.cube;
   std::string o = page_head("network_analyze report: " + r.source);
@@ -428,13 +448,15 @@ std::string report_html(const Report& r) {
   o += "<h2>Anomalies</h2>\n";
   if (r.anomalies.empty()) o += "<p>None: no rank, node or link is slower than its class predicts.</p>\n";
   else {
-    o += "<table id=\"findings\"><tr><th>kind</th><th>score</th><th>ranks</th><th>hosts</th><th>detail</th></tr>\n";
+    o += "<table id=\"findings\"><tr><th>kind</th><th>score</th><th>direction</th><th>ranks</th><th>hosts</th>"
+         "<th>detail</th></tr>\n";
     for (const auto& a : r.anomalies)
-      o += fmt::format("<tr><td>{}</td><td class=\"num\">{:.2f}x</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       esc(name_of(a.kind)), a.score, esc(groups_text(a.ranks, {})), esc(fmt::format("{}", fmt::join(a.hosts, ","))),
-                       esc(a.detail));
+      o += fmt::format("<tr><td>{}</td><td class=\"num\">{:.2f}x</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       esc(name_of(a.kind)), a.score, esc(direction_word(a.direction)), esc(text_of_ranks(a.ranks)),
+                       esc(text::hosts_text(a.hosts)), esc(a.detail));
     o += "</table>\n";
   }
+  o += explanation_paragraph(r.explanation);
   o += "<h2>Matrix</h2>\n";
   std::string why;
   const std::string figs = delay_figures(r.source, r.topology, r.hosts, "matrix", why);
@@ -465,7 +487,7 @@ std::string compare_html(const Comparison& c) {
     for (const auto& f : c.findings)
       o += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{} ({})</td>"
                        "<td>{}; lengths {}</td></tr>\n",
-                       esc(name_of(f.kind)), esc(fmt::format("{}", fmt::join(f.hosts, ","))),
+                       esc(name_of(f.kind)), esc(text::hosts_text(f.hosts)),
                        f.sigmas > 0 || is_class_change(f.kind) ? fmt::format("{:.2f}x", f.ratio) : "-",
                        f.sigmas > 0 ? fmt::format("{:.0f}", f.sigmas) : "-", esc(groups_text(f.ranks_current, {})),
                        esc(groups_text(f.ranks_baseline, {})), esc(f.detail), esc(lengths_line(f.lengths)));

@@ -10,7 +10,8 @@ const Names<AnomalyKind>& anomaly_kind_names() {
   static const Names<AnomalyKind> names{
       {"slow_rank", K::slow_rank},         {"slow_node", K::slow_node},       {"slow_link", K::slow_link},
       {"slow_switch", K::slow_switch},     {"asymmetric_pair", K::asymmetric_pair},
-      {"half_duplex", K::half_duplex},     {"high_variance", K::high_variance}, {"contention", K::contention}};
+      {"half_duplex", K::half_duplex},     {"high_variance", K::high_variance}, {"contention", K::contention},
+      {"unexplained", K::unexplained}};
   return names;
 }
 

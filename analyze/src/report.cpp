@@ -76,6 +76,12 @@ Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* a
                       "cannot show; the pairs within each host are all measured");
   r.topology = find_topology(c, opt.topology, r.hosts);
   check_node_level(c, r.topology, !r.hosts.empty());
+  // The findings are checked against the whole matrix where a cell is one pair's own delay: not in
+  // a collective mode, a deviation file or a file measured under load (its share is still stated).
+  const bool pairwise = c.mode != Mode::bcast && c.mode != Mode::all_to_all && c.mode != Mode::loggp &&
+                        c.statistic != Statistic::deviation && !measured_under_load(measured);
+  if (pairwise)
+    for (auto& n : refine_levels(c, r.topology, opt.anomalies)) r.notes.push_back(std::move(n));
   for (const auto& n : r.topology.notes) r.notes.push_back(n);
   for (std::size_t l = 1; l < r.topology.levels.size(); ++l) {
     const auto lone = lone_node_groups(r.topology, l);
@@ -104,6 +110,8 @@ Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* a
   if (measured_under_load(measured)) saturated_groups(c, r.hosts, opt.anomalies.min_ratio, r.anomalies);
   if (auto note = review_findings_under_load(measured, merged_values.get(), deviation, r.topology, opt.anomalies, r.anomalies))
     r.notes.push_back(std::move(*note));
+  r.explanation = explain_and_check(c, r.topology, r.hosts, opt.anomalies, r.anomalies, pairwise);
+  if (!r.explanation.note.empty()) r.notes.push_back(r.explanation.note);
   r.hockney = fit_classes_and_pairs(c, r.topology, opt.thresholds, deviation,
                                     opt.keep_pair_fits || opt.pairs_in_json || c.P <= 16);
   r.params = class_params(&r.cube, r.topology, &r.hockney, nullptr, {});
@@ -222,6 +230,36 @@ std::string sensitivity_text(const Sensitivity& s) {
   return o + "\n";
 }
 
+nlohmann::json explanation_json(const Explanation& e) {
+  if (!e.checked) return {{"checked", false}, {"note", e.note}};
+  return {{"checked", true},
+          {"findings_revised", e.changed_findings},
+          {"cells", e.cells},
+          {"explained_share", json_number<json>(e.explained_share)},
+          {"slower_than_predicted_share", json_number<json>(e.slow_share)},
+          {"levels_share", json_number<json>(e.levels_share)},
+          {"tolerance", e.tolerance},
+          {"unexplained_pairs", e.unexplained_pairs},
+          {"findings_added", e.added},
+          {"findings_dropped", e.dropped}};
+}
+
+// One line after the sensitivity: how much of the matrix the report accounts for.
+std::string explanation_text(const Explanation& e) {
+  if (!e.checked) return std::string();  // why: in the notes
+  const auto [lo, hi] = std::minmax_element(e.tolerance.begin(), e.tolerance.end());
+  std::string o = fmt::format(
+      "  explanation: the levels and the findings predict {:.1f} % of the cells within {}; {:.1f} % are slower than "
+      "predicted",
+      100 * e.explained_share,
+      *lo == *hi ? fmt::format("{:.2f}x", *lo) : fmt::format("{:.2f}x-{:.2f}x (the noise per length)", *lo, *hi),
+      100 * e.slow_share);
+  if (e.changed_findings && (e.added || !e.dropped.empty()))
+    o += fmt::format("; the check added {} finding(s) and dropped {} that explained nothing", e.added,
+                     e.dropped.size());
+  return o + "\n";
+}
+
 }  // namespace
 
 bool check_node_level_against_hosts(Topology& t, const HostAgreement& a) {
@@ -285,6 +323,7 @@ nlohmann::json to_json(const Anomaly& a) {
     for (auto [x, y] : a.pairs) p.push_back({x, y});
     j["pairs"] = p;
   }
+  if (!a.direction.empty()) j["direction"] = a.direction;
   return j;
 }
 
@@ -395,6 +434,7 @@ nlohmann::json to_json(const Report& r, bool with_pairs) {
   for (const auto& a : r.anomalies) an.push_back(to_json(a));
   j["anomalies"] = an;
   j["sensitivity"] = sensitivity_json(r.sensitivity);
+  j["explanation"] = explanation_json(r.explanation);
   add_hockney_json(j, r, with_pairs);
   auto lp = nlohmann::json::array();
   for (const auto& p : r.params) lp.push_back(to_json(p));
@@ -488,11 +528,14 @@ std::string to_text(const Report& r) {
   if (r.anomalies.empty()) o << ": none\n";
   else o << fmt::format(" ({})\n", r.anomalies.size());
   for (const auto& a : r.anomalies) {
-    o << fmt::format("  {:<16} score {:6.2f}x  ranks {}", name_of(a.kind), a.score, ranks_text(a.ranks, 8));
-    if (!a.hosts.empty()) o << fmt::format("  hosts {}", fmt::join(a.hosts, ","));
+    o << fmt::format("  {:<16} score {:6.2f}x  ranks {}", name_of(a.kind), a.score, text_of_ranks(a.ranks));
+    if (!a.direction.empty() && a.direction != "both")
+      o << fmt::format("  ({} only)", a.direction == "send" ? "sending" : "receiving");
+    if (!a.hosts.empty()) o << fmt::format("  hosts {}", text::hosts_text(a.hosts));
     o << fmt::format("\n  {:<16} {}; lengths {}\n", "", a.detail, lengths_text(a.lengths));
   }
   o << sensitivity_text(r.sensitivity);
+  o << explanation_text(r.explanation);
   o << "\nProtocol thresholds (lengths where the delay curve steps)\n";
   for (const auto& f : r.hockney.classes) {
     o << fmt::format("  {:<14}", f.name);

@@ -14,6 +14,11 @@
 
 namespace nt::analysis::text {
 
+// Host names as a Slurm-style host list: names that differ only in a trailing number share one
+// prefix with ranges of numbers ("node[01-16,20],gpu3"); past `max` items, "... (N hosts)". A
+// finding of 32 hosts is one short line.
+std::string hosts_text(const std::vector<std::string>& hosts, std::size_t max = 6);
+
 // "0,1,2" or, past `max` ranks, "0,1,...,11,... (40 ranks)".
 inline std::string ranks_text(const std::vector<int>& r, std::size_t max) {
   if (r.size() <= max) return fmt::format("{}", fmt::join(r, ","));

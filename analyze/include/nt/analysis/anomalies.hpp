@@ -20,6 +20,7 @@ namespace nt::analysis {
 enum class AnomalyKind {
   slow_rank, slow_node, slow_link, slow_switch, asymmetric_pair, half_duplex, high_variance,
   contention,  // loaded.cpp: a measurement under load whose slow links are its own contention
+  unexplained,  // explain.cpp: cells slower than the levels and findings predict, at no level found
 };
 const Names<AnomalyKind>& anomaly_kind_names();
 std::string name_of(AnomalyKind kind);
@@ -35,6 +36,9 @@ struct Anomaly {
   double score = 0.0;                 // ratio to the expected value (>1 means worse)
   std::string detail;                 // one line for humans
   std::vector<std::pair<int, int>> pairs;  // (sender, receiver) for link kinds
+  // slow_rank, slow_node, slow_switch: the cells its ranks are slow in, read from the delays by
+  // explain_and_check: "send" (what they send only), "receive", "both"; "" where not judged.
+  std::string direction;
 };
 
 struct AnomalyOptions {
@@ -46,6 +50,17 @@ struct AnomalyOptions {
   double variance_ratio = 3.0;    // CV this many times the typical one
   double variance_min_cv = 0.05;  // and at least this coefficient of variation
   std::size_t max_links = 50;     // slow/asymmetric links listed at most
+  // The explanation check (explain_and_check):
+  double explain_floor = 1.1;     // a cell this much slower (or faster) than predicted is unexplained
+  double explain_sigmas = 4.0;    // ... or this many robust sigmas of the explained cells, when larger
+  std::size_t explain_max_added = 8;  // groups the search for unexplained cells may name at most
+  std::size_t explain_min_cells = 8;  // slow cells left over that make an `unexplained` finding ...
+  double explain_min_share = 0.005;   // ... and this share of the matrix's pairs, when larger
+  std::uint64_t explain_max_cells = std::uint64_t{1} << 26;  // cells x lengths checked at most
+  // A single level describes the distances when this share of the cells no finding claims is
+  // within explain_floor of its class; levels above the nodes do when they form a tree. Only then
+  // are groups left slow searched for and named.
+  double explain_levels_fit = 0.95;
 };
 
 // Rank effects: per length, log delay = class constant + sender effect + receiver effect + residual,
@@ -69,6 +84,38 @@ struct Sensitivity {
 
 std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
                                     const AnomalyOptions& opt = {}, Sensitivity* sensitivity = nullptr);
+
+// What the report's explanation accounts for (explain_and_check): the levels and the findings
+// predict every cell; the share of cells within the tolerance of their prediction, the findings it
+// dropped (they explained nothing) and added (groups whose cells it left slow, and the rest).
+struct Explanation {
+  bool checked = false;
+  bool changed_findings = false;        // false: the share only (a file under load, a collective mode)
+  std::uint64_t cells = 0;              // usable off-diagonal cells x lengths
+  double explained_share = std::numeric_limits<double>::quiet_NaN();  // within the tolerance
+  double slow_share = std::numeric_limits<double>::quiet_NaN();       // slower than it
+  double levels_share = std::numeric_limits<double>::quiet_NaN();     // unclaimed cells the levels predict
+  std::vector<double> tolerance;        // per length, the ratio beyond which a cell is unexplained
+  std::size_t unexplained_pairs = 0;    // pairs slower than predicted at enough lengths, at the end
+  std::size_t added = 0;
+  std::vector<std::string> dropped;     // "kind on ranks ..."
+  std::string note;                     // why it was not checked
+};
+
+// Checks the findings against the whole matrix (explain.cpp): sets each slow finding's direction,
+// drops the findings that explain nothing, adds a finding for each group of a level whose cells the
+// model leaves slow, and one `unexplained` finding for what is left. `change`: false computes the
+// share only (found is left as it is).
+Explanation explain_and_check(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
+                              const AnomalyOptions& opt, std::vector<Anomaly>& found, bool change = true);
+
+// refine_levels.cpp: splits each group of a level above the nodes whose parts (groups of the level
+// below) fall into separate sets of two or more, the cells between the sets more than explain_floor
+// slower than the group's class: two switches the clustering joined. The notes that say so.
+std::vector<std::string> refine_levels(const Cube& c, Topology& t, const AnomalyOptions& opt);
+
+// Ranks as short text: runs of consecutive ranks as a-b, at most 8 runs ("0-15,32-47").
+std::string text_of_ranks(const std::vector<int>& r);
 
 // transients.cpp: the asymmetric_pair findings of `values` (a median file) that the fastest
 // samples of the same run (its min file) do not show (at least half the medians' log difference

@@ -39,6 +39,7 @@ struct Report {
   HostAgreement agreement;
   std::vector<Anomaly> anomalies;
   Sensitivity sensitivity;  // the smallest slowdown each kind of finding could have shown
+  Explanation explanation;  // how much of the matrix the levels and the findings account for
   HockneyResult hockney;
   std::vector<ClassParams> params;
   std::optional<DuplexResult> duplex;

@@ -1,0 +1,239 @@
+// The report explains the whole matrix and checks its explanation (explain.cpp): property tests on
+// three-level trees and faults drawn at random (random_trees.hpp), one-way faults named with their
+// direction, faults at several levels at once, a fault no detector knows left as an unexplained
+// region, and structure that is not a fault.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "nt/analysis/report.hpp"
+#include "random_trees.hpp"
+
+namespace na = nt::analysis;
+using nt::test::RandomTree;
+
+namespace {
+
+bool explains(na::AnomalyKind k) {
+  return k == na::AnomalyKind::slow_rank || k == na::AnomalyKind::slow_node || k == na::AnomalyKind::slow_switch ||
+         k == na::AnomalyKind::slow_link || k == na::AnomalyKind::asymmetric_pair ||
+         k == na::AnomalyKind::unexplained;
+}
+
+// What the report says of a tree, against its faults: each fault named at its level (a finding on
+// exactly its ranks, of the kind of its level) with its direction; every finding about a fault.
+struct Verdict {
+  int faults = 0, named = 0, direction_right = 0, invented = 0, extra = 0;
+  std::string why;
+};
+
+Verdict judge(const RandomTree& t, const na::Report& r) {
+  Verdict v;
+  std::vector<char> used(r.anomalies.size(), 0);
+  for (const auto& f : t.faults) {
+    ++v.faults;
+    const auto ranks = t.ranks_of(f);
+    const auto kind = f.level == nt::test::LinkId::host ? na::AnomalyKind::slow_node : na::AnomalyKind::slow_switch;
+    bool found = false;
+    for (std::size_t a = 0; a < r.anomalies.size() && !found; ++a)
+      if (!used[a] && r.anomalies[a].kind == kind && r.anomalies[a].ranks == ranks) {
+        used[a] = found = true;
+        ++v.named;
+        if (r.anomalies[a].direction == f.direction) {
+          ++v.direction_right;
+        } else {
+          v.why += fmt::format(" fault {} of level {} {}: direction {};", f.index, static_cast<int>(f.level),
+                               f.direction, r.anomalies[a].direction);
+        }
+      }
+    if (!found)
+      v.why += fmt::format(" fault {} of level {} ({}, bw {:.2f} lat {}) not named;", f.index, static_cast<int>(f.level),
+                           f.direction, f.bw, f.lat);
+  }
+  for (std::size_t a = 0; a < r.anomalies.size(); ++a) {
+    if (used[a] || !explains(r.anomalies[a].kind)) continue;
+    bool about = false;
+    for (const auto& f : t.faults) {
+      const auto ranks = t.ranks_of(f);
+      for (int x : r.anomalies[a].ranks) about |= std::binary_search(ranks.begin(), ranks.end(), x);
+    }
+    ++(about ? v.extra : v.invented);
+    v.why += fmt::format(" {} {} on ranks {};", about ? "extra" : "invented", na::name_of(r.anomalies[a].kind),
+                         na::text_of_ranks(r.anomalies[a].ranks));
+  }
+  return v;
+}
+
+std::string describe(const RandomTree& t) {
+  return fmt::format("{} pods x {} leaves x {} hosts x {} ranks, {} fault(s)", t.pods, t.leaves_per_pod,
+                     t.hosts_per_leaf, t.rph, t.faults.size());
+}
+
+}  // namespace
+
+// The seeds of RandomTrees... the analysis still gets wrong, each with why. A seed listed here that
+// passes fails the test (remove it); a seed not listed that fails fails it.
+const std::map<unsigned, const char*> kKnownWrong{
+    {8, "a slow leaf inside a slow pod: the leaf's own cells to its pod mates are too few to name it"},
+    {13, "a slow pod one of whose leaves is slower: the other two leaves merged, the pod not named"},
+    {16, "two pods: a slow pod uplink has no side; the delays name one leaf of the other pod"},
+    {18, "a slow pod the topology finds no level for, beside three other faults"},
+    {20, "a slow pod one of whose leaves holds a slow host: three of its four leaves named"},
+    {27, "a slow pod of three leaves, another leaf's fault beside it: the pod not named"},
+    {30, "one rank per host, three slow groups nested: one host not named"},
+    {38, "two slow pods' worth of faults in three pods: one pod not named"},
+    {40, "a slow leaf of two hosts, one rank each: named as one of its hosts"},
+};
+
+// Over 60 trees and fault sets drawn at random: every fault named at its level, with its direction;
+// nothing invented; nothing extra; and the explanation accounts for the matrix, but for the seeds
+// listed above.
+TEST(Explain, RandomTreesEveryFaultNamedAtItsLevelWithItsDirection) {
+  int faults = 0, named = 0, direction = 0, invented = 0, extra = 0, exact = 0;
+  const unsigned seeds = 60;
+  for (unsigned seed = 1; seed <= seeds; ++seed) {
+    const RandomTree t = nt::test::draw_tree(seed);
+    const auto r = na::make_report(nt::test::tree_cube(t), {});
+    const Verdict v = judge(t, r);
+    faults += v.faults;
+    named += v.named;
+    direction += v.direction_right;
+    invented += v.invented;
+    extra += v.extra;
+    exact += v.why.empty() ? 1 : 0;
+    EXPECT_TRUE(r.explanation.checked) << seed;
+    if (kKnownWrong.count(seed)) {
+      EXPECT_FALSE(v.why.empty()) << "seed " << seed << " is right now: remove it from kKnownWrong";
+      continue;
+    }
+    EXPECT_TRUE(v.why.empty()) << "seed " << seed << " (" << describe(t) << "):" << v.why;
+    // Two pods are no level the clustering finds at every seed: the hops between them against those
+    // within a pod then stay unexplained at the short lengths (up to 17 % of the cells here).
+    if (v.why.empty()) {
+      EXPECT_GE(r.explanation.explained_share, t.pods == 2 ? 0.8 : 0.95) << "seed " << seed << " " << describe(t);
+    }
+  }
+  std::cout << fmt::format("random trees: {} of {} exact; faults {} named {} direction {}; invented {} extra {}\n",
+                           exact, seeds, faults, named, direction, invented, extra);
+}
+
+// Healthy trees: no finding, and the levels alone predict every cell.
+TEST(Explain, HealthyRandomTreesNothingFoundEverythingExplained) {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    const RandomTree t = nt::test::draw_tree(seed, false);
+    const auto r = na::make_report(nt::test::tree_cube(t), {});
+    EXPECT_TRUE(r.anomalies.empty()) << "seed " << seed << " " << describe(t) << ": " << r.anomalies.front().detail;
+    EXPECT_GE(r.explanation.explained_share, 0.999) << seed;
+  }
+}
+
+// A host that only sends slowly is a slow_node that sends, not one that sends and receives.
+TEST(Explain, HostThatOnlySendsSlowlyIsNamedSo) {
+  RandomTree t{3, 3, 4, 2, {}};
+  t.faults.push_back({nt::test::LinkId::host, 5, "send", 0.25, 1.0});
+  const auto r = na::make_report(nt::test::tree_cube(t), {});
+  ASSERT_EQ(r.anomalies.size(), 1u) << judge(t, r).why;
+  EXPECT_EQ(r.anomalies[0].kind, na::AnomalyKind::slow_node);
+  EXPECT_EQ(r.anomalies[0].ranks, (std::vector<int>{10, 11}));
+  EXPECT_EQ(r.anomalies[0].direction, "send");
+  EXPECT_NE(na::to_text(r).find("(sending only)"), std::string::npos);
+  EXPECT_EQ(na::to_json(r, false)["anomalies"][0]["direction"], "send");
+}
+
+// Faults at several levels at once do not mask each other: a slow pod, a slow leaf in another pod,
+// a slow host inside that leaf and two slow hosts under one leaf elsewhere.
+TEST(Explain, FaultsAtSeveralLevelsDoNotMaskEachOther) {
+  RandomTree t{4, 3, 4, 2, {}};
+  t.faults.push_back({nt::test::LinkId::pod, 0, "both", 0.5, 1.0});
+  t.faults.push_back({nt::test::LinkId::leaf, 4, "both", 0.5, 1.0});
+  t.faults.push_back({nt::test::LinkId::host, 17, "both", 0.25, 2.0});  // in leaf 4
+  t.faults.push_back({nt::test::LinkId::host, 40, "both", 0.25, 1.0});  // leaf 10
+  t.faults.push_back({nt::test::LinkId::host, 42, "receive", 0.25, 1.0});
+  const auto r = na::make_report(nt::test::tree_cube(t), {});
+  const Verdict v = judge(t, r);
+  EXPECT_EQ(v.named, v.faults) << v.why;
+  EXPECT_EQ(v.direction_right, v.faults) << v.why;
+  EXPECT_EQ(v.invented + v.extra, 0) << v.why;
+}
+
+// A fault of a kind no detector knows (the pairs from one half of the ranks to the other half, one
+// way, 1.4x: below the slow link line, and no group of the topology) is left as an unexplained
+// region that the report names, and the share explained says how much of the matrix it is.
+TEST(Explain, AFaultNoDetectorKnowsLeavesANamedUnexplainedRegion) {
+  RandomTree t{3, 3, 4, 2, {}};
+  auto c = nt::test::tree_cube(t);
+  const int P = c.P;
+  // Every rank of hosts 0-8 (leaves 0-2, pod 0, less its last host) to hosts 9-17, at 1 KiB and up.
+  for (std::size_t k = 1; k < c.count(); ++k)
+    for (int a = 0; a < 18; ++a)
+      for (int b = 18; b < 36; ++b) c.at(k, a, b) = static_cast<float>(static_cast<double>(c.at(k, a, b)) * 1.4);
+  const auto r = na::make_report(c, {});
+  const auto u = std::find_if(r.anomalies.begin(), r.anomalies.end(),
+                              [](const na::Anomaly& a) { return a.kind == na::AnomalyKind::unexplained; });
+  ASSERT_NE(u, r.anomalies.end()) << na::to_text(r);
+  EXPECT_FALSE(u->pairs.empty());
+  for (auto [a, b] : u->pairs) {
+    EXPECT_LT(a, 18);
+    EXPECT_GE(b, 18);
+    EXPECT_LT(b, 36);
+  }
+  EXPECT_LT(r.explanation.explained_share, 1.0 - 0.9 * 18.0 * 18.0 * 3 / (4.0 * P * (P - 1)));
+  EXPECT_GT(r.explanation.unexplained_pairs, 18u * 18u / 2);
+  EXPECT_NE(na::to_text(r).find("explanation: the levels and the findings predict"), std::string::npos);
+}
+
+// A finding that explains nothing is dropped: on a healthy tree the check removes a slow_link that
+// claims cells equal to their class.
+TEST(Explain, AFindingThatExplainsNothingIsDropped) {
+  RandomTree t{3, 3, 4, 4, {}};
+  const auto c = nt::test::tree_cube(t);
+  const auto topo = na::find_topology(c, {}, c.hosts);
+  std::vector<na::Anomaly> found(1);
+  found[0].kind = na::AnomalyKind::slow_link;
+  found[0].ranks = {0, 1};
+  found[0].pairs = {{0, 1}};
+  found[0].score = 1.6;
+  const auto e = na::explain_and_check(c, topo, c.hosts, {}, found);
+  EXPECT_TRUE(found.empty());
+  ASSERT_EQ(e.dropped.size(), 1u);
+  EXPECT_NE(e.dropped[0].find("slow_link"), std::string::npos);
+}
+
+// Structure is not a fault: a dragonfly's routers differ by their distances (no tree), hosts with 4
+// ranks each; nothing found.
+TEST(Explain, DragonflyDistancesAreNotFaults) {
+  nt::test::Routed n;
+  n.hosts_per_router = 2;
+  auto c = nt::test::routed_cube(n);
+  const auto r = na::make_report(c, {});
+  for (const auto& a : r.anomalies) ADD_FAILURE() << na::name_of(a.kind) << " " << a.detail;
+}
+
+TEST(Explain, HostListsCollapseToRanges) {
+  RandomTree t{4, 2, 4, 1, {}};
+  t.faults.push_back({nt::test::LinkId::pod, 1, "both", 0.5, 1.0});
+  const auto r = na::make_report(nt::test::tree_cube(t), {});
+  ASSERT_EQ(r.anomalies.size(), 1u);
+  const std::string text = na::to_text(r);
+  EXPECT_NE(text.find("hosts host[8-15]"), std::string::npos) << text;
+  EXPECT_NE(text.find("ranks 8-15"), std::string::npos) << text;
+}
+
+// A seed's tree, faults and report, for a person reading a failure: NT_SEED=N test_explain
+// --gtest_also_run_disabled_tests --gtest_filter=*Print*
+TEST(Explain, DISABLED_Print) {
+  const char* s = std::getenv("NT_SEED");
+  const RandomTree t = nt::test::draw_tree(s ? static_cast<unsigned>(std::atoi(s)) : 1U);
+  std::cout << describe(t) << "\n";
+  for (const auto& f : t.faults)
+    std::cout << fmt::format("  fault level {} index {} {} bw {:.2f} lat {} ranks {}\n", static_cast<int>(f.level),
+                             f.index, f.direction, f.bw, f.lat, na::text_of_ranks(t.ranks_of(f)));
+  std::cout << na::to_text(na::make_report(nt::test::tree_cube(t), {}));
+}
