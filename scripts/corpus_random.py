@@ -28,7 +28,7 @@ from collections import Counter
 G = 1.25e9  # 10 Gbit/s in bytes per second
 FAMILIES = ["ft2", "ft3", "df", "torus"]
 # Host-time budget of one seed: measured cells (pairs x lengths x samples) of the schedule.
-CELL_BUDGET = 60000
+CELL_BUDGET = 16000
 MAX_RANKS = 256
 DEFAULT_LINE = {"host": 1.5, "link": 1.5, "group": 1.1}
 
