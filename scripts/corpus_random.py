@@ -490,6 +490,8 @@ def summary(scs, board, a):
                 if t["visible"]:
                     r["visible"] += 1
                     r[f["state"]] += 1
+                    if f["state"] != "at its level" and max(t["slowdown"].values()) < 1.2 * t["line"]:
+                        r["near"] += 1  # not named, and within 20 % above the line
                     if f.get("direction") is not None:
                         r["dir scored"] += 1
                         r["dir right"] += f["direction"] is True
@@ -505,18 +507,19 @@ def summary(scs, board, a):
                        ("family", lambda sc, f: sc["random"]["family"])):
         rows = fault_rows(key)
         print(f"\n| {title} | visible | at its level | another level | unexplained | missed | recall "
-              "| direction right | invisible (named anyway) |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| not at level, < 1.2x line | direction right | invisible (named anyway) |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         tot = Counter()
         for k in sorted(rows):
             r = rows[k]
             tot.update(r)
             print(f"| {k} | {r['visible']} | {r['at its level']} | {r['at another level']} "
                   f"| {r['found as unexplained']} | {r['missed']} | {_rate(r['at its level'], r['visible'])} "
-                  f"| {r['dir right']}/{r['dir scored']} | {r['invisible']} ({r['invisible at level']}) |")
+                  f"| {r['near']} | {r['dir right']}/{r['dir scored']} | {r['invisible']} ({r['invisible at level']}) |")
         print(f"| all | {tot['visible']} | {tot['at its level']} | {tot['at another level']} "
               f"| {tot['found as unexplained']} | {tot['missed']} | {_rate(tot['at its level'], tot['visible'])} "
-              f"| {tot['dir right']}/{tot['dir scored']} | {tot['invisible']} ({tot['invisible at level']}) |")
+              f"| {tot['near']} | {tot['dir right']}/{tot['dir scored']} | {tot['invisible']} "
+              f"({tot['invisible at level']}) |")
         out[title] = {k: dict(v) for k, v in rows.items()}
     fam = {}
     for sc, s in runs:
