@@ -399,13 +399,24 @@ def direction_right(fault_dir, found):
 # The verdict of one seed, and the scoreboard over many.
 
 # The seeds ctest runs (smpi.corpus_random, scripts/corpus run --set random --seeds ctest): every
-# family, a fault-free network in three of them, host cables both ways and one way, leaf uplinks, a
-# pod link, a one-way global link, torus links both ways and one way, slow switches; about a minute
-# of host time on an idle machine.
-CTEST_SEEDS = [6, 9, 19, 22, 32, 33, 40, 43]
+# family, a fault-free network in each, host cables both ways and one way, leaf uplinks, a pod link,
+# a one-way global link, torus links both ways and one way, slow switches; about two minutes of host
+# time on an idle machine.
+CTEST_SEEDS = [6, 9, 19, 22, 32, 33, 40, 42, 43]
 # Seeds of CTEST_SEEDS the analysis of today gets wrong, with the reason: they pass the test until
 # the analysis is fixed, then leave this list (a seed that passes while listed is reported).
-KNOWN_FAILURES = {}
+KNOWN_FAILURES = {
+    19: "torus: two links both ways and a one-way link each split into findings on one end or the other "
+        "(slow_link on host19 alone and on host14 with host24), none on the link's two ends",
+    22: "dragonfly: a global link slowed one way (4.3x at 64 KiB) is reported as a slow node and an "
+        "asymmetric pair, not as the link between the two groups",
+    32: "2-level tree, 7 ranks per host, --host-pairs: a leaf uplink at 3.05x (64 KiB) is missed while a "
+        "host of another leaf that sends slowly is found",
+    33: "3-level tree: a pod switch's link to the core at 6.7x is reported as slow nodes and an asymmetric "
+        "pair, not as the pod's group",
+    42: "dragonfly, fault-free: in each of the four groups the router that holds no global link (a hop "
+        "farther from the other groups by the topology) is reported as a slow switch",
+}
 
 STATES = ("at its level", "at another level", "found as unexplained", "missed")
 
