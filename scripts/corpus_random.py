@@ -185,11 +185,6 @@ class Platform:
         return {s: l for s, l in level.items() if l > 0}
 
 
-def _other(rng, H, avoid):
-    """A host whose route from or to the hosts in avoid leaves their switch (the farthest one)."""
-    return rng.choice([x for x in range(H) if x not in avoid])
-
-
 def resolve_faults(sc, plat):
     """Concrete faults for the spec ({"names": [...]}) and their truth (kind, direction, level)."""
     rng = random.Random(f"nt-random-faults-{sc['random']['seed']}")
