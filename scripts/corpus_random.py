@@ -31,6 +31,10 @@ FAMILIES = ["ft2", "ft3", "df", "torus"]
 CELL_BUDGET = 16000
 MAX_RANKS = 256
 DEFAULT_LINE = {"host": 1.5, "link": 1.5, "group": 1.1}
+# A level above the hosts is required only where its groups stand this far apart at some measured
+# length (the analysis' floor_ratio, share/doc/analyze.md): the pairs between its groups at least
+# this many times slower than the slowest pair within one.
+LEVEL_FLOOR = 1.02
 
 
 # ---------------------------------------------------------------------------------------------
@@ -366,6 +370,25 @@ def truth_meta(out, sc, report):
     return out_meta
 
 
+def level_gaps(out, sc, levels):
+    """Per true level above the hosts: the largest ratio over the measured lengths of the fastest pair
+    between its groups to the slowest pair within one (healthy network; under LEVEL_FLOOR the level
+    is not required)."""
+    plat = Platform(json.load(open(os.path.join(out, "topology.json"))), sc["random"]["family"])
+    base = json.load(open(os.path.join(out, "random.json")))["base"]
+    lengths = [int(x) for x in sc["lengths"].split(",")]
+    t = predicted(plat, base, lengths)
+    gaps = {}
+    for lv in levels:
+        lab = lv["label"]
+        inside = [v for (a, b), v in t.items() if lab[a] == lab[b]]
+        outside = [v for (a, b), v in t.items() if lab[a] != lab[b]]
+        if not inside or not outside:
+            continue
+        gaps[lv["name"]] = max(min(o[i] for o in outside) / max(x[i] for x in inside) for i in range(len(lengths)))
+    return gaps
+
+
 def finding_direction(x, core):
     """A finding's direction: its "direction" field; an asymmetric_pair's from its pairs (one-way by
     nature); None when it says none."""
@@ -418,10 +441,12 @@ STATES = ("at its level", "at another level", "found as unexplained", "missed")
 
 def verdict(s):
     """Why a seed fails: a level wrong or invented, a finding invented, a visible fault not named at
-    its level, or named with the wrong direction. Faults under the line or unseeable are not required."""
+    its level, or named with the wrong direction. Faults under the line or unseeable, and levels whose
+    groups are not LEVEL_FLOOR apart, are not required."""
     why = []
+    gaps = s.get("level_gaps", {})
     for name, v in s["levels"]:
-        if v < 0.999:
+        if v < 0.999 and gaps.get(name, 2.0) >= LEVEL_FLOOR:
             why.append(f"level {name} ARI {v:.2f}")
     if s["invented_levels"]:
         why.append(f"invented levels {','.join(s['invented_levels'])}")
@@ -436,9 +461,10 @@ def verdict(s):
     return why
 
 
-def judge(sc, s, meta, secs, verbose):
+def judge(sc, s, meta, secs, verbose, gaps=None):
     """Attaches the truth to the score, prints the seed's line; True when it passes (or is known)."""
     seed = sc["random"]["seed"]
+    s["level_gaps"] = {k: round(v, 4) for k, v in (gaps or {}).items()}
     for f, m in zip(s["faults"], meta):
         f["truth"] = m
     s["random"] = {"seed": seed, "family": sc["random"]["family"], "describe": sc["random"]["describe"]}
@@ -450,7 +476,8 @@ def judge(sc, s, meta, secs, verbose):
     cnt = [sum(1 for f in vis if f["state"] == k) for k in STATES]
     inv = [f for f in s["faults"] if not f["truth"]["visible"]]
     share = s.get("explained_share")
-    lv = " ".join(f"{n}={v:.2f}" for n, v in s["levels"]) or "-"
+    lv = " ".join(f"{n}={v:.2f}" + ("(indistinct)" if s["level_gaps"].get(n, 2.0) < LEVEL_FLOOR else "")
+                  for n, v in s["levels"]) or "-"
     print(f"{sc['name']:<14} {mark:<5} levels {lv:<28} visible faults (level/other/unexpl/missed) "
           f"{'/'.join(map(str, cnt)) if vis else '-':<8} invisible {len(inv)} "
           f"invented {len(s['invented'])} extra {len(s['extra'])}"
@@ -536,20 +563,23 @@ def summary(scs, board, a):
         r["about"] += s["about"]
         r["invented"] += len(s["invented"])
         r["extra"] += len(s["extra"])
-        r["levels wrong"] += any(v < 0.999 for _, v in s["levels"]) or bool(s["invented_levels"])
+        r["levels wrong"] += (any(v < 0.999 and s["level_gaps"].get(n, 2.0) >= LEVEL_FLOOR for n, v in s["levels"])
+                              or bool(s["invented_levels"]))
+        r["indistinct levels"] += sum(1 for n, _ in s["levels"] if s["level_gaps"].get(n, 2.0) < LEVEL_FLOOR)
         if not s["faults"]:
             r["fault-free"] += 1
             r["invented fault-free"] += len(s["invented"])
             r["fault-free with invented"] += bool(s["invented"])
-    print("\n| family | seeds | pass | levels wrong | findings | about a fault | precision | invented | extra "
-          "| fault-free seeds | with invented findings (findings) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("\n| family | seeds | pass | levels wrong | levels not required (groups < 2 % apart) | findings "
+          "| about a fault | precision | invented | extra | fault-free seeds | with invented findings (findings) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     tot = Counter()
     for k in sorted(fam):
         r = fam[k]
         tot.update(r)
     for k, r in sorted(fam.items()) + [("all", tot)]:
-        print(f"| {k} | {r['seeds']} | {r['ok']} | {r['levels wrong']} | {r['findings']} | {r['about']} "
+        print(f"| {k} | {r['seeds']} | {r['ok']} | {r['levels wrong']} | {r['indistinct levels']} "
+              f"| {r['findings']} | {r['about']} "
               f"| {_rate(r['about'], r['findings'])} | {r['invented']} | {r['extra']} | {r['fault-free']} "
               f"| {r['fault-free with invented']} ({r['invented fault-free']}) |")
     out["family scenarios"] = {k: dict(v) for k, v in fam.items()}
