@@ -15,8 +15,14 @@
 // "both" also its other direction (the _UP/_DOWN twin of a split-duplex link); or by name:
 //   {"match": "blue_link_between_group_0_and_1", "bw": 0.5}
 // slows every link whose name contains the text; with "direction": "UP" (or "DOWN") only those
-// whose name ends so (one direction of a split-duplex link). bw and lat multiply the link's value.
-// An optional "noise" object varies every network link over time, seeded (nt_noise.hpp).
+// whose name ends so (one direction of a split-duplex link); or by exact names:
+//   {"names": ["link_from_3_60_3_UP", ...], "bw": 0.5}
+// bw and lat multiply the link's value. An optional "base" list of the same form changes links
+// before the faults and is not a fault (e.g. uplinks faster than the host cables); an optional
+// "noise" object varies every network link over time, seeded (nt_noise.hpp). With "emit_routes":
+// true the truth also lists every link (name, bandwidth, latency as built, before the base and the
+// faults) and every route as indices into that list, from which scripts/corpus_random.py draws
+// faults by name and predicts each pair's delay.
 #include "nt_noise.hpp"
 
 #include <simgrid/s4u.hpp>
@@ -42,6 +48,7 @@ using Coord = std::vector<unsigned long>;
 struct Built {
   std::vector<sg4::Host*> hosts;          // by SimGrid's id within the cluster
   std::vector<Coord> coords;
+  std::map<std::string, std::pair<double, double>> built;  // every link's bandwidth and latency as built
   json faults = json::array();            // per fault: the links changed
   std::shared_ptr<nt_corpus::Noise> noise;  // when the spec asks for noise
 };
@@ -120,7 +127,13 @@ sg4::Link* twin(const sg4::Engine& e, const sg4::Link* l) {
 
 std::vector<sg4::Link*> fault_links(const sg4::Engine& e, const json& f, const Built& b) {
   std::vector<sg4::Link*> out;
-  if (f.contains("match")) {
+  if (f.contains("names")) {
+    for (const auto& n : f.at("names")) {
+      auto* l = e.link_by_name_or_null(n.get<std::string>());
+      if (l == nullptr) throw std::runtime_error("fault: no link named " + n.get<std::string>());
+      out.push_back(l);
+    }
+  } else if (f.contains("match")) {
     const std::string text = f.at("match"), end = f.contains("direction") ? "_" + f.at("direction").get<std::string>() : "";
     for (auto* l : e.get_all_links()) {
       const std::string& n = l->get_name();
@@ -167,6 +180,12 @@ Built build(const sg4::Engine& e, const json& spec) {
   auto* root = sg4::create_full_zone("root");
   create_cluster(spec, root, b)->seal();
   root->seal();
+  for (auto* l : e.get_all_links()) b.built[l->get_name()] = {l->get_bandwidth(), l->get_latency()};
+  for (const json& f : spec.value("base", json::array()))
+    for (auto* l : fault_links(e, f, b)) {
+      l->set_bandwidth(l->get_bandwidth() * f.value("bw", 1.0));
+      l->set_latency(l->get_latency() * f.value("lat", 1.0));
+    }
   for (const json& f : spec.value("faults", json::array())) {
     json changed = json::array();
     for (auto* l : fault_links(e, f, b)) {
@@ -178,6 +197,28 @@ Built build(const sg4::Engine& e, const json& spec) {
   }
   if (spec.contains("noise")) b.noise = make_noise(spec.at("noise"), b);
   return b;
+}
+
+// Every link as built and every route as indices into that list (hosts x hosts).
+void add_routes(const Built& b, json& out) {
+  std::map<std::string, std::size_t> index;
+  json links = json::array();
+  for (const auto& [name, v] : b.built) {
+    index[name] = links.size();
+    links.push_back({{"name", name}, {"bw", v.first}, {"lat", v.second}});
+  }
+  json routes = json::array();
+  for (auto* a : b.hosts) {
+    json row = json::array();
+    for (auto* c : b.hosts) {
+      json r = json::array();
+      for (auto* l : route(a, c)) r.push_back(index.at(l->get_name()));
+      row.push_back(r);
+    }
+    routes.push_back(row);
+  }
+  out["links"] = links;
+  out["routes"] = routes;
 }
 
 // Per fault, every ordered host pair whose route crosses one of its links.
@@ -238,9 +279,12 @@ int main(int argc, char** argv) {
   try {
     int simgrid_argc = 1;
     sg4::Engine e(&simgrid_argc, argv);
-    const Built b = build(e, read_spec(argv[1]));
+    const json spec = read_spec(argv[1]);
+    const Built b = build(e, spec);
+    json t = truth(b);
+    if (spec.value("emit_routes", false)) add_routes(b, t);
     std::ofstream out(std::string(argv[2]) + ".tmp");
-    out << truth(b).dump() << "\n";
+    out << t.dump() << "\n";
     out.close();
     if (!out || std::rename((std::string(argv[2]) + ".tmp").c_str(), argv[2]) != 0)
       throw std::runtime_error(std::string("cannot write ") + argv[2]);
