@@ -712,8 +712,7 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
   // single level whose classes leave the distances of a torus unexplained), a group left slow may be
   // a distance: the check then reads the directions, drops idle findings and merges siblings, but
   // adds none.
-  const bool levels_fit =
-      !t.no_tree_above && (t.levels.size() >= 2 || e.levels_share >= opt.explain_levels_fit);
+  const bool levels_fit = !t.no_tree_above && e.levels_share >= opt.explain_levels_fit;
   std::vector<char> drop(found.size(), 0);
   std::vector<Anomaly> added;
   std::vector<std::vector<char>> slow_cells;
