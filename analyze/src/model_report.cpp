@@ -143,8 +143,12 @@ std::string to_text(const ModelReport& m) {
   o << "Parameters per class\n";
   for (const auto& p : m.params) {
     o << fmt::format("  {:<14} L+2o {:>10}  L {:>10}  o {:>10}  g {:>10}  G {:>12}  {}\n", p.name, format_seconds(p.t0),
-                     format_seconds(p.loggp.L), format_seconds(p.loggp.o), format_seconds(p.loggp.g),
-                     fmt::format("{:.4g} s/B", p.loggp.G), p.have_loggp ? "(LogGP measured)" : "(o, g assumed)");
+                     p.separable ? format_seconds(p.loggp.L) : "n/sep", format_seconds(p.loggp.o),
+                     format_seconds(p.loggp.g), fmt::format("{:.4g} s/B", p.loggp.G),
+                     p.have_loggp ? "(LogGP measured)" : "(o, g assumed)");
+    if (p.have_loggp && !p.separable)
+      o << fmt::format("  {:<14} L and o_r not separable: L + o_r = {} ({})\n", "", format_seconds(p.L_plus_o_r),
+                       p.not_separable_reason);
     for (const auto& rg : p.hockney)
       o << fmt::format("  {:<14} Hockney {} .. {}: ts {} tw {} (rel.rms {:.2f}%, {})\n", "", format_bytes(rg.from),
                        format_bytes(rg.to), param_text(rg.fit.ts_identifiable, format_seconds(rg.fit.ts)),

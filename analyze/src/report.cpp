@@ -301,6 +301,15 @@ nlohmann::json to_json(const ClassParams& p) {
                    {"g", json_number<json>(p.loggp.g)},
                    {"G", json_number<json>(p.loggp.G)}};
   if (!p.notes.empty()) j["notes"] = p.notes;
+  if (p.have_loggp && !p.separable) {
+    j["L"] = nullptr;
+    j["o_r"] = nullptr;
+    j["separable"] = false;
+    j["not_separable_reason"] = p.not_separable_reason;
+    j["L_plus_o_r"] = json_number<json>(p.L_plus_o_r);
+  } else if (p.have_loggp) {
+    j["separable"] = true;
+  }
   if (p.have_loggp) {
     j["loggp_residual"] = json_number<json>(p.loggp_residual);
     j["fit_break"] = p.fit_break;

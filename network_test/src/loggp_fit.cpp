@@ -4,6 +4,7 @@
 
 #include "nt/measure/loggp_fit.hpp"
 #include "nt/error.hpp"
+#include "nt/loggp.hpp"
 
 namespace nt::measure {
 namespace {
@@ -83,8 +84,18 @@ LoggpFit derive_loggp(const std::vector<std::int64_t>& sizes, int n, const std::
   mean_abs /= static_cast<double>(m);
   f.residual = mean_abs > 0 ? l.rms / mean_abs : 0.0;
   f.o_s = std::max(0.0, f.osend[0]);
+  // L = PRTT(1,0,s0)/2 - o_s - o_r - G s0 only when o_r is the receive's own time; when it holds
+  // the transfer (rendezvous) L would come out 0 (clamped) with nothing to say so: NaN instead,
+  // and the reason. A negative L of noisy data is kept as it is (the analysis notes it).
+  const auto sep = loggp_separability(sizes, prtt1.data(), f.osend.data(), orecv.data(), f.G, f.fit_break);
+  f.separable = sep.separable;
+  f.not_separable = sep.reason;
+  if (!sep.separable) {
+    f.o_r = f.L = std::nan("");
+    return f;
+  }
   f.o_r = std::max(0.0, orecv[0]);
-  f.L = std::max(0.0, 0.5 * prtt1[0] - f.o_s - f.o_r - f.G * static_cast<double>(sizes[0]));
+  f.L = 0.5 * prtt1[0] - f.o_s - f.o_r - f.G * static_cast<double>(sizes[0]);
   return f;
 }
 

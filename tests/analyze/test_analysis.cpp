@@ -782,6 +782,53 @@ TEST(ModelReport, NegativeLoggpMediansAreShownAsZeroWithANote) {
   EXPECT_NE(lg.find(" -g 0 "), std::string::npos) << lg;
 }
 
+// A loggp file whose receive overhead held the transfer (measured with a blocking receive under a
+// rendezvous protocol, as network_test did before it posted the receive first): L and o_r are not
+// separable for the inter-node pairs. Without a flag in the file (an older file) the analysis finds
+// it from the per-size data; the model says so in its text and JSON (L null, "separable": false,
+// the reason, L + o_r) instead of a clamped L = 0, and keeps L + 2o the one-way delay.
+TEST(ModelReport, AReceiveThatHoldsTheTransferIsNotSeparable) {
+  nt::LoggpData d = nt::test::planted_loggp({0, 1, 0, 1}, {"a", "b", "a", "b"});
+  const auto P = static_cast<std::size_t>(d.ranks), S = d.sizes.size();
+  d.orecv.assign(P * P * S, std::nan(""));
+  d.osend.assign(P * P * S, std::nan(""));
+  for (std::size_t x = 0; x < P * P; ++x) {
+    if (!std::isfinite(d.L[x])) continue;
+    const bool inter = d.L[x] > 1e-6;
+    for (std::size_t k = 0; k < S; ++k) {
+      const double s = static_cast<double>(d.sizes[k]);
+      d.osend[x * S + k] = d.o_s[x];
+      d.orecv[x * S + k] = inter ? d.L[x] + d.G[x] * s + d.o_r[x] : d.o_r[x];
+    }
+    if (inter) d.L[x] = 0;  // what the old fit wrote: clamped
+  }
+  const auto cube = na::cube_from_loggp(d);
+  const auto m = na::make_model(cube, &d, nullptr, "", {});
+  ASSERT_EQ(m.params.size(), 2u);
+  const auto& intra = m.params[0];
+  const auto& inter = m.params[1];
+  EXPECT_TRUE(intra.separable);
+  EXPECT_DOUBLE_EQ(intra.loggp.L, 0.3e-6);
+  EXPECT_FALSE(inter.separable);
+  EXPECT_NE(inter.not_separable_reason.find("not separable"), std::string::npos) << inter.not_separable_reason;
+  EXPECT_NEAR(inter.L_plus_o_r, 1.5e-6 + 0.5e-6, 1e-12);
+  EXPECT_NEAR(inter.loggp.L + 2 * inter.loggp.o, 1.5e-6 + 0.4e-6 + 0.5e-6, 1e-12);  // the one-way delay
+  const auto j = na::to_json(m);
+  const auto& jc = j["classes"][1];
+  EXPECT_EQ(jc["class"], "inter-node");
+  EXPECT_TRUE(jc["L"].is_null());
+  EXPECT_TRUE(jc["o_r"].is_null());
+  EXPECT_EQ(jc["separable"], false);
+  EXPECT_NE(jc["not_separable_reason"].get<std::string>().find("rendezvous"), std::string::npos) << jc;
+  EXPECT_EQ(j["classes"][0]["separable"], true);
+  const auto text = na::to_text(m);
+  EXPECT_NE(text.find("L and o_r not separable"), std::string::npos) << text;
+  // The flag written by network_test is taken as it is.
+  d.separable.assign(P * P, 1);
+  const auto m2 = na::make_model(cube, &d, nullptr, "", {});
+  EXPECT_TRUE(m2.params[1].separable);
+}
+
 // Issue 23: the exact median over millions of pair fits, found in passes with a bounded number of
 // values held, equals finite_median of the whole multiset: ties, zeros of both signs, negatives,
 // NaN and infinities (skipped), odd and even counts, caps from 1 to above the count.

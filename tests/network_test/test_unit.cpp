@@ -556,6 +556,36 @@ TEST(Loggp, ANoisyPointDoesNotBreakTheFit) {
   EXPECT_EQ(f.fit_points, sizes.size());
 }
 
+// Under a protocol that moves the data only once the receive is posted, the receive overhead
+// probe times the transfer: o_r(s) = L + G s + o_r. L = PRTT/2 - o_s - o_r would be 0; the fit
+// says that L and o_r are not separable instead (both NaN, a reason), for either sign of it: the
+// receive taking the whole one-way delay, or growing with the size.
+TEST(Loggp, ATransferInsideTheReceiveIsNotSeparable) {
+  const Model m;
+  const std::vector<std::int64_t> sizes{0, 64, 256, 1024, 4096, 16384};
+  std::vector<double> p1, pn, pd, d, orr;
+  simulate(m, sizes, 8, p1, pn, pd, d, orr);
+  for (std::size_t k = 0; k < sizes.size(); ++k) orr[k] = m.L + m.G * static_cast<double>(sizes[k]) + m.orr;
+  LoggpFit f = derive_loggp(sizes, 8, p1, pn, pd, d, orr, 0.25);
+  EXPECT_FALSE(f.separable);
+  EXPECT_TRUE(std::isnan(f.L));
+  EXPECT_TRUE(std::isnan(f.o_r));
+  EXPECT_NE(f.not_separable.find("not separable"), std::string::npos) << f.not_separable;
+  EXPECT_NEAR(f.G, m.G, 1e-15);  // the rest is measured as before
+  EXPECT_NEAR(f.o_s, m.os, 1e-12);
+  // Only growing (a receive that takes half of the delay at the smallest size, then grows).
+  for (std::size_t k = 0; k < sizes.size(); ++k) orr[k] = 0.5 * m.L + m.G * static_cast<double>(sizes[k]);
+  f = derive_loggp(sizes, 8, p1, pn, pd, d, orr, 0.25);
+  EXPECT_FALSE(f.separable);
+  EXPECT_NE(f.not_separable.find("grows with the size"), std::string::npos) << f.not_separable;
+  // A receive overhead that stays put is the receive's own: L and o_r measured.
+  for (auto* v : {&p1, &pn, &pd, &d, &orr}) v->clear();
+  simulate(m, sizes, 8, p1, pn, pd, d, orr);
+  f = derive_loggp(sizes, 8, p1, pn, pd, d, orr, 0.25);
+  EXPECT_TRUE(f.separable);
+  EXPECT_NEAR(f.L, m.L, 1e-12);
+}
+
 TEST(Loggp, SlopeIsNeverNegative) {
   const std::vector<std::int64_t> sizes{0, 8, 16};
   const std::vector<double> p1{2e-6, 2e-6, 2e-6}, pn{5e-6, 4.9e-6, 4.8e-6}, pd{30e-6, 30e-6, 30e-6},
