@@ -166,7 +166,11 @@ elif TEST == "loggopsim_csv":
     check(lines[0].endswith("-S 4096"), "S from the protocol threshold")
     p = analyze("export", "e_median.nc", "--format", "loggopsim", "--loggp", "e_loggp.nc")
     lines = [l for l in p.stdout.splitlines() if not l.startswith("#")]
-    check(lines == ["-L 1500 -o 400 -g 800 -G 1 -S 1024"], f"measured loggopsim {lines}")
+    # LogGOPSim in a unit where G keeps three digits (1 ns/B: 10 ps), one o = (one-way - L)/2
+    v = dict(re.findall(r"-([LogGS]) (\d+)", lines[0])) if len(lines) == 1 else {}
+    check("# time unit: 10 ps" in p.stdout and (v.get("L"), v.get("g"), v.get("G"), v.get("S"))
+          == ("150000", "80000", "100", "1024") and int(v.get("o", 0)) > 0, f"measured loggopsim {lines}")
+    check("o_s = 4e-07s, o_r = 5e-07s" in p.stdout, "both overheads in a comment")
     analyze("export", "e_median.nc", "--format", "csv", "-o", "e.csv")
     rows = open(os.path.join(WORK, "e.csv")).read().splitlines()
     check(rows[0].startswith("sender,receiver,sender_host,receiver_host,class"), "csv header")

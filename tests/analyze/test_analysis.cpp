@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <tuple>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -668,13 +670,44 @@ TEST(LogGP, ClassParametersFromAHandMadeLoggpFile) {
   EXPECT_DOUBLE_EQ(ps[1].loggp.G, 1e-9);
   EXPECT_EQ(ps[1].fit_break, 1024);
   EXPECT_EQ(ps[1].pairs, 8u);
-  // LogGOPSim line of the class with most pairs (inter-node: 8 pairs vs 4).
+  // LogGOPSim line of the class with most pairs (inter-node: 8 pairs vs 4): G = 1 ns/B keeps three
+  // digits in units of 10 ps; one o with o + L + o = the one-way delay (2.401 us at 1 B), both
+  // overheads in a comment.
   const std::string lg = na::export_loggopsim(ps);
-  EXPECT_NE(lg.find("-L 1500 -o 400 -g 800 -G 1 -S 1024"), std::string::npos) << lg;
+  EXPECT_NE(lg.find("# time unit: 10 ps"), std::string::npos) << lg;
+  EXPECT_NE(lg.find("-L 150000 -o 45050 -g 80000 -G 100 -S 1024"), std::string::npos) << lg;
+  EXPECT_NE(lg.find("o_s = 4e-07s, o_r = 5e-07s"), std::string::npos) << lg;
   std::filesystem::remove_all(dir);
 }
 
 // ---------------------------------------------------------------- exports
+
+// LogGOPSim takes integers: the unit is the coarsest power of ten in which G keeps three digits
+// (0.82 and 1.71 ns/B were 1 and 2 in whole ns), stated in the header; -o is one overhead with
+// o + L + o the measured one-way delay.
+TEST(Export, LoggopsimUnitKeepsThreeDigitsOfG) {
+  for (auto [G, unit, scale] : {std::tuple{0.82e-9, "1 ps", 1e-12}, std::tuple{1.71e-9, "10 ps", 1e-11},
+                                std::tuple{0.04e-9, "100 fs", 1e-13}, std::tuple{6e-9, "10 ps", 1e-11}}) {
+    na::ClassParams p;
+    p.name = "inter-node";
+    p.pairs = 2;
+    p.have_loggp = true;
+    p.t0 = 8.02e-6;
+    p.loggp = {5e-6, 1e-6, 0.0, G};
+    p.o_s = 1e-6;
+    p.o_r = 2e-6;
+    const std::string lg = na::export_loggopsim({p});
+    EXPECT_NE(lg.find(std::string("# time unit: ") + unit + " "), std::string::npos) << lg;
+    long long L = 0, o = 0, g = -1, Gi = 0, S = 0;
+    const auto at = lg.find("\n-L ");
+    ASSERT_NE(at, std::string::npos) << lg;
+    ASSERT_EQ(std::sscanf(lg.c_str() + at + 1, "-L %lld -o %lld -g %lld -G %lld -S %lld", &L, &o, &g, &Gi, &S), 5) << lg;
+    EXPECT_GE(Gi, 100) << lg;
+    EXPECT_NEAR(static_cast<double>(Gi) * scale, G, 0.005 * G) << lg;
+    EXPECT_NEAR(static_cast<double>(L + 2 * o) * scale, 8.02e-6, 1e-3 * 8.02e-6) << lg;
+    EXPECT_NE(lg.find("o_s = 1e-06s, o_r = 2e-06s"), std::string::npos) << lg;
+  }
+}
 
 TEST(Export, CsvHasOneLinePerPairAndRange) {
   nt::SynthParams p = cluster(3, 2, 14);

@@ -57,10 +57,7 @@ KNOWN_BAD = {
     ("eager", "inter-node protocol switch"): "a fixed 25 % tolerance on a line fitted through overhead-bound sizes: a false switch",
     ("eager", "inter-node model L + 2o"): "the model's o is o_s: L + 2o = L + 2 o_s",
     ("eager", "inter-node model G (no loggp)"): "G = 0 without a loggp file",
-    ("eager", "loggopsim unit stated"): "whole nanoseconds, no unit line",
-    ("eager", "loggopsim G digits"): "G in whole ns/B",
     ("eager", "loggopsim G"): "G in whole ns/B",
-    ("eager", "loggopsim o+L+o"): "o is o_s alone",
     ("eager", "loggopsim S"): "S from the false switch",
     ("eager", "simgrid loop 2048 B"): "SHARED NIC links (SimGrid's cross traffic) and the 16-byte envelope counted twice",
     ("eager", "simgrid loop 4096 B"): "SHARED NIC links (SimGrid's cross traffic) and the 16-byte envelope counted twice",
@@ -71,9 +68,6 @@ KNOWN_BAD = {
     ("eager", "simgrid loop 131072 B"): "SHARED NIC links (SimGrid's cross traffic) and the 16-byte envelope counted twice",
     ("eager", "simgrid loop 262144 B"): "SHARED NIC links (SimGrid's cross traffic) and the 16-byte envelope counted twice",
     ("rendezvous", "inter-node model G (no loggp)"): "G = 0 without a loggp file",
-    ("rendezvous", "loggopsim unit stated"): "whole nanoseconds, no unit line",
-    ("rendezvous", "loggopsim G digits"): "G in whole ns/B",
-    ("rendezvous", "loggopsim G"): "G in whole ns/B",
     ("rendezvous", "simgrid loop 1024 B"): "SHARED NIC links (SimGrid's cross traffic) and the 16-byte envelope counted twice",
     ("rendezvous", "simgrid loop 2048 B"): "SHARED NIC links (SimGrid's cross traffic) and the 16-byte envelope counted twice",
     ("rendezvous", "simgrid loop 4096 B"): "SHARED NIC links (SimGrid's cross traffic) and the 16-byte envelope counted twice",
@@ -93,10 +87,7 @@ KNOWN_BAD = {
     ("heldout", "inter-switch model L + 2o"): "the model's o is o_s: L + 2o = L + 2 o_s",
     ("heldout", "inter-node model G (no loggp)"): "G = 0 without a loggp file",
     ("heldout", "inter-switch model G (no loggp)"): "G = 0 without a loggp file",
-    ("heldout", "loggopsim unit stated"): "whole nanoseconds, no unit line",
-    ("heldout", "loggopsim G digits"): "G in whole ns/B",
     ("heldout", "loggopsim G"): "G in whole ns/B",
-    ("heldout", "loggopsim o+L+o"): "o is o_s alone",
     ("heldout", "loggopsim S"): "S from the false switch",
     ("heldout", "simgrid loop 8192 B"): "SHARED NIC links (SimGrid's cross traffic) and the 16-byte envelope counted twice",
     ("heldout", "simgrid loop 16384 B"): "SHARED NIC links (SimGrid's cross traffic) and the 16-byte envelope counted twice",
@@ -309,8 +300,8 @@ def check_platform(a, name, p):
         f.write(lg)
     line = [l for l in lg.splitlines() if l and not l.startswith("#")]
     vals = dict(re.findall(r"-([A-Za-z]) (\d+)", line[0])) if line else {}
-    um = re.search(r"time unit:? (\d+(?:\.\d+)?(?:e-?\d+)?) ?(s|ms|us|ns|ps)\b", lg)
-    scale = {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12}
+    um = re.search(r"time unit:? (\d+(?:\.\d+)?(?:e-?\d+)?) ?(s|ms|us|ns|ps|fs|as)\b", lg)
+    scale = {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12, "fs": 1e-15, "as": 1e-18}
     unit = float(um.group(1)) * scale[um.group(2)] if um else 1e-9
     pick = "inter-switch" if p["leaves"] > 1 and "inter-switch" in model else "inter-node"
     lengths, data = cube(median)
