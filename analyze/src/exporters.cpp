@@ -102,7 +102,7 @@ std::string export_loggopsim(const std::vector<ClassParams>& params) {
   const ClassParams* pick = &params.front();
   for (const auto& p : params)
     if (p.pairs > pick->pairs) pick = &p;
-  auto G_of = [](const ClassParams& p) { return p.have_loggp ? p.loggp.G : p.hockney_for(1e18).tw; };
+  auto G_of = [](const ClassParams& p) { return p.loggp.G; };  // one G: the model's
   const double G = G_of(*pick);
   const double u = loggopsim_unit(G);
   std::ostringstream o;
@@ -113,7 +113,7 @@ std::string export_loggopsim(const std::vector<ClassParams>& params) {
                    unit_name(u));
   for (const auto& p : params) {
     o << fmt::format("# {:<13} L={} o_s={:.6g}s o_r={} g={:.6g}s G={:.6g}s/B ({}) pairs={}\n", p.name,
-                     p.separable ? fmt::format("{:.6g}s", p.loggp.L) : "not-separable", p.loggp.o,
+                     p.separable ? fmt::format("{:.6g}s", p.loggp.L) : "not-separable", p.o_s,
                      p.separable ? fmt::format("{:.6g}s", p.o_r) : "not-separable", p.loggp.g, G_of(p),
                      p.have_loggp ? "measured LogGP" : "from delays: o=0, g=L+2o assumed, G=Hockney tw", p.pairs);
   }
@@ -121,10 +121,10 @@ std::string export_loggopsim(const std::vector<ClassParams>& params) {
     for (const auto& n : p.notes) o << "# note: " << n << "\n";
   // One o for LogGOPSim, so that o + L + o is the one-way delay of the smallest message as measured
   // (the delay file's, else the loggp file's L + o_s + o_r).
-  const double one_way = pick->t0 > 0 ? pick->t0 : pick->loggp.L + pick->loggp.o + pick->o_r;
+  const double one_way = pick->t0 > 0 ? pick->t0 : pick->loggp.L + 2 * pick->loggp.o;
   double L = pick->loggp.L, oo = 0.0;
   if (pick->have_loggp && !pick->separable) {
-    oo = pick->loggp.o;  // o_s; L holds o_r
+    oo = pick->o_s;  // L holds o_r
     L = one_way - 2 * oo;
     o << fmt::format("# o = o_s = {:.6g}s: L and o_r are not separable ({}), so L = one-way - 2 o holds o_r - o_s\n",
                      oo, pick->not_separable_reason);
@@ -133,7 +133,7 @@ std::string export_loggopsim(const std::vector<ClassParams>& params) {
     if (pick->have_loggp)
       o << fmt::format("# overheads measured: o_s = {:.6g}s, o_r = {:.6g}s; LogGOPSim takes one o = (one-way - L)/2 = "
                        "{:.6g}s\n",
-                       pick->loggp.o, pick->o_r, oo);
+                       pick->o_s, pick->o_r, oo);
   }
   if (oo < 0 || L < 0) {
     o << fmt::format("# note: L = {:.6g}s is above the one-way delay {:.6g}s: L = the one-way delay and o = 0 used\n", L,

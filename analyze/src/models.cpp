@@ -273,7 +273,8 @@ std::vector<ClassParams> class_params(const Cube* delays, const Topology& t, con
         p.have_loggp = true;
         p.pairs = std::max(p.pairs, G.size());
         p.separable = together * 2 <= apart + together && !L.empty();
-        p.loggp = {p.separable ? finite_median(L) : 0.0, finite_median(os), finite_median(g), finite_median(G)};
+        p.loggp = {p.separable ? finite_median(L) : 0.0, 0.0, finite_median(g), finite_median(G)};
+        p.o_s = finite_median(os);
         p.o_r = p.separable ? finite_median(orr) : 0.0;
         p.L_plus_o_r = lor.empty() ? kNaN : finite_median(lor);
         p.loggp_residual = finite_median(res);
@@ -281,7 +282,7 @@ std::vector<ClassParams> class_params(const Cube* delays, const Topology& t, con
         if (!p.separable) {
           p.not_separable_reason = fmt::format("{} of {} pairs: {}", together, apart + together,
                                                reason.empty() ? "L and o_r are not separable" : reason);
-          p.loggp.L = p.L_plus_o_r - p.loggp.o;  // L + 2o = L + o_r + o_s: the one-way delay
+          p.loggp.L = p.L_plus_o_r - p.o_s;  // with o = o_s below, L + 2o = L + o_r + o_s: the one-way delay
           p.notes.push_back(fmt::format("{}: L and o_r are not separable ({}); L + o_r = {:.4g} us is what was "
                                         "measured: the predictions take L = L + o_r - o_s and o = o_s",
                                         p.name, p.not_separable_reason, p.L_plus_o_r * 1e6));
@@ -290,7 +291,7 @@ std::vector<ClassParams> class_params(const Cube* delays, const Topology& t, con
         }
         // A LogGP fit of noisy data can give a negative median (g, the intercept of the gap line,
         // say): no such time exists, so it is 0 with a note instead of a negative number.
-        for (auto [what, v] : {std::pair{"L", &p.loggp.L}, std::pair{"o", &p.loggp.o}, std::pair{"o_r", &p.o_r},
+        for (auto [what, v] : {std::pair{"L", &p.loggp.L}, std::pair{"o_s", &p.o_s}, std::pair{"o_r", &p.o_r},
                                std::pair{"g", &p.loggp.g}, std::pair{"G", &p.loggp.G}})
           if (*v < 0) {
             p.notes.push_back(fmt::format("{}: the loggp file's median {} is negative (below 0 by {:.3g}): not "
@@ -298,14 +299,18 @@ std::vector<ClassParams> class_params(const Cube* delays, const Topology& t, con
                                           p.name, what, -*v));
             *v = 0;
           }
-        if (!f) p.t0 = p.separable ? p.loggp.L + p.loggp.o + p.o_r : p.L_plus_o_r + p.loggp.o;
+        // One o for LogP: L + 2o = L + o_s + o_r, the one-way delay (o_r is in L when not separable).
+        p.loggp.o = p.separable ? (p.o_s + p.o_r) / 2 : p.o_s;
+        if (!f) p.t0 = p.loggp.L + 2 * p.loggp.o;
       }
     }
     if (!f && !p.have_loggp) continue;
     if (!p.have_loggp) {
+      // G: the long-range Hockney tw, the same G the LogGOPSim export gives (one G everywhere).
       const double o = opt.o.value_or(0.0);
-      p.loggp = {std::max(0.0, p.t0 - 2 * o), o, opt.g.value_or(p.t0), 0.0};
-      p.o_r = o;
+      const double tw = p.hockney_for(1e18).tw;
+      p.loggp = {std::max(0.0, p.t0 - 2 * o), o, opt.g.value_or(p.t0), std::isfinite(tw) ? tw : 0.0};
+      p.o_s = p.o_r = o;
     } else {
       if (opt.o) p.loggp.o = *opt.o;
       if (opt.g) p.loggp.g = *opt.g;

@@ -291,12 +291,13 @@ nlohmann::json to_json(const Anomaly& a) {
 nlohmann::json to_json(const ClassParams& p) {
   nlohmann::json j{{"class", p.name},
                    {"pairs", p.pairs},
-                   {"L_plus_2o", json_number<json>(p.t0)},
+                   {"L_plus_2o", json_number<json>(p.loggp.L + 2 * p.loggp.o)},
+                   {"one_way_delay", json_number<json>(p.t0)},
                    {"at_length", p.t0_length},
                    {"loggp_measured", p.have_loggp},
                    {"L", json_number<json>(p.loggp.L)},
                    {"o", json_number<json>(p.loggp.o)},
-                   {"o_s", json_number<json>(p.loggp.o)},
+                   {"o_s", json_number<json>(p.o_s)},
                    {"o_r", json_number<json>(p.o_r)},
                    {"g", json_number<json>(p.loggp.g)},
                    {"G", json_number<json>(p.loggp.G)}};

@@ -661,8 +661,13 @@ TEST(LogGP, ClassParametersFromAHandMadeLoggpFile) {
   EXPECT_EQ(ps[0].name, "intra-node");
   EXPECT_TRUE(ps[0].have_loggp);
   EXPECT_DOUBLE_EQ(ps[0].loggp.L, 0.3e-6);
-  EXPECT_DOUBLE_EQ(ps[0].loggp.o, 0.1e-6);
+  EXPECT_DOUBLE_EQ(ps[0].o_s, 0.1e-6);
   EXPECT_DOUBLE_EQ(ps[0].o_r, 0.12e-6);
+  // One o for LogP: L + 2o = L + o_s + o_r, the one-way delay (the "L+2o" of the text and JSON).
+  EXPECT_DOUBLE_EQ(ps[0].loggp.o, 0.11e-6);
+  EXPECT_NEAR(ps[0].loggp.message(0), 0.3e-6 + 0.1e-6 + 0.12e-6, 1e-18);
+  EXPECT_NEAR(na::to_json(ps[1])["L_plus_2o"].get<double>(), 1.5e-6 + 0.4e-6 + 0.5e-6, 1e-18);
+  EXPECT_DOUBLE_EQ(na::to_json(ps[1])["o_s"].get<double>(), 0.4e-6);
   EXPECT_DOUBLE_EQ(ps[0].loggp.g, 0.2e-6);
   EXPECT_DOUBLE_EQ(ps[0].loggp.G, 1e-10);
   EXPECT_EQ(ps[0].fit_break, 16384);
@@ -762,7 +767,16 @@ TEST(ModelReport, PredictionsAreTheFormulasWithTheChosenClass) {
   EXPECT_EQ(j["groups"].size(), 4u);
   const auto text = na::to_text(m);
   EXPECT_NE(text.find("Broadcast on 8 processes, inter-node parameters"), std::string::npos) << text;
-  EXPECT_NE(text.find("(o, g assumed)"), std::string::npos);
+  EXPECT_NE(text.find("(o, g assumed;"), std::string::npos);
+  // One G: without a loggp file the model's G is the long-range Hockney tw, the G of the LogGOPSim
+  // export (it printed 0 while the export used the fitted tw).
+  for (const auto& c : m.params) {
+    EXPECT_GT(c.loggp.G, 0) << c.name;
+    EXPECT_DOUBLE_EQ(c.loggp.G, c.hockney_for(1e18).tw) << c.name;
+    EXPECT_NE(text.find(fmt::format("G {:.4g} s/B", c.loggp.G)), std::string::npos) << text;
+  }
+  const auto lgs = na::export_loggopsim(m.params);
+  EXPECT_NE(lgs.find(fmt::format("G={:.6g}s/B", m.params.back().loggp.G)), std::string::npos) << lgs;
   // --class and the overrides of o and g.
   na::ModelOptions mo;
   mo.o = 1e-7;
