@@ -152,6 +152,13 @@ std::string to_text(const ModelReport& m) {
     if (p.have_loggp)
       o << fmt::format("; o_s {}, o_r {}", format_seconds(p.o_s), p.separable ? format_seconds(p.o_r) : "n/sep");
     o << "\n";
+    if (p.have_loggp && !p.gap_ranges.empty()) {
+      o << fmt::format("  {:<14} gap max({}, g + G s):", "", format_seconds(p.overhead_bound));
+      for (const auto& r : p.gap_ranges)
+        o << fmt::format(" {} ..{}: g {} G {:.4g} s/B;", format_bytes(r.from), r.to >= 0 ? " " + format_bytes(r.to) : "",
+                         format_seconds(r.g), r.G);
+      o << "\n";
+    }
     if (p.have_loggp && !p.separable)
       o << fmt::format("  {:<14} L and o_r not separable: L + o_r = {} ({})\n", "", format_seconds(p.L_plus_o_r),
                        p.not_separable_reason);

@@ -226,7 +226,7 @@ std::vector<ClassParams> class_params(const Cube* delays, const Topology& t, con
         }
     }
     if (loggp) {
-      std::vector<double> L, os, orr, g, G, res, fb, lor;
+      std::vector<double> L, os, orr, g, G, res, fb, lor, g2, G2;
       std::size_t apart = 0, together = 0;
       std::string reason;
       const auto P = static_cast<std::size_t>(loggp->ranks);
@@ -262,6 +262,8 @@ std::vector<ClassParams> class_params(const Cube* delays, const Topology& t, con
           add(g, loggp->g);
           add(G, loggp->G);
           add(res, loggp->residual);
+          add(g2, loggp->g2);
+          add(G2, loggp->G2);
           if (x < loggp->fit_break.size() && loggp->fit_break[x] >= 0) fb.push_back(loggp->fit_break[x]);
           // L + o_r: the one-way delay of the smallest size less o_s and the bytes' time.
           if (S > 0 && loggp->prtt1.size() >= (x + 1) * S && x < loggp->o_s.size()) {
@@ -301,6 +303,13 @@ std::vector<ClassParams> class_params(const Cube* delays, const Topology& t, con
           }
         // One o for LogP: L + 2o = L + o_s + o_r, the one-way delay (o_r is in L when not separable).
         p.loggp.o = p.separable ? (p.o_s + p.o_r) / 2 : p.o_s;
+        // The gap's ranges: the first protocol's line up to the break, the next one's from it.
+        p.gap_ranges.push_back({loggp->sizes.empty() ? 0 : loggp->sizes.front(), p.fit_break, p.loggp.g, p.loggp.G});
+        if (p.fit_break >= 0 && !G2.empty())
+          p.gap_ranges.push_back({p.fit_break, -1, std::max(0.0, finite_median(g2)), std::max(0.0, finite_median(G2))});
+        // Per-message overheads bound the gap of small messages: max(o_s, o_r, g + G s).
+        const double ob = std::max(p.o_s, p.o_r);
+        p.overhead_bound = ob > p.loggp.g ? ob : 0.0;
         if (!f) p.t0 = p.loggp.L + 2 * p.loggp.o;
       }
     }

@@ -314,6 +314,13 @@ nlohmann::json to_json(const ClassParams& p) {
   if (p.have_loggp) {
     j["loggp_residual"] = json_number<json>(p.loggp_residual);
     j["fit_break"] = p.fit_break;
+    auto ranges = json::array();
+    for (const auto& r : p.gap_ranges)
+      ranges.push_back({{"from", r.from}, {"to", r.to >= 0 ? json(r.to) : json(nullptr)}, {"g", json_number<json>(r.g)},
+                        {"G", json_number<json>(r.G)}});
+    j["gap_ranges"] = ranges;
+    j["gap_overhead_bound"] = json_number<json>(p.overhead_bound);
+    j["gap_model"] = "gap(s) = max(gap_overhead_bound, g + G s) with g, G of the range holding s";
   } else {
     j["assumed"] = "o and g are not identifiable from delays alone: o = 0 and g = L + 2o unless given";
   }

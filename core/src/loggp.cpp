@@ -42,6 +42,8 @@ void write_loggp(const fs::path& path, const LoggpData& d, bool overwrite) {
     check_size(path, name, v->size(), pairs);
   check_size(path, "fit_break", d.fit_break.size(), pairs);
   if (!d.separable.empty()) check_size(path, "separable", d.separable.size(), pairs);
+  for (auto [name, v] : {std::pair{"g2", &d.g2}, {"G2", &d.G2}})
+    if (!v->empty()) check_size(path, name, v->size(), pairs);
   for (auto [name, v] : {std::pair{"prtt1", &d.prtt1}, {"prttn", &d.prttn}, {"prttd", &d.prttd}})
     check_size(path, name, v->size(), pairs * S);
   for (auto [name, v] : {std::pair{"delay", &d.delay}, {"orecv", &d.orecv}, {"osend", &d.osend}})
@@ -69,11 +71,13 @@ void write_loggp(const fs::path& path, const LoggpData& d, bool overwrite) {
       {"g", &d.g, "s", false},         {"G", &d.G, "s/byte", false},      {"residual", &d.residual, "1", false},
       {"prtt1", &d.prtt1, "s", true},  {"prttn", &d.prttn, "s", true},    {"prttd", &d.prttd, "s", true},
       {"delay", &d.delay, "s", true},  {"o_r_s", &d.orecv, "s", true},    {"o_s_s", &d.osend, "s", true},
+      {"g2", &d.g2, "s", false},       {"G2", &d.G2, "s/byte", false},
   };
   std::vector<int> ids;
   for (const auto& v : vars) {
-    if (v.v->empty() && v.per_size && std::string(v.name) != "prtt1" && std::string(v.name) != "prttn" &&
-        std::string(v.name) != "prttd") {
+    const std::string vn = v.name;
+    if (v.v->empty() && vn != "prtt1" && vn != "prttn" && vn != "prttd" && vn != "L" && vn != "o_s" && vn != "o_r" &&
+        vn != "g" && vn != "G" && vn != "residual") {
       ids.push_back(-1);
       continue;
     }
@@ -140,6 +144,8 @@ LoggpData read_loggp(const fs::path& path) {
   read2("residual", d.residual);
   d.fit_break.resize(P * P);
   f.get(f.var("fit_break").id, {0, 0}, {P, P}, d.fit_break.data());
+  if (f.find_var("g2")) read2("g2", d.g2);
+  if (f.find_var("G2")) read2("G2", d.G2);
   if (f.find_var("separable")) {
     d.separable.resize(P * P);
     f.get(f.var("separable").id, {0, 0}, {P, P}, d.separable.data());

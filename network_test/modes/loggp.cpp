@@ -16,7 +16,7 @@ namespace {
 // loggp's own options.
 struct Options {
   int n = 8;                 // messages per PRTT(n, ., s) train
-  double break_tol = 0.25;   // relative deviation that breaks the g + G*s fit
+  double break_tol = 0.01;   // smallest relative step of the gap that starts a protocol range (beside 4x the fit's rms)
 };
 Options& options() {
   static Options o;
@@ -172,6 +172,8 @@ void Loggp::finish(Ctx& c, const FileInfo& info) {
   for (auto* v : {&d.L, &d.o_s, &d.o_r, &d.g, &d.G, &d.residual}) v->assign(pairs, kNaN);
   d.fit_break.assign(pairs, -1);
   d.separable.assign(pairs, -1);
+  d.g2.assign(pairs, kNaN);
+  d.G2.assign(pairs, kNaN);
   for (auto* v : {&d.prtt1, &d.prttn, &d.prttd, &d.delay, &d.orecv, &d.osend}) v->assign(pairs * S, kNaN);
   for (std::size_t x = 0; x < PU; ++x)
     for (std::size_t y = 0; y < PU; ++y) {
@@ -189,6 +191,8 @@ void Loggp::finish(Ctx& c, const FileInfo& info) {
       d.residual[i] = f.residual;
       d.fit_break[i] = f.fit_break;
       d.separable[i] = f.separable ? 1 : 0;
+      d.g2[i] = f.g2;
+      d.G2[i] = f.G2;
       const auto at = static_cast<std::ptrdiff_t>(i * S);
       std::copy(p1.begin(), p1.end(), d.prtt1.begin() + at);
       std::copy(pn.begin(), pn.end(), d.prttn.begin() + at);
@@ -209,7 +213,8 @@ const Registrar kRegistered{identify(Mode::loggp, {
               ->type_name("N")
               ->capture_default_str();
           app.add_option("--loggp-break-tol", options().break_tol,
-                         "relative deviation from the g+G*s fit that marks a protocol change")
+                         "smallest relative step above the g+G*s line that starts a new protocol range (the step "
+                         "must also exceed 4x the range's rms residual)")
               ->type_name("F")
               ->capture_default_str();
         },

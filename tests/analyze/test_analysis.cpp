@@ -876,6 +876,35 @@ TEST(ModelReport, AReceiveThatHoldsTheTransferIsNotSeparable) {
   EXPECT_TRUE(m2.params[1].separable);
 }
 
+// The gap's protocol ranges of the loggp file (g2 + G2 s from the fit break on) are the class's
+// second range in the model, and the overheads bound the gap of small messages.
+TEST(ModelReport, GapRangesAndTheOverheadBound) {
+  nt::LoggpData d = nt::test::planted_loggp({0, 1, 0, 1}, {"a", "b", "a", "b"});
+  const auto P = static_cast<std::size_t>(d.ranks);
+  d.g2.assign(P * P, std::nan(""));
+  d.G2.assign(P * P, std::nan(""));
+  for (std::size_t x = 0; x < P * P; ++x)
+    if (std::isfinite(d.L[x])) {
+      d.g2[x] = d.L[x] + d.o_s[x];
+      d.G2[x] = 2 * d.G[x];
+      d.g[x] = 0.1e-6;  // below the overheads: the gap of small messages is max(o_s, o_r)
+    }
+  const auto cube = na::cube_from_loggp(d);
+  const auto m = na::make_model(cube, &d, nullptr, "", {});
+  const auto& inter = m.params[1];
+  ASSERT_EQ(inter.gap_ranges.size(), 2u);
+  EXPECT_EQ(inter.gap_ranges[0].to, 1024);
+  EXPECT_EQ(inter.gap_ranges[1].from, 1024);
+  EXPECT_DOUBLE_EQ(inter.gap_ranges[1].g, 1.9e-6);
+  EXPECT_DOUBLE_EQ(inter.gap_ranges[1].G, 2e-9);
+  EXPECT_DOUBLE_EQ(inter.overhead_bound, 0.5e-6);
+  const auto j = na::to_json(m)["classes"][1];
+  EXPECT_EQ(j["gap_ranges"].size(), 2u);
+  EXPECT_TRUE(j["gap_ranges"][1]["to"].is_null());
+  EXPECT_DOUBLE_EQ(j["gap_overhead_bound"].get<double>(), 0.5e-6);
+  EXPECT_NE(na::to_text(m).find("gap max("), std::string::npos);
+}
+
 // Issue 23: the exact median over millions of pair fits, found in passes with a bounded number of
 // values held, equals finite_median of the whole multiset: ties, zeros of both signs, negatives,
 // NaN and infinities (skipped), odd and even counts, caps from 1 to above the count.
