@@ -24,6 +24,10 @@ using text::xml_escape;
 
 
 
+// SMPI adds an envelope of 16 bytes to every message (tag, source, communicator): a message of m
+// bytes moves m + 16 on the platform's links (SMPI picks its lat/bw factors by m itself).
+constexpr double kSmpiEnvelope = 16;
+
 // SimGrid ids: keep letters, digits, '-', '_', '.'.
 std::string xml_id(const std::string& s) {
   std::string o;
@@ -190,8 +194,9 @@ struct SimgridPlatform {
   std::vector<double> up_ts, up_tw;                // per level (from 1)
 
   // The platform's delay of a message of m bytes from node group a to b: its route's latencies
-  // plus m over its slowest link, with the values as written.
+  // plus m and SMPI's envelope over its slowest link, with the values as written.
   double delay(std::size_t a, std::size_t b, double m) const {
+    m += kSmpiEnvelope;
     if (a == b) return lat_value(loop_ts[a]) + m / bw_value(loop_tw[a]);
     const auto& nodes = topo.levels.front().groups;
     double latency = lat_value(nic_ts[a]) + lat_value(nic_ts[b]);
@@ -257,6 +262,10 @@ void simgrid_node_links(const Report& r, SimgridPlatform& platform) {
     const double median = finite_median(values);
     if (std::isfinite(median)) platform.nic_tw[a] = median;
   }
+  // ts holds the envelope's bytes (SMPI sends m + 16); the link's latency does not.
+  for (std::size_t a = 0; a < G; ++a)
+    if (std::isfinite(platform.nic_tw[a]) && platform.nic_tw[a] > 0)
+      nic_ts[a] = std::max(0.0, nic_ts[a] - kSmpiEnvelope * platform.nic_tw[a] / 2);
   const double ts0 = class_ts(r, 0), tw0 = class_tw(r, 0);
   platform.loop_ts.assign(G, kNaN);
   platform.loop_tw.assign(G, kNaN);
@@ -264,6 +273,8 @@ void simgrid_node_links(const Report& r, SimgridPlatform& platform) {
     const double lt = finite_median(lts[g]), lw = finite_median(ltw[g]);
     platform.loop_ts[g] = std::isfinite(lt) ? lt : ts0;
     platform.loop_tw[g] = std::isfinite(lw) ? lw : tw0;
+    if (std::isfinite(platform.loop_tw[g]) && platform.loop_tw[g] > 0)
+      platform.loop_ts[g] = std::max(0.0, platform.loop_ts[g] - kSmpiEnvelope * platform.loop_tw[g]);
   }
 }
 
@@ -362,28 +373,33 @@ void write_simgrid_zone(std::ostream& o, const SimgridPlatform& platform) {
       o << fmt::format("    <link id=\"{}_loopback\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"FATPIPE\"/>\n",
                        name[g], bw(platform.loop_tw[g]), lat(platform.loop_ts[g]));
     if (G > 1)
-      o << fmt::format("    <link id=\"{}_nic\" bandwidth=\"{}\" latency=\"{}\"/>\n", name[g], bw(platform.nic_tw[g]),
-                       lat(platform.nic_ts[g]));
+      o << fmt::format("    <link id=\"{}_nic\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"SPLITDUPLEX\"/>\n", name[g],
+                       bw(platform.nic_tw[g]), lat(platform.nic_ts[g]));
   }
   // Uplinks of the groups of upper levels.
   for (std::size_t lv = 1; lv < t.levels.size(); ++lv)
     for (std::size_t s = 0; s < t.levels[lv].groups.size(); ++s)
-      o << fmt::format("    <link id=\"{}{}_uplink\" bandwidth=\"{}\" latency=\"{}\"/>\n", t.levels[lv].name, s,
-                       bw(platform.up_tw[lv]), lat(platform.up_ts[lv]));
+      o << fmt::format("    <link id=\"{}{}_uplink\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                       t.levels[lv].name, s, bw(platform.up_tw[lv]), lat(platform.up_ts[lv]));
   for (std::size_t a = 0; a < G; ++a) {
     if (nodes[a].size() > 1)
       o << fmt::format("    <route src=\"{0}\" dst=\"{0}\"><link_ctn id=\"{0}_loopback\"/></route>\n", name[a]);
-    for (std::size_t b = a + 1; b < G; ++b) {
+    for (std::size_t b = 0; b < G; ++b) {
+      if (a == b) continue;
+      // a -> b: up a's NIC and a's uplinks to the level where they meet, down b's: each direction
+      // of a link its own (SPLITDUPLEX), so that the other direction's traffic (SimGrid's cross
+      // traffic of every flow, 5 % of its rate) does not slow it.
       const int ra = nodes[a].front(), rb = nodes[b].front();
       const int cls = t.pair_class(ra, rb);
-      o << fmt::format("    <route src=\"{}\" dst=\"{}\"><link_ctn id=\"{}_nic\"/>", name[a], name[b], name[a]);
+      o << fmt::format("    <route src=\"{}\" dst=\"{}\" symmetrical=\"NO\"><link_ctn id=\"{}_nic\" direction=\"UP\"/>",
+                       name[a], name[b], name[a]);
       for (int lv = 1; lv < cls; ++lv)
-        o << fmt::format("<link_ctn id=\"{}{}_uplink\"/>", t.levels[static_cast<std::size_t>(lv)].name,
+        o << fmt::format("<link_ctn id=\"{}{}_uplink\" direction=\"UP\"/>", t.levels[static_cast<std::size_t>(lv)].name,
                          t.levels[static_cast<std::size_t>(lv)].group_of[static_cast<std::size_t>(ra)]);
       for (int lv = cls - 1; lv >= 1; --lv)
-        o << fmt::format("<link_ctn id=\"{}{}_uplink\"/>", t.levels[static_cast<std::size_t>(lv)].name,
+        o << fmt::format("<link_ctn id=\"{}{}_uplink\" direction=\"DOWN\"/>", t.levels[static_cast<std::size_t>(lv)].name,
                          t.levels[static_cast<std::size_t>(lv)].group_of[static_cast<std::size_t>(rb)]);
-      o << fmt::format("<link_ctn id=\"{}_nic\"/></route>\n", name[b]);
+      o << fmt::format("<link_ctn id=\"{}_nic\" direction=\"DOWN\"/></route>\n", name[b]);
     }
   }
   o << "  </zone>\n";

@@ -132,14 +132,21 @@ elif TEST == "simgrid":
         check(s in hosts and d in hosts, f"route ends {s} {d} are hosts")
         ctn = [c.get("id") for c in r.findall("link_ctn")]
         check(ctn and all(c in links for c in ctn), f"route links exist: {ctn}")
-        key = tuple(sorted((s, d)))
-        check(key not in pairs, "one route per host pair")
+        key = (s, d)
+        check(key not in pairs, "one route per ordered host pair")
         pairs.add(key)
+        # each direction of a link its own (SPLITDUPLEX): up the source's links, down the destination's
+        if s != d:
+            dirs = [c.get("direction") for c in r.findall("link_ctn")]
+            check(r.get("symmetrical") == "NO" and dirs[0] == "UP" and dirs[-1] == "DOWN", f"route {s}->{d} directions {dirs}")
+            check(all(links[c.get("id")].get("sharing_policy") == "SPLITDUPLEX" for c in r.findall("link_ctn")),
+                  f"route {s}->{d}: SPLITDUPLEX links")
     names = sorted(hosts)
     for i, a in enumerate(names):
         check((a, a) in pairs, f"loopback route for {a}")
-        for b in names[i + 1:]:
-            check((a, b) in pairs, f"route {a} {b}")
+        for b in names:
+            if b != a:
+                check((a, b) in pairs, f"route {a} {b}")
     # Routes reproduce the groups: same switch = 2 NICs, different switch = 2 NICs + 2 uplinks, and the
     # summed latency equals the measured startup of that class.
     sw_of_host = {}
