@@ -177,6 +177,10 @@ Separability loggp_separability(const std::vector<std::int64_t>& sizes, const do
                            orecv[0] * 1e6, left * 1e6);
     return r;
   }
+  // A receive overhead that grows with the size is not enough: a per-byte cost of the receive (the
+  // copy out of a shared-memory buffer: LogGOPS's O) grows too, and L at the smallest size is
+  // still measured. The receive must also hold at least half of the one-way delay at s0.
+  if (!(std::isfinite(orecv[0]) && left > 0 && orecv[0] >= 0.5 * left)) return r;
   // Least-squares slope of o_r(s) over the sizes below `upto`.
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (std::size_t k = 0; k < S; ++k) {

@@ -573,11 +573,16 @@ TEST(Loggp, ATransferInsideTheReceiveIsNotSeparable) {
   EXPECT_NE(f.not_separable.find("not separable"), std::string::npos) << f.not_separable;
   EXPECT_NEAR(f.G, m.G, 1e-15);  // the rest is measured as before
   EXPECT_NEAR(f.o_s, m.os, 1e-12);
-  // Only growing (a receive that takes half of the delay at the smallest size, then grows).
-  for (std::size_t k = 0; k < sizes.size(); ++k) orr[k] = 0.5 * m.L + m.G * static_cast<double>(sizes[k]);
+  // Growing, and most of the delay at the smallest size (a receive that holds most of L).
+  for (std::size_t k = 0; k < sizes.size(); ++k) orr[k] = 0.8 * m.L + m.G * static_cast<double>(sizes[k]);
   f = derive_loggp(sizes, 8, p1, pn, pd, d, orr, 0.25);
   EXPECT_FALSE(f.separable);
   EXPECT_NE(f.not_separable.find("grows with the size"), std::string::npos) << f.not_separable;
+  // Growing from a small o_r: a per-byte cost of the receive (a copy), L still measured.
+  for (std::size_t k = 0; k < sizes.size(); ++k) orr[k] = m.orr + m.G * static_cast<double>(sizes[k]);
+  f = derive_loggp(sizes, 8, p1, pn, pd, d, orr, 0.25);
+  EXPECT_TRUE(f.separable) << f.not_separable;
+  EXPECT_NEAR(f.L, m.L, 1e-12);
   // A receive overhead that stays put is the receive's own: L and o_r measured.
   for (auto* v : {&p1, &pn, &pd, &d, &orr}) v->clear();
   simulate(m, sizes, 8, p1, pn, pd, d, orr);

@@ -50,8 +50,9 @@ struct LoggpData {
 // receive is posted (a rendezvous protocol, or SMPI's default) that time holds L + G s as well, and
 // L = PRTT(1,0,s)/2 - o_s - o_r would be 0 with o_r standing for the whole one-way delay. Not
 // separable when (1) o_r at the smallest size is 90 % or more of the one-way delay left after o_s,
-// or (2) o_r grows with the size like the transfer: over the sizes below `upto` (all when < 0) its
-// least-squares slope is at least half of G (and G > 0). `reason` says which, with the figures.
+// or (2) o_r there is half of it or more and grows with the size like the transfer: over the sizes
+// below `upto` (all when < 0) its least-squares slope is at least half of G (and G > 0). A small o_r
+// that grows is a per-byte receive cost (a copy), not the transfer. `reason` says which.
 struct Separability {
   bool separable = true;
   std::string reason;
