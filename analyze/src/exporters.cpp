@@ -22,8 +22,11 @@ namespace {
 using text::xml_escape;
 
 
-long long ns(double s) { return std::isfinite(s) ? std::llround(s * 1e9) : 0; }
 
+
+// SMPI adds an envelope of 16 bytes to every message (tag, source, communicator): a message of m
+// bytes moves m + 16 on the platform's links (SMPI picks its lat/bw factors by m itself).
+constexpr double kSmpiEnvelope = 16;
 
 // SimGrid ids: keep letters, digits, '-', '_', '.'.
 std::string xml_id(const std::string& s) {
@@ -79,27 +82,78 @@ struct Calibration {
 
 }  // namespace
 
+namespace {
+// LogGOPSim's time unit: the coarsest power of ten from 1 ns down in which G is an integer of three
+// significant digits or more (G = 0: 1 ns). Its name for the header.
+double loggopsim_unit(double G) {
+  double u = 1e-9;
+  if (G > 0 && std::isfinite(G))
+    while (G / u < 99.95 && u > 1e-18) u /= 10;
+  return u;
+}
+std::string unit_name(double u) {
+  const int e = static_cast<int>(std::lround(-std::log10(u)));  // 9: 1 ns, 10: 100 ps, 11: 10 ps, 12: 1 ps, ...
+  static const char* names[] = {"ns", "ps", "fs", "as"};
+  const int k = std::min(3, (e - 9 + 2) / 3);
+  const int factor = static_cast<int>(std::lround(std::pow(10.0, 3 * k - (e - 9))));
+  return fmt::format("{} {}", factor, names[k]);
+}
+long long in_unit(double s, double u) { return std::isfinite(s) ? std::llround(s / u) : 0; }
+}  // namespace
+
 std::string export_loggopsim(const std::vector<ClassParams>& params) {
   if (params.empty()) throw Error("no class with data: nothing to export");
   const ClassParams* pick = &params.front();
   for (const auto& p : params)
     if (p.pairs > pick->pairs) pick = &p;
+  auto G_of = [](const ClassParams& p) { return p.loggp.G; };  // one G: the model's
+  const double G = G_of(*pick);
+  const double u = loggopsim_unit(G);
   std::ostringstream o;
   o << "# LogGOPSim parameters from network_analyze " << version_string() << "\n";
-  o << "# integer nanoseconds (G in ns per byte, S in bytes); the class with the most pairs is used.\n";
+  o << fmt::format("# time unit: {} (-L -o -g and -G per byte are integers of this unit, S is in bytes; give the "
+                   "schedules' calc times in it too); the unit is the coarsest power of ten in which G keeps three "
+                   "significant digits\n",
+                   unit_name(u));
   for (const auto& p : params) {
-    o << fmt::format("# {:<13} L={:.6g}s o={:.6g}s g={:.6g}s G={:.6g}s/B ({}) pairs={}\n", p.name, p.loggp.L, p.loggp.o,
-                     p.loggp.g, p.have_loggp ? p.loggp.G : p.hockney_for(1e18).tw,
+    o << fmt::format("# {:<13} L={} o_s={:.6g}s o_r={} g={:.6g}s G={:.6g}s/B ({}) pairs={}\n", p.name,
+                     p.separable ? fmt::format("{:.6g}s", p.loggp.L) : "not-separable", p.o_s,
+                     p.separable ? fmt::format("{:.6g}s", p.o_r) : "not-separable", p.loggp.g, G_of(p),
                      p.have_loggp ? "measured LogGP" : "from delays: o=0, g=L+2o assumed, G=Hockney tw", p.pairs);
   }
   for (const auto& p : params)
     for (const auto& n : p.notes) o << "# note: " << n << "\n";
-  const double G = pick->have_loggp ? pick->loggp.G : pick->hockney_for(1e18).tw;
+  // One o for LogGOPSim, so that o + L + o is the one-way delay of the smallest message as measured
+  // (the delay file's, else the loggp file's L + o_s + o_r).
+  const double one_way = pick->t0 > 0 ? pick->t0 : pick->loggp.L + 2 * pick->loggp.o;
+  double L = pick->loggp.L, oo = 0.0;
+  if (pick->have_loggp && !pick->separable) {
+    oo = pick->o_s;  // L holds o_r
+    L = one_way - 2 * oo;
+    o << fmt::format("# o = o_s = {:.6g}s: L and o_r are not separable ({}), so L = one-way - 2 o holds o_r - o_s\n",
+                     oo, pick->not_separable_reason);
+  } else {
+    oo = (one_way - L) / 2;
+    if (pick->have_loggp)
+      o << fmt::format("# overheads measured: o_s = {:.6g}s, o_r = {:.6g}s; LogGOPSim takes one o = (one-way - L)/2 = "
+                       "{:.6g}s\n",
+                       pick->o_s, pick->o_r, oo);
+  }
+  if (oo < 0 || L < 0) {
+    o << fmt::format("# note: L = {:.6g}s is above the one-way delay {:.6g}s: L = the one-way delay and o = 0 used\n", L,
+                     one_way);
+    L = one_way;
+    oo = 0;
+  }
+  o << fmt::format("# o + L + o = {:.6g}s: the measured one-way delay of the smallest message ({} B)\n", one_way,
+                   pick->t0_length);
   std::int64_t S = -1;
   std::string s_note;
-  if (pick->have_loggp && pick->fit_break >= 0) {
-    S = pick->fit_break;
-    s_note = "where the LogGP fit breaks";
+  if (pick->have_loggp) {
+    if (pick->fit_break >= 0) {
+      S = pick->fit_break;
+      s_note = "where the LogGP gap changes its line (the protocol switch)";
+    }
   } else {
     for (const auto& r : pick->hockney)
       if (&r != &pick->hockney.front()) {
@@ -112,9 +166,9 @@ std::string export_loggopsim(const std::vector<ClassParams>& params) {
     S = 65535;
     s_note = "no protocol switch seen: LogGOPSim's default";
   }
-  if (ns(G) == 0 && G > 0) o << fmt::format("# note: G = {:.4g} ns/B rounds to 0 (bandwidth above 2 GB/s)\n", G * 1e9);
   o << fmt::format("# class {}; S: {}\n", pick->name, s_note);
-  o << fmt::format("-L {} -o {} -g {} -G {} -S {}\n", ns(pick->loggp.L), ns(pick->loggp.o), ns(pick->loggp.g), ns(G), S);
+  o << fmt::format("-L {} -o {} -g {} -G {} -S {}\n", in_unit(L, u), in_unit(oo, u), in_unit(pick->loggp.g, u),
+                   in_unit(G, u), S);
   return o.str();
 }
 
@@ -140,8 +194,9 @@ struct SimgridPlatform {
   std::vector<double> up_ts, up_tw;                // per level (from 1)
 
   // The platform's delay of a message of m bytes from node group a to b: its route's latencies
-  // plus m over its slowest link, with the values as written.
+  // plus m and SMPI's envelope over its slowest link, with the values as written.
   double delay(std::size_t a, std::size_t b, double m) const {
+    m += kSmpiEnvelope;
     if (a == b) return lat_value(loop_ts[a]) + m / bw_value(loop_tw[a]);
     const auto& nodes = topo.levels.front().groups;
     double latency = lat_value(nic_ts[a]) + lat_value(nic_ts[b]);
@@ -207,6 +262,10 @@ void simgrid_node_links(const Report& r, SimgridPlatform& platform) {
     const double median = finite_median(values);
     if (std::isfinite(median)) platform.nic_tw[a] = median;
   }
+  // ts holds the envelope's bytes (SMPI sends m + 16); the link's latency does not.
+  for (std::size_t a = 0; a < G; ++a)
+    if (std::isfinite(platform.nic_tw[a]) && platform.nic_tw[a] > 0)
+      nic_ts[a] = std::max(0.0, nic_ts[a] - kSmpiEnvelope * platform.nic_tw[a] / 2);
   const double ts0 = class_ts(r, 0), tw0 = class_tw(r, 0);
   platform.loop_ts.assign(G, kNaN);
   platform.loop_tw.assign(G, kNaN);
@@ -214,6 +273,8 @@ void simgrid_node_links(const Report& r, SimgridPlatform& platform) {
     const double lt = finite_median(lts[g]), lw = finite_median(ltw[g]);
     platform.loop_ts[g] = std::isfinite(lt) ? lt : ts0;
     platform.loop_tw[g] = std::isfinite(lw) ? lw : tw0;
+    if (std::isfinite(platform.loop_tw[g]) && platform.loop_tw[g] > 0)
+      platform.loop_ts[g] = std::max(0.0, platform.loop_ts[g] - kSmpiEnvelope * platform.loop_tw[g]);
   }
 }
 
@@ -312,28 +373,33 @@ void write_simgrid_zone(std::ostream& o, const SimgridPlatform& platform) {
       o << fmt::format("    <link id=\"{}_loopback\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"FATPIPE\"/>\n",
                        name[g], bw(platform.loop_tw[g]), lat(platform.loop_ts[g]));
     if (G > 1)
-      o << fmt::format("    <link id=\"{}_nic\" bandwidth=\"{}\" latency=\"{}\"/>\n", name[g], bw(platform.nic_tw[g]),
-                       lat(platform.nic_ts[g]));
+      o << fmt::format("    <link id=\"{}_nic\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"SPLITDUPLEX\"/>\n", name[g],
+                       bw(platform.nic_tw[g]), lat(platform.nic_ts[g]));
   }
   // Uplinks of the groups of upper levels.
   for (std::size_t lv = 1; lv < t.levels.size(); ++lv)
     for (std::size_t s = 0; s < t.levels[lv].groups.size(); ++s)
-      o << fmt::format("    <link id=\"{}{}_uplink\" bandwidth=\"{}\" latency=\"{}\"/>\n", t.levels[lv].name, s,
-                       bw(platform.up_tw[lv]), lat(platform.up_ts[lv]));
+      o << fmt::format("    <link id=\"{}{}_uplink\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                       t.levels[lv].name, s, bw(platform.up_tw[lv]), lat(platform.up_ts[lv]));
   for (std::size_t a = 0; a < G; ++a) {
     if (nodes[a].size() > 1)
       o << fmt::format("    <route src=\"{0}\" dst=\"{0}\"><link_ctn id=\"{0}_loopback\"/></route>\n", name[a]);
-    for (std::size_t b = a + 1; b < G; ++b) {
+    for (std::size_t b = 0; b < G; ++b) {
+      if (a == b) continue;
+      // a -> b: up a's NIC and a's uplinks to the level where they meet, down b's: each direction
+      // of a link its own (SPLITDUPLEX), so that the other direction's traffic (SimGrid's cross
+      // traffic of every flow, 5 % of its rate) does not slow it.
       const int ra = nodes[a].front(), rb = nodes[b].front();
       const int cls = t.pair_class(ra, rb);
-      o << fmt::format("    <route src=\"{}\" dst=\"{}\"><link_ctn id=\"{}_nic\"/>", name[a], name[b], name[a]);
+      o << fmt::format("    <route src=\"{}\" dst=\"{}\" symmetrical=\"NO\"><link_ctn id=\"{}_nic\" direction=\"UP\"/>",
+                       name[a], name[b], name[a]);
       for (int lv = 1; lv < cls; ++lv)
-        o << fmt::format("<link_ctn id=\"{}{}_uplink\"/>", t.levels[static_cast<std::size_t>(lv)].name,
+        o << fmt::format("<link_ctn id=\"{}{}_uplink\" direction=\"UP\"/>", t.levels[static_cast<std::size_t>(lv)].name,
                          t.levels[static_cast<std::size_t>(lv)].group_of[static_cast<std::size_t>(ra)]);
       for (int lv = cls - 1; lv >= 1; --lv)
-        o << fmt::format("<link_ctn id=\"{}{}_uplink\"/>", t.levels[static_cast<std::size_t>(lv)].name,
+        o << fmt::format("<link_ctn id=\"{}{}_uplink\" direction=\"DOWN\"/>", t.levels[static_cast<std::size_t>(lv)].name,
                          t.levels[static_cast<std::size_t>(lv)].group_of[static_cast<std::size_t>(rb)]);
-      o << fmt::format("<link_ctn id=\"{}_nic\"/></route>\n", name[b]);
+      o << fmt::format("<link_ctn id=\"{}_nic\" direction=\"DOWN\"/></route>\n", name[b]);
     }
   }
   o << "  </zone>\n";

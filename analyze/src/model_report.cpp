@@ -142,9 +142,26 @@ std::string to_text(const ModelReport& m) {
   std::ostringstream o;
   o << "Parameters per class\n";
   for (const auto& p : m.params) {
-    o << fmt::format("  {:<14} L+2o {:>10}  L {:>10}  o {:>10}  g {:>10}  G {:>12}  {}\n", p.name, format_seconds(p.t0),
-                     format_seconds(p.loggp.L), format_seconds(p.loggp.o), format_seconds(p.loggp.g),
-                     fmt::format("{:.4g} s/B", p.loggp.G), p.have_loggp ? "(LogGP measured)" : "(o, g assumed)");
+    // L + 2o of the model (o = (o_s + o_r)/2 when measured), beside the measured one-way delay of
+    // the shortest message; G is the one every output gives (Hockney tw without a loggp file).
+    o << fmt::format("  {:<14} L+2o {:>10}  L {:>10}  o {:>10}  g {:>10}  G {:>12}  {}\n", p.name,
+                     format_seconds(p.loggp.L + 2 * p.loggp.o), p.separable ? format_seconds(p.loggp.L) : "n/sep",
+                     format_seconds(p.loggp.o), format_seconds(p.loggp.g), fmt::format("{:.4g} s/B", p.loggp.G),
+                     p.have_loggp ? "(LogGP measured)" : "(o, g assumed; G = Hockney tw)");
+    o << fmt::format("  {:<14} one-way delay {} at {}", "", format_seconds(p.t0), format_bytes(p.t0_length));
+    if (p.have_loggp)
+      o << fmt::format("; o_s {}, o_r {}", format_seconds(p.o_s), p.separable ? format_seconds(p.o_r) : "n/sep");
+    o << "\n";
+    if (p.have_loggp && !p.gap_ranges.empty()) {
+      o << fmt::format("  {:<14} gap max({}, g + G s):", "", format_seconds(p.overhead_bound));
+      for (const auto& r : p.gap_ranges)
+        o << fmt::format(" {} ..{}: g {} G {:.4g} s/B;", format_bytes(r.from), r.to >= 0 ? " " + format_bytes(r.to) : "",
+                         format_seconds(r.g), r.G);
+      o << "\n";
+    }
+    if (p.have_loggp && !p.separable)
+      o << fmt::format("  {:<14} L and o_r not separable: L + o_r = {} ({})\n", "", format_seconds(p.L_plus_o_r),
+                       p.not_separable_reason);
     for (const auto& rg : p.hockney)
       o << fmt::format("  {:<14} Hockney {} .. {}: ts {} tw {} (rel.rms {:.2f}%, {})\n", "", format_bytes(rg.from),
                        format_bytes(rg.to), param_text(rg.fit.ts_identifiable, format_seconds(rg.fit.ts)),

@@ -330,19 +330,36 @@ nlohmann::json to_json(const Anomaly& a) {
 nlohmann::json to_json(const ClassParams& p) {
   nlohmann::json j{{"class", p.name},
                    {"pairs", p.pairs},
-                   {"L_plus_2o", json_number<json>(p.t0)},
+                   {"L_plus_2o", json_number<json>(p.loggp.L + 2 * p.loggp.o)},
+                   {"one_way_delay", json_number<json>(p.t0)},
                    {"at_length", p.t0_length},
                    {"loggp_measured", p.have_loggp},
                    {"L", json_number<json>(p.loggp.L)},
                    {"o", json_number<json>(p.loggp.o)},
-                   {"o_s", json_number<json>(p.loggp.o)},
+                   {"o_s", json_number<json>(p.o_s)},
                    {"o_r", json_number<json>(p.o_r)},
                    {"g", json_number<json>(p.loggp.g)},
                    {"G", json_number<json>(p.loggp.G)}};
   if (!p.notes.empty()) j["notes"] = p.notes;
+  if (p.have_loggp && !p.separable) {
+    j["L"] = nullptr;
+    j["o_r"] = nullptr;
+    j["separable"] = false;
+    j["not_separable_reason"] = p.not_separable_reason;
+    j["L_plus_o_r"] = json_number<json>(p.L_plus_o_r);
+  } else if (p.have_loggp) {
+    j["separable"] = true;
+  }
   if (p.have_loggp) {
     j["loggp_residual"] = json_number<json>(p.loggp_residual);
     j["fit_break"] = p.fit_break;
+    auto ranges = json::array();
+    for (const auto& r : p.gap_ranges)
+      ranges.push_back({{"from", r.from}, {"to", r.to >= 0 ? json(r.to) : json(nullptr)}, {"g", json_number<json>(r.g)},
+                        {"G", json_number<json>(r.G)}});
+    j["gap_ranges"] = ranges;
+    j["gap_overhead_bound"] = json_number<json>(p.overhead_bound);
+    j["gap_model"] = "gap(s) = max(gap_overhead_bound, g + G s) with g, G of the range holding s";
   } else {
     j["assumed"] = "o and g are not identifiable from delays alone: o = 0 and g = L + 2o unless given";
   }

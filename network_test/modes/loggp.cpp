@@ -16,7 +16,7 @@ namespace {
 // loggp's own options.
 struct Options {
   int n = 8;                 // messages per PRTT(n, ., s) train
-  double break_tol = 0.25;   // relative deviation that breaks the g + G*s fit
+  double break_tol = 0.01;   // smallest relative step of the gap that starts a protocol range (beside 4x the fit's rms)
 };
 Options& options() {
   static Options o;
@@ -42,6 +42,20 @@ class Loggp final : public ModeRun {
 
 // The busy delay of PRTT(n, d, s) stands for computation: it never yields the core.
 void busy_for(double d) {
+  if constexpr (kSimulated) {
+    // Simulated ranks: the simulator's sleep is the same delay (no MPI progress happens in it
+    // either), in one event; a loop on the simulated clock costs a simcall per 10 ns of it (the
+    // time SMPI adds to each clock read), minutes of host time per pair at 256 KiB.
+#ifdef NT_SMPI
+    if (d > 0) {
+      timespec ts{};
+      ts.tv_sec = static_cast<time_t>(d);
+      ts.tv_nsec = static_cast<long>((d - static_cast<double>(ts.tv_sec)) * 1e9);
+      smpi_nanosleep(&ts, nullptr);
+    }
+#endif
+    return;
+  }
   const double end = Ctx::now() + d;
   while (Ctx::now() < end) {
   }
@@ -89,7 +103,12 @@ void Loggp::run(Ctx& c, const Task& t, const Batch& b) {
       const double pn = measure(len, n, 0.0);
       const double d = p1;  // longer than the gap g + G*s of any size that fits the model
       const double pd = measure(len, n, d);
-      // o_r: the reply is surely there (Iprobe confirms); time only the receive call.
+      // o_r: the CPU time of a receive whose message is surely there (Iprobe confirms): the time
+      // of MPI_Irecv plus that of MPI_Wait after a busy delay longer than the transfer. Under a
+      // protocol that moves the data only once the receive is posted (rendezvous; SMPI's
+      // default) a blocking MPI_Recv would time L + G s as well; posted first, the transfer
+      // runs during the delay. Where it still runs inside the wait (no progress without the
+      // CPU), o_r grows with s and derive_loggp says that L and o_r are not separable.
       for (int it = 0; it < total; ++it) {
         c.send(c.sbuf(), len, MPI_CHAR, t.y, kTagData);
         busy_for(1.5 * p1);
@@ -99,9 +118,14 @@ void Loggp::run(Ctx& c, const Task& t, const Batch& b) {
           MPI_Iprobe(t.y, kTagData, c.comm, &flag, MPI_STATUS_IGNORE);
           if ((++spins & 127U) == 0) c.check_deadline();
         }
+        MPI_Request req;
         const double t0 = Ctx::now();
-        MPI_Recv(c.rbuf(), len, MPI_CHAR, t.y, kTagData, c.comm, MPI_STATUS_IGNORE);
-        const double x = Ctx::now() - t0;
+        MPI_Irecv(c.rbuf(), len, MPI_CHAR, t.y, kTagData, c.comm, &req);
+        const double t1 = Ctx::now();
+        busy_for(1.5 * p1);
+        const double t2 = Ctx::now();
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        const double x = (t1 - t0) + (Ctx::now() - t2);
         if (it >= b.W) v[static_cast<std::size_t>(it - b.W)] = x;
       }
       const double orr = *std::min_element(v.begin(), v.end());
@@ -147,6 +171,9 @@ void Loggp::finish(Ctx& c, const FileInfo& info) {
   const std::size_t pairs = PU * PU;
   for (auto* v : {&d.L, &d.o_s, &d.o_r, &d.g, &d.G, &d.residual}) v->assign(pairs, kNaN);
   d.fit_break.assign(pairs, -1);
+  d.separable.assign(pairs, -1);
+  d.g2.assign(pairs, kNaN);
+  d.G2.assign(pairs, kNaN);
   for (auto* v : {&d.prtt1, &d.prttn, &d.prttd, &d.delay, &d.orecv, &d.osend}) v->assign(pairs * S, kNaN);
   for (std::size_t x = 0; x < PU; ++x)
     for (std::size_t y = 0; y < PU; ++y) {
@@ -163,6 +190,9 @@ void Loggp::finish(Ctx& c, const FileInfo& info) {
       d.G[i] = f.G;
       d.residual[i] = f.residual;
       d.fit_break[i] = f.fit_break;
+      d.separable[i] = f.separable ? 1 : 0;
+      d.g2[i] = f.g2;
+      d.G2[i] = f.G2;
       const auto at = static_cast<std::ptrdiff_t>(i * S);
       std::copy(p1.begin(), p1.end(), d.prtt1.begin() + at);
       std::copy(pn.begin(), pn.end(), d.prttn.begin() + at);
@@ -183,7 +213,8 @@ const Registrar kRegistered{identify(Mode::loggp, {
               ->type_name("N")
               ->capture_default_str();
           app.add_option("--loggp-break-tol", options().break_tol,
-                         "relative deviation from the g+G*s fit that marks a protocol change")
+                         "smallest relative step above the g+G*s line that starts a new protocol range (the step "
+                         "must also exceed 4x the range's rms residual)")
               ->type_name("F")
               ->capture_default_str();
         },

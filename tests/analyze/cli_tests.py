@@ -132,14 +132,21 @@ elif TEST == "simgrid":
         check(s in hosts and d in hosts, f"route ends {s} {d} are hosts")
         ctn = [c.get("id") for c in r.findall("link_ctn")]
         check(ctn and all(c in links for c in ctn), f"route links exist: {ctn}")
-        key = tuple(sorted((s, d)))
-        check(key not in pairs, "one route per host pair")
+        key = (s, d)
+        check(key not in pairs, "one route per ordered host pair")
         pairs.add(key)
+        # each direction of a link its own (SPLITDUPLEX): up the source's links, down the destination's
+        if s != d:
+            dirs = [c.get("direction") for c in r.findall("link_ctn")]
+            check(r.get("symmetrical") == "NO" and dirs[0] == "UP" and dirs[-1] == "DOWN", f"route {s}->{d} directions {dirs}")
+            check(all(links[c.get("id")].get("sharing_policy") == "SPLITDUPLEX" for c in r.findall("link_ctn")),
+                  f"route {s}->{d}: SPLITDUPLEX links")
     names = sorted(hosts)
     for i, a in enumerate(names):
         check((a, a) in pairs, f"loopback route for {a}")
-        for b in names[i + 1:]:
-            check((a, b) in pairs, f"route {a} {b}")
+        for b in names:
+            if b != a:
+                check((a, b) in pairs, f"route {a} {b}")
     # Routes reproduce the groups: same switch = 2 NICs, different switch = 2 NICs + 2 uplinks, and the
     # summed latency equals the measured startup of that class.
     sw_of_host = {}
@@ -166,7 +173,11 @@ elif TEST == "loggopsim_csv":
     check(lines[0].endswith("-S 4096"), "S from the protocol threshold")
     p = analyze("export", "e_median.nc", "--format", "loggopsim", "--loggp", "e_loggp.nc")
     lines = [l for l in p.stdout.splitlines() if not l.startswith("#")]
-    check(lines == ["-L 1500 -o 400 -g 800 -G 1 -S 1024"], f"measured loggopsim {lines}")
+    # LogGOPSim in a unit where G keeps three digits (1 ns/B: 10 ps), one o = (one-way - L)/2
+    v = dict(re.findall(r"-([LogGS]) (\d+)", lines[0])) if len(lines) == 1 else {}
+    check("# time unit: 10 ps" in p.stdout and (v.get("L"), v.get("g"), v.get("G"), v.get("S"))
+          == ("150000", "80000", "100", "1024") and int(v.get("o", 0)) > 0, f"measured loggopsim {lines}")
+    check("o_s = 4e-07s, o_r = 5e-07s" in p.stdout, "both overheads in a comment")
     analyze("export", "e_median.nc", "--format", "csv", "-o", "e.csv")
     rows = open(os.path.join(WORK, "e.csv")).read().splitlines()
     check(rows[0].startswith("sender,receiver,sender_host,receiver_host,class"), "csv header")

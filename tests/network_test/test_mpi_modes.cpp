@@ -304,11 +304,20 @@ TEST(NetworkTest, LoggpFileIsSane) {
           EXPECT_TRUE(std::isnan(d.L[i]));
           continue;
         }
-        for (const auto* v : {&d.L, &d.o_s, &d.o_r, &d.g, &d.G, &d.residual}) {
+        for (const auto* v : {&d.o_s, &d.g, &d.G, &d.residual}) {
           EXPECT_TRUE(std::isfinite((*v)[i]));
           EXPECT_GE((*v)[i], 0.0);
         }
-        EXPECT_GT(d.o_r[i], 0.0);
+        // L and o_r: measured apart (L = PRTT/2 - o_s - o_r, not clamped: noise can make it
+        // negative, which the analysis notes), or NaN with separable 0.
+        ASSERT_EQ(d.separable.size(), d.L.size());
+        if (d.separable[i] == 1) {
+          EXPECT_TRUE(std::isfinite(d.L[i]));
+          EXPECT_GT(d.o_r[i], 0.0);
+        } else {
+          EXPECT_EQ(d.separable[i], 0);
+          EXPECT_TRUE(std::isnan(d.L[i]) && std::isnan(d.o_r[i]));
+        }
         EXPECT_LT(d.G[i], 1e-3);
         EXPECT_TRUE(d.fit_break[i] == -1 ||
                     std::find(d.sizes.begin(), d.sizes.end(), d.fit_break[i]) != d.sizes.end());

@@ -93,9 +93,28 @@ struct ClassParams {
   std::vector<RangeFit> hockney; // per range
   bool have_loggp = false;
   LogGP loggp;                   // measured (have_loggp) or assumed from t0
-  double o_r = 0;                // measured receive overhead (o = send overhead o_s)
+  // Measured overheads (medians of the loggp file). loggp.o is the one o of LogP: (o_s + o_r) / 2
+  // when measured, so that L + 2o is the one-way delay L + o_s + o_r; given (--o) or assumed 0
+  // otherwise.
+  double o_s = 0;
+  double o_r = 0;
+  // false when the loggp data could not tell L from o_r (the receive overhead held the transfer:
+  // nt::loggp_separability, for most of the class's pairs): then `L_plus_o_r` is what was
+  // measured, loggp.L = L_plus_o_r - o_s so that L + 2o stays the one-way delay, and the outputs
+  // show L and o_r as not separable, with `not_separable_reason`.
+  bool separable = true;
+  std::string not_separable_reason;
+  double L_plus_o_r = 0;
   double loggp_residual = 0;     // median relative residual of the g+G*s fits
   std::int64_t fit_break = -1;   // median size where the LogGP fit breaks, -1 none
+  // The gap's protocol ranges (medians over the class's pairs): g + G s from `from` up to `to`
+  // (-1: no end); the first is loggp.g, loggp.G. The gap of a train is max(overhead_bound, g + G s).
+  struct GapRange {
+    std::int64_t from = 0, to = -1;
+    double g = 0, G = 0;
+  };
+  std::vector<GapRange> gap_ranges;
+  double overhead_bound = 0;
   std::size_t pairs = 0;
   std::vector<std::string> notes;  // e.g. a negative median of the loggp file, shown as 0
   Hockney hockney_for(double m) const;  // the range holding m (or the nearest)
