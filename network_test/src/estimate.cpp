@@ -77,7 +77,7 @@ std::string span(double s) { return s < 100 ? format_seconds(s) : fmt::format("{
 // The concurrency choices --estimate prices: all pairs of a round at once, and K when given.
 std::vector<int> concurrency_choices(const Settings& s) {
   std::vector<int> out{0};
-  if (s.concurrent_limit > 0) out.push_back(s.concurrent_limit);
+  if (s.schedule.pairs_at_once > 0) out.push_back(s.schedule.pairs_at_once);
   return out;
 }
 
@@ -223,7 +223,7 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
     seq_total += lp.sequential;
     std::string row;
     for (int limit : choices) {
-      const double t = lp.concurrent.at(limit) + (s.retest_hosts ? lp.host_pairs : 0.0);
+      const double t = lp.concurrent.at(limit) + (s.schedule.retest.hosts ? lp.host_pairs : 0.0);
       conc_total[limit] += t;
       row += fmt::format("  {:>12}", format_seconds(t));
     }
@@ -243,23 +243,26 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
   // What to ask for: 1.5 times the prediction plus 5 minutes (start-up on a large allocation, a
   // slower node), rounded up to whole minutes.
   auto limit = [&](double t) { return clock(60.0 * std::ceil((1.5 * (t + startup_s) + 300.0) / 60.0)); };
-  const double chosen = s.concurrent ? conc_total.at(s.concurrent_limit) : s.host_pairs ? hosts_total : seq_total;
+  const Schedule& sched = s.schedule;
+  const double chosen = sched.concurrent()   ? conc_total.at(sched.pairs_at_once)
+                        : sched.host_pairs() ? hosts_total
+                                             : seq_total;
   std::cout << fmt::format("time limit to ask for ({}, 1.5 x + 5 min): {}   (#SBATCH --time={} / #PBS -l walltime={})\n",
-                           s.concurrent ? "concurrent" : s.host_pairs ? "host pairs" : "sequential", limit(chosen),
+                           sched.concurrent() ? "concurrent" : sched.host_pairs() ? "host pairs" : "sequential", limit(chosen),
                            limit(chosen), limit(chosen));
   // One line for scripts (the batch templates read it).
   std::cout << fmt::format("plan: sequential_s={:.6g} host_pairs_s={} concurrent_s={}{} startup_s={:.3g} time_limit={}\n",
                            seq_total, concurrent ? fmt::format("{:.6g}", hosts_total) : std::string("-"),
                            concurrent ? fmt::format("{:.6g}", conc_total.at(0)) : std::string("-"),
-                           s.concurrent_limit > 0 && concurrent
-                               ? fmt::format(" concurrent_k_s={:.6g}", conc_total.at(s.concurrent_limit))
+                           sched.pairs_at_once > 0 && concurrent
+                               ? fmt::format(" concurrent_k_s={:.6g}", conc_total.at(sched.pairs_at_once))
                                : std::string(),
                            startup_s, limit(chosen));
   std::cout << "model: per length, the number of tasks of each class (pairs on one host, across hosts, clock "
                "offsets, collectives) times the time of such a task measured now, or rounds times the time of a "
                "round for --concurrent, plus the gather and five synced records (share/doc/network_test.md); "
                "host pairs: --host-pairs, every pair of hosts once and the pairs within the fullest host"
-            << (s.retest_hosts ? "; the concurrent columns include --retest-hosts: every pair of hosts once alone, "
+            << (sched.retest.hosts ? "; the concurrent columns include --retest-hosts: every pair of hosts once alone, "
                                  "priced as pairs across hosts"
                                : "")
             << "\n";
@@ -284,7 +287,7 @@ Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits) {
   const double barrier = barrier_cost(c);
   Calibration cal;
   cal.lengths = calibrated_lengths(c.lengths.size());
-  cal.rounds = static_cast<std::size_t>(concurrent_rounds(c, c.settings.concurrent_limit)) *
+  cal.rounds = static_cast<std::size_t>(concurrent_rounds(c, c.settings.schedule.pairs_at_once)) *
                static_cast<std::size_t>(concurrent_repetitions(c.settings));
   cal.cost = calibrate_lengths(c, cal.lengths, barrier, limits);
   cal.per_length_io = per_length_io_cost(c, c.lengths[cal.lengths.back()]);
