@@ -13,6 +13,7 @@
 #include "nt/analysis/ranks.hpp"
 #include "nt/analysis/report.hpp"
 #include "nt/error.hpp"
+#include "nt/error.hpp"
 
 namespace nt::analysis {
 
@@ -41,8 +42,8 @@ int write_report_outputs(const ReportArgs& a, const Health& h) {
   }
   if (!a.html.empty()) write_out(a.html, html_with_status(h.report ? report_html(*h.report) : "", done), a.force);
   if (!a.prometheus.empty()) write_out(a.prometheus, prometheus_text(h), a.force);
-  if (done.empty) return kIncompleteExitCode;  // no report could be made, --check or not
-  return a.check ? h.exit_code() : 0;
+  if (done.empty) return kExitIncomplete;  // no report could be made, --check or not
+  return a.check ? h.exit_code() : kExitOk;
 }
 
 void add_report_options(CLI::App& c, ReportArgs& a) {
