@@ -5,6 +5,7 @@
 #include <optional>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "cli_parts.hpp"
 #include "nt/analysis/cli.hpp"
@@ -60,8 +61,9 @@ void add_report_options(CLI::App& c, ReportArgs& a) {
       ->capture_default_str();
   c.add_option("--html", a.html, "write a self-contained one-page HTML report here (no network access needed)");
   c.add_flag("--check", a.check,
-             "health check: exit 3 when the report lists anomalies, 4 when the run is incomplete, 0 otherwise; "
-             "prints the one-line summary (after the text report, alone with --quiet)");
+             fmt::format("health check: exit {} when the report lists anomalies, {} when the run is incomplete, {} "
+                         "otherwise; prints the one-line summary (after the text report, alone with --quiet)",
+                         kExitFindings, kExitIncomplete, kExitOk));
   c.add_flag("--summary", a.summary,
              "print only the one-line summary for monitoring (status, findings per kind, hosts named, lengths)");
   c.add_option("--prometheus", a.prometheus,

@@ -170,6 +170,24 @@ void print_flag_counts(std::ostream& o, const FlagCounts& counts) {
 // More samples per pair and length than this is a typing error; the samples are kept in memory.
 constexpr int kMaxRepeats = 1000000;
 
+// The checks of the schedule (validate, in its order).
+void validate_schedule(const Settings& s, const ModeSpec& spec) {
+  const Schedule& sched = s.schedule;
+  if (sched.concurrent() && sched.rounds == Rounds::random && s.precision > 0)
+    throw UsageError("--precision does not combine with the random rounds of --concurrent (one sample per round); "
+                     "add --rounds fixed");
+  if (sched.by_switch && (sched.pairs_at_once > 0 || s.estimate || s.time_limit > 0))
+    throw UsageError("--switch-map sets the lanes (one per pair of switches): it does not combine with --concurrent=K, "
+                     "--estimate or --time-limit");
+  if (sched.retest.pairs < 0 || sched.retest.seconds < 0)
+    throw UsageError("--retest and --retest-seconds must not be negative");
+  if (!(sched.retest.ratio > 1.0)) throw UsageError("--retest-ratio must be greater than 1");
+  if (sched.concurrent() && !spec.concurrent_ok)
+    throw UsageError("--concurrent applies to the pairwise modes, not to " + spec.name);
+  if (sched.host_pairs() && !spec.concurrent_ok)
+    throw UsageError("--host-pairs applies to the pairwise modes, not to " + spec.name);
+}
+
 // Checks everything that depends only on the options and the number of ranks: the same verdict
 // on every rank without any communication. Builds the sweep.
 const ModeSpec& validate(const Settings& s, int P, SweepPlan& sweep) {
@@ -202,20 +220,7 @@ const ModeSpec& validate(const Settings& s, int P, SweepPlan& sweep) {
   if (s.prefix.empty()) throw UsageError("the output prefix (-f) must not be empty");
   sweep.lengths = make_sweep(s, &sweep.kind);
   if (sweep.lengths.empty()) throw UsageError("the sweep has no message lengths");
-  const Schedule& sched = s.schedule;
-  if (sched.concurrent() && sched.rounds == Rounds::random && s.precision > 0)
-    throw UsageError("--precision does not combine with the random rounds of --concurrent (one sample per round); "
-                     "add --rounds fixed");
-  if (sched.by_switch && (sched.pairs_at_once > 0 || s.estimate || s.time_limit > 0))
-    throw UsageError("--switch-map sets the lanes (one per pair of switches): it does not combine with --concurrent=K, "
-                     "--estimate or --time-limit");
-  if (sched.retest.pairs < 0 || sched.retest.seconds < 0)
-    throw UsageError("--retest and --retest-seconds must not be negative");
-  if (!(sched.retest.ratio > 1.0)) throw UsageError("--retest-ratio must be greater than 1");
-  if (sched.concurrent() && !spec->concurrent_ok)
-    throw UsageError("--concurrent applies to the pairwise modes, not to " + spec->name);
-  if (sched.host_pairs() && !spec->concurrent_ok)
-    throw UsageError("--host-pairs applies to the pairwise modes, not to " + spec->name);
+  validate_schedule(s, *spec);
   if (s.resume && s.force) throw UsageError("--resume and --force exclude each other");
   if (s.estimate && s.resume) throw UsageError("--estimate plans a whole sweep; it does not combine with --resume");
   if (spec->validate) spec->validate(s, P);
