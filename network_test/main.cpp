@@ -25,18 +25,18 @@ namespace {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int code = 1;
+  int code = nt::kExitInternal;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   try {
     code = nt::measure::run_network_test(argc, argv);
   } catch (const nt::measure::TimeoutError& e) {
     // The files written so far are complete and synced; end the whole job now.
-    abort_job(std::string("network_test: error: ") + e.what(), 3);
+    abort_job(std::string("network_test: error: ") + e.what(), nt::kExitTimeout);
   } catch (const nt::Error& e) {
     abort_job("network_test: error (rank " + std::to_string(rank) + "): " + e.what(), nt::kExitUsage);
   } catch (const std::exception& e) {
-    abort_job("network_test: internal error (rank " + std::to_string(rank) + "): " + e.what(), 1);
+    abort_job("network_test: internal error (rank " + std::to_string(rank) + "): " + e.what(), nt::kExitInternal);
   }
   MPI_Finalize();
   return code;

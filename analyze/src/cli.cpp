@@ -3,11 +3,13 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "cli_parts.hpp"
 #include "nt/analysis/cli.hpp"
 #include "nt/analysis/cube.hpp"
 #include "nt/cli.hpp"
+#include "nt/error.hpp"
 #include "nt/json_text.hpp"
 #include "nt/output.hpp"
 
@@ -34,12 +36,15 @@ void check_out(const std::string& path, bool force, const std::vector<std::files
 namespace {
 
 // The exit codes, said once for --help and the man page (made from it).
-constexpr const char* kExitCodes =
-    "Exit status: 0 success (report --check, compare: nothing to report); 1 internal error (a bug); 2 bad "
-    "input (one line on stderr); 3 findings (report --check: anomalies; compare: changes beyond the runs' "
-    "noise); 4 incomplete (report --check, compare: a run cut short with fewer lengths than planned, too few "
-    "common lengths to compare; report always: a run in which nothing was measured), said by the first line of "
-    "every output and winning over 3.";
+std::string exit_codes_text() {
+  return fmt::format(
+      "Exit status: {} success (report --check, compare: nothing to report); {} internal error (a bug); {} bad "
+      "input (one line on stderr); {} findings (report --check: anomalies; compare: changes beyond the runs' "
+      "noise); {} incomplete (report --check, compare: a run cut short with fewer lengths than planned, too few "
+      "common lengths to compare; report always: a run in which nothing was measured), said by the first line of "
+      "every output and winning over {}.",
+      kExitOk, kExitInternal, kExitUsage, kExitFindings, kExitIncomplete, kExitFindings);
+}
 
 }  // namespace
 
@@ -59,7 +64,7 @@ int run(int argc, char** argv) {
   add_model_command(app);
   add_export_command(app);
   add_compare_command(app, exit_code);
-  app.footer(kExitCodes);
+  app.footer(exit_codes_text());
   // The subcommand's callback runs the analysis inside parse; nt::Error from it reaches guarded_main.
   if (const int rc = nt::parse_cli(app, argc, argv); rc >= 0) return rc;
   return exit_code;

@@ -79,7 +79,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     std::optional<Comparison> r;
     if (!of_base.empty && !of_cur.empty) r = compare_runs(base, cur, a->opt);
     if (r && done.complete()) done = common_lengths_completeness(*r, of_base.stored);
-    const int code = !done.complete() ? kIncompleteExitCode : r->findings.empty() ? 0 : kFindingsExitCode;
+    const int code = !done.complete() ? kExitIncomplete : r->findings.empty() ? kExitOk : kExitFindings;
     if (!a->quiet && a->json != "-") {
       if (!done.complete()) std::cout << done.line << "\n" << (r ? "\n" : "");
       if (r) std::cout << to_text(*r);
@@ -88,7 +88,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       nlohmann::json j = r ? to_json(*r)
                            : nlohmann::json{{"program", "network_analyze"}, {"command", "compare"},
                                             {"baseline", base}, {"current", cur}};
-      add_status(j, code == 0 ? "ok" : code == kFindingsExitCode ? "findings" : "incomplete", done);
+      add_status(j, code == kExitOk ? "ok" : code == kExitFindings ? "findings" : "incomplete", done);
       write_json(a->json, j, a->force);
     }
     if (!a->html.empty()) write_out(a->html, html_with_status(r ? compare_html(*r) : "", done), a->force);

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "cli_parts.hpp"
 #include "nt/analysis/cli.hpp"
@@ -12,6 +13,7 @@
 #include "nt/analysis/html.hpp"
 #include "nt/analysis/ranks.hpp"
 #include "nt/analysis/report.hpp"
+#include "nt/error.hpp"
 #include "nt/error.hpp"
 
 namespace nt::analysis {
@@ -41,8 +43,8 @@ int write_report_outputs(const ReportArgs& a, const Health& h) {
   }
   if (!a.html.empty()) write_out(a.html, html_with_status(h.report ? report_html(*h.report) : "", done), a.force);
   if (!a.prometheus.empty()) write_out(a.prometheus, prometheus_text(h), a.force);
-  if (done.empty) return kIncompleteExitCode;  // no report could be made, --check or not
-  return a.check ? h.exit_code() : 0;
+  if (done.empty) return kExitIncomplete;  // no report could be made, --check or not
+  return a.check ? h.exit_code() : kExitOk;
 }
 
 void add_report_options(CLI::App& c, ReportArgs& a) {
@@ -59,8 +61,9 @@ void add_report_options(CLI::App& c, ReportArgs& a) {
       ->capture_default_str();
   c.add_option("--html", a.html, "write a self-contained one-page HTML report here (no network access needed)");
   c.add_flag("--check", a.check,
-             "health check: exit 3 when the report lists anomalies, 4 when the run is incomplete, 0 otherwise; "
-             "prints the one-line summary (after the text report, alone with --quiet)");
+             fmt::format("health check: exit {} when the report lists anomalies, {} when the run is incomplete, {} "
+                         "otherwise; prints the one-line summary (after the text report, alone with --quiet)",
+                         kExitFindings, kExitIncomplete, kExitOk));
   c.add_flag("--summary", a.summary,
              "print only the one-line summary for monitoring (status, findings per kind, hosts named, lengths)");
   c.add_option("--prometheus", a.prometheus,

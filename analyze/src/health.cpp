@@ -54,14 +54,15 @@ Completeness common_lengths_completeness(const Comparison& c, std::size_t baseli
 }
 
 int Health::exit_code() const noexcept {
-  if (!completeness.complete()) return kIncompleteExitCode;
-  return report && !report->anomalies.empty() ? kFindingsExitCode : 0;
+  // An incomplete run wins over its findings (they are still listed).
+  if (!completeness.complete()) return kExitIncomplete;
+  return report && !report->anomalies.empty() ? kExitFindings : kExitOk;
 }
 
 std::string Health::status() const {
   switch (exit_code()) {
-    case 0: return "ok";
-    case kFindingsExitCode: return "findings";
+    case kExitOk: return "ok";
+    case kExitFindings: return "findings";
     default: return "incomplete";
   }
 }

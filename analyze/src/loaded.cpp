@@ -12,22 +12,18 @@
 
 #include "nt/dataset.hpp"
 #include "nt/isolated.hpp"
+#include "nt/schedule.hpp"
 #include "nt/stats.hpp"
 
 #include "anomalies_parts.hpp"
 
 namespace nt::analysis {
 
-bool measured_under_load(const Cube& c) {
-  if (!c.file) return false;
-  const auto& extra = c.file->meta().extra;
-  const auto it = extra.find(kAttrPairOrder);
-  return it != extra.end() && it->second.find("concurrent") != std::string::npos;
-}
+bool measured_under_load(const Cube& c) { return c.file && measured_concurrently(c.file->meta()); }
 
 bool lanes_by_switch(const Cube& c) {
-  if (!measured_under_load(c)) return false;
-  return c.file->meta().extra.at(kAttrPairOrder).find(kLanesBySwitch) != std::string::npos;
+  const auto s = c.file ? schedule_of(c.file->meta()) : std::nullopt;
+  return s && s->concurrent() && s->by_switch;
 }
 
 namespace {

@@ -18,8 +18,8 @@ namespace nt::analysis {
 
 // Whether the cube's file was measured with --concurrent (pairs shared the network).
 bool measured_under_load(const Cube& c);
-// Whether it was measured with network_test --concurrent --switch-map (its pair_order says
-// kLanesBySwitch): no two pairs at once crossed one switch's links.
+// Whether it was measured with network_test --concurrent --switch-map (its schedule's lanes by
+// switch): no two pairs at once crossed one switch's links.
 bool lanes_by_switch(const Cube& c);
 
 // Under load (c the values the findings came from): slow nodes that are slow to every other node

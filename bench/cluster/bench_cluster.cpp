@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "nt/error.hpp"
 #include "nt/raw_file.hpp"
 
 namespace {
@@ -192,5 +193,5 @@ int main(int argc, char** argv) {
   std::fprintf(stderr,
                "usage: bench_cluster gen FILE RANKS LENGTHS NOISE [SEED] | quantise IN OUT BOUND | errors ORIG OTHER | "
                "qerrors ORIG QFILE BOUND | reads FILE [COUNT]\n");
-  return 2;
+  return nt::kExitUsage;
 }

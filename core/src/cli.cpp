@@ -51,7 +51,7 @@ int run_guarded(const char* program, const std::function<int()>& body) {
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << program << ": internal error: " << one_line(e.what()) << '\n';
-    return 1;
+    return kExitInternal;
   }
 }
 }  // namespace

@@ -74,37 +74,37 @@ void add_options(CLI::App& app, Settings& s) {
 
 // The order of the pairs: shuffled, concurrent rounds, and their re-test.
 void add_schedule_options(CLI::App& app, Settings& s) {
-  app.add_flag("--shuffle", s.shuffle, "randomise the order of pairs (from --seed)");
-  auto* conc = app.add_flag("--concurrent{all}", s.concurrent_arg,
+  app.add_flag("--shuffle", s.schedule.shuffle, "randomise the order of pairs (from --seed)");
+  auto* conc = app.add_flag("--concurrent{all}", s.schedule_words.concurrent,
                             "run disjoint pairs together in rounds (measures a loaded network); --concurrent=K: at "
                             "most K pairs at once in K lanes, one per host");
-  nt::add_enum_option(app, "--rounds", s.rounds, rounds_names(),
+  nt::add_enum_option(app, "--rounds", s.schedule.rounds, rounds_names(),
                       "--concurrent: random (a new random pairing of the ranks for every sample) or fixed (the same "
                       "circle-method rounds for every sample, as before)")
       ->needs(conc);
-  app.add_option("--retest", s.retest,
+  app.add_option("--retest", s.schedule.retest.pairs,
                  "--concurrent: per length, re-measure alone (one after the other) up to N pairs whose loaded delay "
                  "stands out of their line; the files keep both (variable `isolated`)")
       ->needs(conc);
-  app.add_option("--retest-seconds", s.retest_seconds,
+  app.add_option("--retest-seconds", s.schedule.retest.seconds,
                  "--concurrent: per length, re-measure alone as many standing-out pairs as fit in SECONDS")
       ->needs(conc);
-  app.add_option("--switch-map", s.switch_map,
+  app.add_option("--switch-map", s.schedule.switch_map,
                  "--concurrent: FILE lists the switch of every host (lines HOST SWITCH): the lanes are the pairs "
                  "of switches, one pair after the other in each, so one pair at a time crosses each switch's "
                  "uplinks (no contention on a two-level tree), then the pairs within each switch")
       ->needs(conc);
-  app.add_flag("--host-pairs", s.host_pairs,
+  app.add_flag("--host-pairs", s.schedule_words.host_pairs,
                "measure one rank pair of every pair of hosts alone, one after the other, and the pairs within each "
                "host (every host at once); every other cell between two hosts gets its host pair's values: 1/R^2 of "
                "the sequential pairs with R ranks per host, exact for faults of hosts, cables and switches, blind "
                "to one rank's own faults across hosts")
       ->excludes(conc);
-  app.add_flag("--retest-hosts", s.retest_hosts,
+  app.add_flag("--retest-hosts", s.schedule.retest.hosts,
                "--concurrent: per length, re-measure alone one rank pair of every pair of hosts; every cell between "
                "two hosts gets its host pair's isolated values (variable `isolated`)")
       ->needs(conc);
-  app.add_option("--retest-ratio", s.retest_ratio,
+  app.add_option("--retest-ratio", s.schedule.retest.ratio,
                  "a cell stands out when its median is above RATIO x the median of its line (sender's row)")
       ->capture_default_str();
 }
@@ -112,9 +112,10 @@ void add_schedule_options(CLI::App& app, Settings& s) {
 // How the run goes: its time limit, timeouts, clocks, waiting, progress.
 void add_run_options(CLI::App& app, Settings& s) {
   app.add_option("--time-limit", s.time_limit,
-                 "fit the run in SECONDS (a batch job's limit): calibrate, then choose what the command line left "
-                 "open (schedule and K, samples, re-test budget) to end within 85 % of it; print the plan and keep it "
-                 "in the files; stop before a length that would overrun (exit 4)")
+                 fmt::format("fit the run in SECONDS (a batch job's limit): calibrate, then choose what the command "
+                             "line left open (schedule and K, samples, re-test budget) to end within 85 % of it; print "
+                             "the plan and keep it in the files; stop before a length that would overrun (exit {})",
+                             kExitIncomplete))
       ->type_name("SECONDS");
   app.add_option("--timeout", s.timeout, "end the run when a pair takes longer than SECONDS (0: never)")
       ->capture_default_str();
@@ -169,6 +170,24 @@ void print_flag_counts(std::ostream& o, const FlagCounts& counts) {
 // More samples per pair and length than this is a typing error; the samples are kept in memory.
 constexpr int kMaxRepeats = 1000000;
 
+// The checks of the schedule (validate, in its order).
+void validate_schedule(const Settings& s, const ModeSpec& spec) {
+  const Schedule& sched = s.schedule;
+  if (sched.concurrent() && sched.rounds == Rounds::random && s.precision > 0)
+    throw UsageError("--precision does not combine with the random rounds of --concurrent (one sample per round); "
+                     "add --rounds fixed");
+  if (sched.by_switch && (sched.pairs_at_once > 0 || s.estimate || s.time_limit > 0))
+    throw UsageError("--switch-map sets the lanes (one per pair of switches): it does not combine with --concurrent=K, "
+                     "--estimate or --time-limit");
+  if (sched.retest.pairs < 0 || sched.retest.seconds < 0)
+    throw UsageError("--retest and --retest-seconds must not be negative");
+  if (!(sched.retest.ratio > 1.0)) throw UsageError("--retest-ratio must be greater than 1");
+  if (sched.concurrent() && !spec.concurrent_ok)
+    throw UsageError("--concurrent applies to the pairwise modes, not to " + spec.name);
+  if (sched.host_pairs() && !spec.concurrent_ok)
+    throw UsageError("--host-pairs applies to the pairwise modes, not to " + spec.name);
+}
+
 // Checks everything that depends only on the options and the number of ranks: the same verdict
 // on every rank without any communication. Builds the sweep.
 const ModeSpec& validate(const Settings& s, int P, SweepPlan& sweep) {
@@ -201,18 +220,7 @@ const ModeSpec& validate(const Settings& s, int P, SweepPlan& sweep) {
   if (s.prefix.empty()) throw UsageError("the output prefix (-f) must not be empty");
   sweep.lengths = make_sweep(s, &sweep.kind);
   if (sweep.lengths.empty()) throw UsageError("the sweep has no message lengths");
-  if (s.concurrent && s.rounds == Rounds::random && s.precision > 0)
-    throw UsageError("--precision does not combine with the random rounds of --concurrent (one sample per round); "
-                     "add --rounds fixed");
-  if (!s.switch_map.empty() && (s.concurrent_limit > 0 || s.estimate || s.time_limit > 0))
-    throw UsageError("--switch-map sets the lanes (one per pair of switches): it does not combine with --concurrent=K, "
-                     "--estimate or --time-limit");
-  if (s.retest < 0 || s.retest_seconds < 0) throw UsageError("--retest and --retest-seconds must not be negative");
-  if (!(s.retest_ratio > 1.0)) throw UsageError("--retest-ratio must be greater than 1");
-  if (s.concurrent && !spec->concurrent_ok)
-    throw UsageError("--concurrent applies to the pairwise modes, not to " + spec->name);
-  if (s.host_pairs && !spec->concurrent_ok)
-    throw UsageError("--host-pairs applies to the pairwise modes, not to " + spec->name);
+  validate_schedule(s, *spec);
   if (s.resume && s.force) throw UsageError("--resume and --force exclude each other");
   if (s.estimate && s.resume) throw UsageError("--estimate plans a whole sweep; it does not combine with --resume");
   if (spec->validate) spec->validate(s, P);
@@ -251,62 +259,26 @@ std::string join_args(int argc, char** argv) {
   return out;
 }
 
-// What the files record of the concurrent schedule (pair_order).
-std::string concurrent_schedule_text(const Settings& s) {
-  const std::string at_once =
-      !s.switch_map.empty()
-          ? fmt::format("{} (--switch-map {}): per sample a random 1-factorisation of the switches; "
-                        "each pair of switches a lane whose pairs run one after the other, the lanes at once: one "
-                        "pair at a time crosses each switch's uplinks; then the pairs within each switch (one after "
-                        "the other, every switch at once) and within the hosts",
-                        kLanesBySwitch, s.switch_map)
-      : s.concurrent_limit > 0
-          ? fmt::format("{} lanes: per sample a random partition of the hosts (of the ranks when each host runs "
-                        "one) into 2K groups and a random 1-factorisation of the groups; each pair of groups a lane "
-                        "whose pairs run one after the other, the lanes at once: at most {} pairs at once, one per "
-                        "host; then the pairs within the groups and within the hosts",
-                        s.concurrent_limit, s.concurrent_limit)
-          : std::string("every pair of a round at once");
-  if (s.rounds == Rounds::fixed)
-    return fmt::format("concurrent: the circle method's rounds, the same for every sample{}; {} (loaded network)",
-                       s.shuffle ? ", in an order shuffled per length from the seed" : "", at_once);
-  return fmt::format("concurrent: per sample a random 1-factorisation (circle method on a permutation of the ranks "
-                     "and an order of the rounds drawn with splitmix64 from the seed, the length index and the "
-                     "sample); {} (loaded network)",
-                     at_once);
-}
-
-std::string retest_text(const Settings& s) {
-  const std::string hosts =
-      "per length, one rank pair of every pair of hosts (of the host pair's ranks, by the other host's number and "
-      "the length) measured again alone, one pair after the other, with the same samples; every cell between two "
-      "hosts has the isolated values of its host pair's re-tested cell (the one with the smallest isolated median)";
-  if (s.retest <= 0 && s.retest_seconds <= 0) return hosts + " (variable isolated)";
-  std::string budget;
-  if (s.retest > 0) budget = fmt::format("at most {} pairs", s.retest);
-  if (s.retest_seconds > 0) budget += fmt::format("{}at most {} s", budget.empty() ? "" : " and ", s.retest_seconds);
-  return fmt::format("per length, the cells whose loaded median is above {} x the median of their line, highest "
-                     "ratio first, {}: measured again alone, one pair after the other, with the same samples "
-                     "(variable isolated; missing where not re-tested)",
-                     s.retest_ratio, budget) +
-         (s.retest_hosts ? "; before them, " + hosts : std::string());
-}
-
-// The option strings validate() cannot read as they are: --concurrent[=K].
+// The command line's words for the schedule made into its value: --concurrent[=K], --host-pairs,
+// --switch-map.
 void resolve_options(Settings& s) {
-  if (s.concurrent_arg.empty()) return;
-  s.concurrent = true;
-  if (s.concurrent_arg == "all") return;
+  Schedule& sched = s.schedule;
+  const std::string& arg = s.schedule_words.concurrent;
+  if (s.schedule_words.host_pairs) sched.kind = ScheduleKind::host_pairs;
+  if (arg.empty()) return;
+  sched.kind = ScheduleKind::concurrent;
+  sched.by_switch = !sched.switch_map.empty();
+  if (arg == "all") return;
   std::size_t used = 0;
   long k = 0;
   try {
-    k = std::stol(s.concurrent_arg, &used);
+    k = std::stol(arg, &used);
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != s.concurrent_arg.size() || k < 1 || k > std::numeric_limits<int>::max())
-    throw UsageError("--concurrent=K: K must be a positive number of pairs or 'all', got '" + s.concurrent_arg + "'");
-  s.concurrent_limit = static_cast<int>(k);
+  if (used != arg.size() || k < 1 || k > std::numeric_limits<int>::max())
+    throw UsageError("--concurrent=K: K must be a positive number of pairs or 'all', got '" + arg + "'");
+  sched.pairs_at_once = static_cast<int>(k);
 }
 
 // oversubscribed_ranks: how many ranks measure as oversubscribed (--oversubscribed).
@@ -346,10 +318,9 @@ FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& sp
     if (("\n" + m.extra[kAttrNodeCpu] + "\n").find("\n" + node + "\n") == std::string::npos)
       m.extra[kAttrNodeCpu] += (m.extra[kAttrNodeCpu].empty() ? "" : "\n") + node;
   }
-  m.extra[kAttrPairOrder] = s.concurrent   ? concurrent_schedule_text(s)
-                          : s.host_pairs ? std::string(kHostPairsOrder)
-                          : (s.shuffle ? "shuffled per length from the seed" : "sender-major");
-  if (retest_enabled(s)) m.extra["retest"] = retest_text(s);
+  m.extra[kAttrPairOrder] = s.schedule.pair_order_text();
+  m.extra[kAttrSchedule] = s.schedule.to_attribute();
+  if (s.schedule.retested()) m.extra["retest"] = s.schedule.retest_text();
   m.extra["idle_wait"] = fmt::format("MPI_Test + nanosleep back-off up to {} s", s.idle_sleep_max);
   m.extra[kAttrOversubscribed] = oversubscribed_text(nt::name_of(oversubscribed_names(), s.yield), oversubscribed_ranks, P);
   if (s.timeout > 0) m.extra["timeout"] = fmt::format("{}", s.timeout);
@@ -378,7 +349,7 @@ std::size_t open_outputs(const Settings& s, const std::vector<std::int64_t>& len
   const auto& stats = standard_statistics();
   RecordExtras stat_extras, all_extras;
   stat_extras.sample_count = s.precision > 0;
-  stat_extras.isolated = retest_enabled(s);
+  stat_extras.isolated = s.schedule.retested();
   all_extras.sample_flags = true;
   if (spec.own_files)  // what the mode's sink writes: refused now, not after the measurement
     for (const auto& path : spec.own_files(s)) check_output(path, s.force);
@@ -657,19 +628,21 @@ void print_summary(Ctx& c, bool show, const RunCost& cost, const FlagCounts& fla
   // concurrent one): the fraction of the job the schedule spent measuring.
   const double wall = cost.wall;
   const int hosts = c.hosts.empty() ? c.size : 1 + *std::max_element(c.hosts.begin(), c.hosts.end());
-  const int pairs = std::max(1, (s.concurrent_limit > 0 && hosts < c.size ? hosts : c.size) / 2);
-  const int lanes = c.switches.empty() ? 0 : std::max(1, (1 + *std::max_element(c.switches.begin(), c.switches.end())) / 2);
-  const double slots = !s.concurrent      ? 1.0
-                       : lanes > 0        ? lanes
-                       : s.concurrent_limit > 0 ? std::min(pairs, s.concurrent_limit)
-                                               : pairs;
+  const Schedule& sched = s.schedule;
+  const int pairs = std::max(1, (sched.pairs_at_once > 0 && hosts < c.size ? hosts : c.size) / 2);
+  const auto& sw = sched.switches;
+  const int lanes = sw.empty() ? 0 : std::max(1, (1 + *std::max_element(sw.begin(), sw.end())) / 2);
+  const double slots = !sched.concurrent()       ? 1.0
+                       : lanes > 0               ? lanes
+                       : sched.pairs_at_once > 0 ? std::min(pairs, sched.pairs_at_once)
+                                                 : pairs;
   std::cerr << fmt::format("{}: {} done in {:.3f} s; timed communication {:.3f} s ({:.1f}% of the wall time{}); "
                            "writing {:.3f} s host time (slowest rank); data per rank {:.3g} MB (largest)\n",
                            kProgram, c.spec.name, wall, timed, wall > 0 ? 100.0 * timed / (wall * slots) : 0.0,
-                           s.concurrent ? fmt::format(" x {} pair slots", slots) : std::string(), write_max,
+                           sched.concurrent() ? fmt::format(" x {} pair slots", slots) : std::string(), write_max,
                            data_max / 1e6);
   print_flag_counts(std::cerr, flag_counts);
-  if (!retest_enabled(s)) return;
+  if (!s.schedule.retested()) return;
   RetestResult all;
   for (const auto& f : flag_counts) {
     all.pairs += f.retest.pairs;
@@ -737,11 +710,10 @@ int run_network_test(int argc, char** argv) {
   }
   share_seed(comm, rank, s);
   Placement placement = gather_placement(comm, rank, P);
-  std::vector<int> switches;
-  if (!s.switch_map.empty()) {
+  if (s.schedule.by_switch) {
     auto each = gather_switches(comm, rank, s, placement, P);
     if (!each) return kExitUsage;
-    switches = std::move(*each);
+    s.schedule.switches = std::move(*each);
   }
   placement.oversubscribed = oversubscribed(comm, s, placement.machine_of, rank);
   const int mine = placement.oversubscribed ? 1 : 0;
@@ -761,7 +733,6 @@ int run_network_test(int argc, char** argv) {
   if (!first) return kExitUsage;
 
   Ctx c(comm, s, sweep.lengths, *spec, placement.host_of, placement.machine_of, placement.oversubscribed);
-  c.switches = std::move(switches);
   const std::unique_ptr<ModeRun> mode_run = spec->begin_run(c);  // the mode's state (collective)
   runner(c).mode = mode_run.get();
   if (!plan) connect_all(comm, rank, P);

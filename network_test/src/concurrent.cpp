@@ -31,7 +31,7 @@ Task pair_task(const Ctx& c, int x, int y) {
 class RepetitionSamples {
  public:
   RepetitionSamples(Ctx& c, int repetition) : samples_(runner(c).samples), run_(samples_) {
-    if (c.settings.rounds != Rounds::random) return;
+    if (c.settings.schedule.rounds != Rounds::random) return;
     const long n = concurrent_repetitions(c.settings), i = repetition;
     const auto first = static_cast<int>(i * run_.R / n), end = static_cast<int>((i + 1) * run_.R / n);
     samples_.R = end - first;
@@ -60,8 +60,8 @@ void run_factorisation(Ctx& c, const Factorisation& f, int rounds, std::int64_t 
 }
 
 Factorisation factorisation(const Ctx& c, std::size_t k, int repetition) {
-  return Factorisation(c.size, c.settings.seed.value_or(0), k, repetition, c.settings.rounds == Rounds::random,
-                       c.settings.shuffle);
+  const Schedule& s = c.settings.schedule;
+  return Factorisation(c.size, c.settings.seed.value_or(0), k, repetition, s.rounds == Rounds::random, s.shuffle);
 }
 }  // namespace
 
@@ -85,7 +85,7 @@ void run_pair_of_round(Ctx& c, int a, int b, std::int64_t length) {
 }
 
 int concurrent_repetitions(const Settings& s) {
-  return s.rounds == Rounds::random ? std::min(s.repeats, kMaxRepetitions) : 1;
+  return s.schedule.rounds == Rounds::random ? std::min(s.repeats, kMaxRepetitions) : 1;
 }
 
 int concurrent_rounds(const Ctx& c, int limit) { return limit > 0 ? lane_rounds(c, limit) : rounds_of(c.size); }
@@ -110,7 +110,7 @@ std::size_t run_concurrent(Ctx& c, std::size_t k, std::int64_t length, const Ste
     const auto progress = [&](double within) {
       if (on_step) on_step((rep + within) / reps);
     };
-    if (c.settings.concurrent_limit > 0 || !c.switches.empty()) {
+    if (c.settings.schedule.in_lanes()) {
       bytes = std::max(bytes, run_lanes(c, k, length, rep, progress));
       continue;
     }

@@ -77,7 +77,7 @@ std::string span(double s) { return s < 100 ? format_seconds(s) : fmt::format("{
 // The concurrency choices --estimate prices: all pairs of a round at once, and K when given.
 std::vector<int> concurrency_choices(const Settings& s) {
   std::vector<int> out{0};
-  if (s.concurrent_limit > 0) out.push_back(s.concurrent_limit);
+  if (s.schedule.pairs_at_once > 0) out.push_back(s.schedule.pairs_at_once);
   return out;
 }
 
@@ -191,6 +191,49 @@ LengthCost cost_at(const Calibration& cal, const std::vector<std::int64_t>& leng
   return out;
 }
 
+// The sweep's predicted time per schedule (--estimate).
+struct PlanTotals {
+  double sequential = 0, host_pairs = 0;
+  std::map<int, double> concurrent;  // by K (0: every pair of a round)
+};
+
+// The totals, the time limit to ask for (of the command line's schedule), the line for scripts and
+// the model (concurrent: the mode has a concurrent schedule).
+void print_totals(const Schedule& sched, bool concurrent, const PlanTotals& total, double startup_s) {
+  std::string totals;
+  for (const auto& [limit, t] : total.concurrent)
+    totals += fmt::format(", concurrent{} {}", limit == 0 ? std::string() : fmt::format("={}", limit), span(t));
+  std::cout << fmt::format("total: sequential {}{}{}; plus MPI start-up and setup, {} here\n", span(total.sequential),
+                           concurrent ? ", host pairs " + span(total.host_pairs) : std::string(), totals,
+                           format_seconds(startup_s));
+  // What to ask for: 1.5 times the prediction plus 5 minutes (start-up on a large allocation, a
+  // slower node), rounded up to whole minutes.
+  auto limit = [&](double t) { return clock(60.0 * std::ceil((1.5 * (t + startup_s) + 300.0) / 60.0)); };
+  const double chosen = sched.concurrent()   ? total.concurrent.at(sched.pairs_at_once)
+                        : sched.host_pairs() ? total.host_pairs
+                                             : total.sequential;
+  std::cout << fmt::format("time limit to ask for ({}, 1.5 x + 5 min): {}   (#SBATCH --time={} / #PBS -l walltime={})\n",
+                           sched.concurrent() ? "concurrent" : sched.host_pairs() ? "host pairs" : "sequential", limit(chosen),
+                           limit(chosen), limit(chosen));
+  // One line for scripts (the batch templates read it).
+  std::cout << fmt::format("plan: sequential_s={:.6g} host_pairs_s={} concurrent_s={}{} startup_s={:.3g} time_limit={}\n",
+                           total.sequential, concurrent ? fmt::format("{:.6g}", total.host_pairs) : std::string("-"),
+                           concurrent ? fmt::format("{:.6g}", total.concurrent.at(0)) : std::string("-"),
+                           sched.pairs_at_once > 0 && concurrent
+                               ? fmt::format(" concurrent_k_s={:.6g}", total.concurrent.at(sched.pairs_at_once))
+                               : std::string(),
+                           startup_s, limit(chosen));
+  std::cout << "model: per length, the number of tasks of each class (pairs on one host, across hosts, clock "
+               "offsets, collectives) times the time of such a task measured now, or rounds times the time of a "
+               "round for --concurrent, plus the gather and five synced records (share/doc/network_test.md); "
+               "host pairs: --host-pairs, every pair of hosts once and the pairs within the fullest host"
+            << (sched.retest.hosts ? "; the concurrent columns include --retest-hosts: every pair of hosts once alone, "
+                                 "priced as pairs across hosts"
+                               : "")
+            << "\n";
+  std::cout.flush();
+}
+
 // The plan on stdout (rank 0): per length and in total, sequential and --concurrent, and the
 // batch time limit to ask for.
 void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
@@ -214,56 +257,26 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
   std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}{}{}\n", "length", "tasks", "per task", "sequential",
                            concurrent ? fmt::format("  {:>12}", "host pairs") : "", head,
                            concurrent ? fmt::format("  {:>7}", "rounds") : "");
-  double seq_total = 0, hosts_total = 0;
-  std::map<int, double> conc_total;
+  PlanTotals total;
   const std::size_t n_tasks = TaskList(c.spec, s, c.size, 0).size();
   const std::vector<LengthPrice> prices = price_sweep(c, cal);
   for (std::size_t k = 0; k < lengths.size(); ++k) {
     const LengthPrice& lp = prices[k];
-    seq_total += lp.sequential;
+    total.sequential += lp.sequential;
     std::string row;
     for (int limit : choices) {
-      const double t = lp.concurrent.at(limit) + (s.retest_hosts ? lp.host_pairs : 0.0);
-      conc_total[limit] += t;
+      const double t = lp.concurrent.at(limit) + (s.schedule.retest.hosts ? lp.host_pairs : 0.0);
+      total.concurrent[limit] += t;
       row += fmt::format("  {:>12}", format_seconds(t));
     }
-    hosts_total += lp.host_schedule;
+    total.host_pairs += lp.host_schedule;
     std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}{}{}\n", lengths[k], n_tasks,
                              format_seconds((lp.sequential - cal.per_length_io) / static_cast<double>(n_tasks)),
                              format_seconds(lp.sequential),
                              concurrent ? fmt::format("  {:>12}", format_seconds(lp.host_schedule)) : "", row,
                              concurrent ? fmt::format("  {:>7}", cal.rounds) : "");
   }
-  std::string totals;
-  for (const auto& [limit, t] : conc_total)
-    totals += fmt::format(", concurrent{} {}", limit == 0 ? std::string() : fmt::format("={}", limit), span(t));
-  std::cout << fmt::format("total: sequential {}{}{}; plus MPI start-up and setup, {} here\n", span(seq_total),
-                           concurrent ? ", host pairs " + span(hosts_total) : std::string(), totals,
-                           format_seconds(startup_s));
-  // What to ask for: 1.5 times the prediction plus 5 minutes (start-up on a large allocation, a
-  // slower node), rounded up to whole minutes.
-  auto limit = [&](double t) { return clock(60.0 * std::ceil((1.5 * (t + startup_s) + 300.0) / 60.0)); };
-  const double chosen = s.concurrent ? conc_total.at(s.concurrent_limit) : s.host_pairs ? hosts_total : seq_total;
-  std::cout << fmt::format("time limit to ask for ({}, 1.5 x + 5 min): {}   (#SBATCH --time={} / #PBS -l walltime={})\n",
-                           s.concurrent ? "concurrent" : s.host_pairs ? "host pairs" : "sequential", limit(chosen),
-                           limit(chosen), limit(chosen));
-  // One line for scripts (the batch templates read it).
-  std::cout << fmt::format("plan: sequential_s={:.6g} host_pairs_s={} concurrent_s={}{} startup_s={:.3g} time_limit={}\n",
-                           seq_total, concurrent ? fmt::format("{:.6g}", hosts_total) : std::string("-"),
-                           concurrent ? fmt::format("{:.6g}", conc_total.at(0)) : std::string("-"),
-                           s.concurrent_limit > 0 && concurrent
-                               ? fmt::format(" concurrent_k_s={:.6g}", conc_total.at(s.concurrent_limit))
-                               : std::string(),
-                           startup_s, limit(chosen));
-  std::cout << "model: per length, the number of tasks of each class (pairs on one host, across hosts, clock "
-               "offsets, collectives) times the time of such a task measured now, or rounds times the time of a "
-               "round for --concurrent, plus the gather and five synced records (share/doc/network_test.md); "
-               "host pairs: --host-pairs, every pair of hosts once and the pairs within the fullest host"
-            << (s.retest_hosts ? "; the concurrent columns include --retest-hosts: every pair of hosts once alone, "
-                                 "priced as pairs across hosts"
-                               : "")
-            << "\n";
-  std::cout.flush();
+  print_totals(s.schedule, concurrent, total, startup_s);
 }
 
 // The sample store a calibration writes into, and the runner told that samples are not kept.
@@ -284,7 +297,7 @@ Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits) {
   const double barrier = barrier_cost(c);
   Calibration cal;
   cal.lengths = calibrated_lengths(c.lengths.size());
-  cal.rounds = static_cast<std::size_t>(concurrent_rounds(c, c.settings.concurrent_limit)) *
+  cal.rounds = static_cast<std::size_t>(concurrent_rounds(c, c.settings.schedule.pairs_at_once)) *
                static_cast<std::size_t>(concurrent_repetitions(c.settings));
   cal.cost = calibrate_lengths(c, cal.lengths, barrier, limits);
   cal.per_length_io = per_length_io_cost(c, c.lengths[cal.lengths.back()]);

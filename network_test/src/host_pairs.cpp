@@ -23,7 +23,7 @@ namespace nt::measure {
 
 Settings unshuffled(const Settings& s) {
   Settings plain = s;  // the pairs' own tasks, whatever the order of the sweep
-  plain.shuffle = false;
+  plain.schedule.shuffle = false;
   return plain;
 }
 

@@ -117,7 +117,6 @@ struct RetestResult {
   long pairs = 0;      // tasks re-tested (every rank)
   double seconds = 0;  // the re-test's time on this rank
 };
-bool retest_enabled(const Settings& s);
 RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::vector<double>& medians,
                         std::vector<double>& isolated);
 // The settings of a re-test's pair tasks (host_pairs.cpp): the sweep's, unshuffled (a pair's own task).
@@ -214,22 +213,18 @@ struct Placement {
   int oversubscribed_ranks = 0;  // how many ranks do
 };
 
-// --switch-map (switch_map.cpp): every rank's switch, numbered, from the file of s.switch_map (read
+// --switch-map (switch_map.cpp): every rank's switch, numbered, from the file of s.schedule.switch_map (read
 // on rank 0, which has pl.ranks); nothing on every rank when the file is bad (rank 0 said why).
 std::optional<std::vector<int>> gather_switches(MPI_Comm comm, int rank, const Settings& s, const Placement& pl, int P);
-
-// Exit code of a sweep that --time-limit's guard stopped (the files hold every length measured);
-// network_analyze reports such a file INCOMPLETE with the same code.
-inline constexpr int kExitIncomplete = 4;
 
 // --time-limit (time_limit.cpp): the choices that fit the limit, their predicted time (seconds
 // since the process started, t_origin on Ctx::now()'s clock) and per length.
 struct TimePlan {
-  bool concurrent = false;
-  int limit = 0, repeats = 0, retest = 0;  // --concurrent=K (0: all), -n, --retest
-  double retest_seconds = 0, retest_cost = 0;  // --retest-seconds; what the re-test adds to a length
-  bool host_pairs = false;                      // --retest-hosts (priced in per_length)
-  bool host_schedule = false;                   // --host-pairs (the schedule)
+  // The schedule chosen: its kind and K, and its re-test (--retest, --retest-seconds, and
+  // --retest-hosts priced in per_length); the rest as the command line gave it.
+  Schedule schedule;
+  int repeats = 0;                                     // -n
+  double retest_cost = 0;                              // what the re-test adds to a length
   double limit_s = 0, elapsed_s = 0, predicted_s = 0;  // the limit; before the sweep; at its end
   std::vector<double> per_length;                      // rank 0: each length's predicted seconds
   std::string added;  // the options the plan chose (what the command line left open), e.g. to --resume

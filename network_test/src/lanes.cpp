@@ -57,9 +57,10 @@ class Groups {
  private:
   Groups(const Ctx& c, const Units& u, std::size_t k, int repetition, int G, const std::vector<int>& switch_of)
       : U_(u.size()), G_(G), order_(static_cast<std::size_t>(U_)), start_(static_cast<std::size_t>(G) + 1),
-        f_(G_, c.settings.seed.value_or(0), k, repetition, c.settings.rounds == Rounds::random, c.settings.shuffle) {
+        f_(G_, c.settings.seed.value_or(0), k, repetition, c.settings.schedule.rounds == Rounds::random,
+           c.settings.schedule.shuffle) {
     std::iota(order_.begin(), order_.end(), 0);
-    if (c.settings.rounds == Rounds::random)
+    if (c.settings.schedule.rounds == Rounds::random)
       shuffle_ints(order_, mix_seed(c.settings.seed.value_or(0), k, static_cast<std::uint64_t>(repetition),
                                     0x6c616e6573ULL));
     if (switch_of.empty()) {
@@ -202,9 +203,9 @@ void run_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int repeti
 
 std::size_t run_lanes(Ctx& c, std::size_t k, std::int64_t length, int repetition, const std::function<void(double)>& on_round) {
   const Units u(c.hosts);
-  const bool by_switch = !c.switches.empty();
-  const Groups g = by_switch ? Groups(c, u, k, repetition, c.switches)
-                             : Groups(c, u, c.settings.concurrent_limit, k, repetition);
+  const Schedule& s = c.settings.schedule;
+  const bool by_switch = s.by_switch;
+  const Groups g = by_switch ? Groups(c, u, k, repetition, s.switches) : Groups(c, u, s.pairs_at_once, k, repetition);
   const int rounds = g.rounds().rounds();
   run_lane_rounds(c, u, g, rounds, kAll, length,
                   [&](int q) { on_round(static_cast<double>(q) / std::max(1, rounds)); });

@@ -119,8 +119,8 @@ std::vector<Candidate> standing_out(Ctx& c, const std::vector<double>& medians) 
     const double own = m > 0 ? medians[q] / m : 0.0;
     double other = spreads[q] / mine.spread[k];
     if (theirs > 0) other = std::max(other, medians[q] / theirs);
-    const bool stands_out = own > c.settings.retest_ratio;
-    if (!stands_out && !(other > c.settings.retest_ratio)) continue;
+    const bool stands_out = own > c.settings.schedule.retest.ratio;
+    if (!stands_out && !(other > c.settings.schedule.retest.ratio)) continue;
     out.push_back(candidate(c, q, stands_out ? own : other, stands_out ? 1 : 0));
   }
   return out;
@@ -129,7 +129,7 @@ std::vector<Candidate> standing_out(Ctx& c, const std::vector<double>& medians) 
 // The candidates this rank keeps within a global budget of `budget` cells: every cell of the bins
 // above the boundary bin, and of the boundary bin as many as the ranks before it left.
 std::vector<Candidate> within_budget(Ctx& c, std::vector<Candidate> mine, long budget) {
-  const double thr = c.settings.retest_ratio;
+  const double thr = c.settings.schedule.retest.ratio;
   std::vector<long> hist(kBins, 0), all(kBins, 0);
   for (const auto& m : mine) ++hist[static_cast<std::size_t>(bin_of(m, thr))];
   MPI_Allreduce(hist.data(), all.data(), kBins, MPI_LONG, MPI_SUM, c.comm);
@@ -162,7 +162,7 @@ std::vector<Candidate> within_budget(Ctx& c, std::vector<Candidate> mine, long b
 std::vector<Task> retest_tasks(Ctx& c, std::size_t k, const std::vector<Candidate>& keep) {
   std::vector<double> mine;
   for (const auto& m : keep) {
-    const double order = bin_of(m, c.settings.retest_ratio) + m.ratio / (m.ratio + 1.0);  // bin, then ratio
+    const double order = bin_of(m, c.settings.schedule.retest.ratio) + m.ratio / (m.ratio + 1.0);  // bin, then ratio
     mine.insert(mine.end(), {order, static_cast<double>(m.x), static_cast<double>(m.y)});
   }
   const int n = static_cast<int>(mine.size());
@@ -269,31 +269,24 @@ std::vector<Candidate> above_isolated(Ctx& c, const std::vector<double>& medians
   for (std::size_t q = 0; q < P; ++q) {
     if (q == static_cast<std::size_t>(c.rank) || std::isfinite(alone[q]) || !std::isfinite(medians[q])) continue;
     const double r = ref[class_of(c, q)];
-    if (!(r > 0) || !(medians[q] > c.settings.retest_ratio * r)) continue;
+    if (!(r > 0) || !(medians[q] > c.settings.schedule.retest.ratio * r)) continue;
     out.push_back(candidate(c, q, medians[q] / r, 0));
   }
   return out;
 }
 
-}  // namespace
-
-bool retest_enabled(const Settings& s) {
-  return s.concurrent && (s.retest > 0 || s.retest_seconds > 0 || s.retest_hosts);
-}
-
-namespace {
-
 // Pairs the re-test of the loaded-looking cells may take per length: --retest N, or without a count
 // (--retest-seconds alone) kPairsPerRankWithoutCount per rank.
 long retest_budget(const Ctx& c) {
-  return c.settings.retest > 0 ? c.settings.retest : static_cast<long>(kPairsPerRankWithoutCount) * c.size;
+  const Retest& r = c.settings.schedule.retest;
+  return r.pairs > 0 ? r.pairs : static_cast<long>(kPairsPerRankWithoutCount) * c.size;
 }
 
 // The re-test of the cells that look loaded (--retest, --retest-seconds), within the budget: the
 // first look, then the second against the isolated values so far; appends the peers measured.
 long retest_standing_out(Ctx& c, std::size_t k, std::int64_t length, const std::vector<Task>& first,
                          const std::vector<double>& medians, std::vector<std::size_t>& peers) {
-  const double t0 = Ctx::now(), seconds = c.settings.retest_seconds;
+  const double t0 = Ctx::now(), seconds = c.settings.schedule.retest.seconds;
   const long budget = retest_budget(c);
   const std::size_t ran = run_within_time(c, first, length, seconds);
   const auto firsts = measured_peers(c, first, ran);
@@ -322,12 +315,13 @@ RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::v
   const auto PU = static_cast<std::size_t>(c.size);
   const std::vector<Statistic>& stats = standard_statistics();
   isolated.assign(stats.size() * PU, kNaN);
-  const bool by_budget = c.settings.retest > 0 || c.settings.retest_seconds > 0;
+  const Retest& retest = c.settings.schedule.retest;
+  const bool by_budget = retest.by_budget();
   const long budget = retest_budget(c);
   const std::vector<Task> first =
       by_budget ? retest_tasks(c, k, within_budget(c, standing_out(c, medians), budget)) : std::vector<Task>{};
   RetestResult result;
-  if (first.empty() && !c.settings.retest_hosts) return result;
+  if (first.empty() && !retest.hosts) return result;
   const double t0 = Ctx::now();
   SampleStore& store = runner(c).store;
   SampleStore loaded = std::move(store);  // the loaded samples stay for the files
@@ -337,7 +331,7 @@ RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::v
   store.used.assign(PU, loaded.stride);
   idle_barrier(c, 1, length);
   std::vector<std::size_t> peers;
-  if (c.settings.retest_hosts) {
+  if (retest.hosts) {
     HostPairsRun hp = run_host_pairs(c, k, length);
     peers = std::move(hp.peers);
     result.pairs += hp.pairs;
@@ -348,7 +342,7 @@ RetestResult run_retest(Ctx& c, std::size_t k, std::int64_t length, const std::v
     const Summary s = summarize(std::span<const double>(store.cell(q), static_cast<std::size_t>(store.used[q])));
     for (std::size_t i = 0; i < stats.size(); ++i) isolated[i * PU + q] = summary_value(s, stats[i]);
   }
-  if (c.settings.retest_hosts) fill_by_host_pair(c, isolated);
+  if (retest.hosts) fill_by_host_pair(c, isolated);
   store = std::move(loaded);
   result.seconds = Ctx::now() - t0;
   return result;

@@ -59,7 +59,7 @@ bool open_as_writer(const Ctx& c, const std::vector<std::string>& paths, RowFile
                     std::vector<std::uint64_t>& digests, std::string& why) {
   RecordExtras stat_extras, all_extras;
   stat_extras.sample_count = c.settings.precision > 0;
-  stat_extras.isolated = retest_enabled(c.settings);
+  stat_extras.isolated = c.settings.schedule.retested();
   all_extras.sample_flags = true;
   try {
     const std::size_t nstats = c.settings.raw ? paths.size() - 1 : paths.size();

@@ -184,7 +184,7 @@ std::vector<std::vector<std::pair<int, int>>> round_robin(int P) {
 
 TaskList::TaskList(const ModeSpec& spec, const Settings& s, int P, std::size_t length_index)
     : spec_(&spec), P_(P), noise_procs_(s.noise_procs), seed_(s.seed.value_or(0)), length_index_(length_index),
-      shuffle_(s.shuffle) {
+      shuffle_(s.schedule.shuffle) {
   const auto PU = static_cast<std::size_t>(P);
   switch (spec.kind) {
     case TaskKind::ordered_pairs: nwork_ = PU * (PU - 1); break;

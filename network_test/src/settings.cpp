@@ -4,11 +4,6 @@
 
 namespace nt::measure {
 
-const nt::Names<Rounds>& rounds_names() {
-  static const nt::Names<Rounds> names{{"random", Rounds::random}, {"fixed", Rounds::fixed}};
-  return names;
-}
-
 const nt::Names<ProgressStyle>& progress_names() {
   static const nt::Names<ProgressStyle> names{{"auto", ProgressStyle::automatic},
                                               {"bar", ProgressStyle::bar},

@@ -26,16 +26,16 @@ void Sweep::run_length(std::size_t k) {
   std::size_t task_bytes = tasks.bytes();
   StepHook on_step;
   if (progress_) on_step = [this, k](double fraction) { progress_->within(k, fraction); };
-  if (c_.settings.concurrent)
-    task_bytes += run_concurrent(c_, k, length_, on_step);
-  else if (c_.settings.host_pairs)
-    task_bytes += run_host_pair_schedule(c_, k, length_, on_step);
-  else
-    task_bytes += run_sequential(c_, tasks, length_, on_step);
+  const Schedule& schedule = c_.settings.schedule;
+  switch (schedule.kind) {
+    case ScheduleKind::concurrent: task_bytes += run_concurrent(c_, k, length_, on_step); break;
+    case ScheduleKind::host_pairs: task_bytes += run_host_pair_schedule(c_, k, length_, on_step); break;
+    case ScheduleKind::sequential: task_bytes += run_sequential(c_, tasks, length_, on_step); break;
+  }
 
   if (synthetic_samples()) fill_synthetic(c_, length_);
   const std::array<long, 2> flagged = summarize_samples();  // this rank's late / preempted samples
-  if (c_.settings.host_pairs) fill_by_host_pair(c_, local_);  // local_ is [statistic * P + peer] as it needs
+  if (schedule.host_pairs()) fill_by_host_pair(c_, local_);  // local_ is [statistic * P + peer] as it needs
   if (retest_) {
     const auto at = static_cast<std::ptrdiff_t>(
         std::find(gather_order_.begin(), gather_order_.end(), Statistic::median) - gather_order_.begin());
@@ -43,7 +43,7 @@ void Sweep::run_length(std::size_t k) {
                                       local_.begin() + (at + 1) * static_cast<std::ptrdiff_t>(PU_));
     retested_ = run_retest(c_, k, length_, medians, isolated_);
   }
-  ahead_ = c_.settings.concurrent ? static_cast<double>(c_.size) : static_cast<double>(tasks.size());
+  ahead_ = schedule.concurrent() ? static_cast<double>(c_.size) : static_cast<double>(tasks.size());
   long flagged_all[2] = {0, 0};
   {
     MPI_Request req;

@@ -56,7 +56,7 @@ class Sweep {
   Sweep(Ctx& c, Output* out, Progress* progress, FlagCounts* counts)
       : c_(c), out_(out), progress_(progress), counts_(counts),
         PU_(static_cast<std::size_t>(c.size)), RU_(static_cast<std::size_t>(runner(c).store.stride)), raw_(c.settings.raw),
-        adaptive_(c.settings.precision > 0), retest_(retest_enabled(c.settings)), local_(NS_ * PU_),
+        adaptive_(c.settings.precision > 0), retest_(c.settings.schedule.retested()), local_(NS_ * PU_),
         rows_(init_store_and_open(c, out)),
         raw_gathered_(!rows_ && c.rank == 0 && raw_ ? PU_ * PU_ * RU_ : 0),
         flags_gathered_(!rows_ && c.rank == 0 && raw_ ? PU_ * PU_ * RU_ : 0),

@@ -84,7 +84,7 @@ std::optional<std::vector<int>> gather_switches(MPI_Comm comm, int rank, const S
     std::vector<std::string> hosts;
     for (const auto& r : pl.ranks) hosts.push_back(r.host);
     try {
-      const auto each = switches_of(s.switch_map, hosts);
+      const auto each = switches_of(s.schedule.switch_map, hosts);
       std::copy(each.begin(), each.end(), ids.begin());
     } catch (const Error& e) {
       std::cerr << "network_test: error: " << e.what() << '\n';

@@ -52,17 +52,19 @@ constexpr int kRetestChunk = 4;  // the re-test's first chunk of pairs (retest.c
 // uplink) and the loaded delays are no longer the pairs' own.
 constexpr double kMaxLoad = 1.2;
 
+// A choice: the command line's schedule with its kind, K (--concurrent=K, 0: every pair of a
+// round) and --retest-hosts (after each length's rounds) chosen, and the samples.
 struct Candidate {
-  bool concurrent = false;
-  int limit = 0;  // --concurrent=K (0: every pair of a round)
+  Schedule schedule;
   int repeats = 0;
-  bool host_pairs = false;  // --retest-hosts after each length's rounds
-  bool host_schedule = false;  // --host-pairs
 };
 
-std::string schedule_name(bool concurrent, int limit, bool host_schedule) {
-  if (host_schedule) return "host-pairs";
-  return !concurrent ? "sequential" : (limit > 0 ? fmt::format("concurrent={}", limit) : "concurrent");
+Candidate candidate(const Settings& s, ScheduleKind kind, int n, int limit = 0, bool retest_hosts = false) {
+  Candidate c{s.schedule, n};
+  c.schedule.kind = kind;
+  c.schedule.pairs_at_once = limit;
+  c.schedule.retest.hosts = retest_hosts;
+  return c;
 }
 
 // The sample counts to try, most first: -n alone when the user chose it.
@@ -75,7 +77,7 @@ std::vector<int> sample_ladder(const Settings& s) {
 }
 
 bool concurrent_allowed(const Settings& s, const ModeSpec& spec) {
-  return spec.concurrent_ok && !(s.precision > 0 && s.rounds == Rounds::random);
+  return spec.concurrent_ok && !(s.precision > 0 && s.schedule.rounds == Rounds::random);
 }
 
 // The bounded concurrencies the plan calibrates when the schedule is open: hosts / 2, hosts / 4,
@@ -120,23 +122,24 @@ int choose_k(const std::vector<LengthPrice>& prices, const std::vector<int>& lad
 // the sequential pairs), unless the command line chose the re-test.
 std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int k, bool shared_hosts) {
   const auto ladder = sample_ladder(s);
-  const bool hosts = s.retest_hosts || (shared_hosts && !s.given_retest);
+  const bool hosts = s.schedule.retest.hosts || (shared_hosts && !s.given_retest);
   std::vector<Candidate> out;
   if (s.given_schedule) {
-    for (int n : ladder) out.push_back({s.concurrent, s.concurrent_limit, n, s.concurrent && hosts, s.host_pairs});
+    const Schedule& given = s.schedule;
+    for (int n : ladder) out.push_back(candidate(s, given.kind, n, given.pairs_at_once, given.concurrent() && hosts));
     return out;
   }
   const bool concurrent = concurrent_allowed(s, spec);
   for (int n : ladder)
-    if (n >= std::min(kMinSequentialSamples, s.repeats)) out.push_back({false, 0, n});
+    if (n >= std::min(kMinSequentialSamples, s.repeats)) out.push_back(candidate(s, ScheduleKind::sequential, n));
   if (spec.concurrent_ok && shared_hosts)
-    for (int n : ladder) out.push_back({false, 0, n, false, true});
+    for (int n : ladder) out.push_back(candidate(s, ScheduleKind::host_pairs, n));
   if (concurrent && k >= 2)
-    for (int n : ladder) out.push_back({true, k, n, hosts});
+    for (int n : ladder) out.push_back(candidate(s, ScheduleKind::concurrent, n, k, hosts));
   if (concurrent)
-    for (int n : ladder) out.push_back({true, 0, n, hosts});
+    for (int n : ladder) out.push_back(candidate(s, ScheduleKind::concurrent, n, 0, hosts));
   for (int n : ladder)
-    if (n < std::min(kMinSequentialSamples, s.repeats)) out.push_back({false, 0, n});
+    if (n < std::min(kMinSequentialSamples, s.repeats)) out.push_back(candidate(s, ScheduleKind::sequential, n));
   return out;
 }
 
@@ -144,7 +147,10 @@ std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int k
 // prices every schedule at that count; plan_time_limit then takes the lowest priced of them).
 std::size_t cheapest(const std::vector<Candidate>& list) {
   std::size_t best = 0;
-  auto rank = [](const Candidate& c) { return c.host_schedule ? 2 : !c.concurrent ? 3 : (c.limit > 0 ? 1 : 0); };
+  auto rank = [](const Candidate& c) {
+    const Schedule& s = c.schedule;
+    return s.host_pairs() ? 2 : !s.concurrent() ? 3 : (s.pairs_at_once > 0 ? 1 : 0);
+  };
   for (std::size_t i = 1; i < list.size(); ++i) {
     const Candidate &a = list[i], &b = list[best];
     if (a.repeats < b.repeats || (a.repeats == b.repeats && rank(a) < rank(b))) best = i;
@@ -207,33 +213,35 @@ class Pricer {
 TimePlan price(const Candidate& cand, const std::vector<LengthPrice>& prices, const Settings& s, int P,
                double elapsed) {
   TimePlan p;
-  p.concurrent = cand.concurrent;
-  p.limit = cand.limit;
+  p.schedule = cand.schedule;
+  Retest& retest = p.schedule.retest;
+  retest.pairs = 0;
+  retest.seconds = 0;
   p.repeats = cand.repeats;
-  p.host_pairs = cand.host_pairs;
-  p.host_schedule = cand.host_schedule;
   p.limit_s = s.time_limit;
   p.elapsed_s = elapsed;
   double slowest = 0, dearest_retest = 0;
   for (const LengthPrice& lp : prices) {
-    p.per_length.push_back(cand.concurrent      ? lp.concurrent.at(cand.limit) + (cand.host_pairs ? lp.host_pairs : 0.0)
-                           : cand.host_schedule ? lp.host_schedule
-                                                : lp.sequential);
+    p.per_length.push_back(p.schedule.concurrent()
+                               ? lp.concurrent.at(p.schedule.pairs_at_once) + (retest.hosts ? lp.host_pairs : 0.0)
+                           : p.schedule.host_pairs() ? lp.host_schedule
+                                                     : lp.sequential);
     slowest = std::max(slowest, lp.slowest_task);
     dearest_retest = std::max(dearest_retest, static_cast<double>(P) * kRetestChunk * lp.slowest_task);
   }
   const double L = static_cast<double>(prices.size());
   const double measure = std::accumulate(p.per_length.begin(), p.per_length.end(), 0.0);
-  if (cand.concurrent && s.given_retest) {
-    p.retest = s.retest;
-    p.retest_seconds = s.retest_seconds;
-    double per = s.retest > 0 ? s.retest * slowest : s.retest_seconds;
-    if (s.retest > 0 && s.retest_seconds > 0) per = std::min(per, s.retest_seconds);
+  const Retest& given = s.schedule.retest;
+  if (p.schedule.concurrent() && s.given_retest) {
+    retest.pairs = given.pairs;
+    retest.seconds = given.seconds;
+    double per = given.pairs > 0 ? given.pairs * slowest : given.seconds;
+    if (given.pairs > 0 && given.seconds > 0) per = std::min(per, given.seconds);
     p.retest_cost = per;
-  } else if (cand.concurrent) {  // the time left over, up to what re-testing every stand-out cell takes
+  } else if (p.schedule.concurrent()) {  // the time left over, up to what re-testing every stand-out cell takes
     const double left = (kUsable * s.time_limit - elapsed - measure) / L;
     const double budget = std::min(left, dearest_retest);
-    if (budget >= kRetestChunk * slowest) p.retest_seconds = p.retest_cost = budget;
+    if (budget >= kRetestChunk * slowest) retest.seconds = p.retest_cost = budget;
   }
   for (double& t : p.per_length) t += p.retest_cost;
   p.predicted_s = elapsed + measure + L * p.retest_cost;
@@ -243,7 +251,8 @@ TimePlan price(const Candidate& cand, const std::vector<LengthPrice>& prices, co
 // The concurrencies a list calibrates, after `extra`.
 std::vector<int> limits_of(const std::vector<Candidate>& list, std::vector<int> extra) {
   for (const auto& c : list)
-    if (c.concurrent && std::find(extra.begin(), extra.end(), c.limit) == extra.end()) extra.push_back(c.limit);
+    if (c.schedule.concurrent() && std::find(extra.begin(), extra.end(), c.schedule.pairs_at_once) == extra.end())
+      extra.push_back(c.schedule.pairs_at_once);
   return extra;
 }
 
@@ -280,9 +289,7 @@ bool fits(const TimePlan& p) { return p.predicted_s <= kUsable * p.limit_s; }
 std::string given_options(const Settings& s) {
   std::vector<std::string> g;
   if (s.given_repeats) g.push_back(fmt::format("-n {}", s.repeats));
-  if (s.given_schedule)
-    g.push_back(s.concurrent || s.host_pairs ? "--" + schedule_name(s.concurrent, s.concurrent_limit, s.host_pairs)
-                                             : "sequential");
+  if (s.given_schedule) g.push_back(s.schedule.sequential() ? "sequential" : "--" + s.schedule.name());
   if (s.given_retest) g.push_back("the re-test budget");
   std::string out;
   for (const auto& x : g) out += (out.empty() ? "" : ", ") + x;
@@ -294,19 +301,22 @@ std::string given_options(const Settings& s) {
 std::string TimePlan::options(const Settings& given) const {
   std::string out;
   auto add = [&](const std::string& o) { out += (out.empty() ? "" : " ") + o; };
-  if ((concurrent || host_schedule) && !given.given_schedule) add("--" + schedule_name(concurrent, limit, host_schedule));
+  if (!schedule.sequential() && !given.given_schedule) add("--" + schedule.name());
   if (!given.given_repeats) add(fmt::format("-n {}", repeats));
-  if (host_pairs && !given.retest_hosts) add("--retest-hosts");
-  if (retest_seconds > 0 && !given.given_retest) add(fmt::format("--retest-seconds {:.6g}", retest_seconds));
+  if (schedule.retest.hosts && !given.schedule.retest.hosts) add("--retest-hosts");
+  if (schedule.retest.seconds > 0 && !given.given_retest)
+    add(fmt::format("--retest-seconds {:.6g}", schedule.retest.seconds));
   return out;
 }
 
 std::string TimePlan::text() const {
+  const Retest& retest = schedule.retest;
   std::string budget = "none";
-  if (retest > 0) budget = fmt::format("up to {} pairs per length", retest);
-  if (retest_seconds > 0)
-    budget = fmt::format("{}up to {} per length", retest > 0 ? budget + " and " : "", format_seconds(retest_seconds));
-  if (host_pairs)
+  if (retest.pairs > 0) budget = fmt::format("up to {} pairs per length", retest.pairs);
+  if (retest.seconds > 0)
+    budget = fmt::format("{}up to {} per length", retest.pairs > 0 ? budget + " and " : "",
+                         format_seconds(retest.seconds));
+  if (retest.hosts)
     budget = fmt::format("every pair of hosts once alone (--retest-hosts){}",
                          budget == "none" ? std::string() : "; the cells that look loaded " + budget);
   const double usable = kUsable * limit_s;
@@ -318,19 +328,15 @@ std::string TimePlan::text() const {
       "  predicted: {:.1f} s ({:.1f} s before the sweep, calibration included; {:.1f} s the sweep) of the {:.1f} s "
       "usable ({:.0f} % of {} s)\n"
       "  options: {}",
-      limit_s, schedule_name(concurrent, limit, host_schedule), concurrent && limit > 0 ? fmt::format(" (K = {})", limit) : "",
+      limit_s, schedule.name(),
+      schedule.concurrent() && schedule.pairs_at_once > 0 ? fmt::format(" (K = {})", schedule.pairs_at_once) : "",
       k_note.empty() ? std::string() : fmt::format("  concurrency calibrated: {}\n", k_note), repeats, budget, predicted_s, elapsed_s, predicted_s - elapsed_s, usable, 100 * kUsable, limit_s,
       added.empty() ? std::string("(none besides the command line's)") : added);
 }
 
 void TimePlan::apply(Settings& s) const {
-  s.concurrent = concurrent;
-  s.concurrent_limit = limit;
+  s.schedule = schedule;
   s.repeats = repeats;
-  s.retest = retest;
-  s.retest_seconds = retest_seconds;
-  s.retest_hosts = host_pairs;
-  s.host_pairs = host_schedule;
 }
 
 namespace {
@@ -360,8 +366,9 @@ class Search {
 
   std::optional<TimePlan> first_fit(const std::vector<Candidate>& list) {
     for (std::size_t begin = 0, end = 0; begin < list.size(); begin = end) {
-      for (end = begin + 1; end < list.size() && list[end].concurrent == list[begin].concurrent &&
-                            list[end].limit == list[begin].limit && list[end].host_schedule == list[begin].host_schedule;)
+      const Schedule& run = list[begin].schedule;
+      for (end = begin + 1; end < list.size() && list[end].schedule.kind == run.kind &&
+                            list[end].schedule.pairs_at_once == run.pairs_at_once;)
         ++end;
       std::size_t best = end;  // none
       for (std::size_t i = end; i-- > begin;) {
@@ -372,7 +379,7 @@ class Search {
       for (; best < end; ++best) {  // again with the time spent since (prices are kept)
         TimePlan p = priced(list[best]);
         if (!fits_all(p)) continue;
-        MPI_Bcast(&p.retest_seconds, 1, MPI_DOUBLE, 0, comm_);  // rank 0's clock decided it
+        MPI_Bcast(&p.schedule.retest.seconds, 1, MPI_DOUBLE, 0, comm_);  // rank 0's clock decided it
         p.added = p.options(s_);
         return p;
       }
@@ -407,7 +414,7 @@ class Search {
 std::vector<Candidate> before_concurrent(const std::vector<Candidate>& list) {
   std::vector<Candidate> out;
   for (const auto& c : list) {
-    if (c.concurrent) return out;
+    if (c.schedule.concurrent()) return out;
     out.push_back(c);
   }
   return {};  // no concurrent candidate: the whole list is searched once, with its floor
@@ -450,7 +457,7 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
                                "needs about {:.1f} s, more than the {:.1f} s usable ({:.0f} % of the limit); give a "
                                "longer limit, fewer lengths or fewer samples\n",
                                s.time_limit, given_options(s),
-                               schedule_name(floor.concurrent, floor.limit, floor.host_schedule),
+                               floor.schedule.name(),
                                floor.repeats, floor.predicted_s, kUsable * s.time_limit, 100 * kUsable);
     return std::nullopt;
   }

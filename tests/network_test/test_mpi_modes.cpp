@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "nt/loggp.hpp"
+#include "nt/schedule.hpp"
 #include "nt/stats.hpp"
 
 #include "mpi_run.hpp"
@@ -450,6 +451,7 @@ TEST(NetworkTest, RetestWithinSecondsEndsAndSaysWhatItDid) {
   EXPECT_EQ(finite, std::stol(m[1]));  // one-way pairs: one cell each
   EXPECT_NE(r.meta().extra.at("retest").find("at most 2 s"), std::string::npos);
   EXPECT_NE(r.meta().extra.at("pair_order").find("random 1-factorisation"), std::string::npos);
+  EXPECT_EQ(r.meta().extra.at("schedule"), "concurrent=1 rounds=random retest-seconds=2 retest-ratio=1.0001");
 }
 
 // --concurrent --switch-map: the lanes are the pairs of switches. Here every rank is on this host
@@ -465,7 +467,11 @@ TEST(NetworkTest, SwitchMapRunsEveryPairAndSaysSo) {
   check_result(pre, Mode::one_to_one, 4, kLengths, 5);
   RawReader f(result_path(pre, Statistic::median));
   EXPECT_NE(f.meta().extra.at("pair_order").find("lanes by switch (--switch-map " + map), std::string::npos)
-      << f.meta().extra.at("pair_order");
+      << f.meta().extra.at("pair_order");  const auto schedule = schedule_of(f.meta());  // the same as a value
+  ASSERT_TRUE(schedule);
+  EXPECT_TRUE(schedule->concurrent() && schedule->by_switch);
+  EXPECT_EQ(schedule->switch_map, map);
+  EXPECT_EQ(schedule->switches, (std::vector<int>{0, 0, 0, 0}));
 }
 
 }  // namespace

@@ -153,7 +153,7 @@ TEST(Schedule, TasksPerKind) {
     EXPECT_EQ(t.members.size(), 4u);
     for (int r : t.noise) EXPECT_TRUE(r != t.x && r != t.y);
   }
-  s.shuffle = true;
+  s.schedule.shuffle = true;
   auto sh = make_tasks(*reg.find(Mode::one_to_one), s, P, 0);
   auto key = [](const Task& t) { return std::make_pair(t.x, t.y); };
   std::vector<std::pair<int, int>> a, b;
@@ -190,7 +190,7 @@ TEST(Schedule, ComputedTasksKeepTheStoredShuffleOfEarlierVersions) {
     for (const auto& [mode, exchange] : {std::pair{Mode::one_to_one, false}, std::pair{Mode::async_one_to_one, true}}) {
       Settings s;
       s.seed = 99;
-      s.shuffle = true;
+      s.schedule.shuffle = true;
       const TaskList list(*reg.find(mode), s, P, 4);
       const auto want = reference_order(P, exchange, 99, 4);
       ASSERT_EQ(list.size(), want.size());
@@ -217,7 +217,7 @@ TEST(Schedule, PositionsOfARankAreTheTasksItTakesPartIn) {
       for (bool shuffle : {false, true}) {
         Settings s;
         s.seed = 5;
-        s.shuffle = shuffle;
+        s.schedule.shuffle = shuffle;
         s.noise_procs = 1;
         const TaskList list(spec, s, P, 3);
         for (int r = 0; r < P; ++r) {
@@ -243,7 +243,7 @@ TEST(Schedule, HostPairsMeetEveryPairOfHostsOnceAndShareTheRanks) {
     const bool exchange = spec.kind == TaskKind::exchange_pairs;
     Settings s;
     s.seed = 5;
-    s.shuffle = true;  // the host pairs keep their own order
+    s.schedule.shuffle = true;  // the host pairs keep their own order
     std::map<int, std::set<int>> measuring;  // host -> its ranks that measured a pair, over lengths
     std::set<std::pair<int, int>> first_length;
     for (std::size_t k = 0; k < 3; ++k) {
@@ -294,7 +294,7 @@ TEST(Schedule, ClassCountsAndSamplesAgreeWithTheWholeList) {
         for (int r = 0; r < P; ++r) host_of.push_back((r * 7 % P) / per_host);  // hosts interleaved
         Settings s;
         s.seed = 3;
-        s.shuffle = P % 2 == 1;
+        s.schedule.shuffle = P % 2 == 1;
         s.noise_procs = 1;
         const TaskList list(spec, s, P, 1);
         const std::string what = spec.name + " P=" + std::to_string(P) + " per host " + std::to_string(per_host);
@@ -324,7 +324,7 @@ TEST(Schedule, LargeShuffledListsAreAPermutationWithoutStoringIt) {
   const int P = 1500;
   Settings s;
   s.seed = 7;
-  s.shuffle = true;
+  s.schedule.shuffle = true;
   const TaskList list(*registry().find(Mode::one_to_one), s, P, 0);
   ASSERT_GT(list.size(), TaskList::kStoredShuffle);
   std::vector<bool> seen(static_cast<std::size_t>(P) * P, false);

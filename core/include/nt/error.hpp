@@ -33,7 +33,12 @@ class FileError : public Error {
   std::filesystem::path file_;
 };
 
-// Exit code used for every user error, on every rank.
-inline constexpr int kExitUsage = 2;
+// The exit codes of the programs, each defined here once.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInternal = 1;    // an internal error (a bug)
+inline constexpr int kExitUsage = 2;       // every user error, on every rank: one line on stderr
+inline constexpr int kExitFindings = 3;    // network_analyze report --check, compare: something to report
+inline constexpr int kExitTimeout = 3;     // network_test: a pair outlasted --timeout and the job was ended
+inline constexpr int kExitIncomplete = 4;  // a run cut short (network_test --time-limit), and the analysis of one
 
 }  // namespace nt

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "nt/schedule.hpp"
 #include "nt/types.hpp"
 
 namespace nt {
@@ -82,22 +83,9 @@ struct Metadata {
 // The MPI library and version and the command line are Metadata::mpi_version and ::command_line.
 inline constexpr const char* kAttrRankBinding = "rank_binding";
 inline constexpr const char* kAttrNodeCpu = "node_cpu";
-// pair_order: the order network_test measured the pairs in. Its --host-pairs schedule measures one
-// rank pair of each pair of hosts and the pairs within each host, and gives every other cell
-// between two hosts its host pair's values: the text starts with kHostPairsOrder's first words.
+// pair_order: the order network_test measured the pairs in, in prose (Schedule::pair_order_text);
+// the same as a value is attribute `schedule` (nt/schedule.hpp: schedule_of reads either).
 inline constexpr const char* kAttrPairOrder = "pair_order";
-inline constexpr const char* kHostPairsOrder =
-    "host pairs: the pairs within each host (every host at once, one pair after the other), then one rank pair of "
-    "every ordered pair of hosts alone, one after the other (rank (B + k) mod n_A of host A with rank (A + k) mod "
-    "n_B of host B, k the length's index); every other cell between two hosts holds the statistics of its host "
-    "pair's measured cell and no samples of its own";
-// Its --concurrent --switch-map schedule (lanes by pairs of switches, no two pairs at once across
-// one switch's links) says so with these words in the text.
-inline constexpr const char* kLanesBySwitch = "lanes by switch";
-inline bool filled_by_host_pair(const Metadata& m) {
-  const auto it = m.extra.find(kAttrPairOrder);
-  return it != m.extra.end() && it->second.rfind("host pairs:", 0) == 0;
-}
 
 // oversubscribed: "MODE: N of P ranks", N the ranks that shared their cores with more ranks than
 // there were cores (network_test --oversubscribed; the machine, not the host name, counts).

@@ -93,8 +93,4 @@ std::string compare_input(const std::string& path);
 nlohmann::json to_json(const Comparison& c);
 std::string to_text(const Comparison& c);
 
-// The findings exit code of `report --check` and `compare` (0: nothing to report, 1: bug,
-// 2: bad input).
-inline constexpr int kFindingsExitCode = 3;
-
 }  // namespace nt::analysis

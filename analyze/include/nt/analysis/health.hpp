@@ -15,10 +15,6 @@
 
 namespace nt::analysis {
 
-// The exit code of an incomplete run (cut short, nothing measured) or of a comparison with too
-// few common lengths; it wins over kFindingsExitCode (the findings are still listed).
-inline constexpr int kIncompleteExitCode = 4;
-
 // Why the data of a run or a comparison is not a whole check: `line` is "" when it is, else one
 // line starting "INCOMPLETE: " (the first line of every output). `empty`: nothing was measured.
 struct Completeness {
@@ -39,7 +35,7 @@ struct Health {
   std::string file;
   const Report* report = nullptr;
   Completeness completeness;
-  int exit_code() const noexcept;   // 0 ok, 3 findings, 4 incomplete
+  int exit_code() const noexcept;   // kExitOk, kExitFindings or kExitIncomplete (nt/error.hpp)
   std::string status() const;       // "ok", "findings" or "incomplete"
 };
 

@@ -106,7 +106,6 @@ class Ctx {
   const std::vector<int> hosts;          // host of every rank (ranks with one number share a host name)
   const std::vector<int> machines;       // machine of every rank (ranks with one number share cores)
   const bool yield;                      // busy waits call sched_yield (more ranks than cores here)
-  std::vector<int> switches;             // --switch-map: switch of every rank (numbered), else empty
 
   // What a mode uses per task (its Batch says how many samples and where they go).
   char* sbuf() { return sbuf_.data(); }  // message buffers, sized for the mode

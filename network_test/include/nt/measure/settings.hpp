@@ -9,18 +9,17 @@
 #include <vector>
 
 #include "nt/cli.hpp"
+#include "nt/schedule.hpp"
 #include "nt/types.hpp"
 
 namespace nt::measure {
 
 // The option values that are one of a few names (nt::add_enum_option over the tables below;
 // nt::name_of gives the name a file or message says). `automatic` is the name "auto".
-enum class Rounds { random, fixed };                 // --rounds
 enum class ProgressStyle { automatic, bar, lines, none };  // --progress
 enum class Oversubscribed { automatic, on, off };    // --oversubscribed
 enum class ClockSync { automatic, pingpong };        // --clock-sync
 // Their names, in the order --help lists them (network_test/src/settings.cpp).
-const nt::Names<Rounds>& rounds_names();
 const nt::Names<ProgressStyle>& progress_names();
 const nt::Names<Oversubscribed>& oversubscribed_names();
 const nt::Names<ClockSync>& clock_sync_names();
@@ -40,23 +39,18 @@ struct Settings {
   int noise_length = 1024, noise_messages = 10, noise_procs = 1;
   std::optional<std::uint64_t> seed;      // resolved on rank 0 when not given
   bool many_lengths = false;              // --many-lengths: a linear sweep above kSaneSweepLengths
-  bool force = false, resume = false, raw = false, shuffle = false, concurrent = false, estimate = false;
+  bool force = false, resume = false, raw = false, estimate = false;
   bool list = false, quiet = false;
-  // --concurrent[=K]: "all" (at most P/2 pairs at once) or K; validate() sets concurrent and
-  // concurrent_limit (0: all) from it.
-  std::string concurrent_arg;
-  int concurrent_limit = 0;
-  // --switch-map FILE (--concurrent): lines HOST SWITCH; the lanes are the pairs of switches
-  // (lanes.cpp), one pair at a time crossing each switch's uplinks.
-  std::string switch_map;
-  Rounds rounds = Rounds::random;         // --rounds: random (a 1-factorisation per sample) or fixed (circle method)
-  int retest = 0;                         // --retest N: pairs re-measured alone per length (budget)
-  double retest_seconds = 0.0;            // --retest-seconds S: time budget of the re-test per length
-  double retest_ratio = 1.2;              // --retest-ratio F: a cell stands out above F x its line's median
-  bool retest_hosts = false;              // --retest-hosts: one rank pair per host pair re-measured alone per length
-  // --host-pairs: the schedule of one rank pair per pair of hosts alone and the pairs within each
-  // host, every other cell between two hosts given its host pair's values (host_pairs.cpp).
-  bool host_pairs = false;
+  // The order of the pairs and their re-test (--shuffle, --concurrent[=K], --rounds, --switch-map,
+  // --host-pairs, --retest*): what every part of the run dispatches on. Its switches are read
+  // (gather_switches) before the run's Ctx is made.
+  nt::Schedule schedule;
+  // The command line's words for the schedule's kind, made into `schedule` by resolve_options
+  // (app.cpp) and read nowhere else: --concurrent[=K] ("all" or K), --host-pairs.
+  struct ScheduleWords {
+    std::string concurrent;
+    bool host_pairs = false;
+  } schedule_words;
   double time_limit = 0.0;                // --time-limit SECONDS: plan the open choices to fit (0: no limit)
   bool given_repeats = false, given_schedule = false, given_retest = false;  // on the command line (--time-limit)
   ProgressStyle progress = ProgressStyle::automatic;  // --progress: auto, bar, lines, none

@@ -1,0 +1,92 @@
+// The schedule of a run: in which order, and how many at once, network_test measures the pairs,
+// and which cells it measures again alone afterwards. One value: network_test dispatches on it,
+// every result file records it (global attribute `schedule`, machine-readable, beside the prose
+// of `pair_order` and `retest`), and readers take it from there (schedule_of).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nt/cli.hpp"
+
+namespace nt {
+
+struct Metadata;
+
+// Sequential: one pair after the other (in sender-major order, or shuffled per length).
+// Host pairs (--host-pairs): the pairs within each host, then one rank pair of every pair of
+// hosts alone; every other cell between two hosts gets its host pair's values.
+// Concurrent (--concurrent[=K], --switch-map): disjoint pairs together in rounds (a loaded network).
+enum class ScheduleKind { sequential, host_pairs, concurrent };
+
+// The rounds of a concurrent schedule (--rounds): a new random 1-factorisation for every sample,
+// or the circle method's rounds for every sample.
+enum class Rounds { random, fixed };
+const Names<Rounds>& rounds_names();
+
+// The isolated re-test after the concurrent rounds of each length (--retest N, --retest-seconds S,
+// --retest-hosts, --retest-ratio F).
+struct Retest {
+  int pairs = 0;         // at most this many standing-out cells per length (0: no count)
+  double seconds = 0.0;  // at most this long per length (0: no time budget)
+  double ratio = 1.2;    // a cell stands out above ratio x the median of its line
+  bool hosts = false;    // one rank pair of every pair of hosts alone, for every cell between them
+  bool by_budget() const { return pairs > 0 || seconds > 0; }
+  bool any() const { return by_budget() || hosts; }
+};
+
+struct Schedule {
+  ScheduleKind kind = ScheduleKind::sequential;
+  bool shuffle = false;            // the order of the tasks shuffled per length from the seed (--shuffle)
+  Rounds rounds = Rounds::random;  // concurrent
+  int pairs_at_once = 0;           // concurrent: at most K pairs at once in K lanes (--concurrent=K); 0: no bound
+  bool by_switch = false;          // concurrent: the lanes are the pairs of switches (--switch-map)
+  std::string switch_map;          // by_switch: the file of the switches (empty where a file does not say)
+  std::vector<int> switches;       // by_switch: every rank's switch, numbered by first appearance (once read)
+  Retest retest;                   // concurrent: the isolated re-test (retested() says whether it runs)
+
+  bool sequential() const { return kind == ScheduleKind::sequential; }
+  bool host_pairs() const { return kind == ScheduleKind::host_pairs; }
+  bool concurrent() const { return kind == ScheduleKind::concurrent; }
+  // Concurrent in lanes (K of them, or one per pair of switches) rather than whole rounds.
+  bool in_lanes() const { return concurrent() && (pairs_at_once > 0 || by_switch); }
+  // Concurrent with a re-test of any kind.
+  bool retested() const { return concurrent() && retest.any(); }
+
+  // "sequential", "host-pairs", "concurrent", "concurrent=K" or "concurrent by switch".
+  std::string name() const;
+  // What the files say in prose: attribute pair_order, and attribute retest (when retested()).
+  std::string pair_order_text() const;
+  std::string retest_text() const;
+  // The machine-readable attribute `schedule`: the kind ("sequential", "host-pairs",
+  // "concurrent", "concurrent=K"), then what applies of "shuffle", "rounds=random|fixed",
+  // "switch-map=PATH" (percent-encoded), "switches=0,0,1,1", "retest=N", "retest-seconds=S",
+  // "retest-hosts", "retest-ratio=F", separated by single spaces.
+  std::string to_attribute() const;
+  // Its inverse: throws nt::Error naming what it does not understand.
+  static Schedule from_attribute(const std::string& text);
+};
+
+inline constexpr const char* kAttrSchedule = "schedule";
+
+// The prose of pair_order that files written before attribute `schedule` are read by: the
+// --host-pairs schedule's text starts with kHostPairsOrder's first words ("host pairs:"), the
+// concurrent ones say "concurrent", and the lanes by switch say kLanesBySwitch.
+inline constexpr const char* kHostPairsOrder =
+    "host pairs: the pairs within each host (every host at once, one pair after the other), then one rank pair of "
+    "every ordered pair of hosts alone, one after the other (rank (B + k) mod n_A of host A with rank (A + k) mod "
+    "n_B of host B, k the length's index); every other cell between two hosts holds the statistics of its host "
+    "pair's measured cell and no samples of its own";
+inline constexpr const char* kLanesBySwitch = "lanes by switch";
+
+// The schedule a file was measured with: its attribute `schedule`, else what its pair_order says
+// (files of earlier versions: the kind, rounds, K and the switch map's file; no re-test budget);
+// nothing when it has neither (legacy files, other tools). Throws nt::Error on a malformed attribute.
+std::optional<Schedule> schedule_of(const Metadata& m);
+// Measured under load (--concurrent): pairs shared the network.
+bool measured_concurrently(const Metadata& m);
+// Measured with --host-pairs: every cell between two hosts holds its host pair's values.
+bool filled_by_host_pair(const Metadata& m);
+
+}  // namespace nt
