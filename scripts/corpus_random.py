@@ -432,8 +432,6 @@ KNOWN_FAILURES = {
         "host of another leaf that sends slowly is found",
     33: "3-level tree: a pod switch's link to the core at 6.7x is reported as slow nodes and an asymmetric "
         "pair, not as the pod's group",
-    42: "dragonfly, fault-free: in each of the four groups the router that holds no global link (a hop "
-        "farther from the other groups by the topology) is reported as a slow switch",
 }
 
 STATES = ("at its level", "at another level", "found as unexplained", "missed")
