@@ -39,7 +39,8 @@ struct Claim {
   bool ends = true;                  // ends: `in` holds its ranks; else node_pairs
   std::vector<char> in;              // per rank
   bool send = true, recv = true;     // ends: the cells its ranks send, those they receive
-  std::set<std::uint64_t> node_pairs;  // (sender node * N + receiver node)
+  bool inner = false;                // ends: also the cells among its ranks (a slow node's own)
+  std::set<std::uint64_t> node_pairs;  // its cells (sender * P + receiver)
   // Per length and pair class: log of the median ratio of its cells to their base (a slow cable
   // slows a pair by a factor that depends on the pair's other links: 4x within its switch, less
   // across the network).
@@ -116,6 +117,7 @@ ClaimIndex index_claims(const Grid& g, const std::vector<Claim>& claims) {
 }
 
 bool holds(const Claim& q, std::size_t i, std::size_t j) {
+  if (q.in[i] && q.in[j]) return q.inner;
   return q.in[i] != q.in[j] && ((q.send && q.in[i]) || (q.recv && q.in[j]));
 }
 
@@ -128,7 +130,7 @@ void for_claims(const Grid& g, const std::vector<Claim>& claims, const ClaimInde
   for (std::size_t q : ix.by_rank[j])
     if (!claims[q].in[i] && holds(claims[q], i, j)) f(q);
   if (!ix.by_nodes.empty()) {
-    const auto key = static_cast<std::uint64_t>(g.node_of(i)) * g.N + static_cast<std::uint64_t>(g.node_of(j));
+    const auto key = static_cast<std::uint64_t>(i) * g.P + static_cast<std::uint64_t>(j);
     if (auto it = ix.by_nodes.find(key); it != ix.by_nodes.end())
       for (std::size_t q : it->second) f(q);
   }
@@ -306,14 +308,19 @@ Claim claim_of(const Grid& g, const Anomaly& a, std::size_t index) {
     for (int r : a.ranks) q.in[static_cast<std::size_t>(r)] = 1;
     q.send = a.direction != "receive";
     q.recv = a.direction != "send";
+    q.inner = a.kind != AnomalyKind::slow_switch;
     return q;
   }
+  // Exactly its pairs (a one-way pair of two ranks is not every rank pair of their nodes).
+  // A slow link's pairs listed one way round each (sender below receiver) stand for both
+  // directions; listed otherwise, they are the directions that are slow.
   q.ends = false;
+  const bool both = a.kind == AnomalyKind::slow_link &&
+                    std::all_of(a.pairs.begin(), a.pairs.end(), [](const auto& p) { return p.first < p.second; });
   for (auto [x, y] : a.pairs) {
-    const auto nx = static_cast<std::uint64_t>(g.node_of(static_cast<std::size_t>(x)));
-    const auto ny = static_cast<std::uint64_t>(g.node_of(static_cast<std::size_t>(y)));
-    q.node_pairs.insert(nx * g.N + ny);
-    if (a.kind == AnomalyKind::slow_link) q.node_pairs.insert(ny * g.N + nx);
+    const auto cx = static_cast<std::uint64_t>(x), cy = static_cast<std::uint64_t>(y);
+    q.node_pairs.insert(cx * g.P + cy);
+    if (both) q.node_pairs.insert(cy * g.P + cx);
   }
   return q;
 }
@@ -355,13 +362,14 @@ void read_direction(const Grid& g, const Model& m, const std::vector<Claim>& cla
   }
 }
 
-// How much of its cells each claim explains: per length, the median residual of its cells with it
-// left out (the largest factor of the other claims that hold a cell in its place). A claim explains
-// its cells when that is beyond half the tolerance at enough lengths; the gain is the count of such
-// lengths, then the sum of those medians.
+// How much of its cells each claim explains: per length and pair class, the median residual of its
+// cells with it left out (the largest factor of the other claims that hold a cell in its place). A
+// claim explains its cells when that is beyond half the tolerance in some class at enough lengths;
+// the gain is the count of such lengths, then the sum of the largest medians.
 std::vector<std::pair<std::size_t, double>> gains(const Grid& g, const Model& m, const std::vector<Claim>& claims) {
   std::vector<std::pair<std::size_t, double>> gain(claims.size(), {0, 0.0});
-  std::vector<std::vector<double>> r(claims.size());
+  const auto C = static_cast<std::size_t>(g.t.class_count());
+  std::vector<std::vector<double>> r(claims.size() * C);  // [claim * C + class]
   std::vector<std::size_t> holders;
   for (std::size_t k = 0; k < g.K; ++k) {
     for (auto& v : r) v.clear();
@@ -386,13 +394,17 @@ std::vector<std::pair<std::size_t, double>> gains(const Grid& g, const Model& m,
         });
         const double d = lift(g, m, k, x);
         for (std::size_t q : holders)
-          r[q].push_back(beyond(d, q == arg ? max2 : max1, total - claims[q].at(k, g.cls[x])));
+          r[q * C + static_cast<std::size_t>(g.cls[x])].push_back(
+              beyond(d, q == arg ? max2 : max1, total - claims[q].at(k, g.cls[x])));
       }
+    // Class by class: a node slow to its leaf mates only is slow in one class of its cells.
     for (std::size_t q = 0; q < claims.size(); ++q) {
-      if (r[q].empty()) continue;
-      const double med = lower_median_inplace(r[q]);
-      if (med >= 0.5 * g.tol[k]) ++gain[q].first;
-      gain[q].second += med;
+      double best = -1e300;
+      for (std::size_t c = 0; c < C; ++c)
+        if (!r[q * C + c].empty()) best = std::max(best, lower_median_inplace(r[q * C + c]));
+      if (best == -1e300) continue;
+      if (best >= 0.5 * g.tol[k]) ++gain[q].first;
+      gain[q].second += best;
     }
   }
   return gain;
@@ -564,7 +576,29 @@ std::optional<Anomaly> leftover(const Grid& g, const std::vector<std::vector<cha
   return a;
 }
 
-// Drops, one at a time and the weakest first, the findings that explain nothing (drop[finding]):
+// Whether the check may drop a finding that explains nothing: a node or switch group (a distance
+// read as a slow group), or pairs within one node (a node's own pairs read as slow links against a
+// rank-effect model). Pair findings across nodes are the route detectors' (a partial uplink, one
+// direction of a torus link): their cells follow routes the classes do not hold, so a class's
+// median is no judge of them.
+bool droppable(const Grid& g, const Claim& q, const std::vector<Anomaly>& found) {
+  if (q.ends) {
+    // A group that holds another finding's ranks: the two share its cells, and the median of a
+    // group with a slower member inside is no judge of the group.
+    for (std::size_t f = 0; f < found.size(); ++f)
+      if (f != q.finding && !found[f].ranks.empty() && ends_kind(found[f].kind) &&
+          std::all_of(found[f].ranks.begin(), found[f].ranks.end(), [&](int r) { return q.in[static_cast<std::size_t>(r)] != 0; }) &&
+          found[f].ranks.size() < found[q.finding].ranks.size())
+        return false;
+    return true;
+  }
+  for (auto [x, y] : found[q.finding].pairs)
+    if (g.node_of(static_cast<std::size_t>(x)) != g.node_of(static_cast<std::size_t>(y))) return false;
+  return true;
+}
+
+// Drops, one at a time and the weakest first, the findings that explain nothing at any length
+// (drop[finding]; a detector's finding may show at fewer lengths than the check's tolerance allows):
 // of two findings on the same cells each explains nothing beside the other, and one is to stay.
 void drop_idle(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<Anomaly>& found,
                std::vector<char>& drop, Explanation& e) {
@@ -572,7 +606,7 @@ void drop_idle(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<
     const auto gain = gains(g, m, claims);
     std::size_t weakest = claims.size();
     for (std::size_t q = 0; q < claims.size(); ++q)
-      if (claims[q].finding < found.size() && gain[q].first < std::min(g.need, g.K) &&
+      if (claims[q].finding < found.size() && gain[q].first == 0 && droppable(g, claims[q], found) &&
           (weakest == claims.size() || gain[q] < gain[weakest]))
         weakest = q;
     if (weakest == claims.size()) return;
@@ -590,6 +624,15 @@ void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vec
                    std::size_t n_found, std::vector<Anomaly>& added) {
   std::vector<std::vector<char>> tried, slow_cells;
   for (const auto& lev : g.t.levels) tried.emplace_back(lev.groups.size(), 0);
+  // A group that holds or is held by a detector's slow group is that finding's to explain (its
+  // factor is a median over hosts that differ), not a new fault.
+  for (const auto& q : claims) {
+    if (!q.ends || q.finding >= n_found) continue;
+    for (std::size_t l = 0; l < g.t.levels.size(); ++l)
+      for (std::size_t grp = 0; grp < g.t.levels[l].groups.size(); ++grp)
+        for (int r : g.t.levels[l].groups[grp])
+          if (q.in[static_cast<std::size_t>(r)]) tried[l][grp] = 1;
+  }
   for (std::size_t round = 0; round < g.opt.explain_max_added; ++round) {
     const auto rc = count_regions(g, m, claims, slow_cells, true);
     const Pick p = best_region(g, rc, tried);
@@ -662,7 +705,9 @@ void revise(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std
   for (auto& q : claims) read_direction(g, m, claims, q, found[q.finding]);
   m = fit_model(g, claims);
   drop_idle(g, m, claims, found, drop, e);
-  if (search) search_groups(g, m, claims, hosts, found.size(), added);
+  // Where route findings claim pairs across nodes, what is left slow may be their routes: no search.
+  const bool routes = std::any_of(claims.begin(), claims.end(), [&](const Claim& q) { return !droppable(g, q, found); });
+  if (search && !routes) search_groups(g, m, claims, hosts, found.size(), added);
   drop_idle(g, m, claims, found, drop, e);
   drop.resize(found.size() + added.size(), 0);
   merge_siblings(g, m, claims, hosts, found, added, drop);
@@ -720,7 +765,10 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
   count_regions(g, m, claims, slow_cells, false);
   std::size_t left = 0;
   auto rest = leftover(g, slow_cells, hosts, &left);
-  if (!change || !levels_fit) rest.reset();
+  const bool routes = std::any_of(claims.begin(), claims.end(), [&](const Claim& q) {
+    return q.finding < found.size() && !droppable(g, q, found);
+  });
+  if (!change || !levels_fit || routes) rest.reset();
   e.changed_findings = change;
   // The share of cells within the tolerance of their prediction.
   std::uint64_t usable = 0, within = 0, slow = 0;

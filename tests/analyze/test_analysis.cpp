@@ -84,7 +84,7 @@ std::vector<int> ranks_of_node(const nt::SynthResult& r, int node) { return nt::
 TEST(Kinds, EveryAnomalyKindHasOneNameThatParsesBack) {
   const auto seen =
       nt::test::expect_names_round_trip(na::anomaly_kind_names(), [](const std::string& n) { return na::anomaly_kind(n); });
-  EXPECT_EQ(seen.size(), 8u);
+  EXPECT_EQ(seen.size(), 9u);
   EXPECT_EQ(na::name_of(na::AnomalyKind::asymmetric_pair), "asymmetric_pair");
   EXPECT_TRUE(na::is_slow(na::AnomalyKind::slow_switch));
   EXPECT_FALSE(na::is_slow(na::AnomalyKind::high_variance));
