@@ -583,6 +583,10 @@ std::optional<Anomaly> leftover(const Grid& g, const std::vector<std::vector<cha
 // median is no judge of them.
 bool droppable(const Grid& g, const Claim& q, const std::vector<Anomaly>& found) {
   if (q.ends) {
+    // A lone node (alone in its switch group) has no peers in its class: no class judges it.
+    for (std::size_t l = 1; l < g.t.levels.size(); ++l)
+      for (std::size_t lg : lone_node_groups(g.t, l))
+        if (g.t.levels[l].groups[lg] == found[q.finding].ranks) return false;
     // A group that holds another finding's ranks: the two share its cells, and the median of a
     // group with a slower member inside is no judge of the group.
     for (std::size_t f = 0; f < found.size(); ++f)

@@ -237,10 +237,3 @@ TEST(Explain, DISABLED_Print) {
                              f.index, f.direction, f.bw, f.lat, na::text_of_ranks(t.ranks_of(f)));
   std::cout << na::to_text(na::make_report(nt::test::tree_cube(t), {}));
 }
-
-TEST(Explain, DISABLED_Torus) {
-  const auto r = na::make_report(nt::test::torus_cube(4, 4, 10, 11, 0.0, false), {});
-  std::cout << fmt::format("dropped {} added {} levels_share {}\n", fmt::join(r.explanation.dropped, "; "),
-                           r.explanation.added, r.explanation.levels_share);
-  for (const auto& n : r.notes) std::cout << n << "\n";
-}
