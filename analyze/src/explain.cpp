@@ -36,11 +36,11 @@ using anomaly_parts::hosts_of;
 // send, those they receive, or both), or the cells between ordered pairs of nodes.
 struct Claim {
   std::size_t finding = 0;
-  bool ends = true;                  // ends: `in` holds its ranks; else node_pairs
+  bool ends = true;                  // ends: `in` holds its ranks; else `cells`
   std::vector<char> in;              // per rank
   bool send = true, recv = true;     // ends: the cells its ranks send, those they receive
   bool inner = false;                // ends: also the cells among its ranks (a slow node's own)
-  std::set<std::uint64_t> node_pairs;  // its cells (sender * P + receiver)
+  std::set<std::uint64_t> cells;  // its cells (sender * P + receiver)
   // Per length and pair class: log of the median ratio of its cells to their base (a slow cable
   // slows a pair by a factor that depends on the pair's other links: 4x within its switch, less
   // across the network).
@@ -63,7 +63,7 @@ struct Grid {
   const Cube& c;
   const Topology& t;
   const AnomalyOptions& opt;
-  std::size_t P, K, N;           // ranks, lengths, nodes
+  std::size_t P, K;              // ranks, lengths
   std::size_t need;              // lengths a finding must show at
   std::vector<std::int8_t> cls;  // pair class per cell, -1 on the diagonal
   std::vector<std::vector<float>> logv;
@@ -77,7 +77,7 @@ struct Grid {
 };
 
 Grid make_grid(const Cube& c, const Topology& t, const AnomalyOptions& opt) {
-  Grid g{c, t, opt, static_cast<std::size_t>(c.P), c.count(), t.levels.front().groups.size(), 1, pair_classes(t),
+  Grid g{c, t, opt, static_cast<std::size_t>(c.P), c.count(), 1, pair_classes(t),
          {}, {}, false, 0};
   g.need = std::max<std::size_t>(
       1, static_cast<std::size_t>(std::ceil(opt.min_length_fraction * static_cast<double>(g.K) - 1e-9)));
@@ -97,10 +97,10 @@ Grid make_grid(const Cube& c, const Topology& t, const AnomalyOptions& opt) {
   return g;
 }
 
-// Which claims hold each cell: per rank the `ends` claims that hold it, per pair of nodes the others.
+// Which claims hold each cell: per rank the `ends` claims that hold it, per cell the others.
 struct ClaimIndex {
   std::vector<std::vector<std::size_t>> by_rank;
-  std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_nodes;
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_cell;
 };
 
 ClaimIndex index_claims(const Grid& g, const std::vector<Claim>& claims) {
@@ -110,7 +110,7 @@ ClaimIndex index_claims(const Grid& g, const std::vector<Claim>& claims) {
       for (std::size_t r = 0; r < g.P; ++r)
         if (claims[q].in[r]) ix.by_rank[r].push_back(q);
     } else {
-      for (auto np : claims[q].node_pairs) ix.by_nodes[np].push_back(q);
+      for (auto np : claims[q].cells) ix.by_cell[np].push_back(q);
     }
   }
   return ix;
@@ -129,9 +129,9 @@ void for_claims(const Grid& g, const std::vector<Claim>& claims, const ClaimInde
     if (holds(claims[q], i, j)) f(q);
   for (std::size_t q : ix.by_rank[j])
     if (!claims[q].in[i] && holds(claims[q], i, j)) f(q);
-  if (!ix.by_nodes.empty()) {
+  if (!ix.by_cell.empty()) {
     const auto key = static_cast<std::uint64_t>(i) * g.P + static_cast<std::uint64_t>(j);
-    if (auto it = ix.by_nodes.find(key); it != ix.by_nodes.end())
+    if (auto it = ix.by_cell.find(key); it != ix.by_cell.end())
       for (std::size_t q : it->second) f(q);
   }
 }
@@ -319,8 +319,8 @@ Claim claim_of(const Grid& g, const Anomaly& a, std::size_t index) {
                     std::all_of(a.pairs.begin(), a.pairs.end(), [](const auto& p) { return p.first < p.second; });
   for (auto [x, y] : a.pairs) {
     const auto cx = static_cast<std::uint64_t>(x), cy = static_cast<std::uint64_t>(y);
-    q.node_pairs.insert(cx * g.P + cy);
-    if (both) q.node_pairs.insert(cy * g.P + cx);
+    q.cells.insert(cx * g.P + cy);
+    if (both) q.cells.insert(cy * g.P + cx);
   }
   return q;
 }
