@@ -205,18 +205,12 @@ def resolve_faults(sc, plat):
                 names = {"cable": [send, recv], "cable_send": [send], "cable_receive": [recv]}[kind]
                 direction = {"cable": "both", "cable_send": "send", "cable_receive": "receive"}[kind]
                 level, where = "host", f"host{h}"
-            elif kind == "leaf_uplink":
-                leaves = sorted(s for s, l in switches.items() if l == 1)
-                s = rng.choice(leaves)
+            elif kind in ("leaf_uplink", "pod_link"):  # an uplink of a switch of level 1 (leaf) or 2 (pod)
+                level, depth = ("leaf", 1) if kind == "leaf_uplink" else ("pod", 2)
+                s = rng.choice(sorted(s for s, l in switches.items() if l == depth))
                 ups = sorted({n for n in plat.links if n.startswith("link_from_") and n.endswith("_UP")
                               and plat.ft_ends(n)[0] == s})
-                names, level, where = plat.both(rng.choice(ups)), "leaf", f"switch{s}"
-            elif kind == "pod_link":
-                pods = sorted(s for s, l in switches.items() if l == 2)
-                s = rng.choice(pods)
-                ups = sorted({n for n in plat.links if n.startswith("link_from_") and n.endswith("_UP")
-                              and plat.ft_ends(n)[0] == s})
-                names, level, where = plat.both(rng.choice(ups)), "pod", f"switch{s}"
+                names, where = plat.both(rng.choice(ups)), f"switch{s}"
             elif kind.startswith("global_link"):
                 blue = sorted({n[:-3] for n in plat.links if n.startswith("blue_link") and n.endswith("_UP")})
                 base = rng.choice(blue)
