@@ -6,6 +6,7 @@ namespace {
 const Registrar kRegistered{identify(Mode::async_one_to_one, {
     .kind = TaskKind::exchange_pairs,
     .results_in_rows = false,
+    .pair_clocks = true,
     .concurrent_ok = true,
     .run = [](Ctx& c, const Task& t, const Batch& b) { kernels::exchange(c, t, b); },
     .description = "x and y exchange at once with Isend/Irecv from a common start; [x][y] = y's completion time",

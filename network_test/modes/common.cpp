@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "nt/error.hpp"
+#include "nt/measure/warmup.hpp"
 
 namespace nt::measure::kernels {
 
@@ -22,53 +23,64 @@ bool is_noise(const Ctx& c, const Task& t) {
 void one_way(Ctx& c, const Task& t, const Batch& b, NoiseTraffic* noise) {
   if (noise && is_noise(c, t)) return noise->run(c, t);
   const int len = c.count_of(b.length);
-  char ready = 0;
-  std::vector<double> stamps(2 * static_cast<std::size_t>(b.R));  // receive stamps, then flags
+  // y -> x: before each iteration a ready message {-1}; after the last, the result {s, the
+  // receive stamps of the R samples, their flags}, s the 0-based iteration of the first sample
+  // (the warm-up rule of the receiver, warmup.hpp, decides when the pair is warm).
+  const auto R = static_cast<std::size_t>(b.R);
+  std::vector<double> msg(1 + 2 * R);
+  const int msg_count = static_cast<int>(msg.size());
   if (c.rank == t.x) {
-    const auto [off, rtt] = c.estimate_offset(t.y, true);
+    const auto [off, rtt] = c.pair_offset(t.y, true, false);
     if (std::getenv("NT_DEBUG_OFFSETS"))
       std::fprintf(stderr, "debug: %d->%d length %lld offset %.3g s rtt %.3g s\n", t.x, t.y,
                    static_cast<long long>(b.length), off, rtt);
-    std::vector<double> sent(static_cast<std::size_t>(b.R));
-    std::uint8_t* flags = c.flag_row(b, t.y);
-    for (int it = 0; it < b.W + b.R; ++it) {
-      c.recv(&ready, 1, MPI_CHAR, t.y, kTagReady);
+    std::vector<double> sent;
+    std::vector<std::uint8_t> sent_flags;
+    for (;;) {
+      c.recv(msg.data(), msg_count, MPI_DOUBLE, t.y, kTagReady);
+      if (msg[0] >= 0) break;
       MPI_Request req;
       c.begin_sample();
       const double ts = Ctx::now();
       MPI_Isend(c.sbuf(), len, MPI_CHAR, t.y, kTagData, c.comm, &req);
       c.wait(req);
-      const std::uint8_t f = c.preempted_flag();
-      if (it >= b.W) {
-        sent[static_cast<std::size_t>(it - b.W)] = ts;
-        flags[it - b.W] = f;
-      }
+      sent.push_back(ts);
+      sent_flags.push_back(c.preempted_flag());
     }
-    // The receiver's stamps, then its flags (as doubles) in the second half.
-    c.recv(stamps.data(), 2 * b.R, MPI_DOUBLE, t.y, kTagResult);
+    const auto s = static_cast<std::size_t>(msg[0]);
     double* row = c.sample_row(b, t.y);
-    for (int k = 0; k < b.R; ++k) {
-      row[k] = (stamps[static_cast<std::size_t>(k)] - off) - sent[static_cast<std::size_t>(k)];
-      flags[k] |= static_cast<std::uint8_t>(stamps[static_cast<std::size_t>(b.R + k)]);
+    std::uint8_t* flags = c.flag_row(b, t.y);
+    for (std::size_t k = 0; k < R; ++k) {
+      row[k] = (msg[1 + k] - off) - sent[s + k];
+      flags[k] = static_cast<std::uint8_t>(sent_flags[s + k] | static_cast<std::uint8_t>(msg[1 + R + k]));
       c.add_timed(row[k]);
     }
     if (noise && !t.noise.empty()) noise->stop(c, t);
   } else if (c.rank == t.y) {
-    c.estimate_offset(t.x, false);
-    for (int it = 0; it < b.W + b.R; ++it) {
+    c.pair_offset(t.x, false, false);
+    WarmupRule rule(b.W, b.R, c.first_meeting(t.x) ? 1 : 0);
+    std::vector<double> received, received_flags;
+    const double ready = -1;
+    for (bool done = false; !done;) {
       MPI_Request req;
       MPI_Irecv(c.rbuf(), len, MPI_CHAR, t.x, kTagData, c.comm, &req);
-      c.send(&ready, 1, MPI_CHAR, t.x, kTagReady);
+      const double asked = Ctx::now();
+      c.send(&ready, 1, MPI_DOUBLE, t.x, kTagReady);
       c.begin_sample();
       c.wait(req);
       const double tr = Ctx::now();
-      const std::uint8_t f = c.preempted_flag();
-      if (it >= b.W) {
-        stamps[static_cast<std::size_t>(it - b.W)] = tr;
-        stamps[static_cast<std::size_t>(b.R + it - b.W)] = f;
-      }
+      received.push_back(tr);
+      received_flags.push_back(c.preempted_flag());
+      done = rule.add(tr - asked);  // the round trip on this rank's clock: ready out, data in
     }
-    c.send(stamps.data(), 2 * b.R, MPI_DOUBLE, t.x, kTagResult);
+    const auto s = static_cast<std::size_t>(rule.first_sample());
+    msg[0] = static_cast<double>(s);
+    for (std::size_t k = 0; k < R; ++k) {
+      msg[1 + k] = received[s + k];
+      msg[1 + R + k] = received_flags[s + k];
+    }
+    c.send(msg.data(), msg_count, MPI_DOUBLE, t.x, kTagReady);
+    c.note_warmup(rule.warmups(), rule.capped());
   }
 }
 
@@ -92,7 +104,7 @@ void exchange(Ctx& c, const Task& t, const Batch& b, NoiseTraffic* noise) {
   const bool leader = c.rank == t.x;
   const int peer = leader ? t.y : t.x;
   if (c.rank != t.x && c.rank != t.y) return;
-  const auto [off, rtt] = c.estimate_offset(peer, leader);
+  const auto [off, rtt] = c.pair_offset(peer, leader, true);
   const double base = 2.0 * rtt + 2e-6;
   double margin = base;  // adapted like group_samples: doubled after a late start
   double* col = c.sample_row(b, peer);
@@ -262,6 +274,7 @@ ModeSpec noise_mode(ModeSpec m, void (*kernel)(Ctx&, const Task&, const Batch&, 
     NoiseTraffic noise_;
   };
   m.uses_noise = true;
+  m.pair_clocks = true;
   m.min_ranks = 3;
   m.option_group = "noise, noise_blocking";
   m.add_options = [](CLI::App& app, Settings& s) {

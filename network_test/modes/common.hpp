@@ -55,7 +55,9 @@ ModeSpec noise_mode(ModeSpec base, void (*kernel)(Ctx&, const Task&, const Batch
 ModeSpec common_start_mode(ModeSpec base, void (*run)(Ctx&, const Task&, const Batch&));
 
 inline constexpr const char* kOffsetMethod =
-    "clock offset per pair from the fastest of K ping-pongs (midpoint method)";
+    "clock offset per host pair from the fastest of K ping-pongs (midpoint method), estimated before the sweep and "
+    "checked before each task with one ping-pong (up to K until one is within 5 % of the host pair's fastest round "
+    "trip); ranks of one host read one clock";
 inline constexpr const char* kCommonStartMethod =
     "common start: rank 0 estimates every rank's clock offset from the fastest of K ping-pongs, then sends "
     "each rank a start time in the future on its own clock; ranks wait until it (no barrier)";

@@ -4,6 +4,7 @@
 namespace nt::measure {
 namespace {
 const Registrar kRegistered{identify(Mode::one_to_one, {
+    .pair_clocks = true,
     .concurrent_ok = true,
     .run = [](Ctx& c, const Task& t, const Batch& b) { kernels::one_way(c, t, b); },
     .description = "one-way delay x->y of a blocking send, other ranks idle (receive pre-posted, clocks offset-corrected)",

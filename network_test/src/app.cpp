@@ -622,6 +622,13 @@ void print_summary(Ctx& c, bool show, const RunCost& cost, const FlagCounts& fla
   double write_max = 0, data_max = 0;
   MPI_Reduce(&cost.sweep.write_seconds, &write_max, 1, MPI_DOUBLE, MPI_MAX, 0, c.comm);
   MPI_Reduce(&cost.sweep.data_bytes, &data_max, 1, MPI_DOUBLE, MPI_MAX, 0, c.comm);
+  const FixedPart& mine = c.fixed_part();
+  long counts[9] = {mine.host_offsets, mine.checks,   mine.check_rounds,    mine.long_checks, mine.full_estimates,
+                    mine.moved,        mine.warm_tasks, mine.warm_iterations, mine.warm_capped};
+  long sums[9] = {};
+  double max_change = 0;
+  MPI_Reduce(counts, sums, 9, MPI_LONG, MPI_SUM, 0, c.comm);
+  MPI_Reduce(&mine.max_change, &max_change, 1, MPI_DOUBLE, MPI_MAX, 0, c.comm);
   if (!show) return;
   // Timed share: the timed intervals of every measuring rank, summed, over the wall time times
   // the pairs that can be timed at once (1 in the sequential schedule, floor(P/2) in the
@@ -641,6 +648,15 @@ void print_summary(Ctx& c, bool show, const RunCost& cost, const FlagCounts& fla
                            kProgram, c.spec.name, wall, timed, wall > 0 ? 100.0 * timed / (wall * slots) : 0.0,
                            sched.concurrent() ? fmt::format(" x {} pair slots", slots) : std::string(), write_max,
                            data_max / 1e6);
+  // The fixed part of the tasks (share/doc/network_test.md, "Clock offsets" and "Warm-up"): what
+  // the pair clocks and the warm-up rule did, summed over the ranks.
+  if (c.spec.pair_clocks)
+    std::cerr << fmt::format(
+        "{}: fixed part: clock offsets of {} host pairs before the sweep; {} checks of a pair's offset in {} "
+        "ping-pongs ({} needed more than one, {} had no round trip to compare with, {} found it moved; largest "
+        "change {:.3g} us); warm-up {} iterations in {} tasks ({:.2f} per task, {} at the --warmup cap)\n",
+        kProgram, sums[0], sums[1], sums[2], sums[3], sums[4], sums[5], 1e6 * max_change, sums[7], sums[6],
+        sums[6] > 0 ? static_cast<double>(sums[7]) / static_cast<double>(sums[6]) : 0.0, sums[8]);
   print_flag_counts(std::cerr, flag_counts);
   if (!s.schedule.retested()) return;
   RetestResult all;
@@ -667,6 +683,7 @@ int measure(Ctx& c, Output& out, const FileInfo& info, std::size_t first, TimeGu
     if (show) std::cerr << kProgram << ": " << c.spec.name << " over " << c.lengths.size() << " sizes\n";
     run_one_pass(c);
   } else {
+    measure_host_clocks(c);
     Progress progress(show ? s.progress : ProgressStyle::none, c.lengths);
     LengthGate go_on;
     if (guard) go_on = [&](std::size_t k) { return (*guard)(c, k); };

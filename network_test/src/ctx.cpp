@@ -42,6 +42,9 @@ Ctx::Ctx(MPI_Comm c, const Settings& s, const std::vector<std::int64_t>& sweep, 
   rbuf_.assign(L * (spec.kind == TaskKind::all_ranks ? P : 1), 0);
   runner_.offset_to_root.assign(P, 0.0);
   runner_.rtt_to_root.assign(P, 0.0);
+  runner_.met.assign(P, 0);
+  const int H = hosts.empty() ? 0 : 1 + *std::max_element(hosts.begin(), hosts.end());
+  runner_.host_clocks.assign(static_cast<std::size_t>(H), HostClock{});
   runner_.store.stride = s.repeats;
   runner_.samples.R = s.repeats;
   runner_.samples.W = s.warmup;
@@ -206,6 +209,76 @@ std::pair<double, double> Ctx::estimate_offset(int peer, bool leader) {
   const bool same_clock =
       kSimulated || (!hosts.empty() && hosts[static_cast<std::size_t>(rank)] == hosts[static_cast<std::size_t>(peer)]);
   if (settings.clock_sync == ClockSync::automatic && same_clock) offset = 0.0;
+  return {offset, best};
+}
+
+bool Ctx::first_meeting(int peer) {
+  char& m = runner_.met[static_cast<std::size_t>(peer)];
+  const bool first = m == 0;
+  m = 1;
+  return first;
+}
+
+void Ctx::note_warmup(int iterations, bool capped) {
+  FixedPart& f = runner_.fixed;
+  ++f.warm_tasks;
+  f.warm_iterations += iterations;
+  if (capped) ++f.warm_capped;
+}
+
+std::pair<double, double> Ctx::pair_offset(int peer, bool leader, bool need_rtt) {
+  const auto me = static_cast<std::size_t>(rank), them = static_cast<std::size_t>(peer);
+  const bool same_host = !hosts.empty() && hosts[me] == hosts[them];
+  const bool shared_clock = same_host && settings.clock_sync == ClockSync::automatic;
+  // Ranks of one host read one clock: nothing to estimate, and both members know it.
+  if (shared_clock && !need_rtt) return {0.0, 0.0};
+  if (!leader) {  // answer pings until the leader says stop (token 0)
+    char token = 0;
+    for (;;) {
+      recv(&token, 1, MPI_CHAR, peer, kTagSync);
+      if (token == 0) return {0.0, 0.0};
+      send_double(now(), peer, kTagSync);
+    }
+  }
+  HostClock* known = hosts.empty() ? nullptr : &runner_.host_clocks[static_cast<std::size_t>(hosts[them])];
+  const double ref = known ? known->rtt : 0.0;  // the host pair's fastest round trip (0: none yet)
+  const int K = std::max(1, settings.sync_rounds);
+  double best = std::numeric_limits<double>::infinity(), offset = 0;
+  char token = 1;
+  int k = 0;
+  while (k < K) {
+    const double t0 = now();
+    send(&token, 1, MPI_CHAR, peer, kTagSync);
+    const double tp = recv_double(peer, kTagSync);
+    const double t1 = now();
+    ++k;
+    if (t1 - t0 < best) {
+      best = t1 - t0;
+      offset = tp - 0.5 * (t0 + t1);
+    }
+    // Clean: as fast as the host pair's fastest round trip (within kCleanTolerance), so its
+    // midpoint is as good as the fastest of K (its error is at most half the excess).
+    if (ref > 0 && best <= ref * (1.0 + kCleanTolerance) + kCleanSlack) break;
+  }
+  token = 0;
+  send(&token, 1, MPI_CHAR, peer, kTagSync);
+  FixedPart& f = runner_.fixed;
+  ++f.checks;
+  f.check_rounds += k;
+  if (k > 1) ++f.long_checks;
+  if (ref <= 0) ++f.full_estimates;
+  if (shared_clock || kSimulated) offset = 0.0;  // one clock (see estimate_offset)
+  if (known) {
+    if (known->when > 0) {
+      // Drift: the offset moved by more than both estimates' error bounds since the last check.
+      const double change = std::abs(offset - known->offset);
+      f.max_change = std::max(f.max_change, change);
+      if (change > 0.5 * (best - ref) + kCleanTolerance * ref + kCleanSlack) ++f.moved;
+    }
+    known->offset = offset;
+    known->rtt = ref > 0 ? std::min(ref, best) : best;
+    known->when = now();
+  }
   return {offset, best};
 }
 

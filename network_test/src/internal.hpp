@@ -62,6 +62,11 @@ std::size_t run_sequential(Ctx& c, const HostPairList& tasks, std::int64_t lengt
 // One task on a member rank (task.cpp: pinning on an oversubscribed machine, --precision's batches).
 void run_task(Ctx& c, const Task& t, std::int64_t length);
 
+// Pair clocks (clocks.cpp): every host pair's clock offset, estimated once by the hosts' first ranks
+// in round-robin rounds and given to every rank of the host, for a mode with ModeSpec::pair_clocks
+// (nothing otherwise, or when done before). Collective.
+void measure_host_clocks(Ctx& c);
+
 // Test hooks (test_hooks.cpp), set in the environment by the MPI tests.
 // NT_DEBUG_STALL=rank:length: that rank stops responding at that length, as a hung node would
 // (not in --estimate's calibration).

@@ -349,6 +349,38 @@ TEST(NetworkTest, PingPongClockOffsetEstimate) {
   EXPECT_GT(f.value(1, 0, 0), 0.0);
 }
 
+// The fixed part of the tasks, as the summary counts it (share/doc/network_test.md, "Warm-up" and
+// "Clock offsets"): a pair's first task takes at least one warm-up iteration and --warmup is the
+// most; --warmup 0 takes none. On one host no offset is estimated (the ranks share its clock)
+// unless --clock-sync pingpong, where each leader estimates its first with all K ping-pongs and
+// checks the next ones against that round trip.
+TEST(NetworkTest, WarmupStopsWhenWarmWithinTheCap) {
+  const std::string one = run_ok("warm1", 2, "--lengths 1024 -n 3 --warmup 1 --progress none");
+  EXPECT_NE(one.find("warm-up 2 iterations in 2 tasks (1.00 per task"), std::string::npos) << one;
+  EXPECT_NE(one.find("0 checks of a pair's offset"), std::string::npos) << one;
+  const std::string none = run_ok("warm0", 2, "--lengths 1024 -n 3 --warmup 0 --progress none");
+  EXPECT_NE(none.find("warm-up 0 iterations in 2 tasks"), std::string::npos) << none;
+  // Default cap (10), 4 ranks, two lengths: 24 tasks; the first 12 take 1 to 10 iterations each,
+  // the next 12 at most 10.
+  const std::string pre = prefix("warm10");
+  const std::string cap = run_ok("warm10", 4, "--lengths 0,65536 -n 5 --progress none");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(cap, m, std::regex("warm-up ([0-9]+) iterations in 24 tasks"))) << cap;
+  const int iterations = std::stoi(m[1]);
+  EXPECT_GE(iterations, 12);
+  EXPECT_LE(iterations, 240);
+  check_result(pre, nt::Mode::one_to_one, 4, {0, 65536}, 5);
+}
+
+TEST(NetworkTest, PingPongChecksTheOffsetAgainstTheFirstEstimate) {
+  const std::string out =
+      run_ok("pingcheck", 4, "--lengths 0,1024 -n 3 --warmup 2 --clock-sync pingpong --progress none");
+  EXPECT_NE(out.find("clock offsets of 0 host pairs before the sweep; 24 checks of a pair's offset"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("4 had no round trip to compare with"), std::string::npos) << out;
+}
+
 // --retest: the cells whose loaded median stands out of their line (its class: here one host) are
 // measured again alone, highest ratio first within the budget, and stored as `isolated` in every
 // statistic file, NaN elsewhere. NT_DEBUG_SYNTHETIC makes the loaded values a known function of

@@ -12,6 +12,7 @@
 
 #include "nt/loggp.hpp"
 #include "nt/measure/measure.hpp"
+#include "nt/measure/warmup.hpp"
 
 using namespace nt;
 using namespace nt::measure;
@@ -736,4 +737,59 @@ TEST(Progress, PredictsFromTheLengthsDone) {
   // One length seen: half of its time is latency at 16 KiB.
   EXPECT_NEAR(predict_time({{16384, 2e-3}}, {0}), 1e-3, 1e-12);
   EXPECT_NEAR(predict_time({{0, 1e-3}}, {16384}), 2e-3, 1e-12);
+}
+
+// The warm-up rule (warmup.hpp): the samples start at the first iteration after the minimum whose
+// round trip agrees with the next one's, or after --warmup iterations when none does.
+TEST(Warmup, SamplesStartWhereTwoRoundTripsAgree) {
+  using nt::measure::WarmupRule;
+  auto feed = [](WarmupRule& r, const std::vector<double>& q) {
+    int n = 0;
+    for (double v : q) {
+      ++n;
+      if (r.add(v)) return n;
+    }
+    return -1;  // not done
+  };
+  {  // warm from the start, a pair met before: no warm-up, the three iterations are the samples
+    WarmupRule r(10, 3, 0);
+    EXPECT_EQ(feed(r, {10e-6, 10e-6, 10e-6, 10e-6}), 3);
+    EXPECT_EQ(r.first_sample(), 0);
+    EXPECT_FALSE(r.capped());
+  }
+  {  // a pair's first task: at least one warm-up iteration even when warm
+    WarmupRule r(10, 3, 1);
+    EXPECT_EQ(feed(r, {10e-6, 10e-6, 10e-6, 10e-6, 10e-6}), 4);
+    EXPECT_EQ(r.first_sample(), 1);
+  }
+  {  // a cold first iteration (connection, first touch): the samples start at the second
+    WarmupRule r(10, 3, 0);
+    EXPECT_EQ(feed(r, {80e-6, 10e-6, 10.5e-6, 10e-6, 10e-6}), 4);
+    EXPECT_EQ(r.warmups(), 1);
+  }
+  {  // slowing down twice: the rule waits for two agreeing round trips
+    WarmupRule r(10, 2, 0);
+    EXPECT_EQ(feed(r, {80e-6, 40e-6, 20e-6, 10e-6, 10.2e-6, 10e-6}), 5);
+    EXPECT_EQ(r.warmups(), 3);
+  }
+  {  // never agreeing: --warmup is the cap, as a fixed warm-up
+    WarmupRule r(3, 2, 0);
+    EXPECT_EQ(feed(r, {10e-6, 20e-6, 40e-6, 80e-6, 160e-6, 320e-6}), 5);
+    EXPECT_EQ(r.warmups(), 3);
+    EXPECT_TRUE(r.capped());
+  }
+  {  // --warmup 0: the first R iterations, without looking
+    WarmupRule r(0, 3, 1);
+    EXPECT_EQ(feed(r, {80e-6, 10e-6, 10e-6, 10e-6}), 3);
+    EXPECT_EQ(r.warmups(), 0);
+  }
+  {  // one sample needs the next iteration to confirm it
+    WarmupRule r(10, 1, 0);
+    EXPECT_EQ(feed(r, {10e-6, 10e-6, 10e-6}), 2);
+    EXPECT_EQ(r.first_sample(), 0);
+  }
+  // Within tolerance: 10 % of the smaller plus 0.25 us.
+  EXPECT_TRUE(WarmupRule::agree(10e-6, 11e-6));
+  EXPECT_FALSE(WarmupRule::agree(10e-6, 11.3e-6));
+  EXPECT_TRUE(WarmupRule::agree(1e-6, 1.3e-6));
 }

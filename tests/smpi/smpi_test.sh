@@ -3,6 +3,8 @@
 # smpirun on platforms that scripts/simulate makes, and the analysis checked against their truth.
 #   smpi_test.sh CASE NETWORK_TEST_SMPI NETWORK_ANALYZE PYTHON3 WORKDIR
 # Cases:
+#   clocks     16 ranks (2 leaves x 4 nodes x 2): the clock offset of each of the 28 host pairs estimated
+#              once before the sweep, every task across hosts checking it (the summary's fixed part)
 #   small      16 ranks (2 leaves x 4 nodes x 2): every file written, hosts file = simulated hosts
 #   truth      LEAVES x NODES x RANKS (env SMPI_TRUTH, default 8x8x2: 128 ranks; SMPI_TRUTH=8x8x4 for the
 #              256 ranks of bench/results/network_test.md section 12, 3x the host time), every link 10 Gbit/s,
@@ -45,6 +47,28 @@ sim() { "$py" "$simulate" --network-test "$nt" "$@" > sim.log 2>&1; }
 job() { sed -n 's/.*done in \([0-9.]*\) s.*/\1/p' "$1" | head -1; }
 
 case "$case_name" in
+clocks)
+  # Issue 48 item 1: the clock offset of a host pair is estimated once, before the sweep, for all
+  # its rank pairs and lengths; each task across hosts checks it with a ping-pong against that
+  # estimate's round trip, pairs on one host send none. 8 hosts x 2 ranks, 2 lengths: 28 host
+  # pairs; 16 x 14 ordered rank pairs across hosts per length (sequential), or 8 x 7 host pairs
+  # (--host-pairs). Every task takes its warm-up by the rule (480 and 144 tasks).
+  for sched in "sequential::448:480" "host pairs:--host-pairs:112:144"; do
+    IFS=: read -r name flags checks tasks <<< "$sched"
+    # shellcheck disable=SC2086
+    sim --leaves 2 --nodes-per-leaf 4 --ranks-per-node 2 --shuffle 5 --out "c${flags:-seq}" -- -t one_to_one \
+        --lengths 0,65536 -n 3 --seed 1 $flags || { tail -20 sim.log; fail "simulation failed ($name)"; }
+    line=$(grep "fixed part" sim.log | grep -v INFO)
+    echo "$name: $line"
+    case "$line" in
+      *"clock offsets of 28 host pairs before the sweep; $checks checks of a pair's offset"*) ;;
+      *) fail "$name: not 28 host pairs and $checks checks" ;;
+    esac
+    case "$line" in *"0 had no round trip to compare with"*) ;; *) fail "$name: a check without the host pair's estimate" ;; esac
+    case "$line" in *"iterations in $tasks tasks"*) ;; *) fail "$name: not $tasks tasks with a warm-up" ;; esac
+  done
+  echo "ok: one offset per host pair, checked by every task across hosts"
+  ;;
 timelimit)
   # --time-limit calibrates K (issue 33 item 4): the most pairs at once that the network carries.
   # 32 hosts x 1 rank, a limit that no sequential plan (10 samples at least) fits: on a

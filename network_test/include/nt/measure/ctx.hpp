@@ -37,6 +37,11 @@ inline constexpr bool kSimulated = true;
 inline constexpr bool kSimulated = false;
 #endif
 
+// A check of a pair's clock offset (Ctx::pair_offset) stops at the first ping-pong whose round trip
+// is within this share (plus the slack) of the host pair's fastest.
+inline constexpr double kCleanTolerance = 0.05;
+inline constexpr double kCleanSlack = 0.05e-6;  // seconds
+
 // Tags of the measurement protocol.
 enum Tag : int {
   kTagGo = 100, kTagReady, kTagData, kTagDone, kTagSync, kTagStart, kTagResult, kTagStop, kTagNoise,
@@ -68,6 +73,25 @@ struct SampleStore {
   const double* cell(std::size_t peer) const { return values.data() + peer * static_cast<std::size_t>(stride); }
 };
 
+// The clock of another host as this rank knows it (pair clocks, ctx.cpp): its offset to this
+// rank's clock (clock(that host) - clock(this host)), the fastest ping-pong round trip seen to it
+// (0: none yet) and when the offset was last estimated (Ctx::now()).
+struct HostClock {
+  double offset = 0, rtt = 0, when = 0;
+};
+
+// What the fixed part of the tasks cost on this rank (the summary's "fixed part" line; tests).
+struct FixedPart {
+  long host_offsets = 0;    // host-pair offsets estimated before the sweep (as the pair's leader)
+  long checks = 0;          // tasks whose offset was checked (as the leader)
+  long check_rounds = 0;    // the ping-pongs of those checks
+  long long_checks = 0;     // checks that needed more than one ping-pong
+  long full_estimates = 0;  // checks of a host pair without a round trip to compare with (all K)
+  long moved = 0;           // checks whose offset had moved beyond their bound since the last one
+  double max_change = 0;    // the largest change of an offset between two checks (seconds)
+  long warm_tasks = 0, warm_iterations = 0, warm_capped = 0;  // the warm-up rule (receivers)
+};
+
 // What the runner owns in a Ctx (sweep.cpp, task.cpp, precision.cpp, concurrent.cpp, estimate.cpp,
 // ...), reached through runner(c) of the runner's internal.hpp; modes see none of it but through
 // Ctx's sample_row, flag_row, offset_to_root, rtt_to_root and add_timed.
@@ -82,6 +106,12 @@ struct RunnerState {
   // held by rank 0 for the common-start modes (measured by the runner's clock-offset tasks).
   std::vector<double> offset_to_root, rtt_to_root;
   double timed_seconds = 0;       // sum of timed intervals on this rank (instrumentation)
+  // Pair clocks (ModeSpec::pair_clocks): every host's clock as this rank knows it, by host number,
+  // filled for every host pair before the sweep (clocks.cpp) and kept up by each task's check.
+  std::vector<HostClock> host_clocks;
+  bool host_clocks_measured = false;
+  std::vector<char> met;          // peers whose messages this rank has received in a task before
+  FixedPart fixed;
 };
 
 class Ctx {
@@ -171,6 +201,19 @@ class Ctx {
   // Clock offset by the fastest of sync_rounds ping-pongs. The leader gets
   // {clock(peer) - clock(self), fastest round trip}; the peer gets {0, 0}.
   std::pair<double, double> estimate_offset(int peer, bool leader);
+  // The clock offset of a task's pair from the host pair's known clock (share/doc/network_test.md,
+  // "Clock offsets"): ranks of one host share its clock (offset 0, no message, unless --clock-sync
+  // pingpong or need_rtt); across hosts the leader checks it with one ping-pong, more (up to
+  // sync_rounds) until one is as fast as the host pair's fastest, and keeps what it found. Both
+  // members call it with the same need_rtt; the leader gets {clock(peer) - clock(self), round
+  // trip}, the peer {0, 0}.
+  std::pair<double, double> pair_offset(int peer, bool leader, bool need_rtt);
+  // The warm-up rule of a receiver: true the first time this rank receives in a task from peer
+  // (a pair's first task needs at least one warm-up iteration).
+  bool first_meeting(int peer);
+  // A task's warm-up: the iterations it took before its samples, and whether it stopped at the cap.
+  void note_warmup(int iterations, bool capped);
+  const FixedPart& fixed_part() const { return runner_.fixed; }
 
   int count_of(std::int64_t n) const;  // checked int for MPI counts
 

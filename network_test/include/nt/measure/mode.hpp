@@ -63,6 +63,8 @@ struct ModeSpec {
   int min_ranks = 2;
   bool uses_noise = false;       // tasks get -p noise ranks (Settings::noise_*)
   bool common_start = false;     // needs clock offsets of every rank to rank 0
+  bool pair_clocks = false;      // its pairs time across two clocks (Ctx::pair_offset): every host
+                                 // pair's offset is estimated before the sweep (clocks.cpp)
   bool concurrent_ok = false;
   // true: a sweep writing the statistic matrices length by length (--resume, --raw,
   // --precision, --estimate apply). false: one pass of tasks that each cover every length; the

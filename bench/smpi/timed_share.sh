@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Issue 48 item 1: how much of a run is spent measuring. The four rows of the issue's table
+# (sequential and --host-pairs, each with the default warm-up and with --warmup 0) on the platform
+# of bench/smpi/schedules.sh: P/4 hosts x 4 ranks under LEAVES leaves, 2:1 oversubscribed,
+# shuffled placement, node 5's cable at 1/4 bandwidth and 4x latency, leaf LEAVES-2's uplink at
+# 1.25 Gbit/s; one length (64 KiB), 3 samples. Per row: the simulated job time (network_test's
+# "done in"), the timed share (the run's own summary), the fixed part's counts (clock offsets and
+# warm-up iterations, the summary's second line when the binary prints it), the host time, and the
+# report of network_analyze (levels and findings, compared between binaries by the caller).
+#   bench/smpi/timed_share.sh NETWORK_TEST [P=256] [LEAVES=8]
+#   env: BUILD (dev build for network_analyze, default build), OUT (default /tmp/nt-timed-share),
+#        ROWS (which rows, by name, separated by "|", default all four), ARGS (default below)
+set -u
+here=$(cd "$(dirname "$0")/../.." && pwd)
+NT=${1:?usage: timed_share.sh NETWORK_TEST [P] [LEAVES]}
+P=${2:-256} L=${3:-8}
+BUILD=${BUILD:-$here/build} OUT=${OUT:-/tmp/nt-timed-share}
+ARGS=${ARGS:--t one_to_one --lengths 65536 -n 3 --seed 3 --progress none}
+nodes=$((P / 4))
+slow_uplink=$(awk -v l="$L" -v n="$nodes" 'BEGIN {print l / (4 * n)}')
+mkdir -p "$OUT"
+echo "# $(date -u '+%F %T') UTC, $NT ($(md5sum < "$NT" | cut -c1-8)), $P simulated ranks ($nodes hosts x 4, $L leaves, 2:1), $ARGS; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "| run | flags | simulated job | timed share | fixed part | host time | report |"
+echo "|---|---|---:|---:|---|---:|---|"
+for row in "sequential, default warm-up:" "sequential, --warmup 0:--warmup 0" \
+    "host pairs, default warm-up:--host-pairs" "host pairs, --warmup 0:--host-pairs --warmup 0"; do
+  name=${row%%:*} flags=${row#*:}
+  case "|${ROWS:-$name}|" in *"|$name|"*) ;; *) continue ;; esac
+  d=$OUT/$(echo "$name" | tr -c 'a-z0-9' '_')
+  rm -rf "$d"
+  # shellcheck disable=SC2086
+  /usr/bin/time -v -o "$d.time" /usr/bin/python3 "$here/scripts/simulate" --network-test "$NT" \
+      --leaves "$L" --nodes-per-leaf $((nodes / L)) --ranks-per-node 4 --oversubscription 2 \
+      --slow-node 5:0.25:4 --slow-uplink $((L - 2)):"$slow_uplink" --shuffle 11 --out "$d" -- $ARGS $flags > "$d.log" 2>&1
+  rc=$?
+  done_line=$(grep -E "done in" "$d.log" | grep -v INFO | head -1)
+  job=$(echo "$done_line" | sed -n 's/.*done in \([0-9.]*\) s.*/\1 s/p')
+  share=$(echo "$done_line" | sed -n "s/.*timed communication [0-9.]* s (\([0-9.]*%\).*/\1/p")
+  fixed=$(grep -E "network_test: fixed part" "$d.log" | grep -v INFO | head -1 | sed 's/network_test: fixed part: //')
+  host=$(grep 'Elapsed (wall' "$d.time" | sed 's/.*: //')
+  verdict="simulation failed (exit $rc)"
+  if [ "$rc" = 0 ]; then
+    "$BUILD/bin/network_analyze" report "$d/run_median.nc" --json "$d/r.json" > "$d/r.txt" 2>&1
+    verdict=$(/usr/bin/python3 "$here/tests/smpi/check_truth.py" "$d/truth.json" "$d/r.json" | tr '\n' ' ' | sed 's/check_truth: //g' | cut -c1-200)
+  fi
+  echo "| $name | \`$flags\` | $job | $share | ${fixed:--} | $host | $verdict |"
+done
