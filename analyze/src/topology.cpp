@@ -22,8 +22,12 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
   // At least 3 lengths per band where there are 3: a profile cell is then a median that one gross
   // outlier does not move (a band of 2 lengths averages it in; with 0.1 % outliers, 8 lengths in 3
   // bands split 512 ranks into 430 groups).
-  const std::size_t B =
-      std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, opt.bands)), K / 3));
+  // Fewer than 3 lengths: a band each (a median of 2 is their mean, no more robust than either,
+  // and it halves a step that only the shorter length shows: the leaves of a 3-level tree, 3.7 %
+  // apart at 64 KiB and 0.24 % at 1 MiB, were 1.9 % apart in one band, under the 2 % floor).
+  const std::size_t bands = static_cast<std::size_t>(std::max(1, opt.bands));
+  const std::size_t B = K < 3 ? std::max<std::size_t>(1, std::min(bands, K))
+                              : std::max<std::size_t>(1, std::min<std::size_t>(bands, K / 3));
   const auto prof = rank_profiles(c, B);
   if (P <= 2) t.notes.push_back("2 ranks: too few to tell nodes apart from the delays; both ranks form one group");
   // The ranks are clustered whether or not the hosts are known: the noise between a rank and its
@@ -53,8 +57,8 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
     move_to_nearest(c, cur, ggroups, opt.min_ratio);
     if (lev >= 2) absorb_lone_groups(c, cur, ggroups);
     if (ggroups.size() <= 1 || static_cast<int>(ggroups.size()) >= n) break;
-    if (lev >= 2) {  // above the first switches: a level only where the distances form a tree
-      const TreeCheck tc = check_tree_level(gp, ggroups, n);
+    {  // a level only where the distances form a tree (the first one judged by its typical members)
+      const TreeCheck tc = check_tree_level(gp, ggroups, n, lev == 1);
       if (tc.rejected) {
         t.no_tree_above = true;
         t.notes.push_back(fmt::format(

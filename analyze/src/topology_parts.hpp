@@ -61,7 +61,10 @@ struct TreeCheck {
   bool rejected = false;
   std::size_t violating = 0, members = 0;  // in the band where the fewest violate
 };
-TreeCheck check_tree_level(const Profiles& gp, const std::vector<std::vector<int>>& upper, int n);
+// typical_in: a member's own group at the median of its distances to the other members, not the
+// farthest (the first level above the nodes: one slow node must not make its switch mates violate).
+TreeCheck check_tree_level(const Profiles& gp, const std::vector<std::vector<int>>& upper, int n,
+                           bool typical_in = false);
 Level make_level(std::string name, std::vector<std::vector<int>> groups, int P);
 
 // topology_hosts.cpp: the node level of t (levels[0]) from t.delay_groups and the host names.

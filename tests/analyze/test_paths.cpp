@@ -781,3 +781,74 @@ TEST(Paths, AOneWayPairWithinANodeOfRanksSharingCoresIsTheSchedulers) {
   meta.extra[nt::kAttrOversubscribed] = "garbled";
   EXPECT_EQ(nt::oversubscribed_ranks(meta), 0);
 }
+
+namespace {
+
+// The cube at two of its lengths only (the random corpus measures two or three).
+na::Cube at_lengths(const na::Cube& full, std::initializer_list<std::size_t> keep) {
+  na::Cube c = full;
+  c.lengths.clear();
+  for (std::size_t k : keep) c.lengths.push_back(full.lengths[k]);
+  const auto N = static_cast<std::size_t>(c.P);
+  c.v.assign(c.lengths.size() * N * N, 0.0F);
+  std::size_t out = 0;
+  for (std::size_t k : keep) {
+    for (int x = 0; x < c.P; ++x)
+      for (int y = 0; y < c.P; ++y) c.at(out, x, y) = full.at(k, x, y);
+    ++out;
+  }
+  return c;
+}
+
+}  // namespace
+
+// Issue 46, the random corpus: on a torus the hosts near a slow link are no switch. Tori of random
+// sizes, a random link slow one way or both, at two lengths (1 KiB and 64 KiB, where the hops show
+// most): no level above the nodes whose groups hold several hosts (main at 0d4f6fc made a "switch"
+// of the hosts cut off behind the link, or of a few rows: 26 of 50 random tori), and a note that
+// the distances form no tree where one was tried. Still allowed (counted, not failed): a level of
+// the slow link's ends as lone nodes beside all the others, which the report names as a lone node,
+// a slow node or a switch of its own alike (kLoneNodeCaveat).
+TEST(Paths, NoSwitchLevelOnRandomToriWithASlowLink) {
+  std::mt19937 rng(46);
+  int lone_levels = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    const int X = 3 + static_cast<int>(rng() % 4), Y = 2 + static_cast<int>(rng() % 4);
+    const int a = static_cast<int>(rng() % static_cast<unsigned>(X * Y));
+    const int b = rng() % 2 ? (a / X) * X + (a % X + 1) % X : (a + X) % (X * Y);  // its x or y neighbour
+    const bool both = rng() % 2 == 0;
+    SCOPED_TRACE(fmt::format("torus {}x{}, link {}-{} {}", X, Y, a, b, both ? "both ways" : "one way"));
+    const auto t_cube = at_lengths(torus_cube(X, Y, a, b, 0.0, both), {1, 2});
+    const auto t = na::find_topology(t_cube, {}, t_cube.hosts);
+    if (t.levels.size() == 1) continue;
+    ASSERT_EQ(t.levels.size(), 2u);
+    std::size_t several = 0;  // groups of more than one host (2 ranks per host)
+    for (const auto& g : t.levels[1].groups) several += g.size() > 2;
+    EXPECT_LE(several, 1u) << t.levels[1].groups.size() << " groups above the nodes";
+    lone_levels += several <= 1;
+  }
+  EXPECT_LE(lone_levels, 6) << "lone-node levels on most tori";
+}
+
+// Issue 46, the random corpus: a three-level fat tree (hosts under leaves of 3, leaves under pods
+// of 4 leaves, 4 pods; 2, 4 and 6 links of 1 us at 1.25 GB/s) measured at 64 KiB and 1 MiB only,
+// one rank per host, no fault: leaves and pods. The leaves are 3.7 % apart at 64 KiB and 0.24 % at
+// 1 MiB; one band of both lengths (main at 0d4f6fc) averaged them to 1.9 %, under the 2 % floor,
+// and found the pods only (37 of the 50 random three-level trees had a level wrong).
+TEST(Paths, ThreeLevelTreeAtTwoLongLengthsHasItsLeaves) {
+  const int leaf = 3, leaves_per_pod = 4, pods = 4, P = leaf * leaves_per_pod * pods;
+  const auto full = path_cube(P, 1, 0.0, 1, [&](int a, int b) {
+    const int links = a / leaf == b / leaf ? 2 : a / (leaf * leaves_per_pod) == b / (leaf * leaves_per_pod) ? 4 : 6;
+    return Path{links * 1e-6, 1.25e9};
+  });
+  const auto c = at_lengths(full, {2, 3});
+  const auto t = na::find_topology(c, {}, c.hosts);
+  ASSERT_EQ(t.levels.size(), 3u);
+  std::vector<int> leaves, pod;
+  for (int r = 0; r < P; ++r) {
+    leaves.push_back(r / leaf);
+    pod.push_back(r / (leaf * leaves_per_pod));
+  }
+  EXPECT_EQ(partition(t.levels[1].group_of), partition(leaves));
+  EXPECT_EQ(partition(t.levels[2].group_of), partition(pod));
+}

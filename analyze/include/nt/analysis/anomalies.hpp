@@ -53,6 +53,9 @@ struct AnomalyOptions {
   // The explanation check (explain_and_check):
   double explain_floor = 1.1;     // a cell this much slower (or faster) than predicted is unexplained
   double explain_sigmas = 4.0;    // ... or this many robust sigmas of the explained cells, when larger
+  // A tolerance above this (the detectors' 1.5x line) is the distances the levels miss, not noise:
+  // the check then judges no finding (drops none, adds none) and says so.
+  double explain_judge_max = 1.5;
   std::size_t explain_max_added = 8;  // groups the search for unexplained cells may name at most
   std::size_t explain_min_cells = 8;  // slow cells left over that make an `unexplained` finding ...
   double explain_min_share = 0.005;   // ... and this share of the matrix's pairs, when larger
