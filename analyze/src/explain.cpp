@@ -784,7 +784,8 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
   const bool routes = std::any_of(claims.begin(), claims.end(), [&](const Claim& q) {
     return q.finding < found.size() && !droppable(g, q, found);
   });
-  if (!change || !levels_fit || routes || !judged) rest.reset();
+  const bool could_add = change && levels_fit && !routes && judged;
+  if (!could_add) rest.reset();
   e.changed_findings = change;
   // The share of cells within the tolerance of their prediction.
   std::uint64_t usable = 0, within = 0, slow = 0;
@@ -803,6 +804,18 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
   e.slow_share = usable ? static_cast<double>(slow) / static_cast<double>(usable) : kNaN;
   for (double x : g.tol) e.tolerance.push_back(std::exp(x));
   e.unexplained_pairs = left;
+  // Never silent: cells left slow that the check could not name (it adds no region where the levels
+  // do not describe the distances) are said in a warning, with what they are (a healthy torus's
+  // hops, or faults no finding names: the report cannot tell the two apart there).
+  if (change && !could_add && e.slow_share >= opt.explain_warn_share)
+    e.warning = fmt::format(
+        "WARNING: {:.1f} % of the cells ({} pairs at enough lengths) are slower than the levels and the findings "
+        "predict, and no finding names them: {}; read the matrix (or `network_analyze compare` with a healthy run)",
+        100 * e.slow_share, left,
+        !judged ? "their spread is wider than a finding's, the levels do not describe the distances here"
+        : !levels_fit ? "the levels do not describe the distances here (no tree above the nodes, as on a torus or a "
+                        "dragonfly), so a slow region cannot be told from a farther one"
+                      : "pair findings claim the routes they cross, which the check does not judge");
   e.added = static_cast<std::size_t>(std::count(drop.begin() + static_cast<std::ptrdiff_t>(found.size()), drop.end(), 0)) +
             (rest ? 1 : 0);
   std::vector<Anomaly> kept;

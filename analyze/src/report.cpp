@@ -112,6 +112,7 @@ Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* a
     r.notes.push_back(std::move(*note));
   r.explanation = explain_and_check(c, r.topology, r.hosts, opt.anomalies, r.anomalies, pairwise);
   if (!r.explanation.note.empty()) r.notes.push_back(r.explanation.note);
+  if (!r.explanation.warning.empty()) r.notes.push_back(r.explanation.warning);
   r.hockney = fit_classes_and_pairs(c, r.topology, opt.thresholds, deviation,
                                     opt.keep_pair_fits || opt.pairs_in_json || c.P <= 16);
   r.params = class_params(&r.cube, r.topology, &r.hockney, nullptr, {});
@@ -241,7 +242,8 @@ nlohmann::json explanation_json(const Explanation& e) {
           {"tolerance", e.tolerance},
           {"unexplained_pairs", e.unexplained_pairs},
           {"findings_added", e.added},
-          {"findings_dropped", e.dropped}};
+          {"findings_dropped", e.dropped},
+          {"warning", e.warning.empty() ? json(nullptr) : json(e.warning)}};
 }
 
 // One line after the sensitivity: how much of the matrix the report accounts for.

@@ -852,3 +852,20 @@ TEST(Paths, ThreeLevelTreeAtTwoLongLengthsHasItsLeaves) {
   EXPECT_EQ(partition(t.levels[1].group_of), partition(leaves));
   EXPECT_EQ(partition(t.levels[2].group_of), partition(pod));
 }
+
+// Issue 46: never silent. On a torus the levels do not describe the distances, so the check names
+// no slow region there; the cells it leaves slow are then said in a WARNING note (and the JSON's
+// explanation.warning), with a torus's slow link as with its hops. A healthy tree, whose levels
+// predict every cell, has none.
+TEST(Paths, CellsTheCheckCannotNameAreAWarning) {
+  const auto r = report(torus_cube(4, 4, 5, 6, 0.0));
+  ASSERT_TRUE(r.explanation.checked);
+  EXPECT_GE(r.explanation.slow_share, 0.02);
+  EXPECT_NE(r.explanation.warning.find("WARNING"), std::string::npos) << r.explanation.warning;
+  EXPECT_NE(std::find(r.notes.begin(), r.notes.end(), r.explanation.warning), r.notes.end());
+  Routed tree;
+  tree.tree = true;
+  const auto healthy = report(routed_cube(tree));
+  EXPECT_TRUE(healthy.explanation.warning.empty()) << healthy.explanation.warning;
+  EXPECT_LT(healthy.explanation.slow_share, 0.02);
+}

@@ -56,6 +56,7 @@ struct AnomalyOptions {
   // A tolerance above this (the detectors' 1.5x line) is the distances the levels miss, not noise:
   // the check then judges no finding (drops none, adds none) and says so.
   double explain_judge_max = 1.5;
+  double explain_warn_share = 0.02;  // cells slower than predicted that the check cannot name: a warning
   std::size_t explain_max_added = 8;  // groups the search for unexplained cells may name at most
   std::size_t explain_min_cells = 8;  // slow cells left over that make an `unexplained` finding ...
   double explain_min_share = 0.005;   // ... and this share of the matrix's pairs, when larger
@@ -102,7 +103,8 @@ struct Explanation {
   std::size_t unexplained_pairs = 0;    // pairs slower than predicted at enough lengths, at the end
   std::size_t added = 0;
   std::vector<std::string> dropped;     // "kind on ranks ..."
-  std::string note;                     // why it was not checked
+  std::string note;                     // why it was not checked, or how
+  std::string warning;                  // cells left slow that no finding names (a WARNING note)
 };
 
 // Checks the findings against the whole matrix (explain.cpp): sets each slow finding's direction,
