@@ -560,7 +560,7 @@ std::string to_text(const Report& r) {
     else {
       std::vector<std::string> s;
       for (const auto& t : f.thresholds)
-        s.push_back(fmt::format("{} (after {}, step +{:.0f}%, class noise {:.1f}%)", format_bytes(t.length),
+        s.push_back(fmt::format("{} (after {}, step {:+.0f}%, class noise {:.1f}%)", format_bytes(t.length),
                                 format_bytes(t.previous_length), 100 * t.jump, 100 * f.noise));
       o << fmt::format("{}\n", fmt::join(s, "; "));
     }

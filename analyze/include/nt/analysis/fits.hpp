@@ -39,7 +39,7 @@ const char* fit_quality(double rel_rms);
 struct Threshold {
   std::int64_t length = 0;           // first length of the new regime
   std::int64_t previous_length = 0;  // last length of the old one: the switch lies in between
-  double jump = 0.0;                 // relative step of the fitted lines at `length`
+  double jump = 0.0;                 // relative step of the fitted lines at `length`, < 0 downward
 };
 
 struct ThresholdOptions {
@@ -49,13 +49,13 @@ struct ThresholdOptions {
 };
 
 // Segmented least squares (dynamic programming, segments of >= 3 points, relative errors) on a
-// delay curve sorted by length; a break is reported when the lines step by >= min_jump and by 3x
-// the relative scatter of both segments. Needs at least 6 usable points.
+// delay curve sorted by length; a break is reported when the lines step, up or down, by >= min_jump
+// and by 3x the relative scatter of both segments. Needs at least 6 usable points.
 // `noise` is the relative noise of the curve's class (robust spread of the pairs' delays around the
-// class curve, or the deviation file's spread, whichever is larger): a step must exceed it, be
-// positive, and hold at the following lengths (each of the next min(3, rest) points lies above the
-// old regime's line by at least half the step, and the new regime's line lies above the last two old
-// points by as much: a step, not a kink).
+// class curve, or the deviation file's spread, whichever is larger): a step must exceed it and hold
+// at the following lengths (each of the next min(3, rest) points lies beyond the old regime's line,
+// on the step's side, by at least half the step, and the new regime's line lies beyond the last two
+// old points on that side by as much: a step, not a kink). Threshold::jump is signed.
 std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, std::span<const double> t,
                                        const ThresholdOptions& opt = {}, double noise = 0.0);
 
