@@ -539,6 +539,32 @@ TEST(Hockney, ThresholdsIgnoreAnOutlierButSeeStepsUpAndDown) {
   auto dip = t;
   for (std::size_t k = 12; k < 14; ++k) dip[k] /= 1.5;
   EXPECT_TRUE(na::find_thresholds(len, dip).empty());
+  for (const auto& x : th) EXPECT_FALSE(x.slope);
+  for (const auto& x : dn) EXPECT_FALSE(x.slope);
+}
+
+TEST(Hockney, ThresholdsSeeAChangeOfSlopeButNotACurve) {
+  // A change of the bandwidth with no step (the lines cross at the switch; SMPI's bandwidth factor
+  // changes so at 64 KiB): 1 ns/B up to 8 KiB, 2 ns/B beyond, either way.
+  std::vector<std::int64_t> len;
+  std::vector<double> faster, slower, bent;
+  for (int e = 0; e <= 18; ++e) {
+    len.push_back(std::int64_t{1} << e);
+    const auto m = static_cast<double>(len.back());
+    faster.push_back(2e-6 + std::min(m, 8192.0) * 2e-9 + std::max(0.0, m - 8192) * 1e-9);
+    slower.push_back(2e-6 + std::min(m, 8192.0) * 1e-9 + std::max(0.0, m - 8192) * 2e-9);
+    // one line bent a little everywhere (a protocol does not do this; a cache may): no switch
+    bent.push_back((2e-6 + m * 1e-9) * (1 + 0.01 * std::sin(static_cast<double>(e))));
+  }
+  for (const auto* curve : {&faster, &slower}) {
+    const auto th = na::find_thresholds(len, *curve);
+    ASSERT_EQ(th.size(), 1u);
+    EXPECT_TRUE(th[0].slope);
+    EXPECT_TRUE(th[0].length == 16384 || th[0].length == 8192) << th[0].length;
+    EXPECT_NEAR(th[0].slope_change, curve == &faster ? -0.5 : 1.0, 0.1);
+    EXPECT_TRUE(na::find_thresholds(len, *curve, {}, 0.9).empty());  // within the class noise: none
+  }
+  EXPECT_TRUE(na::find_thresholds(len, bent).empty());
 }
 
 namespace {
