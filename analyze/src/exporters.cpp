@@ -45,12 +45,17 @@ std::string lat(double s) { return fmt::format("{:.4f}us", lat_value(s) * 1e6); 
 std::string bw(double tw) { return fmt::format("{:.4f}MBps", bw_value(tw) / 1e6); }
 
 // SMPI's size-dependent factors (smpi/lat-factor, smpi/bw-factor: "size:factor;...", the factor of
-// the largest size not above a message's) that make the platform's delay at each measured length
-// equal the measured one: per length, the ratio of the measured median curve of each class to the
-// platform's own delay for that class's pairs (median over them), and of those ratios the median
-// weighted by the classes' pair counts. Latency times the factor, bandwidth over it: the whole
-// delay scales. This is how SMPI itself is calibrated to an MPI library; without it a Hockney line
-// misses the measured curve between its ends (a protocol step, a cache).
+// the largest size below a message's payload) and per-message overheads (smpi/os, smpi/ois:
+// "size:seconds:0;...", the sender sleeps them before the message leaves) that make the
+// platform's delay at each measured length equal the measured one. Per length, each class's
+// measured median curve against the platform's own delay for that class's pairs (median over
+// them): one factor f (latency times f, bandwidth over it: the whole delay scales) and one
+// additive time a, d(class) = f * platform(class) + a. This is how SMPI itself is calibrated to
+// an MPI library; without it a Hockney line misses the measured curve between its ends (a
+// protocol step, a cache). A factor alone cannot serve two classes when the curve steps by a
+// time rather than a ratio (an overhead charged below a threshold only: SMPI's o_r), so a is
+// taken from the classes' Hockney ranges where the factor alone leaves a class more than
+// kAdditiveFrom off (calibrate_length).
 // Median of values with weights (value, weight); NaN when empty.
 double weighted_median(std::vector<std::pair<double, double>> v) {
   std::sort(v.begin(), v.end());
@@ -64,21 +69,90 @@ double weighted_median(std::vector<std::pair<double, double>> v) {
   return std::numeric_limits<double>::quiet_NaN();
 }
 
+// A factor alone is kept while it brings every class within this share of its measured median.
+constexpr double kAdditiveFrom = 0.001;
+
 struct Calibration {
-  std::vector<std::pair<std::int64_t, double>> factor;  // (length, factor), ascending lengths
+  struct Step {
+    std::int64_t length = 0;
+    double factor = 1.0;    // latency x factor, bandwidth / factor
+    double additive = 0.0;  // seconds the sender sleeps per message (smpi/os, smpi/ois), >= 0
+  };
+  std::vector<Step> steps;  // ascending lengths, the first 0
+  double shift = 0.0;       // seconds taken off every route's latency and given to `additive`
   std::string lat_factor() const {
     std::string s;
-    for (auto it = factor.rbegin(); it != factor.rend(); ++it)
-      s += fmt::format("{}{}:{:.6g}", s.empty() ? "" : ";", it->first, it->second);
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it)
+      s += fmt::format("{}{}:{:.6g}", s.empty() ? "" : ";", it->length, it->factor);
     return s;
   }
   std::string bw_factor() const {
     std::string s;
-    for (auto it = factor.rbegin(); it != factor.rend(); ++it)
-      s += fmt::format("{}{}:{:.6g}", s.empty() ? "" : ";", it->first, 1.0 / it->second);
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it)
+      s += fmt::format("{}{}:{:.6g}", s.empty() ? "" : ";", it->length, 1.0 / it->factor);
+    return s;
+  }
+  bool has_overhead() const {
+    return std::any_of(steps.begin(), steps.end(), [](const Step& x) { return x.additive > 0; });
+  }
+  // SMPI looks an overhead up by the message's size without the envelope and takes the entry
+  // before the first key not below it (the first entry for a size up to its key): an entry keyed
+  // at its length - 1 holds from that length on. Lengths 0 and 1 would share key 0: 1 byte takes
+  // the additive time of 0 bytes.
+  std::string overhead() const {
+    std::string s;
+    std::int64_t last_key = -1;
+    for (const auto& x : steps) {
+      const std::int64_t key = std::max<std::int64_t>(0, x.length - 1);
+      if (key == last_key) continue;
+      last_key = key;
+      s = fmt::format("{}:{:.9g}:0{}{}", key, std::max(0.0, x.additive), s.empty() ? "" : ";", s);
+    }
     return s;
   }
 };
+
+// One class at one length: its measured median, the platform's delay for its pairs, its pairs, and
+// how far the intercept of its Hockney range at this length lies from that of its first range
+// (the time the curve stepped by at its protocol thresholds; 0 in the first range).
+struct ClassAtLength {
+  double measured = 0, modelled = 0, pairs = 0, step = 0;
+};
+
+// The factor alone for the delays less `additive`: the weighted median of the classes' ratios (1
+// without any).
+double factor_alone(const std::vector<ClassAtLength>& classes, double additive = 0.0) {
+  std::vector<std::pair<double, double>> ratios;
+  for (const auto& c : classes) ratios.emplace_back((c.measured - additive) / c.modelled, c.pairs);
+  const double f = weighted_median(ratios);
+  return std::isfinite(f) && f > 0 ? f : 1.0;
+}
+
+// The factor and additive time of one length (see Calibration): the factor alone unless it leaves
+// a class more than kAdditiveFrom off; then the classes' step (the weighted median of their range
+// intercepts' change) as the additive time, with the factor alone of what is left, when that
+// brings every class nearer. The additive time comes from the ranges, not from a line over the
+// classes at this length: at long lengths the classes' delays differ by little, and such a line's
+// factor follows their noise (4 % off for 0.2 % of wobble).
+std::pair<double, double> calibrate_length(const std::vector<ClassAtLength>& classes) {
+  if (classes.empty()) return {1.0, 0.0};
+  const double f0 = factor_alone(classes);
+  auto worst = [&](double f, double a) {
+    double w = 0;
+    for (const auto& c : classes) w = std::max(w, std::abs((f * c.modelled + a) / c.measured - 1));
+    return w;
+  };
+  const double worst0 = worst(f0, 0);
+  if (worst0 <= kAdditiveFrom) return {f0, 0.0};
+  std::vector<std::pair<double, double>> steps;
+  for (const auto& c : classes)
+    if (std::isfinite(c.step)) steps.emplace_back(c.step, c.pairs);
+  const double a = weighted_median(steps);
+  if (!std::isfinite(a) || a == 0) return {f0, 0.0};
+  const double f = factor_alone(classes, a);
+  if (!(worst(f, a) < worst0)) return {f0, 0.0};
+  return {f, a};
+}
 
 }  // namespace
 
@@ -291,17 +365,22 @@ SimgridPlatform simgrid_platform(const Report& r) {
   return platform;
 }
 
-// Per length, the factor that scales the platform's delays to the measured medians: the median
-// over the classes (weighted by their pairs) of the class's curve over the platform's delay of
-// its node pairs (weighted by their rank pairs).
+// Per length, the factor and additive time that bring the platform's delays to the measured
+// medians (calibrate_length over the classes; each class's platform delay the median over its node
+// pairs, weighted by their rank pairs). SMPI sleeps no negative time: when a length's additive
+// time is negative, every route's latency is lowered by the largest such deficit (the shift: the
+// NICs by half of it, a loopback by all of it, so that every route loses it once) and every
+// length's additive time raised by its factor times the shift, which leaves every delay as it was.
+// Where the latencies cannot give that much, the length that asks most takes the factor alone.
 Calibration calibrate(const Report& r, const SimgridPlatform& platform) {
   const Topology& t = r.topology;
   const auto& nodes = t.levels.front().groups;
   const std::size_t G = nodes.size();
   Calibration cal;
+  std::vector<std::vector<ClassAtLength>> at_length;
   for (std::size_t k = 0; k < r.cube.count(); ++k) {
     const double m = static_cast<double>(r.cube.lengths[k]);
-    std::vector<std::pair<double, double>> ratios;  // (measured / platform, pairs)
+    std::vector<ClassAtLength> classes;
     for (const auto& fit : r.hockney.classes) {
       if (k >= fit.curve.size() || !(fit.curve[k] > 0)) continue;
       std::vector<std::pair<double, double>> model;  // (delay, rank pairs)
@@ -313,14 +392,45 @@ Calibration calibrate(const Report& r, const SimgridPlatform& platform) {
           if (rank_pairs > 0) model.emplace_back(platform.delay(a, b, m), rank_pairs);
         }
       const double modelled = weighted_median(model);
+      double step = kNaN;
+      for (const auto& range : fit.ranges)
+        if (range.k0 <= k && k < range.k1) step = range.fit.ts - fit.ranges.front().fit.ts;
       if (modelled > 0 && std::isfinite(modelled))
-        ratios.emplace_back(fit.curve[k] / modelled, static_cast<double>(fit.pairs));
+        classes.push_back({fit.curve[k], modelled, static_cast<double>(fit.pairs), step});
     }
-    const double factor = weighted_median(ratios);
-    cal.factor.emplace_back(r.cube.lengths[k], std::isfinite(factor) && factor > 0 ? factor : 1.0);
+    const auto [f, a] = calibrate_length(classes);
+    cal.steps.push_back({r.cube.lengths[k], f, a});
+    at_length.push_back(std::move(classes));
   }
-  if (cal.factor.empty() || cal.factor.front().first > 0) cal.factor.insert(cal.factor.begin(), {0, 1.0});
+  // The most the latencies can give: every route must keep a latency >= 0.
+  double room = std::numeric_limits<double>::infinity();
+  for (std::size_t g = 0; g < G; ++g) {
+    if (nodes[g].size() > 1) room = std::min(room, lat_value(platform.loop_ts[g]));
+    if (G > 1) room = std::min(room, 2 * lat_value(platform.nic_ts[g]));
+  }
+  for (;;) {
+    Calibration::Step* worst = nullptr;
+    for (auto& x : cal.steps)
+      if (x.additive < 0 && (!worst || -x.additive / x.factor > -worst->additive / worst->factor)) worst = &x;
+    if (!worst) break;
+    const double need = -worst->additive / worst->factor;
+    if (need <= room) {
+      cal.shift = need;
+      break;
+    }
+    const auto k = static_cast<std::size_t>(worst - cal.steps.data());
+    *worst = {worst->length, factor_alone(at_length[k]), 0.0};
+  }
+  for (auto& x : cal.steps) x.additive += x.factor * cal.shift;
+  if (cal.steps.empty() || cal.steps.front().length > 0) cal.steps.insert(cal.steps.begin(), {0, 1.0, cal.shift});
   return cal;
+}
+
+// The platform with every route's latency lowered by the calibration's shift.
+void apply_shift(SimgridPlatform& platform, double shift) {
+  if (!(shift > 0)) return;
+  for (auto& x : platform.nic_ts) x = std::max(0.0, lat_value(x) - shift / 2);
+  for (auto& x : platform.loop_ts) x = std::max(0.0, lat_value(x) - shift);
 }
 
 // The XML comment on top of the platform, and its config (the calibration).
@@ -352,8 +462,11 @@ void write_simgrid_head(std::ostream& o, const Report& r, const SimgridPlatform&
        "    <prop id=\"smpi/allreduce\" value=\"rdb\"/>\n"
        "    <prop id=\"smpi/reduce\" value=\"binomial\"/>\n"
     << fmt::format("    <prop id=\"smpi/lat-factor\" value=\"{}\"/>\n", cal.lat_factor())
-    << fmt::format("    <prop id=\"smpi/bw-factor\" value=\"{}\"/>\n", cal.bw_factor())
-    << "    <prop id=\"smpi/simulate-computation\" value=\"no\"/>\n"
+    << fmt::format("    <prop id=\"smpi/bw-factor\" value=\"{}\"/>\n", cal.bw_factor());
+  if (cal.has_overhead())
+    o << fmt::format("    <prop id=\"smpi/os\" value=\"{}\"/>\n", cal.overhead())
+      << fmt::format("    <prop id=\"smpi/ois\" value=\"{}\"/>\n", cal.overhead());
+  o << "    <prop id=\"smpi/simulate-computation\" value=\"no\"/>\n"
        "  </config>\n";
 }
 
@@ -408,8 +521,9 @@ void write_simgrid_zone(std::ostream& o, const SimgridPlatform& platform) {
 }  // namespace
 
 std::string export_simgrid(const Report& r) {
-  const auto platform = simgrid_platform(r);
+  auto platform = simgrid_platform(r);
   const auto cal = calibrate(r, platform);
+  apply_shift(platform, cal.shift);
   std::ostringstream o;
   write_simgrid_head(o, r, platform, cal);
   write_simgrid_zone(o, platform);

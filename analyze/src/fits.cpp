@@ -193,35 +193,59 @@ std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, st
     const double ya = tsa + (la ? twa * at : 0.0);
     const double yb = tsb + (lb ? twb * at : 0.0);
     if (!(ya > 0)) continue;
+    // Either way: a step up (a protocol switch that costs more: rendezvous' handshake) or down (an
+    // overhead charged below a threshold only, as SMPI's o_r below its eager threshold, or a
+    // faster protocol for long messages). Whether it is one is for the noise to say, below.
     const double jump = yb / ya - 1.0;
-    // A protocol switch makes messages slower, never faster: a negative step is noise or a
-    // measurement artefact, not a threshold.
-    if (!(jump > 0)) continue;
-    // The step must stand out of the scatter of both segments around their lines, and of the
-    // class's own noise.
+    const double size = std::abs(jump);
+    const double step = std::abs(yb - ya), sign = jump > 0 ? 1.0 : -1.0;
+    if (!(size > 0)) continue;
+    // A change must stand out of the scatter of both segments around their lines (3x), of the
+    // class's own noise, and be min_jump at least; one line over both segments must fit clearly
+    // worse than two.
     auto scatter = [&](std::size_t a, std::size_t b) {
       return std::sqrt((pre[b] - pre[a]).sse() / static_cast<double>(b - a));
     };
     const double noise = std::max({scatter(a0, b0), scatter(b0, b1), noise_in});
-    if (jump < opt.min_jump || jump < 3.0 * std::max(scatter(a0, b0), scatter(b0, b1)) || jump <= noise) continue;
+    const double bar = std::max(opt.min_jump, 3.0 * std::max(scatter(a0, b0), scatter(b0, b1)));
+    auto beyond = [&](double x) { return x >= bar && x > noise; };
     if (!two_lines_fit_better(pre, a0, b0, b1, opt.min_f)) continue;
-    bool holds = true;
-    // It must hold: the next lengths (up to 3) all lie above the old regime's line by half the step
-    // (in seconds: a shift of ts keeps its size while the relative step shrinks with m).
     const std::size_t check = std::min<std::size_t>(3, K - b0);
     if (check < 2) continue;
-    for (std::size_t q = b0; q < b0 + check; ++q) {
-      const double old_line = tsa + (la ? twa * m[q] : 0.0);
-      if (!(y[q] - old_line >= 0.5 * (yb - ya))) holds = false;
+    const double slope_change =
+        la && lb && twa > 0 && twb > 0 ? twb / twa - 1.0 : std::numeric_limits<double>::quiet_NaN();
+    // A step holds: the next lengths (up to 3) all lie beyond the old regime's line, on the step's
+    // side, by half the step (in seconds: a shift of ts keeps its size while the relative step
+    // shrinks with m); and it is a step, not a kink: the new regime's line, taken back to the last
+    // two lengths of the old one, lies beyond them on the step's side by half the step too (a flat
+    // segment followed by the linear part of one Hockney line gives a "jump" between the lines,
+    // but no such offset).
+    bool holds = beyond(size);
+    for (std::size_t q = b0; q < b0 + check && holds; ++q)
+      if (!(sign * (y[q] - (tsa + (la ? twa * m[q] : 0.0))) >= 0.5 * step)) holds = false;
+    for (std::size_t q = b0 >= 2 ? b0 - 2 : 0; q < b0 && holds; ++q)
+      if (!(sign * ((tsb + (lb ? twb * m[q] : 0.0)) - y[q]) >= 0.5 * step)) holds = false;
+    if (holds) {
+      out.push_back({len[b0], len[b0 - 1], jump, slope_change, false});
+      continue;
     }
-    // And it must be a step, not a kink: the new regime's line, taken back to the last lengths of
-    // the old one, lies above them by half the step too (a flat segment followed by the linear
-    // part of one Hockney line gives a "jump" between the lines, but no such offset).
-    for (std::size_t q = b0 >= 2 ? b0 - 2 : 0; q < b0 && holds; ++q) {
-      const double new_line = tsb + (lb ? twb * m[q] : 0.0);
-      if (!(new_line - y[q] >= 0.5 * (yb - ya))) holds = false;
+    // No step, but maybe a change of slope (a kink: SMPI's bandwidth factor changing at 64 KiB, a
+    // copy protocol for long messages): both lines' slopes determined and apart by the bar; the
+    // old line misses every one of the next lengths (up to 3) on the side of the change, the last
+    // by the bar; the new line taken back to the last two old lengths passes them on that side by
+    // less than half the bar (the lines cross at the switch). The bend of one Hockney line from
+    // its flat part to its linear part is one line (the F test), and a curve that wobbles misses
+    // on both sides.
+    if (!std::isfinite(slope_change) || !beyond(std::abs(slope_change))) continue;
+    const double side = slope_change > 0 ? 1.0 : -1.0;
+    bool kink = true;
+    for (std::size_t q = b0; q < b0 + check && kink; ++q) {
+      const double miss = side * (y[q] - (tsa + twa * m[q])) / y[q];
+      if (!(miss > 0) || (q + 1 == b0 + check && !beyond(miss))) kink = false;
     }
-    if (holds) out.push_back({len[b0], len[b0 - 1], jump});
+    for (std::size_t q = b0 >= 2 ? b0 - 2 : 0; q < b0 && kink; ++q)
+      if (!(side * (tsb + twb * m[q] - y[q]) / y[q] < 0.5 * bar)) kink = false;
+    if (kink) out.push_back({len[b0], len[b0 - 1], jump, slope_change, true});
   }
   return out;
 }

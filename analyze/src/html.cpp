@@ -327,7 +327,8 @@ std::string model_section(const Report& r) {
     for (const auto& x : r.params)
       if (x.name == f.name) p = &x;
     std::vector<std::string> th;
-    for (const auto& t : f.thresholds) th.push_back(fmt::format("{} (+{:.0f}%)", format_bytes(t.length), 100 * t.jump));
+    for (const auto& t : f.thresholds) th.push_back(fmt::format("{} ({}{:+.0f}%)", format_bytes(t.length), t.slope ? "slope " : "",
+                                                                 100 * (t.slope ? t.slope_change : t.jump)));
     const std::string ths = th.empty() ? "none" : fmt::format("{}", fmt::join(th, ", "));
     for (std::size_t g = 0; g < std::max<std::size_t>(1, f.ranges.size()); ++g) {
       o += "<tr>";

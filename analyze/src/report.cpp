@@ -380,7 +380,10 @@ void add_hockney_json(nlohmann::json& j, const Report& r, bool with_pairs) {
     auto steps = nlohmann::json::array();
     std::vector<std::int64_t> lens;
     for (const auto& t : f.thresholds) {
-      steps.push_back({{"length", t.length}, {"previous_length", t.previous_length}, {"jump", json_number<json>(t.jump)}});
+      json step = {{"length", t.length}, {"previous_length", t.previous_length}, {"jump", json_number<json>(t.jump)},
+                   {"kind", t.slope ? "slope" : "step"}};
+      if (t.slope) step["slope_change"] = json_number<json>(t.slope_change);
+      steps.push_back(step);
       lens.push_back(t.length);
     }
     th.push_back({{"class", f.name}, {"lengths", lens}, {"steps", steps}, {"class_noise", json_number<json>(f.noise)}});
@@ -562,8 +565,9 @@ std::string to_text(const Report& r) {
     else {
       std::vector<std::string> s;
       for (const auto& t : f.thresholds)
-        s.push_back(fmt::format("{} (after {}, step +{:.0f}%, class noise {:.1f}%)", format_bytes(t.length),
-                                format_bytes(t.previous_length), 100 * t.jump, 100 * f.noise));
+        s.push_back(fmt::format("{} (after {}, {} {:+.0f}%, class noise {:.1f}%)", format_bytes(t.length),
+                                format_bytes(t.previous_length), t.slope ? "slope" : "step",
+                                100 * (t.slope ? t.slope_change : t.jump), 100 * f.noise));
       o << fmt::format("{}\n", fmt::join(s, "; "));
     }
   }

@@ -52,14 +52,7 @@ PLATFORMS = {
 LENGTHS = [0, 16, 64, 256, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144]
 
 # (platform, check) -> why it fails. Only ever shrinks.
-KNOWN_BAD = {
-    ("heldout", "inter-node Hockney tw"): "one_to_one steps down at the threshold (o_r is charged below it only) and one Hockney range spans the step",
-    ("heldout", "inter-switch Hockney tw"): "one_to_one steps down at the threshold (o_r is charged below it only) and one Hockney range spans the step",
-    ("heldout", "inter-node model G (no loggp)"): "the Hockney tw, off as that check above (the step down at the threshold)",
-    ("heldout", "inter-switch model G (no loggp)"): "the Hockney tw, off as that check above (the step down at the threshold)",
-    ("heldout", "simgrid loop 16384 B"): "one lat/bw factor per length for two classes: the o_r that SMPI charges below the threshold only is an additive step, a different ratio per class",
-    ("heldout", "simgrid loop 262144 B"): "one lat/bw factor per length for two classes: the o_r that SMPI charges below the threshold only is an additive step, a different ratio per class",
-}
+KNOWN_BAD = {}
 
 
 def platform_xml(p):

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,7 +40,9 @@ const char* fit_quality(double rel_rms);
 struct Threshold {
   std::int64_t length = 0;           // first length of the new regime
   std::int64_t previous_length = 0;  // last length of the old one: the switch lies in between
-  double jump = 0.0;                 // relative step of the fitted lines at `length`
+  double jump = 0.0;                 // relative step of the fitted lines at `length`, < 0 downward
+  double slope_change = std::numeric_limits<double>::quiet_NaN();  // tw after / tw before - 1 (NaN: not both determined)
+  bool slope = false;                // a change of slope (the lines cross at the switch), not a step
 };
 
 struct ThresholdOptions {
@@ -49,13 +52,17 @@ struct ThresholdOptions {
 };
 
 // Segmented least squares (dynamic programming, segments of >= 3 points, relative errors) on a
-// delay curve sorted by length; a break is reported when the lines step by >= min_jump and by 3x
-// the relative scatter of both segments. Needs at least 6 usable points.
+// delay curve sorted by length; a break is reported when the lines step, up or down, by >= min_jump
+// and by 3x the relative scatter of both segments, or, without such a step, when their slopes
+// differ by as much (Threshold::slope). Needs at least 6 usable points.
 // `noise` is the relative noise of the curve's class (robust spread of the pairs' delays around the
-// class curve, or the deviation file's spread, whichever is larger): a step must exceed it, be
-// positive, and hold at the following lengths (each of the next min(3, rest) points lies above the
-// old regime's line by at least half the step, and the new regime's line lies above the last two old
-// points by as much: a step, not a kink).
+// class curve, or the deviation file's spread, whichever is larger): a change must exceed it and
+// hold at the following lengths. A step: each of the next min(3, rest) points lies beyond the old
+// regime's line, on the step's side, by at least half the step, and the new regime's line lies
+// beyond the last two old points on that side by as much. A change of slope: the old line misses
+// every one of the next points on the change's side (the last by the bar), and the new line taken
+// back passes the last two old points on that side by less than half the bar. Threshold::jump is
+// signed.
 std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, std::span<const double> t,
                                        const ThresholdOptions& opt = {}, double noise = 0.0);
 
