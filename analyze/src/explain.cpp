@@ -769,7 +769,7 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
   // noise (random corpus rnd146: a dragonfly without levels, 28x and 76x, and the slow cable of a
   // host, 3.7x, went as explaining nothing): the tolerance is capped there, no group is searched
   // and no region added, and the report says so.
-  const double widest = *std::max_element(g.tol.begin(), g.tol.end());
+  const double widest = g.tol.empty() ? 0.0 : *std::max_element(g.tol.begin(), g.tol.end());
   const bool judged = widest <= std::log(opt.explain_judge_max);
   if (!judged) {
     e.note = fmt::format("the spread of the delays the levels leave is {:.3g}x, wider than a finding's {:.3g}x: the "
