@@ -16,9 +16,8 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 P=${1:-64} L=${2:-8}
 SMPI_BUILD=${SMPI_BUILD:-$here/build-smpi} BUILD=${BUILD:-$here/build} OUT=${OUT:-/tmp/nt-schedules}
 ARGS=${ARGS:--t one_to_one --lengths 0,1024,65536,1048576 -n 5 --warmup 2 --progress none}
-nodes=$((P / 4))
-# The uplink has nodes/L x 10 / 2 Gbit/s; the slow one 1.25 Gbit/s whatever the leaf's size.
-slow_uplink=$(awk -v l="$L" -v n="$nodes" 'BEGIN {print l / (4 * n)}')
+# shellcheck source=bench/smpi/tree_platform.sh
+. "$here/bench/smpi/tree_platform.sh"
 mkdir -p "$OUT"
 echo "# $(date -u '+%F %T') UTC, $P simulated ranks ($nodes nodes x 4, $L leaves, 2:1 oversubscribed), $ARGS; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| schedule | flags | simulated job | timed share | host time | peak RSS | report |"
@@ -36,25 +35,15 @@ for sched in "sequential:" "sequential, shuffled:--shuffle --seed 3" "concurrent
   name=${sched%%:*} flags=${sched#*:}
   case "|${SCHEDULES:-$name}|" in *"|$name|"*) ;; *) continue ;; esac
   d=$OUT/$(echo "$name" | tr -c 'a-z' '_')
-  rm -rf "$d"
-  # shellcheck disable=SC2086
-  /usr/bin/time -v -o "$d.time" /usr/bin/python3 "$here/scripts/simulate" --network-test "$SMPI_BUILD/bin/network_test" \
-      --leaves "$L" --nodes-per-leaf $((nodes / L)) --ranks-per-node 4 --oversubscription 2 \
-      --slow-node 5:0.25:4 --slow-uplink $((L - 2)):"$slow_uplink" --shuffle 11 --out "$d" -- $ARGS $flags > "$d.log" 2>&1
-  rc=$?
-  done_line=$(grep -E "done in" "$d.log" | grep -v INFO | head -1)
-  job=$(echo "$done_line" | sed -n 's/.*done in \([0-9.]*\) s.*/\1 s/p')
+  tree_row "$SMPI_BUILD/bin/network_test" "$d" "$flags"
   share=$(echo "$done_line" | sed -n "s/.*timed communication [0-9.]* s (\([^)]*\)).*/\1/p")
-  host=$(grep 'Elapsed (wall' "$d.time" | sed 's/.*: //')
   rss=$(awk -F': ' '/Maximum resident/ {printf "%.0f MB", $2/1024}' "$d.time")
   verdict="simulation failed (exit $rc)"
   if [ "$rc" = 0 ]; then
-    "$BUILD/bin/network_analyze" report "$d/run_median.nc" --json "$d/r.json" > "$d/r.txt" 2>&1
-    verdict=$(/usr/bin/python3 "$here/tests/smpi/check_truth.py" "$d/truth.json" "$d/r.json" | tr '\n' ' ' | sed 's/check_truth: //g' | cut -c1-300)
+    verdict=$(tree_verdict "$d/run_median.nc" "$d/r.json" 300)
     if grep -q "re-tested alone" "$d.log" && "$BUILD/bin/network_convert" isolated "$d/run_median.nc" -o "$d/run_isolated_median.nc" > /dev/null 2>&1; then
-      "$BUILD/bin/network_analyze" report "$d/run_isolated_median.nc" --json "$d/ri.json" > "$d/ri.txt" 2>&1
       retested=$(grep "re-tested alone" "$d.log" | grep -v INFO | sed -n 's/.*rounds: \([0-9]*\) pairs.*/\1/p')
-      verdict="$verdict; with the $retested isolated values: $(/usr/bin/python3 "$here/tests/smpi/check_truth.py" "$d/truth.json" "$d/ri.json" | tr '\n' ' ' | sed 's/check_truth: //g' | cut -c1-300)"
+      verdict="$verdict; with the $retested isolated values: $(tree_verdict "$d/run_isolated_median.nc" "$d/ri.json" 300)"
     fi
   fi
   echo "| $name | \`$flags\` | $job | $share | $host | $rss | $verdict |"

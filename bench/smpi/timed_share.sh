@@ -16,8 +16,8 @@ NT=${1:?usage: timed_share.sh NETWORK_TEST [P] [LEAVES]}
 P=${2:-256} L=${3:-8}
 BUILD=${BUILD:-$here/build} OUT=${OUT:-/tmp/nt-timed-share}
 ARGS=${ARGS:--t one_to_one --lengths 65536 -n 3 --seed 3 --progress none}
-nodes=$((P / 4))
-slow_uplink=$(awk -v l="$L" -v n="$nodes" 'BEGIN {print l / (4 * n)}')
+# shellcheck source=bench/smpi/tree_platform.sh
+. "$here/bench/smpi/tree_platform.sh"
 mkdir -p "$OUT"
 echo "# $(date -u '+%F %T') UTC, $NT ($(md5sum < "$NT" | cut -c1-8)), $P simulated ranks ($nodes hosts x 4, $L leaves, 2:1), $ARGS; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| run | flags | simulated job | timed share | fixed part | host time | report |"
@@ -27,21 +27,10 @@ for row in "sequential, default warm-up:" "sequential, --warmup 0:--warmup 0" \
   name=${row%%:*} flags=${row#*:}
   case "|${ROWS:-$name}|" in *"|$name|"*) ;; *) continue ;; esac
   d=$OUT/$(echo "$name" | tr -c 'a-z0-9' '_')
-  rm -rf "$d"
-  # shellcheck disable=SC2086
-  /usr/bin/time -v -o "$d.time" /usr/bin/python3 "$here/scripts/simulate" --network-test "$NT" \
-      --leaves "$L" --nodes-per-leaf $((nodes / L)) --ranks-per-node 4 --oversubscription 2 \
-      --slow-node 5:0.25:4 --slow-uplink $((L - 2)):"$slow_uplink" --shuffle 11 --out "$d" -- $ARGS $flags > "$d.log" 2>&1
-  rc=$?
-  done_line=$(grep -E "done in" "$d.log" | grep -v INFO | head -1)
-  job=$(echo "$done_line" | sed -n 's/.*done in \([0-9.]*\) s.*/\1 s/p')
+  tree_row "$NT" "$d" "$flags"
   share=$(echo "$done_line" | sed -n "s/.*timed communication [0-9.]* s (\([0-9.]*%\).*/\1/p")
   fixed=$(grep -E "network_test: fixed part" "$d.log" | grep -v INFO | head -1 | sed 's/network_test: fixed part: //')
-  host=$(grep 'Elapsed (wall' "$d.time" | sed 's/.*: //')
   verdict="simulation failed (exit $rc)"
-  if [ "$rc" = 0 ]; then
-    "$BUILD/bin/network_analyze" report "$d/run_median.nc" --json "$d/r.json" > "$d/r.txt" 2>&1
-    verdict=$(/usr/bin/python3 "$here/tests/smpi/check_truth.py" "$d/truth.json" "$d/r.json" | tr '\n' ' ' | sed 's/check_truth: //g' | cut -c1-200)
-  fi
+  [ "$rc" = 0 ] && verdict=$(tree_verdict "$d/run_median.nc" "$d/r.json" 200)
   echo "| $name | \`$flags\` | $job | $share | ${fixed:--} | $host | $verdict |"
 done

@@ -1,0 +1,33 @@
+# Sourced by bench/smpi/schedules.sh and timed_share.sh: their one simulated platform and the run of
+# one row on it. scripts/simulate's two-level tree, 2:1 oversubscribed, of P/4 nodes x 4 ranks
+# under L leaves, shuffled placement (seed 11), node 5's cable at 1/4 bandwidth and 4x latency, the
+# uplink of leaf L-2 at 1.25 Gbit/s (the uplink has nodes/L x 10 / 2 Gbit/s; the slow one 1.25
+# Gbit/s whatever the leaf's size).
+# Needs: here, P, L, BUILD, ARGS. Sets nodes and slow_uplink when sourced.
+nodes=$((P / 4))
+slow_uplink=$(awk -v l="$L" -v n="$nodes" 'BEGIN {print l / (4 * n)}')
+
+# tree_row NETWORK_TEST DIR FLAGS: simulates ARGS FLAGS into DIR (log DIR.log, /usr/bin/time -v in
+# DIR.time) and sets rc, done_line (network_test's "done in" line), job (its simulated time) and
+# host (the simulation's wall time).
+tree_row() {
+  local nt=$1 d=$2 flags=$3
+  rm -rf "$d"
+  # shellcheck disable=SC2086
+  /usr/bin/time -v -o "$d.time" /usr/bin/python3 "$here/scripts/simulate" --network-test "$nt" \
+      --leaves "$L" --nodes-per-leaf $((nodes / L)) --ranks-per-node 4 --oversubscription 2 \
+      --slow-node 5:0.25:4 --slow-uplink $((L - 2)):"$slow_uplink" --shuffle 11 --out "$d" -- $ARGS $flags > "$d.log" 2>&1
+  rc=$?
+  done_line=$(grep -E "done in" "$d.log" | grep -v INFO | head -1)
+  job=$(echo "$done_line" | sed -n 's/.*done in \([0-9.]*\) s.*/\1 s/p')
+  host=$(grep 'Elapsed (wall' "$d.time" | sed 's/.*: //')
+}
+
+# tree_verdict FILE JSON WIDTH: network_analyze report of FILE (JSON beside it, the text as
+# JSON's name with .txt) against the run's truth (tests/smpi/check_truth.py), WIDTH characters.
+tree_verdict() {
+  local file=$1 json=$2 width=$3 d
+  d=$(dirname "$file")
+  "$BUILD/bin/network_analyze" report "$file" --json "$json" > "${json%.json}.txt" 2>&1
+  /usr/bin/python3 "$here/tests/smpi/check_truth.py" "$d/truth.json" "$json" | tr '\n' ' ' | sed 's/check_truth: //g' | cut -c1-"$width"
+}
