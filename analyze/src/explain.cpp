@@ -424,6 +424,7 @@ struct RegionCounts {
   std::vector<std::size_t> offset;  // per level, the index of its first region
   std::size_t classes = 0;
   std::vector<std::vector<std::uint32_t>> usable, slow;  // [k][region * classes + class]
+  std::uint64_t cells = 0, within = 0, slower = 0;       // every usable cell: within the tolerance, beyond it
 };
 
 std::size_t region_index(const RegionCounts& rc, std::size_t level, std::size_t group, bool send) {
@@ -447,8 +448,12 @@ RegionCounts count_regions(const Grid& g, const Model& m, const std::vector<Clai
       for (std::size_t j = 0; j < g.P; ++j) {
         const std::size_t x = g.cell(i, j);
         if (i == j || std::isnan(g.logv[k][x])) continue;
-        const bool slow = residual(g, m, claims, k, i, j, static_cast<std::size_t>(-1), ends_only) > g.tol[k];
+        const double r = residual(g, m, claims, k, i, j, static_cast<std::size_t>(-1), ends_only);
+        const bool slow = r > g.tol[k];
         slow_cells[k][x] = slow;
+        ++rc.cells;
+        rc.within += std::fabs(r) <= g.tol[k];
+        rc.slower += slow;
         for (std::size_t l = 0; l < g.t.levels.size(); ++l) {
           const auto& go = g.t.levels[l].group_of;
           if (go[i] == go[j]) break;  // same group here, and at every coarser level
@@ -723,24 +728,7 @@ void revise(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std
 
 }  // namespace
 
-std::string text_of_ranks(const std::vector<int>& r) {
-  // Runs of consecutive ranks as a-b: a finding of 32 ranks is one short line, not 32 numbers.
-  std::string out;
-  std::size_t n = 0;
-  for (std::size_t a = 0; a < r.size();) {
-    std::size_t b = a;
-    while (b + 1 < r.size() && r[b + 1] == r[b] + 1) ++b;
-    if (n == 8) {
-      out += fmt::format(",... ({} ranks)", r.size());
-      return out;
-    }
-    if (!out.empty()) out += ",";
-    out += b > a ? fmt::format("{}-{}", r[a], r[b]) : fmt::format("{}", r[a]);
-    ++n;
-    a = b + 1;
-  }
-  return out;
-}
+std::string text_of_ranks(const std::vector<int>& r) { return text::rank_runs_text(r); }
 
 Explanation explain_and_check(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
                               const AnomalyOptions& opt, std::vector<Anomaly>& found, bool change) {
@@ -778,7 +766,8 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
     for (double& x : g.tol) x = std::min(x, std::log(opt.explain_judge_max));
   }
   if (change) revise(g, m, claims, hosts, found, drop, added, e, levels_fit && judged);
-  count_regions(g, m, claims, slow_cells, false);
+  // Every claim's residual once: the slow cells left, and the share explained.
+  const auto whole = count_regions(g, m, claims, slow_cells, false);
   std::size_t left = 0;
   auto rest = leftover(g, slow_cells, hosts, &left);
   const bool routes = std::any_of(claims.begin(), claims.end(), [&](const Claim& q) {
@@ -788,20 +777,11 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
   if (!could_add) rest.reset();
   e.changed_findings = change;
   // The share of cells within the tolerance of their prediction.
-  std::uint64_t usable = 0, within = 0, slow = 0;
-  for (std::size_t k = 0; k < g.K; ++k)
-    for (std::size_t i = 0; i < g.P; ++i)
-      for (std::size_t j = 0; j < g.P; ++j) {
-        if (i == j || std::isnan(g.logv[k][g.cell(i, j)])) continue;
-        const double r = residual(g, m, claims, k, i, j);
-        ++usable;
-        within += std::fabs(r) <= g.tol[k];
-        slow += r > g.tol[k];
-      }
+  const auto usable = static_cast<double>(whole.cells);
   e.checked = true;
-  e.cells = usable;
-  e.explained_share = usable ? static_cast<double>(within) / static_cast<double>(usable) : kNaN;
-  e.slow_share = usable ? static_cast<double>(slow) / static_cast<double>(usable) : kNaN;
+  e.cells = whole.cells;
+  e.explained_share = whole.cells ? static_cast<double>(whole.within) / usable : kNaN;
+  e.slow_share = whole.cells ? static_cast<double>(whole.slower) / usable : kNaN;
   for (double x : g.tol) e.tolerance.push_back(std::exp(x));
   e.unexplained_pairs = left;
   // Never silent: cells left slow that the check could not name (it adds no region where the levels

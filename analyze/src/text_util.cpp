@@ -20,21 +20,43 @@ Split split_name(const std::string& name) {
   return {name.substr(0, d), name.substr(d)};
 }
 
-// "01-04,07" from numbers written with the same width.
-std::string ranges_text(std::vector<std::pair<std::uint64_t, std::string>> nums) {
-  std::sort(nums.begin(), nums.end());
-  std::string out;
-  for (std::size_t a = 0; a < nums.size();) {
+// The runs of consecutive values of an ascending list, as [first, last] indices.
+template <class T, class Value>
+std::vector<std::pair<std::size_t, std::size_t>> runs(const std::vector<T>& v, Value value) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (std::size_t a = 0; a < v.size();) {
     std::size_t b = a;
-    while (b + 1 < nums.size() && nums[b + 1].first == nums[b].first + 1) ++b;
-    if (!out.empty()) out += ",";
-    out += b > a ? nums[a].second + "-" + nums[b].second : nums[a].second;
+    while (b + 1 < v.size() && value(v[b + 1]) == value(v[b]) + 1) ++b;
+    out.emplace_back(a, b);
     a = b + 1;
   }
   return out;
 }
 
+// "01-04,07" from numbers written with the same width.
+std::string ranges_text(std::vector<std::pair<std::uint64_t, std::string>> nums) {
+  std::sort(nums.begin(), nums.end());
+  std::string out;
+  for (auto [a, b] : runs(nums, [](const auto& n) { return n.first; })) {
+    if (!out.empty()) out += ",";
+    out += b > a ? nums[a].second + "-" + nums[b].second : nums[a].second;
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string rank_runs_text(const std::vector<int>& r) {
+  const auto rs = runs(r, [](int x) { return static_cast<std::int64_t>(x); });
+  std::string out;
+  for (std::size_t n = 0; n < rs.size(); ++n) {
+    if (n == 8) return out + fmt::format(",... ({} ranks)", r.size());
+    const auto [a, b] = rs[n];
+    if (!out.empty()) out += ",";
+    out += b > a ? fmt::format("{}-{}", r[a], r[b]) : fmt::format("{}", r[a]);
+  }
+  return out;
+}
 
 std::string hosts_text(const std::vector<std::string>& hosts, std::size_t max) {
   // Per (prefix, width of the number; 0 when it has none), its numbers, in order of first sight.

@@ -19,6 +19,10 @@ namespace nt::analysis::text {
 // finding of 32 hosts is one short line.
 std::string hosts_text(const std::vector<std::string>& hosts, std::size_t max = 6);
 
+// Ascending ranks as runs a-b, at most 8 runs ("0-15,32-47", then ",... (N ranks)"): a finding of
+// 32 ranks is one short line. nt::analysis::text_of_ranks.
+std::string rank_runs_text(const std::vector<int>& r);
+
 // "0,1,2" or, past `max` ranks, "0,1,...,11,... (40 ranks)".
 inline std::string ranks_text(const std::vector<int>& r, std::size_t max) {
   if (r.size() <= max) return fmt::format("{}", fmt::join(r, ","));

@@ -76,7 +76,7 @@ TreeCheck check_tree_level(const Profiles& gp, const std::vector<std::vector<int
         if (!std::isfinite(d)) continue;
         if (up[b] == up[a]) {
           in = std::max(in, d);
-          ins.push_back(d);
+          if (typical_in) ins.push_back(d);
         } else {
           out = std::min(out, d);
         }
