@@ -182,20 +182,24 @@ void Ctx::idle_wait(MPI_Request& req, double deadline_abs, const std::string& on
 #endif
 }
 
+void Ctx::ping(int peer, char token, double& best, double& offset) {
+  const double t0 = now();
+  send(&token, 1, MPI_CHAR, peer, kTagSync);
+  const double tp = recv_double(peer, kTagSync);
+  const double t1 = now();
+  if (t1 - t0 < best) {
+    best = t1 - t0;
+    offset = tp - 0.5 * (t0 + t1);
+  }
+}
+
 std::pair<double, double> Ctx::estimate_offset(int peer, bool leader) {
   const int K = std::max(1, settings.sync_rounds);
   double best = std::numeric_limits<double>::infinity(), offset = 0;
   char token = 0;
   for (int k = 0; k < K; ++k) {
     if (leader) {
-      const double t0 = now();
-      send(&token, 1, MPI_CHAR, peer, kTagSync);
-      const double tp = recv_double(peer, kTagSync);
-      const double t1 = now();
-      if (t1 - t0 < best) {
-        best = t1 - t0;
-        offset = tp - 0.5 * (t0 + t1);
-      }
+      ping(peer, token, best, offset);
     } else {
       recv(&token, 1, MPI_CHAR, peer, kTagSync);
       send_double(now(), peer, kTagSync);
@@ -247,15 +251,8 @@ std::pair<double, double> Ctx::pair_offset(int peer, bool leader, bool need_rtt)
   char token = 1;
   int k = 0;
   while (k < K) {
-    const double t0 = now();
-    send(&token, 1, MPI_CHAR, peer, kTagSync);
-    const double tp = recv_double(peer, kTagSync);
-    const double t1 = now();
+    ping(peer, token, best, offset);
     ++k;
-    if (t1 - t0 < best) {
-      best = t1 - t0;
-      offset = tp - 0.5 * (t0 + t1);
-    }
     // Clean: as fast as the host pair's fastest round trip (within kCleanTolerance), so its
     // midpoint is as good as the fastest of K (its error is at most half the excess).
     if (ref > 0 && best <= ref * (1.0 + kCleanTolerance) + kCleanSlack) break;

@@ -229,6 +229,9 @@ class Ctx {
   // longest pause (poll_gap_), yielding when oversubscribed and checking the deadline.
   template <class Test>
   void poll(Test&& test);
+  // One ping-pong of an offset estimate, as its leader: sends `token`, reads the peer's clock;
+  // keeps the fastest round trip in best and its midpoint offset in offset.
+  void ping(int peer, char token, double& best, double& offset);
 };
 
 // An absolute deadline for a sleeping wait with `tasks_ahead` tasks before it (0: none).
