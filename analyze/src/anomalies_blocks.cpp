@@ -238,6 +238,47 @@ bool one_way_member(const std::vector<std::vector<double>>& med, const std::vect
   return true;
 }
 
+// The finest level above the nodes at which the node groups `side` are exactly one group: (level,
+// group); (0, -1) where none is.
+std::pair<std::size_t, int> group_of_side(const Topology& t, const std::vector<int>& side) {
+  const auto& nodes = t.levels.front();
+  const auto rank_of = [&](std::size_t n) { return static_cast<std::size_t>(nodes.groups[n].front()); };
+  for (std::size_t l = 1; l < t.levels.size(); ++l) {
+    const auto& g = t.levels[l].group_of;
+    const int mine = g[rank_of(static_cast<std::size_t>(side.front()))];
+    std::size_t members = 0;
+    for (std::size_t n = 0; n < nodes.groups.size(); ++n) members += g[rank_of(n)] == mine;
+    const bool inside = std::all_of(side.begin(), side.end(),
+                                    [&](int n) { return g[rank_of(static_cast<std::size_t>(n))] == mine; });
+    if (inside && members == side.size()) return {l, mine};
+  }
+  return {0, -1};
+}
+
+// A block one side of which is a whole switch group and the other not is that group's uplink, the
+// one the routes between the two sides take: the finding is the group's (its ranks; the pairs stay
+// the block's). Both sides whole groups: the link between the two.
+void name_uplink(const Block& b, const AnomalyScan& scan, Anomaly& f) {
+  const auto s0 = group_of_side(scan.topo, b.side[0]), s1 = group_of_side(scan.topo, b.side[1]);
+  if ((s0.first > 0) == (s1.first > 0)) return;
+  const int own = s0.first > 0 ? 0 : 1;
+  const auto [level, group] = s0.first > 0 ? s0 : s1;
+  const auto& nodes = scan.topo.levels.front();
+  f.ranks.clear();
+  for (int n : b.side[static_cast<std::size_t>(own)])
+    for (int r : nodes.groups[static_cast<std::size_t>(n)]) f.ranks.push_back(r);
+  std::sort(f.ranks.begin(), f.ranks.end());
+  f.hosts = hosts_of(f.ranks, scan.hosts);
+  const std::string word = scan.topo.node_level_identified ? "node groups" : "groups";
+  f.detail = fmt::format(
+      "slow uplink of {} group {}, part of its routes, both directions: every pair between its {} {} and {} {} outside "
+      "it is slow ({:.2f}x the other nodes' delays to that set, median), no other pair of theirs: one of the group's "
+      "uplinks, the one the routes between them take (a switch with several uplinks sends each destination's routes "
+      "over one)",
+      scan.topo.levels[level].name, group, word, fmt::join(b.side[static_cast<std::size_t>(own)], ","), word,
+      fmt::join(b.side[static_cast<std::size_t>(1 - own)], ","), f.score);
+}
+
 Anomaly block_finding(const Block& b, const std::vector<const LinkHit*>& inside, const std::vector<double>& ratios,
                       const AnomalyScan& scan) {
   const auto& nodes = scan.topo.levels.front();
@@ -261,6 +302,7 @@ Anomaly block_finding(const Block& b, const std::vector<const LinkHit*>& inside,
       "other nodes' delays to that set, median), no other pair of theirs: one link or switch that every route between the two sets "
       "crosses (a global link of a dragonfly, a trunk between switches)",
       word, word, fmt::join(b.side[0], ","), word, fmt::join(b.side[1], ","), f.score);
+  name_uplink(b, scan, f);
   return f;
 }
 

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -28,6 +29,22 @@
 #include "text_util.hpp"
 
 namespace nt::analysis {
+
+std::set<std::uint64_t> pair_cells(const Anomaly& a, std::size_t P) {
+  // Exactly its pairs (a one-way pair of two ranks is not every rank pair of their nodes).
+  // A slow link's pairs listed one way round each (sender below receiver) stand for both
+  // directions; listed otherwise, they are the directions that are slow.
+  std::set<std::uint64_t> cells;
+  const bool both = a.kind == AnomalyKind::slow_link &&
+                    std::all_of(a.pairs.begin(), a.pairs.end(), [](const auto& p) { return p.first < p.second; });
+  for (auto [x, y] : a.pairs) {
+    const auto cx = static_cast<std::uint64_t>(x), cy = static_cast<std::uint64_t>(y);
+    cells.insert(cx * P + cy);
+    if (both) cells.insert(cy * P + cx);
+  }
+  return cells;
+}
+
 namespace {
 
 using anomaly_parts::hosts_of;
@@ -311,17 +328,8 @@ Claim claim_of(const Grid& g, const Anomaly& a, std::size_t index) {
     q.inner = a.kind != AnomalyKind::slow_switch;
     return q;
   }
-  // Exactly its pairs (a one-way pair of two ranks is not every rank pair of their nodes).
-  // A slow link's pairs listed one way round each (sender below receiver) stand for both
-  // directions; listed otherwise, they are the directions that are slow.
   q.ends = false;
-  const bool both = a.kind == AnomalyKind::slow_link &&
-                    std::all_of(a.pairs.begin(), a.pairs.end(), [](const auto& p) { return p.first < p.second; });
-  for (auto [x, y] : a.pairs) {
-    const auto cx = static_cast<std::uint64_t>(x), cy = static_cast<std::uint64_t>(y);
-    q.cells.insert(cx * g.P + cy);
-    if (both) q.cells.insert(cy * g.P + cx);
-  }
+  q.cells = pair_cells(a, g.P);
   return q;
 }
 
@@ -629,6 +637,76 @@ void drop_idle(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<
 
 // Names the groups of a level whose cells the model leaves slow, the one that covers most first,
 // until none is left (at most explain_max_added).
+// A group's uplink that carries part of its routes (a switch with several uplinks sends each
+// destination's routes over one): the group is slow to a set R of the ranks outside it and not to
+// the others. Per direction, R holds the ranks outside that every member's cells to (or from) are
+// slow at enough lengths; a block is two ranks or more of R, short of all the ranks outside (all of
+// them is the group's own region), with no other slow cell of the group's.
+struct UplinkBlock {
+  std::size_t level = 0, group = 0, cells = 0;
+  std::vector<int> to, from;  // R of the cells the group sends, and of those it receives
+};
+
+std::vector<int> slow_partners(const Grid& g, const std::vector<std::vector<char>>& slow_cells,
+                               const std::vector<int>& members, const std::vector<int>& go, int grp, bool send,
+                               std::size_t& stray) {
+  std::vector<int> far;
+  for (std::size_t y = 0; y < g.P; ++y) {
+    if (go[y] == grp) continue;
+    std::size_t slow = 0;
+    for (int i : members) {
+      const std::size_t x = send ? g.cell(static_cast<std::size_t>(i), y) : g.cell(y, static_cast<std::size_t>(i));
+      std::size_t n = 0;
+      for (std::size_t k = 0; k < g.K; ++k) n += slow_cells[k][x];
+      slow += n >= g.need;
+    }
+    if (slow == members.size()) far.push_back(static_cast<int>(y));
+    else stray += slow;
+  }
+  return far;
+}
+
+std::optional<UplinkBlock> uplink_block(const Grid& g, const std::vector<std::vector<char>>& slow_cells,
+                                        const std::vector<std::vector<char>>& tried) {
+  std::optional<UplinkBlock> best;
+  for (std::size_t l = 1; l < g.t.levels.size(); ++l) {
+    const auto& go = g.t.levels[l].group_of;
+    for (std::size_t grp = 0; grp < g.t.levels[l].groups.size(); ++grp) {
+      if (tried[l][grp]) continue;
+      const auto& members = g.t.levels[l].groups[grp];
+      const std::size_t outside = g.P - members.size();
+      std::size_t stray = 0;
+      UplinkBlock b{l, grp, 0, slow_partners(g, slow_cells, members, go, static_cast<int>(grp), true, stray),
+                    slow_partners(g, slow_cells, members, go, static_cast<int>(grp), false, stray)};
+      for (auto* side : {&b.to, &b.from})
+        if (side->size() < 2 || side->size() >= outside) side->clear();
+      b.cells = (b.to.size() + b.from.size()) * members.size();
+      if (b.cells == 0 || stray * 10 > b.cells) continue;
+      if (!best || b.cells > best->cells) best = std::move(b);
+    }
+  }
+  return best;
+}
+
+Anomaly uplink_finding(const Grid& g, const UplinkBlock& b, const std::vector<std::string>& hosts) {
+  Anomaly a;
+  const auto& lev = g.t.levels[b.level];
+  a.kind = AnomalyKind::slow_link;
+  a.ranks = lev.groups[b.group];
+  a.hosts = hosts_of(a.ranks, hosts);
+  a.direction = !b.to.empty() && !b.from.empty() ? "both" : !b.to.empty() ? "send" : "receive";
+  for (int i : a.ranks) {
+    for (int y : b.to) a.pairs.emplace_back(i, y);
+    for (int y : b.from) a.pairs.emplace_back(y, i);
+  }
+  for (std::size_t k = 0; k < g.K; ++k) a.lengths.push_back(g.c.lengths[k]);
+  a.detail = fmt::format("slow uplink of {} group {}, part of its routes: it {} slowly {} {} of the {} ranks outside "
+                         "it, and no other: one of the group's uplinks, the one those routes take",
+                         lev.name, b.group, direction_words(a.direction), b.to.empty() ? "from" : "to",
+                         std::max(b.to.size(), b.from.size()), g.P - a.ranks.size());
+  return a;
+}
+
 void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,
                    std::size_t n_found, std::vector<Anomaly>& added) {
   std::vector<std::vector<char>> tried, slow_cells;
@@ -645,7 +723,15 @@ void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vec
   for (std::size_t round = 0; round < g.opt.explain_max_added; ++round) {
     const auto rc = count_regions(g, m, claims, slow_cells, true);
     const Pick p = best_region(g, rc, tried);
-    if (!p.found) break;
+    if (!p.found) {
+      const auto b = uplink_block(g, slow_cells, tried);
+      if (!b) break;
+      tried[b->level][b->group] = 1;
+      added.push_back(uplink_finding(g, *b, hosts));
+      claims.push_back(claim_of(g, added.back(), n_found + added.size() - 1));
+      m = fit_model(g, claims);
+      continue;
+    }
     tried[p.level][p.group] = 1;
     added.push_back(region_finding(g, p, hosts));
     claims.push_back(claim_of(g, added.back(), n_found + added.size() - 1));

@@ -17,6 +17,7 @@
 #include "nt/raw_file.hpp"
 #include "nt/units.hpp"
 #include "loaded.hpp"
+#include "report_parts.hpp"
 #include "text_util.hpp"
 
 namespace nt::analysis {
@@ -74,45 +75,14 @@ Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* a
     r.notes.push_back("measured with --host-pairs: every cell between two hosts holds its host pair's one measured "
                       "rank pair (the ranks of a host share its cables), so a fault of one rank's own across hosts "
                       "cannot show; the pairs within each host are all measured");
-  r.topology = find_topology(c, opt.topology, r.hosts);
-  check_node_level(c, r.topology, !r.hosts.empty());
   // The findings are checked against the whole matrix where a cell is one pair's own delay: not in
   // a collective mode, a deviation file or a file measured under load (its share is still stated).
   const bool pairwise = c.mode != Mode::bcast && c.mode != Mode::all_to_all && c.mode != Mode::loggp &&
                         c.statistic != Statistic::deviation && !measured_under_load(measured);
-  if (pairwise)
-    for (auto& n : refine_levels(c, r.topology, opt.anomalies)) r.notes.push_back(std::move(n));
-  for (const auto& n : r.topology.notes) r.notes.push_back(n);
-  for (std::size_t l = 1; l < r.topology.levels.size(); ++l) {
-    const auto lone = lone_node_groups(r.topology, l);
-    if (!lone.empty())
-      r.notes.push_back(fmt::format("{} level: {} group(s) ({}) hold a single node: a lone node {} (the delays "
-                                    "cannot tell the two apart; see the anomalies)",
-                                    r.topology.levels[l].name, lone.size(), fmt::join(lone, ","), kLoneNodeCaveat));
-  }
-  r.agreement = compare_with_hosts(r.topology.delay_groups, r.hosts);
-  if (r.topology.nodes_from_hosts && !r.agreement.exact)
-    r.notes.push_back(fmt::format("the node level is the {} hosts the file names; the delays alone group the ranks into {} "
-                                  "groups, unions of hosts (ranks on different hosts look alike, e.g. one rank per host)",
-                                  r.agreement.host_groups.size(), r.topology.delay_groups.size()));
-  if (!r.topology.nodes_from_hosts && check_node_level_against_hosts(r.topology, r.agreement))
-    r.notes.push_back(r.topology.notes.back());
-  r.anomalies = find_anomalies(c, r.topology, r.hosts, opt.anomalies, &r.sensitivity);
-  if (fastest && !merged && c.statistic == Statistic::median)
-    if (auto note = drop_transient_pairs(c, *fastest, r.anomalies)) r.notes.push_back(std::move(*note));
-  if (measured.file)
-    if (auto note = drop_findings_on_shared_cores(measured.file->meta(), r.topology, r.anomalies))
-      r.notes.push_back(std::move(*note));
-  if (deviation) {
-    auto v = find_variance_anomalies(c, *deviation, r.hosts, opt.anomalies);
-    r.anomalies.insert(r.anomalies.end(), v.begin(), v.end());
-  }
-  if (measured_under_load(measured)) saturated_groups(c, r.hosts, opt.anomalies.min_ratio, r.anomalies);
-  if (auto note = review_findings_under_load(measured, merged_values.get(), deviation, r.topology, opt.anomalies, r.anomalies))
-    r.notes.push_back(std::move(*note));
-  r.explanation = explain_and_check(c, r.topology, r.hosts, opt.anomalies, r.anomalies, pairwise);
-  if (!r.explanation.note.empty()) r.notes.push_back(r.explanation.note);
-  if (!r.explanation.warning.empty()) r.notes.push_back(r.explanation.warning);
+  const ReportInputs in{c, measured, opt, deviation, fastest, merged_values.get(), pairwise};
+  const std::size_t notes_before = r.notes.size();
+  levels_and_findings(in, c, r);
+  levels_without_pair_findings(in, r, notes_before);
   r.hockney = fit_classes_and_pairs(c, r.topology, opt.thresholds, deviation,
                                     opt.keep_pair_fits || opt.pairs_in_json || c.P <= 16);
   r.params = class_params(&r.cube, r.topology, &r.hockney, nullptr, {});

@@ -869,3 +869,38 @@ TEST(Paths, CellsTheCheckCannotNameAreAWarning) {
   EXPECT_TRUE(healthy.explanation.warning.empty()) << healthy.explanation.warning;
   EXPECT_LT(healthy.explanation.slow_share, 0.02);
 }
+
+// Two-level trees drawn at random whose leaves have two parallel uplinks to one spine, each
+// carrying the routes of half of the hosts outside (SimGrid's FAT_TREE with parallel links), one
+// of them slow both ways; uplinks twice a cable's bandwidth, so the leaves are only a few per cent
+// apart (two more hops of 1 us at 64 KiB and 1 MiB). The slow uplink's block of cells (the leaf
+// to half of the other hosts, 2-3x) hid that step: the levels of all the cells had no leaves. Found
+// again from the cells the pair finding does not claim, they are the leaves, and the finding is
+// the leaf's uplink: its hosts, not the hosts on the far side of the routes.
+TEST(Paths, ASlowParallelUplinkKeepsTheLeavesAndIsTheLeafs) {
+  std::mt19937 rng(4);
+  for (int trial = 0; trial < 6; ++trial) {
+    const int leaves = 4 + static_cast<int>(rng() % 4), per_leaf = 4 + static_cast<int>(rng() % 4);
+    const int slow_leaf = static_cast<int>(rng() % static_cast<unsigned>(leaves)), side = static_cast<int>(rng() % 2);
+    const double factor = 0.1 + 0.1 * static_cast<double>(rng() % 3);  // 5x, 2.5x, 1.7x at 1 MiB
+    const int P = leaves * per_leaf;
+    SCOPED_TRACE(fmt::format("{} leaves x {} hosts, leaf {} uplink {} at {:.2f}", leaves, per_leaf, slow_leaf, side,
+                             factor));
+    const auto full = path_cube(P, 1, 0.0, 1, [&](int a, int b) {
+      const int la = a / per_leaf, lb = b / per_leaf;
+      if (la == lb) return Path{2e-6, 1.25e9};
+      const bool slow = (la == slow_leaf && b % 2 == side) || (lb == slow_leaf && a % 2 == side);
+      return Path{4e-6, slow ? 2.5e9 * factor : 1.25e9};
+    });
+    const auto r = report(at_lengths(full, {2, 3}));
+    ASSERT_EQ(r.topology.levels.size(), 2u) << na::to_text(r);
+    std::vector<int> leaf;
+    for (int x = 0; x < P; ++x) leaf.push_back(x / per_leaf);
+    EXPECT_EQ(partition(r.topology.levels[1].group_of), partition(leaf));
+    std::vector<int> own;
+    for (int x = slow_leaf * per_leaf; x < (slow_leaf + 1) * per_leaf; ++x) own.push_back(x);
+    ASSERT_EQ(r.anomalies.size(), 1u) << r.anomalies.front().detail;
+    EXPECT_EQ(r.anomalies.front().ranks, own) << r.anomalies.front().detail;
+    EXPECT_LT(r.explanation.slow_share, 0.01);
+  }
+}

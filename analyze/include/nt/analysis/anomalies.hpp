@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -106,6 +107,10 @@ struct Explanation {
   std::string note;                     // why it was not checked, or how
   std::string warning;                  // cells left slow that no finding names (a WARNING note)
 };
+
+// The cells (sender * P + receiver) a finding on pairs claims: exactly its pairs, a slow link's in
+// both directions where every pair is listed sender below receiver.
+std::set<std::uint64_t> pair_cells(const Anomaly& a, std::size_t P);
 
 // Checks the findings against the whole matrix (explain.cpp): sets each slow finding's direction,
 // drops the findings that explain nothing, adds a finding for each group of a level whose cells the
