@@ -72,12 +72,17 @@ bool gives_up_none(const Topology& a, const Topology& b) {
 }
 
 // The second explanation is kept when it leaves no more of the matrix slow, no more pairs
-// unexplained, and its levels predict the cells no finding claims no worse.
-bool explains_better(const Explanation& a, const Explanation& b) {
+// unexplained, and its levels predict the cells no finding claims no worse, and is better at one.
+// A tie is a gain only where the second levels hold a level the first lack (the leaves a block of
+// slow cells hid), not more groups alone.
+bool explains_better(const Explanation& a, const Explanation& b, bool more_levels) {
   constexpr double eps = 1e-9;
   if (!a.checked || !b.checked) return false;
-  return a.slow_share <= b.slow_share + eps && a.unexplained_pairs <= b.unexplained_pairs &&
-         !(a.levels_share < b.levels_share - eps);
+  const bool no_worse = a.slow_share <= b.slow_share + eps && a.unexplained_pairs <= b.unexplained_pairs &&
+                        !(a.levels_share < b.levels_share - eps);
+  const bool gain = a.slow_share < b.slow_share - eps || a.unexplained_pairs < b.unexplained_pairs ||
+                    a.levels_share > b.levels_share + eps || more_levels;
+  return no_worse && gain;
 }
 
 // The levels from shape's cells, with their notes.
@@ -161,7 +166,7 @@ void levels_without_pair_findings(const ReportInputs& in, Report& r, std::size_t
   // The new levels must describe the distances of the cells no finding claims (on a torus, hosts
   // grouped around the claimed cells do not).
   if (!(again.explanation.levels_share >= in.opt.anomalies.explain_levels_fit) ||
-      !explains_better(again.explanation, r.explanation))
+      !explains_better(again.explanation, r.explanation, again.topology.levels.size() > r.topology.levels.size()))
     return;
   again.notes.push_back(fmt::format(
       "the levels are those of the cells no pair finding claims ({} rank pairs left out at each of {} lengths): with them, "
