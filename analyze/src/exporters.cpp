@@ -134,13 +134,18 @@ struct Fit {
   double lat = 1.0, bw = 1.0, additive = 0.0;
 };
 
-// Errors are relative to the delay as measured (the clock read in it): within a node at 0 B the
-// rest is 1-2 ns, whole nanoseconds in SimGrid (precision/timing), so relative to it alone one
-// nanosecond would be 50-100 % of a route.
+// SimGrid's precision/timing: a simulated delay comes in whole nanoseconds.
+constexpr double kSimgridQuantum = 1e-9;
+
+// The worst route's error beyond SimGrid's last nanosecond, relative to the delay as measured (the
+// clock read in it): within a node at 0 B the rest is 1-2 ns, and the cells of one route read 11 or
+// 12 ns in a simulated file, so relative to the rest alone, or without the nanosecond, those
+// routes would decide every choice by a rounding.
 double worst_of(const std::vector<RouteAtLength>& routes, const Fit& f) {
   double w = 0;
   for (const auto& c : routes)
-    w = std::max(w, std::abs(f.lat * c.latency + f.bw * c.transfer + f.additive - c.measured) /
+    w = std::max(w, std::max(0.0, std::abs(f.lat * c.latency + f.bw * c.transfer + f.additive - c.measured) -
+                                      kSimgridQuantum) /
                         (c.measured + kSmpiClockRead));
   return w;
 }
@@ -678,7 +683,7 @@ void links_from_routes(const MeasuredRoutes& m, const std::vector<double>& L, co
 // change of the latency factor into the tw, more on a route with more latency, and links shared
 // by many routes cannot follow that (0.5-1 % off across switches; export_simgrid keeps the better).
 // Not done on a sample of the routes (kMaxRoutes) or with one length.
-bool links_from_ends(const Report& r, const MeasuredRoutes& m, std::size_t from, SimgridPlatform& platform) {
+bool links_from_ends(const Report& r, const MeasuredRoutes& m, std::size_t from, double c, SimgridPlatform& platform) {
   const std::size_t K = r.cube.count();
   if (m.sampled || K < 2 || from + 1 >= K || m.size() == 0) return false;
   const double b0 = static_cast<double>(r.cube.lengths.front()) + kSmpiEnvelope;
@@ -687,12 +692,30 @@ bool links_from_ends(const Report& r, const MeasuredRoutes& m, std::size_t from,
   if (!(b2 > b1)) return false;
   std::vector<double> L(m.size(), kNaN), W(m.size(), kNaN);
   for (std::size_t n = 0; n < m.size(); ++n) {
-    const double d0 = m.d.front()[n], w = (m.d.back()[n] - m.d[from][n]) / (b2 - b1);
+    const double d0 = m.d.front()[n], slope = (m.d.back()[n] - m.d[from][n]) / (b2 - b1);
+    const double w = slope - c * std::max(0.0, d0 - b0 * slope);
     if (!(d0 > 0) || !(w > 0)) continue;
     W[n] = w, L[n] = std::max(0.0, d0 - b0 * w);
   }
   links_from_routes(m, L, W, platform);
   return true;
+}
+
+// The largest share of a route's latency a slope can hold (see links_from_ends): the smallest
+// slope / latency over the routes with a latency (0 without any).
+double largest_latency_share(const Report& r, const MeasuredRoutes& m, std::size_t from) {
+  const std::size_t K = r.cube.count();
+  if (K < 2 || from + 1 >= K) return 0.0;
+  const double b0 = static_cast<double>(r.cube.lengths.front()) + kSmpiEnvelope;
+  const double b1 = static_cast<double>(r.cube.lengths[from]) + kSmpiEnvelope;
+  const double b2 = static_cast<double>(r.cube.lengths.back()) + kSmpiEnvelope;
+  double c = std::numeric_limits<double>::infinity();
+  for (std::size_t n = 0; n < m.size(); ++n) {
+    const double d0 = m.d.front()[n], slope = (m.d.back()[n] - m.d[from][n]) / (b2 - b1);
+    const double latency = d0 - b0 * slope;
+    if (d0 > 0 && slope > 0 && latency > 0) c = std::min(c, slope / latency);
+  }
+  return std::isfinite(c) ? c : 0.0;
 }
 
 // The XML comment on top of the platform, and its config (the calibration).
@@ -788,21 +811,39 @@ std::string export_simgrid(const Report& r, const Cube& delays) {
   if (delays.P != r.cube.P || delays.lengths != r.cube.lengths)
     throw Error("export simgrid: the delays are not those of the report");
   const auto m = measured_routes(r, delays);
-  // Three platforms: the links from the Hockney lines, and from the routes' ends with either
-  // slope (links_from_ends); the one whose calibration gives the measured routes back best.
-  std::vector<SimgridPlatform> platforms(3, simgrid_platform(r));
-  std::vector<bool> usable{true, links_from_ends(r, m, r.cube.count() - std::min<std::size_t>(2, r.cube.count()), platforms[1]),
-                           links_from_ends(r, m, 0, platforms[2])};
+  // The links from the Hockney lines, or from the routes' ends with either slope and a share c of
+  // each route's latency taken out of its slope (links_from_ends; c searched on a grid over what
+  // keeps every tw positive, then narrowed around the best): the platform whose calibration gives
+  // the measured routes back best.
+  const SimgridPlatform hockney = simgrid_platform(r);
+  std::optional<SimgridPlatform> best_platform;
+  Calibration cal = calibrate(r, m, hockney);
+  double best = worst_route(r, m, hockney, cal);
   std::size_t pick = 0;
-  Calibration cal;
-  double best = std::numeric_limits<double>::infinity();
-  for (std::size_t c = 0; c < platforms.size(); ++c) {
-    if (!usable[c]) continue;
-    auto cc = calibrate(r, m, platforms[c]);
-    const double w = worst_route(r, m, platforms[c], cc);
-    if (w < best) best = w, pick = c, cal = std::move(cc);
+  const std::size_t K = r.cube.count();
+  for (const std::size_t from : {std::size_t{0}, K >= 2 ? K - 2 : std::size_t{0}}) {
+    if (from > 0 && from + 2 != K) continue;
+    const double cmax = largest_latency_share(r, m, from);
+    auto trial = [&](double c) {
+      SimgridPlatform p = hockney;
+      if (!links_from_ends(r, m, from, c, p)) return std::numeric_limits<double>::infinity();
+      auto cc = calibrate(r, m, p);
+      const double w = worst_route(r, m, p, cc);
+      if (w < best) best = w, pick = from == 0 ? 2 : 1, cal = std::move(cc), best_platform.emplace(std::move(p));
+      return w;
+    };
+    double at = 0, at_w = trial(0.0);
+    for (int g = -2; g <= 9; ++g) {
+      const double c = cmax * 0.1 * g, w = g == 0 ? at_w : trial(c);
+      if (w < at_w) at = c, at_w = w;
+    }
+    for (double step = cmax * 0.05; step > cmax * 1e-4; step /= 2)
+      for (const double c : {at - step, at + step}) {
+        const double w = trial(c);
+        if (w < at_w) at = c, at_w = w;
+      }
   }
-  const SimgridPlatform* platform = &platforms[pick];
+  const SimgridPlatform* platform = best_platform ? &*best_platform : &hockney;
   SimgridPlatform out = *platform;
   apply_shift(out, cal.shift);
   std::ostringstream o;
