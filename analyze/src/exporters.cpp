@@ -813,23 +813,28 @@ std::string export_simgrid(const Report& r, const Cube& delays) {
   const auto m = measured_routes(r, delays);
   // The links from the Hockney lines, or from the routes' ends with either slope and a share c of
   // each route's latency taken out of its slope (links_from_ends; c searched on a grid over what
-  // keeps every tw positive, then narrowed around the best): the platform whose calibration gives
-  // the measured routes back best.
+  // keeps every tw positive, then narrowed around the best): the ends' best platform where the
+  // Hockney one leaves a route more than kAdditiveFrom off and the ends at least halve that. The
+  // Hockney links, with factors of 1 where the network is a latency and a bandwidth (the reference
+  // platforms of bench/results/models.md), stay where they serve: the ends' search would move the
+  // factors by tens of percent for a rounding's worth of a route.
   const SimgridPlatform hockney = simgrid_platform(r);
-  std::optional<SimgridPlatform> best_platform;
   Calibration cal = calibrate(r, m, hockney);
-  double best = worst_route(r, m, hockney, cal);
+  const double hockney_worst = worst_route(r, m, hockney, cal);
+  std::optional<SimgridPlatform> best_platform;
+  Calibration best_cal;
+  double best = std::numeric_limits<double>::infinity();
   std::size_t pick = 0;
   const std::size_t K = r.cube.count();
   for (const std::size_t from : {std::size_t{0}, K >= 2 ? K - 2 : std::size_t{0}}) {
-    if (from > 0 && from + 2 != K) continue;
+    if (hockney_worst <= kAdditiveFrom || (from > 0 && from + 2 != K)) continue;
     const double cmax = largest_latency_share(r, m, from);
     auto trial = [&](double c) {
       SimgridPlatform p = hockney;
       if (!links_from_ends(r, m, from, c, p)) return std::numeric_limits<double>::infinity();
       auto cc = calibrate(r, m, p);
       const double w = worst_route(r, m, p, cc);
-      if (w < best) best = w, pick = from == 0 ? 2 : 1, cal = std::move(cc), best_platform.emplace(std::move(p));
+      if (w < best) best = w, pick = from == 0 ? 2 : 1, best_cal = std::move(cc), best_platform.emplace(std::move(p));
       return w;
     };
     double at = 0, at_w = trial(0.0);
@@ -843,6 +848,8 @@ std::string export_simgrid(const Report& r, const Cube& delays) {
         if (w < at_w) at = c, at_w = w;
       }
   }
+  if (best_platform && best <= hockney_worst / 2) cal = std::move(best_cal);
+  else best_platform.reset(), pick = 0;
   const SimgridPlatform* platform = best_platform ? &*best_platform : &hockney;
   SimgridPlatform out = *platform;
   apply_shift(out, cal.shift);
