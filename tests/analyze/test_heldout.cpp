@@ -137,7 +137,7 @@ void expect_honest_numbers(const na::Cube& c, const na::Report& r) {
   while (std::getline(lines, line)) flagged += (line.ends_with(",0,0") ? 2 : 0) + (line.ends_with(",1,0") || line.ends_with(",0,1") ? 1 : 0);
   EXPECT_EQ(flagged, unident);
   for (auto f : {na::ExportFormat::loggopsim, na::ExportFormat::simgrid})
-    EXPECT_FALSE(std::regex_search(na::export_text(r, f), std::regex("[ =\"]-[0-9]"))) << na::export_text(r, f);
+    EXPECT_FALSE(std::regex_search(na::export_text(r, f, &c), std::regex("[ =\"]-[0-9]"))) << na::export_text(r, f, &c);
 }
 
 }  // namespace
@@ -367,7 +367,7 @@ TEST(HeldOut, LoneNodeAtTheSwitchLevelCarriesTheCaveatEverywhere) {
     bool noted = false;
     for (const auto& n : r.notes) noted = noted || n.find(caveat) != std::string::npos;
     EXPECT_TRUE(noted);
-    EXPECT_NE(na::export_simgrid(r).find(caveat), std::string::npos);
+    EXPECT_NE(na::export_simgrid(r, g.cube).find(caveat), std::string::npos);
     EXPECT_EQ(na::to_json(na::make_model(g.cube, nullptr, nullptr, "", {}))["hierarchy"][1]["lone_node_caveat"], caveat);
     // Slowed 3x, the same lone node is a slow_node whose detail says the same.
     p.slow_nodes = {{8, 3.0}};

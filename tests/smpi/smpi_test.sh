@@ -26,7 +26,10 @@
 #              one writer per node (the default), every rank its own rows (NT_WRITE=ranks) and rank 0
 #              gathering (NT_WRITE=gather) write the same data into every file
 #   bad_input  a missing platform, a host file shorter than the job: one line, exit 2
-#   closed_loop  export --format simgrid of a measured file, simulated again: within 10 % per length
+#   closed_loop  export --format simgrid of a measured file, simulated again: the median within 10 % per
+#              length; on the simulated (noise-free) files every cell within 1 % (+ SimGrid's 1 ns) too,
+#              on a slow node's platform and on one drawn beside it (real runs: medians only, their
+#              cells' own noise is more than 1 %)
 #   compare    issue 35: a run with a slow node (cable at 1/4 bandwidth) against one without, both
 #              noise-free: compare names the node (exit 3), its ratio within 10 % of report's; on
 #              1 leaf x 8 nodes and 2 leaves x 4 nodes (where the baselines' topologies may differ)
@@ -334,6 +337,8 @@ bad_input)
 closed_loop)
   # 1. measured by real ranks on this machine (the build's MPI, 4 ranks, one host)
   [ -n "${NT_MPIEXEC:-}" ] && [ -x "${NT_REAL_NETWORK_TEST:-}" ] || fail "NT_MPIEXEC / NT_REAL_NETWORK_TEST not set"
+  #    Medians only: a real cell's own noise is more than the 1 % the simulated ones are held to
+  #    (the worst cell is printed, not checked).
   "$NT_MPIEXEC" -n 4 "$NT_REAL_NETWORK_TEST" -t one_to_one --lengths 0,1024,16384,65536,262144 -n 7 \
       -f real/run --progress none > real.log 2>&1 || { cat real.log; fail "the real measurement failed"; }
   "$py" "$here/closed_loop.py" "$analyze" "$simulate" "$nt" real/run_median.nc loop_real 0.10 || exit 1
@@ -341,10 +346,18 @@ closed_loop)
   #    own piecewise latency/bandwidth factors (several classes, a model that is not the export's).
   #    Deterministic: with --charge-computation the "measured" file carried the host's load (the
   #    loop was 17-23 % off at one length in 3 of 4 runs on a loaded machine, 5 % on an idle one).
+  #    Every cell within 1 %: the export fits every route (node pair), not only the medians.
   sim --leaves 2 --nodes-per-leaf 3 --ranks-per-node 2 --slow-node 4:0.25:4 --mpi-factors --shuffle 2 \
       --out noisy -- -t one_to_one --lengths 0,1024,16384,65536,262144,1048576 -n 5 \
     || { tail -20 sim.log; fail "simulation failed"; }
-  "$py" "$here/closed_loop.py" "$analyze" "$simulate" "$nt" noisy/run_median.nc loop_sim 0.10
+  "$py" "$here/closed_loop.py" "$analyze" "$simulate" "$nt" noisy/run_median.nc loop_sim 0.10 0.01 || exit 1
+  # 3. held out (drawn after the fix, not tuned on): 2 leaves x 5 nodes x 2 ranks, a node at 1/2
+  #    bandwidth and 3x latency, other lengths (their two longest on one SMPI latency factor, the
+  #    shortest two on another), shuffled another way.
+  sim --leaves 2 --nodes-per-leaf 5 --ranks-per-node 2 --slow-node 7:0.5:3 --mpi-factors --shuffle 5 \
+      --out heldout -- -t one_to_one --lengths 0,256,8192,131072,524288 -n 3 \
+    || { tail -20 sim.log; fail "simulation failed (held out)"; }
+  "$py" "$here/closed_loop.py" "$analyze" "$simulate" "$nt" heldout/run_median.nc loop_heldout 0.10 0.01
   ;;
 compare|compare_heldout)
   # LEAVES:NODES:SLOW-NODE[:BW[:LAT]] each: a baseline and a slow run, compared

@@ -18,8 +18,9 @@ std::string export_loggopsim(const std::vector<ClassParams>& params);
 // A SimGrid platform: one host per node group (named after its host when the hosts agree),
 // a private link per host (half the inter-node startup, its bandwidth), a loopback link per host
 // (intra-node), a backbone link per upper-level group, Full routing with one route per host pair
-// and per host (loopback).
-std::string export_simgrid(const Report& r);
+// and per host (loopback). Per message length, SMPI's latency and bandwidth factors (and a sender's
+// overhead) that give every route's measured median back: from `delays`, the cube r was made of.
+std::string export_simgrid(const Report& r, const Cube& delays);
 
 // One line per pair: sender,receiver,hosts,class, per range ts/tw/r2.
 std::string export_csv(const Report& r);
@@ -36,7 +37,8 @@ struct ExportRequest {
 };
 // Analyses the delay file of the request and returns the export's text.
 std::string make_export(const ExportRequest& req);
-// The export of an analysed report (r.params already carry any measured LogGP parameters).
-std::string export_text(const Report& r, ExportFormat format);
+// The export of an analysed report (r.params already carry any measured LogGP parameters); simgrid
+// needs the delays r was made of (nt::Error without them).
+std::string export_text(const Report& r, ExportFormat format, const Cube* delays = nullptr);
 
 }  // namespace nt::analysis
