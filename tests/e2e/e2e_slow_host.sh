@@ -11,7 +11,9 @@
 # Usage: e2e_slow_host.sh --vc VC --network-test NT --analyze AN --cluster CL --viewer VW
 #                         --check CHECK_RUN_PY --work DIR
 set -uo pipefail
-NAME=ntvce2e
+# A name of its own per run: two test runs on one machine (two build trees) must not tear down each
+# other's namespaces (virtual-cluster allows 'ntvc' + up to 8 of [a-z0-9]).
+NAME=ntvce2e$(( $$ % 100000 ))
 RATE_MBIT=20
 # Every host link runs at LINK_RATE (an emulated NIC, slower than memory as on a real cluster;
 # unshaped veth links are as fast as a host's own loopback, so the node level would not show),
