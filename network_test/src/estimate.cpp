@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <iostream>
 #include <map>
 #include <set>
@@ -43,23 +44,33 @@ std::size_t tasks_per_class(int P) { return std::clamp<std::size_t>(static_cast<
 constexpr int kTrials = 3;
 constexpr double kShortWindow = 0.05;  // below this a timing is repeated (kTrials, median)
 
+// What a calibration window needs besides its work: a sleeping barrier's own cost (taken out of
+// every timing) and rank 0's deadline on Ctx::now()'s clock (--time-limit: past it no plan fits).
+struct Window {
+  double barrier = 0;
+  double deadline = std::numeric_limits<double>::infinity();
+};
+
 // Runs `run` (units tasks or rounds, with the run's own warm-up and samples) on every rank,
 // timed on rank 0 between sleeping barriers minus a barrier's own cost; repeated while the
 // window is short, where a scheduler hiccup would count. Rank 0 gets seconds per unit; rank 0
 // decides about repeating, the others follow its broadcast. `length`: what the tasks measure.
-double calibrate(Ctx& c, std::int64_t length, double units, double barrier_cost, const std::function<void()>& run) {
+// Past w.deadline every rank throws CalibrationOverrun after the same broadcast.
+double calibrate(Ctx& c, std::int64_t length, double units, const Window& w, const std::function<void()>& run) {
+  constexpr int kStop = 2;  // the broadcast's third answer besides "again" and "done"
   std::vector<double> t;
   for (int trial = 0; trial < kTrials; ++trial) {
     idle_barrier(c, 1, length);
     const double t0 = Ctx::now();
     run();
     idle_barrier(c, 1, length);
-    const double dt = std::max(0.0, Ctx::now() - t0 - barrier_cost);
+    const double now = Ctx::now(), dt = std::max(0.0, now - t0 - w.barrier);
     t.push_back(dt / units);
-    int again = dt < kShortWindow ? 1 : 0;
+    int again = now > w.deadline ? kStop : dt < kShortWindow ? 1 : 0;
     MPI_Request req;
     MPI_Ibcast(&again, 1, MPI_INT, 0, c.comm, &req);
     c.idle_wait(req, idle_deadline(c, 1), "timeout: waiting for the calibration");
+    if (again == kStop) throw CalibrationOverrun{length};
     if (!again) break;
   }
   std::sort(t.begin(), t.end());
@@ -83,15 +94,15 @@ std::vector<int> concurrency_choices(const Settings& s) {
 
 // The concurrent schedule of length k with at most `limit` pairs at once: rounds x (a round of the
 // first repetition + the later repetitions' rounds), from two real rounds of each.
-double calibrate_concurrent(Ctx& c, std::size_t k, double barrier, int limit) {
+double calibrate_concurrent(Ctx& c, std::size_t k, const Window& w, int limit) {
   const std::int64_t length = c.lengths[k];
   const int reps = concurrent_repetitions(c.settings);
   const double rounds = concurrent_rounds(c, limit), share = concurrent_round_share(c, limit, 2);
   const double first =
-      calibrate(c, length, share, barrier, [&] { run_concurrent_rounds(c, k, length, 0, 2, limit); });
+      calibrate(c, length, share, w, [&] { run_concurrent_rounds(c, k, length, 0, 2, limit); });
   if (reps == 1) return rounds * first;
   const double later =
-      calibrate(c, length, share, barrier, [&] { run_concurrent_rounds(c, k, length, 1, 2, limit); });
+      calibrate(c, length, share, w, [&] { run_concurrent_rounds(c, k, length, 1, 2, limit); });
   return rounds * (first + (reps - 1) * later);
 }
 
@@ -115,15 +126,15 @@ std::vector<std::size_t> calibrated_lengths(std::size_t n) {
 
 // Two rounds of length k at each concurrency of `limits` that lc lacks, when the mode has a
 // concurrent schedule.
-void time_concurrency(Ctx& c, std::size_t k, double barrier, const std::vector<int>& limits, LengthCost& lc) {
+void time_concurrency(Ctx& c, std::size_t k, const Window& w, const std::vector<int>& limits, LengthCost& lc) {
   if (!c.spec.concurrent_ok) return;
   for (int limit : limits)
-    if (!lc.concurrent.count(limit)) lc.concurrent[limit] = calibrate_concurrent(c, k, barrier, limit);
+    if (!lc.concurrent.count(limit)) lc.concurrent[limit] = calibrate_concurrent(c, k, w, limit);
 }
 
 // The cost of each calibrated length: tasks of every class, and two rounds when the mode has
 // a concurrent schedule.
-std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<std::size_t>& calibrated, double barrier,
+std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<std::size_t>& calibrated, const Window& w,
                                                    const std::vector<int>& limits) {
   std::map<std::size_t, LengthCost> cost;
   for (std::size_t k : calibrated) {
@@ -132,9 +143,9 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
     LengthCost& lc = cost[k];
     for (const auto& [name, few] : by_class) {
       lc.per_class[name] =
-          calibrate(c, length, static_cast<double>(few.size()), barrier, [&] { run_sequential(c, few, length); });
+          calibrate(c, length, static_cast<double>(few.size()), w, [&] { run_sequential(c, few, length); });
     }
-    time_concurrency(c, k, barrier, limits, lc);
+    time_concurrency(c, k, w, limits, lc);
   }
   return cost;
 }
@@ -291,28 +302,28 @@ void begin_calibration(Ctx& c) {
 
 }  // namespace
 
-Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits) {
+Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits, double deadline) {
   measure_host_clocks(c);  // as the run will have them: a task checks its host pair's offset
   begin_calibration(c);
   const double t_start = Ctx::now();
-  const double barrier = barrier_cost(c);
+  const Window w{barrier_cost(c), deadline};
   Calibration cal;
   cal.lengths = calibrated_lengths(c.lengths.size());
   cal.rounds = static_cast<std::size_t>(concurrent_rounds(c, c.settings.schedule.pairs_at_once)) *
                static_cast<std::size_t>(concurrent_repetitions(c.settings));
-  cal.cost = calibrate_lengths(c, cal.lengths, barrier, limits);
+  cal.cost = calibrate_lengths(c, cal.lengths, w, limits);
   cal.per_length_io = per_length_io_cost(c, c.lengths[cal.lengths.back()]);
   runner(c).calibrating = false;
   cal.seconds = Ctx::now() - t_start;
   return cal;
 }
 
-void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& limits) {
+void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& limits, double deadline) {
   if (!c.spec.concurrent_ok || limits.empty()) return;
   begin_calibration(c);
   const double t_start = Ctx::now();
-  const double barrier = barrier_cost(c);
-  for (std::size_t k : cal.lengths) time_concurrency(c, k, barrier, limits, cal.cost[k]);
+  const Window w{barrier_cost(c), deadline};
+  for (std::size_t k : cal.lengths) time_concurrency(c, k, w, limits, cal.cost[k]);
   runner(c).calibrating = false;
   cal.seconds += Ctx::now() - t_start;
 }

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <optional>
@@ -173,10 +174,17 @@ struct Calibration {
 };
 // Calibrates c's sweep on every rank (collective): tasks of every class, and when the mode has a
 // concurrent schedule two rounds of each concurrency in `limits` (0: every pair of a round).
-Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits);
+// deadline (rank 0's Ctx::now()): once a timing ends past it, every rank throws CalibrationOverrun
+// (--time-limit: a plan's time counts its calibration, so past the usable time none can fit).
+inline constexpr double kNoDeadline = std::numeric_limits<double>::infinity();
+Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits, double deadline = kNoDeadline);
 // Adds to `cal` (a calibration of c's sweep) two rounds of each concurrency in `limits` it lacks,
 // at the lengths it calibrated (collective); its seconds grow by the time taken.
-void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& limits);
+void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& limits, double deadline = kNoDeadline);
+// The calibration stopped at its deadline, at messages of `length` bytes (thrown on every rank).
+struct CalibrationOverrun {
+  std::int64_t length = 0;
+};
 // The predicted seconds of each length of c's sweep (with its gather and writes): sequentially,
 // and by concurrency; slowest_task: the dearest task of any class (a re-tested pair costs at most that).
 struct LengthPrice {

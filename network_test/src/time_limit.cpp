@@ -17,7 +17,8 @@
 // Choices 1 and 2 are searched first, calibrated without concurrency: when one fits, no lanes are
 // timed (the K ladder's calibration is the dear part at scale). Otherwise the whole list: the
 // cheapest choice (of the fewest samples, the schedule priced lowest) is priced first, and when it
-// does not fit, the run ends with exit 2 before anything is measured. A concurrent plan gives
+// does not fit, the run ends with exit 2 before anything is measured; so does a calibration whose
+// own time passes the usable part of the limit (it stops there). A concurrent plan gives
 // the time left over to the serial re-test (--retest-seconds per length), when that is enough
 // for a chunk of its pairs; when hosts run several ranks it also re-tests the host pairs alone
 // (--retest-hosts, priced per length), unless the command line chose the re-test. Samples tried: -n (100 by default) and those of kSampleLadder below it.
@@ -162,9 +163,10 @@ std::size_t cheapest(const std::vector<Candidate>& list) {
 // concurrencies a later list asks for that n's calibration lacks (its tasks are not timed again).
 class Pricer {
  public:
+  // deadline: rank 0's Ctx::now() past which no plan fits (every calibration stops there).
   Pricer(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths, const ModeSpec& spec,
-         const Placement& pl, std::vector<int> limits)
-      : comm_(comm), s_(s), lengths_(lengths), spec_(spec), pl_(pl), limits_(std::move(limits)) {}
+         const Placement& pl, std::vector<int> limits, double deadline)
+      : comm_(comm), s_(s), lengths_(lengths), spec_(spec), pl_(pl), limits_(std::move(limits)), deadline_(deadline) {}
 
   const std::vector<LengthPrice>& at(int n) {
     const auto missing = missing_limits(n);
@@ -175,9 +177,9 @@ class Pricer {
     const std::unique_ptr<ModeRun> mode = spec_.begin_run(c);
     runner(c).mode = mode.get();
     if (auto it = calibrations_.find(n); it != calibrations_.end())
-      calibrate_concurrency(c, it->second, missing);
+      calibrate_concurrency(c, it->second, missing, deadline_);
     else
-      calibrations_.emplace(n, calibrate_sweep(c, limits_));
+      calibrations_.emplace(n, calibrate_sweep(c, limits_, deadline_));
     return prices_[n] = price_sweep(c, calibrations_.at(n));
   }
   // n calibrated with every concurrency asked for now.
@@ -205,6 +207,7 @@ class Pricer {
   const ModeSpec& spec_;
   const Placement& pl_;
   std::vector<int> limits_;
+  double deadline_;
   std::map<int, Calibration> calibrations_;
   std::map<int, std::vector<LengthPrice>> prices_;
 };
@@ -420,10 +423,9 @@ std::vector<Candidate> before_concurrent(const std::vector<Candidate>& list) {
   return {};  // no concurrent candidate: the whole list is searched once, with its floor
 }
 
-}  // namespace
-
-std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths,
-                                        const ModeSpec& spec, const Placement& pl, double t_origin) {
+// plan_time_limit's search; a calibration past the usable time throws CalibrationOverrun.
+std::optional<TimePlan> choose_plan(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths,
+                                    const ModeSpec& spec, const Placement& pl, double t_origin) {
   int rank = 0, P = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
@@ -435,7 +437,7 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
   // when one fits, the lanes are never timed (at 1,024 simulated ranks the K ladder's calibration,
   // K = 128 ... 1 at every length, outlasted the --host-pairs run it would have lost to).
   // Their calibrations are kept: a count calibrated here later times the concurrent rounds alone.
-  Pricer pricer(comm, s, lengths, spec, pl, {});
+  Pricer pricer(comm, s, lengths, spec, pl, {}, t_origin + kUsable * s.time_limit);
   if (const auto serial = before_concurrent(list); !serial.empty())
     if (auto p = Search(comm, s, P, t_origin, pricer, {}).first_fit(serial)) return p;
   // The K ladder is calibrated with the cheapest count (every K at once), K chosen from it, and
@@ -467,6 +469,28 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
                              "plan fits any more; give a longer limit\n",
                              s.time_limit, Ctx::now() - t_origin);
   return std::nullopt;
+}
+
+}  // namespace
+
+// The calibration stops as soon as its own time passes the usable part of the limit: every plan
+// counts it, so none can fit any more, and calibrating on only delays the same answer (by minutes
+// with thousands of samples of long messages on a loaded machine).
+std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths,
+                                        const ModeSpec& spec, const Placement& pl, double t_origin) {
+  try {
+    return choose_plan(comm, s, lengths, spec, pl, t_origin);
+  } catch (const CalibrationOverrun& stop) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0)
+      std::cerr << fmt::format("network_test: error: --time-limit {} s: the cheapest plan{} cannot fit: the "
+                               "calibration passed the {:.1f} s usable ({:.0f} % of the limit) and stopped at {} B, "
+                               "{:.1f} s after the start; give a longer limit, fewer lengths or fewer samples\n",
+                               s.time_limit, given_options(s), kUsable * s.time_limit, 100 * kUsable, stop.length,
+                               Ctx::now() - t_origin);
+    return std::nullopt;
+  }
 }
 
 TimeGuard::TimeGuard(const TimePlan& plan, double t_origin) : plan_(plan), t_origin_(t_origin) {}
