@@ -12,6 +12,9 @@
 // each choice of concurrency (every pair of a round at once, and --concurrent=K's lanes);
 // with random rounds (one sample per repetition of the rounds) two rounds of the first
 // repetition (with the warm-up) and two of the second (one warm-up round), times the samples.
+// --host-pairs --switch-map costs, per round of the switches, its fullest lane's host pairs, then
+// the fullest switch's, each priced as pairs across hosts (the lanes share no uplink, so a pair in
+// a lane takes its time alone), plus the pairs within the fullest host.
 // Per length, rank 0 also gathers and writes five synced records: timed with a real gather and a
 // temporary file in the output directory (removed). Lengths are calibrated one by one up to 24 of
 // them; longer sweeps calibrate 16 spread over the sweep and interpolate linearly in the length.
@@ -204,9 +207,16 @@ LengthCost cost_at(const Calibration& cal, const std::vector<std::int64_t>& leng
 
 // The sweep's predicted time per schedule (--estimate).
 struct PlanTotals {
-  double sequential = 0, host_pairs = 0;
+  double sequential = 0, host_pairs = 0, host_lanes = 0;
   std::map<int, double> concurrent;  // by K (0: every pair of a round)
+  double chosen = 0;                 // the command line's schedule
 };
+
+// What the plan calls the command line's schedule.
+std::string plan_name(const Schedule& s) {
+  if (s.host_pairs()) return s.by_switch ? "host pairs in switch lanes" : "host pairs";
+  return s.concurrent() ? "concurrent" : "sequential";
+}
 
 // The totals, the time limit to ask for (of the command line's schedule), the line for scripts and
 // the model (concurrent: the mode has a concurrent schedule).
@@ -214,21 +224,21 @@ void print_totals(const Schedule& sched, bool concurrent, const PlanTotals& tota
   std::string totals;
   for (const auto& [limit, t] : total.concurrent)
     totals += fmt::format(", concurrent{} {}", limit == 0 ? std::string() : fmt::format("={}", limit), span(t));
-  std::cout << fmt::format("total: sequential {}{}{}; plus MPI start-up and setup, {} here\n", span(total.sequential),
-                           concurrent ? ", host pairs " + span(total.host_pairs) : std::string(), totals,
+  const bool lanes = concurrent && sched.by_switch;
+  std::cout << fmt::format("total: sequential {}{}{}{}; plus MPI start-up and setup, {} here\n", span(total.sequential),
+                           concurrent ? ", host pairs " + span(total.host_pairs) : std::string(),
+                           lanes ? ", host lanes " + span(total.host_lanes) : std::string(), totals,
                            format_seconds(startup_s));
   // What to ask for: 1.5 times the prediction plus 5 minutes (start-up on a large allocation, a
   // slower node), rounded up to whole minutes.
   auto limit = [&](double t) { return clock(60.0 * std::ceil((1.5 * (t + startup_s) + 300.0) / 60.0)); };
-  const double chosen = sched.concurrent()   ? total.concurrent.at(sched.pairs_at_once)
-                        : sched.host_pairs() ? total.host_pairs
-                                             : total.sequential;
+  const double chosen = total.chosen;
   std::cout << fmt::format("time limit to ask for ({}, 1.5 x + 5 min): {}   (#SBATCH --time={} / #PBS -l walltime={})\n",
-                           sched.concurrent() ? "concurrent" : sched.host_pairs() ? "host pairs" : "sequential", limit(chosen),
-                           limit(chosen), limit(chosen));
+                           plan_name(sched), limit(chosen), limit(chosen), limit(chosen));
   // One line for scripts (the batch templates read it).
-  std::cout << fmt::format("plan: sequential_s={:.6g} host_pairs_s={} concurrent_s={}{} startup_s={:.3g} time_limit={}\n",
+  std::cout << fmt::format("plan: sequential_s={:.6g} host_pairs_s={}{} concurrent_s={}{} startup_s={:.3g} time_limit={}\n",
                            total.sequential, concurrent ? fmt::format("{:.6g}", total.host_pairs) : std::string("-"),
+                           lanes ? fmt::format(" host_lanes_s={:.6g}", total.host_lanes) : std::string(),
                            concurrent ? fmt::format("{:.6g}", total.concurrent.at(0)) : std::string("-"),
                            sched.pairs_at_once > 0 && concurrent
                                ? fmt::format(" concurrent_k_s={:.6g}", total.concurrent.at(sched.pairs_at_once))
@@ -238,6 +248,10 @@ void print_totals(const Schedule& sched, bool concurrent, const PlanTotals& tota
                "offsets, collectives) times the time of such a task measured now, or rounds times the time of a "
                "round for --concurrent, plus the gather and five synced records (share/doc/network_test.md); "
                "host pairs: --host-pairs, every pair of hosts once and the pairs within the fullest host"
+            << (lanes ? "; host lanes: --host-pairs --switch-map, per round of the switches the host pairs of its "
+                        "fullest lane, then those of the fullest switch, priced as pairs across hosts, and the pairs "
+                        "within the fullest host"
+                      : "")
             << (sched.retest.hosts ? "; the concurrent columns include --retest-hosts: every pair of hosts once alone, "
                                  "priced as pairs across hosts"
                                : "")
@@ -265,6 +279,8 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
   const std::vector<int> choices = concurrent ? concurrency_choices(s) : std::vector<int>{};
   std::string head;
   for (int limit : choices) head += fmt::format("  {:>12}", limit == 0 ? "concurrent" : fmt::format("K={}", limit));
+  const bool lanes = concurrent && s.schedule.by_switch;
+  if (lanes) head = fmt::format("  {:>12}", "host lanes") + head;
   std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}{}{}\n", "length", "tasks", "per task", "sequential",
                            concurrent ? fmt::format("  {:>12}", "host pairs") : "", head,
                            concurrent ? fmt::format("  {:>7}", "rounds") : "");
@@ -274,7 +290,9 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
   for (std::size_t k = 0; k < lengths.size(); ++k) {
     const LengthPrice& lp = prices[k];
     total.sequential += lp.sequential;
-    std::string row;
+    total.chosen += schedule_price(lp, s.schedule);
+    std::string row = lanes ? fmt::format("  {:>12}", format_seconds(lp.host_lanes)) : "";
+    total.host_lanes += lp.host_lanes;
     for (int limit : choices) {
       const double t = lp.concurrent.at(limit) + (s.schedule.retest.hosts ? lp.host_pairs : 0.0);
       total.concurrent[limit] += t;
@@ -335,6 +353,10 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
   // --host-pairs runs every host's pairs at once: the most ranks on a host decide (self exchanges included).
   const auto r = static_cast<double>(Units(c.hosts).most_ranks());
   const double within_host = c.spec.kind == TaskKind::exchange_pairs ? r * (r + 1) / 2 : r * (r - 1);
+  // --host-pairs --switch-map: the lanes of a round at once (they share no uplink), each host pair
+  // one exchange or both ways.
+  const bool lanes = c.settings.schedule.by_switch && !c.settings.schedule.switches.empty();
+  const double per_host_pair = c.spec.kind == TaskKind::exchange_pairs ? 1.0 : 2.0;
   std::vector<LengthPrice> out(c.lengths.size());
   for (std::size_t k = 0; k < c.lengths.size(); ++k) {
     const LengthCost lc = cost_at(cal, c.lengths, k);
@@ -348,10 +370,20 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
     for (const auto& [limit, t] : lc.concurrent) lp.concurrent[limit] = cal.per_length_io + t;
     if (lc.per_class.count(kAcrossHosts))
       lp.host_pairs = static_cast<double>(host_pairs) * lc.per_class.at(kAcrossHosts);
-    lp.host_schedule = cal.per_length_io + lp.host_pairs +
-                       (lc.per_class.count(kOnOneHost) ? within_host * lc.per_class.at(kOnOneHost) : 0.0);
+    const double on_host = lc.per_class.count(kOnOneHost) ? within_host * lc.per_class.at(kOnOneHost) : 0.0;
+    lp.host_schedule = cal.per_length_io + lp.host_pairs + on_host;
+    if (lanes)
+      lp.host_lanes = cal.per_length_io + on_host +
+                      (lc.per_class.count(kAcrossHosts) ? host_lane_steps(c, k) * per_host_pair * lc.per_class.at(kAcrossHosts)
+                                                        : 0.0);
   }
   return out;
+}
+
+double schedule_price(const LengthPrice& lp, const Schedule& s) {
+  if (s.concurrent()) return lp.concurrent.at(s.pairs_at_once) + (s.retest.hosts ? lp.host_pairs : 0.0);
+  if (s.host_pairs()) return s.by_switch ? lp.host_lanes : lp.host_schedule;
+  return lp.sequential;
 }
 
 void run_estimate(Ctx& c, double startup_s) {

@@ -8,7 +8,7 @@
 //   1. sequential with at least kMinSequentialSamples samples (most samples first),
 //   2. when hosts run several ranks, --host-pairs (one rank pair of each pair of hosts alone and the
 //      pairs within the hosts: every cell its host pair's own delay, at 1/R^2 of the sequential
-//      pairs), most samples first,
+//      pairs), most samples first; with --switch-map in its lanes (whatever the ranks per host),
 //   3. --concurrent=K, most samples first, K the most pairs at once that the network carries:
 //      calibrated at K = hosts / 2, hosts / 4, ... 2 and 1, the largest K whose rounds cost
 //      at most kMaxLoad times K = 1's per pair at the longest length (choose_k),
@@ -60,12 +60,24 @@ struct Candidate {
   int repeats = 0;
 };
 
+// The lanes by switch of the command line go to --host-pairs only: the only schedule priced in them.
 Candidate candidate(const Settings& s, ScheduleKind kind, int n, int limit = 0, bool retest_hosts = false) {
   Candidate c{s.schedule, n};
   c.schedule.kind = kind;
   c.schedule.pairs_at_once = limit;
   c.schedule.retest.hosts = retest_hosts;
+  if (kind != ScheduleKind::host_pairs) {
+    c.schedule.by_switch = false;
+    c.schedule.switch_map.clear();
+    c.schedule.switches.clear();
+  }
   return c;
+}
+
+// The options that give schedule s on a command line (the switch map's file besides).
+std::string schedule_flag(const Schedule& s) {
+  if (s.host_pairs()) return s.by_switch ? "--host-pairs --switch-map" : "--host-pairs";
+  return s.sequential() ? "sequential" : "--" + s.name();
 }
 
 // The sample counts to try, most first: -n alone when the user chose it.
@@ -133,7 +145,9 @@ std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int k
   const bool concurrent = concurrent_allowed(s, spec);
   for (int n : ladder)
     if (n >= std::min(kMinSequentialSamples, s.repeats)) out.push_back(candidate(s, ScheduleKind::sequential, n));
-  if (spec.concurrent_ok && shared_hosts)
+  // With a switch map the host pairs run in its lanes: with one rank per host that is every pair
+  // alone, sooner than the sequential schedule.
+  if (spec.concurrent_ok && (shared_hosts || s.schedule.by_switch))
     for (int n : ladder) out.push_back(candidate(s, ScheduleKind::host_pairs, n));
   if (concurrent && k >= 2)
     for (int n : ladder) out.push_back(candidate(s, ScheduleKind::concurrent, n, k, hosts));
@@ -225,10 +239,7 @@ TimePlan price(const Candidate& cand, const std::vector<LengthPrice>& prices, co
   p.elapsed_s = elapsed;
   double slowest = 0, dearest_retest = 0;
   for (const LengthPrice& lp : prices) {
-    p.per_length.push_back(p.schedule.concurrent()
-                               ? lp.concurrent.at(p.schedule.pairs_at_once) + (retest.hosts ? lp.host_pairs : 0.0)
-                           : p.schedule.host_pairs() ? lp.host_schedule
-                                                     : lp.sequential);
+    p.per_length.push_back(schedule_price(lp, p.schedule));
     slowest = std::max(slowest, lp.slowest_task);
     dearest_retest = std::max(dearest_retest, static_cast<double>(P) * kRetestChunk * lp.slowest_task);
   }
@@ -292,7 +303,7 @@ bool fits(const TimePlan& p) { return p.predicted_s <= kUsable * p.limit_s; }
 std::string given_options(const Settings& s) {
   std::vector<std::string> g;
   if (s.given_repeats) g.push_back(fmt::format("-n {}", s.repeats));
-  if (s.given_schedule) g.push_back(s.schedule.sequential() ? "sequential" : "--" + s.schedule.name());
+  if (s.given_schedule) g.push_back(schedule_flag(s.schedule));
   if (s.given_retest) g.push_back("the re-test budget");
   std::string out;
   for (const auto& x : g) out += (out.empty() ? "" : ", ") + x;
@@ -304,7 +315,7 @@ std::string given_options(const Settings& s) {
 std::string TimePlan::options(const Settings& given) const {
   std::string out;
   auto add = [&](const std::string& o) { out += (out.empty() ? "" : " ") + o; };
-  if (!schedule.sequential() && !given.given_schedule) add("--" + schedule.name());
+  if (!schedule.sequential() && !given.given_schedule) add(schedule.host_pairs() ? "--host-pairs" : "--" + schedule.name());
   if (!given.given_repeats) add(fmt::format("-n {}", repeats));
   if (schedule.retest.hosts && !given.schedule.retest.hosts) add("--retest-hosts");
   if (schedule.retest.seconds > 0 && !given.given_retest)
