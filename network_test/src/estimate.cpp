@@ -13,8 +13,9 @@
 // with random rounds (one sample per repetition of the rounds) two rounds of the first
 // repetition (with the warm-up) and two of the second (one warm-up round), times the samples.
 // --host-pairs --switch-map costs, per round of the switches, its fullest lane's host pairs, then
-// the fullest switch's, each priced as pairs across hosts (the lanes share no uplink, so a pair in
-// a lane takes its time alone), plus the pairs within the fullest host.
+// the fullest switch's, times the time per host pair of a round, calibrated on two real rounds
+// (each lane stopped after a few host pairs: a round lasts as long as its slowest lane, and a
+// slow uplink's switch is in a lane of every round), plus the pairs within the fullest host.
 // Per length, rank 0 also gathers and writes five synced records: timed with a real gather and a
 // temporary file in the output directory (removed). Lengths are calibrated one by one up to 24 of
 // them; longer sweeps calibrate 16 spread over the sweep and interpolate linearly in the length.
@@ -149,6 +150,11 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
           calibrate(c, length, static_cast<double>(few.size()), w, [&] { run_sequential(c, few, length); });
     }
     time_concurrency(c, k, w, limits, lc);
+    if (c.spec.concurrent_ok && c.settings.schedule.by_switch && !c.settings.schedule.switches.empty()) {
+      const double steps = host_lane_calibration_steps(c, k, 2);
+      if (steps > 0)
+        lc.host_lane_step = calibrate(c, length, steps, w, [&] { run_host_lane_calibration(c, k, length, 2); });
+    }
   }
   return cost;
 }
@@ -202,6 +208,7 @@ LengthCost cost_at(const Calibration& cal, const std::vector<std::int64_t>& leng
   for (const auto& [name, a] : lo->second.per_class)
     out.per_class[name] = hi->second.per_class.count(name) ? lerp(a, hi->second.per_class.at(name), f) : a;
   for (const auto& [limit, a] : lo->second.concurrent) out.concurrent[limit] = lerp(a, hi->second.concurrent.at(limit), f);
+  out.host_lane_step = lerp(lo->second.host_lane_step, hi->second.host_lane_step, f);
   return out;
 }
 
@@ -249,8 +256,8 @@ void print_totals(const Schedule& sched, bool concurrent, const PlanTotals& tota
                "round for --concurrent, plus the gather and five synced records (share/doc/network_test.md); "
                "host pairs: --host-pairs, every pair of hosts once and the pairs within the fullest host"
             << (lanes ? "; host lanes: --host-pairs --switch-map, per round of the switches the host pairs of its "
-                        "fullest lane, then those of the fullest switch, priced as pairs across hosts, and the pairs "
-                        "within the fullest host"
+                        "fullest lane, then those of the fullest switch, at the time per host pair of two real "
+                        "rounds, and the pairs within the fullest host"
                       : "")
             << (sched.retest.hosts ? "; the concurrent columns include --retest-hosts: every pair of hosts once alone, "
                                  "priced as pairs across hosts"
@@ -353,10 +360,7 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
   // --host-pairs runs every host's pairs at once: the most ranks on a host decide (self exchanges included).
   const auto r = static_cast<double>(Units(c.hosts).most_ranks());
   const double within_host = c.spec.kind == TaskKind::exchange_pairs ? r * (r + 1) / 2 : r * (r - 1);
-  // --host-pairs --switch-map: the lanes of a round at once (they share no uplink), each host pair
-  // one exchange or both ways.
   const bool lanes = c.settings.schedule.by_switch && !c.settings.schedule.switches.empty();
-  const double per_host_pair = c.spec.kind == TaskKind::exchange_pairs ? 1.0 : 2.0;
   std::vector<LengthPrice> out(c.lengths.size());
   for (std::size_t k = 0; k < c.lengths.size(); ++k) {
     const LengthCost lc = cost_at(cal, c.lengths, k);
@@ -373,9 +377,7 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
     const double on_host = lc.per_class.count(kOnOneHost) ? within_host * lc.per_class.at(kOnOneHost) : 0.0;
     lp.host_schedule = cal.per_length_io + lp.host_pairs + on_host;
     if (lanes)
-      lp.host_lanes = cal.per_length_io + on_host +
-                      (lc.per_class.count(kAcrossHosts) ? host_lane_steps(c, k) * per_host_pair * lc.per_class.at(kAcrossHosts)
-                                                        : 0.0);
+      lp.host_lanes = cal.per_length_io + on_host + host_lane_steps(c, k) * lc.host_lane_step;
   }
   return out;
 }

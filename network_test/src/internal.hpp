@@ -162,6 +162,11 @@ std::size_t run_host_lanes(Ctx& c, const HostPairList& list, std::size_t k, std:
 // The host pairs run_host_lanes measures one after the other at length k (its price): per round
 // its fullest lane's, then the fullest switch's.
 double host_lane_steps(const Ctx& c, std::size_t k);
+// --estimate's calibration of the lanes: the first `rounds` rounds of length k, each lane stopped
+// after a few host pairs (a round lasts as long as its slowest lane: a slow uplink's switch is in
+// a lane of every round); and the host pairs its fullest lanes run one after the other.
+void run_host_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int rounds);
+double host_lane_calibration_steps(const Ctx& c, std::size_t k, int rounds);
 
 
 // A barrier on every rank whose wait sleeps (its timeout message names `length`).
@@ -187,6 +192,7 @@ using FlagCounts = std::vector<FlagCount>;
 struct LengthCost {
   std::map<std::string, double> per_class;  // seconds per task
   std::map<int, double> concurrent;          // seconds of the length's concurrent schedule, by K (0: all)
+  double host_lane_step = 0;                 // --host-pairs --switch-map: seconds per host pair of a round
 };
 struct Calibration {
   std::vector<std::size_t> lengths;          // indices of the lengths calibrated
