@@ -11,6 +11,8 @@
 #   env: SMPI_BUILD (default build-smpi), BUILD (default build), OUT (default /tmp/nt-schedules),
 #        ARGS (common network_test arguments, default below), SCHEDULES (which of the four rows, by
 #        name, separated by "|", default all: e.g. "sequential|host pairs" at 1,024 ranks)
+# The switch-lane rows give --switch-map the platform's leaves (OUT/switch_map, tree_switch_map);
+# after the rows, whether the report of "host pairs, switch lanes" is the one of "host pairs".
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 P=${1:-64} L=${2:-8}
@@ -19,6 +21,7 @@ ARGS=${ARGS:--t one_to_one --lengths 0,1024,65536,1048576 -n 5 --warmup 2 --prog
 # shellcheck source=bench/smpi/tree_platform.sh
 . "$here/bench/smpi/tree_platform.sh"
 mkdir -p "$OUT"
+tree_switch_map "$SMPI_BUILD/bin/network_test" "$OUT/switch_map" || { echo "no switch map"; exit 1; }
 echo "# $(date -u '+%F %T') UTC, $P simulated ranks ($nodes nodes x 4, $L leaves, 2:1 oversubscribed), $ARGS; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| schedule | flags | simulated job | timed share | host time | peak RSS | report |"
 echo "|---|---|---|---|---|---|---|"
@@ -31,7 +34,8 @@ RETEST=${RETEST:-$P}
 for sched in "sequential:" "sequential, shuffled:--shuffle --seed 3" "concurrent, fixed rounds:--concurrent --rounds fixed" \
     "concurrent, fixed rounds, shuffled:--concurrent --rounds fixed --shuffle --seed 3" "concurrent:--concurrent --seed 3" \
     "concurrent + re-test:--concurrent --seed 3 --retest $RETEST" "concurrent=K + re-test:--concurrent=$((P / 8)) --seed 3 --retest $RETEST" \
-    "host pairs:--host-pairs --seed 3"; do
+    "host pairs:--host-pairs --seed 3" "host pairs, switch lanes:--host-pairs --seed 3 --switch-map $OUT/switch_map" \
+    "concurrent, switch lanes:--concurrent --seed 3 --switch-map $OUT/switch_map"; do
   name=${sched%%:*} flags=${sched#*:}
   case "|${SCHEDULES:-$name}|" in *"|$name|"*) ;; *) continue ;; esac
   d=$OUT/$(echo "$name" | tr -c 'a-z' '_')
@@ -48,3 +52,8 @@ for sched in "sequential:" "sequential, shuffled:--shuffle --seed 3" "concurrent
   fi
   echo "| $name | \`$flags\` | $job | $share | $host | $rss | $verdict |"
 done
+hp=$OUT/host_pairs_ hl=$OUT/host_pairs__switch_lanes_
+if [ -s "$hp/r.txt" ] && [ -s "$hl/r.txt" ]; then
+  if tree_same_report "$hp/r.txt" "$hl/r.txt"; then same="the same"; else same="NOT the same"; fi
+  echo "report of host pairs in switch lanes: $same as host pairs' (but file names and the intra-node fit's range)"
+fi

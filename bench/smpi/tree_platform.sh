@@ -31,3 +31,27 @@ tree_verdict() {
   "$BUILD/bin/network_analyze" report "$file" --json "$json" > "${json%.json}.txt" 2>&1
   /usr/bin/python3 "$here/tests/smpi/check_truth.py" "$d/truth.json" "$json" | tr '\n' ' ' | sed 's/check_truth: //g' | cut -c1-"$width"
 }
+
+# tree_switch_map NETWORK_TEST FILE: the platform's leaf of every host ("HOST leafN" lines, for
+# --switch-map), from the truth scripts/simulate writes without running (--no-run).
+tree_switch_map() {
+  local nt=$1 file=$2 d
+  d=$(mktemp -d)
+  /usr/bin/python3 "$here/scripts/simulate" --network-test "$nt" --leaves "$L" --nodes-per-leaf $((nodes / L)) \
+      --ranks-per-node 4 --oversubscription 2 --slow-node 5:0.25:4 --slow-uplink $((L - 2)):"$slow_uplink" \
+      --shuffle 11 --out "$d" --no-run > /dev/null &&
+    /usr/bin/python3 -c 'import json, sys
+for sw, v in json.load(open(sys.argv[1]))["switches"].items():
+    print("".join(h + " " + sw + "\n" for h in v["hosts"]), end="")' "$d/truth.json" > "$file"
+  local rc=$?
+  rm -rf "$d"
+  return $rc
+}
+
+# tree_same_report A.txt B.txt: the two text reports of network_analyze are the same but for the
+# file names and the intra-node fit's range over pairs (1 ns steps of the simulated clock).
+tree_same_report() {
+  local a=$1 b=$2
+  cmp -s <(sed -e 's#^network_analyze report: .*##' -e 's#variance from .*##' -e '/^  intra-node / s#\[[0-9]* ns, [0-9]* ns\]##' "$a") \
+         <(sed -e 's#^network_analyze report: .*##' -e 's#variance from .*##' -e '/^  intra-node / s#\[[0-9]* ns, [0-9]* ns\]##' "$b")
+}

@@ -19,7 +19,7 @@ const Names<Rounds>& rounds_names() {
 std::string Schedule::name() const {
   switch (kind) {
     case ScheduleKind::sequential: return "sequential";
-    case ScheduleKind::host_pairs: return "host-pairs";
+    case ScheduleKind::host_pairs: return by_switch ? "host-pairs by switch" : "host-pairs";
     case ScheduleKind::concurrent: break;
   }
   if (by_switch) return "concurrent by switch";
@@ -62,7 +62,7 @@ constexpr const char* kShuffledOrder = "shuffled per length from the seed";
 std::string Schedule::pair_order_text() const {
   switch (kind) {
     case ScheduleKind::concurrent: return concurrent_text(*this);
-    case ScheduleKind::host_pairs: return kHostPairsOrder;
+    case ScheduleKind::host_pairs: return by_switch ? fmt::format(kHostLanesOrder, switch_map) : kHostPairsOrder;
     case ScheduleKind::sequential: break;
   }
   return shuffle ? kShuffledOrder : "sender-major";
@@ -143,15 +143,15 @@ std::vector<int> numbers(const std::string& value, const std::string& text) {
 std::string Schedule::to_attribute() const {
   std::string out = concurrent() && pairs_at_once > 0 ? fmt::format("concurrent={}", pairs_at_once)
                     : concurrent()                    ? std::string("concurrent")
+                    : host_pairs()                    ? std::string("host-pairs")
                                                       : name();
   if (shuffle) out += " shuffle";
-  if (!concurrent()) return out;
-  out += " rounds=" + name_of(rounds_names(), rounds);
+  if (concurrent()) out += " rounds=" + name_of(rounds_names(), rounds);
   if (by_switch) {
     out += " switch-map=" + encode(switch_map);
     if (!switches.empty()) out += fmt::format(" switches={}", fmt::join(switches, ","));
   }
-  if (!retest.any()) return out;
+  if (!concurrent() || !retest.any()) return out;
   if (retest.pairs > 0) out += fmt::format(" retest={}", retest.pairs);
   if (retest.seconds > 0) out += fmt::format(" retest-seconds={}", retest.seconds);
   if (retest.hosts) out += " retest-hosts";
@@ -203,8 +203,9 @@ Schedule Schedule::from_attribute(const std::string& text) {
   } else
     malformed(text, "unknown schedule '" + kind + "'");
   for (std::size_t i = 1; i < tokens.size(); ++i) read_token(s, tokens[i], text);
-  if (!s.concurrent() && (s.by_switch || s.retest.any() || !s.switches.empty()))
-    malformed(text, "lanes and re-tests belong to a concurrent schedule");
+  if (!s.concurrent() && s.retest.any()) malformed(text, "re-tests belong to a concurrent schedule");
+  if (s.sequential() && (s.by_switch || !s.switches.empty()))
+    malformed(text, "lanes by switch belong to a concurrent or host-pairs schedule");
   return s;
 }
 
@@ -224,12 +225,24 @@ int pairs_at_once_in(const std::string& text) {
   return 0;
 }
 
+// The switch map's file of a pair_order in lanes by switch: the text between its opening and the
+// last `close` (the prose after the file never says it again, the file's name may); empty where
+// it has none.
+std::string switch_map_in(const std::string& order, const std::string& close) {
+  const std::string open = std::string(kLanesBySwitch) + " (--switch-map ";
+  const auto from = order.find(open), to = order.rfind(close);
+  if (from == std::string::npos || to == std::string::npos || to <= from + open.size()) return {};
+  return order.substr(from + open.size(), to - from - open.size());
+}
+
 // The schedule a pair_order of an earlier version says: its first words for --host-pairs,
 // "concurrent" anywhere for the concurrent ones.
 Schedule from_pair_order(const std::string& order) {
   Schedule s;
   if (order.rfind("host pairs:", 0) == 0) {
     s.kind = ScheduleKind::host_pairs;
+    s.by_switch = order.find(kLanesBySwitch) != std::string::npos;
+    if (s.by_switch) s.switch_map = switch_map_in(order, "): per length");
     return s;
   }
   if (order.find("concurrent") == std::string::npos) {
@@ -243,10 +256,7 @@ Schedule from_pair_order(const std::string& order) {
   }
   if (order.find(kLanesBySwitch) != std::string::npos) {
     s.by_switch = true;
-    const std::string open = std::string(kLanesBySwitch) + " (--switch-map ", close = "): per sample";
-    const auto from = order.find(open), to = order.find(close);
-    if (from != std::string::npos && to != std::string::npos && to > from + open.size())
-      s.switch_map = order.substr(from + open.size(), to - from - open.size());
+    s.switch_map = switch_map_in(order, "): per sample");
     return s;
   }
   s.pairs_at_once = pairs_at_once_in(order);

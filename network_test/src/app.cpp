@@ -31,7 +31,6 @@ namespace {
 
 constexpr const char* kProgram = "network_test";
 
-void add_schedule_options(CLI::App& app, Settings& s);
 void add_run_options(CLI::App& app, Settings& s);
 
 void add_options(CLI::App& app, Settings& s) {
@@ -70,43 +69,6 @@ void add_options(CLI::App& app, Settings& s) {
   add_schedule_options(app, s);
   add_run_options(app, s);
   add_mode_options(app, s);
-}
-
-// The order of the pairs: shuffled, concurrent rounds, and their re-test.
-void add_schedule_options(CLI::App& app, Settings& s) {
-  app.add_flag("--shuffle", s.schedule.shuffle, "randomise the order of pairs (from --seed)");
-  auto* conc = app.add_flag("--concurrent{all}", s.schedule_words.concurrent,
-                            "run disjoint pairs together in rounds (measures a loaded network); --concurrent=K: at "
-                            "most K pairs at once in K lanes, one per host");
-  nt::add_enum_option(app, "--rounds", s.schedule.rounds, rounds_names(),
-                      "--concurrent: random (a new random pairing of the ranks for every sample) or fixed (the same "
-                      "circle-method rounds for every sample, as before)")
-      ->needs(conc);
-  app.add_option("--retest", s.schedule.retest.pairs,
-                 "--concurrent: per length, re-measure alone (one after the other) up to N pairs whose loaded delay "
-                 "stands out of their line; the files keep both (variable `isolated`)")
-      ->needs(conc);
-  app.add_option("--retest-seconds", s.schedule.retest.seconds,
-                 "--concurrent: per length, re-measure alone as many standing-out pairs as fit in SECONDS")
-      ->needs(conc);
-  app.add_option("--switch-map", s.schedule.switch_map,
-                 "--concurrent: FILE lists the switch of every host (lines HOST SWITCH): the lanes are the pairs "
-                 "of switches, one pair after the other in each, so one pair at a time crosses each switch's "
-                 "uplinks (no contention on a two-level tree), then the pairs within each switch")
-      ->needs(conc);
-  app.add_flag("--host-pairs", s.schedule_words.host_pairs,
-               "measure one rank pair of every pair of hosts alone, one after the other, and the pairs within each "
-               "host (every host at once); every other cell between two hosts gets its host pair's values: 1/R^2 of "
-               "the sequential pairs with R ranks per host, exact for faults of hosts, cables and switches, blind "
-               "to one rank's own faults across hosts")
-      ->excludes(conc);
-  app.add_flag("--retest-hosts", s.schedule.retest.hosts,
-               "--concurrent: per length, re-measure alone one rank pair of every pair of hosts; every cell between "
-               "two hosts gets its host pair's isolated values (variable `isolated`)")
-      ->needs(conc);
-  app.add_option("--retest-ratio", s.schedule.retest.ratio,
-                 "a cell stands out when its median is above RATIO x the median of its line (sender's row)")
-      ->capture_default_str();
 }
 
 // How the run goes: its time limit, timeouts, clocks, waiting, progress.
@@ -169,24 +131,6 @@ void print_flag_counts(std::ostream& o, const FlagCounts& counts) {
 
 // More samples per pair and length than this is a typing error; the samples are kept in memory.
 constexpr int kMaxRepeats = 1000000;
-
-// The checks of the schedule (validate, in its order).
-void validate_schedule(const Settings& s, const ModeSpec& spec) {
-  const Schedule& sched = s.schedule;
-  if (sched.concurrent() && sched.rounds == Rounds::random && s.precision > 0)
-    throw UsageError("--precision does not combine with the random rounds of --concurrent (one sample per round); "
-                     "add --rounds fixed");
-  if (sched.by_switch && (sched.pairs_at_once > 0 || s.estimate || s.time_limit > 0))
-    throw UsageError("--switch-map sets the lanes (one per pair of switches): it does not combine with --concurrent=K, "
-                     "--estimate or --time-limit");
-  if (sched.retest.pairs < 0 || sched.retest.seconds < 0)
-    throw UsageError("--retest and --retest-seconds must not be negative");
-  if (!(sched.retest.ratio > 1.0)) throw UsageError("--retest-ratio must be greater than 1");
-  if (sched.concurrent() && !spec.concurrent_ok)
-    throw UsageError("--concurrent applies to the pairwise modes, not to " + spec.name);
-  if (sched.host_pairs() && !spec.concurrent_ok)
-    throw UsageError("--host-pairs applies to the pairwise modes, not to " + spec.name);
-}
 
 // Checks everything that depends only on the options and the number of ranks: the same verdict
 // on every rank without any communication. Builds the sweep.
@@ -257,28 +201,6 @@ std::string join_args(int argc, char** argv) {
     out += a;
   }
   return out;
-}
-
-// The command line's words for the schedule made into its value: --concurrent[=K], --host-pairs,
-// --switch-map.
-void resolve_options(Settings& s) {
-  Schedule& sched = s.schedule;
-  const std::string& arg = s.schedule_words.concurrent;
-  if (s.schedule_words.host_pairs) sched.kind = ScheduleKind::host_pairs;
-  if (arg.empty()) return;
-  sched.kind = ScheduleKind::concurrent;
-  sched.by_switch = !sched.switch_map.empty();
-  if (arg == "all") return;
-  std::size_t used = 0;
-  long k = 0;
-  try {
-    k = std::stol(arg, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != arg.size() || k < 1 || k > std::numeric_limits<int>::max())
-    throw UsageError("--concurrent=K: K must be a positive number of pairs or 'all', got '" + arg + "'");
-  sched.pairs_at_once = static_cast<int>(k);
 }
 
 // oversubscribed_ranks: how many ranks measure as oversubscribed (--oversubscribed).
@@ -639,14 +561,14 @@ void print_summary(Ctx& c, bool show, const RunCost& cost, const FlagCounts& fla
   const int pairs = std::max(1, (sched.pairs_at_once > 0 && hosts < c.size ? hosts : c.size) / 2);
   const auto& sw = sched.switches;
   const int lanes = sw.empty() ? 0 : std::max(1, (1 + *std::max_element(sw.begin(), sw.end())) / 2);
-  const double slots = !sched.concurrent()       ? 1.0
-                       : lanes > 0               ? lanes
-                       : sched.pairs_at_once > 0 ? std::min(pairs, sched.pairs_at_once)
-                                                 : pairs;
+  const double slots = lanes > 0 && !sched.sequential() ? lanes  // lanes by switch (concurrent or host pairs)
+                       : !sched.concurrent()               ? 1.0
+                       : sched.pairs_at_once > 0           ? std::min(pairs, sched.pairs_at_once)
+                                                           : pairs;
   std::cerr << fmt::format("{}: {} done in {:.3f} s; timed communication {:.3f} s ({:.1f}% of the wall time{}); "
                            "writing {:.3f} s host time (slowest rank); data per rank {:.3g} MB (largest)\n",
                            kProgram, c.spec.name, wall, timed, wall > 0 ? 100.0 * timed / (wall * slots) : 0.0,
-                           sched.concurrent() ? fmt::format(" x {} pair slots", slots) : std::string(), write_max,
+                           slots != 1.0 || sched.concurrent() ? fmt::format(" x {} pair slots", slots) : std::string(), write_max,
                            data_max / 1e6);
   // The fixed part of the tasks (share/doc/network_test.md, "Clock offsets" and "Warm-up"): what
   // the pair clocks and the warm-up rule did, summed over the ranks.
@@ -719,7 +641,7 @@ int run_network_test(int argc, char** argv) {
   const ModeSpec* spec = nullptr;
   SweepPlan sweep;
   try {
-    resolve_options(s);
+    resolve_schedule(s);
     spec = &validate(s, P, sweep);
   } catch (const Error& e) {
     if (rank == 0) std::cerr << kProgram << ": error: " << e.what() << '\n';

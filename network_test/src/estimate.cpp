@@ -12,6 +12,10 @@
 // each choice of concurrency (every pair of a round at once, and --concurrent=K's lanes);
 // with random rounds (one sample per repetition of the rounds) two rounds of the first
 // repetition (with the warm-up) and two of the second (one warm-up round), times the samples.
+// --host-pairs --switch-map costs, per round of the switches, its fullest lane's host pairs, then
+// the fullest switch's, times the time per host pair of a round, calibrated on two real rounds
+// (each lane stopped after a few host pairs: a round lasts as long as its slowest lane, and a
+// slow uplink's switch is in a lane of every round), plus the pairs within the fullest host.
 // Per length, rank 0 also gathers and writes five synced records: timed with a real gather and a
 // temporary file in the output directory (removed). Lengths are calibrated one by one up to 24 of
 // them; longer sweeps calibrate 16 spread over the sweep and interpolate linearly in the length.
@@ -20,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <iostream>
 #include <map>
 #include <set>
@@ -43,23 +48,33 @@ std::size_t tasks_per_class(int P) { return std::clamp<std::size_t>(static_cast<
 constexpr int kTrials = 3;
 constexpr double kShortWindow = 0.05;  // below this a timing is repeated (kTrials, median)
 
+// What a calibration window needs besides its work: a sleeping barrier's own cost (taken out of
+// every timing) and rank 0's deadline on Ctx::now()'s clock (--time-limit: past it no plan fits).
+struct Window {
+  double barrier = 0;
+  double deadline = std::numeric_limits<double>::infinity();
+};
+
 // Runs `run` (units tasks or rounds, with the run's own warm-up and samples) on every rank,
 // timed on rank 0 between sleeping barriers minus a barrier's own cost; repeated while the
 // window is short, where a scheduler hiccup would count. Rank 0 gets seconds per unit; rank 0
 // decides about repeating, the others follow its broadcast. `length`: what the tasks measure.
-double calibrate(Ctx& c, std::int64_t length, double units, double barrier_cost, const std::function<void()>& run) {
+// Past w.deadline every rank throws CalibrationOverrun after the same broadcast.
+double calibrate(Ctx& c, std::int64_t length, double units, const Window& w, const std::function<void()>& run) {
+  constexpr int kStop = 2;  // the broadcast's third answer besides "again" and "done"
   std::vector<double> t;
   for (int trial = 0; trial < kTrials; ++trial) {
     idle_barrier(c, 1, length);
     const double t0 = Ctx::now();
     run();
     idle_barrier(c, 1, length);
-    const double dt = std::max(0.0, Ctx::now() - t0 - barrier_cost);
+    const double now = Ctx::now(), dt = std::max(0.0, now - t0 - w.barrier);
     t.push_back(dt / units);
-    int again = dt < kShortWindow ? 1 : 0;
+    int again = now > w.deadline ? kStop : dt < kShortWindow ? 1 : 0;
     MPI_Request req;
     MPI_Ibcast(&again, 1, MPI_INT, 0, c.comm, &req);
     c.idle_wait(req, idle_deadline(c, 1), "timeout: waiting for the calibration");
+    if (again == kStop) throw CalibrationOverrun{length};
     if (!again) break;
   }
   std::sort(t.begin(), t.end());
@@ -83,15 +98,15 @@ std::vector<int> concurrency_choices(const Settings& s) {
 
 // The concurrent schedule of length k with at most `limit` pairs at once: rounds x (a round of the
 // first repetition + the later repetitions' rounds), from two real rounds of each.
-double calibrate_concurrent(Ctx& c, std::size_t k, double barrier, int limit) {
+double calibrate_concurrent(Ctx& c, std::size_t k, const Window& w, int limit) {
   const std::int64_t length = c.lengths[k];
   const int reps = concurrent_repetitions(c.settings);
   const double rounds = concurrent_rounds(c, limit), share = concurrent_round_share(c, limit, 2);
   const double first =
-      calibrate(c, length, share, barrier, [&] { run_concurrent_rounds(c, k, length, 0, 2, limit); });
+      calibrate(c, length, share, w, [&] { run_concurrent_rounds(c, k, length, 0, 2, limit); });
   if (reps == 1) return rounds * first;
   const double later =
-      calibrate(c, length, share, barrier, [&] { run_concurrent_rounds(c, k, length, 1, 2, limit); });
+      calibrate(c, length, share, w, [&] { run_concurrent_rounds(c, k, length, 1, 2, limit); });
   return rounds * (first + (reps - 1) * later);
 }
 
@@ -115,15 +130,15 @@ std::vector<std::size_t> calibrated_lengths(std::size_t n) {
 
 // Two rounds of length k at each concurrency of `limits` that lc lacks, when the mode has a
 // concurrent schedule.
-void time_concurrency(Ctx& c, std::size_t k, double barrier, const std::vector<int>& limits, LengthCost& lc) {
+void time_concurrency(Ctx& c, std::size_t k, const Window& w, const std::vector<int>& limits, LengthCost& lc) {
   if (!c.spec.concurrent_ok) return;
   for (int limit : limits)
-    if (!lc.concurrent.count(limit)) lc.concurrent[limit] = calibrate_concurrent(c, k, barrier, limit);
+    if (!lc.concurrent.count(limit)) lc.concurrent[limit] = calibrate_concurrent(c, k, w, limit);
 }
 
 // The cost of each calibrated length: tasks of every class, and two rounds when the mode has
 // a concurrent schedule.
-std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<std::size_t>& calibrated, double barrier,
+std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<std::size_t>& calibrated, const Window& w,
                                                    const std::vector<int>& limits) {
   std::map<std::size_t, LengthCost> cost;
   for (std::size_t k : calibrated) {
@@ -132,9 +147,14 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
     LengthCost& lc = cost[k];
     for (const auto& [name, few] : by_class) {
       lc.per_class[name] =
-          calibrate(c, length, static_cast<double>(few.size()), barrier, [&] { run_sequential(c, few, length); });
+          calibrate(c, length, static_cast<double>(few.size()), w, [&] { run_sequential(c, few, length); });
     }
-    time_concurrency(c, k, barrier, limits, lc);
+    time_concurrency(c, k, w, limits, lc);
+    if (c.spec.concurrent_ok && c.settings.schedule.by_switch && !c.settings.schedule.switches.empty()) {
+      const double steps = host_lane_calibration_steps(c, k, 2);
+      if (steps > 0)
+        lc.host_lane_step = calibrate(c, length, steps, w, [&] { run_host_lane_calibration(c, k, length, 2); });
+    }
   }
   return cost;
 }
@@ -188,14 +208,22 @@ LengthCost cost_at(const Calibration& cal, const std::vector<std::int64_t>& leng
   for (const auto& [name, a] : lo->second.per_class)
     out.per_class[name] = hi->second.per_class.count(name) ? lerp(a, hi->second.per_class.at(name), f) : a;
   for (const auto& [limit, a] : lo->second.concurrent) out.concurrent[limit] = lerp(a, hi->second.concurrent.at(limit), f);
+  out.host_lane_step = lerp(lo->second.host_lane_step, hi->second.host_lane_step, f);
   return out;
 }
 
 // The sweep's predicted time per schedule (--estimate).
 struct PlanTotals {
-  double sequential = 0, host_pairs = 0;
+  double sequential = 0, host_pairs = 0, host_lanes = 0;
   std::map<int, double> concurrent;  // by K (0: every pair of a round)
+  double chosen = 0;                 // the command line's schedule
 };
+
+// What the plan calls the command line's schedule.
+std::string plan_name(const Schedule& s) {
+  if (s.host_pairs()) return s.by_switch ? "host pairs in switch lanes" : "host pairs";
+  return s.concurrent() ? "concurrent" : "sequential";
+}
 
 // The totals, the time limit to ask for (of the command line's schedule), the line for scripts and
 // the model (concurrent: the mode has a concurrent schedule).
@@ -203,21 +231,21 @@ void print_totals(const Schedule& sched, bool concurrent, const PlanTotals& tota
   std::string totals;
   for (const auto& [limit, t] : total.concurrent)
     totals += fmt::format(", concurrent{} {}", limit == 0 ? std::string() : fmt::format("={}", limit), span(t));
-  std::cout << fmt::format("total: sequential {}{}{}; plus MPI start-up and setup, {} here\n", span(total.sequential),
-                           concurrent ? ", host pairs " + span(total.host_pairs) : std::string(), totals,
+  const bool lanes = concurrent && sched.by_switch;
+  std::cout << fmt::format("total: sequential {}{}{}{}; plus MPI start-up and setup, {} here\n", span(total.sequential),
+                           concurrent ? ", host pairs " + span(total.host_pairs) : std::string(),
+                           lanes ? ", host lanes " + span(total.host_lanes) : std::string(), totals,
                            format_seconds(startup_s));
   // What to ask for: 1.5 times the prediction plus 5 minutes (start-up on a large allocation, a
   // slower node), rounded up to whole minutes.
   auto limit = [&](double t) { return clock(60.0 * std::ceil((1.5 * (t + startup_s) + 300.0) / 60.0)); };
-  const double chosen = sched.concurrent()   ? total.concurrent.at(sched.pairs_at_once)
-                        : sched.host_pairs() ? total.host_pairs
-                                             : total.sequential;
+  const double chosen = total.chosen;
   std::cout << fmt::format("time limit to ask for ({}, 1.5 x + 5 min): {}   (#SBATCH --time={} / #PBS -l walltime={})\n",
-                           sched.concurrent() ? "concurrent" : sched.host_pairs() ? "host pairs" : "sequential", limit(chosen),
-                           limit(chosen), limit(chosen));
+                           plan_name(sched), limit(chosen), limit(chosen), limit(chosen));
   // One line for scripts (the batch templates read it).
-  std::cout << fmt::format("plan: sequential_s={:.6g} host_pairs_s={} concurrent_s={}{} startup_s={:.3g} time_limit={}\n",
+  std::cout << fmt::format("plan: sequential_s={:.6g} host_pairs_s={}{} concurrent_s={}{} startup_s={:.3g} time_limit={}\n",
                            total.sequential, concurrent ? fmt::format("{:.6g}", total.host_pairs) : std::string("-"),
+                           lanes ? fmt::format(" host_lanes_s={:.6g}", total.host_lanes) : std::string(),
                            concurrent ? fmt::format("{:.6g}", total.concurrent.at(0)) : std::string("-"),
                            sched.pairs_at_once > 0 && concurrent
                                ? fmt::format(" concurrent_k_s={:.6g}", total.concurrent.at(sched.pairs_at_once))
@@ -227,6 +255,10 @@ void print_totals(const Schedule& sched, bool concurrent, const PlanTotals& tota
                "offsets, collectives) times the time of such a task measured now, or rounds times the time of a "
                "round for --concurrent, plus the gather and five synced records (share/doc/network_test.md); "
                "host pairs: --host-pairs, every pair of hosts once and the pairs within the fullest host"
+            << (lanes ? "; host lanes: --host-pairs --switch-map, per round of the switches the host pairs of its "
+                        "fullest lane, then those of the fullest switch, at the time per host pair of two real "
+                        "rounds, and the pairs within the fullest host"
+                      : "")
             << (sched.retest.hosts ? "; the concurrent columns include --retest-hosts: every pair of hosts once alone, "
                                  "priced as pairs across hosts"
                                : "")
@@ -254,6 +286,8 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
   const std::vector<int> choices = concurrent ? concurrency_choices(s) : std::vector<int>{};
   std::string head;
   for (int limit : choices) head += fmt::format("  {:>12}", limit == 0 ? "concurrent" : fmt::format("K={}", limit));
+  const bool lanes = concurrent && s.schedule.by_switch;
+  if (lanes) head = fmt::format("  {:>12}", "host lanes") + head;
   std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}{}{}\n", "length", "tasks", "per task", "sequential",
                            concurrent ? fmt::format("  {:>12}", "host pairs") : "", head,
                            concurrent ? fmt::format("  {:>7}", "rounds") : "");
@@ -263,7 +297,9 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
   for (std::size_t k = 0; k < lengths.size(); ++k) {
     const LengthPrice& lp = prices[k];
     total.sequential += lp.sequential;
-    std::string row;
+    total.chosen += schedule_price(lp, s.schedule);
+    std::string row = lanes ? fmt::format("  {:>12}", format_seconds(lp.host_lanes)) : "";
+    total.host_lanes += lp.host_lanes;
     for (int limit : choices) {
       const double t = lp.concurrent.at(limit) + (s.schedule.retest.hosts ? lp.host_pairs : 0.0);
       total.concurrent[limit] += t;
@@ -291,28 +327,28 @@ void begin_calibration(Ctx& c) {
 
 }  // namespace
 
-Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits) {
+Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits, double deadline) {
   measure_host_clocks(c);  // as the run will have them: a task checks its host pair's offset
   begin_calibration(c);
   const double t_start = Ctx::now();
-  const double barrier = barrier_cost(c);
+  const Window w{barrier_cost(c), deadline};
   Calibration cal;
   cal.lengths = calibrated_lengths(c.lengths.size());
   cal.rounds = static_cast<std::size_t>(concurrent_rounds(c, c.settings.schedule.pairs_at_once)) *
                static_cast<std::size_t>(concurrent_repetitions(c.settings));
-  cal.cost = calibrate_lengths(c, cal.lengths, barrier, limits);
+  cal.cost = calibrate_lengths(c, cal.lengths, w, limits);
   cal.per_length_io = per_length_io_cost(c, c.lengths[cal.lengths.back()]);
   runner(c).calibrating = false;
   cal.seconds = Ctx::now() - t_start;
   return cal;
 }
 
-void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& limits) {
+void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& limits, double deadline) {
   if (!c.spec.concurrent_ok || limits.empty()) return;
   begin_calibration(c);
   const double t_start = Ctx::now();
-  const double barrier = barrier_cost(c);
-  for (std::size_t k : cal.lengths) time_concurrency(c, k, barrier, limits, cal.cost[k]);
+  const Window w{barrier_cost(c), deadline};
+  for (std::size_t k : cal.lengths) time_concurrency(c, k, w, limits, cal.cost[k]);
   runner(c).calibrating = false;
   cal.seconds += Ctx::now() - t_start;
 }
@@ -324,6 +360,7 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
   // --host-pairs runs every host's pairs at once: the most ranks on a host decide (self exchanges included).
   const auto r = static_cast<double>(Units(c.hosts).most_ranks());
   const double within_host = c.spec.kind == TaskKind::exchange_pairs ? r * (r + 1) / 2 : r * (r - 1);
+  const bool lanes = c.settings.schedule.by_switch && !c.settings.schedule.switches.empty();
   std::vector<LengthPrice> out(c.lengths.size());
   for (std::size_t k = 0; k < c.lengths.size(); ++k) {
     const LengthCost lc = cost_at(cal, c.lengths, k);
@@ -337,10 +374,18 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
     for (const auto& [limit, t] : lc.concurrent) lp.concurrent[limit] = cal.per_length_io + t;
     if (lc.per_class.count(kAcrossHosts))
       lp.host_pairs = static_cast<double>(host_pairs) * lc.per_class.at(kAcrossHosts);
-    lp.host_schedule = cal.per_length_io + lp.host_pairs +
-                       (lc.per_class.count(kOnOneHost) ? within_host * lc.per_class.at(kOnOneHost) : 0.0);
+    const double on_host = lc.per_class.count(kOnOneHost) ? within_host * lc.per_class.at(kOnOneHost) : 0.0;
+    lp.host_schedule = cal.per_length_io + lp.host_pairs + on_host;
+    if (lanes)
+      lp.host_lanes = cal.per_length_io + on_host + host_lane_steps(c, k) * lc.host_lane_step;
   }
   return out;
+}
+
+double schedule_price(const LengthPrice& lp, const Schedule& s) {
+  if (s.concurrent()) return lp.concurrent.at(s.pairs_at_once) + (s.retest.hosts ? lp.host_pairs : 0.0);
+  if (s.host_pairs()) return s.by_switch ? lp.host_lanes : lp.host_schedule;
+  return lp.sequential;
 }
 
 void run_estimate(Ctx& c, double startup_s) {

@@ -119,7 +119,8 @@ std::size_t run_host_pair_schedule(Ctx& c, std::size_t k, std::int64_t length, c
   run_self_exchange(c, length);
   idle_barrier(c, 2, length);
   const HostPairList list(c.spec, c.settings, c.hosts, k);
-  const std::size_t bytes = run_sequential(c, list, length, on_step);
+  const std::size_t bytes =
+      c.settings.schedule.by_switch ? run_host_lanes(c, list, k, length, on_step) : run_sequential(c, list, length, on_step);
   // The cells this rank's line holds samples of; every other keeps none (NaN in the _all file, its
   // statistics filled from its host pair by fill_by_host_pair after the summary).
   const auto P = static_cast<std::size_t>(c.size);

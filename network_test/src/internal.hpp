@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <optional>
@@ -13,7 +14,18 @@
 #include "nt/params.hpp"
 #include "nt/raw_file.hpp"
 
+namespace CLI {
+class App;
+}
+
 namespace nt::measure {
+
+// The schedule's options (schedule_options.cpp): the flags; their words made into s.schedule
+// (resolve_schedule, before validation: --concurrent=K's K, --host-pairs, --switch-map); the
+// checks of the value (validate_schedule). UsageError on bad input.
+void add_schedule_options(CLI::App& app, Settings& s);
+void resolve_schedule(Settings& s);
+void validate_schedule(const Settings& s, const ModeSpec& spec);
 
 // The runner's part of a Ctx (ctx.hpp, RunnerState): written here only, never by a mode.
 struct RunnerAccess {
@@ -139,6 +151,22 @@ void add_line_peers(const Ctx& c, const Task& t, std::vector<std::size_t>& peers
 // rank's line that no pair measured keep no samples (used 0), for fill_by_host_pair to fill after
 // the summary. Returns the bytes of the schedule's state on this rank (O(P)).
 std::size_t run_host_pair_schedule(Ctx& c, std::size_t k, std::int64_t length, const StepHook& on_step = {});
+// --host-pairs --switch-map (lanes.cpp): list's host pairs of length k in lanes by switch. Per
+// length a random 1-factorisation of the switches (Groups by switch); in each round every pair of
+// switches {X, Y} is a lane whose host pairs (one rank pair each, both ways) run one after the
+// other, the lanes at once; then the host pairs within each switch, every switch at once. So one
+// measured pair at a time crosses each switch's uplinks, as in --concurrent --switch-map, and each
+// is its host pair's own delay. Returns the bytes of its state on this rank (O(P)).
+std::size_t run_host_lanes(Ctx& c, const HostPairList& list, std::size_t k, std::int64_t length,
+                           const StepHook& on_step = {});
+// The host pairs run_host_lanes measures one after the other at length k (its price): per round
+// its fullest lane's, then the fullest switch's.
+double host_lane_steps(const Ctx& c, std::size_t k);
+// --estimate's calibration of the lanes: the first `rounds` rounds of length k, each lane stopped
+// after a few host pairs (a round lasts as long as its slowest lane: a slow uplink's switch is in
+// a lane of every round); and the host pairs its fullest lanes run one after the other.
+void run_host_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int rounds);
+double host_lane_calibration_steps(const Ctx& c, std::size_t k, int rounds);
 
 
 // A barrier on every rank whose wait sleeps (its timeout message names `length`).
@@ -164,6 +192,7 @@ using FlagCounts = std::vector<FlagCount>;
 struct LengthCost {
   std::map<std::string, double> per_class;  // seconds per task
   std::map<int, double> concurrent;          // seconds of the length's concurrent schedule, by K (0: all)
+  double host_lane_step = 0;                 // --host-pairs --switch-map: seconds per host pair of a round
 };
 struct Calibration {
   std::vector<std::size_t> lengths;          // indices of the lengths calibrated
@@ -173,10 +202,17 @@ struct Calibration {
 };
 // Calibrates c's sweep on every rank (collective): tasks of every class, and when the mode has a
 // concurrent schedule two rounds of each concurrency in `limits` (0: every pair of a round).
-Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits);
+// deadline (rank 0's Ctx::now()): once a timing ends past it, every rank throws CalibrationOverrun
+// (--time-limit: a plan's time counts its calibration, so past the usable time none can fit).
+inline constexpr double kNoDeadline = std::numeric_limits<double>::infinity();
+Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits, double deadline = kNoDeadline);
 // Adds to `cal` (a calibration of c's sweep) two rounds of each concurrency in `limits` it lacks,
 // at the lengths it calibrated (collective); its seconds grow by the time taken.
-void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& limits);
+void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& limits, double deadline = kNoDeadline);
+// The calibration stopped at its deadline, at messages of `length` bytes (thrown on every rank).
+struct CalibrationOverrun {
+  std::int64_t length = 0;
+};
 // The predicted seconds of each length of c's sweep (with its gather and writes): sequentially,
 // and by concurrency; slowest_task: the dearest task of any class (a re-tested pair costs at most that).
 struct LengthPrice {
@@ -185,8 +221,11 @@ struct LengthPrice {
   std::map<int, double> concurrent;    // per --concurrent=K (0: every pair of a round)
   double host_pairs = 0;               // --retest-hosts: every host pair's pair alone, what it would cost
   double host_schedule = 0;            // --host-pairs: the host pairs and the pairs within the fullest host
+  double host_lanes = 0;               // --host-pairs --switch-map: in lanes by switch (host_lane_steps)
 };
 std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal);
+// A length's price under schedule s (its kind, K, --retest-hosts and lanes by switch).
+double schedule_price(const LengthPrice& lp, const Schedule& s);
 // --estimate: calibrates on every rank; rank 0 prints the plan on stdout. startup_s: what the
 // run took before the measurement (shown beside the prediction).
 void run_estimate(Ctx& c, double startup_s);

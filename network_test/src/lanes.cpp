@@ -1,5 +1,6 @@
 // --concurrent=K: K lanes of pairs, each lane one pair after the other, every host in one lane at
-// a time. --concurrent --switch-map FILE: the lanes are the pairs of switches (see Groups).
+// a time. --concurrent --switch-map FILE: the lanes are the pairs of switches (see Groups), and
+// --host-pairs --switch-map FILE runs its host pairs in those lanes (run_host_lanes).
 //
 // The units are the hosts when some host runs several ranks, else the ranks. Each repetition (one
 // per sample with --rounds random) draws a random partition of the U units into G = min(2K, U)
@@ -172,9 +173,102 @@ void run_lane_rounds(Ctx& c, const Units& u, const Groups& g, int rounds, std::s
     idle_barrier(c, 2, length);
   }
 }
+// Host pair {x, y} (units) as one rank pair of list's, emitted.
+template <class Emit>
+bool emit_host_pair(const HostPairList& list, int x, int y, const Emit& emit) {
+  return emit(list.rank_of(x, y), list.rank_of(y, x));
+}
+
+// The sizes (in units) of the groups of g.
+std::vector<std::size_t> group_sizes(const Groups& g) {
+  std::vector<std::size_t> n;
+  for (int X = 0; X < g.count(); ++X) n.push_back(static_cast<std::size_t>(g.end(X) - g.begin(X)));
+  return n;
+}
 }  // namespace
 
 void run_within_host(Ctx& c, const Units& u, std::int64_t length) { run_within_host_upto(c, u, kAll, length); }
+
+namespace {
+// Rounds [0, rounds) of the host pairs in lanes by switch, each lane at most `cap` host pairs;
+// on_round(q) before round q.
+template <class OnRound>
+void run_host_lane_rounds(Ctx& c, const HostPairList& list, const Units& u, const Groups& g, int rounds,
+                          std::size_t cap, std::int64_t length, const OnRound& on_round) {
+  const int mine = g.of(u.of(c.rank));
+  for (int q = 0; q < rounds; ++q) {
+    on_round(q);
+    const int other = g.rounds().partner(q, mine);
+    if (other >= 0) {
+      const int X = std::min(mine, other), Y = std::max(mine, other);
+      run_chain(c, [&](const auto& emit) {
+        for (const int* x = g.begin(X); x != g.end(X); ++x)
+          for (const int* y = g.begin(Y); y != g.end(Y); ++y)
+            if (!emit_host_pair(list, *x, *y, emit)) return;
+      }, cap, length);
+    }
+    idle_barrier(c, 2, length);
+  }
+}
+
+// Host pairs per lane in a round of the calibration.
+constexpr std::size_t kHostLaneCap = 4;
+}  // namespace
+
+std::size_t run_host_lanes(Ctx& c, const HostPairList& list, std::size_t k, std::int64_t length,
+                           const StepHook& on_step) {
+  const Units u(c.hosts);
+  const Groups g(c, u, k, 0, c.settings.schedule.switches);
+  const int mine = g.of(u.of(c.rank)), rounds = g.rounds().rounds();
+  run_host_lane_rounds(c, list, u, g, rounds, kAll, length, [&](int q) {
+    if (on_step) on_step(static_cast<double>(q) / rounds);
+  });
+  run_chain(c, [&](const auto& emit) {  // every switch at once: its host pairs cross no uplink
+    for (const int* x = g.begin(mine); x != g.end(mine); ++x)
+      for (const int* y = x + 1; y != g.end(mine); ++y)
+        if (!emit_host_pair(list, *x, *y, emit)) return;
+  }, kAll, length);
+  idle_barrier(c, 2, length);
+  return u.bytes() + g.bytes();
+}
+
+void run_host_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int rounds) {
+  const Units u(c.hosts);
+  const Groups g(c, u, k, 0, c.settings.schedule.switches);
+  const HostPairList list(c.spec, c.settings, c.hosts, k);
+  run_host_lane_rounds(c, list, u, g, std::min(rounds, g.rounds().rounds()), kHostLaneCap, length, [](int) {});
+}
+
+double host_lane_calibration_steps(const Ctx& c, std::size_t k, int rounds) {
+  const Units u(c.hosts);
+  const Groups g(c, u, k, 0, c.settings.schedule.switches);
+  const std::vector<std::size_t> size = group_sizes(g);
+  std::size_t steps = 0;  // per round the fullest lane's host pairs, at most the cap
+  for (int q = 0; q < std::min(rounds, g.rounds().rounds()); ++q) {
+    std::size_t fullest = 0;
+    for (int X = 0; X < g.count(); ++X)
+      if (const int Y = g.rounds().partner(q, X); Y > X)
+        fullest = std::max(fullest, size[static_cast<std::size_t>(X)] * size[static_cast<std::size_t>(Y)]);
+    steps += std::min(fullest, kHostLaneCap);
+  }
+  return static_cast<double>(steps);
+}
+
+double host_lane_steps(const Ctx& c, std::size_t k) {
+  const Units u(c.hosts);
+  const Groups g(c, u, k, 0, c.settings.schedule.switches);
+  const std::vector<std::size_t> n = group_sizes(g);
+  std::size_t steps = 0, within = 0;
+  for (int q = 0; q < g.rounds().rounds(); ++q) {
+    std::size_t fullest = 0;
+    for (int X = 0; X < g.count(); ++X)
+      if (const int Y = g.rounds().partner(q, X); Y > X)
+        fullest = std::max(fullest, n[static_cast<std::size_t>(X)] * n[static_cast<std::size_t>(Y)]);
+    steps += fullest;
+  }
+  for (std::size_t m : n) within = std::max(within, m * (m - 1) / 2);
+  return static_cast<double>(steps + within);
+}
 
 int lane_rounds(const Ctx& c, int limit) {
   const Units u(c.hosts);

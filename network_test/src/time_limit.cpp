@@ -8,7 +8,7 @@
 //   1. sequential with at least kMinSequentialSamples samples (most samples first),
 //   2. when hosts run several ranks, --host-pairs (one rank pair of each pair of hosts alone and the
 //      pairs within the hosts: every cell its host pair's own delay, at 1/R^2 of the sequential
-//      pairs), most samples first,
+//      pairs), most samples first; with --switch-map in its lanes (whatever the ranks per host),
 //   3. --concurrent=K, most samples first, K the most pairs at once that the network carries:
 //      calibrated at K = hosts / 2, hosts / 4, ... 2 and 1, the largest K whose rounds cost
 //      at most kMaxLoad times K = 1's per pair at the longest length (choose_k),
@@ -17,7 +17,8 @@
 // Choices 1 and 2 are searched first, calibrated without concurrency: when one fits, no lanes are
 // timed (the K ladder's calibration is the dear part at scale). Otherwise the whole list: the
 // cheapest choice (of the fewest samples, the schedule priced lowest) is priced first, and when it
-// does not fit, the run ends with exit 2 before anything is measured. A concurrent plan gives
+// does not fit, the run ends with exit 2 before anything is measured; so does a calibration whose
+// own time passes the usable part of the limit (it stops there). A concurrent plan gives
 // the time left over to the serial re-test (--retest-seconds per length), when that is enough
 // for a chunk of its pairs; when hosts run several ranks it also re-tests the host pairs alone
 // (--retest-hosts, priced per length), unless the command line chose the re-test. Samples tried: -n (100 by default) and those of kSampleLadder below it.
@@ -59,12 +60,24 @@ struct Candidate {
   int repeats = 0;
 };
 
+// The lanes by switch of the command line go to --host-pairs only: the only schedule priced in them.
 Candidate candidate(const Settings& s, ScheduleKind kind, int n, int limit = 0, bool retest_hosts = false) {
   Candidate c{s.schedule, n};
   c.schedule.kind = kind;
   c.schedule.pairs_at_once = limit;
   c.schedule.retest.hosts = retest_hosts;
+  if (kind != ScheduleKind::host_pairs) {
+    c.schedule.by_switch = false;
+    c.schedule.switch_map.clear();
+    c.schedule.switches.clear();
+  }
   return c;
+}
+
+// The options that give schedule s on a command line (the switch map's file besides).
+std::string schedule_flag(const Schedule& s) {
+  if (s.host_pairs()) return s.by_switch ? "--host-pairs --switch-map" : "--host-pairs";
+  return s.sequential() ? "sequential" : "--" + s.name();
 }
 
 // The sample counts to try, most first: -n alone when the user chose it.
@@ -132,7 +145,9 @@ std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int k
   const bool concurrent = concurrent_allowed(s, spec);
   for (int n : ladder)
     if (n >= std::min(kMinSequentialSamples, s.repeats)) out.push_back(candidate(s, ScheduleKind::sequential, n));
-  if (spec.concurrent_ok && shared_hosts)
+  // With a switch map the host pairs run in its lanes: with one rank per host that is every pair
+  // alone, sooner than the sequential schedule.
+  if (spec.concurrent_ok && (shared_hosts || s.schedule.by_switch))
     for (int n : ladder) out.push_back(candidate(s, ScheduleKind::host_pairs, n));
   if (concurrent && k >= 2)
     for (int n : ladder) out.push_back(candidate(s, ScheduleKind::concurrent, n, k, hosts));
@@ -162,9 +177,10 @@ std::size_t cheapest(const std::vector<Candidate>& list) {
 // concurrencies a later list asks for that n's calibration lacks (its tasks are not timed again).
 class Pricer {
  public:
+  // deadline: rank 0's Ctx::now() past which no plan fits (every calibration stops there).
   Pricer(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths, const ModeSpec& spec,
-         const Placement& pl, std::vector<int> limits)
-      : comm_(comm), s_(s), lengths_(lengths), spec_(spec), pl_(pl), limits_(std::move(limits)) {}
+         const Placement& pl, std::vector<int> limits, double deadline)
+      : comm_(comm), s_(s), lengths_(lengths), spec_(spec), pl_(pl), limits_(std::move(limits)), deadline_(deadline) {}
 
   const std::vector<LengthPrice>& at(int n) {
     const auto missing = missing_limits(n);
@@ -175,9 +191,9 @@ class Pricer {
     const std::unique_ptr<ModeRun> mode = spec_.begin_run(c);
     runner(c).mode = mode.get();
     if (auto it = calibrations_.find(n); it != calibrations_.end())
-      calibrate_concurrency(c, it->second, missing);
+      calibrate_concurrency(c, it->second, missing, deadline_);
     else
-      calibrations_.emplace(n, calibrate_sweep(c, limits_));
+      calibrations_.emplace(n, calibrate_sweep(c, limits_, deadline_));
     return prices_[n] = price_sweep(c, calibrations_.at(n));
   }
   // n calibrated with every concurrency asked for now.
@@ -205,6 +221,7 @@ class Pricer {
   const ModeSpec& spec_;
   const Placement& pl_;
   std::vector<int> limits_;
+  double deadline_;
   std::map<int, Calibration> calibrations_;
   std::map<int, std::vector<LengthPrice>> prices_;
 };
@@ -222,10 +239,7 @@ TimePlan price(const Candidate& cand, const std::vector<LengthPrice>& prices, co
   p.elapsed_s = elapsed;
   double slowest = 0, dearest_retest = 0;
   for (const LengthPrice& lp : prices) {
-    p.per_length.push_back(p.schedule.concurrent()
-                               ? lp.concurrent.at(p.schedule.pairs_at_once) + (retest.hosts ? lp.host_pairs : 0.0)
-                           : p.schedule.host_pairs() ? lp.host_schedule
-                                                     : lp.sequential);
+    p.per_length.push_back(schedule_price(lp, p.schedule));
     slowest = std::max(slowest, lp.slowest_task);
     dearest_retest = std::max(dearest_retest, static_cast<double>(P) * kRetestChunk * lp.slowest_task);
   }
@@ -289,7 +303,7 @@ bool fits(const TimePlan& p) { return p.predicted_s <= kUsable * p.limit_s; }
 std::string given_options(const Settings& s) {
   std::vector<std::string> g;
   if (s.given_repeats) g.push_back(fmt::format("-n {}", s.repeats));
-  if (s.given_schedule) g.push_back(s.schedule.sequential() ? "sequential" : "--" + s.schedule.name());
+  if (s.given_schedule) g.push_back(schedule_flag(s.schedule));
   if (s.given_retest) g.push_back("the re-test budget");
   std::string out;
   for (const auto& x : g) out += (out.empty() ? "" : ", ") + x;
@@ -301,7 +315,7 @@ std::string given_options(const Settings& s) {
 std::string TimePlan::options(const Settings& given) const {
   std::string out;
   auto add = [&](const std::string& o) { out += (out.empty() ? "" : " ") + o; };
-  if (!schedule.sequential() && !given.given_schedule) add("--" + schedule.name());
+  if (!schedule.sequential() && !given.given_schedule) add(schedule.host_pairs() ? "--host-pairs" : "--" + schedule.name());
   if (!given.given_repeats) add(fmt::format("-n {}", repeats));
   if (schedule.retest.hosts && !given.schedule.retest.hosts) add("--retest-hosts");
   if (schedule.retest.seconds > 0 && !given.given_retest)
@@ -420,10 +434,9 @@ std::vector<Candidate> before_concurrent(const std::vector<Candidate>& list) {
   return {};  // no concurrent candidate: the whole list is searched once, with its floor
 }
 
-}  // namespace
-
-std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths,
-                                        const ModeSpec& spec, const Placement& pl, double t_origin) {
+// plan_time_limit's search; a calibration past the usable time throws CalibrationOverrun.
+std::optional<TimePlan> choose_plan(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths,
+                                    const ModeSpec& spec, const Placement& pl, double t_origin) {
   int rank = 0, P = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
@@ -435,7 +448,7 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
   // when one fits, the lanes are never timed (at 1,024 simulated ranks the K ladder's calibration,
   // K = 128 ... 1 at every length, outlasted the --host-pairs run it would have lost to).
   // Their calibrations are kept: a count calibrated here later times the concurrent rounds alone.
-  Pricer pricer(comm, s, lengths, spec, pl, {});
+  Pricer pricer(comm, s, lengths, spec, pl, {}, t_origin + kUsable * s.time_limit);
   if (const auto serial = before_concurrent(list); !serial.empty())
     if (auto p = Search(comm, s, P, t_origin, pricer, {}).first_fit(serial)) return p;
   // The K ladder is calibrated with the cheapest count (every K at once), K chosen from it, and
@@ -467,6 +480,28 @@ std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const 
                              "plan fits any more; give a longer limit\n",
                              s.time_limit, Ctx::now() - t_origin);
   return std::nullopt;
+}
+
+}  // namespace
+
+// The calibration stops as soon as its own time passes the usable part of the limit: every plan
+// counts it, so none can fit any more, and calibrating on only delays the same answer (by minutes
+// with thousands of samples of long messages on a loaded machine).
+std::optional<TimePlan> plan_time_limit(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths,
+                                        const ModeSpec& spec, const Placement& pl, double t_origin) {
+  try {
+    return choose_plan(comm, s, lengths, spec, pl, t_origin);
+  } catch (const CalibrationOverrun& stop) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0)
+      std::cerr << fmt::format("network_test: error: --time-limit {} s: the cheapest plan{} cannot fit: the "
+                               "calibration passed the {:.1f} s usable ({:.0f} % of the limit) and stopped at {} B, "
+                               "{:.1f} s after the start; give a longer limit, fewer lengths or fewer samples\n",
+                               s.time_limit, given_options(s), kUsable * s.time_limit, 100 * kUsable, stop.length,
+                               Ctx::now() - t_origin);
+    return std::nullopt;
+  }
 }
 
 TimeGuard::TimeGuard(const TimePlan& plan, double t_origin) : plan_(plan), t_origin_(t_origin) {}

@@ -42,6 +42,12 @@ std::vector<Schedule> every_shape() {
   Schedule seconds_only = concurrent();
   seconds_only.retest.seconds = 2;
   out.push_back(seconds_only);
+  Schedule host_lanes;  // --host-pairs --switch-map
+  host_lanes.kind = ScheduleKind::host_pairs;
+  host_lanes.by_switch = true;
+  host_lanes.switch_map = "/tmp/leaves): per length.txt";
+  host_lanes.switches = {1, 0, 1, 0};
+  out.push_back(host_lanes);
   return out;
 }
 
@@ -72,6 +78,28 @@ TEST(ScheduleValue, AttributeReadsBackAsTheSameSchedule) {
             "concurrent=2 rounds=random retest=7 retest-seconds=0.25 retest-hosts retest-ratio=1.0001");
   EXPECT_EQ(every_shape()[6].to_attribute(),
             "concurrent rounds=random switch-map=/tmp/my%20map%3D1%25.txt switches=0,0,1,1,2");
+  EXPECT_EQ(every_shape()[9].to_attribute(), "host-pairs switch-map=/tmp/leaves%29:%20per%20length.txt switches=1,0,1,0");
+}
+
+// Host pairs in switch lanes: a host-pairs schedule (every reader fills the cells between hosts
+// from their host pair's measured cell), not a concurrent one, whose prose says the lanes.
+TEST(ScheduleValue, HostPairsInSwitchLanes) {
+  const Schedule s = every_shape()[9];
+  EXPECT_EQ(s.name(), "host-pairs by switch");
+  EXPECT_TRUE(s.host_pairs());
+  EXPECT_FALSE(s.concurrent() || s.in_lanes() || s.retested());
+  const std::string order = s.pair_order_text();
+  EXPECT_EQ(order.rfind("host pairs: ", 0), 0u) << order;
+  EXPECT_NE(order.find("in lanes by switch (--switch-map /tmp/leaves): per length.txt): per length a random"),
+            std::string::npos)
+      << order;
+  Metadata m;
+  m.extra[kAttrSchedule] = s.to_attribute();
+  EXPECT_TRUE(filled_by_host_pair(m));
+  EXPECT_FALSE(measured_concurrently(m));
+  const Schedule plain = Schedule::from_attribute("host-pairs");
+  EXPECT_FALSE(plain.by_switch);
+  EXPECT_EQ(plain.pair_order_text(), kHostPairsOrder);
 }
 
 TEST(ScheduleValue, NamesAndProse) {
@@ -97,7 +125,8 @@ TEST(ScheduleValue, NamesAndProse) {
 TEST(ScheduleValue, MalformedAttributesAreOneClearError) {
   for (const std::string bad : {"", "round-robin", "concurrent=0", "concurrent=x", "sequential retest=2",
                                 "concurrent rounds=sometimes", "concurrent retest=two", "concurrent  shuffle",
-                                "concurrent switch-map=%G1", "concurrent colour=blue"}) {
+                                "concurrent switch-map=%G1", "concurrent colour=blue", "sequential switch-map=m",
+                                "sequential switches=0,1", "host-pairs retest-hosts", "host-pairs rounds=fixed retest=1"}) {
     try {
       Schedule::from_attribute(bad);
       ADD_FAILURE() << "accepted '" << bad << "'";

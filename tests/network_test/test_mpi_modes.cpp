@@ -116,12 +116,32 @@ std::string bad_map(const std::string& text) {
   return path;
 }
 
+struct BadRun {
+  int P;
+  std::string args, says;
+};
+
+// Each bad command line: exit 2, one line saying `says`, on every rank, nothing written.
+void expect_refused_lines(const std::vector<BadRun>& cases) {
+  for (const auto& c : cases) {
+    const bool own_prefix = c.args.find("-f ") != std::string::npos;
+    // Open MPI's launcher adds its own report of a non-zero exit (a dozen lines) unless it runs
+    // quiet; the promise is about network_test's output. MPICH ignores the variable.
+    const RunResult r = run_nt(c.P, c.args + (own_prefix ? "" : " -f " + prefix("bad")) + " -q",
+                               "OMPI_MCA_orte_execute_quiet=1", 60);
+    SCOPED_TRACE(c.args);
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
+    EXPECT_EQ(count(r.out, "error:"), 1u) << "one message, not one per rank:\n" << r.out;
+    EXPECT_EQ(count(r.out, "\n"), 1u) << "one line:\n" << r.out;
+    EXPECT_EQ(r.out.find("Abort"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("BAD TERMINATION"), std::string::npos) << r.out;
+  }
+  EXPECT_FALSE(fs::exists(result_path(prefix("bad"), Statistic::median)));
+}
+
 TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
-  struct Bad {
-    int P;
-    std::string args, says;
-  };
-  const std::vector<Bad> cases = {
+  const std::vector<BadRun> cases = {
       {2, "-t nonsense", "--type: 'nonsense' is not one of one_to_one, all_to_all,"},
       {4, "-t nonsense", "is not one of"},
       {2, "--concurrent --rounds sideways", "network_test: error: --rounds: 'sideways' is not one of random, fixed ("},
@@ -135,7 +155,6 @@ TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
       {2, "--lengths 8,4", "strictly increasing"},
       {2, "-t bcast --concurrent", "--concurrent applies to the pairwise modes"},
       {2, "-t all_to_all --host-pairs", "--host-pairs applies to the pairwise modes"},
-      {4, "--host-pairs --concurrent=2", "excludes"},
       {2, "--concurrent=0", "--concurrent=K: K must be a positive number"},
       {4, "--concurrent=two", "--concurrent=K: K must be a positive number"},
       {2, "--rounds fixed", "--rounds requires --concurrent"},
@@ -158,32 +177,33 @@ TEST(NetworkTest, BadOptionsExitTwoOnEveryRankWithOneMessage) {
       {2, "-t loggp --precision 0.05", "does not apply to loggp"},
       {2, "-t loggp --estimate", "--estimate does not apply to loggp"},
       {4, "--estimate --resume", "does not combine with --resume"},
-      {2, "--switch-map /nonexistent/map", "--switch-map requires --concurrent"},
-      {4, "--concurrent --switch-map /nonexistent/map", "--switch-map /nonexistent/map: cannot be read"},
-      {2, "--concurrent=2 --switch-map /nonexistent/map", "does not combine with --concurrent=K"},
-      {4, "--concurrent --switch-map " + bad_map("elsewhere leaf0\n"), "is not in the file"},
-      {2, "--concurrent --switch-map " + bad_map("a b c\n"), "expected HOST SWITCH, got 'a b c'"},
-      {2, "--concurrent --switch-map " + bad_map("a s1\na s2\n"), "host a is under switch s1 and s2"},
-      {2, "--concurrent --switch-map " + bad_map("# nothing\n"), "no line HOST SWITCH"},
-      {2, "--concurrent --switch-map /tmp", "--switch-map /tmp: cannot be read (not a regular file)"},
-      {2, "--concurrent --switch-map " + bad_map(std::string("\x7f" "ELF\x02\x01\x01\0\0\x03junk\n", 15)),
-       "expected HOST SWITCH, got '?ELF??????junk'"},
   };
-  for (const auto& c : cases) {
-    const bool own_prefix = c.args.find("-f ") != std::string::npos;
-    // Open MPI's launcher adds its own report of a non-zero exit (a dozen lines) unless it runs
-    // quiet; the promise is about network_test's output. MPICH ignores the variable.
-    const RunResult r = run_nt(c.P, c.args + (own_prefix ? "" : " -f " + prefix("bad")) + " -q",
-                               "OMPI_MCA_orte_execute_quiet=1", 60);
-    SCOPED_TRACE(c.args);
-    EXPECT_EQ(r.code, 2) << r.out;
-    EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
-    EXPECT_EQ(count(r.out, "error:"), 1u) << "one message, not one per rank:\n" << r.out;
-    EXPECT_EQ(count(r.out, "\n"), 1u) << "one line:\n" << r.out;
-    EXPECT_EQ(r.out.find("Abort"), std::string::npos) << r.out;
-    EXPECT_EQ(r.out.find("BAD TERMINATION"), std::string::npos) << r.out;
-  }
-  EXPECT_FALSE(fs::exists(result_path(prefix("bad"), Statistic::median)));
+  expect_refused_lines(cases);
+}
+
+// The schedule's combinations and the switch map: --host-pairs runs alone or in lanes by switch,
+// never under --concurrent's load; a map needs a schedule to set the lanes of, and a bad map is
+// refused before anything runs, with --host-pairs as with --concurrent.
+TEST(NetworkTest, BadSchedulesAndSwitchMapsExitTwo) {
+  expect_refused_lines({
+    {4, "--host-pairs --concurrent=2", "--host-pairs measures every host pair alone: it does not combine with "
+                                       "--concurrent[=K] (pairs under load); give --host-pairs --switch-map FILE"},
+    {2, "--host-pairs --concurrent --switch-map /nonexistent/map", "does not combine with --concurrent[=K]"},
+    {2, "--switch-map /nonexistent/map", "--switch-map sets the lanes of --host-pairs or --concurrent: give one"},
+    {4, "--shuffle --switch-map /nonexistent/map", "--switch-map sets the lanes of --host-pairs or --concurrent"},
+    {4, "--host-pairs --switch-map /nonexistent/map", "--switch-map /nonexistent/map: cannot be read"},
+    {2, "--host-pairs --switch-map " + bad_map("elsewhere leaf0\n"), "is not in the file"},
+    {4, "--host-pairs --estimate --switch-map " + bad_map("a s1\na s2\n"), "host a is under switch s1 and s2"},
+    {4, "--concurrent --switch-map /nonexistent/map", "--switch-map /nonexistent/map: cannot be read"},
+    {2, "--concurrent=2 --switch-map /nonexistent/map", "does not combine with --concurrent=K"},
+    {4, "--concurrent --switch-map " + bad_map("elsewhere leaf0\n"), "is not in the file"},
+    {2, "--concurrent --switch-map " + bad_map("a b c\n"), "expected HOST SWITCH, got 'a b c'"},
+    {2, "--concurrent --switch-map " + bad_map("a s1\na s2\n"), "host a is under switch s1 and s2"},
+    {2, "--concurrent --switch-map " + bad_map("# nothing\n"), "no line HOST SWITCH"},
+    {2, "--concurrent --switch-map /tmp", "--switch-map /tmp: cannot be read (not a regular file)"},
+    {2, "--concurrent --switch-map " + bad_map(std::string("\x7f" "ELF\x02\x01\x01\0\0\x03junk\n", 15)),
+     "expected HOST SWITCH, got '?ELF??????junk'"},
+  });
 }
 
 // --precision: each cell stops between --min-repeats and -n samples; the count is in every
@@ -504,6 +524,42 @@ TEST(NetworkTest, SwitchMapRunsEveryPairAndSaysSo) {
   EXPECT_TRUE(schedule->concurrent() && schedule->by_switch);
   EXPECT_EQ(schedule->switch_map, map);
   EXPECT_EQ(schedule->switches, (std::vector<int>{0, 0, 0, 0}));
+}
+
+// --host-pairs --switch-map: host pairs in lanes by switch. Every rank is on this host here (one
+// switch, no host pair across): the pairs within the host are all measured, as --host-pairs does,
+// and the files say the schedule (attribute and prose) so that readers fill cells as --host-pairs'.
+// --estimate prices the lanes beside the other schedules and asks the time of this one.
+TEST(NetworkTest, HostPairsInSwitchLanesRunAndSaySo) {
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  const std::string map = prefix("switch_map_hosts");
+  std::ofstream(map) << host << " leaf0\nother-host leaf1\n";
+  const std::string pre = prefix("host_lanes_run");
+  const RunResult r = run_nt(4, "-t one_to_one -f " + pre + " " + kSweep + " --host-pairs --switch-map " + map);
+  ASSERT_EQ(r.code, 0) << r.out;
+  check_result(pre, Mode::one_to_one, 4, kLengths, 5);
+  RawReader f(result_path(pre, Statistic::median));
+  EXPECT_EQ(f.meta().extra.at("schedule"), "host-pairs switch-map=" + map + " switches=0,0,0,0");
+  const std::string order = f.meta().extra.at("pair_order");
+  EXPECT_EQ(order.rfind("host pairs: ", 0), 0u) << order;
+  EXPECT_NE(order.find("in lanes by switch (--switch-map " + map + "): per length"), std::string::npos) << order;
+  const auto schedule = schedule_of(f.meta());
+  ASSERT_TRUE(schedule);
+  EXPECT_TRUE(schedule->host_pairs() && schedule->by_switch);
+  EXPECT_TRUE(filled_by_host_pair(f.meta()));
+  EXPECT_FALSE(measured_concurrently(f.meta()));
+
+  const RunResult e =
+      run_nt(3, "-f " + prefix("host_lanes_est") + " --lengths 0,1024 -n 3 --host-pairs --switch-map " + map + " --estimate");
+  ASSERT_EQ(e.code, 0) << e.out;
+  for (const char* part : {"  host lanes", "host_lanes_s=", "time limit to ask for (host pairs in switch lanes, ",
+                           "; host lanes: --host-pairs --switch-map"})
+    EXPECT_NE(e.out.find(part), std::string::npos) << part << "\n" << e.out;
+  // One host: no host pair across, so the lanes cost what --host-pairs does (the pairs within it).
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(e.out, m, std::regex("host_pairs_s=(\\S+) host_lanes_s=(\\S+) "))) << e.out;
+  EXPECT_EQ(m[1], m[2]) << e.out;
 }
 
 }  // namespace

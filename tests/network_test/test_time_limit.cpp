@@ -3,8 +3,11 @@
 // given on the command line win; an overrun stops the sweep at a length boundary (exit 4).
 // Real mpiexec runs of 2-4 ranks oversubscribed on 2 cores: the tests assert on choices and exit
 // codes, never on how close the prediction came.
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "mpi_run.hpp"
@@ -83,12 +86,42 @@ TEST(TimeLimit, ExplicitOptionsWin) {
 }
 
 // Explicit choices that cannot fit: exit 2 with one line naming them, nothing written. 12 pairs x
-// 5,000 samples of 256 KiB each way move 31 GB: more than 0.5 s on any machine (2,000 samples in
-// 1.5 s fitted once the plan stopped calibrating concurrent rounds it did not need).
+// 5,000 samples of 256 KiB each way move 31 GB: more than 0.5 s on any machine. The calibration
+// stops once its own time passes the usable 0.425 s, whatever the machine's load: at the latest
+// after timing the 256 KiB tasks, before any concurrent round (a loaded machine took the full
+// calibration past a 90 s test timeout); the line says where it stopped.
 TEST(TimeLimit, ExplicitChoicesThatCannotFitExitTwo) {
   const std::string pre = prefix("tl_n_big");
-  expect_refused(run_nt(4, "-f " + pre + " --lengths 0,262144 --progress none -n 5000 --time-limit 0.5"), pre,
-                 "with the options given (-n 5000)");
+  const RunResult r = run_nt(4, "-f " + pre + " --lengths 0,262144 --progress none -n 5000 --time-limit 0.5");
+  expect_refused(r, pre, "the cheapest plan with the options given (-n 5000) cannot fit: the calibration passed the "
+                         "0.4 s usable (85 % of the limit) and stopped at ");
+  EXPECT_TRUE(r.out.find("stopped at 0 B,") != std::string::npos ||
+              r.out.find("stopped at 262144 B,") != std::string::npos)
+      << r.out;
+}
+
+// --host-pairs --switch-map with --time-limit: the plan keeps the lanes and chooses the samples;
+// the files hold the schedule. A switch map with the schedule left open: the plan may take
+// --host-pairs in its lanes, and any other choice (here the preferred sequential one) drops the map.
+TEST(TimeLimit, HostPairsInSwitchLanesArePlanned) {
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  const std::string map = prefix("tl_switch_map");
+  std::ofstream(map) << host << " leaf0\n";
+  const std::string lanes = prefix("tl_host_lanes");
+  const RunResult r = run_nt(3, "-f " + lanes + " " + kTiny + " --host-pairs --switch-map " + map + " --time-limit 120");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("  schedule: host-pairs by switch\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  options: -n "), std::string::npos) << r.out;
+  const RawReader f(result_path(lanes, Statistic::median));
+  EXPECT_EQ(f.meta().extra.at("schedule"), "host-pairs switch-map=" + map + " switches=0,0,0");
+  EXPECT_NE(plan_attribute(lanes).find("schedule: host-pairs by switch"), std::string::npos);
+
+  const std::string open = prefix("tl_map_open");
+  const RunResult o = run_nt(2, "-f " + open + " " + kTiny + " --switch-map " + map + " --time-limit 120");
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("  schedule: sequential\n"), std::string::npos) << o.out;
+  EXPECT_EQ(RawReader(result_path(open, Statistic::median)).meta().extra.at("schedule"), "sequential");
 }
 
 // The guard: lengths slower than predicted (NT_DEBUG_OVERRUN=1:1000 makes the guard see 1000 s

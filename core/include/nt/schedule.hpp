@@ -16,7 +16,8 @@ struct Metadata;
 
 // Sequential: one pair after the other (in sender-major order, or shuffled per length).
 // Host pairs (--host-pairs): the pairs within each host, then one rank pair of every pair of
-// hosts alone; every other cell between two hosts gets its host pair's values.
+// hosts alone (one after the other, or with --switch-map in lanes by switch); every other cell
+// between two hosts gets its host pair's values.
 // Concurrent (--concurrent[=K], --switch-map): disjoint pairs together in rounds (a loaded network).
 enum class ScheduleKind { sequential, host_pairs, concurrent };
 
@@ -41,7 +42,7 @@ struct Schedule {
   bool shuffle = false;            // the order of the tasks shuffled per length from the seed (--shuffle)
   Rounds rounds = Rounds::random;  // concurrent
   int pairs_at_once = 0;           // concurrent: at most K pairs at once in K lanes (--concurrent=K); 0: no bound
-  bool by_switch = false;          // concurrent: the lanes are the pairs of switches (--switch-map)
+  bool by_switch = false;          // concurrent or host pairs: the lanes are the pairs of switches (--switch-map)
   std::string switch_map;          // by_switch: the file of the switches (empty where a file does not say)
   std::vector<int> switches;       // by_switch: every rank's switch, numbered by first appearance (once read)
   Retest retest;                   // concurrent: the isolated re-test (retested() says whether it runs)
@@ -54,15 +55,17 @@ struct Schedule {
   // Concurrent with a re-test of any kind.
   bool retested() const { return concurrent() && retest.any(); }
 
-  // "sequential", "host-pairs", "concurrent", "concurrent=K" or "concurrent by switch".
+  // "sequential", "host-pairs", "host-pairs by switch", "concurrent", "concurrent=K" or
+  // "concurrent by switch".
   std::string name() const;
   // What the files say in prose: attribute pair_order, and attribute retest (when retested()).
   std::string pair_order_text() const;
   std::string retest_text() const;
   // The machine-readable attribute `schedule`: the kind ("sequential", "host-pairs",
-  // "concurrent", "concurrent=K"), then what applies of "shuffle", "rounds=random|fixed",
-  // "switch-map=PATH" (percent-encoded), "switches=0,0,1,1", "retest=N", "retest-seconds=S",
-  // "retest-hosts", "retest-ratio=F", separated by single spaces.
+  // "concurrent", "concurrent=K"), then what applies of "shuffle", "rounds=random|fixed"
+  // (concurrent), "switch-map=PATH" (percent-encoded) and "switches=0,0,1,1" (concurrent or host
+  // pairs), "retest=N", "retest-seconds=S", "retest-hosts", "retest-ratio=F" (concurrent),
+  // separated by single spaces.
   std::string to_attribute() const;
   // Its inverse: throws nt::Error naming what it does not understand.
   static Schedule from_attribute(const std::string& text);
@@ -72,13 +75,23 @@ inline constexpr const char* kAttrSchedule = "schedule";
 
 // The prose of pair_order that files written before attribute `schedule` are read by: the
 // --host-pairs schedule's text starts with kHostPairsOrder's first words ("host pairs:"), the
-// concurrent ones say "concurrent", and the lanes by switch say kLanesBySwitch.
+// concurrent ones say "concurrent", and the lanes by switch say kLanesBySwitch (in host pairs'
+// text as kHostLanesOrder says).
 inline constexpr const char* kHostPairsOrder =
     "host pairs: the pairs within each host (every host at once, one pair after the other), then one rank pair of "
     "every ordered pair of hosts alone, one after the other (rank (B + k) mod n_A of host A with rank (A + k) mod "
     "n_B of host B, k the length's index); every other cell between two hosts holds the statistics of its host "
     "pair's measured cell and no samples of its own";
 inline constexpr const char* kLanesBySwitch = "lanes by switch";
+// --host-pairs --switch-map's text: {} the switch map's file.
+inline constexpr const char* kHostLanesOrder =
+    "host pairs: the pairs within each host (every host at once, one pair after the other), then one rank pair of "
+    "every ordered pair of hosts (rank (B + k) mod n_A of host A with rank (A + k) mod n_B of host B, k the length's "
+    "index) in lanes by switch (--switch-map {}): per length a random 1-factorisation of the switches; each pair of "
+    "switches a lane whose host pairs run one after the other, the lanes at once, then the host pairs within each "
+    "switch (one after the other, every switch at once): one measured pair at a time crosses each switch's uplinks; "
+    "every other cell between two hosts holds the statistics of its host pair's measured cell and no samples of its "
+    "own";
 
 // The schedule a file was measured with: its attribute `schedule`, else what its pair_order says
 // (files of earlier versions: the kind, rounds, K and the switch map's file; no re-test budget);

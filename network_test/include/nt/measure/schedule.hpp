@@ -156,9 +156,10 @@ class HostPairList {
   Task operator[](std::size_t u) const;
   // The positions of the tasks `rank` takes part in, ascending: O(H log H).
   std::optional<std::vector<std::size_t>> positions_of(int rank) const;
+  // Host's rank that measures its pair with `other` (hosts as Units numbers them).
+  int rank_of(int host, int other) const;
 
  private:
-  int rank_of(int host, int other) const;    // host's rank that measures its pair with `other`
   std::size_t index_of(int a, int b) const;  // a != b (a < b for exchange modes)
   Units units_;
   TaskList list_;  // the pairs' own tasks (pair_task)
