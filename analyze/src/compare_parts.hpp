@@ -1,13 +1,15 @@
-// What the two source files of `network_analyze compare` share (internal to nt_analysis):
-// compare.cpp finds the changes of delay; compare_hosts.cpp matches the hosts of the two runs, finds
-// the changes of hosts, switch groups and protocol thresholds, and writes a comparison as text and
-// JSON.
+// What the source files of `network_analyze compare` share (internal to nt_analysis): compare.cpp
+// models the changes of delay (class shifts, switch blocks, host effects, link residuals and their
+// noise); compare_changes.cpp finds the changes in that model (classes, nodes, switch groups,
+// links); compare_hosts.cpp matches the hosts of the two runs, finds the changes of hosts, switch
+// groups and protocol thresholds, and writes a comparison as text and JSON.
 #pragma once
 
 #include <cstddef>
 #include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nt/hosts.hpp"
@@ -42,5 +44,54 @@ void find_missing_and_added_hosts(Comparison& out, const nt::HostMatch& host_ran
 // log_ratios: per length, log(current / baseline) of each host pair ([k*H*H + a*H + b]).
 void find_topology_change(Comparison& out, const std::vector<float>& log_ratios, double min_log);
 void find_threshold_changes(Comparison& out);
+
+// Per length, an effect (log ratio) and its z-score; decides whether it is a change: at least
+// log(min_ratio) and min_sigmas either way, at half of the lengths of some band (at least 2 when
+// the band has 2). Returns +1 (slower), -1 (faster) or 0, with the lengths, ratio and sigmas.
+struct Decision {
+  int sign = 0;
+  std::vector<std::size_t> ks;
+  double ratio = 1.0, sigmas = 0.0;
+};
+Decision decide(const std::vector<double>& effect, const std::vector<double>& z, double min_log, double min_sigmas,
+                const std::vector<std::pair<std::size_t, std::size_t>>& bands);
+
+// The change of each host pair, per length, as class shift + switch block + sender effect +
+// receiver effect + link residual, with the noise of each part.
+struct ChangeModel {
+  std::size_t H = 0, K = 0, HH = 0;  // common hosts, common lengths, host pairs
+  int NC = 0;                        // classes
+  std::vector<int> cls;              // class of each host pair (baseline's topology, representative ranks)
+  std::vector<int> sw;               // switch group of each host (baseline)
+  std::size_t NS = 0;                // switch groups
+  std::vector<std::vector<double>> class_shift, class_sigma;  // [class][k]
+  std::vector<std::vector<double>> send, recv, intra;         // [k][host]
+  std::vector<double> send_sigma, recv_sigma, intra_sigma;    // [k]
+  std::vector<float> R;                                       // link residuals [k*HH + a*H + b]
+  std::vector<std::vector<double>> block;                     // [k][X*NS + Y]: change between switch groups
+  std::vector<double> block_floor;  // [k]: noise of a block's median from its links' noise
+};
+
+// What the detectors of compare_cubes share: the comparison they add to, the options, the fitted
+// change model, and the threshold and bands of every decision.
+struct CompareScan {
+  Comparison& out;
+  const CompareOptions& opt;
+  const ChangeModel& model;
+  double min_log;
+  std::vector<std::pair<std::size_t, std::size_t>> bands;
+  Decision judge(const std::vector<double>& effect, const std::vector<double>& z) const {
+    return decide(effect, z, min_log, opt.min_sigmas, bands);
+  }
+};
+
+// compare_changes.cpp, in this order: the classes (out.classes) and the classes that changed as a
+// whole; a note when the runs have no noise; nodes whose sender, receiver or intra-node effect
+// changed; the links between switch groups; the links between hosts.
+void find_class_changes(const CompareScan& scan);
+void note_noise_floor(Comparison& out);
+void find_node_changes(const CompareScan& scan);
+void find_switch_block_changes(const CompareScan& scan);
+void find_link_changes(const CompareScan& scan);
 
 }  // namespace nt::analysis::compare_parts
