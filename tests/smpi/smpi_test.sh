@@ -312,9 +312,10 @@ EOF
     "$analyze" report $s/run_median.nc --json r$s.json > r$s.txt || fail "report of $s failed"
     "$py" "$here/check_truth.py" $s/truth.json r$s.json || { cat r$s.txt; fail "the report of $s is not exact"; }
   done
-  # The same text but the file names and the intra-node fit's range over pairs ([min, max]: the
-  # simulated clock's 1 ns steps move a pair on one host from 11 to 10 ns between runs).
-  same() { sed -e 's#\bh[pl]/run_#RUN_#g' -e '/^  intra-node / s#\[[0-9]* ns, [0-9]* ns\]#[range]#' "$1"; }
+  # The same text but the file names and the intra-node lines' nanoseconds: the simulated clock's
+  # 1 ns steps move an intra-node delay of 11-12 ns by one between runs (ts, L + 2o and the range
+  # over pairs); the cells themselves are compared below within 0.5 % (250 ns floor).
+  same() { sed -E -e 's#\bh[pl]/run_#RUN_#g' -e '/^  intra-node / s#[0-9.]+ ns#N ns#g' "$1"; }
   diff <(same rhp.txt) <(same rhl.txt) || fail "the reports of --host-pairs and --host-pairs --switch-map differ"
   "$py" - "$(job hp.log)" "$(job hl.log)" hp/run_median.nc hl/run_median.nc <<'EOF' || exit 1
 import sys, netCDF4, numpy as np
