@@ -263,12 +263,7 @@ void name_uplink(const Block& b, const AnomalyScan& scan, Anomaly& f) {
   if ((s0.first > 0) == (s1.first > 0)) return;
   const int own = s0.first > 0 ? 0 : 1;
   const auto [level, group] = s0.first > 0 ? s0 : s1;
-  const auto& nodes = scan.topo.levels.front();
-  f.ranks.clear();
-  for (int n : b.side[static_cast<std::size_t>(own)])
-    for (int r : nodes.groups[static_cast<std::size_t>(n)]) f.ranks.push_back(r);
-  std::sort(f.ranks.begin(), f.ranks.end());
-  f.hosts = hosts_of(f.ranks, scan.hosts);
+  set_node_ranks(scan.topo.levels.front(), b.side[static_cast<std::size_t>(own)], scan.hosts, f);
   const std::string word = scan.topo.node_level_identified ? "node groups" : "groups";
   f.detail = fmt::format(
       "slow uplink of {} group {}, part of its routes, both directions: every pair between its {} {} and {} {} outside "
@@ -289,11 +284,9 @@ Anomaly block_finding(const Block& b, const std::vector<const LinkHit*>& inside,
     f.pairs.emplace_back(h->i, h->j);
     lens.insert(h->lengths.begin(), h->lengths.end());
   }
-  for (const auto& side : b.side)
-    for (int n : side)
-      for (int r : nodes.groups[static_cast<std::size_t>(n)]) f.ranks.push_back(r);
-  std::sort(f.ranks.begin(), f.ranks.end());
-  f.hosts = hosts_of(f.ranks, scan.hosts);
+  std::vector<int> both = b.side[0];
+  both.insert(both.end(), b.side[1].begin(), b.side[1].end());
+  set_node_ranks(nodes, both, scan.hosts, f);
   f.lengths.assign(lens.begin(), lens.end());
   f.score = finite_median(ratios);
   const std::string word = scan.topo.node_level_identified ? "node groups" : "groups";

@@ -24,6 +24,16 @@ std::vector<std::string> hosts_of(const std::vector<int>& ranks, const std::vect
   return h;
 }
 
+void set_node_ranks(const Level& nodes, const std::vector<int>& ids, const std::vector<std::string>& hosts, Anomaly& f) {
+  f.ranks.clear();
+  for (int n : ids) {
+    const auto& own = nodes.groups[static_cast<std::size_t>(n)];
+    f.ranks.insert(f.ranks.end(), own.begin(), own.end());
+  }
+  std::sort(f.ranks.begin(), f.ranks.end());
+  f.hosts = hosts_of(f.ranks, hosts);
+}
+
 std::vector<Anomaly> merge_links(AnomalyKind kind, const std::vector<LinkHit>& hits, const Topology& t,
                                  const std::vector<std::string>& hosts, std::size_t max_items,
                                  const std::string& what, bool ordered) {

@@ -41,6 +41,9 @@ std::vector<std::string> take_out(std::vector<Anomaly>& found, const Drop& drop,
 // The host names of `ranks`, sorted and unique (none when the hosts are unknown).
 std::vector<std::string> hosts_of(const std::vector<int>& ranks, const std::vector<std::string>& hosts);
 
+// A finding on node groups `ids` (indices into nodes.groups): its ranks, sorted, and their hosts.
+void set_node_ranks(const Level& nodes, const std::vector<int>& ids, const std::vector<std::string>& hosts, Anomaly& f);
+
 // Link anomalies merged per pair of node groups: a bad cable between two nodes shows in every
 // rank pair between them.
 struct LinkHit {

@@ -176,12 +176,7 @@ Anomaly one_way_block_finding(const AnomalyScan& scan, std::vector<std::pair<int
   for (const auto* side : {&S, &R})
     if (2 * (side == &S ? R.size() : S.size()) > top) named.insert(named.end(), side->begin(), side->end());
   std::sort(named.begin(), named.end());
-  for (int n : named) {
-    const auto& own = nodes.groups[static_cast<std::size_t>(n)];
-    f.ranks.insert(f.ranks.end(), own.begin(), own.end());
-  }
-  std::sort(f.ranks.begin(), f.ranks.end());
-  f.hosts = hosts_of(f.ranks, scan.hosts);
+  set_node_ranks(nodes, named, scan.hosts, f);
   const std::string word = scan.topo.node_level_identified ? "node groups" : "groups";
   f.detail = fmt::format(
       "one-way slow link: every pair from {0} {1} to {0} {2} is slow one way ({3:.2f}x, {4} rank pairs), none back: "
