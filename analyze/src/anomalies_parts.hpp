@@ -161,9 +161,10 @@ std::vector<Anomaly> one_way_slow_blocks(const AnomalyScan& scan, std::vector<Li
 // the slow nodes of a partial uplink (node_delays.hpp, anomalies_routes.cpp).
 void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>& out);
 
-// anomalies_routes.cpp: the one-way pair findings that form a complete block, every pair from a set
-// S of two nodes or more to a set R of two or more (or one node and three or more), alike (one direction of one link every route
-// from S to R crosses): one asymmetric_pair finding on the nodes the block's pairs concentrate on.
+// anomalies_routes.cpp: the one-way pair findings of one bottleneck (the time each adds alike) that
+// form a block, pairs from a set S of two nodes or more to a set R of two or more (or one node and
+// three or more), connected, filling half of S x R at least (one direction of one link the routes
+// from S to R cross): one asymmetric_pair finding on the nodes the block's pairs concentrate on.
 void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out);
 
 // The same bottleneck: every score within 25 % of the others (anomalies_routes.cpp).

@@ -1,4 +1,4 @@
-// Faults whose slow pairs are some routes of their nodes, not all (issue 32, stop 40).
+// Faults whose slow pairs are some routes of their nodes, not all.
 //
 // A partial uplink: a switch with several uplinks routes each destination through one of them
 // (SimGrid's FAT_TREE: d-mod-k), so one slow uplink of a pod's switch slows the routes into the pod
@@ -9,7 +9,7 @@
 //
 // A one-way block: one direction of a link that every route from a set S of nodes to a set R
 // crosses (a torus link: the routes of its sending end and the nodes behind it toward the far
-// side's columns) is one one-way pair per pair of node groups, every pair of S x R, alike: one
+// side's columns) is one one-way pair per pair of node groups, each adding the same time: one
 // asymmetric_pair finding with all of their pairs.
 #include "node_delays.hpp"
 
@@ -24,6 +24,11 @@
 #include "nt/stats.hpp"
 
 namespace nt::analysis::anomaly_parts {
+
+namespace {
+// At most so many cells are read one by one for the added times of the one-way findings.
+constexpr std::size_t kMaxAddedTimeCells = std::size_t{1} << 16;
+}  // namespace
 
 bool alike(const std::vector<double>& scores) {
   const auto [lo, hi] = std::minmax_element(scores.begin(), scores.end());
@@ -169,21 +174,33 @@ Anomaly one_way_block_finding(const AnomalyScan& scan, std::vector<std::pair<int
   f.pairs = std::move(pairs);
   f.lengths = std::move(lengths);
   f.score = score;
-  // The nodes the block's pairs concentrate on: a node of S is in |R| of its node pairs, one of R
-  // in |S|; named, those in more than half as many as the most (the smaller side, or both).
-  const std::size_t top = std::max(S.size(), R.size());
+  // The nodes the block's pairs concentrate on: those in more than half as many of its node pairs as
+  // the most (of a complete block, a node of S is in |R| of them and one of R in |S|: the smaller
+  // side, or both).
+  std::set<std::pair<int, int>> node_pairs;
+  for (const auto& [i, j] : f.pairs)
+    node_pairs.emplace(nodes.group_of[static_cast<std::size_t>(i)], nodes.group_of[static_cast<std::size_t>(j)]);
+  std::map<int, std::size_t> in_pairs;
+  for (const auto& [a, b] : node_pairs) {
+    ++in_pairs[a];
+    ++in_pairs[b];
+  }
+  std::size_t top = 0;
+  for (const auto& [n, count] : in_pairs) top = std::max(top, count);
   std::vector<int> named;
-  for (const auto* side : {&S, &R})
-    if (2 * (side == &S ? R.size() : S.size()) > top) named.insert(named.end(), side->begin(), side->end());
-  std::sort(named.begin(), named.end());
+  for (const auto& [n, count] : in_pairs)
+    if (2 * count > top) named.push_back(n);
   set_node_ranks(nodes, named, scan.hosts, f);
   const std::string word = scan.topo.node_level_identified ? "node groups" : "groups";
+  const bool complete = node_pairs.size() == S.size() * R.size();
   f.detail = fmt::format(
-      "one-way slow link: every pair from {0} {1} to {0} {2} is slow one way ({3:.2f}x, {4} rank pairs), none back: "
+      "one-way slow link: {6} from {0} {1} to {0} {2} {7} slow one way ({3:.2f}x, {4} rank pairs), none back: "
       "one direction of a link that every route from the first set to the second crosses (a global link of a "
       "dragonfly, a link of a torus); named by {0} {5}, those in more than half as many of its pairs as the most "
       "(the smaller side, where its routes converge, or both sides)",
-      word, fmt::join(S, ","), fmt::join(R, ","), f.score, f.pairs.size(), fmt::join(named, ","));
+      word, fmt::join(S, ","), fmt::join(R, ","), f.score, f.pairs.size(), fmt::join(named, ","),
+      complete ? std::string("every pair") : fmt::format("{} of the {} node pairs", node_pairs.size(), S.size() * R.size()),
+      complete ? "is" : "are");
   return f;
 }
 
@@ -216,50 +233,137 @@ Anomaly block_of_one_way_pairs(const AnomalyScan& scan, const std::vector<std::s
   return one_way_block_finding(scan, std::move(pairs), {lens.begin(), lens.end()}, finite_median(scores), S, R);
 }
 
+// The time a one-way finding's slow direction takes beyond the other direction, per length: the
+// median over its rank pairs (NaN where it does not show, or no pair is finite). A slow link adds
+// the same time to every route across it, whatever the route's length.
+std::vector<double> added_time(const Cube& c, const Anomaly& a) {
+  std::vector<double> out(c.count(), kNaN);
+  for (std::size_t k = 0; k < c.count(); ++k) {
+    if (std::find(a.lengths.begin(), a.lengths.end(), c.lengths[k]) == a.lengths.end()) continue;
+    std::vector<double> d;
+    for (const auto& [i, j] : a.pairs) {
+      float fwd = kNaN, rev = kNaN;
+      c.block(k, i, i + 1, j, j + 1, &fwd);
+      c.block(k, j, j + 1, i, i + 1, &rev);
+      if (std::isfinite(fwd) && std::isfinite(rev)) d.push_back(static_cast<double>(fwd) - static_cast<double>(rev));
+    }
+    out[k] = finite_median(d);
+  }
+  return out;
+}
+
+// Two added times of one bottleneck: alike at every length both show at (one at least).
+bool one_bottleneck(const std::vector<double>& a, const std::vector<double>& b) {
+  std::size_t shared = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (!std::isfinite(a[k]) || !std::isfinite(b[k])) continue;
+    if (a[k] <= 0 || b[k] <= 0 || !alike({a[k], b[k]})) return false;
+    ++shared;
+  }
+  return shared > 0;
+}
+
+// The one-way node pairs (indices into `pairs`) of one bottleneck: by_time, their added times
+// alike; else those whose added time could not be read, left to be judged by their ratios.
+struct Bottleneck {
+  std::vector<std::size_t> members;
+  bool by_time = true;
+};
+
+// The one-way node pairs grouped by bottleneck: the one that adds most time first, with every pair
+// whose added time is alike to its own; what is left, the next. Two links slowed by different
+// amounts are two bottlenecks even where their node pairs share nodes (two links of one torus ring).
+std::vector<Bottleneck> bottlenecks(const AnomalyScan& scan, const std::vector<Anomaly>& out,
+                                    const std::vector<std::tuple<std::size_t, int, int>>& pairs) {
+  // Added times are read cell by cell: a bound on the cells keeps a streamed file's reads few.
+  std::size_t cells = 0;
+  for (const auto& p : pairs) cells += out[std::get<0>(p)].pairs.size();
+  std::vector<std::vector<double>> time;
+  if (cells <= kMaxAddedTimeCells)
+    for (const auto& p : pairs) time.push_back(added_time(scan.cube, out[std::get<0>(p)]));
+  const auto largest = [](const std::vector<double>& t) {
+    double m = kNaN;
+    for (double x : t)
+      if (std::isfinite(x) && !(x <= m)) m = x;
+    return m;
+  };
+  std::vector<std::size_t> order, unread;
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    (!time.empty() && std::isfinite(largest(time[i])) ? order : unread).push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return largest(time[a]) > largest(time[b]); });
+  std::vector<Bottleneck> out_groups;
+  std::vector<char> taken(pairs.size(), 0);
+  for (std::size_t seed : order) {
+    if (taken[seed]) continue;
+    Bottleneck b;
+    for (std::size_t i : order)
+      if (!taken[i] && one_bottleneck(time[seed], time[i])) {
+        taken[i] = 1;
+        b.members.push_back(i);
+      }
+    out_groups.push_back(std::move(b));
+  }
+  if (!unread.empty()) out_groups.push_back(Bottleneck{unread, false});
+  return out_groups;
+}
+
+// The components of the graph whose edges are the node pairs `members` (indices into `pairs`).
+std::vector<std::vector<std::size_t>> node_components(const std::vector<std::tuple<std::size_t, int, int>>& pairs,
+                                                      const Bottleneck& b) {
+  std::map<int, int> parent;
+  const auto root = [&](int x) {
+    while (parent.count(x) && parent[x] != x) x = parent[x];
+    return x;
+  };
+  for (std::size_t i : b.members) {
+    const int s = std::get<1>(pairs[i]), r = std::get<2>(pairs[i]);
+    parent.emplace(s, s);
+    parent.emplace(r, r);
+    parent[root(s)] = root(r);
+  }
+  std::map<int, std::vector<std::size_t>> component;
+  for (std::size_t i : b.members) component[root(std::get<1>(pairs[i]))].push_back(i);
+  std::vector<std::vector<std::size_t>> out;
+  for (auto& [unused, idx] : component) out.push_back(std::move(idx));
+  return out;
+}
+
 }  // namespace
 
 void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out) {
   if (scan.topo.levels.empty()) return;
   const auto& nodes = scan.topo.levels.front();
   const auto pairs = one_way_node_pairs(out, nodes);
-  // Components of the graph whose edges are the one-way node pairs.
-  std::map<int, int> parent;
-  const auto root = [&](int x) {
-    while (parent.count(x) && parent[x] != x) x = parent[x];
-    return x;
-  };
-  for (const auto& [f, s, r] : pairs) {
-    parent.emplace(s, s);
-    parent.emplace(r, r);
-    parent[root(s)] = root(r);
-  }
-  std::map<int, std::vector<std::size_t>> component;  // root -> indices into pairs
-  for (std::size_t i = 0; i < pairs.size(); ++i) component[root(std::get<1>(pairs[i]))].push_back(i);
   std::vector<char> drop(out.size(), 0);
   std::vector<Anomaly> found;
-  for (const auto& [unused, idx] : component) {
-    std::set<int> S, R;
-    std::set<std::pair<int, int>> node_pairs;
-    std::vector<std::size_t> members;
-    std::vector<double> scores;
-    for (std::size_t i : idx) {
-      const auto& [f, s, r] = pairs[i];
-      S.insert(s);
-      R.insert(r);
-      node_pairs.emplace(s, r);
-      members.push_back(f);
-      scores.push_back(out[f].score);
+  for (const auto& bottleneck : bottlenecks(scan, out, pairs))
+    for (const auto& idx : node_components(pairs, bottleneck)) {
+      std::set<int> S, R;
+      std::set<std::pair<int, int>> node_pairs;
+      std::vector<std::size_t> members;
+      std::vector<double> scores;
+      for (std::size_t i : idx) {
+        const auto& [f, s, r] = pairs[i];
+        S.insert(s);
+        R.insert(r);
+        node_pairs.emplace(s, r);
+        members.push_back(f);
+        scores.push_back(out[f].score);
+      }
+      const bool disjoint = std::none_of(S.begin(), S.end(), [&](int n) { return R.count(n) != 0; });
+      // Two nodes or more on each side, or one node and three or more (all of one node's slow pairs
+      // to or from part of the others): two pairs from one node are no block.
+      const bool sized = std::min(S.size(), R.size()) >= 2 || std::max(S.size(), R.size()) >= 3;
+      // Pairs of one bottleneck (their added times alike) need not fill S x R: a torus link carries
+      // the routes of the nodes behind its sending end toward part of the far side only. Pairs alike
+      // by their ratios alone (no added time to compare) must: a ratio does not tell two links apart.
+      const bool filled = bottleneck.by_time ? 2 * node_pairs.size() >= S.size() * R.size()
+                                             : node_pairs.size() == S.size() * R.size() && alike(scores);
+      if (!disjoint || !sized || !filled || members.size() != node_pairs.size()) continue;
+      for (std::size_t m : members) drop[m] = 1;
+      found.push_back(block_of_one_way_pairs(scan, members, S, R, out));
     }
-    const bool disjoint = std::none_of(S.begin(), S.end(), [&](int n) { return R.count(n) != 0; });
-    // Two nodes or more on each side, or one node and three or more (all of one node's slow pairs
-    // to or from part of the others): two pairs from one node are no block.
-    const bool sized = std::min(S.size(), R.size()) >= 2 || std::max(S.size(), R.size()) >= 3;
-    if (!disjoint || !sized || node_pairs.size() != S.size() * R.size() ||
-        members.size() != node_pairs.size() || !alike(scores))
-      continue;
-    for (std::size_t m : members) drop[m] = 1;
-    found.push_back(block_of_one_way_pairs(scan, members, S, R, out));
-  }
   keep_undropped(out, drop, found);
 }
 
