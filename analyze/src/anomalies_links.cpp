@@ -138,8 +138,10 @@ void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengt
   auto one_way = one_way_slow_blocks(scan, asym);
   blocks.insert(blocks.end(), one_way.begin(), one_way.end());
   auto slow_links = merge_links(AnomalyKind::slow_link, both, scan.topo, scan.hosts, scan.opt.max_links, "slow link", false);
-  auto asym_pairs = merge_links(AnomalyKind::asymmetric_pair, asym, scan.topo, scan.hosts, scan.opt.max_links,
-                                "asymmetric, one-way slow (slower direction)", true);
+  // The one-way pairs are listed at most max_links after they are grouped into blocks
+  // (cap_one_way_pairs): a cap before would cut a block into the part that was listed.
+  auto asym_pairs = merge_links(AnomalyKind::asymmetric_pair, asym, scan.topo, scan.hosts,
+                                kOneWayPairsKept * scan.opt.max_links, "asymmetric, one-way slow (slower direction)", true);
   out.insert(out.end(), slow_links.begin(), slow_links.end());
   out.insert(out.end(), asym_pairs.begin(), asym_pairs.end());
 }

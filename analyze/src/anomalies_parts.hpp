@@ -167,6 +167,13 @@ void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>
 // from S to R cross): one asymmetric_pair finding on the nodes the block's pairs concentrate on.
 void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out);
 
+// The one-way pair findings kept until they are grouped into blocks, per max_links listed.
+inline constexpr std::size_t kOneWayPairsKept = 64;
+
+// anomalies_routes.cpp: the one-way pair findings of single pairs of node groups beyond max_links
+// (those with the lowest scores) left out, after one_way_blocks.
+void cap_one_way_pairs(const Topology& t, std::size_t max_links, std::vector<Anomaly>& out);
+
 // The same bottleneck: every score within 25 % of the others (anomalies_routes.cpp).
 bool alike(const std::vector<double>& scores);
 

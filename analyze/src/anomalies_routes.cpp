@@ -271,7 +271,7 @@ struct Bottleneck {
 };
 
 // The one-way node pairs grouped by bottleneck: the one that adds most time first, with every pair
-// whose added time is alike to its own; what is left, the next. Two links slowed by different
+// whose added time is alike to the median of those alike to its own; what is left, the next. Two links slowed by different
 // amounts are two bottlenecks even where their node pairs share nodes (two links of one torus ring).
 std::vector<Bottleneck> bottlenecks(const AnomalyScan& scan, const std::vector<Anomaly>& out,
                                     const std::vector<std::tuple<std::size_t, int, int>>& pairs) {
@@ -294,14 +294,27 @@ std::vector<Bottleneck> bottlenecks(const AnomalyScan& scan, const std::vector<A
                    [&](std::size_t a, std::size_t b) { return largest(time[a]) > largest(time[b]); });
   std::vector<Bottleneck> out_groups;
   std::vector<char> taken(pairs.size(), 0);
+  // Those alike to `profile` among the pairs not taken yet.
+  const auto alike_to = [&](const std::vector<double>& profile) {
+    std::vector<std::size_t> m;
+    for (std::size_t i : order)
+      if (!taken[i] && one_bottleneck(profile, time[i])) m.push_back(i);
+    return m;
+  };
   for (std::size_t seed : order) {
     if (taken[seed]) continue;
-    Bottleneck b;
-    for (std::size_t i : order)
-      if (!taken[i] && one_bottleneck(time[seed], time[i])) {
-        taken[i] = 1;
-        b.members.push_back(i);
-      }
+    // The seed may be the noisiest of its bottleneck: the group is those alike to the median of
+    // the pairs alike to the seed (the seed alone where none is).
+    const auto first = alike_to(time[seed]);
+    std::vector<double> median(time[seed].size(), kNaN);
+    for (std::size_t k = 0; k < median.size(); ++k) {
+      std::vector<double> x;
+      for (std::size_t i : first) x.push_back(time[i][k]);
+      median[k] = finite_median(x);
+    }
+    Bottleneck b{alike_to(median), true};
+    if (b.members.empty()) b.members = {seed};
+    for (std::size_t i : b.members) taken[i] = 1;
     out_groups.push_back(std::move(b));
   }
   if (!unread.empty()) out_groups.push_back(Bottleneck{unread, false});
@@ -329,6 +342,19 @@ std::vector<std::vector<std::size_t>> node_components(const std::vector<std::tup
   return out;
 }
 
+// The node pairs `idx` (indices into `pairs`) split by sender: the senders with the same set of
+// receivers together, with their pairs.
+std::vector<std::vector<std::size_t>> same_receivers(const std::vector<std::tuple<std::size_t, int, int>>& pairs,
+                                                     const std::vector<std::size_t>& idx) {
+  std::map<int, std::set<int>> receivers;
+  for (std::size_t i : idx) receivers[std::get<1>(pairs[i])].insert(std::get<2>(pairs[i]));
+  std::map<std::set<int>, std::vector<std::size_t>> by_set;
+  for (std::size_t i : idx) by_set[receivers[std::get<1>(pairs[i])]].push_back(i);
+  std::vector<std::vector<std::size_t>> out;
+  for (auto& [unused, sub] : by_set) out.push_back(std::move(sub));
+  return out;
+}
+
 }  // namespace
 
 void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out) {
@@ -337,34 +363,63 @@ void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out) {
   const auto pairs = one_way_node_pairs(out, nodes);
   std::vector<char> drop(out.size(), 0);
   std::vector<Anomaly> found;
+  // A block of one bottleneck: its findings joined into one (into found), or left as they are.
+  const auto take = [&](const std::vector<std::size_t>& idx, bool by_time) {
+    std::set<int> S, R;
+    std::set<std::pair<int, int>> node_pairs;
+    std::vector<std::size_t> members;
+    std::vector<double> scores;
+    for (std::size_t i : idx) {
+      const auto& [f, s, r] = pairs[i];
+      S.insert(s);
+      R.insert(r);
+      node_pairs.emplace(s, r);
+      members.push_back(f);
+      scores.push_back(out[f].score);
+    }
+    // Two nodes or more on each side, or one node and three or more (all of one node's slow pairs
+    // to or from part of the others): two pairs from one node are no block.
+    const bool sized = std::min(S.size(), R.size()) >= 2 || std::max(S.size(), R.size()) >= 3;
+    // Pairs of one bottleneck (their added times alike) need not fill S x R: a torus link carries
+    // the routes of the nodes behind its sending end toward part of the far side only. Pairs alike
+    // by their ratios alone (no added time to compare) must: a ratio does not tell two links apart.
+    const bool filled = by_time ? 2 * node_pairs.size() >= S.size() * R.size()
+                                : node_pairs.size() == S.size() * R.size() && alike(scores);
+    if (!sized || !filled || members.size() != node_pairs.size()) return;
+    for (std::size_t m : members) drop[m] = 1;
+    found.push_back(block_of_one_way_pairs(scan, members, S, R, out));
+  };
   for (const auto& bottleneck : bottlenecks(scan, out, pairs))
     for (const auto& idx : node_components(pairs, bottleneck)) {
       std::set<int> S, R;
-      std::set<std::pair<int, int>> node_pairs;
-      std::vector<std::size_t> members;
-      std::vector<double> scores;
       for (std::size_t i : idx) {
-        const auto& [f, s, r] = pairs[i];
-        S.insert(s);
-        R.insert(r);
-        node_pairs.emplace(s, r);
-        members.push_back(f);
-        scores.push_back(out[f].score);
+        S.insert(std::get<1>(pairs[i]));
+        R.insert(std::get<2>(pairs[i]));
       }
-      const bool disjoint = std::none_of(S.begin(), S.end(), [&](int n) { return R.count(n) != 0; });
-      // Two nodes or more on each side, or one node and three or more (all of one node's slow pairs
-      // to or from part of the others): two pairs from one node are no block.
-      const bool sized = std::min(S.size(), R.size()) >= 2 || std::max(S.size(), R.size()) >= 3;
-      // Pairs of one bottleneck (their added times alike) need not fill S x R: a torus link carries
-      // the routes of the nodes behind its sending end toward part of the far side only. Pairs alike
-      // by their ratios alone (no added time to compare) must: a ratio does not tell two links apart.
-      const bool filled = bottleneck.by_time ? 2 * node_pairs.size() >= S.size() * R.size()
-                                             : node_pairs.size() == S.size() * R.size() && alike(scores);
-      if (!disjoint || !sized || !filled || members.size() != node_pairs.size()) continue;
-      for (std::size_t m : members) drop[m] = 1;
-      found.push_back(block_of_one_way_pairs(scan, members, S, R, out));
+      if (std::none_of(S.begin(), S.end(), [&](int n) { return R.count(n) != 0; })) {
+        take(idx, bottleneck.by_time);
+        continue;
+      }
+      // Nodes that send and receive in one component: two links alike in a chain (a dragonfly's
+      // global links from group A to B and from B to C, slowed alike). Each set of senders with the
+      // same receivers is a block of its own, complete.
+      if (bottleneck.by_time)
+        for (const auto& sub : same_receivers(pairs, idx)) take(sub, true);
     }
   keep_undropped(out, drop, found);
+}
+
+void cap_one_way_pairs(const Topology& t, std::size_t max_links, std::vector<Anomaly>& out) {
+  if (t.levels.empty()) return;
+  const auto singles = one_way_node_pairs(out, t.levels.front());
+  if (singles.size() <= max_links) return;
+  std::vector<std::size_t> order;
+  for (const auto& p : singles) order.push_back(std::get<0>(p));
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return out[a].score > out[b].score; });
+  std::vector<char> drop(out.size(), 0);
+  for (std::size_t s = max_links; s < order.size(); ++s) drop[order[s]] = 1;
+  std::vector<Anomaly> none;
+  keep_undropped(out, drop, none);
 }
 
 }  // namespace nt::analysis::anomaly_parts

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -182,6 +183,39 @@ TEST(Routes, OneDirectionOfAGlobalLinkIsOneFindingOnItsTwoGroups) {
       EXPECT_NE(f.detail.find(fmt::format("every pair from node groups {}", 2 * routers * a)), std::string::npos)
           << f.detail;
     }
+}
+
+// Two global links of a dragonfly slowed alike one way, in a chain (group 1 -> 2, group 2 -> 3): the
+// hosts of group 2 receive in one and send in the other, so their pairs form one component of one
+// bottleneck; each set of senders with the same receivers is its own block: two findings, each
+// with exactly its link's pairs, named by the hosts of its two groups; with 2 % noise the same.
+// The blocks hold 256 pairs each, more than the 50 one-way pairs listed: they are joined first.
+TEST(Routes, TwoGlobalLinksSlowAlikeInAChainAreTwoFindings) {
+  const int G = 4, R = 8, hpr = 2;
+  const std::set<std::pair<int, int>> slow_groups = {{1, 2}, {2, 3}};
+  for (const double noise : {0.0, 0.02}) {
+    SCOPED_TRACE(fmt::format("noise {}", noise));
+    std::map<std::pair<int, int>, std::set<std::pair<int, int>>> slowed;
+    const auto c = nt::test::path_cube(G * R * hpr, 1, noise, 5, [&](int a, int b) {
+      const int ra = a / hpr, rb = b / hpr, ga = ra / R, gb = rb / R, xa = ra % R, xb = rb % R;
+      const int links = ra == rb ? 2 : ga == gb ? 3 : 3 + (xa != gb ? 1 : 0) + (xb != ga ? 1 : 0);
+      const bool slow = slow_groups.count({ga, gb}) != 0;
+      if (slow) slowed[{ga, gb}].emplace(a, b);
+      return nt::test::Path{(links + (slow ? 3 : 0)) * 1e-6, slow ? 1.25e9 / 4 : 1.25e9};
+    });
+    const auto r = report(c);
+    ASSERT_EQ(r.anomalies.size(), 2u) << listed(r);
+    for (const auto& f : r.anomalies) {
+      EXPECT_EQ(name_of(f.kind), "asymmetric_pair") << f.detail;
+      const auto pairs = host_pairs(f, 1);
+      const int ga = pairs.begin()->first / (R * hpr), gb = pairs.begin()->second / (R * hpr);
+      EXPECT_EQ(pairs, slowed[std::make_pair(ga, gb)]) << f.detail;
+      std::vector<int> want;
+      for (int h = 0; h < G * R * hpr; ++h)
+        if (h / (R * hpr) == ga || h / (R * hpr) == gb) want.push_back(h);
+      EXPECT_EQ(f.ranks, want) << f.detail;
+    }
+  }
 }
 
 // The same on a healthy dragonfly, with and without noise: among one-way pairs planted between a few
