@@ -134,6 +134,68 @@ void keep_undropped(std::vector<Anomaly>& out, const std::vector<char>& drop, st
   out = std::move(kept);
 }
 
+// The node groups (indices) of group `group` of level `level`.
+std::set<int> group_nodes(const Topology& t, std::size_t level, int group) {
+  std::set<int> in;
+  const auto& nodes = t.levels.front();
+  for (std::size_t n = 0; n < nodes.groups.size(); ++n)
+    if (t.levels[level].group_of[static_cast<std::size_t>(nodes.groups[n].front())] == group) in.insert(static_cast<int>(n));
+  return in;
+}
+
+// The far ends of partial uplinks: an uplink that carries the routes into its group toward a few
+// of its nodes carries those from its group toward the nodes at the same positions elsewhere too
+// (d-mod-k), so those nodes receive slowly from every node of the group (of each such group) and
+// from no other: slow nodes to the rank effects. A slow cable would be slow with the node's switch
+// mates too. A slow_node finding of a node with mates, none of them among those it is slow with,
+// that is slow with exactly the nodes of some groups of the uplinks found (uplink_groups[u]: the
+// nodes of found[u]'s group), is those uplinks' routes: its pairs go to their findings, it is
+// dropped (drop).
+void fold_far_ends(const AnomalyScan& scan, const NodeDelays& d, const std::vector<std::set<int>>& uplink_groups,
+                   const std::vector<Anomaly>& out, std::vector<char>& drop, std::vector<Anomaly>& found) {
+  if (uplink_groups.empty() || scan.topo.levels.size() < 2) return;
+  const auto& nodes = scan.topo.levels.front();
+  const auto& switches = scan.topo.levels[1];
+  const double min_ratio = std::exp(scan.min_log);
+  const auto switch_of = [&](int n) { return switches.group_of[static_cast<std::size_t>(nodes.groups[static_cast<std::size_t>(n)].front())]; };
+  std::vector<std::size_t> folded(found.size(), 0);
+  for (std::size_t f = 0; f < out.size(); ++f) {
+    if (drop[f] || !is_node_finding(out[f], nodes)) continue;
+    const int node = nodes.group_of[static_cast<std::size_t>(out[f].ranks.front())];
+    std::size_t mates = 0;
+    for (std::size_t n = 0; n < nodes.groups.size(); ++n) mates += switch_of(static_cast<int>(n)) == switch_of(node);
+    if (mates < 2) continue;
+    const auto lengths = length_indices(scan.cube, out[f].lengths);
+    for (const bool in : {true, false}) {
+      const auto slow = d.slow(node, in, lengths, min_ratio);
+      if (slow.empty() || std::any_of(slow.begin(), slow.end(), [&](int n) { return switch_of(n) == switch_of(node); }))
+        continue;
+      std::set<int> covered;
+      std::vector<std::size_t> by;
+      for (std::size_t u = 0; u < uplink_groups.size(); ++u)
+        if (!uplink_groups[u].count(node) &&
+            std::includes(slow.begin(), slow.end(), uplink_groups[u].begin(), uplink_groups[u].end())) {
+          covered.insert(uplink_groups[u].begin(), uplink_groups[u].end());
+          by.push_back(u);
+        }
+      if (covered != slow) continue;
+      for (std::size_t u : by) {
+        for (int x : uplink_groups[u])
+          for (int a : nodes.groups[static_cast<std::size_t>(x)])
+            for (int b : out[f].ranks) found[u].pairs.emplace_back(in ? a : b, in ? b : a);
+        ++folded[u];
+      }
+      drop[f] = 1;
+      break;
+    }
+  }
+  for (std::size_t u = 0; u < found.size(); ++u)
+    if (folded[u] > 0)
+      found[u].detail += fmt::format("; the routes of its group to (from) {} nodes at the same positions elsewhere "
+                                     "cross it too (their slow_node findings folded in)",
+                                     folded[u]);
+}
+
 }  // namespace
 
 void partial_uplinks(const AnomalyScan& scan, const NodeDelays& d, std::vector<Anomaly>& out) {
@@ -143,6 +205,7 @@ void partial_uplinks(const AnomalyScan& scan, const NodeDelays& d, std::vector<A
   const double min_ratio = std::exp(scan.min_log);
   std::vector<char> drop(out.size(), 0);
   std::vector<Anomaly> found;
+  std::vector<std::set<int>> uplink_groups;  // the nodes of each found[] finding's group
   for (const auto& [key, members] : slow_nodes_at_boundaries(scan, d, out)) {
     const auto& [level, group, in] = key;
     std::size_t inside = 0;
@@ -161,7 +224,9 @@ void partial_uplinks(const AnomalyScan& scan, const NodeDelays& d, std::vector<A
     }
     fold_routes(scan, d, ends, out, drop, link);
     found.push_back(std::move(link));
+    uplink_groups.push_back(group_nodes(scan.topo, level, group));
   }
+  fold_far_ends(scan, d, uplink_groups, out, drop, found);
   keep_undropped(out, drop, found);
 }
 

@@ -60,6 +60,7 @@ std::vector<int> ranks_of(const std::vector<int>& hosts, int ranks_per_host) {
 struct FatTree {
   int pod = -1, sw = 0, top = 0, slow_host = -1;
   double noise = 0.0;
+  int pod2 = -1;  // a second pod whose same uplink is slow, at 1/3 bandwidth
 };
 
 na::Cube fat_tree_cube(const FatTree& t, std::set<std::pair<int, int>>* slowed) {
@@ -67,9 +68,11 @@ na::Cube fat_tree_cube(const FatTree& t, std::set<std::pair<int, int>>* slowed) 
     const int links = a / 4 == b / 4 ? 2 : a / 8 == b / 8 ? 4 : 6;
     const bool via = links == 6 && b % 2 == t.sw && (b / 2) % 2 == t.top;
     const bool uplink = via && (a / 8 == t.pod || b / 8 == t.pod);
+    const bool uplink2 = via && (a / 8 == t.pod2 || b / 8 == t.pod2);
     const bool cable = a == t.slow_host || b == t.slow_host;
-    if ((uplink || cable) && slowed) slowed->emplace(a, b);
-    return nt::test::Path{(links + (cable ? 3 : 0)) * 1e-6, uplink || cable ? 1.25e9 / 4 : 1.25e9};
+    if ((uplink || uplink2 || cable) && slowed) slowed->emplace(a, b);
+    const double bw = uplink || cable ? 1.25e9 / 4 : uplink2 ? 1.25e9 / 3 : 1.25e9;
+    return nt::test::Path{(links + (cable ? 3 : 0)) * 1e-6, bw};
   });
 }
 
@@ -183,6 +186,34 @@ TEST(Routes, OneDirectionOfAGlobalLinkIsOneFindingOnItsTwoGroups) {
       EXPECT_NE(f.detail.find(fmt::format("every pair from node groups {}", 2 * routers * a)), std::string::npos)
           << f.detail;
     }
+}
+
+// Two pods with the same uplink slow (1/4 and 1/3): the nodes at that position in the other pods
+// receive slowly from both pods' nodes, half of the others, and from none of their own switch: slow
+// nodes to the rank effects (six invented slow_node findings on the random corpus' rnd149). They are
+// the uplinks' routes: two findings, one per pod, on the hosts each serves, no slow_node; with 2 %
+// noise the same.
+TEST(Routes, TwoPartialUplinksKeepTheirFarEnds) {
+  for (const double noise : {0.0, 0.02}) {
+    SCOPED_TRACE(fmt::format("noise {}", noise));
+    std::set<std::pair<int, int>> slowed;
+    const auto r = report(fat_tree_cube({0, 1, 1, -1, noise, 2}, &slowed));
+    ASSERT_EQ(r.topology.levels.size(), 3u);
+    ASSERT_EQ(r.anomalies.size(), 2u) << listed(r);
+    std::vector<int> named;
+    for (const auto& f : r.anomalies) {
+      EXPECT_EQ(name_of(f.kind), "slow_link") << f.detail;
+      named.insert(named.end(), f.ranks.begin(), f.ranks.end());
+      const auto pairs = host_pairs(f, 1);
+      EXPECT_TRUE(std::includes(slowed.begin(), slowed.end(), pairs.begin(), pairs.end())) << f.detail;
+    }
+    std::sort(named.begin(), named.end());
+    // The hosts each uplink serves: those of its pod at the slow position (2 of pod 0, 2 of pod 2).
+    std::vector<int> want;
+    for (int h = 0; h < 32; ++h)
+      if ((h / 8 == 0 || h / 8 == 2) && h % 2 == 1 && (h / 2) % 2 == 1) want.push_back(h);
+    EXPECT_EQ(named, want) << listed(r);
+  }
 }
 
 // Two global links of a dragonfly slowed alike one way, in a chain (group 1 -> 2, group 2 -> 3): the
