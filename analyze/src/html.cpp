@@ -19,10 +19,53 @@
 #include "nt/error.hpp"
 #include "nt/stats.hpp"
 #include "nt/units.hpp"
+#include "html_parts.hpp"
 #include "text_util.hpp"
 
 namespace nt::analysis {
+
+namespace html_parts {
+
+// The delays' map, the viewer's convention (share/doc/viewer.md): viridis reversed, darker is
+// slower: t in [0, 1] from the fastest (yellow) through green and blue to the slowest (dark purple).
+std::array<std::uint8_t, 3> sequential(double t) {
+  static const double stops[5][3] = {{253, 231, 37}, {94, 201, 98}, {33, 145, 140}, {59, 82, 139}, {68, 1, 84}};
+  t = std::clamp(t, 0.0, 1.0) * 4.0;
+  const int i = std::min(3, static_cast<int>(t));
+  const double f = t - i;
+  std::array<std::uint8_t, 3> c{};
+  for (int q = 0; q < 3; ++q) c[q] = static_cast<std::uint8_t>(std::lround(stops[i][q] + f * (stops[i + 1][q] - stops[i][q])));
+  return c;
+}
+
+// Ranks ordered by their groups, coarsest level first, so nodes and switches show as blocks.
+std::vector<int> topology_order(const Topology& t, int P) {
+  std::vector<int> order(static_cast<std::size_t>(P));
+  std::iota(order.begin(), order.end(), 0);
+  if (t.levels.empty()) return order;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    for (std::size_t l = t.levels.size(); l-- > 0;) {
+      const int ga = t.levels[l].group_of[static_cast<std::size_t>(a)], gb = t.levels[l].group_of[static_cast<std::size_t>(b)];
+      if (ga != gb) return ga < gb;
+    }
+    return a < b;
+  });
+  return order;
+}
+
+// "send only", "receive only", "both", "" (not judged).
+std::string direction_word(const std::string& d) {
+  return d == "send" ? "send only" : d == "receive" ? "receive only" : d;
+}
+
+}  // namespace html_parts
+
 namespace {
+
+using html_parts::sequential;
+using html_parts::topology_order;
+using html_parts::direction_word;
+
 
 constexpr int kMaxCells = 256;  // a picture has at most this many cells per side
 constexpr int kSide = 440;      // a picture's side on the page, px
@@ -40,18 +83,6 @@ void chunk(std::string& png, const char* type, const std::string& data) {
   png += td;
   put32(png, static_cast<std::uint32_t>(
                  crc32(0L, reinterpret_cast<const Bytef*>(td.data()), static_cast<uInt>(td.size()))));
-}
-
-// The delays' map, the viewer's convention (share/doc/viewer.md): viridis reversed, darker is
-// slower: t in [0, 1] from the fastest (yellow) through green and blue to the slowest (dark purple).
-std::array<std::uint8_t, 3> sequential(double t) {
-  static const double stops[5][3] = {{253, 231, 37}, {94, 201, 98}, {33, 145, 140}, {59, 82, 139}, {68, 1, 84}};
-  t = std::clamp(t, 0.0, 1.0) * 4.0;
-  const int i = std::min(3, static_cast<int>(t));
-  const double f = t - i;
-  std::array<std::uint8_t, 3> c{};
-  for (int q = 0; q < 3; ++q) c[q] = static_cast<std::uint8_t>(std::lround(stops[i][q] + f * (stops[i + 1][q] - stops[i][q])));
-  return c;
 }
 
 // Diverging map for a change: t in [-1, 1], blue (faster) - white - red (slower).
@@ -203,21 +234,6 @@ void rank_axis(Picture& p, const std::vector<int>& order, const std::vector<std:
   }
 }
 
-// Ranks ordered by their groups, coarsest level first, so nodes and switches show as blocks.
-std::vector<int> topology_order(const Topology& t, int P) {
-  std::vector<int> order(static_cast<std::size_t>(P));
-  std::iota(order.begin(), order.end(), 0);
-  if (t.levels.empty()) return order;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    for (std::size_t l = t.levels.size(); l-- > 0;) {
-      const int ga = t.levels[l].group_of[static_cast<std::size_t>(a)], gb = t.levels[l].group_of[static_cast<std::size_t>(b)];
-      if (ga != gb) return ga < gb;
-    }
-    return a < b;
-  });
-  return order;
-}
-
 // The matrices of `file` at its shortest and longest length, ordered by the topology.
 std::string delay_figures(const std::string& file, const Topology& t, const std::vector<std::string>& hosts,
                           const std::string& id_prefix, std::string& why_not, const std::string& whose = "") {
@@ -260,7 +276,8 @@ h1 { font-size: 1.4em; } h2 { font-size: 1.15em; border-bottom: 1px solid #aaa; 
 table { border-collapse: collapse; margin: 0.4em 0; }
 #findings { table-layout: fixed; width: 100%; } #findings td { overflow-wrap: anywhere; }
 #findings th:nth-child(1) { width: 8em; } #findings th:nth-child(2) { width: 4.5em; } #findings th:nth-child(3) { width: 6em; }
-#findings th:nth-child(4) { width: 9em; } #findings th:nth-child(5) { width: 11em; } td, th { border: 1px solid #999; padding: 2px 6px; text-align: left; vertical-align: top; }
+#findings th:nth-child(4) { width: 9em; } #findings th:nth-child(5) { width: 11em; } #findings th:nth-child(7) { width: 104px; }
+img.where { image-rendering: pixelated; display: block; border: 1px solid #999; } td, th { border: 1px solid #999; padding: 2px 6px; text-align: left; vertical-align: top; }
 th { background: #eee; } .num { text-align: right; font-variant-numeric: tabular-nums; }
 .verdict { font-size: 1.1em; font-weight: bold; padding: 0.4em 0.6em; border: 2px solid; display: inline-block; }
 .ok { color: #14532d; border-color: #14532d; } .bad { color: #8b0000; border-color: #8b0000; }
@@ -420,11 +437,6 @@ std::string encode_png_rgb(int w, int h, const std::vector<std::uint8_t>& rgb) {
   return png;
 }
 
-// "send only", "receive only", "both", "" (not judged).
-std::string direction_word(const std::string& d) {
-  return d == "send" ? "send only" : d == "receive" ? "receive only" : d;
-}
-
 // How much of the matrix the levels and the findings account for (the explanation check).
 std::string explanation_paragraph(const Explanation& e) {
   if (!e.checked) return e.note.empty() ? std::string() : "<p id=\"explanation\">" + esc(e.note) + "</p>\n";
@@ -447,16 +459,7 @@ std::string report_html(const Report& r) {
   else o += fmt::format("<p class=\"verdict bad\" id=\"verdict\">{} anomal{} found</p>\n", r.anomalies.size(),
                         r.anomalies.size() == 1 ? "y" : "ies");
   o += "<h2>Anomalies</h2>\n";
-  if (r.anomalies.empty()) o += "<p>None: no rank, node or link is slower than its class predicts.</p>\n";
-  else {
-    o += "<table id=\"findings\"><tr><th>kind</th><th>score</th><th>direction</th><th>ranks</th><th>hosts</th>"
-         "<th>detail</th></tr>\n";
-    for (const auto& a : r.anomalies)
-      o += fmt::format("<tr><td>{}</td><td class=\"num\">{:.2f}x</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       esc(name_of(a.kind)), a.score, esc(direction_word(a.direction)), esc(text_of_ranks(a.ranks)),
-                       esc(text::hosts_text(a.hosts)), esc(a.detail));
-    o += "</table>\n";
-  }
+  o += html_parts::findings_table(r);
   o += explanation_paragraph(r.explanation);
   o += "<h2>Matrix</h2>\n";
   std::string why;

@@ -300,6 +300,21 @@ elif TEST == "html":
         check(text.count("data:image/png;base64,") >= 1, f"{page}: no picture")
         check(text.rstrip().endswith("</html>"), f"{page}: not a whole page")
     check("slow_node" in open(os.path.join(WORK, "small.html")).read(), "the small page lists the anomaly")
+    # Each finding drawn beside it: the slow node's picture (32 ranks, one cell each) has its four
+    # ranks' rows and columns red, and no other cell.
+    import base64
+    where = re.findall(r'<tr><td>(\w+)</td>.*?<img class="where"[^>]*src="data:image/png;base64,([^"]+)"',
+                       open(os.path.join(WORK, "small.html")).read())
+    check([k for k, _ in where] == ["slow_node"], f"one picture per finding: {[k for k, _ in where]}")
+    thumb = os.path.join(WORK, "where.png")
+    open(thumb, "wb").write(base64.b64decode(where[0][1]))
+    w, h, bpp, rows = png_pixels(thumb)
+    red = [[row[x * bpp] - row[x * bpp + 1] > 80 for x in range(w)] for row in rows]
+    full_rows = [y for y in range(h) if all(red[y])]
+    full_cols = [x for x in range(w) if all(red[y][x] for y in range(h))]
+    union = sum(1 for y in range(h) for x in range(w) if y in full_rows or x in full_cols)
+    check((w, h) == (32, 32) and len(full_rows) == 4 and full_rows == full_cols and sum(map(sum, red)) == union,
+          f"the slow node's picture: {w}x{h}, red rows {full_rows}, columns {full_cols}, {sum(map(sum, red))} red cells")
     check("link_slower" in open(os.path.join(WORK, "cmp.html")).read(), "the comparison lists the slow link")
     check("1024 ranks averaged into 256 cells" in open(os.path.join(WORK, "big.html")).read(), "big: downsampled")
     if not CHROMIUM or shutil.which(CHROMIUM) is None:
