@@ -202,7 +202,7 @@ Calibration calibrate(const Report& r, const MeasuredRoutes& m, const SimgridPla
   double room = std::numeric_limits<double>::infinity();
   for (std::size_t g = 0; g < G; ++g) {
     if (nodes[g].size() > 1) room = std::min(room, lat_value(platform.loop_ts[g]));
-    if (G > 1) room = std::min(room, 2 * lat_value(platform.nic_ts[g]));
+    if (G > 1) room = std::min(room, 2 * lat_value(platform.ts[g]));
   }
   for (;;) {
     Calibration::Step* worst = nullptr;
@@ -226,7 +226,7 @@ Calibration calibrate(const Report& r, const MeasuredRoutes& m, const SimgridPla
 // The platform with every route's latency lowered by the calibration's shift.
 void apply_shift(SimgridPlatform& platform, double shift) {
   if (!(shift > 0)) return;
-  for (auto& x : platform.nic_ts) x = std::max(0.0, lat_value(x) - shift / 2);
+  for (std::size_t g = 0; g < platform.name.size(); ++g) platform.ts[g] = std::max(0.0, lat_value(platform.ts[g]) - shift / 2);
   for (auto& x : platform.loop_ts) x = std::max(0.0, lat_value(x) - shift);
 }
 
