@@ -304,45 +304,6 @@ double largest_latency_share(const Report& r, const MeasuredRoutes& m, std::size
   return std::isfinite(c) ? c : 0.0;
 }
 
-// The XML comment on top of the platform, and its config (the calibration).
-void write_simgrid_head(std::ostream& o, const Report& r, const SimgridPlatform& platform, const Calibration& cal,
-                        const char* links) {
-  const Topology& t = r.topology;
-  o << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n";
-  o << "<!-- SimGrid platform from network_analyze " << version_string() << ", data " << xml_escape(r.source)
-    << ".\n     One host per node group found in the delays; latency and bandwidth " << links
-    << ". Host speeds are placeholders (not measured).";
-  if (!t.node_level_identified)
-    o << "\n     The node level could not be identified from the delays (no hosts file): each host stands for a\n"
-         "     group of ranks, probably several nodes with one rank each.";
-  for (std::size_t lv = 1; lv < t.levels.size(); ++lv)
-    for (std::size_t lg : lone_node_groups(t, lv)) {
-      const int node = t.levels.front().group_of[static_cast<std::size_t>(t.levels[lv].groups[lg].front())];
-      o << fmt::format("\n     Host {} is alone in its {} group ({}{}_uplink): a lone node {}.",
-                       platform.name[static_cast<std::size_t>(node)], t.levels[lv].name, t.levels[lv].name, lg,
-                       kLoneNodeCaveat);
-    }
-  o << " -->\n";
-  // For smpirun: the links' delays scaled per message length to the measured medians (Calibration;
-  // not SMPI's default factors, which model another MPI), no host CPU time charged, the
-  // collectives of a real MPI but three (as scripts/simulate: SMPI 3.32's MPICH choices of
-  // bcast, allreduce and reduce take a minute of host time each at 1,024 ranks); scripts/simulate
-  // --platform runs it.
-  o << "<platform version=\"4.1\">\n  <config>\n"
-       "    <prop id=\"smpi/coll-selector\" value=\"mpich\"/>\n"
-       "    <prop id=\"smpi/bcast\" value=\"binomial_tree\"/>\n"
-       "    <prop id=\"smpi/allreduce\" value=\"rdb\"/>\n"
-       "    <prop id=\"smpi/reduce\" value=\"binomial\"/>\n"
-    << fmt::format("    <prop id=\"smpi/lat-factor\" value=\"{}\"/>\n", cal.lat_factor())
-    << fmt::format("    <prop id=\"smpi/bw-factor\" value=\"{}\"/>\n", cal.bw_factor());
-  if (cal.has_overhead())
-    o << fmt::format("    <prop id=\"smpi/os\" value=\"{}\"/>\n", cal.overhead())
-      << fmt::format("    <prop id=\"smpi/ois\" value=\"{}\"/>\n", cal.overhead());
-  o << fmt::format("    <prop id=\"smpi/wtime\" value=\"{:g}\"/>\n", kSmpiClockRead)
-    << "    <prop id=\"smpi/simulate-computation\" value=\"no\"/>\n"
-       "  </config>\n";
-}
-
 // A link between hosts in the file: a NIC is NAME_nic, an uplink LEVELGROUP_uplink. SimGrid's
 // SPLITDUPLEX link is a link per direction with one bandwidth for both; a link whose directions
 // differ (as written) is two, ID_up and ID_down, each SPLITDUPLEX and used in its own direction
@@ -369,6 +330,47 @@ void write_link(std::ostream& o, const SimgridPlatform& platform, std::size_t e)
   if (!split(platform, e)) return one(id, platform.tw_up[e]);
   one(id + "_up", platform.tw_up[e]);
   one(id + "_down", platform.tw_down[e]);
+}
+
+// The XML comment on top of the platform, and its config (the calibration).
+void write_simgrid_head(std::ostream& o, const Report& r, const SimgridPlatform& platform, const Calibration& cal,
+                        const char* links) {
+  const Topology& t = r.topology;
+  o << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n";
+  o << "<!-- SimGrid platform from network_analyze " << version_string() << ", data " << xml_escape(r.source)
+    << ".\n     One host per node group found in the delays; latency and bandwidth " << links
+    << ". Host speeds are placeholders (not measured).";
+  if (!t.node_level_identified)
+    o << "\n     The node level could not be identified from the delays (no hosts file): each host stands for a\n"
+         "     group of ranks, probably several nodes with one rank each.";
+  for (std::size_t lv = 1; lv < t.levels.size(); ++lv)
+    for (std::size_t lg : lone_node_groups(t, lv)) {
+      const int node = t.levels.front().group_of[static_cast<std::size_t>(t.levels[lv].groups[lg].front())];
+      const std::size_t e = platform.link(lv, lg);
+      const std::string id = link_id(platform, e);
+      o << fmt::format("\n     Host {} is alone in its {} group ({}): a lone node {}.",
+                       platform.name[static_cast<std::size_t>(node)], t.levels[lv].name,
+                       split(platform, e) ? fmt::format("{0}_up, {0}_down", id) : id, kLoneNodeCaveat);
+    }
+  o << " -->\n";
+  // For smpirun: the links' delays scaled per message length to the measured medians (Calibration;
+  // not SMPI's default factors, which model another MPI), no host CPU time charged, the
+  // collectives of a real MPI but three (as scripts/simulate: SMPI 3.32's MPICH choices of
+  // bcast, allreduce and reduce take a minute of host time each at 1,024 ranks); scripts/simulate
+  // --platform runs it.
+  o << "<platform version=\"4.1\">\n  <config>\n"
+       "    <prop id=\"smpi/coll-selector\" value=\"mpich\"/>\n"
+       "    <prop id=\"smpi/bcast\" value=\"binomial_tree\"/>\n"
+       "    <prop id=\"smpi/allreduce\" value=\"rdb\"/>\n"
+       "    <prop id=\"smpi/reduce\" value=\"binomial\"/>\n"
+    << fmt::format("    <prop id=\"smpi/lat-factor\" value=\"{}\"/>\n", cal.lat_factor())
+    << fmt::format("    <prop id=\"smpi/bw-factor\" value=\"{}\"/>\n", cal.bw_factor());
+  if (cal.has_overhead())
+    o << fmt::format("    <prop id=\"smpi/os\" value=\"{}\"/>\n", cal.overhead())
+      << fmt::format("    <prop id=\"smpi/ois\" value=\"{}\"/>\n", cal.overhead());
+  o << fmt::format("    <prop id=\"smpi/wtime\" value=\"{:g}\"/>\n", kSmpiClockRead)
+    << "    <prop id=\"smpi/simulate-computation\" value=\"no\"/>\n"
+       "  </config>\n";
 }
 
 // The zone: hosts, links and the route between every two hosts.
