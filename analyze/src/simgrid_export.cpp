@@ -88,7 +88,7 @@ struct RouteTw {
 };
 void solve_tws(const std::vector<RouteTw>& routes, SimgridPlatform& platform) {
   constexpr double kSlowerPartner = 1.05;
-  const std::size_t N = platform.ts.size();
+  const std::size_t N = platform.links();
   std::vector<std::vector<std::size_t>> on(routes.size());  // per route its link directions: up e, down N + e
   std::vector<double> own(2 * N, kNaN);
   for (std::size_t n = 0; n < routes.size(); ++n) {
@@ -143,17 +143,18 @@ void simgrid_node_links(const Report& r, SimgridPlatform& platform) {
     }
   }
   const double ts1 = class_ts(r, 1) - kSmpiClockRead, tw1 = class_tw(r, 1);
+  auto& nic_ts = platform.ts_up;  // both directions alike: a pair's fit is one line for both
   for (std::size_t a = 0; a < G; ++a)
-    platform.ts[a] = std::isfinite(ts1) ? ts1 / 2 : 0.0, platform.tw_up[a] = platform.tw_down[a] = tw1;
+    nic_ts[a] = std::isfinite(ts1) ? ts1 / 2 : 0.0, platform.tw_up[a] = platform.tw_down[a] = tw1;
   std::map<std::pair<std::size_t, std::size_t>, double> ts_ab;
   for (auto& [ab, values] : pts) ts_ab[ab] = finite_median(values);
   for (int it = 0; it < 10; ++it)
     for (std::size_t a = 0; a < G; ++a) {
       std::vector<double> est;
       for (const auto& [ab, ts] : ts_ab)
-        if (ab.first == a) est.push_back(ts - platform.ts[ab.second]);
-        else if (ab.second == a) est.push_back(ts - platform.ts[ab.first]);
-      if (!est.empty()) platform.ts[a] = std::max(0.0, finite_median(est));
+        if (ab.first == a) est.push_back(ts - nic_ts[ab.second]);
+        else if (ab.second == a) est.push_back(ts - nic_ts[ab.first]);
+      if (!est.empty()) nic_ts[a] = std::max(0.0, finite_median(est));
     }
   std::vector<RouteTw> tws;
   for (auto& [ab, values] : ptw) {
@@ -164,7 +165,8 @@ void simgrid_node_links(const Report& r, SimgridPlatform& platform) {
   // ts holds the envelope's bytes (SMPI sends m + 16); the link's latency does not.
   for (std::size_t a = 0; a < G; ++a) {
     const double tw = (platform.tw_up[a] + platform.tw_down[a]) / 2;
-    if (std::isfinite(tw) && tw > 0) platform.ts[a] = std::max(0.0, platform.ts[a] - kSmpiEnvelope * tw / 2);
+    if (std::isfinite(tw) && tw > 0) nic_ts[a] = std::max(0.0, nic_ts[a] - kSmpiEnvelope * tw / 2);
+    platform.ts_down[a] = nic_ts[a];
   }
   const double ts0 = class_ts(r, 0), tw0 = class_tw(r, 0);
   platform.loop_ts.assign(G, kNaN);
@@ -188,57 +190,94 @@ SimgridPlatform simgrid_platform(const Report& r) {
     for (std::size_t s = 0; s < t.levels[lv].groups.size(); ++s) {
       const std::size_t e = platform.link(lv, s);
       const int c = static_cast<int>(lv);
-      platform.ts[e] = (class_ts(r, c + 1) - class_ts(r, c)) / 2;
+      platform.ts_up[e] = platform.ts_down[e] = (class_ts(r, c + 1) - class_ts(r, c)) / 2;
       platform.tw_up[e] = platform.tw_down[e] = class_tw(r, c + 1);
     }
   return platform;
 }
 
-// The latencies of the links between hosts from the routes' (`routes`: indices into m with a
-// latency L; a route's latency is its links' sum): each level's links start from its class's
-// median latency less the one below, half on each side; then least squares by Gauss-Seidel, each
-// link in turn the mean over its routes of what their other links leave (not >= 0), until no link
-// moves by 0.1 ps. Not medians: with a link per switch group a median of mostly routes across
-// switches stopped at a split of NIC and uplink that met those and left the pair under the slow
-// uplink's switch 0.7 us off; the mean meets every route wherever the links can. Under a switch
-// of two nodes their pair gives only the sum of their NICs, the routes across switches tell them
-// apart; a level of two groups gives only the sum of their uplinks, which is all its routes need.
+// The split of the latencies between directions that the routes leave free: a route leaves a group
+// (a switch, a node) up one of its members' links and its own uplink, and enters it down those, or
+// stays inside it, so a time moved from its members' up directions to their down ones and back on
+// its own uplink changes no route (at the top level, between all uplinks' two directions). Level
+// by level from the NICs, each group's members' median up - down is taken as that freedom and moved
+// to the group's uplink, where every direction stays >= 0: a network alike both ways comes out alike
+// both ways, a NIC slower one way only is the one link split. Two directions within kAdditiveFrom of
+// each other are then one value, their mean (x: up e, down N + e).
+void center_directions(const SimgridPlatform& platform, std::vector<double>& x) {
+  const Topology& t = platform.topo;
+  const std::size_t N = platform.links(), levels = t.levels.size();
+  for (std::size_t lv = 0; lv < levels; ++lv) {
+    std::map<std::size_t, std::vector<std::size_t>> members;  // parent group -> its members' links
+    for (std::size_t g = 0; g < t.levels[lv].groups.size(); ++g) {
+      const auto rank = static_cast<std::size_t>(t.levels[lv].groups[g].front());
+      members[lv + 1 < levels ? static_cast<std::size_t>(t.levels[lv + 1].group_of[rank]) : 0].push_back(platform.link(lv, g));
+    }
+    for (const auto& [parent, links] : members) {
+      std::vector<double> half;
+      for (const std::size_t e : links) half.push_back((x[e] - x[N + e]) / 2);
+      const double c = finite_median(half);
+      const std::size_t up = lv + 1 < levels ? platform.link(lv + 1, parent) : N;
+      bool fits = std::isfinite(c) && c != 0 && (up == N || (x[up] + c >= 0 && x[N + up] - c >= 0));
+      for (std::size_t i = 0; i < links.size() && fits; ++i) fits = x[links[i]] - c >= 0 && x[N + links[i]] + c >= 0;
+      if (!fits) continue;
+      for (const std::size_t e : links) x[e] -= c, x[N + e] += c;
+      if (up != N) x[up] += c, x[N + up] -= c;
+    }
+  }
+  for (std::size_t e = 0; e < N; ++e)
+    if (std::abs(x[e] - x[N + e]) <= kAdditiveFrom * std::max(x[e], x[N + e])) x[e] = x[N + e] = (x[e] + x[N + e]) / 2;
+}
+
+// The latencies of the links between hosts, per direction, from the routes' (`routes`: indices
+// into m with a latency L; a route's latency is the sum of its links' in its directions): each
+// level's links start from its class's median latency less the one below, half on each side;
+// then least squares by Gauss-Seidel, each link direction in turn the mean over its routes of what
+// their other links leave (not >= 0), until none moves by 0.1 ps. Not medians: with a link per
+// switch group a median of mostly routes across switches stopped at a split of NIC and uplink that
+// met those and left the pair under the slow uplink's switch 0.7 us off; the mean meets every route
+// wherever the links can. Under a switch of two nodes their pair gives only the sum of their NICs,
+// the routes across switches tell them apart; a level of two groups gives only the sum of their
+// uplinks, which is all its routes need. Then center_directions.
 void solve_latencies(const MeasuredRoutes& m, const std::vector<double>& L, const std::vector<std::size_t>& routes,
                      SimgridPlatform& platform) {
-  const std::size_t levels = platform.first.size(), N = platform.ts.size();
+  const std::size_t levels = platform.first.size(), N = platform.links();
   std::vector<std::vector<double>> by_class(levels + 1);
-  std::vector<std::vector<std::size_t>> on(routes.size()), through(N);
+  std::vector<std::vector<std::size_t>> on(routes.size()), through(2 * N);  // directions: up e, down N + e
   for (std::size_t i = 0; i < routes.size(); ++i) {
     const std::size_t n = routes[i];
     if (static_cast<std::size_t>(m.cls[n]) <= levels) by_class[static_cast<std::size_t>(m.cls[n])].push_back(L[n]);
     const auto p = platform.path(m.a[n], m.b[n]);
     on[i] = p.up;
-    on[i].insert(on[i].end(), p.down.begin(), p.down.end());
+    for (const std::size_t e : p.down) on[i].push_back(N + e);
     for (const std::size_t e : on[i]) through[e].push_back(i);
   }
+  std::vector<double> x(2 * N);
   for (std::size_t e = 0; e < N; ++e) {
     const std::size_t lv = platform.level_of(e);
     const double below = lv == 0 ? 0.0 : finite_median(by_class[lv]);
     const double start = (finite_median(by_class[lv + 1]) - below) / 2;
-    if (std::isfinite(start)) platform.ts[e] = std::max(0.0, start);
+    x[e] = x[N + e] = std::isfinite(start) ? std::max(0.0, start) : platform.ts_up[e];
   }
   constexpr double kSettled = 1e-13;
   for (int it = 0; it < 500; ++it) {
     double moved = 0;
-    for (std::size_t e = 0; e < N; ++e) {
+    for (std::size_t e = 0; e < 2 * N; ++e) {
       if (through[e].empty()) continue;
       double sum = 0;
       for (const std::size_t i : through[e]) {
-        double x = L[routes[i]];
+        double rest = L[routes[i]];
         for (const std::size_t f : on[i])
-          if (f != e) x -= platform.ts[f];
-        sum += x;
+          if (f != e) rest -= x[f];
+        sum += rest;
       }
       const double next = std::max(0.0, sum / static_cast<double>(through[e].size()));
-      moved = std::max(moved, std::abs(next - platform.ts[e])), platform.ts[e] = next;
+      moved = std::max(moved, std::abs(next - x[e])), x[e] = next;
     }
     if (moved < kSettled) break;
   }
+  center_directions(platform, x);
+  for (std::size_t e = 0; e < N; ++e) platform.ts_up[e] = x[e], platform.ts_down[e] = x[N + e];
 }
 
 // The links from every route's latency and tw (seconds per byte; NaN: unknown): a loopback per
@@ -305,7 +344,7 @@ double largest_latency_share(const Report& r, const MeasuredRoutes& m, std::size
 }
 
 // A link between hosts in the file: a NIC is NAME_nic, an uplink LEVELGROUP_uplink. SimGrid's
-// SPLITDUPLEX link is a link per direction with one bandwidth for both; a link whose directions
+// SPLITDUPLEX link is a link per direction with one bandwidth and latency for both; a link whose directions
 // differ (as written) is two, ID_up and ID_down, each SPLITDUPLEX and used in its own direction
 // only, so that every route keeps its UP and DOWN halves and SimGrid's cross traffic (5 % of a
 // flow on its reverse route) stays on the other direction as on a one-bandwidth link.
@@ -315,7 +354,8 @@ std::string link_id(const SimgridPlatform& platform, std::size_t e) {
   return fmt::format("{}{}_uplink", platform.topo.levels[lv].name, e - platform.first[lv]);
 }
 bool split(const SimgridPlatform& platform, std::size_t e) {
-  return bw_value(platform.tw_up[e]) != bw_value(platform.tw_down[e]);
+  return bw_value(platform.tw_up[e]) != bw_value(platform.tw_down[e]) ||
+         lat_value(platform.ts_up[e]) != lat_value(platform.ts_down[e]);
 }
 std::string link_ctn(const SimgridPlatform& platform, std::size_t e, bool down) {
   return fmt::format("<link_ctn id=\"{}{}\" direction=\"{}\"/>", link_id(platform, e),
@@ -323,13 +363,13 @@ std::string link_ctn(const SimgridPlatform& platform, std::size_t e, bool down) 
 }
 void write_link(std::ostream& o, const SimgridPlatform& platform, std::size_t e) {
   const std::string id = link_id(platform, e);
-  auto one = [&](const std::string& name, double tw) {
+  auto one = [&](const std::string& name, double tw, double ts) {
     o << fmt::format("    <link id=\"{}\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"SPLITDUPLEX\"/>\n", name, bw(tw),
-                     lat(platform.ts[e]));
+                     lat(ts));
   };
-  if (!split(platform, e)) return one(id, platform.tw_up[e]);
-  one(id + "_up", platform.tw_up[e]);
-  one(id + "_down", platform.tw_down[e]);
+  if (!split(platform, e)) return one(id, platform.tw_up[e], platform.ts_up[e]);
+  one(id + "_up", platform.tw_up[e], platform.ts_up[e]);
+  one(id + "_down", platform.tw_down[e], platform.ts_down[e]);
 }
 
 // The XML comment on top of the platform, and its config (the calibration).
@@ -390,7 +430,7 @@ void write_simgrid_zone(std::ostream& o, const SimgridPlatform& platform) {
                        name[g], bw(platform.loop_tw[g]), lat(platform.loop_ts[g]));
     if (G > 1) write_link(o, platform, g);
   }
-  for (std::size_t e = G; e < platform.ts.size(); ++e) write_link(o, platform, e);
+  for (std::size_t e = G; e < platform.links(); ++e) write_link(o, platform, e);
   for (std::size_t a = 0; a < G; ++a) {
     if (nodes[a].size() > 1)
       o << fmt::format("    <route src=\"{0}\" dst=\"{0}\"><link_ctn id=\"{0}_loopback\"/></route>\n", name[a]);

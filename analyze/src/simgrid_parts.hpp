@@ -93,21 +93,22 @@ struct Calibration {
 
 // The SimGrid platform: one host per node group with its loopback link, and the links between
 // hosts: each node group's NIC (link id: the group's index) and each group's uplink at every upper
-// level (ids after the lower levels'), each with its own latency and a tw per direction (up: from
-// the node towards the top; down: back), so that a slow uplink of one switch, or a NIC slow one
-// way only, is a link of the platform and not a change of every route of its level.
+// level (ids after the lower levels'), each with a latency and a tw per direction (up: from the
+// node towards the top; down: back), so that a slow uplink of one switch, or a NIC slow one way
+// only, is a link of the platform and not a change of every route of its level.
 struct SimgridPlatform {
   const Topology& topo;
   std::vector<std::string> name;           // per node group
   std::vector<double> loop_ts, loop_tw;    // per node group
-  std::vector<double> ts, tw_up, tw_down;  // per link
+  std::vector<double> ts_up, ts_down, tw_up, tw_down;  // per link
   std::vector<std::size_t> first;          // per level: its first link id (level 0: the NICs)
 
   SimgridPlatform(const Topology& t, std::vector<std::string> names) : topo(t), name(std::move(names)) {
     std::size_t n = 0;
     for (const auto& level : topo.levels) first.push_back(n), n += level.groups.size();
-    ts.assign(n, 0.0), tw_up.assign(n, kNaN), tw_down.assign(n, kNaN);
+    ts_up.assign(n, 0.0), ts_down.assign(n, 0.0), tw_up.assign(n, kNaN), tw_down.assign(n, kNaN);
   }
+  std::size_t links() const { return ts_up.size(); }
   std::size_t link(std::size_t level, std::size_t group) const { return first[level] + group; }
   std::size_t level_of(std::size_t id) const {
     return static_cast<std::size_t>(std::upper_bound(first.begin(), first.end(), id) - first.begin()) - 1;
@@ -134,8 +135,8 @@ struct SimgridPlatform {
     if (a == b) return {lat_value(loop_ts[a]), bw_value(loop_tw[a])};
     const Path p = path(a, b);
     double latency = 0, slowest = std::numeric_limits<double>::infinity();
-    for (const std::size_t e : p.up) latency += lat_value(ts[e]), slowest = std::min(slowest, bw_value(tw_up[e]));
-    for (const std::size_t e : p.down) latency += lat_value(ts[e]), slowest = std::min(slowest, bw_value(tw_down[e]));
+    for (const std::size_t e : p.up) latency += lat_value(ts_up[e]), slowest = std::min(slowest, bw_value(tw_up[e]));
+    for (const std::size_t e : p.down) latency += lat_value(ts_down[e]), slowest = std::min(slowest, bw_value(tw_down[e]));
     return {latency, slowest};
   }
 };
