@@ -183,7 +183,7 @@ std::vector<RouteAtLength> routes_at(const Report& r, const MeasuredRoutes& m, c
 // Per length, the factors and additive time that bring the platform's routes to the measured
 // medians (calibrate_length over the routes, each weighted by its rank pairs). SMPI sleeps no
 // negative time: when a length's additive time is negative, every route's latency is lowered by
-// the largest such deficit (the shift: the NICs by half of it, a loopback by all of it, so that
+// the largest such deficit (the shift: each NIC direction by half of it, a loopback by all of it, so that
 // every route loses it once) and every length's additive time raised by its latency factor times
 // the shift, which leaves every delay as it was. Where the latencies cannot give that much, the
 // length that asks most takes the factor alone.
@@ -202,7 +202,7 @@ Calibration calibrate(const Report& r, const MeasuredRoutes& m, const SimgridPla
   double room = std::numeric_limits<double>::infinity();
   for (std::size_t g = 0; g < G; ++g) {
     if (nodes[g].size() > 1) room = std::min(room, lat_value(platform.loop_ts[g]));
-    if (G > 1) room = std::min(room, 2 * lat_value(platform.nic_ts[g]));
+    if (G > 1) room = std::min(room, 2 * std::min(lat_value(platform.ts_up[g]), lat_value(platform.ts_down[g])));
   }
   for (;;) {
     Calibration::Step* worst = nullptr;
@@ -226,7 +226,8 @@ Calibration calibrate(const Report& r, const MeasuredRoutes& m, const SimgridPla
 // The platform with every route's latency lowered by the calibration's shift.
 void apply_shift(SimgridPlatform& platform, double shift) {
   if (!(shift > 0)) return;
-  for (auto& x : platform.nic_ts) x = std::max(0.0, lat_value(x) - shift / 2);
+  for (std::size_t g = 0; g < platform.name.size(); ++g)
+    for (auto* ts : {&platform.ts_up, &platform.ts_down}) (*ts)[g] = std::max(0.0, lat_value((*ts)[g]) - shift / 2);
   for (auto& x : platform.loop_ts) x = std::max(0.0, lat_value(x) - shift);
 }
 

@@ -70,67 +70,61 @@ std::vector<std::string> simgrid_host_names(const Report& r) {
   return name;
 }
 
-// NIC and uplink tws from the routes' tws (node groups a, b, class, tw; a route's is that of its
-// slowest link: a's NIC, b's, or an uplink of a level below its class, one value per level). Each
-// NIC starts from its fastest route and each uplink from its level's median; then, in turn, each
-// the median over its routes whose other links are not clearly slower (by kSlowerPartner): such a
-// route shows the other link; a NIC over its routes under its switch while it has any such (on
-// SMPI's factors a route across switches comes out 2 % slower, from its uplinks' latency, when its
-// tw is taken from its ends: links_from_ends). Over all its routes, a node beside a slow one took half of that
-// one's slowness (a switch of two nodes: the median of one fast and one slow pair). A link
-// without routes keeps its value.
+// The tws of the links between hosts from the routes' tws (node groups a -> b, class, tw; a
+// route's tw is that of its slowest link in its direction: SimGrid gives a lone flow the smallest
+// bandwidth on its way). Each link direction starts from its fastest route; then, in turn, each
+// the median over its routes whose other links are not clearly slower (by kSlowerPartner), of the
+// lowest class among those: such a route shows this link. A NIC takes its routes under its switch
+// while it has any (on SMPI's factors a route across switches comes out 2 % slower, from its
+// uplinks' latency, when its tw is taken from its ends: links_from_ends); over all its routes, a
+// node beside a slow one took half of that one's slowness (a switch of two nodes: the median of
+// one fast and one slow pair). A direction without routes takes the other's value, a link without
+// any keeps its own. Two directions within kAdditiveFrom of each other are one value, their mean:
+// a difference the calibration would not fit is noise, and the file keeps one link for both.
 struct RouteTw {
   std::size_t a = 0, b = 0;
   int cls = 1;
   double tw = 0;
 };
-void solve_tws(const std::vector<RouteTw>& routes, std::vector<double>& nic, std::vector<double>& up) {
+void solve_tws(const std::vector<RouteTw>& routes, SimgridPlatform& platform) {
   constexpr double kSlowerPartner = 1.05;
-  std::vector<double> own(nic.size(), kNaN), upo(up.size(), kNaN);
-  std::vector<std::vector<double>> level(up.size());
-  for (const auto& x : routes) {
-    for (const std::size_t e : {x.a, x.b})
-      if (!(own[e] <= x.tw)) own[e] = x.tw;
-    const auto lv = static_cast<std::size_t>(x.cls - 1);
-    if (lv >= 1 && lv < up.size()) level[lv].push_back(x.tw);
+  const std::size_t N = platform.links();
+  std::vector<std::vector<std::size_t>> on(routes.size());  // per route its link directions: up e, down N + e
+  std::vector<double> own(2 * N, kNaN);
+  for (std::size_t n = 0; n < routes.size(); ++n) {
+    const auto p = platform.path(routes[n].a, routes[n].b);
+    on[n] = p.up;
+    for (const std::size_t e : p.down) on[n].push_back(N + e);
+    for (const std::size_t e : on[n])
+      if (!(own[e] <= routes[n].tw)) own[e] = routes[n].tw;
   }
-  for (std::size_t lv = 1; lv < up.size(); ++lv) upo[lv] = finite_median(level[lv]);
-  // The slowest link of a route other than node `a`'s NIC (a == SIZE_MAX: other than its top uplink).
-  auto others = [&](const RouteTw& x, std::size_t a) {
-    double w = 0;
-    if (a != x.a) w = std::max(w, own[x.a]);
-    if (a != x.b) w = std::max(w, own[x.b]);
-    const auto top = static_cast<std::size_t>(x.cls - 1);
-    for (std::size_t lv = 1; lv < std::min(top + (a == SIZE_MAX ? 0 : 1), up.size()); ++lv)
-      if (std::isfinite(upo[lv])) w = std::max(w, upo[lv]);
-    return w;
-  };
   for (int it = 0; it < 10; ++it) {
-    std::vector<double> next = own, next_up = upo;
-    std::vector<std::vector<double>> values(nic.size()), under_switch(nic.size()), up_values(up.size());
-    for (const auto& x : routes) {
-      for (const std::size_t e : {x.a, x.b})
-        if (!(others(x, e) > kSlowerPartner * own[e])) (x.cls == 1 ? under_switch : values)[e].push_back(x.tw);
-      const auto top = static_cast<std::size_t>(x.cls - 1);
-      if (top >= 1 && top < up.size() && !(others(x, SIZE_MAX) > kSlowerPartner * upo[top])) up_values[top].push_back(x.tw);
-    }
-    for (std::size_t e = 0; e < nic.size(); ++e)
-      if (!values[e].empty()) next[e] = finite_median(values[e]);
-    for (std::size_t e = 0; e < nic.size(); ++e)
-      if (!under_switch[e].empty()) next[e] = finite_median(under_switch[e]);
-    for (std::size_t lv = 1; lv < up.size(); ++lv)
-      if (!up_values[lv].empty()) next_up[lv] = finite_median(up_values[lv]);
-    own = std::move(next), upo = std::move(next_up);
+    std::vector<std::vector<double>> values(2 * N);
+    std::vector<int> lowest(2 * N, std::numeric_limits<int>::max());
+    for (std::size_t n = 0; n < routes.size(); ++n)
+      for (const std::size_t e : on[n]) {
+        double others = 0;
+        for (const std::size_t f : on[n])
+          if (f != e && std::isfinite(own[f])) others = std::max(others, own[f]);
+        if (others > kSlowerPartner * own[e] || routes[n].cls > lowest[e]) continue;
+        if (routes[n].cls < lowest[e]) lowest[e] = routes[n].cls, values[e].clear();
+        values[e].push_back(routes[n].tw);
+      }
+    for (std::size_t e = 0; e < 2 * N; ++e)
+      if (!values[e].empty()) own[e] = finite_median(values[e]);
   }
-  for (std::size_t e = 0; e < nic.size(); ++e)
-    if (std::isfinite(own[e])) nic[e] = own[e];
-  for (std::size_t lv = 1; lv < up.size(); ++lv)
-    if (std::isfinite(upo[lv])) up[lv] = upo[lv];
+  for (std::size_t e = 0; e < N; ++e) {
+    double up = std::isfinite(own[e]) ? own[e] : own[N + e], down = std::isfinite(own[N + e]) ? own[N + e] : up;
+    if (!std::isfinite(up)) continue;
+    if (std::abs(up - down) <= kAdditiveFrom * std::max(up, down)) up = down = (up + down) / 2;
+    platform.tw_up[e] = up, platform.tw_down[e] = down;
+  }
 }
 
 // Per node group, the NIC and loopback links from the pair fits: per pair of node groups the
 // median short ts and long tw; NIC latency per node from x_A + x_B ~ ts(A, B) over inter-node
-// pairs, solved by medians; NIC bandwidth the median tw of the node's inter-node pairs.
+// pairs, solved by medians; NIC bandwidth from the pairs' tws by solve_tws (both directions alike:
+// a pair's fit is one line for both).
 void simgrid_node_links(const Report& r, SimgridPlatform& platform) {
   const auto& gof = r.topology.levels.front().group_of;
   const std::size_t G = platform.name.size();
@@ -149,9 +143,9 @@ void simgrid_node_links(const Report& r, SimgridPlatform& platform) {
     }
   }
   const double ts1 = class_ts(r, 1) - kSmpiClockRead, tw1 = class_tw(r, 1);
-  auto& nic_ts = platform.nic_ts;
-  nic_ts.assign(G, std::isfinite(ts1) ? ts1 / 2 : 0.0);
-  platform.nic_tw.assign(G, tw1);
+  auto& nic_ts = platform.ts_up;  // both directions alike: a pair's fit is one line for both
+  for (std::size_t a = 0; a < G; ++a)
+    nic_ts[a] = std::isfinite(ts1) ? ts1 / 2 : 0.0, platform.tw_up[a] = platform.tw_down[a] = tw1;
   std::map<std::pair<std::size_t, std::size_t>, double> ts_ab;
   for (auto& [ab, values] : pts) ts_ab[ab] = finite_median(values);
   for (int it = 0; it < 10; ++it)
@@ -163,13 +157,17 @@ void simgrid_node_links(const Report& r, SimgridPlatform& platform) {
       if (!est.empty()) nic_ts[a] = std::max(0.0, finite_median(est));
     }
   std::vector<RouteTw> tws;
-  for (auto& [ab, values] : ptw) tws.push_back({ab.first, ab.second, 1, finite_median(values)});
-  std::vector<double> no_uplinks;
-  solve_tws(tws, platform.nic_tw, no_uplinks);
+  for (auto& [ab, values] : ptw) {
+    const double tw = finite_median(values);
+    tws.push_back({ab.first, ab.second, 1, tw}), tws.push_back({ab.second, ab.first, 1, tw});
+  }
+  solve_tws(tws, platform);
   // ts holds the envelope's bytes (SMPI sends m + 16); the link's latency does not.
-  for (std::size_t a = 0; a < G; ++a)
-    if (std::isfinite(platform.nic_tw[a]) && platform.nic_tw[a] > 0)
-      nic_ts[a] = std::max(0.0, nic_ts[a] - kSmpiEnvelope * platform.nic_tw[a] / 2);
+  for (std::size_t a = 0; a < G; ++a) {
+    const double tw = (platform.tw_up[a] + platform.tw_down[a]) / 2;
+    if (std::isfinite(tw) && tw > 0) nic_ts[a] = std::max(0.0, nic_ts[a] - kSmpiEnvelope * tw / 2);
+    platform.ts_down[a] = nic_ts[a];
+  }
   const double ts0 = class_ts(r, 0), tw0 = class_tw(r, 0);
   platform.loop_ts.assign(G, kNaN);
   platform.loop_tw.assign(G, kNaN);
@@ -182,73 +180,119 @@ void simgrid_node_links(const Report& r, SimgridPlatform& platform) {
   }
 }
 
+// The platform of the Hockney fits: the node links of simgrid_node_links, every uplink of a level
+// the difference of its classes' ts (half on each side) and the tw of the class above.
 SimgridPlatform simgrid_platform(const Report& r) {
   const Topology& t = r.topology;
-  SimgridPlatform platform{t, simgrid_host_names(r), {}, {}, {}, {}, {}, {}};
+  SimgridPlatform platform{t, simgrid_host_names(r)};
   simgrid_node_links(r, platform);
-  platform.up_ts.assign(t.levels.size(), kNaN);
-  platform.up_tw.assign(t.levels.size(), kNaN);
-  for (std::size_t lv = 1; lv < t.levels.size(); ++lv) {
-    platform.up_ts[lv] = (class_ts(r, static_cast<int>(lv) + 1) - class_ts(r, static_cast<int>(lv))) / 2;
-    platform.up_tw[lv] = class_tw(r, static_cast<int>(lv) + 1);
-  }
+  for (std::size_t lv = 1; lv < t.levels.size(); ++lv)
+    for (std::size_t s = 0; s < t.levels[lv].groups.size(); ++s) {
+      const std::size_t e = platform.link(lv, s);
+      const int c = static_cast<int>(lv);
+      platform.ts_up[e] = platform.ts_down[e] = (class_ts(r, c + 1) - class_ts(r, c)) / 2;
+      platform.tw_up[e] = platform.tw_down[e] = class_tw(r, c + 1);
+    }
   return platform;
 }
 
+// The split of the latencies between directions that the routes leave free: a route leaves a group
+// (a switch, a node) up one of its members' links and its own uplink, and enters it down those, or
+// stays inside it, so a time moved from its members' up directions to their down ones and back on
+// its own uplink changes no route (at the top level, between all uplinks' two directions). Level
+// by level from the NICs, each group's members' median up - down is taken as that freedom and moved
+// to the group's uplink, where every direction stays >= 0: a network alike both ways comes out alike
+// both ways, a NIC slower one way only is the one link split. Two directions within kAdditiveFrom of
+// each other are then one value, their mean (x: up e, down N + e).
+void center_directions(const SimgridPlatform& platform, std::vector<double>& x) {
+  const Topology& t = platform.topo;
+  const std::size_t N = platform.links(), levels = t.levels.size();
+  for (std::size_t lv = 0; lv < levels; ++lv) {
+    std::map<std::size_t, std::vector<std::size_t>> members;  // parent group -> its members' links
+    for (std::size_t g = 0; g < t.levels[lv].groups.size(); ++g) {
+      const auto rank = static_cast<std::size_t>(t.levels[lv].groups[g].front());
+      members[lv + 1 < levels ? static_cast<std::size_t>(t.levels[lv + 1].group_of[rank]) : 0].push_back(platform.link(lv, g));
+    }
+    for (const auto& [parent, links] : members) {
+      std::vector<double> half;
+      for (const std::size_t e : links) half.push_back((x[e] - x[N + e]) / 2);
+      const double c = finite_median(half);
+      const std::size_t up = lv + 1 < levels ? platform.link(lv + 1, parent) : N;
+      bool fits = std::isfinite(c) && c != 0 && (up == N || (x[up] + c >= 0 && x[N + up] - c >= 0));
+      for (std::size_t i = 0; i < links.size() && fits; ++i) fits = x[links[i]] - c >= 0 && x[N + links[i]] + c >= 0;
+      if (!fits) continue;
+      for (const std::size_t e : links) x[e] -= c, x[N + e] += c;
+      if (up != N) x[up] += c, x[N + up] -= c;
+    }
+  }
+  for (std::size_t e = 0; e < N; ++e)
+    if (std::abs(x[e] - x[N + e]) <= kAdditiveFrom * std::max(x[e], x[N + e])) x[e] = x[N + e] = (x[e] + x[N + e]) / 2;
+}
+
+// The latencies of the links between hosts, per direction, from the routes' (`routes`: indices
+// into m with a latency L; a route's latency is the sum of its links' in its directions): each
+// level's links start from its class's median latency less the one below, half on each side;
+// then least squares by Gauss-Seidel, each link direction in turn the mean over its routes of what
+// their other links leave (not >= 0), until none moves by 0.1 ps. Not medians: with a link per
+// switch group a median of mostly routes across switches stopped at a split of NIC and uplink that
+// met those and left the pair under the slow uplink's switch 0.7 us off; the mean meets every route
+// wherever the links can. Under a switch of two nodes their pair gives only the sum of their NICs,
+// the routes across switches tell them apart; a level of two groups gives only the sum of their
+// uplinks, which is all its routes need. Then center_directions.
+void solve_latencies(const MeasuredRoutes& m, const std::vector<double>& L, const std::vector<std::size_t>& routes,
+                     SimgridPlatform& platform) {
+  const std::size_t levels = platform.first.size(), N = platform.links();
+  std::vector<std::vector<double>> by_class(levels + 1);
+  std::vector<std::vector<std::size_t>> on(routes.size()), through(2 * N);  // directions: up e, down N + e
+  for (std::size_t i = 0; i < routes.size(); ++i) {
+    const std::size_t n = routes[i];
+    if (static_cast<std::size_t>(m.cls[n]) <= levels) by_class[static_cast<std::size_t>(m.cls[n])].push_back(L[n]);
+    const auto p = platform.path(m.a[n], m.b[n]);
+    on[i] = p.up;
+    for (const std::size_t e : p.down) on[i].push_back(N + e);
+    for (const std::size_t e : on[i]) through[e].push_back(i);
+  }
+  std::vector<double> x(2 * N);
+  for (std::size_t e = 0; e < N; ++e) {
+    const std::size_t lv = platform.level_of(e);
+    const double below = lv == 0 ? 0.0 : finite_median(by_class[lv]);
+    const double start = (finite_median(by_class[lv + 1]) - below) / 2;
+    x[e] = x[N + e] = std::isfinite(start) ? std::max(0.0, start) : platform.ts_up[e];
+  }
+  constexpr double kSettled = 1e-13;
+  for (int it = 0; it < 500; ++it) {
+    double moved = 0;
+    for (std::size_t e = 0; e < 2 * N; ++e) {
+      if (through[e].empty()) continue;
+      double sum = 0;
+      for (const std::size_t i : through[e]) {
+        double rest = L[routes[i]];
+        for (const std::size_t f : on[i])
+          if (f != e) rest -= x[f];
+        sum += rest;
+      }
+      const double next = std::max(0.0, sum / static_cast<double>(through[e].size()));
+      moved = std::max(moved, std::abs(next - x[e])), x[e] = next;
+    }
+    if (moved < kSettled) break;
+  }
+  center_directions(platform, x);
+  for (std::size_t e = 0; e < N; ++e) platform.ts_up[e] = x[e], platform.ts_down[e] = x[N + e];
+}
+
 // The links from every route's latency and tw (seconds per byte; NaN: unknown): a loopback per
-// node group; NIC and uplink latencies solved by medians (a route's latency is its links' sum);
-// NIC and uplink tws by solve_tws.
+// node group; the links between hosts by solve_latencies and solve_tws.
 void links_from_routes(const MeasuredRoutes& m, const std::vector<double>& L, const std::vector<double>& W,
                        SimgridPlatform& platform) {
-  const std::size_t G = platform.name.size(), levels = platform.up_ts.size();
-  std::map<std::pair<std::size_t, std::size_t>, std::vector<double>> tws;
+  std::vector<RouteTw> tws;
+  std::vector<std::size_t> between;
   for (std::size_t n = 0; n < m.size(); ++n) {
     if (!std::isfinite(L[n]) || !std::isfinite(W[n])) continue;
-    if (m.cls[n] == 0) {
-      platform.loop_ts[m.a[n]] = L[n], platform.loop_tw[m.a[n]] = W[n];
-    } else if (m.cls[n] == 1) {
-      tws[{std::min(m.a[n], m.b[n]), std::max(m.a[n], m.b[n])}].push_back(W[n]);
-    }
+    if (m.cls[n] == 0) platform.loop_ts[m.a[n]] = L[n], platform.loop_tw[m.a[n]] = W[n];
+    else tws.push_back({m.a[n], m.b[n], m.cls[n], W[n]}), between.push_back(n);
   }
-  auto other = [&](std::size_t n, std::size_t a) { return m.a[n] == a ? m.b[n] : m.a[n]; };
-  auto ups = [&](int cls, std::size_t below) {
-    double x = 0;
-    for (std::size_t lv = 1; lv < std::min(static_cast<std::size_t>(cls), below); ++lv) x += 2 * platform.up_ts[lv];
-    return x;
-  };
-  // Each level's uplink starts from its class's median latency less the one below; then, in turn,
-  // each NIC the median over all its routes of what the other links leave, each uplink the median
-  // over its level's routes. Under a switch of two nodes their pair gives only the sum of their
-  // NICs: the routes across switches tell them apart.
-  std::vector<std::vector<double>> by_class(levels + 1);
-  for (std::size_t n = 0; n < m.size(); ++n)
-    if (std::isfinite(L[n]) && m.cls[n] >= 1 && static_cast<std::size_t>(m.cls[n]) <= levels)
-      by_class[static_cast<std::size_t>(m.cls[n])].push_back(L[n]);
-  if (!by_class[1].empty()) platform.nic_ts.assign(G, finite_median(by_class[1]) / 2);
-  for (std::size_t lv = 1; lv < levels; ++lv)
-    if (!by_class[lv].empty() && !by_class[lv + 1].empty())
-      platform.up_ts[lv] = std::max(0.0, (finite_median(by_class[lv + 1]) - finite_median(by_class[lv])) / 2);
-  for (int it = 0; it < 50; ++it) {
-    for (std::size_t a = 0; a < G; ++a) {
-      std::vector<double> est;
-      for (std::size_t n = 0; n < m.size(); ++n)
-        if (m.cls[n] >= 1 && (m.a[n] == a) != (m.b[n] == a) && std::isfinite(L[n]))
-          est.push_back(L[n] - platform.nic_ts[other(n, a)] - ups(m.cls[n], levels));
-      if (!est.empty()) platform.nic_ts[a] = std::max(0.0, finite_median(est));
-    }
-    for (std::size_t lv = 1; lv < levels; ++lv) {
-      std::vector<double> est;
-      for (std::size_t n = 0; n < m.size(); ++n)
-        if (m.cls[n] == static_cast<int>(lv) + 1 && std::isfinite(L[n]))
-          est.push_back((L[n] - platform.nic_ts[m.a[n]] - platform.nic_ts[m.b[n]] - ups(m.cls[n], lv)) / 2);
-      if (!est.empty()) platform.up_ts[lv] = std::max(0.0, finite_median(est));
-    }
-  }
-  std::vector<RouteTw> route_tws;
-  for (auto& [ab, values] : tws) route_tws.push_back({ab.first, ab.second, 1, finite_median(values)});
-  for (std::size_t n = 0; n < m.size(); ++n)
-    if (m.cls[n] >= 2 && std::isfinite(W[n])) route_tws.push_back({m.a[n], m.b[n], m.cls[n], W[n]});
-  solve_tws(route_tws, platform.nic_tw, platform.up_tw);
+  solve_latencies(m, L, between, platform);
+  solve_tws(tws, platform);
 }
 
 // The links from the measured routes' ends: per route its tw the slope from length index `from`
@@ -299,6 +343,35 @@ double largest_latency_share(const Report& r, const MeasuredRoutes& m, std::size
   return std::isfinite(c) ? c : 0.0;
 }
 
+// A link between hosts in the file: a NIC is NAME_nic, an uplink LEVELGROUP_uplink. SimGrid's
+// SPLITDUPLEX link is a link per direction with one bandwidth and latency for both; a link whose directions
+// differ (as written) is two, ID_up and ID_down, each SPLITDUPLEX and used in its own direction
+// only, so that every route keeps its UP and DOWN halves and SimGrid's cross traffic (5 % of a
+// flow on its reverse route) stays on the other direction as on a one-bandwidth link.
+std::string link_id(const SimgridPlatform& platform, std::size_t e) {
+  const std::size_t lv = platform.level_of(e);
+  if (lv == 0) return platform.name[e] + "_nic";
+  return fmt::format("{}{}_uplink", platform.topo.levels[lv].name, e - platform.first[lv]);
+}
+bool split(const SimgridPlatform& platform, std::size_t e) {
+  return bw_value(platform.tw_up[e]) != bw_value(platform.tw_down[e]) ||
+         lat_value(platform.ts_up[e]) != lat_value(platform.ts_down[e]);
+}
+std::string link_ctn(const SimgridPlatform& platform, std::size_t e, bool down) {
+  return fmt::format("<link_ctn id=\"{}{}\" direction=\"{}\"/>", link_id(platform, e),
+                     split(platform, e) ? (down ? "_down" : "_up") : "", down ? "DOWN" : "UP");
+}
+void write_link(std::ostream& o, const SimgridPlatform& platform, std::size_t e) {
+  const std::string id = link_id(platform, e);
+  auto one = [&](const std::string& name, double tw, double ts) {
+    o << fmt::format("    <link id=\"{}\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"SPLITDUPLEX\"/>\n", name, bw(tw),
+                     lat(ts));
+  };
+  if (!split(platform, e)) return one(id, platform.tw_up[e], platform.ts_up[e]);
+  one(id + "_up", platform.tw_up[e], platform.ts_up[e]);
+  one(id + "_down", platform.tw_down[e], platform.ts_down[e]);
+}
+
 // The XML comment on top of the platform, and its config (the calibration).
 void write_simgrid_head(std::ostream& o, const Report& r, const SimgridPlatform& platform, const Calibration& cal,
                         const char* links) {
@@ -313,9 +386,11 @@ void write_simgrid_head(std::ostream& o, const Report& r, const SimgridPlatform&
   for (std::size_t lv = 1; lv < t.levels.size(); ++lv)
     for (std::size_t lg : lone_node_groups(t, lv)) {
       const int node = t.levels.front().group_of[static_cast<std::size_t>(t.levels[lv].groups[lg].front())];
-      o << fmt::format("\n     Host {} is alone in its {} group ({}{}_uplink): a lone node {}.",
-                       platform.name[static_cast<std::size_t>(node)], t.levels[lv].name, t.levels[lv].name, lg,
-                       kLoneNodeCaveat);
+      const std::size_t e = platform.link(lv, lg);
+      const std::string id = link_id(platform, e);
+      o << fmt::format("\n     Host {} is alone in its {} group ({}): a lone node {}.",
+                       platform.name[static_cast<std::size_t>(node)], t.levels[lv].name,
+                       split(platform, e) ? fmt::format("{0}_up, {0}_down", id) : id, kLoneNodeCaveat);
     }
   o << " -->\n";
   // For smpirun: the links' delays scaled per message length to the measured medians (Calibration;
@@ -353,15 +428,9 @@ void write_simgrid_zone(std::ostream& o, const SimgridPlatform& platform) {
     if (nodes[g].size() > 1)
       o << fmt::format("    <link id=\"{}_loopback\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"FATPIPE\"/>\n",
                        name[g], bw(platform.loop_tw[g]), lat(platform.loop_ts[g]));
-    if (G > 1)
-      o << fmt::format("    <link id=\"{}_nic\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"SPLITDUPLEX\"/>\n", name[g],
-                       bw(platform.nic_tw[g]), lat(platform.nic_ts[g]));
+    if (G > 1) write_link(o, platform, g);
   }
-  // Uplinks of the groups of upper levels.
-  for (std::size_t lv = 1; lv < t.levels.size(); ++lv)
-    for (std::size_t s = 0; s < t.levels[lv].groups.size(); ++s)
-      o << fmt::format("    <link id=\"{}{}_uplink\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-                       t.levels[lv].name, s, bw(platform.up_tw[lv]), lat(platform.up_ts[lv]));
+  for (std::size_t e = G; e < platform.links(); ++e) write_link(o, platform, e);
   for (std::size_t a = 0; a < G; ++a) {
     if (nodes[a].size() > 1)
       o << fmt::format("    <route src=\"{0}\" dst=\"{0}\"><link_ctn id=\"{0}_loopback\"/></route>\n", name[a]);
@@ -370,17 +439,11 @@ void write_simgrid_zone(std::ostream& o, const SimgridPlatform& platform) {
       // a -> b: up a's NIC and a's uplinks to the level where they meet, down b's: each direction
       // of a link its own (SPLITDUPLEX), so that the other direction's traffic (SimGrid's cross
       // traffic of every flow, 5 % of its rate) does not slow it.
-      const int ra = nodes[a].front(), rb = nodes[b].front();
-      const int cls = t.pair_class(ra, rb);
-      o << fmt::format("    <route src=\"{}\" dst=\"{}\" symmetrical=\"NO\"><link_ctn id=\"{}_nic\" direction=\"UP\"/>",
-                       name[a], name[b], name[a]);
-      for (int lv = 1; lv < cls; ++lv)
-        o << fmt::format("<link_ctn id=\"{}{}_uplink\" direction=\"UP\"/>", t.levels[static_cast<std::size_t>(lv)].name,
-                         t.levels[static_cast<std::size_t>(lv)].group_of[static_cast<std::size_t>(ra)]);
-      for (int lv = cls - 1; lv >= 1; --lv)
-        o << fmt::format("<link_ctn id=\"{}{}_uplink\" direction=\"DOWN\"/>", t.levels[static_cast<std::size_t>(lv)].name,
-                         t.levels[static_cast<std::size_t>(lv)].group_of[static_cast<std::size_t>(rb)]);
-      o << fmt::format("<link_ctn id=\"{}_nic\" direction=\"DOWN\"/></route>\n", name[b]);
+      const auto p = platform.path(a, b);
+      o << fmt::format("    <route src=\"{}\" dst=\"{}\" symmetrical=\"NO\">", name[a], name[b]);
+      for (const std::size_t e : p.up) o << link_ctn(platform, e, false);
+      for (const std::size_t e : p.down) o << link_ctn(platform, e, true);
+      o << "</route>\n";
     }
   }
   o << "  </zone>\n";

@@ -4,8 +4,10 @@
 // per length that bring the platform's routes to the measured delays.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "nt/analysis/report.hpp"
+#include "nt/stats.hpp"
 
 namespace nt::analysis::simgrid_parts {
 
@@ -88,28 +91,52 @@ struct Calibration {
   }
 };
 
-// The SimGrid platform: one host per node group, with its loopback and NIC links, and an uplink
-// per group of the upper levels.
+// The SimGrid platform: one host per node group with its loopback link, and the links between
+// hosts: each node group's NIC (link id: the group's index) and each group's uplink at every upper
+// level (ids after the lower levels'), each with a latency and a tw per direction (up: from the
+// node towards the top; down: back), so that a slow uplink of one switch, or a NIC slow one way
+// only, is a link of the platform and not a change of every route of its level.
 struct SimgridPlatform {
   const Topology& topo;
-  std::vector<std::string> name;                   // per node group
-  std::vector<double> nic_ts, nic_tw;              // per node group
-  std::vector<double> loop_ts, loop_tw;            // per node group
-  std::vector<double> up_ts, up_tw;                // per level (from 1)
+  std::vector<std::string> name;           // per node group
+  std::vector<double> loop_ts, loop_tw;    // per node group
+  std::vector<double> ts_up, ts_down, tw_up, tw_down;  // per link
+  std::vector<std::size_t> first;          // per level: its first link id (level 0: the NICs)
 
-  // The platform's route from node group a to b: its latencies' sum and its slowest link's
-  // bandwidth, with the values as written. A message of m bytes takes latency + (m + 16) / bandwidth
-  // (SMPI's envelope) before the calibration's factors.
+  SimgridPlatform(const Topology& t, std::vector<std::string> names) : topo(t), name(std::move(names)) {
+    std::size_t n = 0;
+    for (const auto& level : topo.levels) first.push_back(n), n += level.groups.size();
+    ts_up.assign(n, 0.0), ts_down.assign(n, 0.0), tw_up.assign(n, kNaN), tw_down.assign(n, kNaN);
+  }
+  std::size_t links() const { return ts_up.size(); }
+  std::size_t link(std::size_t level, std::size_t group) const { return first[level] + group; }
+  std::size_t level_of(std::size_t id) const {
+    return static_cast<std::size_t>(std::upper_bound(first.begin(), first.end(), id) - first.begin()) - 1;
+  }
+  // The route a -> b (a != b): up a's NIC and a's uplinks below the level where a and b meet, then
+  // down b's from the top.
+  struct Path {
+    std::vector<std::size_t> up, down;
+  };
+  Path path(std::size_t a, std::size_t b) const {
+    const auto& nodes = topo.levels.front().groups;
+    const auto ra = static_cast<std::size_t>(nodes[a].front()), rb = static_cast<std::size_t>(nodes[b].front());
+    const auto cls = static_cast<std::size_t>(topo.pair_class(nodes[a].front(), nodes[b].front()));
+    Path p{{a}, {}};
+    for (std::size_t lv = 1; lv < cls; ++lv) p.up.push_back(link(lv, static_cast<std::size_t>(topo.levels[lv].group_of[ra])));
+    for (std::size_t lv = cls; lv-- > 1;) p.down.push_back(link(lv, static_cast<std::size_t>(topo.levels[lv].group_of[rb])));
+    p.down.push_back(b);
+    return p;
+  }
+  // The route from node group a to b: its latencies' sum and its slowest link's bandwidth in the
+  // route's directions, with the values as written. A message of m bytes takes latency + (m + 16)
+  // / bandwidth (SMPI's envelope) before the calibration's factors.
   std::pair<double, double> route(std::size_t a, std::size_t b) const {
     if (a == b) return {lat_value(loop_ts[a]), bw_value(loop_tw[a])};
-    const auto& nodes = topo.levels.front().groups;
-    double latency = lat_value(nic_ts[a]) + lat_value(nic_ts[b]);
-    double slowest = std::min(bw_value(nic_tw[a]), bw_value(nic_tw[b]));
-    const int cls = topo.pair_class(nodes[a].front(), nodes[b].front());
-    for (int lv = 1; lv < cls; ++lv) {
-      latency += 2 * lat_value(up_ts[static_cast<std::size_t>(lv)]);
-      slowest = std::min(slowest, bw_value(up_tw[static_cast<std::size_t>(lv)]));
-    }
+    const Path p = path(a, b);
+    double latency = 0, slowest = std::numeric_limits<double>::infinity();
+    for (const std::size_t e : p.up) latency += lat_value(ts_up[e]), slowest = std::min(slowest, bw_value(tw_up[e]));
+    for (const std::size_t e : p.down) latency += lat_value(ts_down[e]), slowest = std::min(slowest, bw_value(tw_down[e]));
     return {latency, slowest};
   }
 };

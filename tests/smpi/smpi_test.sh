@@ -33,6 +33,11 @@
 #              length; on the simulated (noise-free) files every cell within 1 % (+ SimGrid's 1 ns) too,
 #              on a slow node's platform and on one drawn beside it (real runs: medians only, their
 #              cells' own noise is more than 1 %)
+#   closed_loop_links  the same closed loop, every cell within 1 % (+ 1 ns), on faults of one link
+#              that a value per level or per NIC cannot give back: a slow uplink on one of 3 leaves (in 2
+#              of 3 leaf pairs), a NIC slow one way only, and one whose latency is 4x one way only; held
+#              out (drawn after the fix): a slow uplink and a one-way NIC at once on 4 leaves x 3 nodes,
+#              SMPI's factors, other lengths
 #   compare    issue 35: a run with a slow node (cable at 1/4 bandwidth) against one without, both
 #              noise-free: compare names the node (exit 3), its ratio within 10 % of report's; on
 #              1 leaf x 8 nodes and 2 leaves x 4 nodes (where the baselines' topologies may differ)
@@ -407,6 +412,20 @@ closed_loop)
       --out heldout -- -t one_to_one --lengths 0,256,8192,131072,524288 -n 3 \
     || { tail -20 sim.log; fail "simulation failed (held out)"; }
   "$py" "$here/closed_loop.py" "$analyze" "$simulate" "$nt" heldout/run_median.nc loop_heldout 0.10 0.01
+  ;;
+closed_loop_links)
+  # NAME:LENGTHS:SIMULATE-ARGS each, simulated (noise-free) and looped with the cell check.
+  plans=("uplink:0,1024,65536,1048576:--leaves 3 --nodes-per-leaf 2 --ranks-per-node 2 --slow-uplink 1:0.125:2 --mpi-factors"
+         "oneway:0,1024,65536,1048576:--leaves 2 --nodes-per-leaf 3 --ranks-per-node 1 --asymmetric-node 1:0.5 --shuffle 1"
+         "onewaylatency:0,1024,65536,1048576:--leaves 2 --nodes-per-leaf 3 --ranks-per-node 2 --asymmetric-node 2:1:4 --shuffle 8"
+         "heldout:0,256,8192,131072,524288:--leaves 4 --nodes-per-leaf 3 --ranks-per-node 1 --slow-uplink 2:0.25 --asymmetric-node 5:0.25 --mpi-factors --shuffle 9")
+  for plan in "${plans[@]}"; do
+    IFS=: read -r name lengths args <<< "$plan"
+    echo "== $name: $args"
+    # shellcheck disable=SC2086
+    sim $args --out "$name" -- -t one_to_one --lengths "$lengths" -n 3 || { tail -20 sim.log; fail "simulation $name failed"; }
+    "$py" "$here/closed_loop.py" "$analyze" "$simulate" "$nt" "$name/run_median.nc" "loop_$name" 0.10 0.01 || exit 1
+  done
   ;;
 compare|compare_heldout)
   # LEAVES:NODES:SLOW-NODE[:BW[:LAT]] each: a baseline and a slow run, compared
