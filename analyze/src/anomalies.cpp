@@ -122,12 +122,13 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   add_slow_switches(scan, faults, out, exclusions);
   find_slow_lone_nodes(scan, out, exclusions);
   std::vector<Anomaly> blocks;
-  find_slow_and_asymmetric_links(scan, pass, exclusions, out, blocks);
+  double one_way_cut = 0.0;
+  find_slow_and_asymmetric_links(scan, pass, exclusions, out, blocks, one_way_cut);
   slow_links_to_slow_nodes(t, hosts, out);
   out.insert(out.end(), blocks.begin(), blocks.end());
   slow_links_between_neighbours(scan, out);
-  one_way_blocks(scan, out);
-  cap_one_way_pairs(t, opt.max_links, out);
+  one_way_blocks(scan, one_way_cut, out);
+  cap_one_way_pairs(t, opt.max_links, one_way_cut, out);
   fold_transit_routes(scan, out);
   if (sensitivity) {
     rank_and_link_sensitivity(scan, pass, *sensitivity);

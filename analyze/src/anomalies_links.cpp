@@ -120,7 +120,7 @@ bool longer_lengths_contradict(const AnomalyScan& scan, const PolishedLengths& p
 
 void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengths& pass,
                                     const LinkExclusions& exclusions, std::vector<Anomaly>& out,
-                                    std::vector<Anomaly>& blocks) {
+                                    std::vector<Anomaly>& blocks, double& one_way_cut) {
   const std::size_t n_ranks = scan.n_ranks;
   std::vector<std::uint64_t> slow_pairs;  // ascending
   const auto slow = slow_link_hits(scan, pass, exclusions, slow_pairs);
@@ -138,10 +138,13 @@ void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengt
   auto one_way = one_way_slow_blocks(scan, asym);
   blocks.insert(blocks.end(), one_way.begin(), one_way.end());
   auto slow_links = merge_links(AnomalyKind::slow_link, both, scan.topo, scan.hosts, scan.opt.max_links, "slow link", false);
-  // The one-way pairs are listed at most max_links after they are grouped into blocks
-  // (cap_one_way_pairs): a cap before would cut a block into the part that was listed.
+  // The one-way pairs are grouped into blocks before max_links applies (a cap before would cut a
+  // block into the part that was listed); the pairs left single are listed as they were: the
+  // max_links strongest of all (one_way_cut: the score of the last of those; cap_one_way_pairs).
   auto asym_pairs = merge_links(AnomalyKind::asymmetric_pair, asym, scan.topo, scan.hosts,
                                 kOneWayPairsKept * scan.opt.max_links, "asymmetric, one-way slow (slower direction)", true);
+  one_way_cut = asym_pairs.size() > scan.opt.max_links && scan.opt.max_links > 0 ? asym_pairs[scan.opt.max_links - 1].score
+                                                                                 : 0.0;
   out.insert(out.end(), slow_links.begin(), slow_links.end());
   out.insert(out.end(), asym_pairs.begin(), asym_pairs.end());
 }

@@ -134,10 +134,12 @@ void find_slow_lone_nodes(const AnomalyScan& scan, std::vector<Anomaly>& out, Li
 // anomalies_links.cpp: slow links and asymmetric pairs, from the residuals of the rank-effect model
 // (the cells beyond the thresholds, kept by the pass over the lengths). The slow links between two
 // sets of nodes (slow_blocks) and their one-way kind (one_way_slow_blocks) go to `blocks`, apart:
-// the later passes read a slow_link as the pair of node groups of its first pair.
+// the later passes read a slow_link as the pair of node groups of its first pair. one_way_cut: the
+// score of the max_links-th strongest one-way pair (0 when fewer), for cap_one_way_pairs.
 void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengths& pass,
                                     const LinkExclusions& exclusions, std::vector<Anomaly>& out,
-                                    std::vector<Anomaly>& blocks);
+                                    std::vector<Anomaly>& blocks,
+                                    double& one_way_cut);
 
 // anomalies_blocks.cpp: the slow links between two sets of nodes (every pair between them slow,
 // none of their other pairs), seeded by the slow-link hits between single nodes (both directions)
@@ -164,8 +166,9 @@ void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>
 // anomalies_routes.cpp: the one-way pair findings of one bottleneck (the time each adds alike) that
 // form a block, pairs from a set S of two nodes or more to a set R of two or more (or one node and
 // three or more), connected, filling half of S x R at least (one direction of one link the routes
-// from S to R cross): one asymmetric_pair finding on the nodes the block's pairs concentrate on.
-void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out);
+// from S to R cross): one asymmetric_pair finding on the nodes the block's pairs concentrate on;
+// then, among the pairs left scored `cut` or more, complete blocks alike by their ratios.
+void one_way_blocks(const AnomalyScan& scan, double cut, std::vector<Anomaly>& out);
 
 // anomalies_transit.cpp: the pair findings of third parties' routes through a slow switch group
 // (their ends outside it, the time they add alike to the time it adds to its own pairs at every
@@ -175,9 +178,10 @@ void fold_transit_routes(const AnomalyScan& scan, std::vector<Anomaly>& out);
 // The one-way pair findings kept until they are grouped into blocks, per max_links listed.
 inline constexpr std::size_t kOneWayPairsKept = 64;
 
-// anomalies_routes.cpp: the one-way pair findings of single pairs of node groups beyond max_links
-// (those with the lowest scores) left out, after one_way_blocks.
-void cap_one_way_pairs(const Topology& t, std::size_t max_links, std::vector<Anomaly>& out);
+// anomalies_routes.cpp: the one-way pair findings of single pairs of node groups left after
+// one_way_blocks: those scored below `cut` (the max_links-th strongest of all one-way pairs found,
+// find_slow_and_asymmetric_links) left out, and beyond max_links the weakest.
+void cap_one_way_pairs(const Topology& t, std::size_t max_links, double cut, std::vector<Anomaly>& out);
 
 // The same bottleneck: every score within 25 % of the others (anomalies_routes.cpp).
 bool alike(const std::vector<double>& scores);

@@ -422,7 +422,7 @@ std::vector<std::vector<std::size_t>> same_receivers(const std::vector<std::tupl
 
 }  // namespace
 
-void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out) {
+void one_way_blocks(const AnomalyScan& scan, double cut, std::vector<Anomaly>& out) {
   if (scan.topo.levels.empty()) return;
   const auto& nodes = scan.topo.levels.front();
   const auto pairs = one_way_node_pairs(out, nodes);
@@ -471,18 +471,32 @@ void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out) {
       if (bottleneck.by_time)
         for (const auto& sub : same_receivers(pairs, idx)) take(sub, true);
     }
+  // The pairs no bottleneck took (their added times too noisy to group) among those listed (scored
+  // `cut` or more: the weaker ones join the strong into components that are no block): complete
+  // blocks, alike by their ratios.
+  Bottleneck rest{{}, false};
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    if (!drop[std::get<0>(pairs[i])] && out[std::get<0>(pairs[i])].score >= cut) rest.members.push_back(i);
+  for (const auto& idx : node_components(pairs, rest)) {
+    std::set<int> S, R;
+    for (std::size_t i : idx) {
+      S.insert(std::get<1>(pairs[i]));
+      R.insert(std::get<2>(pairs[i]));
+    }
+    if (std::none_of(S.begin(), S.end(), [&](int n) { return R.count(n) != 0; })) take(idx, false);
+  }
   keep_undropped(out, drop, found);
 }
 
-void cap_one_way_pairs(const Topology& t, std::size_t max_links, std::vector<Anomaly>& out) {
+void cap_one_way_pairs(const Topology& t, std::size_t max_links, double cut, std::vector<Anomaly>& out) {
   if (t.levels.empty()) return;
   const auto singles = one_way_node_pairs(out, t.levels.front());
-  if (singles.size() <= max_links) return;
   std::vector<std::size_t> order;
   for (const auto& p : singles) order.push_back(std::get<0>(p));
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return out[a].score > out[b].score; });
   std::vector<char> drop(out.size(), 0);
-  for (std::size_t s = max_links; s < order.size(); ++s) drop[order[s]] = 1;
+  for (std::size_t s = 0; s < order.size(); ++s)
+    if (s >= max_links || out[order[s]].score < cut) drop[order[s]] = 1;
   std::vector<Anomaly> none;
   keep_undropped(out, drop, none);
 }
