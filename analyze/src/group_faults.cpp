@@ -47,11 +47,11 @@ std::vector<double> class_log_medians(const float* slice, const Topology& t, con
 // A group's effect from its ranks' (`of`): per node the median over its ranks, the group's the
 // lower median of its nodes' (the ceil(n/2)-th smallest: the least slowed of two nodes). A fault of
 // the group slows every node of it, a slow node only itself, so the group reads slow only when more
-// than half of its nodes are: with two hosts per leaf, the slow host of a healthy leaf was half of
-// its leaf, whose median over the ranks then sat halfway, and with four leaves that spread the
-// peers' effects so far (a robust sigma of 0.5 in log) that a leaf behind an uplink at 1/8 passed
+// than half of its nodes are: with two hosts per leaf, the slow host of a healthy leaf is half of
+// its leaf, whose median over the ranks would sit halfway, and with four leaves that spreads the
+// peers' effects so far (a robust sigma of 0.5 in log) that a leaf behind an uplink at 1/8 passes
 // no threshold. Not the least slowed node of many: under load one odd node of a group
-// of nine (a slow host clustered with a slow leaf) took the slow leaf's effect to nothing. The
+// of nine (a slow host clustered with a slow leaf) takes the slow leaf's effect to nothing. The
 // ranks of slow nodes are left out, unless all of the group's are (a slow uplink makes every node
 // of its group slow to the rest).
 template <class LeftOut>

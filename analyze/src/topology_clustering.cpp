@@ -477,8 +477,8 @@ void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vecto
 // on the cells of whole switches. An odd item still counts in the comparisons of a normal item
 // whose nearest it is (by the direct link, as the candidates): with two nodes per switch, a node's
 // mate is the only third party that tells its switch from the others, and leaving a slow mate out
-// made a healthy node look like the two nodes of a slow leaf, which see only each other (the
-// three became one switch and the slow uplink two slow nodes). Not for two odd items (two slow
+// makes a healthy node look like the two nodes of a slow leaf, which see only each other (the
+// three would become one switch and the slow uplink two slow nodes). Not for two odd items (two slow
 // nodes are each other's nearest when their factors do not multiply, the case above).
 // Not for ranks: ranks of one node have the same links whatever the
 // third party, and a slow node's ranks are the only evidence that tells them from other nodes'.
