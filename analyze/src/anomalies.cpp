@@ -128,6 +128,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   slow_links_between_neighbours(scan, out);
   one_way_blocks(scan, out);
   cap_one_way_pairs(t, opt.max_links, out);
+  fold_transit_routes(scan, out);
   if (sensitivity) {
     rank_and_link_sensitivity(scan, pass, *sensitivity);
     for (std::size_t l = 1; l < group_sensitivity.size(); ++l)

@@ -166,6 +166,11 @@ void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>
 // from S to R cross): one asymmetric_pair finding on the nodes the block's pairs concentrate on.
 void one_way_blocks(const AnomalyScan& scan, std::vector<Anomaly>& out);
 
+// anomalies_transit.cpp: the pair findings of third parties' routes through a slow switch group
+// (their ends outside it, the time they add alike to the time it adds to its own pairs at every
+// length) folded into its finding (its `pairs`).
+void fold_transit_routes(const AnomalyScan& scan, std::vector<Anomaly>& out);
+
 // The one-way pair findings kept until they are grouped into blocks, per max_links listed.
 inline constexpr std::size_t kOneWayPairsKept = 64;
 

@@ -65,12 +65,10 @@ namespace {
 ClaimIndex index_claims(const Grid& g, const std::vector<Claim>& claims) {
   ClaimIndex ix{std::vector<std::vector<std::size_t>>(g.P), {}};
   for (std::size_t q = 0; q < claims.size(); ++q) {
-    if (claims[q].ends) {
+    if (claims[q].ends)
       for (std::size_t r = 0; r < g.P; ++r)
         if (claims[q].in[r]) ix.by_rank[r].push_back(q);
-    } else {
-      for (auto np : claims[q].cells) ix.by_cell[np].push_back(q);
-    }
+    for (auto np : claims[q].cells) ix.by_cell[np].push_back(q);
   }
   return ix;
 }
@@ -91,7 +89,8 @@ void for_claims(const Grid& g, const std::vector<Claim>& claims, const ClaimInde
   if (!ix.by_cell.empty()) {
     const auto key = static_cast<std::uint64_t>(i) * g.P + static_cast<std::uint64_t>(j);
     if (auto it = ix.by_cell.find(key); it != ix.by_cell.end())
-      for (std::size_t q : it->second) f(q);
+      for (std::size_t q : it->second)
+        if (!claims[q].ends || !holds(claims[q], i, j)) f(q);  // once: not again by its ranks
   }
 }
 
@@ -271,6 +270,7 @@ Claim claim_of(const Grid& g, const Anomaly& a, std::size_t index) {
     q.send = a.direction != "receive";
     q.recv = a.direction != "send";
     q.inner = a.kind != AnomalyKind::slow_switch;
+    q.cells = pair_cells(a, g.P);  // the routes of others through it (fold_transit_routes), if any
     return q;
   }
   q.ends = false;

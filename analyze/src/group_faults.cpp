@@ -26,23 +26,6 @@ namespace nt::analysis {
 namespace {
 
 
-// Per class, the median log delay of one slice (sampled for large classes).
-std::vector<double> class_log_medians(const float* slice, const Topology& t, const std::vector<std::int8_t>& cls,
-                                      std::size_t N) {
-  const auto Q = static_cast<std::size_t>(t.class_count());
-  auto samples = population_samples(Q, [&](auto&& take) {
-    for (std::size_t i = 0; i < N; ++i)
-      for (std::size_t j = 0; j < N; ++j) {
-        const float d = slice[i * N + j];
-        if (i != j && Cube::usable(d))
-          take(static_cast<std::size_t>(cls[i * N + j]), std::log(static_cast<double>(d)));
-      }
-  });
-  std::vector<double> med(Q, kNaN);
-  for (std::size_t q = 0; q < Q; ++q)
-    if (!samples[q].empty()) med[q] = population_median(samples[q]);
-  return med;
-}
 
 // A group's effect from its ranks' (`of`): per node the median over its ranks, the group's the
 // lower median of its nodes' (the ceil(n/2)-th smallest: the least slowed of two nodes). A fault of
@@ -162,6 +145,23 @@ std::string direction(const Verdict& v) {
 }
 
 }  // namespace
+
+std::vector<double> class_log_medians(const float* slice, const Topology& t, const std::vector<std::int8_t>& cls,
+                                      std::size_t N) {
+  const auto Q = static_cast<std::size_t>(t.class_count());
+  auto samples = population_samples(Q, [&](auto&& take) {
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j) {
+        const float d = slice[i * N + j];
+        if (i != j && Cube::usable(d))
+          take(static_cast<std::size_t>(cls[i * N + j]), std::log(static_cast<double>(d)));
+      }
+  });
+  std::vector<double> med(Q, kNaN);
+  for (std::size_t q = 0; q < Q; ++q)
+    if (!samples[q].empty()) med[q] = population_median(samples[q]);
+  return med;
+}
 
 double smallest_passing(std::vector<double> log_thresholds, std::size_t need) {
   std::erase_if(log_thresholds, [](double x) { return !std::isfinite(x); });

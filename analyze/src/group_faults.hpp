@@ -36,6 +36,11 @@ struct GroupFault {
 std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const GroupFaultOptions& opt,
                                          std::vector<double>* sensitivity = nullptr);
 
+// Per pair class (pair_classes(t)), the median log delay of one slice of N x N delays (sampled for
+// large classes).
+std::vector<double> class_log_medians(const float* slice, const Topology& t, const std::vector<std::int8_t>& cls,
+                                      std::size_t N);
+
 // exp of the need-th smallest of the per-length thresholds (logs; NaN where not judged), or of the
 // smallest when fewer lengths were judged: the smallest slowdown that passes at enough lengths.
 double smallest_passing(std::vector<double> log_thresholds, std::size_t need);

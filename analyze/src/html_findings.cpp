@@ -75,22 +75,11 @@ Small small_matrix(const Report& r) {
   return s;
 }
 
-// The share of each cell of the small matrix that finding `a` claims: its pairs, else the cells its
-// ranks send (direction "send"), receive ("receive") or both.
-std::vector<double> claimed_share(const Small& s, const Anomaly& a) {
+// The share of each cell that a finding's ranks claim.
+std::vector<double> rank_share(const Small& s, const Anomaly& a) {
   const auto N = static_cast<std::size_t>(s.n);
   std::vector<double> share(N * N, 0.0);
   const auto bin = [&](int r) { return static_cast<std::size_t>(s.bin_of[static_cast<std::size_t>(r)]); };
-  const auto cells = [&](std::size_t x, std::size_t y) {
-    return static_cast<double>(s.size[x]) * static_cast<double>(s.size[y]);
-  };
-  if (!a.pairs.empty()) {
-    for (const auto& [i, j] : a.pairs)
-      if (i >= 0 && j >= 0 && static_cast<std::size_t>(i) < s.bin_of.size() && static_cast<std::size_t>(j) < s.bin_of.size())
-        share[bin(i) * N + bin(j)] += 1.0 / cells(bin(i), bin(j));
-    for (double& x : share) x = std::min(x, 1.0);
-    return share;
-  }
   std::vector<double> part(N, 0.0);  // per bin, the share of its ranks that are the finding's
   for (int r : a.ranks)
     if (r >= 0 && static_cast<std::size_t>(r) < s.bin_of.size())
@@ -101,6 +90,30 @@ std::vector<double> claimed_share(const Small& s, const Anomaly& a) {
       const double rows = send ? part[x] : 0.0, cols = recv ? part[y] : 0.0;
       share[x * N + y] = 1.0 - (1.0 - rows) * (1.0 - cols);
     }
+  return share;
+}
+
+// Whether a finding claims the cells of its ranks (a slow rank, node or switch), not pairs alone.
+bool claims_ranks(const Anomaly& a) {
+  return a.kind == AnomalyKind::slow_rank || a.kind == AnomalyKind::slow_node || a.kind == AnomalyKind::slow_switch ||
+         a.pairs.empty();
+}
+
+// The share of each cell of the small matrix that finding `a` claims: the cells its ranks send
+// (direction "send"), receive ("receive") or both, and its pairs (a pair finding's, or the routes
+// of others folded into a slow switch).
+std::vector<double> claimed_share(const Small& s, const Anomaly& a) {
+  const auto N = static_cast<std::size_t>(s.n);
+  std::vector<double> share(N * N, 0.0);
+  const auto bin = [&](int r) { return static_cast<std::size_t>(s.bin_of[static_cast<std::size_t>(r)]); };
+  const auto cells = [&](std::size_t x, std::size_t y) {
+    return static_cast<double>(s.size[x]) * static_cast<double>(s.size[y]);
+  };
+  if (claims_ranks(a)) share = rank_share(s, a);
+  for (const auto& [i, j] : a.pairs)
+    if (i >= 0 && j >= 0 && static_cast<std::size_t>(i) < s.bin_of.size() && static_cast<std::size_t>(j) < s.bin_of.size())
+      share[bin(i) * N + bin(j)] += 1.0 / cells(bin(i), bin(j));
+  for (double& x : share) x = std::min(x, 1.0);
   return share;
 }
 

@@ -248,6 +248,38 @@ TEST(Routes, TwoGlobalLinksSlowAlikeInAChainAreTwoFindings) {
   }
 }
 
+// A slow router of a dragonfly (group 1's gateway to group 2, its links at 1/3 bandwidth) slows its
+// own hosts' pairs and the routes between groups 1 and 2 that cross it. Before, the routes were a
+// block or pair findings of their own beside the router's slow_switch; they add the same time as
+// the router adds to its own pairs, so they are its: one slow_switch on the router's two hosts,
+// with those routes among its pairs and no other finding; with 2 % noise the same.
+TEST(Routes, RoutesThroughASlowRouterAreItsFinding) {
+  const int G = 4, R = 8, hpr = 2, slow_group = 1, slow_index = 2;
+  for (const double noise : {0.0, 0.02}) {
+    SCOPED_TRACE(fmt::format("noise {}", noise));
+    std::set<std::pair<int, int>> transit;
+    const auto c = nt::test::path_cube(G * R * hpr, 1, noise, 3, [&](int a, int b) {
+      const int ra = a / hpr, rb = b / hpr, ga = ra / R, gb = rb / R, xa = ra % R, xb = rb % R;
+      const int links = ra == rb ? 2 : ga == gb ? 3 : 3 + (xa != gb ? 1 : 0) + (xb != ga ? 1 : 0);
+      const bool own = (ga == slow_group && xa == slow_index) || (gb == slow_group && xb == slow_index);
+      const bool through = !own && ((ga == slow_group && gb == slow_index) || (gb == slow_group && ga == slow_index));
+      if (through) transit.emplace(a, b);
+      return nt::test::Path{links * 1e-6, own || through ? 1.25e9 / 3 : 1.25e9};
+    });
+    const auto r = report(c);
+    ASSERT_EQ(r.anomalies.size(), 1u) << listed(r);
+    const auto& f = r.anomalies[0];
+    EXPECT_EQ(name_of(f.kind), "slow_switch") << f.detail;
+    const int first = (slow_group * R + slow_index) * hpr;
+    EXPECT_EQ(f.ranks, (std::vector<int>{first, first + 1})) << f.detail;
+    const auto pairs = host_pairs(f, 1);
+    std::size_t found = 0;
+    for (const auto& p : transit) found += pairs.count(p);
+    EXPECT_GE(2 * found, transit.size()) << f.detail;  // most of the routes through it are its pairs
+    EXPECT_TRUE(std::includes(transit.begin(), transit.end(), pairs.begin(), pairs.end())) << f.detail;
+  }
+}
+
 // The same on a healthy dragonfly, with and without noise: among one-way pairs planted between a few
 // hosts of two groups, those of one bottleneck (3x, connected) are one finding, one of another (2x)
 // stays apart, and pairs that share no host stay pairs, however the delays to their sides read.
