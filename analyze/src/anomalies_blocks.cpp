@@ -1,10 +1,10 @@
-// Slow links between two sets of nodes (issue 32: a dragonfly's global link, a trunk between two
+// Slow links between two sets of nodes (a dragonfly's global link, a trunk between two
 // switches of no common tree level): every pair between a node of one set and a node of the other
 // crosses the slow link, no other pair of theirs does. The residuals of the rank-effect model show
 // part of such a block only (where a block fills a third of a row, the median polish gives the
 // rows and columns part of it as rank effects), as many slow links between single nodes: the
 // hits are the seeds, and the block is read from the delays themselves. One direction of such a
-// link (stop 41: a dragonfly's global link slow one way) the same way, from the one-way hits and
+// link (a dragonfly's global link slow one way) the same way, from the one-way hits and
 // the delays each node sends and receives apart: one asymmetric_pair.
 #include "anomalies_parts.hpp"
 

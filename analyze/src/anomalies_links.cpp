@@ -92,8 +92,8 @@ std::vector<LinkHit> asymmetric_pair_hits(const AnomalyScan& scan, const Polishe
 // shows at, its slow direction still adds at least half the time it added there (SMPI's latency
 // factors vary by 1.2x between lengths), less the noise of the direction differences at that length
 // (mad_factor robust sigmas, as a time). A stall of a link during a pair's back-to-back samples
-// slows its median at one length only (issue 32, the noisy corpus: 70 of 73 invented findings, 6x
-// at 1 KiB and 1.00x at 64 KiB). Shorter lengths are not asked: a fault of the large messages'
+// slows its median at one length only (on noisy data such stalls made most one-length findings,
+// e.g. 6x at 1 KiB and 1.00x at 64 KiB). Shorter lengths are not asked: a fault of the large messages'
 // protocol alone (a rendezvous path) may add nothing to the small ones.
 bool longer_lengths_contradict(const AnomalyScan& scan, const PolishedLengths& pass, const LinkHit& hit) {
   if (hit.lengths.size() >= scan.n_lengths) return false;
@@ -126,7 +126,7 @@ void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengt
   const auto slow = slow_link_hits(scan, pass, exclusions, slow_pairs);
   auto asym = asymmetric_pair_hits(scan, pass, exclusions, slow_pairs);
   // A slow link whose reverse direction is normal is one-way: an asymmetric pair (sender ->
-  // receiver), not a slow cable (issue 13: it was reported as slow_link, receiving group first).
+  // receiver), not a slow cable (a slow_link would name the receiving group first, wrongly).
   std::vector<LinkHit> both;
   for (const auto& hit : slow) {
     if (is_slow_pair(slow_pairs, n_ranks, static_cast<std::size_t>(hit.j), static_cast<std::size_t>(hit.i)))

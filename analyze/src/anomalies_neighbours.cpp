@@ -1,4 +1,4 @@
-// A slow link between two neighbours of a direct network (issue 32: a torus, where every host is a
+// A slow link between two neighbours of a direct network (a torus, where every host is a
 // router and a route crosses the hosts between its ends). A slow link A - B carries A's routes
 // toward B's side of the network and B's toward A's side, and the routes of a few third parties that
 // pass through A or B: the rank effects read A and B as slow nodes (each sends slowly to half of

@@ -88,7 +88,7 @@ std::vector<char> lone_node_flags(const Topology& topo) {
 
 // A node as a whole: the median effect of its ranks per length. A node slowed by exactly the
 // threshold factor has rank effects scattered around it, so some ranks pass and some do not
-// (issue 13: 4-5 separate slow_rank entries); the node's median has sqrt(ranks) less noise and
+// (4-5 separate slow_rank entries for one node); the node's median has sqrt(ranks) less noise and
 // is allowed one standard error below the threshold.
 NodeVerdict judge_node(const AnomalyScan& scan, const std::vector<int>& node, const RankEffects& effects,
                        const EffectSpreads& spreads, const std::vector<RankHit>& rank_hits) {
@@ -230,7 +230,7 @@ void find_slow_ranks_and_nodes(const AnomalyScan& scan, const RankEffects& effec
     if (lone[gi]) out.back().detail += fmt::format("; a lone node {}", kLoneNodeCaveat);
     // Its links are its evidence: a slow cable slows the paths through it by factors that differ
     // with their other links (4x inside its switch, less beyond), which no rank effect takes out
-    // (issue 32: one slow host was also 7 slow links, one per switch mate).
+    // (else one slow host is also 7 slow links, one per switch mate).
     for (int r : node) exclusions.explained[static_cast<std::size_t>(r)] = 1;
   }
 }

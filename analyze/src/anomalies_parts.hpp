@@ -98,8 +98,8 @@ inline bool crosses_slow_group(const std::vector<int>& group, std::size_t i, std
 }
 
 // Ranks a link anomaly does not look at: those of slow nodes, lone or not (`explained`: their
-// links are the node's evidence; issue 13: a spurious asymmetric pair between two slow nodes,
-// issue 32: a slow host's links to its switch mates), and the pairs that cross the boundary of a
+// links are the node's evidence: else a spurious asymmetric pair between two slow nodes, or a
+// slow host's links to its switch mates), and the pairs that cross the boundary of a
 // slow switch group (`slow_group`: its index per rank, -1 outside any: that group's evidence).
 struct LinkExclusions {
   std::vector<char> explained;
@@ -148,8 +148,7 @@ void find_slow_and_asymmetric_links(const AnomalyScan& scan, const PolishedLengt
 // both sets.
 std::vector<Anomaly> slow_blocks(const AnomalyScan& scan, std::vector<LinkHit>& hits);
 
-// anomalies_blocks.cpp: the same for one direction (issue 32: one direction of a dragonfly's global
-// link): the one-way hits (sender -> receiver) whose graph has senders on one side only, two nodes
+// anomalies_blocks.cpp: the same for one direction (one direction of a dragonfly's global link): the one-way hits (sender -> receiver) whose graph has senders on one side only, two nodes
 // or more on each, seed a block read from the delays each node sends and receives apart: every
 // node slow sending to the receivers' side and to no other, every node slow receiving from the
 // senders' side and from no other. One asymmetric_pair finding per block (one_way_block_finding);

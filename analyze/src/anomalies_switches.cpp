@@ -36,7 +36,7 @@ Anomaly slow_switch_finding(const AnomalyScan& scan, const GroupFault& f) {
 // node of a leaf of two hosts, one of them slow, is slow by the pairs inside the leaf (each goes
 // through the slow host), and the boundary's pairs are left out of the model that judged them; a
 // slow switch would slow its nodes' boundary pairs alike, while the slow host's latency shows there
-// at the short lengths (the narrow uplink caps the long ones alike: issue 32, 7 against 4 us at 0 B).
+// at the short lengths (the narrow uplink caps the long ones alike; e.g. 7 against 4 us at 0 B).
 std::set<int> slower_across_boundary(const AnomalyScan& scan, const GroupFault& f) {
   const auto& node_of = scan.topo.levels.front().group_of;
   const std::set<int> in(f.ranks.begin(), f.ranks.end());

@@ -1,6 +1,6 @@
 // The slow switch detector: a fault that lives above the nodes (a leaf's uplink, a switch, the
 // links of a pod) shows on every pair that leaves or enters one group of an upper level, whatever
-// the rank layout (issue 32). Per level and length, each rank's effect is its median residual to
+// the rank layout. Per level and length, each rank's effect is its median residual to
 // (and from) the ranks outside the group, a residual being log(delay) less the median of the pair's
 // class at that length, a node's the median over its ranks, a group's the lower median of its
 // nodes'; a group is slow when its effect stands out of its peers' (the other groups of the level)
@@ -8,7 +8,7 @@
 // the longest length where it is largest.
 // The ranks of slow nodes are left out as third parties and as members (but of a group all of whose
 // nodes are slow): with two nodes under a router, one slow node made its router's median look slow
-// (issue 32, a dragonfly).
+// (seen on a dragonfly).
 // O(P^2) per length and level; one slice and the pair classes (P^2 bytes) in memory.
 #include "group_faults.hpp"
 
@@ -30,11 +30,11 @@ namespace {
 // A group's effect from its ranks' (`of`): per node the median over its ranks, the group's the
 // lower median of its nodes' (the ceil(n/2)-th smallest: the least slowed of two nodes). A fault of
 // the group slows every node of it, a slow node only itself, so the group reads slow only when more
-// than half of its nodes are: with two hosts per leaf, the slow host of a healthy leaf was half of
-// its leaf, whose median over the ranks then sat halfway, and with four leaves that spread the
-// peers' effects so far (a robust sigma of 0.5 in log) that a leaf behind an uplink at 1/8 passed
-// no threshold (issue 32). Not the least slowed node of many: under load one odd node of a group
-// of nine (a slow host clustered with a slow leaf) took the slow leaf's effect to nothing. The
+// than half of its nodes are: with two hosts per leaf, the slow host of a healthy leaf is half of
+// its leaf, whose median over the ranks would sit halfway, and with four leaves that spreads the
+// peers' effects so far (a robust sigma of 0.5 in log) that a leaf behind an uplink at 1/8 passes
+// no threshold. Not the least slowed node of many: under load one odd node of a group
+// of nine (a slow host clustered with a slow leaf) takes the slow leaf's effect to nothing. The
 // ranks of slow nodes are left out, unless all of the group's are (a slow uplink makes every node
 // of its group slow to the rest).
 template <class LeftOut>
@@ -127,7 +127,7 @@ Verdict judge(const std::vector<std::vector<double>>& out, const std::vector<std
 }
 
 // Slow at enough lengths, or a bandwidth limit: slow at the longest length, where the effect is
-// the largest of all (short messages do not see a narrow uplink; issue 32: 1.76x at 1 MiB only).
+// the largest of all (short messages do not see a narrow uplink: one was 1.76x at 1 MiB only).
 bool holds(const Verdict& v, std::size_t need) {
   const auto n = static_cast<std::size_t>(std::count(v.slow.begin(), v.slow.end(), 1));
   if (n >= need) return true;
@@ -213,8 +213,8 @@ std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const
       const Verdict v = judge(out[l], in[l], peers, g, std::log(opt.min_ratio), opt.mad_factor);
       if (!holds(v, opt.need)) continue;
       // Groups whose distances form no tree above them (routers of a dragonfly): a group nearer to or
-      // farther from the rest differs by its hops' latency, at the short lengths only (issue 32, the
-      // noisy corpus: a router of two hosts "entering 1.17x" at 1 KiB, 1.0x at 64 KiB); a fault of
+      // farther from the rest differs by its hops' latency, at the short lengths only (on noisy data
+      // a router of two hosts "entering 1.17x" at 1 KiB, 1.0x at 64 KiB); a fault of
       // its links shows where bandwidth counts, at the longest length.
       if (t.no_tree_above && l + 1 == t.levels.size() && !v.slow.back()) continue;
       GroupFault f;

@@ -1,5 +1,5 @@
-// Delays measured under load (network_test --concurrent): what the anomalies may read from them
-// (issue 32 item 4, issue 33 item 3). Under load a pair's delay is its own plus its round's
+// Delays measured under load (network_test --concurrent): what the anomalies may read from them.
+// Under load a pair's delay is its own plus its round's
 // contention, which is heavy-tailed (a round that puts more pairs on one uplink): the tails of a
 // pair's loaded delays stand many robust sigmas out of their class without any fault. So a pair
 // finding (slow link, one-way pair) from loaded delays is kept only when the isolated re-test
@@ -33,8 +33,8 @@ void saturated_groups(const Cube& c, const std::vector<std::string>& hosts, doub
 // with every re-tested cell at its isolated value and, where `deviation` (the spread of the loaded
 // samples) says a cell not re-tested has samples further apart than 2 % of its value or 3x the
 // re-tested cells' median spread, no value (nt::IsolatedWhereRetested): what the groups, findings
-// and fits read (issue 33 item 3: the isolated values for faults and topology, the loaded ones for
-// contention; issue 32: a loaded cell that no round left alone is no pair's delay). Null otherwise.
+// and fits read (the isolated values for faults and topology, the loaded ones for contention; a
+// loaded cell that no round left alone is no pair's delay). Null otherwise.
 std::shared_ptr<const IsolatedWhereRetested> isolated_where_retested(const Cube& c, const Cube* deviation);
 
 // A node whose links to every other node of its group at the first level above the nodes are slow

@@ -101,8 +101,8 @@ class Comparer {
         // of a but not of c) is seen in both, the same way (k nearer to a, or farther, whichever
         // sends), and counts twice; a lone odd cell adds nothing, and neither do two that
         // disagree (a -> k slower than c -> k but k -> a faster than k -> c: two transients, as a
-        // stall of k's cable each way while a's and c's samples ran; issue 32, the noisy corpus:
-        // the two ranks of one host split into two nodes).
+        // stall of k's cable each way while a's and c's samples ran; counted, such stalls split
+        // the two ranks of one host into two nodes on noisy data).
         const double agreed = (dr > 0) == (dc > 0) ? std::min(er, ec) : 0.0;
         take(agreed);
         take(agreed);
@@ -389,12 +389,12 @@ std::vector<int> link_sets(const Comparer<T>& cmp, const CandidateGraph& graph, 
 // An odd item (a slow node), then a normal item alone in its group, joins the group of the normal
 // item it reaches fastest by the direct link, when that group is nearer than every other by more
 // than the noise: its profile matches none of its switch mates' (a slow cable caps every path alike, so only the latency of the hops
-// still tells where it is; issue 32: with one rank per host a slow host joined a slow leaf, or
-// stood alone as a ninth leaf). Reaching every group alike it keeps its label (a lone node: behind
+// still tells where it is: with one rank per host a slow host would join a slow leaf, or stand
+// alone as a ninth leaf). Reaching every group alike it keeps its label (a lone node: behind
 // a switch of its own, or slow; the report says both). Its own group counts among the candidates,
 // odd mates included: odd items that the profiles joined and that reach each other fastest stay
-// together (issue 32: on a dragonfly with a slow global link, hosts of a third group looked odd and
-// went to a router of another group one link away, where their router mate was nearer).
+// together (on a dragonfly with a slow global link, hosts of a third group look odd; alone they
+// would go to a router of another group one link away, though their router mate is nearer).
 template <class T>
 void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vector<char>& odd,
                       const std::vector<double>& noise, double cell_noise, const TopologyOptions& opt,
@@ -406,12 +406,12 @@ void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vecto
   for (double sigma : noise) margin += 2 * opt.noise_factor * std::max(sigma, cell_noise);
   // Nearer by less than 0.01 % a cell is a tie, whatever the noise: runs of one simulation differ
   // by a nanosecond (2e-5 of a 56 us delay), which decided where the healthy mate of a slow host
-  // went on noise-free data (issue 32: alone in its leaf of two hosts, it was as near to the
-  // nodes of two other leaves, and joined one of them by 1e-5 when it came first).
+  // went on noise-free data (alone in its leaf of two hosts, it was as near to the nodes of two
+  // other leaves, and joined whichever came first by 1e-5).
   const double tie = 1e-4 * 2 * static_cast<double>(prof.size());
   // movers: the items that may join another group; unite: each joins with its whole group (the
   // items alone in theirs), so that two of them that are each other's nearest end together rather
-  // than swap labels (a router's two hosts whose one pair inside stalled one way: issue 32).
+  // than swap labels (a router's two hosts whose one pair inside stalled one way).
   const auto attach = [&](const std::vector<char>& movers, bool unite) {
     const auto before = label;
     DisjointSets sets(unite ? *std::max_element(label.begin(), label.end()) + 1 : 0);
@@ -419,8 +419,8 @@ void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vecto
       if (!movers[a]) continue;
       // Per group of normal items (and a's own), its nearest member by the direct link (every
       // band, the faster direction twice: a slow item is slow both ways, while one stalled cell is
-      // one way; issue 32, the noisy corpus: a router's two hosts, one of them 4.7x one way at 1
-      // KiB, both went to another router).
+      // one way: with the slower direction, a router's two hosts, one of them 4.7x one way at
+      // 1 KiB, both went to another router).
       std::map<int, double> nearest;
       for (std::size_t c = 0; c < N; ++c) {
         if (c == a || (odd[c] && before[c] != before[a])) continue;
@@ -473,13 +473,13 @@ void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vecto
 // With skip_odd (groups, not ranks), third parties that are odd (their links to everyone are offset
 // by a factor: a slow node) are left out of the comparisons: with two slow nodes, each one's row
 // differs from its switch mates' at the other one's cells by the other's factor when the factors do
-// not multiply (issue 13: slow nodes became switches of their own), where a switch boundary differs
+// not multiply (slow nodes would become switches of their own), where a switch boundary differs
 // on the cells of whole switches. An odd item still counts in the comparisons of a normal item
 // whose nearest it is (by the direct link, as the candidates): with two nodes per switch, a node's
 // mate is the only third party that tells its switch from the others, and leaving a slow mate out
-// made a healthy node look like the two nodes of a slow leaf, which see only each other (issue
-// 22: the three became one switch and the slow uplink two slow nodes). Not for two odd items
-// (two slow nodes are each other's nearest when their factors do not multiply; issue 13 again).
+// makes a healthy node look like the two nodes of a slow leaf, which see only each other (the
+// three would become one switch and the slow uplink two slow nodes). Not for two odd items (two slow
+// nodes are each other's nearest when their factors do not multiply, the case above).
 // Not for ranks: ranks of one node have the same links whatever the
 // third party, and a slow node's ranks are the only evidence that tells them from other nodes'.
 template <class T>

@@ -35,7 +35,7 @@ bool holds_whole_hosts(const std::vector<std::vector<int>>& groups, const std::v
 // The hosts are a measured fact (network_test records each rank's machine): when the groups the
 // delays find hold whole hosts (the same, or unions of them) they are the node level. With one rank
 // per host the delays cannot tell node mates from switch mates, and a slow host's profile matches
-// none of its switch mates' (issue 32: 9 groups for 8 leaves); as groups of the level below the
+// none of its switch mates' (9 groups for 8 leaves); as groups of the level below the
 // switches, a slow host is an odd item that the switch clustering leaves out of its comparisons.
 // Without hosts, or when the groups split hosts (sockets) or disagree with them (a wrong hosts
 // file), the delays' groups.

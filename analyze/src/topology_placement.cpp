@@ -104,13 +104,13 @@ std::vector<std::size_t> group_of_each(const std::vector<std::vector<int>>& uppe
 // A group that its profile alone places wrongly: a slow node's links are slower by a factor that
 // depends on the path (a slow cable caps every path at its own bandwidth, so it costs 4x on the
 // links within its switch and 2x beyond a 2x slower uplink: the factors do not multiply), so its
-// profile matches no switch; it became a switch of its own or joined another odd group (issue 22).
+// profile matches no switch; it would become a switch of its own or join another odd group.
 // Its direct links still say where it is: the switch it reaches fastest. Each finer group A moves
 // to the upper group S it reaches clearly fastest (per length, the nearest member of S: the least,
 // over S's finer groups, of the lower median log delay between their ranks and A's, both ways, so
 // that one slow member does not push its mates away, nor one stalled cell of the two between two
-// hosts of one rank each (issue 32, the noisy corpus: a router's two hosts, one way 4.7x at 1 KiB,
-// both moved to another router); at some length min_ratio below every other
+// hosts of one rank each (on noisy data a router's two hosts, one way 4.7x at 1 KiB, would both
+// move to another router); at some length min_ratio below every other
 // group, and at no length more than half of that above), when S is not its group already. A node
 // behind a switch of its own reaches every other switch alike and stays. Cost O(P^2 K).
 void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, std::vector<std::vector<int>>& upper,
@@ -133,9 +133,9 @@ void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, 
 }
 
 // Above the switches, a group of one finer group is no level of the hierarchy: one switch that
-// reaches every other alike, only slower, is a switch behind a slow uplink (issue 22: 8 leaves of
-// 2 nodes, one uplink at 1/8, came out as a level "switch-2" of that leaf against the rest, whose
-// links then had a class of their own and the fault vanished from the anomalies). Such a group
+// reaches every other alike, only slower, is a switch behind a slow uplink (as a level of its own,
+// 8 leaves of 2 nodes with one uplink at 1/8 gave a level "switch-2" of that leaf against the
+// rest, whose links then had a class of their own, hiding the fault). Such a group
 // joins the group it reaches fastest (the least summed nearest-member delay); with one group
 // left there is no level, and the anomalies see the switch's slow links.
 void absorb_lone_groups(const Cube& c, const std::vector<std::vector<int>>& finer, std::vector<std::vector<int>>& upper) {

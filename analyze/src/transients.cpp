@@ -1,4 +1,4 @@
-// One-way pairs that a transient made (issue 32, the noisy corpus): a pair's samples are measured
+// One-way pairs that a transient made (common on noisy networks): a pair's samples are measured
 // back to back, so a stall of a link shorter than the run but longer than the pair's samples moves
 // the median of one direction at one length, not its fastest sample. A fault slows every sample;
 // the fastest sample of the slower direction is then as far from the other direction's as the

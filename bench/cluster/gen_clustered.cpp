@@ -1,7 +1,7 @@
 // A clustered file (network_cluster's layout, core/include/nt/clustered_writer.hpp) of any size,
 // written directly: shuffled nodes of R ranks, S nodes per switch, one slow node, one region, a
 // cluster per class (intra-node, same switch, other switch, and each of these to or from the slow
-// node). For issue 23's "a 20,000-rank clustered file opens, reports and renders within 4 GB"
+// node). For the target "a 20,000-rank clustered file opens, reports and renders within 4 GB"
 // (bench/scale/clustered.sh): what compress would write for a noise-free run, without the 3.2 GB
 // per length a raw 20,000-rank matrix takes. Needs 4 P^2 bytes while writing.
 #include <algorithm>

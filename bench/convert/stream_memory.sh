@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Peak memory (max RSS) and wall of network_convert's post-processing commands on a big run, to
-# check that they stream (issue 23 item 1: a few P x P slices at most, never n x P x P).
+# check that they stream (a few P x P slices at most, never n x P x P).
 #   stream_memory.sh NETWORK_CONVERT [RANKS] [LENGTHS] [WORK_DIR] [SMALL_RANKS]
 # Makes RANKS x LENGTHS with synth (seed 7), then info, the format conversion to-netcdf4
 # (deflate 1) and merge of the run with itself; to-csv and to-text (huge outputs) run on a

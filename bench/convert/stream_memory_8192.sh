@@ -1,6 +1,6 @@
 #!/bin/bash
 set -u
-# The issue 23 targets on 8192 ranks x 8 lengths (synth <= 2 GB, info <= 1 GB), and merge; BEFORE:
+# The memory targets on 8192 ranks x 8 lengths (synth <= 2 GB, info <= 1 GB), and merge; BEFORE:
 # the binary to compare with (optional). Needs about 22 GB of disk for a moment (synth writes five
 # 4.3 GB files; three are deleted at once). About 15 minutes on a 2-core VM.
 #   stream_memory_8192.sh NETWORK_CONVERT [BEFORE] [WORK_DIR]   (absolute paths)

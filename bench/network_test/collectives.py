@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Oversubscribed collectives, side by side with the original network_test2 (issue 15).
+"""Oversubscribed collectives, side by side with the original network_test2.
 
 all_to_all and bcast, -b 0 -e 1000 -s 100 -n 100, on 2 ranks and on 4 ranks (2 cores: 4 ranks
 oversubscribe them), network_test and the original run ALTERNATELY, ROUNDS times. Per run: wall

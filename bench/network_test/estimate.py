@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""network_test --estimate against the real run (issue 15).
+"""network_test --estimate against the real run.
 
 Per configuration, alternately ROUNDS times: `--estimate` (its plan: line), then the real sweep.
 Reported: the predicted measurement time against network_test's own "done in" time, and the

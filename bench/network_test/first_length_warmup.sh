@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 48 item 1: does the warm-up that stops when the pair is warm still remove the cold
+# Does the warm-up that stops when the pair is warm still remove the cold
 # iterations? Real ranks on this machine (mpiexec -n 4 through BUILD/nt-mpiexec), one_to_one -n 20,
 # an older network_test (MAIN_NT: a fixed warm-up of 10) and this one (NEW_NT) alternately, N runs
 # each; per length the off-diagonal cells' medians of all runs pooled: median, p90, max

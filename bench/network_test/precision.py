@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""--precision against a fixed -n (issue 15).
+"""--precision against a fixed -n.
 
 2 ranks, one_to_one, 0 B and 1 B..1 MiB (geometric factor 2, 22 lengths). Configurations run
 ALTERNATELY, ROUNDS times: -n 100 (twice per round, so that two fixed runs give the run-to-run

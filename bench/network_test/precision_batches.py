@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""--precision's batch rule, before and after capping a batch at the samples already taken (issue 25).
+"""--precision's batch rule, before and after capping a batch at the samples already taken.
 
 Two network_test binaries run ALTERNATELY, ROUNDS times, on the demo's sweep (4 ranks, one_to_one,
 0..64 KiB step 8 KiB) with --precision REL -n MAX --min-repeats 10; a third run per round takes a

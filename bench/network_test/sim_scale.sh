@@ -1,5 +1,5 @@
 #!/bin/sh
-# Simulated-rank scaling of network_test (issue 22, items 5 and 6): for each binary (BEFORE, AFTER:
+# Simulated-rank scaling of network_test: for each binary (BEFORE, AFTER:
 # build-smpi/bin/network_test of two commits), each P and each schedule, one run under
 # scripts/simulate, alternately; prints network_test's summary line (wall = simulated seconds,
 # timed share, writing time) and the host time and peak RSS of smpirun (GNU time).

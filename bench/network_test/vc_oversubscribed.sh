@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measurement quality on an emulated cluster whose hosts share one machine's cores (issue 22's
+# Measurement quality on an emulated cluster whose hosts share one machine's cores (a
 # regression hunt): two network_test binaries run alternately on the cluster of
 # tests/e2e/e2e_slow_host.sh (3 hosts x 2 ranks = 6 ranks on this machine, host 3 at 20 Mbit/s,
 # the others at 100 Mbit/s), then per run: the worst 0-byte cell, the spread of the healthy

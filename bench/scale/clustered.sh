@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 23 item 4: a clustered file of RANKS ranks (default 20,000; 5 MB on disk) used as it is,
+# A clustered file of RANKS ranks (default 20,000; 5 MB on disk) used as it is,
 # never expanded: `network_convert info`, `network_viewer --render` and `network_analyze report`,
 # each under an address-space limit (default 4 GB). The file is written directly by
 # bench_gen_clustered (noise-free two-level cluster, nodes of 4 ranks, 50 nodes per switch, one slow

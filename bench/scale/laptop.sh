@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 23's table: wall time and peak RSS of each post-processing command on a big file, for two
+# Wall time and peak RSS of each post-processing command on a big file, for two
 # builds (BEFORE and AFTER), each command under an address-space limit (ulimit -v), the builds
 # alternating per command. The file comes from bench_analyze_gen (its own model, not the suite's
 # synthesiser: shuffled nodes of 4 ranks, NODES_PER_SWITCH nodes per switch, 5 % lognormal noise

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""mpiGraph (LLNL) beside network_analyze on a scenario of scripts/corpus (issue 32 item 5).
+"""mpiGraph (LLNL) beside network_analyze on a scenario of scripts/corpus.
 
   bench/smpi/mpigraph_peer.py --mpigraph BIN --out DIR [--build DIR] [--args "65536 3 10"] NAME...
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 32 item 5: mpiGraph (LLNL's MPI bandwidth-matrix benchmark) beside network_analyze on the
+# mpiGraph (LLNL's MPI bandwidth-matrix benchmark) beside network_analyze on the
 # same simulated platforms. For each scenario of scripts/corpus: network_test, its report and the
 # truth (scripts/corpus run), then mpiGraph under smpirun on the same platform and host file, the
 # plain mean of each host's rows of mpiGraph's send and receive matrices against the median host,

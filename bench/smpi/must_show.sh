@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22's "must show": the real network_test (SMPI build) under plain smpirun on a platform
+# The real network_test (SMPI build) under plain smpirun on a platform
 # that scripts/simulate did not write (bench/smpi/spine_platform.py: 64 nodes x 4 ranks under 8
 # leaves and a spine, Floyd routing, SPLITDUPLEX links, the mpich collective selector; node 21's
 # cable at 1/4 bandwidth and 4x latency, leaf 3's uplink at 1/8), the default schedule, default

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole chain at scale on simulated clusters (issue 22): network_test under SMPI on a two-level
+# The whole chain at scale on simulated clusters: network_test under SMPI on a two-level
 # tree of P/4 nodes x 4 ranks (8 nodes per leaf; 4 leaves below 256 ranks), every link 10 Gbit/s as in
 # ctest smpi.truth, with a slow node (cable at 1/4 bandwidth, 4x latency) and a slow leaf uplink
 # (1/8 bandwidth: 1.25 Gbit/s, slower than one cable, so that a single message sees it; at the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22 item 6: schedules compared on one simulated platform. A 2:1 oversubscribed two-level
+# Schedules compared on one simulated platform. A 2:1 oversubscribed two-level
 # tree (scripts/simulate --oversubscription 2: each uplink has half the bandwidth of its leaf's
 # cables together) of P/4 nodes x 4 ranks, shuffled placement, a slow node (cable 1/4 bandwidth,
 # 4x latency) and a slow leaf uplink at 1.25 Gbit/s, an eighth of a cable (1/8 of the uplink with 2
@@ -25,7 +25,7 @@ tree_switch_map "$SMPI_BUILD/bin/network_test" "$OUT/switch_map" || { echo "no s
 echo "# $(date -u '+%F %T') UTC, $P simulated ranks ($nodes nodes x 4, $L leaves, 2:1 oversubscribed), $ARGS; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| schedule | flags | simulated job | timed share | host time | peak RSS | report |"
 echo "|---|---|---|---|---|---|---|"
-# Issue 33: "concurrent, fixed rounds" is the concurrent schedule of earlier versions (the same
+# "concurrent, fixed rounds" is the concurrent schedule of earlier versions (the same
 # circle-method rounds for every sample); "concurrent" now draws a random 1-factorisation per
 # sample; "+ re-test" re-measures alone the RETEST cells (default P) that stand out of their line
 # (variable isolated; the report of run_isolated_median.nc, network_convert isolated, uses them);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 33 item 5: the host cost of a simulation, before/after a change of network_test. Runs the
+# The host cost of a simulation, before/after a change of network_test. Runs the
 # corpus's issue tree (scripts/corpus tree-1rph-*: 8 leaves x 8 hosts, 2:1, a slow host, a leaf
 # uplink at 1/8, one rank per host, --lengths 65536 -n 3 --warmup 0 --seed 1) under two
 # network_test binaries of the SMPI build, alternating before/after RUNS times, and prints per

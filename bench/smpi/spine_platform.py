@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A leaf/spine platform written independently of scripts/simulate (issue 22's "platform that is
+"""A leaf/spine platform written independently of scripts/simulate (a "platform that is
 not yours"): other host names, block placement, one SPLITDUPLEX link per cable (SimGrid's own
 full-duplex model instead of two one-way links), other latencies, Floyd routing.
 

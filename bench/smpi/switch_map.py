@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """--concurrent --switch-map beside the sequential schedule and --concurrent=8 --retest, on the
-platforms of scripts/corpus's sw-* scenarios (issue 32: a fast schedule as right as the slow one).
+platforms of scripts/corpus's sw-* scenarios (a fast schedule as right as the slow one).
 
   bench/smpi/switch_map.py --out DIR [--build DIR] [--network-test BIN] [--only REGEX] [--lengths L] [-n N]
 

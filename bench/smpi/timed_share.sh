@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 48 item 1: how much of a run is spent measuring. The four rows of the issue's table
+# How much of a run is spent measuring. Four rows
 # (sequential and --host-pairs, each with the default warm-up and with --warmup 0) on the platform
 # of bench/smpi/schedules.sh: P/4 hosts x 4 ranks under LEAVES leaves, 2:1 oversubscribed,
 # shuffled placement, node 5's cable at 1/4 bandwidth and 4x latency, leaf LEAVES-2's uplink at

@@ -156,7 +156,7 @@ void ensure_file(const std::string& file, int P, int N) {
   }
 }
 
-// Issue 14: reorder + render of one length, separated from reading it. The matrix is read
+// Reorder + render of one length, separated from reading it. The matrix is read
 // once into memory (as the GUI's document has it after the read); then, alternately, rank
 // order and --order groups: values -> (gather) -> levels -> cells, and the decorated picture
 // the user exports (colormap, both hierarchy levels, colour bar, host-name axes).

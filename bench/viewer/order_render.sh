@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 14 figures, one command:  bench/viewer/order_render.sh BUILD_BIN_DIR [WORKDIR]
+# Rank-order and render figures, one command:  bench/viewer/order_render.sh BUILD_BIN_DIR [WORKDIR]
 #  1. in process (bench_viewer --issue14): a shuffled 2048-rank, 64-length file (2 GiB, written
 #     once) with its node and switch hierarchy; reading one matrix, then rank order and --order
 #     groups alternately, render and decorated picture timed apart from reading; the animated GIF

@@ -44,7 +44,7 @@ int run_guarded(const char* program, const std::function<int()>& body) {
     std::cerr << program << ": error: " << one_line(e.what()) << '\n';
     return kExitUsage;
   } catch (const std::bad_alloc&) {
-    // Running out of memory is the job not fitting the limit, not a bug (issue 23, item 6): one
+    // Running out of memory is the job not fitting the limit, not a bug: one
     // line naming the limit, exit 2. Programs check up front with require_memory; this is the net.
     const MemoryLimit limit = effective_memory_limit();
     std::cerr << program << ": error: out of memory under " << limit.source << '\n';

@@ -11,7 +11,7 @@
 // lanes) and the pairs within each host (every host at once: they load no cable), each phase
 // ended by a barrier. At most K pairs load the network at once and no unit is in two of them.
 //
-// Why lanes and not sub-rounds of K pairs (stop 39): a sub-round lasts as long as its slowest
+// Why lanes and not sub-rounds of K pairs: a sub-round lasts as long as its slowest
 // pair, and on a network with a slow host or a slow uplink nearly every sub-round holds one of
 // their pairs, so the schedule paid the slowest pair's time at every step. A lane carries
 // (U/G)^2 unit pairs, so a slow one adds its own share to its lane, not to every step; and a

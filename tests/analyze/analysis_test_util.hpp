@@ -1,5 +1,5 @@
 // Helpers shared by the analyze unit tests: partitions to compare groups regardless of order, and
-// the scan for negative fit values in the text and JSON a user sees (issue 13).
+// the scan for negative fit values in the text and JSON a user sees.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -92,7 +92,7 @@ inline void write_cube(const nt::analysis::Cube& c, const std::filesystem::path&
   nt::write_raw(path, d, /*overwrite=*/true);
 }
 
-// Issue 23: the report of a file loaded whole (load_delays, the cube in memory) and of the same
+// The report of a file loaded whole (load_delays, the cube in memory) and of the same
 // file read one length (or one block of rows) at a time (open_delays), with the default blocks and
 // with blocks of 4096 bytes (every pass cut into blocks of a row or a few, the medians over the
 // pairs in several passes), must be the same JSON.

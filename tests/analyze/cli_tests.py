@@ -223,7 +223,7 @@ elif TEST == "lone_node_and_groups":
     check(caveat in analyze("export", "ln_median.nc", "--format", "simgrid").stdout, "caveat in the SimGrid export")
     check(load("ln.json")["node_level_identified"], "nodes known")
     # One rank per node under 4 switches. With the hosts file the node level is the hosts (one rank
-    # each) and the first level above them the switches (issue 32); a note says the delays alone
+    # each) and the first level above them the switches; a note says the delays alone
     # group the ranks into unions of hosts.
     synth("o", "--nodes", "16", "--rpn", "1", "--nps", "4", "--shuffle", "--seed", "2")
     p = analyze("report", "o_median.nc", "--json", "o.json", "--force")

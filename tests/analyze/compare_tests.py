@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CLI tests of `network_analyze compare`, `report --check` and the HTML pages (issue 24), on real
+"""CLI tests of `network_analyze compare`, `report --check` and the HTML pages, on real
 NetCDF files of the synthetic-data helper (nt::synthesize: per-sample and per-cell noise of 1 %,
 shuffled placement, plus gross outliers in 0.2 % of the cells).
 
@@ -184,7 +184,7 @@ elif TEST == "report_check":
     check("3 findings" in p.stdout and "2 bad" in p.stdout, "--help documents the exit codes")
 
 elif TEST == "compare_noise":
-    # Issue 35: noise-free files (as a simulator's) have a robust sigma of 0, which hid a node
+    # Noise-free files (as a simulator's) have a robust sigma of 0, which hid a node
     # 3.75x slower ("Findings: none", exit 0) that report --check found. With 1 and 2 switches, and
     # at 0.05 % and 1 % noise: compare names the node, its ratio near the planted one, exit 3, and
     # agrees with report --check on the slow file. Held out: another node and factor (2.5x).
@@ -209,7 +209,7 @@ elif TEST == "compare_noise":
         check(j["findings"] == [], f"{name}: a file against itself: {j['findings']}")
 
 elif TEST == "html_key":
-    # Issue 35: one colour convention (darker is slower, as in the viewer and the guide), a key on
+    # One colour convention (darker is slower, as in the viewer and the guide), a key on
     # every matrix (the colour bar, its values, which way is slow) and tick labels naming the hosts,
     # so that a 16-rank page shows which row is node5. Rendered by headless Chromium: in the
     # screenshot the rows of node5 are darker than every other node's.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 35: incomplete runs, the monitoring line and the Prometheus textfile, on real files.
+"""Incomplete runs, the monitoring line and the Prometheus textfile, on real files.
 
 usage: health_tests.py TEST NETWORK_ANALYZE MAKE_SYNTH WORKDIR [NETWORK_TEST MPIEXEC]
 

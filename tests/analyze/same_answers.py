@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The analysis read one length (or one block of rows) at a time gives the answers it gave when it
-held the whole cube (issue 23).
+held the whole cube.
 
 usage: same_answers.py TEST NETWORK_ANALYZE MAKE_SYNTH WORKDIR [GEN [BASELINE_ANALYZE [MPIEXEC]]]
 

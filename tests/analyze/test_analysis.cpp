@@ -525,7 +525,7 @@ TEST(Hockney, ThresholdsIgnoreAnOutlierButSeeStepsUpAndDown) {
   auto blip = t;
   for (std::size_t k = 12; k < 14; ++k) blip[k] *= 1.5;
   EXPECT_TRUE(na::find_thresholds(len, blip).empty());
-  // Down as well (issue 47): SMPI charges its receive overhead o_r below the eager threshold only,
+  // Down as well: SMPI charges its receive overhead o_r below the eager threshold only,
   // so the curve drops by o_r there; one line over both sides gets the bandwidth wrong.
   auto down = t;
   for (std::size_t k = 12; k < down.size(); ++k) down[k] -= 0.8e-6;
@@ -568,7 +568,7 @@ TEST(Hockney, ThresholdsSeeAChangeOfSlopeButNotACurve) {
 }
 
 namespace {
-// The reference network of issue 47's held-out platform, as network_test measures it on SMPI:
+// The reference network of a held-out platform, as network_test measures it on SMPI:
 // 2 leaves x 2 hosts x `rpn` ranks; a message of m bytes takes o_s + L + (m + 16) G, plus o_r below
 // the eager threshold of 16 KiB (SMPI charges o_r there only). L 4 us within a leaf, 8 us across,
 // `intra` within a host; G 0.4 ns/B; o_s 0.5 us, o_r 1.5 us; a deterministic wobble of 0.2 %.
@@ -661,7 +661,7 @@ struct SimgridText {
 }  // namespace
 
 TEST(Hockney, AnOverheadChargedBelowTheThresholdOnlyStepsDownAndSplitsTheRanges) {
-  // Issue 47: one Hockney range over the step got G 5-6 % low; per range it is G.
+  // One Hockney range over the step got G 5-6 % low; per range it is G.
   const auto c = overhead_step_cube(2);
   const auto h = na::fit_classes_and_pairs(c, na::find_topology(c));
   ASSERT_EQ(h.classes.size(), 3u);
@@ -679,7 +679,7 @@ TEST(Hockney, AnOverheadChargedBelowTheThresholdOnlyStepsDownAndSplitsTheRanges)
 }
 
 TEST(Export, SimgridGivesBackEveryClassAcrossAnAdditiveStep) {
-  // Issue 47: one latency/bandwidth factor per length served every class, and o_r, an additive
+  // One latency/bandwidth factor per length served every class, and o_r, an additive
   // step, is a different ratio for each: 2.3 % off at the threshold. The additive part is now an
   // overhead (smpi/os, smpi/ois), the rest the factors: every cell within 1 % (the wobble of the
   // cells around their class is 0.2 %), with one rank per host (two classes) and two (three).
@@ -1085,7 +1085,7 @@ TEST(ModelReport, GapRangesAndTheOverheadBound) {
   EXPECT_NE(na::to_text(m).find("gap max("), std::string::npos);
 }
 
-// Issue 23: the exact median over millions of pair fits, found in passes with a bounded number of
+// The exact median over millions of pair fits, found in passes with a bounded number of
 // values held, equals finite_median of the whole multiset: ties, zeros of both signs, negatives,
 // NaN and infinities (skipped), odd and even counts, caps from 1 to above the count.
 TEST(StreamedMedian, EqualsFiniteMedianOfTheWholeMultiset) {

@@ -184,7 +184,7 @@ TEST(Compare, SlowNodeAndOneWayLinkNameOnlyTheirRanks) {
   }
 }
 
-// Issue 35: noise-free runs (a simulator's) have a robust sigma of 0; a slow node must still be
+// Noise-free runs (a simulator's) have a robust sigma of 0; a slow node must still be
 // found (the ratio alone decides there), with 1 and 2 switches, and at 0.05 % noise; an unchanged
 // noise-free pair gives nothing.
 TEST(Compare, NoiseFreeRunsStillShowASlowNode) {
@@ -282,7 +282,7 @@ TEST(Compare, OtherChangesAreFound) {
   }
 }
 
-// Issue 35: a topology change never hides a host's finding: a node on another switch and a slow
+// A topology change never hides a host's finding: a node on another switch and a slow
 // node in the same run are both reported. (Reports that group one network apart, no move:
 // tests/smpi, case compare, where a noise-free baseline's report misses the switch level.)
 TEST(Compare, MoveAndSlowNodeAreBothReported) {

@@ -1,4 +1,4 @@
-// Held-out cases for network_analyze (issue 13): ground truth from a generator written for these
+// Held-out cases for network_analyze: ground truth from a generator written for these
 // tests only, NOT nt::synthesize (the one analyze was tuned on). Its model differs on purpose:
 // three link classes with their own latency/bandwidth, a lognormal factor per cell (the "noise"),
 // rare gross outliers (x2..x6), shuffled rank placement, slow nodes as a factor on every link of
@@ -113,7 +113,7 @@ na::Report report(const na::Cube& c) {
   return na::make_report(c, o);
 }
 
-// Issue 13: no negative ts, tw or r2 anywhere in text or JSON. Every number a user sees from this
+// No negative ts, tw or r2 anywhere in text or JSON. Every number a user sees from this
 // data must be >= 0: the report (text and JSON; the adjusted Rand index is the one signed
 // quantity), the model (text and JSON) and the exports.
 void expect_honest_numbers(const na::Cube& c, const na::Report& r) {
@@ -279,8 +279,8 @@ TEST(HeldOut, NodeClearlyBelowTheThresholdIsNotReported) {
 }
 
 // Two slow nodes (3x and 2x) under 3 or 4 switches, in different switches or in the same one:
-// nodes, switches and the two slow_node anomalies exact (issue 13: each slow node became a switch
-// of its own). The link between the two slow nodes is slowed by the sender's factor only (3x one
+// nodes, switches and the two slow_node anomalies exact (no slow node a switch of its
+// own). The link between the two slow nodes is slowed by the sender's factor only (3x one
 // way, 2x the other): not a one-way link of its own.
 void expect_slow_nodes_under_switches(Plan p, const std::vector<int>& slow_nodes) {
   const std::string what = "seed " + std::to_string(p.seed) + ", " + std::to_string(p.nodes) + " nodes x " +
@@ -378,7 +378,7 @@ TEST(HeldOut, LoneNodeAtTheSwitchLevelCarriesTheCaveatEverywhere) {
   }
 }
 
-// Issue 13's "no negative ts, tw or r2 anywhere in text or JSON", on noisy cases of every shape:
+// "No negative ts, tw or r2 anywhere in text or JSON", on noisy cases of every shape:
 // 10-30 % noise per cell, 1 % gross outliers, a lone node, a slow node, one rank per node.
 TEST(HeldOut, NoNegativeNumberInAnyOutputOfNoisyCases) {
   for (std::uint64_t seed : {1, 2, 3, 4}) {
@@ -394,7 +394,7 @@ TEST(HeldOut, NoNegativeNumberInAnyOutputOfNoisyCases) {
   }
 }
 
-// Issue 13: every anomaly with its evidence: the ratio, the robust z-score and the lengths.
+// Every anomaly with its evidence: the ratio, the robust z-score and the lengths.
 TEST(HeldOut, EveryAnomalyCarriesItsEvidence) {
   Plan p = shape(8, 3, 1, 0.05, 4);
   p.slow_nodes = {{2, 3.0}};
@@ -416,7 +416,7 @@ TEST(HeldOut, EveryAnomalyCarriesItsEvidence) {
   EXPECT_EQ(kinds, (std::set<std::string>{"slow_node", "slow_rank", "slow_link", "asymmetric_pair"}));
 }
 
-// Issue 23: the same report whether the delays are held in memory or read from the file one length
+// The same report whether the delays are held in memory or read from the file one length
 // (or one block of senders) at a time: slow nodes under switches, a one-way link, a lone node, a
 // protocol step, bad cells (NaN), 10 % noise with outliers. ~5 s.
 TEST(HeldOut, StreamedReportEqualsTheReportOfTheCubeInMemory) {

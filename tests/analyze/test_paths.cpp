@@ -179,7 +179,7 @@ TEST(Paths, MatesOfASlowNodeStayInTheirLeaf) {
   }
 }
 
-// Issue 32: a node whose cable is slow (1/4 bandwidth, normal latency) but still faster than the
+// A node whose cable is slow (1/4 bandwidth, normal latency) but still faster than the
 // uplinks beyond its leaf (the bottleneck of its pairs there, as contention makes them under
 // --concurrent) is slow to its leaf mates only: one slow_node, not one slow_link per mate. One
 // rank per host, the hosts known (so the first level above the hosts is the leaves).
@@ -205,7 +205,7 @@ TEST(Paths, NodeSlowOnlyWithinItsLeafIsOneSlowNode) {
   }
 }
 
-// Issue 32: the report says the smallest slowdown each kind of finding could have shown: the
+// The report says the smallest slowdown each kind of finding could have shown: the
 // floors (min_ratio 1.5, group_min_ratio 1.1) on a simulator's noise-free data, more for a single
 // pair when every cell carries 15 % noise (5 robust sigmas of the residuals), while the rank
 // effects, medians over many cells, keep their floor.
@@ -270,10 +270,10 @@ void write_loaded_run(const Made& m, const std::vector<float>& loaded, const std
   w.close();
 }
 
-// Issue 32: under --concurrent a one-way pair stands only when its isolated re-test confirms it. A
+// Under --concurrent a one-way pair stands only when its isolated re-test confirms it. A
 // real one (rank a -> b 3x slower, loaded and alone) is kept and says so; one that only its round's
 // contention made (c -> d 3x under load, normal alone) is no finding at all: the analysis reads the
-// isolated value where the run made one (issue 33 item 3). Without the re-test neither stands: both
+// isolated value where the run made one. Without the re-test neither stands: both
 // are the contention finding.
 TEST(Paths, UnderLoadAOneWayPairStandsOnlyWhenItsRetestConfirmsIt) {
   const Made m = one_rank_per_node_16();
@@ -347,8 +347,8 @@ TEST(Paths, UnderSwitchLanesAPairFindingStandsWhereTheDelaysShowNoLoad) {
   std::filesystem::remove_all(dir);
 }
 
-// Issue 33: the analysis reads the isolated values where the run re-tested; a pair that only the
-// load slowed (c -> d, re-tested normal) is then no finding. Issue 32: the cells not re-tested whose
+// The analysis reads the isolated values where the run re-tested; a pair that only the
+// load slowed (c -> d, re-tested normal) is then no finding. The cells not re-tested whose
 // samples disagree (their deviation beside the file) carried the load and are read as unknown, not
 // as delays; the notes say which values were read and warn when such cells are 5 % or more.
 TEST(Paths, UnderLoadTheIsolatedValuesAreReadAndCellsWhoseSamplesDisagreeAreUnknown) {
@@ -390,7 +390,7 @@ TEST(Paths, UnderLoadTheIsolatedValuesAreReadAndCellsWhoseSamplesDisagreeAreUnkn
   std::filesystem::remove_all(dir);
 }
 
-// Issue 32 item 4: under load (8 pairs at once on an 8:1 tree, one rank per host) the cells not
+// Under load (8 pairs at once on an 8:1 tree, one rank per host) the cells not
 // re-tested are up to --retest-ratio above their own delay (SimGrid: 0-20 %), while the leaves are
 // 3.7 % apart. Read as delays they blur the leaves; read as unknown where their samples disagree,
 // the re-tested and steady cells give every leaf and the slow uplink as one finding. Control: the
@@ -443,7 +443,7 @@ TEST(Paths, UnderLoadCellsWhoseSamplesDisagreeDoNotBlurTheLeaves) {
   std::filesystem::remove_all(dir);
 }
 
-// Issue 32, the noisy corpus: where the distances above the routers form no tree, a router farther
+// On the noisy corpus (scripts/corpus --set noisy): where the distances above the routers form no tree, a router farther
 // from the rest by a hop (its hosts' delays a microsecond longer both ways, 1.33x at 0 B, 1.02x at
 // 64 KiB) differs by where it sits, not by a fault: no slow_switch. Control: the same router's links
 // at half the bandwidth (slow at the longest lengths) is one slow_switch on its hosts.
@@ -468,7 +468,7 @@ TEST(Paths, ARouterFartherFromTheRestIsNoSlowSwitchWhereTheDistancesFormNoTree) 
   }
 }
 
-// Issue 32, the noisy corpus: a stall of one cable one way while a router's two hosts measured
+// On the noisy corpus (scripts/corpus --set noisy): a stall of one cable one way while a router's two hosts measured
 // each other (one cell 4.7x at 1 KiB; lengths 1 KiB and 64 KiB as there) does not split them nor
 // move them to another router. One rank per host, so the router of two hosts has this one pair
 // inside, and the stall keeps them from being each other's candidates: each is then alone, and by
@@ -498,7 +498,7 @@ TEST(Paths, OneStalledCellBetweenARoutersTwoHostsDoesNotMoveThem) {
     }
 }
 
-// Issue 32 item 3: where the distances above the routers form no tree there is no level there. A
+// Where the distances above the routers form no tree there is no level there. A
 // dragonfly-like network (4 groups of 8 routers all-to-all, 2 hosts per router, one global link
 // between each two groups on router b of group a and router a of group b, minimal routes): a
 // router that holds a global link reaches the router at its other end in as many links as its
@@ -532,7 +532,7 @@ TEST(Paths, NoLevelAboveTheRoutersWhereTheDistancesFormNoTree) {
   }
 }
 
-// Issue 32: a slow global link of a dragonfly slows every pair between the hosts of its two groups
+// A slow global link of a dragonfly slows every pair between the hosts of its two groups
 // and no other. One slow_link finding on exactly those hosts (not one per host pair, capped at 50,
 // nor a level of its own); with 2 % noise the same; none on the healthy dragonfly, nor on a tree
 // whose groups are farther apart than the routers of one group.
@@ -574,7 +574,7 @@ TEST(Paths, ASlowGlobalLinkIsOneFindingOnTheHostsOfItsTwoGroups) {
   EXPECT_TRUE(report(routed_cube(tree)).anomalies.empty());
 }
 
-// Issue 32: a slow link of a torus carries the routes of its two ends toward each other's side
+// A slow link of a torus carries the routes of its two ends toward each other's side
 // and a few routes of third parties through them. One slow_link finding on the two ends' ranks
 // (they were two slow nodes and asymmetric pairs of the third parties); none on the healthy torus.
 TEST(Paths, ASlowTorusLinkIsOneFindingOnItsTwoEnds) {
@@ -654,7 +654,7 @@ Made make_at_1k_and_64k(double noise) {
 }
 }  // namespace
 
-// The noisy corpus without a min file (stop 42): a stall during a pair's back-to-back samples at
+// The noisy corpus without a min file: a stall during a pair's back-to-back samples at
 // 1 KiB made it 6x slower one way there and 1.00x at 64 KiB; a one-way fault slows the longer
 // lengths too (a latency as much, a bandwidth more). The transient is no finding; a one-way fault
 // of bandwidth (slow at both lengths) and one of latency alone (1.8x at 1 KiB, its 4 us
@@ -686,7 +686,7 @@ TEST(Paths, AOneWayPairThatALongerLengthContradictsIsATransient) {
   }
 }
 
-// The noisy corpus (stop 42, nft2-2rph-cable-uplink seed 1): stalls of one third party's cable
+// The noisy corpus (scripts/corpus, nft2-2rph-cable-uplink seed 1): stalls of one third party's cable
 // each way, while one rank of a host sent to it and while it sent to the host's other rank, made
 // the two ranks' profiles differ at that third party in both directions, by opposite signs; that
 // third party counted twice and split the host into two nodes, each a lone node reported slow. A
@@ -708,7 +708,7 @@ TEST(Paths, StallsEachWayAtOneThirdPartyDoNotSplitAHost) {
   }
 }
 
-// Issue 23: on the noise-free tree (slow node, slow uplink: the slow_switch finding) the report read
+// On the noise-free tree (slow node, slow uplink: the slow_switch finding) the report read
 // one length at a time equals the report of the cube in memory.
 TEST(Paths, StreamedReportEqualsTheReportOfTheCubeInMemory) {
   const auto dir = std::filesystem::temp_directory_path() / ("nt_paths_stream_" + std::to_string(::getpid()));
@@ -724,7 +724,7 @@ TEST(Paths, StreamedReportEqualsTheReportOfTheCubeInMemory) {
   std::filesystem::remove_all(dir);
 }
 
-// Ranks that outnumbered their cores (the file's oversubscribed attribute, issue 32's rule "ranks
+// Ranks that outnumbered their cores (the file's oversubscribed attribute, the rule "ranks
 // outnumber cores"; e2e_slow_host's emulated hosts share two cores): a one-way pair within a node
 // is the CPU scheduler's, not the network's, and becomes a note; one between nodes stays. Without
 // the attribute, or with 0 ranks oversubscribed, both are findings.
@@ -802,7 +802,7 @@ na::Cube at_lengths(const na::Cube& full, std::initializer_list<std::size_t> kee
 
 }  // namespace
 
-// Issue 46, the random corpus: on a torus the hosts near a slow link are no switch. Tori of random
+// On the random corpus (scripts/corpus --set random): on a torus the hosts near a slow link are no switch. Tori of random
 // sizes, a random link slow one way or both, at two lengths (1 KiB and 64 KiB, where the hops show
 // most): no level above the nodes whose groups hold several hosts (main at 0d4f6fc made a "switch"
 // of the hosts cut off behind the link, or of a few rows: 26 of 50 random tori), and a note that
@@ -830,7 +830,7 @@ TEST(Paths, NoSwitchLevelOnRandomToriWithASlowLink) {
   EXPECT_LE(lone_levels, 6) << "lone-node levels on most tori";
 }
 
-// Issue 46, the random corpus: a three-level fat tree (hosts under leaves of 3, leaves under pods
+// On the random corpus (scripts/corpus --set random): a three-level fat tree (hosts under leaves of 3, leaves under pods
 // of 4 leaves, 4 pods; 2, 4 and 6 links of 1 us at 1.25 GB/s) measured at 64 KiB and 1 MiB only,
 // one rank per host, no fault: leaves and pods. The leaves are 3.7 % apart at 64 KiB and 0.24 % at
 // 1 MiB; one band of both lengths (main at 0d4f6fc) averaged them to 1.9 %, under the 2 % floor,
@@ -853,7 +853,7 @@ TEST(Paths, ThreeLevelTreeAtTwoLongLengthsHasItsLeaves) {
   EXPECT_EQ(partition(t.levels[2].group_of), partition(pod));
 }
 
-// Issue 46: never silent. On a torus the levels do not describe the distances, so the check names
+// Never silent. On a torus the levels do not describe the distances, so the check names
 // no slow region there; the cells it leaves slow are then said in a WARNING note (and the JSON's
 // explanation.warning), with a torus's slow link as with its hops. A healthy tree, whose levels
 // predict every cell, has none.

@@ -1,4 +1,4 @@
-// Stop 40: faults that slow some routes of their nodes, not all. One direction of a torus link (a
+// Faults that slow some routes of their nodes, not all. One direction of a torus link (a
 // complete block of one-way pairs: one asymmetric_pair finding) and one uplink of a pod switch of a
 // 3-level fat tree, which d-mod-k routing gives the routes to a few positions of each leaf (one
 // slow_link on the nodes it serves). Delays follow the routes as a network (and SimGrid) makes
@@ -79,8 +79,7 @@ na::Cube fat_tree_cube(const FatTree& t, std::set<std::pair<int, int>>* slowed) 
 }  // namespace
 
 // One direction of a torus link slows the routes from its sending end and the nodes behind it to
-// the far side: one one-way pair per pair of node groups before stop 40, now one asymmetric_pair
-// whose pairs are exactly those routes, named by the nodes the routes converge on; with 2 % noise
+// the far side: one asymmetric_pair (not one one-way pair per pair of node groups) whose pairs are exactly those routes, named by the nodes the routes converge on; with 2 % noise
 // the same. Links of both dimensions, either way round.
 TEST(Routes, OneDirectionOfATorusLinkIsOneFinding) {
   for (const double noise : {0.0, 0.02})
@@ -133,8 +132,8 @@ TEST(Routes, OneWayPairsAreOneFindingPerBottleneck) {
 }
 
 // One uplink of a pod switch carries the routes into the pod toward the hosts at one position of
-// each leaf, and the pod's routes to that position elsewhere: two slow nodes and one-way pairs
-// before stop 40, now one slow_link on those hosts with the pod's routes through it folded in;
+// each leaf, and the pod's routes to that position elsewhere: one slow_link on those hosts with the
+// pod's routes through it folded in (not two slow nodes and one-way pairs);
 // with 2 % noise the same. A host's slow cable (slow to its pod mates too) stays a slow_node.
 TEST(Routes, APartialUplinkIsOneFindingOnTheHostsItServes) {
   for (const double noise : {0.0, 0.02})
@@ -161,7 +160,7 @@ TEST(Routes, APartialUplinkIsOneFindingOnTheHostsItServes) {
   }
 }
 
-// Issue 32, stop 41: one direction of a dragonfly's global link slows every pair from the hosts of
+// One direction of a dragonfly's global link slows every pair from the hosts of
 // one group to those of the other, none back: a block too large for the one-way pairs (capped at
 // 50, the block's pairs are 256), read from the delays each node sends and receives. One
 // asymmetric_pair on the hosts of both groups, its pairs exactly the slowed ones, the direction

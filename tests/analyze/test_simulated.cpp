@@ -2,7 +2,7 @@
 // every delay is exactly latency sum + length / bottleneck bandwidth of the links on its route
 // (node cable, leaf uplink, spine), the same for every sample. Real runs have noise that hides
 // ties; here a tie (a spread of 0) or a fault that moves a whole switch must still give exactly the
-// nodes, the switches and the faults (issue 22). The model is written here, not taken from the
+// nodes, the switches and the faults. The model is written here, not taken from the
 // analysis or from scripts/simulate.
 #include <gtest/gtest.h>
 
@@ -142,7 +142,7 @@ TEST(Simulated, HealthyTreeIsExactlyItsNodesAndLeaves) {
 }
 
 TEST(Simulated, SlowNodeOfATwoLeafTreeStaysInItsLeaf) {
-  // issue 22: the slow node was put in a switch of its own and a third level was invented
+  // The slow node stays in its leaf: no switch of its own, no invented third level
   Tree t;
   t.leaves = 2;
   t.slow_node = 5;

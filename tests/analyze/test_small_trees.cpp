@@ -179,11 +179,11 @@ TEST(SmallTrees, TheLargerTreeStaysExact) {
   expect_exactly_the_faults(t);
 }
 
-// Two hosts per leaf (issue 32, the simulated tree of tests/smpi/smpi_test.sh's sequential run):
-// the slow host is half of its leaf, so the median of its leaf's ranks sat halfway between its
-// effect and its mate's; with four leaves that spread the leaves' effects so far that a leaf behind
-// an uplink at 1/8 passed no threshold, its two hosts came out as two slow nodes, and the slow host
-// as a slow link to its mate. The lengths of that run: 0, 64 KiB and 1 MiB.
+// Two hosts per leaf (the simulated tree of tests/smpi/smpi_test.sh's sequential run): the slow
+// host is half of its leaf, so the median of its leaf's ranks sits halfway between its effect and
+// its mate's; with four leaves that spreads the leaves' effects so far that a leaf behind an uplink
+// at 1/8 would pass no threshold, its two hosts come out as two slow nodes, and the slow host as a
+// slow link to its mate. The lengths of that run: 0, 64 KiB and 1 MiB.
 TEST(SmallTrees, TwoHostsPerLeaf) {
   for (const int rph : {1, 2, 4})
     for (const int host_leaf : {-1, 0, 1, 3})
@@ -202,8 +202,8 @@ TEST(SmallTrees, TwoHostsPerLeaf) {
 // Runs of one simulation differ by a nanosecond here and there (a few cells: the noise the clustering
 // measures stays nil): the healthy mate of a slow host,
 // alone in its leaf of two hosts, is as near to the nodes of two other leaves, and a nanosecond
-// joined it to one of them when it came before the slow host (topology_clustering.cpp
-// attach_odd_items; issue 32, a simulated run with 4 ranks per host, shuffled).
+// must not join it to one of them when it comes before the slow host (topology_clustering.cpp
+// attach_odd_items; seen on a simulated run with 4 ranks per host, shuffled).
 TEST(SmallTrees, TwoHostsPerLeafWithNanosecondJitter) {
   for (unsigned seed = 1; seed <= 12; ++seed)
     for (const int rph : {2, 4})

@@ -2,7 +2,7 @@
 //   cluster_make_input synth PREFIX   synthetic run (24 ranks, 3 nodes, 12 lengths): PREFIX_<stat>.nc + hosts
 //   cluster_make_input nan FILE       raw file with a NaN value
 //   cluster_make_input one FILE       raw file with one message length
-//   cluster_make_input accept PREFIX  the acceptance scenario of issue 5: 64 ranks in 8 nodes, 32
+//   cluster_make_input accept PREFIX  the acceptance scenario: 64 ranks in 8 nodes, 32
 //                                     lengths, 1% noise, protocol step, slow node (all statistics)
 #include <cmath>
 #include <cstdio>

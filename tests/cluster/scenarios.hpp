@@ -6,7 +6,7 @@
 
 namespace nt::cluster::test {
 
-// The acceptance scenario of issue 5: 64 ranks in 8 nodes, 32 lengths 0..63488 bytes, 1 % noise
+// The acceptance scenario of network_cluster: 64 ranks in 8 nodes, 32 lengths 0..63488 bytes, 1 % noise
 // per sample, a protocol step at 32 KiB and a slow node.
 inline SynthParams acceptance_scenario() {
   SynthParams p;

@@ -310,7 +310,7 @@ TEST(Property, ZeroThresholdIsLossless) {
   for (std::size_t k = 0; k < in->count(); ++k) EXPECT_EQ(ds->matrix(k), in->matrix(k));
 }
 
-// The acceptance scenario of issue 5.
+// The acceptance scenario (scenarios.hpp).
 TEST(Acceptance, SyntheticClusterAtFivePercent) {
   const fs::path dir = temp_dir("accept");
   const SynthResult syn = synthesize(cluster::test::acceptance_scenario());
@@ -736,7 +736,7 @@ TEST(Commands, CompressAndDecompressCommands) {
   EXPECT_TRUE(fs::exists(dir / "c.nc"));
 }
 
-// ---- small inputs: the file is no larger than its input (issue 25) ---------------------------
+// ---- small inputs: the file is no larger than its input ---------------------------
 
 // Two real runs of scripts/demo.sh's measurement (4 local ranks, one_to_one, 0..64 KiB step 8 KiB,
 // 50 repeats; checked in: data/demo4_run*_median.nc), compressed as the demo does (5 %, relative):

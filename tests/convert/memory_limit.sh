@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 23 item 6: a memory limit the job does not fit is one line on stderr and exit 2 (never
+# A memory limit the job does not fit is one line on stderr and exit 2 (never
 # exit 1, never a kill), for network_convert's commands and network_cluster compress, under
 # NT_MEMORY_LIMIT and under an address-space limit (ulimit -v). Runs in about 10 s.
 set -u

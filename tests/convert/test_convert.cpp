@@ -282,7 +282,7 @@ TEST_F(ConvertTest, Netcdf4CompressesRedundantData) {
   sp.nodes = 8;
   sp.ranks_per_node = 8;
   sp.noise = 0;
-  sp.cell_noise = 0;  // this test needs noise-free data (synth is noisy per cell by default since issue 12)
+  sp.cell_noise = 0;  // this test needs noise-free data (synth is noisy per cell by default)
   sp.lengths = {0, 1024, 4096, 16384};
   auto r = synthesize(sp);
   write_synth(p("s").string(), r, false);
@@ -702,7 +702,7 @@ TEST_F(ConvertTest, SynthModeOptionTakesNamesAndAliases) {
   EXPECT_FALSE(fs::exists(p("x_median.nc")));
 }
 
-// ---- streaming (issue 23 item 1) ------------------------------------------------------------
+// ---- streaming ------------------------------------------------------------
 
 namespace {
 

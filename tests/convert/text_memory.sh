@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 23: text files are read length by length. 600 ranks x 8 lengths: one matrix is 2.9 MB, the
+# Text files are read length by length. 600 ranks x 8 lengths: one matrix is 2.9 MB, the
 # whole cube 23 MB. from-text and info of that file run under an address-space limit (ulimit -v)
 # of what the same commands need for a 4-rank file plus 12 MB (a few matrices, not the cube; the
 # reader that held every matrix needs 23 MB more than the 4-rank file) and write the same file as

@@ -1,4 +1,4 @@
-// require_memory: the one up-front check that a job fits the memory it may use (issue 23, item 6).
+// require_memory: the one up-front check that a job fits the memory it may use.
 #include <cstdlib>
 #include <string>
 

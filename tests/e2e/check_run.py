@@ -27,7 +27,7 @@ from netCDF4 import Dataset
 RANK_KINDS = {"slow_rank", "slow_node", "high_variance"}
 # Findings about the spread of a rank's samples, not its delays: on the emulated cluster of a
 # shared 2-core machine (six ranks, links shaped by tc) the scheduler's noise is real, and a healthy
-# rank's samples may spread 3-4x more than the others' (two clean-clone CI runs of stop 42, each
+# rank's samples may spread 3-4x more than the others' (seen in two clean-clone CI runs, each
 # once, a different rank). Such a finding on a healthy rank is printed, not counted as invented;
 # every delay finding (slow rank, node, link, pair) must still be the slow host's. (One-way pairs
 # within a host are the scheduler's on such a run: the report leaves them to a note, since the files

@@ -4,7 +4,7 @@
   inputs.py BIN_DIR WORK_DIR crafted        the reproducers of the hardening issue, each with the
                                             verdict it must get
   inputs.py BIN_DIR WORK_DIR declared       a small clustered file declaring 20,000 ranks, under
-                                            ulimit -v 600 MB (issue 35)
+                                            ulimit -v 600 MB
   inputs.py BIN_DIR WORK_DIR sweep N SEED   N mutated files (bit flips, byte runs, truncations,
                                             text edits) from valid files of every format
 
@@ -267,7 +267,7 @@ def mutate(data, rng, is_text):
 
 
 def declared(cwd):
-    """Issue 35: a 5 MB clustered file declaring 20,000 ranks (its info never written, 600,000 data
+    """A 5 MB clustered file declaring 20,000 ranks (its info never written, 600,000 data
     values) made info, to-csv, to-text, decompress use 3.1 GB before refusing it, and network_cluster
     info 1.6 GB and exit 0. Each reader must refuse it (exit 2, one line) under `ulimit -v` 600 MB
     and stay far below it without."""

@@ -67,7 +67,7 @@ TEST(Sweep, BadInputIsAUsageError) {
   EXPECT_THROW(make_sweep(g), UsageError);
 }
 
-// Issue 35: -b 0 -e 1048576 without --geometric planned 10,486 lengths silently; above
+// -b 0 -e 1048576 without --geometric would plan 10,486 lengths silently; above
 // kSaneSweepLengths a linear sweep needs --many-lengths, and the message names the ways out.
 TEST(Sweep, TooManyLinearLengthsNeedForcing) {
   Settings s;
@@ -707,7 +707,7 @@ TEST(Precision, MedianConfidenceInterval) {
 
 // --precision's next batch: done at the target or at -n; sized from the interval otherwise, but
 // never more than the samples taken, so one outlier among the first ten (worst ~5) asks for ten
-// more, not for the rest of -n (issue 25); at least a quarter; a non-finite interval doubles.
+// more, not for the rest of -n; at least a quarter; a non-finite interval doubles.
 TEST(Precision, NextBatchAtMostDoubles) {
   using nt::measure::next_batch;
   EXPECT_EQ(next_batch(10, 1.0, 200), 0);

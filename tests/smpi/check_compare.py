@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks `network_analyze compare` of a simulated run with a slow node against its baseline (issue 35).
+"""Checks `network_analyze compare` of a simulated run with a slow node against its baseline.
 
   check_compare.py TRUTH.json COMPARE.json RC REPORT.json
 

@@ -38,7 +38,7 @@
 #              of 3 leaf pairs), a NIC slow one way only, and one whose latency is 4x one way only; held
 #              out (drawn after the fix): a slow uplink and a one-way NIC at once on 4 leaves x 3 nodes,
 #              SMPI's factors, other lengths
-#   compare    issue 35: a run with a slow node (cable at 1/4 bandwidth) against one without, both
+#   compare    a run with a slow node (cable at 1/4 bandwidth) against one without, both
 #              noise-free: compare names the node (exit 3), its ratio within 10 % of report's; on
 #              1 leaf x 8 nodes and 2 leaves x 4 nodes (where the baselines' topologies may differ)
 #   compare_heldout  the same on cases the fix was not tried on: another node at 1/2 bandwidth and
@@ -59,7 +59,7 @@ job() { sed -n 's/.*done in \([0-9.]*\) s.*/\1/p' "$1" | head -1; }
 
 case "$case_name" in
 clocks)
-  # Issue 48 item 1: the clock offset of a host pair is estimated once, before the sweep, for all
+  # The clock offset of a host pair is estimated once, before the sweep, for all
   # its rank pairs and lengths; each task across hosts checks it with a ping-pong against that
   # estimate's round trip, pairs on one host send none. 8 hosts x 2 ranks, 2 lengths: 28 host
   # pairs; 16 x 14 ordered rank pairs across hosts per length (sequential), or 8 x 7 host pairs
@@ -81,7 +81,7 @@ clocks)
   echo "ok: one offset per host pair, checked by every task across hosts"
   ;;
 timelimit)
-  # --time-limit calibrates K (issue 33 item 4): the most pairs at once that the network carries.
+  # --time-limit calibrates K: the most pairs at once that the network carries.
   # 32 hosts x 1 rank, a limit that no sequential plan (10 samples at least) fits: on a
   # full-bisection tree K = 8 (the largest offered below P / 2) carries its pairs at a pair's own
   # time; with one uplink per leaf of 4 hosts (4:1) K = 8 shares it.
@@ -166,7 +166,7 @@ concurrent)
   # barrier on each node's communicator (an MPI_Ibarrier there deadlocked SMPI 3.32, and smpirun
   # still exited 0: scripts/simulate now fails on SimGrid's "Deadlock detected"). Every length
   # written.
-  # Fixed rounds (the circle method, as before issue 33); the random rounds' loaded values split
+  # Fixed rounds (the circle method, the concurrent schedule of earlier versions); the random rounds' loaded values split
   # the slow node here (its four ranks share its cable in every round, whatever the pairing), and
   # their re-test is checked below.
   sim --leaves 1 --nodes-per-leaf 4 --ranks-per-node 4 --slow-node 1:0.25:4 --shuffle 3 --out c -- \
@@ -205,8 +205,8 @@ EOF
   "$py" "$here/check_truth.py" ct/truth.json rt.json || { cat rt.txt; fail "the re-tested run is not exact"; }
   # --concurrent=K on hosts of 4 ranks: the rounds pair hosts (one pair per host at once), so the
   # pairs of a sub-round never share a host's cable. Without any re-test every cell is within 2 %
-  # of the sequential schedule's (the rank-level rounds of stop 39 put two pairs on one cable:
-  # 2x at 1 MiB) and the report is exact.
+  # of the sequential schedule's (rounds of rank pairs would put two pairs on one cable: 2x at
+  # 1 MiB) and the report is exact.
   for s in seq:"" k2:"--concurrent=2"; do
     sim --leaves 1 --nodes-per-leaf 4 --ranks-per-node 4 --slow-node 1:0.25:4 --shuffle 3 --out "${s%%:*}" -- \
         -t one_to_one ${s#*:} --seed 3 --lengths 0,1024,65536,1048576 -n 3 --warmup 1 \
@@ -245,7 +245,7 @@ EOF
     || { grep -i "re-tested" sim.log; fail "--retest-hosts did not re-test the 8 x 7 host pairs at each length"; }
   # The report says the cells between hosts are host pairs'. The sequential run, --host-pairs and
   # the re-tested cells of --concurrent=4 are read exactly: the slow host one slow_node, leaf 3's
-  # uplink one slow_switch, nothing else (issue 32: with two hosts per leaf the slow host was half
+  # uplink one slow_switch, nothing else (with two hosts per leaf the slow host was half
   # of its leaf, and the reports read a slow_link to its mate and two slow nodes for the uplink).
   # Not the loaded cells of --concurrent=4 alone (129 % off, above). Runs of one simulation differ
   # by 1 ns in a few cells; the analysis takes such differences as ties (analyze.md).

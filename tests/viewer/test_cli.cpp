@@ -137,7 +137,7 @@ class TestCli : public QObject {
   }
 
   // Groups are outlined on a decorated picture; raw pixels stay the data, every pixel as without
-  // --groups (issue 25: the outlines used to be drawn over the cells).
+  // --groups (no outline over the cells).
   void groupsOverlayInPng() {
     std::ofstream(dir_ / "g.json") << R"({"groups": [[0,1],[2,3],[4,5],[6,7]]})";
     // Decorated with grey cells: the coloured outlines are the only colour (--raw-pixels draws
@@ -516,8 +516,8 @@ class TestCli : public QObject {
     QVERIFY(p.readAllStandardError().contains("--render"));
   }
 
-  // Issue 35: QT_QPA_PLATFORM=offscreen without --render opened a window no one can see and
-  // waited for ever; now one line and exit 2, within seconds.
+  // QT_QPA_PLATFORM=offscreen without --render would open a window no one can see and
+  // wait for ever: one line and exit 2, within seconds.
   void guiOffscreenIsAnError() {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -539,7 +539,7 @@ class TestCli : public QObject {
     p.start(QStringLiteral(NT_VIEWER_EXE), {QStringLiteral("--version")});
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 0);
-    // The one form of every program (issue 35): "<program> <version>".
+    // The one form of every program: "<program> <version>".
     QCOMPARE(p.readAllStandardOutput().trimmed(), QByteArray("network_viewer " NT_VERSION));
   }
 };

@@ -1,4 +1,4 @@
-// network_analyze compare and the viewer's compare pair the same ranks (issue 34: one rule,
+// network_analyze compare and the viewer's compare pair the same ranks (one rule,
 // nt::match_hosts). On the same two files, for each of several placements, compare's common hosts
 // with their ranks in each run give the expected pairs (the k-th rank of a host in one run with
 // the k-th rank of that host in the other); the viewer's difference view must show, at every cell

@@ -1,4 +1,4 @@
-// The viewer's data layer on its own (issue 34): this program links nt_viewer_data and no Qt GUI
+// The viewer's data layer on its own: this program links nt_viewer_data and no Qt GUI
 // module, creates no QGuiApplication (nor any application object), opens real NetCDF result
 // files and computes views. Each check compares what the view holds (grey pixels, values,
 // levels, curves) with the values written to the file.

@@ -301,7 +301,7 @@ class TestGui : public QObject {
     QCOMPARE(w.infoModel()->value(QStringLiteral("message lengths")), QStringLiteral("4"));
   }
 
-  // The selectors added for issue 14, driven through their widgets (keyboard and clicks).
+  // The selectors of the rank order and view, driven through their widgets (keyboard and clicks).
   void colormapSelectorRecolours() {
     MainWindow w;
     QSignalSpy rendered(&w, &MainWindow::viewRendered);

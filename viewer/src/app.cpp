@@ -113,7 +113,7 @@ ComposeOptions compose_options(const RenderOptions& o, const Document& doc,
   c.raw = o.raw_pixels;
   c.colormap = o.colormap;
   // Raw pixels are the data and nothing else: groups order the ranks there (--order groups) but
-  // draw no outline over the cells (issue 25).
+  // draw no outline over the cells.
   if (o.raw_pixels) return c;
   if (!doc.groups().empty()) c.groups = &doc.groups();
   for (const auto& [name, g] : doc.hierarchy()) hierarchy.emplace_back(QString::fromStdString(name), g);
@@ -202,7 +202,7 @@ int run_gui(int argc, char** argv, const std::vector<std::string>& files, const 
     throw nt::UsageError("no display (DISPLAY is not set): use --render OUT.png for pictures without a window, "
                          "or QT_QPA_PLATFORM=offscreen");
   // An offscreen platform opens the window where no one can see or close it: the viewer would wait
-  // for ever (issue 35). Only --screenshot, which quits by itself, runs a window there.
+  // for ever. Only --screenshot, which quits by itself, runs a window there.
   const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
   if ((platform.startsWith("offscreen") || platform.startsWith("minimal")) && screenshot.empty())
     throw nt::UsageError("QT_QPA_PLATFORM=" + platform.toStdString() +

@@ -508,7 +508,7 @@ void MainWindow::onChanged(const DocumentInfo& info) {
 }
 
 void MainWindow::onRendered(const ViewResult& r) {
-  // A successful view supersedes an earlier failure: the error bar must not stay on (issue 14).
+  // A successful view supersedes an earlier failure: the error bar must not stay on.
   errorLabel_->hide();
   lastError_.clear();
   view_->setResult(r, true);

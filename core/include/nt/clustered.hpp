@@ -19,8 +19,8 @@ std::unique_ptr<Dataset> open_clustered(const std::filesystem::path& path);
 // at a time: f(first_row, rows, offsets) with rows x P offsets, each block checked to point into
 // the data before f sees it (nt::FileError otherwise). What needs a whole region (network_cluster
 // info and groups) reads it through this, as the reader does before it allocates a P x P matrix:
-// a small corrupt file declaring 20,000 ranks is refused after one block, not after gigabytes
-// (issue 35). Throws nt::Error when `clustered` is not a clustered dataset.
+// a small corrupt file declaring 20,000 ranks is refused after one block, not after gigabytes.
+// Throws nt::Error when `clustered` is not a clustered dataset.
 using InfoBlockFn = std::function<void(std::size_t row0, std::size_t rows, const int* offsets)>;
 void for_each_info_block(const Dataset& clustered, std::size_t region, const InfoBlockFn& f);
 

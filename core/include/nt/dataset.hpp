@@ -104,7 +104,7 @@ SweepCompleteness sweep_completeness(const Dataset& d);
 // Input limits, one place. The memory a reader may commit to (default: half of the machine's
 // memory; NT_MEMORY_LIMIT=bytes, with an optional K/M/G suffix, changes it).
 std::uint64_t memory_limit();
-// The memory a job may use, the one place that finds it (issue 23, item 6): the smallest of
+// The memory a job may use, the one place that finds it: the smallest of
 // NT_MEMORY_LIMIT, the address-space limit (RLIMIT_AS, `ulimit -v`) less what this process has
 // already mapped, the memory.max (cgroup v2) or memory.limit_in_bytes (v1) of this process's
 // cgroup, and the machine's physical memory. `source` names the one in force, for messages.

@@ -1,4 +1,4 @@
-// Seeded noise on the links of a SimGrid platform (issue 32: the corpus's noisy scenarios), included
+// Seeded noise on the links of a SimGrid platform (the corpus's noisy scenarios), included
 // by nt_platform.cpp. The spec's "noise" object:
 //
 //   {"seed": 1, "bw": 0.1, "lat": 0.1, "period": 5e-5, "spike_prob": 0.002, "spike": 0.05}

@@ -76,7 +76,7 @@ struct RankEffects {
 };
 
 // The smallest slowdown each kind of finding could have shown at these lengths and this noise
-// (issue 32: "no anomaly" must mean something): per kind, the threshold its detector applied
+// (so that "no anomaly" means something): per kind, the threshold its detector applied
 // (min_ratio, or mad_factor robust sigmas of its peers when larger), as a ratio, at the length
 // where a slowdown passes most easily among those it must show at (min_length_fraction). NaN
 // where the kind was not judged (fewer than 3 ranks; a level of fewer than 3 groups).

@@ -1,4 +1,4 @@
-// The health of a run as a monitoring system reads it (issue 35): whether the run is complete
+// The health of a run as a monitoring system reads it: whether the run is complete
 // (nt::sweep_completeness, the rule network_convert info and the viewer show), too few common
 // lengths in a comparison, the one-line summary of `report --check` and the Prometheus textfile
 // (node_exporter's textfile collector format) of `report --prometheus`.

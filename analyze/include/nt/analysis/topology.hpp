@@ -26,8 +26,8 @@ struct TopologyOptions {
   double min_ratio = 1.2;      // offset of an odd item (a slow node), margin of a move to a nearer group
   // Smallest delay ratio that separates two groups above the nodes (the ranks keep min_ratio), or
   // noise_factor robust noise sigmas when larger: on clean data the noise term is 0, and a 2-hop
-  // path beside a 4-hop one differs by a few per cent at long lengths (issue 32: leaves of one
-  // rank per host 3.7 % apart at 64 KiB).
+  // path beside a 4-hop one differs by a few per cent at long lengths (leaves of one rank per
+  // host were 3.7 % apart at 64 KiB).
   double floor_ratio = 1.02;
   double noise_factor = 6.0;
   int bands = 3;               // length bands
