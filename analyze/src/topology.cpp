@@ -51,7 +51,8 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
     const auto& cur = t.levels.back().groups;
     const int n = static_cast<int>(cur.size());
     if (n <= 2) break;
-    const Profiles gp = group_profiles(prof, cur, N);
+    Profiles gp = group_profiles(prof, cur, N);
+    if (is_sampled(c)) fill_by_measured_paths(gp, cur.size());
     auto gl = cluster_profiles(gp, n, upper, true, cell_noise);
     auto ggroups = groups_from_labels(gl);
     move_to_nearest(c, cur, ggroups, opt.min_ratio);

@@ -8,8 +8,9 @@
       within a host measured, two landmark hosts measured with every host, every host with at least
       K + N partners, the schedule attribute, and less simulated time (ALL_S, SAMPLED_S: the runs'
       "done in" seconds)
-  check_sampled.py --slow-node HOST ALL.json SAMPLED.json
-      network_analyze report of both names HOST a slow node
+  check_sampled.py --same-report ALL.json SAMPLED.json
+      network_analyze report of both: the same levels (every level's groups of ranks) and the same
+      findings (kind and hosts)
 """
 import json
 import sys
@@ -59,17 +60,20 @@ def cells(all_s, smp_s, all_path, smp_path):
     return all(checks.values())
 
 
-def slow_node(name, all_json, smp_json):
-    def nodes(p):
-        return sorted(tuple(a["hosts"]) for a in json.load(open(p))["anomalies"] if a["kind"] == "slow_node")
-    full, smp = nodes(all_json), nodes(smp_json)
-    print(f"slow nodes: all pairs {full}, sampled {smp}")
-    return (name,) in full and (name,) in smp
+def same_report(all_json, smp_json):
+    def read(p):
+        d = json.load(open(p))
+        levels = [sorted(map(tuple, level["groups"])) for level in d["hierarchy"]]
+        return levels, sorted((a["kind"], tuple(a["hosts"])) for a in d["anomalies"])
+    (full_levels, full_found), (smp_levels, smp_found) = read(all_json), read(smp_json)
+    print(f"levels: all pairs {[len(x) for x in full_levels]} groups, sampled {[len(x) for x in smp_levels]}; "
+          f"findings: all pairs {full_found}, sampled {smp_found}")
+    return full_levels == smp_levels and full_found == smp_found
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--slow-node":
-        ok = slow_node(*sys.argv[2:5])
+    if sys.argv[1] == "--same-report":
+        ok = same_report(*sys.argv[2:4])
     else:
         ok = cells(float(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4])
     sys.exit(0 if ok else 1)
