@@ -23,6 +23,10 @@ namespace {
 
 // The most groups whose paths are filled in (n^3 per band).
 constexpr std::size_t kMaxGroups = 2048;
+// A filled cell is a bound, not a measurement: this much above its path (log of the delay ratio),
+// so that a measured link of the same delay is nearer (a slow node's every path costs its own
+// cable: without it, it joined whichever switch came first).
+constexpr double kFilledBias = 0.002;
 
 }  // namespace
 
@@ -47,7 +51,7 @@ std::size_t fill_by_measured_paths(Profiles& gp, std::size_t n) {
       }
     for (std::size_t q = 0; q < n * n; ++q)
       if (!known[q] && std::isfinite(d[q]) && q / n != q % n) {
-        band[q] = d[q];
+        band[q] = d[q] + kFilledBias;
         ++filled;
       }
   }
