@@ -21,8 +21,9 @@ namespace nt::analysis::topology_parts {
 
 namespace {
 
-// The most groups whose paths are filled in (n^3 per band).
-constexpr std::size_t kMaxGroups = 2048;
+// The most items (ranks, or groups of them) whose paths are filled in (n^3 per band: about a
+// second per band at 1,024).
+constexpr std::size_t kMaxGroups = 1024;
 // A filled cell is a bound, not a measurement: this much above its path (log of the delay ratio),
 // so that a measured link of the same delay is nearer (a slow node's every path costs its own
 // cable: without it, it joined whichever switch came first).
@@ -32,11 +33,12 @@ constexpr double kFilledBias = 0.002;
 
 bool is_sampled(const Cube& c) { return c.file && sampled_pairs(c.file->meta()); }
 
-std::size_t fill_by_measured_paths(Profiles& gp, std::size_t n) {
+template <class T>
+std::size_t fill_by_measured_paths(ProfilesOf<T>& gp, std::size_t n) {
   if (n > kMaxGroups) return 0;
   std::size_t filled = 0;
   for (auto& band : gp) {
-    std::vector<double> d(band);
+    std::vector<double> d(band.begin(), band.end());
     std::vector<char> known(n * n, 0);
     for (std::size_t q = 0; q < n * n; ++q) known[q] = std::isfinite(d[q]) ? 1 : 0;
     for (std::size_t k = 0; k < n; ++k)
@@ -51,11 +53,14 @@ std::size_t fill_by_measured_paths(Profiles& gp, std::size_t n) {
       }
     for (std::size_t q = 0; q < n * n; ++q)
       if (!known[q] && std::isfinite(d[q]) && q / n != q % n) {
-        band[q] = d[q] + kFilledBias;
+        band[q] = static_cast<T>(d[q] + kFilledBias);
         ++filled;
       }
   }
   return filled;
 }
+
+template std::size_t fill_by_measured_paths<float>(ProfilesOf<float>&, std::size_t);
+template std::size_t fill_by_measured_paths<double>(Profiles&, std::size_t);
 
 }  // namespace nt::analysis::topology_parts

@@ -102,6 +102,9 @@ void validate_schedule(const Settings& s, const ModeSpec& spec) {
     throw UsageError("--sample-pairs applies to the pairwise modes, not to " + spec.name);
   if (sched.sampled() && s.precision > 0)
     throw UsageError("--sample-pairs does not combine with --precision (a host pair's cells share one measured pair)");
+  if (sched.sampled() && s.resume && !s.seed)
+    throw UsageError("--sample-pairs --resume needs the interrupted run's --seed (its attribute schedule says it): "
+                     "the host pairs are drawn from it");
 }
 
 // The command line's words for the schedule made into its value: --concurrent[=K], --host-pairs,

@@ -216,6 +216,7 @@ TEST(NetworkTest, BadSchedulesAndSwitchMapsExitTwo) {
     {2, "--sample-neighbours 3", "--sample-neighbours requires --sample-pairs"},
     {2, "-t bcast --sample-pairs 2", "--sample-pairs applies to the pairwise modes, not to bcast"},
     {4, "--sample-pairs 2 --precision 0.1", "--sample-pairs does not combine with --precision"},
+    {2, "--sample-pairs 2 --resume", "--sample-pairs --resume needs the interrupted run's --seed"},
   });
 }
 
@@ -233,8 +234,11 @@ TEST(NetworkTest, SampledPairsSayTheirDraw) {
   EXPECT_TRUE(sampled_pairs(f.meta()));
   for (std::size_t k = 0; k < f.count(); ++k)
     for (int x = 0; x < 4; ++x)
-      for (int y = 0; y < 4; ++y)
-        if (x != y) EXPECT_TRUE(std::isfinite(f.matrix(k).at(x, y))) << k << " " << x << " " << y;
+      for (int y = 0; y < 4; ++y) {
+        if (x != y) {
+          EXPECT_TRUE(std::isfinite(f.matrix(k).at(x, y))) << k << " " << x << " " << y;
+        }
+      }
 }
 
 // --precision: each cell stops between --min-repeats and -n samples; the count is in every
