@@ -28,7 +28,8 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
   const std::size_t bands = static_cast<std::size_t>(std::max(1, opt.bands));
   const std::size_t B = K < 3 ? std::max<std::size_t>(1, std::min(bands, K))
                               : std::max<std::size_t>(1, std::min<std::size_t>(bands, K / 3));
-  const auto prof = rank_profiles(c, B);
+  auto prof = rank_profiles(c, B);
+  if (is_sampled(c)) fill_by_measured_paths(prof, N);
   if (P <= 2) t.notes.push_back("2 ranks: too few to tell nodes apart from the delays; both ranks form one group");
   // The ranks are clustered whether or not the hosts are known: the noise between a rank and its
   // nearest (one cell's noise) sets the smallest ratio that may separate the groups above. Their
@@ -51,7 +52,8 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
     const auto& cur = t.levels.back().groups;
     const int n = static_cast<int>(cur.size());
     if (n <= 2) break;
-    const Profiles gp = group_profiles(prof, cur, N);
+    Profiles gp = group_profiles(prof, cur, N);
+    if (is_sampled(c)) fill_by_measured_paths(gp, cur.size());
     auto gl = cluster_profiles(gp, n, upper, true, cell_noise);
     auto ggroups = groups_from_labels(gl);
     move_to_nearest(c, cur, ggroups, opt.min_ratio);

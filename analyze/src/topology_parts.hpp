@@ -33,6 +33,14 @@ using Profiles = ProfilesOf<double>;
 ProfilesOf<float> rank_profiles(const Cube& c, std::size_t B);
 Profiles group_profiles(const ProfilesOf<float>& prof, const std::vector<std::vector<int>>& groups, std::size_t N);
 
+// sampled_levels.cpp: whether c's file was measured with --sample-pairs (most pairs of node groups
+// unmeasured); and the unmeasured cells of profiles gp (n ranks or groups) given the minimax path
+// of measured ones (the delay along a tree's path is at most its largest hop), for the clustering
+// of the levels only. Returns the cells filled (none above 1,024 items).
+bool is_sampled(const Cube& c);
+template <class T>
+std::size_t fill_by_measured_paths(ProfilesOf<T>& gp, std::size_t n);
+
 // topology_clustering.cpp: a label per item of n whose profiles (rows and columns) look alike
 // (float: ranks, double: groups). skip_odd: groups offset on every link (slow nodes) left out of
 // the comparisons, then attached to the group they reach fastest. noise_out: the largest band noise.

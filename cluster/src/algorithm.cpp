@@ -15,6 +15,7 @@
 
 #include "nt/cluster/cluster.hpp"
 #include "nt/error.hpp"
+#include "nt/schedule.hpp"
 
 namespace nt::cluster {
 
@@ -325,9 +326,14 @@ void check_finite(const Dataset& in, const Matrix& m, std::size_t k) {
   for (std::size_t q = 0; q < v.size(); ++q)
     if (!std::isfinite(v[q])) {
       const auto P = static_cast<std::size_t>(m.ranks());
+      // A sampled file (network_test --sample-pairs) is missing most cells by design: say so.
+      const bool sampled = std::isnan(v[q]) && sampled_pairs(in.meta());
       throw FileError(in.source(), fmt::format("matrix {} (message length {} bytes) holds {} at pair ({}, {}); "
-                                               "clustering needs finite delays",
-                                               k, in.lengths()[k], v[q], q / P, q % P));
+                                               "clustering needs finite delays{}",
+                                               k, in.lengths()[k], v[q], q / P, q % P,
+                                               sampled ? " (a --sample-pairs file: the cells between hosts not "
+                                                         "sampled are missing; analyse it with network_analyze)"
+                                                       : ""));
     }
 }
 

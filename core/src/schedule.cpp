@@ -20,6 +20,7 @@ std::string Schedule::name() const {
   switch (kind) {
     case ScheduleKind::sequential: return "sequential";
     case ScheduleKind::host_pairs: return by_switch ? "host-pairs by switch" : "host-pairs";
+    case ScheduleKind::sampled: return "sampled";
     case ScheduleKind::concurrent: break;
   }
   if (by_switch) return "concurrent by switch";
@@ -57,12 +58,26 @@ std::string concurrent_text(const Schedule& s) {
 
 constexpr const char* kShuffledOrder = "shuffled per length from the seed";
 
+std::string sampled_text(const Sampling& s) {
+  return fmt::format(
+      "sampled host pairs: the pairs within each host (every host at once, one pair after the other), then one rank "
+      "pair of each sampled pair of hosts alone, one after the other, both ways or one exchange (rank (B + k) mod n_A of host A with "
+      "rank (A + k) mod n_B of host B, k the length's index); the hosts numbered in order of first appearance over "
+      "the ranks, the sampled pairs are those of {} landmark hosts (spread evenly over the numbers from an offset "
+      "drawn from seed {}) with every host, of every host with the next {} hosts, and of every host with {} partners "
+      "drawn at random from the seed (splitmix64): the same pairs at every length; every other cell between two "
+      "sampled hosts holds the statistics of its host pair's measured cell and no samples of its own; the cells "
+      "between hosts not sampled are missing",
+      s.landmarks, s.seed, s.neighbours, s.partners);
+}
+
 }  // namespace
 
 std::string Schedule::pair_order_text() const {
   switch (kind) {
     case ScheduleKind::concurrent: return concurrent_text(*this);
     case ScheduleKind::host_pairs: return by_switch ? fmt::format(kHostLanesOrder, switch_map) : kHostPairsOrder;
+    case ScheduleKind::sampled: return sampled_text(sample);
     case ScheduleKind::sequential: break;
   }
   return shuffle ? kShuffledOrder : "sender-major";
@@ -145,6 +160,9 @@ std::string Schedule::to_attribute() const {
                     : concurrent()                    ? std::string("concurrent")
                     : host_pairs()                    ? std::string("host-pairs")
                                                       : name();
+  if (sampled())
+    out += fmt::format(" partners={} landmarks={} neighbours={} seed={}", sample.partners, sample.landmarks,
+                       sample.neighbours, sample.seed);
   if (shuffle) out += " shuffle";
   if (concurrent()) out += " rounds=" + name_of(rounds_names(), rounds);
   if (by_switch) {
@@ -178,6 +196,10 @@ void read_token(Schedule& s, const std::string& token, const std::string& text) 
   else if (key == "retest") s.retest.pairs = number<int>(value, key, text);
   else if (key == "retest-seconds") s.retest.seconds = number<double>(value, key, text);
   else if (key == "retest-ratio") s.retest.ratio = number<double>(value, key, text);
+  else if (key == "partners") s.sample.partners = number<int>(value, key, text);
+  else if (key == "landmarks") s.sample.landmarks = number<int>(value, key, text);
+  else if (key == "neighbours") s.sample.neighbours = number<int>(value, key, text);
+  else if (key == "seed") s.sample.seed = number<std::uint64_t>(value, key, text);
   else malformed(text, "unknown word '" + key + "'");
 }
 
@@ -196,6 +218,7 @@ Schedule Schedule::from_attribute(const std::string& text) {
   if (kind == "sequential") s.kind = ScheduleKind::sequential;
   else if (kind == "host-pairs") s.kind = ScheduleKind::host_pairs;
   else if (kind == "concurrent") s.kind = ScheduleKind::concurrent;
+  else if (kind == "sampled") s.kind = ScheduleKind::sampled;
   else if (kind.rfind("concurrent=", 0) == 0) {
     s.kind = ScheduleKind::concurrent;
     s.pairs_at_once = number<int>(kind.substr(11), "concurrent", text);
@@ -204,8 +227,10 @@ Schedule Schedule::from_attribute(const std::string& text) {
     malformed(text, "unknown schedule '" + kind + "'");
   for (std::size_t i = 1; i < tokens.size(); ++i) read_token(s, tokens[i], text);
   if (!s.concurrent() && s.retest.any()) malformed(text, "re-tests belong to a concurrent schedule");
-  if (s.sequential() && (s.by_switch || !s.switches.empty()))
+  if ((s.sequential() || s.sampled()) && (s.by_switch || !s.switches.empty()))
     malformed(text, "lanes by switch belong to a concurrent or host-pairs schedule");
+  if (s.sampled() && (s.sample.partners < 0 || s.sample.landmarks < 0 || s.sample.neighbours < 0))
+    malformed(text, "a sampled schedule's partners, landmarks and neighbours are not negative");
   return s;
 }
 
@@ -279,6 +304,11 @@ bool measured_concurrently(const Metadata& m) {
 bool filled_by_host_pair(const Metadata& m) {
   const auto s = schedule_of(m);
   return s && s->host_pairs();
+}
+
+bool sampled_pairs(const Metadata& m) {
+  const auto s = schedule_of(m);
+  return s && s->sampled();
 }
 
 }  // namespace nt

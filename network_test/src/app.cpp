@@ -10,7 +10,6 @@
 #include <iostream>
 #include <map>
 #include <optional>
-#include <random>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -390,19 +389,10 @@ std::optional<int> parse_command_line(int argc, char** argv, int rank, Settings&
   }
   s.command_line = join_args(argc, argv);
   s.given_repeats = app.count("-n") > 0 || s.precision > 0;  // --precision: -n is its maximum
-  s.given_schedule = app.count("--concurrent") + app.count("--host-pairs") > 0;
+  s.given_schedule = app.count("--concurrent") + app.count("--host-pairs") + app.count("--sample-pairs") > 0;
   s.given_retest = app.count("--retest") + app.count("--retest-seconds") + app.count("--retest-hosts") > 0;
   return std::nullopt;
 }
-
-// Seed: given, or drawn on rank 0; recorded in the files either way.
-void share_seed(MPI_Comm comm, int rank, Settings& s) {
-  std::uint64_t seed = s.seed.value_or(0);
-  if (!s.seed && rank == 0) seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
-  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, comm);
-  s.seed = seed;
-}
-
 
 // Every rank's machine key, on rank 0: the kernel's boot id (36 characters), or a hash of the host
 // name where that cannot be read; 40 bytes per rank. Simulated ranks share one process and one

@@ -16,6 +16,8 @@
 // the fullest switch's, times the time per host pair of a round, calibrated on two real rounds
 // (each lane stopped after a few host pairs: a round lasts as long as its slowest lane, and a
 // slow uplink's switch is in a lane of every round), plus the pairs within the fullest host.
+// --sample-pairs costs its sampled host pairs' tasks at the time of a task across hosts, plus the
+// pairs within the fullest host, as --host-pairs.
 // Per length, rank 0 also gathers and writes five synced records: timed with a real gather and a
 // temporary file in the output directory (removed). Lengths are calibrated one by one up to 24 of
 // them; longer sweeps calibrate 16 spread over the sweep and interpolate linearly in the length.
@@ -214,7 +216,7 @@ LengthCost cost_at(const Calibration& cal, const std::vector<std::int64_t>& leng
 
 // The sweep's predicted time per schedule (--estimate).
 struct PlanTotals {
-  double sequential = 0, host_pairs = 0, host_lanes = 0;
+  double sequential = 0, host_pairs = 0, host_lanes = 0, sampled = 0;
   std::map<int, double> concurrent;  // by K (0: every pair of a round)
   double chosen = 0;                 // the command line's schedule
 };
@@ -222,6 +224,7 @@ struct PlanTotals {
 // What the plan calls the command line's schedule.
 std::string plan_name(const Schedule& s) {
   if (s.host_pairs()) return s.by_switch ? "host pairs in switch lanes" : "host pairs";
+  if (s.sampled()) return "sampled host pairs";
   return s.concurrent() ? "concurrent" : "sequential";
 }
 
@@ -232,9 +235,11 @@ void print_totals(const Schedule& sched, bool concurrent, const PlanTotals& tota
   for (const auto& [limit, t] : total.concurrent)
     totals += fmt::format(", concurrent{} {}", limit == 0 ? std::string() : fmt::format("={}", limit), span(t));
   const bool lanes = concurrent && sched.by_switch;
-  std::cout << fmt::format("total: sequential {}{}{}{}; plus MPI start-up and setup, {} here\n", span(total.sequential),
+  const bool sampled = sched.sampled();
+  std::cout << fmt::format("total: sequential {}{}{}{}{}; plus MPI start-up and setup, {} here\n", span(total.sequential),
                            concurrent ? ", host pairs " + span(total.host_pairs) : std::string(),
-                           lanes ? ", host lanes " + span(total.host_lanes) : std::string(), totals,
+                           lanes ? ", host lanes " + span(total.host_lanes) : std::string(),
+                           sampled ? ", sampled " + span(total.sampled) : std::string(), totals,
                            format_seconds(startup_s));
   // What to ask for: 1.5 times the prediction plus 5 minutes (start-up on a large allocation, a
   // slower node), rounded up to whole minutes.
@@ -245,7 +250,8 @@ void print_totals(const Schedule& sched, bool concurrent, const PlanTotals& tota
   // One line for scripts (the batch templates read it).
   std::cout << fmt::format("plan: sequential_s={:.6g} host_pairs_s={}{} concurrent_s={}{} startup_s={:.3g} time_limit={}\n",
                            total.sequential, concurrent ? fmt::format("{:.6g}", total.host_pairs) : std::string("-"),
-                           lanes ? fmt::format(" host_lanes_s={:.6g}", total.host_lanes) : std::string(),
+                           (lanes ? fmt::format(" host_lanes_s={:.6g}", total.host_lanes) : std::string()) +
+                               (sampled ? fmt::format(" sampled_s={:.6g}", total.sampled) : std::string()),
                            concurrent ? fmt::format("{:.6g}", total.concurrent.at(0)) : std::string("-"),
                            sched.pairs_at_once > 0 && concurrent
                                ? fmt::format(" concurrent_k_s={:.6g}", total.concurrent.at(sched.pairs_at_once))
@@ -259,6 +265,9 @@ void print_totals(const Schedule& sched, bool concurrent, const PlanTotals& tota
                         "fullest lane, then those of the fullest switch, at the time per host pair of two real "
                         "rounds, and the pairs within the fullest host"
                       : "")
+            << (sampled ? "; sampled: --sample-pairs, the sampled pairs of hosts once (priced as pairs across hosts) "
+                          "and the pairs within the fullest host"
+                        : "")
             << (sched.retest.hosts ? "; the concurrent columns include --retest-hosts: every pair of hosts once alone, "
                                  "priced as pairs across hosts"
                                : "")
@@ -288,6 +297,8 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
   for (int limit : choices) head += fmt::format("  {:>12}", limit == 0 ? "concurrent" : fmt::format("K={}", limit));
   const bool lanes = concurrent && s.schedule.by_switch;
   if (lanes) head = fmt::format("  {:>12}", "host lanes") + head;
+  const bool sampled = s.schedule.sampled();
+  if (sampled) head = fmt::format("  {:>12}", "sampled") + head;
   std::cout << fmt::format("  {:>10}  {:>7}  {:>12}  {:>12}{}{}{}\n", "length", "tasks", "per task", "sequential",
                            concurrent ? fmt::format("  {:>12}", "host pairs") : "", head,
                            concurrent ? fmt::format("  {:>7}", "rounds") : "");
@@ -298,8 +309,10 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
     const LengthPrice& lp = prices[k];
     total.sequential += lp.sequential;
     total.chosen += schedule_price(lp, s.schedule);
-    std::string row = lanes ? fmt::format("  {:>12}", format_seconds(lp.host_lanes)) : "";
+    std::string row = sampled ? fmt::format("  {:>12}", format_seconds(lp.sampled)) : "";
+    if (lanes) row += fmt::format("  {:>12}", format_seconds(lp.host_lanes));
     total.host_lanes += lp.host_lanes;
+    total.sampled += lp.sampled;
     for (int limit : choices) {
       const double t = lp.concurrent.at(limit) + (s.schedule.retest.hosts ? lp.host_pairs : 0.0);
       total.concurrent[limit] += t;
@@ -361,6 +374,7 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
   const auto r = static_cast<double>(Units(c.hosts).most_ranks());
   const double within_host = c.spec.kind == TaskKind::exchange_pairs ? r * (r + 1) / 2 : r * (r - 1);
   const bool lanes = c.settings.schedule.by_switch && !c.settings.schedule.switches.empty();
+  const std::size_t sampled = c.settings.schedule.sample.partners > 0 && c.spec.concurrent_ok ? sampled_tasks(c) : 0;
   std::vector<LengthPrice> out(c.lengths.size());
   for (std::size_t k = 0; k < c.lengths.size(); ++k) {
     const LengthCost lc = cost_at(cal, c.lengths, k);
@@ -376,6 +390,8 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
       lp.host_pairs = static_cast<double>(host_pairs) * lc.per_class.at(kAcrossHosts);
     const double on_host = lc.per_class.count(kOnOneHost) ? within_host * lc.per_class.at(kOnOneHost) : 0.0;
     lp.host_schedule = cal.per_length_io + lp.host_pairs + on_host;
+    lp.sampled = cal.per_length_io + on_host +
+                 (lc.per_class.count(kAcrossHosts) ? static_cast<double>(sampled) * lc.per_class.at(kAcrossHosts) : 0.0);
     if (lanes)
       lp.host_lanes = cal.per_length_io + on_host + host_lane_steps(c, k) * lc.host_lane_step;
   }
@@ -385,6 +401,7 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
 double schedule_price(const LengthPrice& lp, const Schedule& s) {
   if (s.concurrent()) return lp.concurrent.at(s.pairs_at_once) + (s.retest.hosts ? lp.host_pairs : 0.0);
   if (s.host_pairs()) return s.by_switch ? lp.host_lanes : lp.host_schedule;
+  if (s.sampled()) return lp.sampled;
   return lp.sequential;
 }
 

@@ -21,11 +21,15 @@ class App;
 namespace nt::measure {
 
 // The schedule's options (schedule_options.cpp): the flags; their words made into s.schedule
-// (resolve_schedule, before validation: --concurrent=K's K, --host-pairs, --switch-map); the
+// (resolve_schedule, before validation: --concurrent=K's K, --host-pairs, --switch-map,
+// --sample-pairs); the
 // checks of the value (validate_schedule). UsageError on bad input.
 void add_schedule_options(CLI::App& app, Settings& s);
 void resolve_schedule(Settings& s);
 void validate_schedule(const Settings& s, const ModeSpec& spec);
+// The seed: given, or drawn on rank 0; every rank gets it (and the sampled pairs draw from it),
+// the files record it either way.
+void share_seed(MPI_Comm comm, int rank, Settings& s);
 
 // The runner's part of a Ctx (ctx.hpp, RunnerState): written here only, never by a mode.
 struct RunnerAccess {
@@ -71,6 +75,7 @@ using StepHook = std::function<void(double)>;
 std::size_t run_sequential(Ctx& c, const std::vector<Task>& tasks, std::int64_t length, const StepHook& on_step = {});
 std::size_t run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length, const StepHook& on_step = {});
 std::size_t run_sequential(Ctx& c, const HostPairList& tasks, std::int64_t length, const StepHook& on_step = {});
+std::size_t run_sequential(Ctx& c, const SampledPairList& tasks, std::int64_t length, const StepHook& on_step = {});
 // One task on a member rank (task.cpp: pinning on an oversubscribed machine, --precision's batches).
 void run_task(Ctx& c, const Task& t, std::int64_t length);
 
@@ -151,6 +156,13 @@ void add_line_peers(const Ctx& c, const Task& t, std::vector<std::size_t>& peers
 // rank's line that no pair measured keep no samples (used 0), for fill_by_host_pair to fill after
 // the summary. Returns the bytes of the schedule's state on this rank (O(P)).
 std::size_t run_host_pair_schedule(Ctx& c, std::size_t k, std::int64_t length, const StepHook& on_step = {});
+// --sample-pairs (sampled.cpp), length k: the pairs within each host (every host at once), then
+// one rank pair of each sampled host pair alone, one after the other (SampledPairList); the cells
+// of this rank's line that no pair measured keep no samples (used 0): fill_by_host_pair fills those
+// of the sampled host pairs, the others stay missing. Returns the bytes of its state on this rank.
+std::size_t run_sampled_schedule(Ctx& c, std::size_t k, std::int64_t length, const StepHook& on_step = {});
+// The tasks of the sampled schedule of c's settings at a length (their count is the same at every length).
+std::size_t sampled_tasks(const Ctx& c);
 // --host-pairs --switch-map (lanes.cpp): list's host pairs of length k in lanes by switch. Per
 // length a random 1-factorisation of the switches (Groups by switch); in each round every pair of
 // switches {X, Y} is a lane whose host pairs (one rank pair each, both ways) run one after the
@@ -222,6 +234,7 @@ struct LengthPrice {
   double host_pairs = 0;               // --retest-hosts: every host pair's pair alone, what it would cost
   double host_schedule = 0;            // --host-pairs: the host pairs and the pairs within the fullest host
   double host_lanes = 0;               // --host-pairs --switch-map: in lanes by switch (host_lane_steps)
+  double sampled = 0;                  // --sample-pairs (of the settings' Sampling): its host pairs and the fullest host
 };
 std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal);
 // A length's price under schedule s (its kind, K, --retest-hosts and lanes by switch).

@@ -1,6 +1,8 @@
-// The schedule's options: --shuffle, --concurrent[=K], --rounds, --host-pairs, --switch-map and the
-// re-test's, made into the Schedule value and checked (the same verdict on every rank).
+// The schedule's options: --shuffle, --concurrent[=K], --rounds, --host-pairs, --switch-map, the
+// re-test's and the sampled pairs', made into the Schedule value and checked (the same verdict on
+// every rank), and the seed every rank draws from.
 #include <limits>
+#include <random>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -9,7 +11,33 @@
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
 
+#include <fmt/format.h>
+
 namespace nt::measure {
+
+namespace {
+
+// --sample-pairs K and the choice of its host pairs.
+void add_sample_options(CLI::App& app, Settings& s) {
+  auto* sample = app.add_option(
+      "--sample-pairs", s.schedule_words.sample_pairs,
+      "measure a sample of the pairs of hosts instead of all of them, as --host-pairs measures each (one rank pair "
+      "alone, the pairs within each host all measured): every host with K partners drawn from --seed, with the next "
+      "--sample-neighbours hosts and with --sample-landmarks landmark hosts; O(hosts x K) pairs instead of hosts^2, "
+      "the same at every length; the other cells are missing (NaN) and the file's attribute `schedule` says which "
+      "were measured");
+  app.add_option("--sample-landmarks", s.schedule.sample.landmarks,
+                 "--sample-pairs: hosts measured against every host (spread evenly over the hosts' numbers)")
+      ->capture_default_str()
+      ->needs(sample);
+  app.add_option("--sample-neighbours", s.schedule.sample.neighbours,
+                 "--sample-pairs: each host is measured with the next N hosts (in order of first appearance over the "
+                 "ranks: mostly behind its own switch)")
+      ->capture_default_str()
+      ->needs(sample);
+}
+
+}  // namespace
 
 // The order of the pairs: shuffled, concurrent rounds, and their re-test.
 void add_schedule_options(CLI::App& app, Settings& s) {
@@ -47,6 +75,7 @@ void add_schedule_options(CLI::App& app, Settings& s) {
   app.add_option("--retest-ratio", s.schedule.retest.ratio,
                  "a cell stands out when its median is above RATIO x the median of its line (sender's row)")
       ->capture_default_str();
+  add_sample_options(app, s);
 }
 
 // The checks of the schedule (validate, in its order).
@@ -69,6 +98,13 @@ void validate_schedule(const Settings& s, const ModeSpec& spec) {
     throw UsageError("--concurrent applies to the pairwise modes, not to " + spec.name);
   if (sched.host_pairs() && !spec.concurrent_ok)
     throw UsageError("--host-pairs applies to the pairwise modes, not to " + spec.name);
+  if (sched.sampled() && !spec.concurrent_ok)
+    throw UsageError("--sample-pairs applies to the pairwise modes, not to " + spec.name);
+  if (sched.sampled() && s.precision > 0)
+    throw UsageError("--sample-pairs does not combine with --precision (a host pair's cells share one measured pair)");
+  if (sched.sampled() && s.resume && !s.seed)
+    throw UsageError("--sample-pairs --resume needs the interrupted run's --seed (its attribute schedule says it): "
+                     "the host pairs are drawn from it");
 }
 
 // The command line's words for the schedule made into its value: --concurrent[=K], --host-pairs,
@@ -83,6 +119,16 @@ void resolve_schedule(Settings& s) {
                      "under load); give --host-pairs --switch-map FILE to run its host pairs in lanes by switch");
   if (s.schedule_words.host_pairs) sched.kind = ScheduleKind::host_pairs;
   sched.by_switch = !sched.switch_map.empty();
+  if (const auto& k = s.schedule_words.sample_pairs) {
+    if (*k < 1) throw UsageError(fmt::format("--sample-pairs K: K must be at least 1 partner per host, got {}", *k));
+    if (s.schedule_words.host_pairs || !arg.empty() || sched.by_switch || sched.retest.any())
+      throw UsageError("--sample-pairs measures a sample of the host pairs alone, one after the other: it does not "
+                       "combine with --host-pairs, --concurrent, --switch-map or the re-test");
+    if (sched.sample.landmarks < 0 || sched.sample.neighbours < 0)
+      throw UsageError("--sample-landmarks and --sample-neighbours must not be negative");
+    sched.kind = ScheduleKind::sampled;
+    sched.sample.partners = *k;
+  }
   if (arg.empty()) return;
   sched.kind = ScheduleKind::concurrent;
   if (arg == "all") return;
@@ -96,6 +142,14 @@ void resolve_schedule(Settings& s) {
   if (used != arg.size() || k < 1 || k > std::numeric_limits<int>::max())
     throw UsageError("--concurrent=K: K must be a positive number of pairs or 'all', got '" + arg + "'");
   sched.pairs_at_once = static_cast<int>(k);
+}
+
+void share_seed(MPI_Comm comm, int rank, Settings& s) {
+  std::uint64_t seed = s.seed.value_or(0);
+  if (!s.seed && rank == 0) seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, comm);
+  s.seed = seed;
+  s.schedule.sample.seed = seed;
 }
 
 }  // namespace nt::measure

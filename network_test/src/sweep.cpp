@@ -30,12 +30,13 @@ void Sweep::run_length(std::size_t k) {
   switch (schedule.kind) {
     case ScheduleKind::concurrent: task_bytes += run_concurrent(c_, k, length_, on_step); break;
     case ScheduleKind::host_pairs: task_bytes += run_host_pair_schedule(c_, k, length_, on_step); break;
+    case ScheduleKind::sampled: task_bytes += run_sampled_schedule(c_, k, length_, on_step); break;
     case ScheduleKind::sequential: task_bytes += run_sequential(c_, tasks, length_, on_step); break;
   }
 
   if (synthetic_samples()) fill_synthetic(c_, length_);
   const std::array<long, 2> flagged = summarize_samples();  // this rank's late / preempted samples
-  if (schedule.host_pairs()) fill_by_host_pair(c_, local_);  // local_ is [statistic * P + peer] as it needs
+  if (schedule.by_host_pair()) fill_by_host_pair(c_, local_);  // local_ is [statistic * P + peer] as it needs
   if (retest_) {
     const auto at = static_cast<std::ptrdiff_t>(
         std::find(gather_order_.begin(), gather_order_.end(), Statistic::median) - gather_order_.begin());
@@ -70,7 +71,7 @@ std::array<long, 2> Sweep::summarize_samples() {
       row[i] = kNaN;
       fl[i] = kSampleNotTaken;
     }
-    if (n == 0) {  // a cell --host-pairs did not measure: fill_by_host_pair gives it its host pair's values
+    if (n == 0) {  // a cell --host-pairs or --sample-pairs did not measure: fill_by_host_pair gives it its host pair's values
       for (std::size_t i = 0; i < NS_; ++i) local_[i * PU_ + q] = kNaN;
       continue;
     }

@@ -13,9 +13,14 @@
 //      calibrated at K = hosts / 2, hosts / 4, ... 2 and 1, the largest K whose rounds cost
 //      at most kMaxLoad times K = 1's per pair at the longest length (choose_k),
 //   4. --concurrent (every pair of a round at once), most samples first,
-//   5. sequential with fewer samples.
-// Choices 1 and 2 are searched first, calibrated without concurrency: when one fits, no lanes are
-// timed (the K ladder's calibration is the dear part at scale). Otherwise the whole list: the
+//   5. when no schedule that measures every pair of hosts fits: --sample-pairs (K of the command
+//      line, else kPlanPartners random partners per host, and its landmarks and neighbours), when
+//      it has fewer host pairs than all of them, most samples first; before 3 when it has at most
+//      kSampleFirst of them (the K ladder's calibration then costs more than the sampled sweep:
+//      64 simulated hosts x 4 ranks, 463 of 2,016 host pairs, 0.25 s, the ladder 0.85 s),
+//   6. sequential with fewer samples.
+// Choices 1 and 2 (and 5 when it comes before 3) are searched first, calibrated without
+// concurrency: when one fits, no lanes are timed (the K ladder's calibration is the dear part at scale). Otherwise the whole list: the
 // cheapest choice (of the fewest samples, the schedule priced lowest) is priced first, and when it
 // does not fit, the run ends with exit 2 before anything is measured; so does a calibration whose
 // own time passes the usable part of the limit (it stops there). A concurrent plan gives
@@ -52,6 +57,10 @@ constexpr int kRetestChunk = 4;  // the re-test's first chunk of pairs (retest.c
 // a pair alone (K = 1) through the same rounds; beyond it the pairs share a link (an oversubscribed
 // uplink) and the loaded delays are no longer the pairs' own.
 constexpr double kMaxLoad = 1.2;
+// The random partners per host of a sampled plan when the command line gave none.
+constexpr int kPlanPartners = 4;
+// A sample of at most this share of the host pairs is tried before any concurrent schedule.
+constexpr double kSampleFirst = 0.25;
 
 // A choice: the command line's schedule with its kind, K (--concurrent=K, 0: every pair of a
 // round) and --retest-hosts (after each length's rounds) chosen, and the samples.
@@ -76,6 +85,7 @@ Candidate candidate(const Settings& s, ScheduleKind kind, int n, int limit = 0, 
 
 // The options that give schedule s on a command line (the switch map's file besides).
 std::string schedule_flag(const Schedule& s) {
+  if (s.sampled()) return fmt::format("--sample-pairs {}", s.sample.partners);
   if (s.host_pairs()) return s.by_switch ? "--host-pairs --switch-map" : "--host-pairs";
   return s.sequential() ? "sequential" : "--" + s.name();
 }
@@ -132,8 +142,9 @@ int choose_k(const std::vector<LengthPrice>& prices, const std::vector<int>& lad
 // Every choice, in order of preference (the same list on every rank); k: the bounded concurrency
 // offered (0: none). shared_hosts: some host runs several ranks, so a concurrent plan re-tests the
 // host pairs alone (--retest-hosts: a host pair's own delay for all its rank pairs, at 1/R^2 of
-// the sequential pairs), unless the command line chose the re-test.
-std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int k, bool shared_hosts) {
+// the sequential pairs), unless the command line chose the re-test. sample: the share of the host
+// pairs the sampled schedule measures.
+std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int k, bool shared_hosts, double sample) {
   const auto ladder = sample_ladder(s);
   const bool hosts = s.schedule.retest.hosts || (shared_hosts && !s.given_retest);
   std::vector<Candidate> out;
@@ -149,10 +160,15 @@ std::vector<Candidate> candidates(const Settings& s, const ModeSpec& spec, int k
   // alone, sooner than the sequential schedule.
   if (spec.concurrent_ok && (shared_hosts || s.schedule.by_switch))
     for (int n : ladder) out.push_back(candidate(s, ScheduleKind::host_pairs, n));
+  const bool sampled = spec.concurrent_ok && sample < 1.0 && s.precision <= 0;
+  if (sampled && sample <= kSampleFirst)
+    for (int n : ladder) out.push_back(candidate(s, ScheduleKind::sampled, n));
   if (concurrent && k >= 2)
     for (int n : ladder) out.push_back(candidate(s, ScheduleKind::concurrent, n, k, hosts));
   if (concurrent)
     for (int n : ladder) out.push_back(candidate(s, ScheduleKind::concurrent, n, 0, hosts));
+  if (sampled && sample > kSampleFirst)
+    for (int n : ladder) out.push_back(candidate(s, ScheduleKind::sampled, n));
   for (int n : ladder)
     if (n < std::min(kMinSequentialSamples, s.repeats)) out.push_back(candidate(s, ScheduleKind::sequential, n));
   return out;
@@ -164,7 +180,7 @@ std::size_t cheapest(const std::vector<Candidate>& list) {
   std::size_t best = 0;
   auto rank = [](const Candidate& c) {
     const Schedule& s = c.schedule;
-    return s.host_pairs() ? 2 : !s.concurrent() ? 3 : (s.pairs_at_once > 0 ? 1 : 0);
+    return s.sampled() ? -1 : s.host_pairs() ? 2 : !s.concurrent() ? 3 : (s.pairs_at_once > 0 ? 1 : 0);
   };
   for (std::size_t i = 1; i < list.size(); ++i) {
     const Candidate &a = list[i], &b = list[best];
@@ -274,7 +290,8 @@ std::vector<int> limits_of(const std::vector<Candidate>& list, std::vector<int> 
 // chosen from it on rank 0 and broadcast, the list rebuilt with that K, and the later counts
 // calibrating it alone. Rank 0 gets the note of what was measured.
 std::string calibrate_k(MPI_Comm comm, const Settings& s, const ModeSpec& spec, const std::vector<int>& ladder,
-                        std::int64_t longest, bool shared_hosts, Pricer& pricer, std::vector<Candidate>& list) {
+                        std::int64_t longest, bool shared_hosts, double sample, Pricer& pricer,
+                        std::vector<Candidate>& list) {
   if (ladder.empty()) return {};
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -282,7 +299,7 @@ std::string calibrate_k(MPI_Comm comm, const Settings& s, const ModeSpec& spec, 
   std::string note;
   int k = rank == 0 ? choose_k(prices, ladder, longest, note) : 0;
   MPI_Bcast(&k, 1, MPI_INT, 0, comm);
-  list = candidates(s, spec, k, shared_hosts);
+  list = candidates(s, spec, k, shared_hosts, sample);
   pricer.calibrate_only(limits_of(list, {}));
   return note;
 }
@@ -315,7 +332,8 @@ std::string given_options(const Settings& s) {
 std::string TimePlan::options(const Settings& given) const {
   std::string out;
   auto add = [&](const std::string& o) { out += (out.empty() ? "" : " ") + o; };
-  if (!schedule.sequential() && !given.given_schedule) add(schedule.host_pairs() ? "--host-pairs" : "--" + schedule.name());
+  if (!schedule.sequential() && !given.given_schedule)
+    add(schedule.host_pairs() || schedule.sampled() ? schedule_flag(schedule) : "--" + schedule.name());
   if (!given.given_repeats) add(fmt::format("-n {}", repeats));
   if (schedule.retest.hosts && !given.schedule.retest.hosts) add("--retest-hosts");
   if (schedule.retest.seconds > 0 && !given.given_retest)
@@ -343,7 +361,10 @@ std::string TimePlan::text() const {
       "usable ({:.0f} % of {} s)\n"
       "  options: {}",
       limit_s, schedule.name(),
-      schedule.concurrent() && schedule.pairs_at_once > 0 ? fmt::format(" (K = {})", schedule.pairs_at_once) : "",
+      schedule.concurrent() && schedule.pairs_at_once > 0 ? fmt::format(" (K = {})", schedule.pairs_at_once)
+      : schedule.sampled() ? fmt::format(" (K = {} partners, {} landmarks, {} neighbours per host)", schedule.sample.partners,
+                                         schedule.sample.landmarks, schedule.sample.neighbours)
+                           : "",
       k_note.empty() ? std::string() : fmt::format("  concurrency calibrated: {}\n", k_note), repeats, budget, predicted_s, elapsed_s, predicted_s - elapsed_s, usable, 100 * kUsable, limit_s,
       added.empty() ? std::string("(none besides the command line's)") : added);
 }
@@ -424,7 +445,7 @@ class Search {
 };
 
 // The schedules the list prefers to every concurrent one (sequential with enough samples,
-// --host-pairs): its candidates before the first concurrent one, when one follows.
+// --host-pairs, a small enough sample): its candidates before the first concurrent one, when one follows.
 std::vector<Candidate> before_concurrent(const std::vector<Candidate>& list) {
   std::vector<Candidate> out;
   for (const auto& c : list) {
@@ -435,15 +456,20 @@ std::vector<Candidate> before_concurrent(const std::vector<Candidate>& list) {
 }
 
 // plan_time_limit's search; a calibration past the usable time throws CalibrationOverrun.
-std::optional<TimePlan> choose_plan(MPI_Comm comm, const Settings& s, const std::vector<std::int64_t>& lengths,
+std::optional<TimePlan> choose_plan(MPI_Comm comm, const Settings& given, const std::vector<std::int64_t>& lengths,
                                     const ModeSpec& spec, const Placement& pl, double t_origin) {
   int rank = 0, P = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
+  Settings s = given;  // a sampled plan's partners: the command line's, else kPlanPartners
+  if (s.schedule.sample.partners < 1) s.schedule.sample.partners = kPlanPartners;
   const int hosts = 1 + *std::max_element(pl.host_of.begin(), pl.host_of.end());
   const bool shared_hosts = hosts > 1 && hosts < P;  // host pairs to re-test, each of several ranks
+  const double all_host_pairs = static_cast<double>(hosts) * static_cast<double>(hosts - 1) / 2;
+  const double sample =
+      all_host_pairs > 0 ? static_cast<double>(sampled_host_pairs(hosts, s.schedule.sample).size()) / all_host_pairs : 1.0;
   const auto ladder = k_ladder(s, spec, P, hosts);
-  auto list = candidates(s, spec, ladder.empty() ? 0 : ladder.front(), shared_hosts);
+  auto list = candidates(s, spec, ladder.empty() ? 0 : ladder.front(), shared_hosts, sample);
   // First the schedules preferred to any concurrent one, priced without calibrating concurrency:
   // when one fits, the lanes are never timed (at 1,024 simulated ranks the K ladder's calibration,
   // K = 128 ... 1 at every length, outlasted the --host-pairs run it would have lost to).
@@ -454,7 +480,7 @@ std::optional<TimePlan> choose_plan(MPI_Comm comm, const Settings& s, const std:
   // The K ladder is calibrated with the cheapest count (every K at once), K chosen from it, and
   // the later counts calibrate the chosen K only.
   pricer.calibrate_only(limits_of(list, ladder));
-  const std::string k_note = calibrate_k(comm, s, spec, ladder, lengths.back(), shared_hosts, pricer, list);
+  const std::string k_note = calibrate_k(comm, s, spec, ladder, lengths.back(), shared_hosts, sample, pricer, list);
   Search search(comm, s, P, t_origin, pricer, k_note);
   // The cheapest first: when even it cannot fit, nothing else is calibrated. Of the fewest samples,
   // the schedule priced lowest (rank 0's prices): the most concurrency is not always the cheapest

@@ -188,6 +188,9 @@ std::size_t run_sequential(Ctx& c, const TaskList& tasks, std::int64_t length, c
 std::size_t run_sequential(Ctx& c, const HostPairList& tasks, std::int64_t length, const StepHook& on_step) {
   return Turns(c, tasks, length).run(on_step);
 }
+std::size_t run_sequential(Ctx& c, const SampledPairList& tasks, std::int64_t length, const StepHook& on_step) {
+  return Turns(c, tasks, length).run(on_step);
+}
 
 void idle_barrier(Ctx& c, MPI_Comm comm, double deadline, const std::string& why) {
 #ifdef NT_SMPI

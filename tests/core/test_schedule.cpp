@@ -1,5 +1,7 @@
 // The schedule of a run as one value: its name, its prose, its attribute and the reading of files
 // that have only the prose (written before the attribute).
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "nt/error.hpp"
@@ -177,4 +179,52 @@ TEST(ScheduleValue, OldStyleFileStillReads) {
   const auto both = schedule_of(now.meta());
   ASSERT_TRUE(both);
   EXPECT_EQ(both->switches, (std::vector<int>{0, 0, 1, 1}));
+}
+
+// --sample-pairs: the attribute keeps K, the landmarks, the neighbours and the seed, so a reader
+// draws the same host pairs the run measured.
+TEST(ScheduleValue, SampledAttributeAndItsPairs) {
+  Schedule s;
+  s.kind = ScheduleKind::sampled;
+  s.sample = {.partners = 3, .landmarks = 2, .neighbours = 1, .seed = 18446744073709551557ULL};
+  const std::string attr = s.to_attribute();
+  EXPECT_EQ(attr, "sampled partners=3 landmarks=2 neighbours=1 seed=18446744073709551557");
+  const Schedule back = Schedule::from_attribute(attr);
+  EXPECT_TRUE(back.sampled() && back.by_host_pair() && !back.host_pairs());
+  EXPECT_EQ(back.to_attribute(), attr);
+  EXPECT_EQ(back.name(), "sampled");
+  EXPECT_NE(back.pair_order_text().find("the cells between hosts not sampled are missing"), std::string::npos);
+  Metadata m;
+  m.extra[kAttrSchedule] = attr;
+  EXPECT_TRUE(sampled_pairs(m));
+  EXPECT_FALSE(filled_by_host_pair(m) || measured_concurrently(m));
+  for (const std::string bad : {"sampled partners=-1", "sampled seed=x", "sampled switch-map=m", "sampled retest=2"})
+    EXPECT_THROW(Schedule::from_attribute(bad), Error) << bad;
+
+  const int H = 40;
+  const auto pairs = sampled_host_pairs(H, back.sample);
+  EXPECT_EQ(pairs, sampled_host_pairs(H, back.sample));  // the same on every rank and reader
+  EXPECT_LE(pairs.size(), static_cast<std::size_t>(H * (3 + 2 + 1)));
+  EXPECT_LT(pairs.size(), static_cast<std::size_t>(H * (H - 1) / 2));
+  std::vector<std::set<int>> partners(H);
+  for (const auto& [a, b] : pairs) {
+    ASSERT_LT(a, b);
+    ASSERT_LT(b, H);
+    partners[static_cast<std::size_t>(a)].insert(b);
+    partners[static_cast<std::size_t>(b)].insert(a);
+  }
+  const auto landmarks = sampled_landmarks(H, back.sample);
+  ASSERT_EQ(landmarks.size(), 2u);
+  EXPECT_EQ(landmarks[1] - landmarks[0], H / 2);  // spread evenly over the numbers
+  for (int l : landmarks) EXPECT_EQ(partners[static_cast<std::size_t>(l)].size(), static_cast<std::size_t>(H - 1));
+  for (int h = 0; h < H; ++h) {
+    EXPECT_TRUE(partners[static_cast<std::size_t>(h)].count((h + 1) % H)) << h;  // its next host
+    EXPECT_GE(partners[static_cast<std::size_t>(h)].size(), 3u + 1u) << h;      // K partners, a neighbour
+  }
+  Sampling other = back.sample;
+  other.seed = 1;
+  EXPECT_NE(sampled_host_pairs(H, other), pairs);
+  other.partners = 100;  // more partners than hosts: every pair
+  EXPECT_EQ(sampled_host_pairs(H, other).size(), static_cast<std::size_t>(H * (H - 1) / 2));
+  EXPECT_TRUE(sampled_host_pairs(1, other).empty());
 }

@@ -70,7 +70,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ModeCase{"async_one_to_one", Mode::async_one_to_one, 4, "--concurrent --retest 3"},
                       ModeCase{"one_to_one", Mode::one_to_one, 4, "--shuffle"},
                       ModeCase{"one_to_one", Mode::one_to_one, 4, "--host-pairs"},
-                      ModeCase{"send_recv_and_recv_send", Mode::send_recv_and_recv_send, 3, "--host-pairs --raw"}),
+                      ModeCase{"send_recv_and_recv_send", Mode::send_recv_and_recv_send, 3, "--host-pairs --raw"},
+                      ModeCase{"one_to_one", Mode::one_to_one, 4, "--sample-pairs 1"},
+                      ModeCase{"send_recv_and_recv_send", Mode::send_recv_and_recv_send, 3, "--sample-pairs 2 --raw"}),
     [](const auto& param_info) {
       std::string n = std::string(param_info.param.name) + "_" + std::to_string(param_info.param.ranks) + "_" +
                       std::to_string(param_info.index);
@@ -203,7 +205,40 @@ TEST(NetworkTest, BadSchedulesAndSwitchMapsExitTwo) {
     {2, "--concurrent --switch-map /tmp", "--switch-map /tmp: cannot be read (not a regular file)"},
     {2, "--concurrent --switch-map " + bad_map(std::string("\x7f" "ELF\x02\x01\x01\0\0\x03junk\n", 15)),
      "expected HOST SWITCH, got '?ELF??????junk'"},
+    // --sample-pairs K: K >= 1, alone among the schedules, pairwise modes, every rank the same verdict.
+    {2, "--sample-pairs 0", "--sample-pairs K: K must be at least 1 partner per host, got 0"},
+    {4, "--sample-pairs -3", "--sample-pairs K: K must be at least 1 partner per host, got -3"},
+    {2, "--sample-pairs two", "--sample-pairs"},
+    {4, "--sample-pairs 2 --host-pairs", "--sample-pairs measures a sample of the host pairs alone"},
+    {2, "--sample-pairs 2 --concurrent=2", "does not combine with --host-pairs, --concurrent, --switch-map"},
+    {2, "--sample-pairs 2 --switch-map /nonexistent/map", "does not combine with --host-pairs, --concurrent"},
+    {2, "--sample-pairs 2 --sample-landmarks -1", "--sample-landmarks and --sample-neighbours must not be negative"},
+    {2, "--sample-neighbours 3", "--sample-neighbours requires --sample-pairs"},
+    {2, "-t bcast --sample-pairs 2", "--sample-pairs applies to the pairwise modes, not to bcast"},
+    {4, "--sample-pairs 2 --precision 0.1", "--sample-pairs does not combine with --precision"},
+    {2, "--sample-pairs 2 --resume", "--sample-pairs --resume needs the interrupted run's --seed"},
   });
+}
+
+// --sample-pairs on one host: every pair within the host is measured (nothing missing), and the
+// files say the schedule with its K, landmarks, neighbours and the run's seed, so that a reader
+// draws the same host pairs.
+TEST(NetworkTest, SampledPairsSayTheirDraw) {
+  const std::string pre = prefix("sampled_one_host");
+  const RunResult r = run_nt(4, "-t one_to_one -f " + pre + " " + kSweep + " --sample-pairs 3 --sample-landmarks 1 "
+                                "--sample-neighbours 0");
+  ASSERT_EQ(r.code, 0) << r.out;
+  check_result(pre, Mode::one_to_one, 4, {0, 1024}, 5);
+  RawReader f(result_path(pre, Statistic::median));
+  EXPECT_EQ(f.meta().extra.at("schedule"), "sampled partners=3 landmarks=1 neighbours=0 seed=7");
+  EXPECT_TRUE(sampled_pairs(f.meta()));
+  for (std::size_t k = 0; k < f.count(); ++k)
+    for (int x = 0; x < 4; ++x)
+      for (int y = 0; y < 4; ++y) {
+        if (x != y) {
+          EXPECT_TRUE(std::isfinite(f.matrix(k).at(x, y))) << k << " " << x << " " << y;
+        }
+      }
 }
 
 // --precision: each cell stops between --min-repeats and -n samples; the count is in every

@@ -25,6 +25,12 @@
 #   hostlanes  --host-pairs --switch-map (the host pairs in lanes by switch) against --host-pairs on a
 #              tree of 8 leaves x 4 nodes x 4 ranks with a slow node and a slow uplink: the same cells
 #              and report, exact, in less simulated time; the schedule in the files
+#   sampled    --sample-pairs 4 against all pairs on 4 leaves x 8 nodes x 2 ranks with a slow node and a
+#              slow uplink (check_sampled.py): every measured cell the all-pairs cell, the others missing
+#              (NaN) host pair by host pair, both ways, landmark rows whole, in less simulated time;
+#              every reader takes the missing cells as missing (analyze report, model, compare; convert
+#              to-text, to-csv, to-json, info; the viewer's CSV; network_cluster refuses them in one
+#              line); the report's levels and findings those of all pairs
 #   writers    4 leaves x 2 nodes x 4 ranks, --raw, the same synthetic samples (NT_DEBUG_SYNTHETIC):
 #              one writer per node (the default), every rank its own rows (NT_WRITE=ranks) and rank 0
 #              gathering (NT_WRITE=gather) write the same data into every file
@@ -116,6 +122,48 @@ print("ok: 16 ranks, hosts file names the simulated hosts in rank order")
 EOF
   "$analyze" report s/run_median.nc --json r.json > r.txt || fail "report failed"
   "$py" "$here/check_truth.py" s/truth.json r.json || { cat r.txt; exit 1; }
+  ;;
+sampled)
+  # --sample-pairs: a seeded sample of the host pairs, each measured as --host-pairs measures it; the
+  # other cells missing. 4 leaves x 8 nodes x 2 ranks, a slow node (cable at 1/4) and a slow uplink
+  # (1/16: below one cable), sequential all pairs against --sample-pairs 4 (2 landmarks, 2 next hosts).
+  tree=(--leaves 4 --nodes-per-leaf 8 --ranks-per-node 2 --slow-node 3:0.25 --slow-uplink 2:0.0625)
+  args=(-t one_to_one --lengths 0,65536 -n 3 --seed 1 --progress none)
+  sim "${tree[@]}" --out all -- "${args[@]}" || { tail -20 sim.log; fail "simulation (all pairs) failed"; }
+  cp sim.log all.log
+  sim "${tree[@]}" --out smp -- "${args[@]}" --sample-pairs 4 || { tail -20 sim.log; fail "simulation --sample-pairs failed"; }
+  cp sim.log smp.log
+  bin=$(dirname "$analyze")
+  "$py" "$here/check_sampled.py" "$(job all.log)" "$(job smp.log)" all/run_median.nc smp/run_median.nc || exit 1
+  missing=$("$py" -c "import netCDF4, numpy as np, sys; print(int(np.isnan(np.asarray(netCDF4.Dataset(sys.argv[1])['data'][:], dtype=float)).sum()))" smp/run_median.nc)
+  # The readers: every missing cell missing in every output, nothing read as zero or as damage.
+  "$bin/network_convert" to-csv smp/run_median.nc --output smp.csv || fail "to-csv failed"
+  [ "$(grep -c ',nan$' smp.csv)" = "$missing" ] || fail "to-csv: not $missing nan values"
+  "$bin/network_convert" to-text smp/run_median.nc --output smp.txt || fail "to-text failed"
+  [ "$(grep -o -w nan smp.txt | wc -l)" = "$missing" ] || fail "to-text: not $missing nan values"
+  "$bin/network_convert" to-json smp/run_median.nc --output smp.json || fail "to-json failed"
+  [ "$(grep -o null smp.json | wc -l)" = "$missing" ] || fail "to-json: not $missing nulls"
+  "$bin/network_convert" info smp/run_median.nc | grep -q "^bad values: $missing bad values ($missing NaN)" \
+    || fail "info does not count the $missing missing cells"
+  "$bin/network_cluster" compress smp/run_median.nc -o smp_clustered.nc --threshold 5% > cluster.txt 2>&1; rc=$?
+  { [ $rc = 2 ] && grep -q "holds nan at pair .*clustering needs finite delays (a --sample-pairs file" cluster.txt \
+    && [ "$(wc -l < cluster.txt)" = 1 ] && [ ! -e smp_clustered.nc ]; } \
+    || { cat cluster.txt; fail "network_cluster: not one line and exit 2 refusing the missing cells (exit $rc)"; }
+  if [ -x "$bin/network_viewer" ]; then
+    QT_QPA_PLATFORM=offscreen "$bin/network_viewer" smp/run_median.nc --render smp.png --csv smp_view.csv \
+      || fail "the viewer failed on the sampled file"
+    empty=$("$py" -c "import sys; print(sum(r.split(',')[1:].count('') for r in open(sys.argv[1]).read().split()[1:]))" smp_view.csv)
+    [ "$empty" = "$(( missing / 2 ))" ] || fail "the viewer's CSV has $empty empty cells, not the $(( missing / 2 )) missing at its length"
+  fi
+  for s in all smp; do
+    "$analyze" report $s/run_median.nc --json r$s.json > r$s.txt || fail "report of $s failed"
+    "$analyze" model $s/run_median.nc > m$s.txt || fail "model of $s failed"
+  done
+  "$analyze" compare all/run_median.nc smp/run_median.nc > cmp.txt; rc=$?
+  [ $rc = 0 ] || { cat cmp.txt; fail "compare of all pairs and the sample: exit $rc, not 0 (no change)"; }
+  grep -q "Input: $missing bad values ($missing NaN) excluded from the analysis" rsmp.txt \
+    || fail "the report does not exclude the $missing missing cells"
+  "$py" "$here/check_sampled.py" --same-report rall.json rsmp.json || { diff rall.txt rsmp.txt; exit 1; }
   ;;
 writers)
   for w in node ranks gather; do

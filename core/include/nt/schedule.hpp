@@ -4,8 +4,10 @@
 // of `pair_order` and `retest`), and readers take it from there (schedule_of).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nt/cli.hpp"
@@ -19,7 +21,20 @@ struct Metadata;
 // hosts alone (one after the other, or with --switch-map in lanes by switch); every other cell
 // between two hosts gets its host pair's values.
 // Concurrent (--concurrent[=K], --switch-map): disjoint pairs together in rounds (a loaded network).
-enum class ScheduleKind { sequential, host_pairs, concurrent };
+// Sampled (--sample-pairs K): as host pairs, but only the sampled host pairs (sampled_host_pairs);
+// the cells of the other host pairs stay missing (NaN).
+enum class ScheduleKind { sequential, host_pairs, concurrent, sampled };
+
+// The host pairs a sampled schedule measures (--sample-pairs K, --sample-landmarks L,
+// --sample-neighbours N, --seed S): every pair of a landmark host with every host, every host with
+// the next N hosts (numbers modulo H), and every host with K partners drawn at random; the same
+// pairs at every length.
+struct Sampling {
+  int partners = 0;         // K: random partners per host
+  int landmarks = 2;        // L: hosts measured against every host
+  int neighbours = 2;       // N: the next hosts in numbering (ranks are placed switch by switch)
+  std::uint64_t seed = 0;   // the run's seed
+};
 
 // The rounds of a concurrent schedule (--rounds): a new random 1-factorisation for every sample,
 // or the circle method's rounds for every sample.
@@ -46,23 +61,28 @@ struct Schedule {
   std::string switch_map;          // by_switch: the file of the switches (empty where a file does not say)
   std::vector<int> switches;       // by_switch: every rank's switch, numbered by first appearance (once read)
   Retest retest;                   // concurrent: the isolated re-test (retested() says whether it runs)
+  Sampling sample;                 // sampled: which host pairs
 
   bool sequential() const { return kind == ScheduleKind::sequential; }
   bool host_pairs() const { return kind == ScheduleKind::host_pairs; }
   bool concurrent() const { return kind == ScheduleKind::concurrent; }
+  bool sampled() const { return kind == ScheduleKind::sampled; }
+  // One rank pair per host pair, each alone: --host-pairs and --sample-pairs.
+  bool by_host_pair() const { return host_pairs() || sampled(); }
   // Concurrent in lanes (K of them, or one per pair of switches) rather than whole rounds.
   bool in_lanes() const { return concurrent() && (pairs_at_once > 0 || by_switch); }
   // Concurrent with a re-test of any kind.
   bool retested() const { return concurrent() && retest.any(); }
 
-  // "sequential", "host-pairs", "host-pairs by switch", "concurrent", "concurrent=K" or
-  // "concurrent by switch".
+  // "sequential", "host-pairs", "host-pairs by switch", "concurrent", "concurrent=K",
+  // "concurrent by switch" or "sampled".
   std::string name() const;
   // What the files say in prose: attribute pair_order, and attribute retest (when retested()).
   std::string pair_order_text() const;
   std::string retest_text() const;
   // The machine-readable attribute `schedule`: the kind ("sequential", "host-pairs",
-  // "concurrent", "concurrent=K"), then what applies of "shuffle", "rounds=random|fixed"
+  // "concurrent", "concurrent=K", "sampled"), then what applies of "partners=K landmarks=L
+  // neighbours=N seed=S" (sampled), "shuffle", "rounds=random|fixed"
   // (concurrent), "switch-map=PATH" (percent-encoded) and "switches=0,0,1,1" (concurrent or host
   // pairs), "retest=N", "retest-seconds=S", "retest-hosts", "retest-ratio=F" (concurrent),
   // separated by single spaces.
@@ -101,5 +121,14 @@ std::optional<Schedule> schedule_of(const Metadata& m);
 bool measured_concurrently(const Metadata& m);
 // Measured with --host-pairs: every cell between two hosts holds its host pair's values.
 bool filled_by_host_pair(const Metadata& m);
+// Measured with --sample-pairs: only the sampled host pairs (the other cells missing).
+bool sampled_pairs(const Metadata& m);
+
+// The host pairs {a, b} (a < b) of a sampled schedule on `hosts` hosts (numbered 0 .. hosts-1 in
+// order of first appearance over the ranks), ascending: the same on every rank and for every
+// reader of the file (core/src/sampled_pairs.cpp). O(hosts (K + L + N)).
+std::vector<std::pair<int, int>> sampled_host_pairs(int hosts, const Sampling& s);
+// The landmark hosts of that draw, ascending.
+std::vector<int> sampled_landmarks(int hosts, const Sampling& s);
 
 }  // namespace nt

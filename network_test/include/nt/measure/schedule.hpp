@@ -168,6 +168,30 @@ class HostPairList {
   std::size_t k_, n_ = 0;
 };
 
+// --sample-pairs: the tasks of the sampled host pairs of length k (nt::sampled_host_pairs of the
+// schedule's Sampling, the hosts as Units numbers them), one after the other: per pair {A, B}
+// (A < B) the task A -> B then B -> A (one exchange in exchange modes), each measured by the ranks
+// HostPairList picks at that length. O(H (K + L + N)) per rank (sampled.cpp).
+class SampledPairList {
+ public:
+  SampledPairList(const ModeSpec& spec, const Settings& s, const std::vector<int>& host_of, std::size_t length_index);
+  std::size_t size() const noexcept { return exchange_ ? pairs_.size() : 2 * pairs_.size(); }
+  Task operator[](std::size_t u) const;
+  std::optional<std::vector<std::size_t>> positions_of(int rank) const;
+  int rank_of(int host, int other) const;
+  std::size_t host_pairs() const noexcept { return pairs_.size(); }
+  std::size_t bytes() const noexcept;
+
+ private:
+  Units units_;
+  TaskList list_;
+  bool exchange_;
+  std::size_t k_;
+  std::vector<std::pair<int, int>> pairs_;    // the sampled host pairs, ascending
+  std::vector<std::size_t> first_;            // per host, where its pairs start in by_host_
+  std::vector<std::uint32_t> by_host_;        // per host, the indices of its pairs in pairs_
+};
+
 // Every task of one length as a list (tests): TaskList in a vector.
 std::vector<Task> make_tasks(const ModeSpec& spec, const Settings& s, int P, std::size_t length_index);
 

@@ -46,10 +46,11 @@ struct Settings {
   // (gather_switches) before the run's Ctx is made.
   nt::Schedule schedule;
   // The command line's words for the schedule's kind, made into `schedule` by resolve_options
-  // (app.cpp) and read nowhere else: --concurrent[=K] ("all" or K), --host-pairs.
+  // (app.cpp) and read nowhere else: --concurrent[=K] ("all" or K), --host-pairs, --sample-pairs K.
   struct ScheduleWords {
     std::string concurrent;
     bool host_pairs = false;
+    std::optional<int> sample_pairs;  // --sample-pairs K
   } schedule_words;
   double time_limit = 0.0;                // --time-limit SECONDS: plan the open choices to fit (0: no limit)
   bool given_repeats = false, given_schedule = false, given_retest = false;  // on the command line (--time-limit)
