@@ -71,6 +71,16 @@ Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* a
                                   mode_name(c.mode)));
   if (c.statistic == Statistic::deviation)
     r.notes.push_back("this is a deviation file: the analysis describes the spread, not the delays");
+  r.not_sampled = not_sampled_cells(measured);
+  if (r.not_sampled) {
+    // Missing by design: not bad values (the Input line and excluded_bad_values count the rest).
+    r.cube.bad.missing -= std::min<std::size_t>(r.cube.bad.missing, r.not_sampled->cells);
+    r.notes.push_back(fmt::format(
+        "measured with --sample-pairs: {} of the {} host pairs, the cells between the other hosts missing ({} cells); a "
+        "missing cell counts neither as slow nor as fast, the levels are found from the paths of measured links, and a "
+        "fault between two hosts whose pair was not sampled cannot show",
+        r.not_sampled->measured_host_pairs, r.not_sampled->host_pairs, r.not_sampled->cells));
+  }
   if (measured.file && filled_by_host_pair(measured.file->meta()))
     r.notes.push_back("measured with --host-pairs: every cell between two hosts holds its host pair's one measured "
                       "rank pair (the ranks of a host share its cables), so a fault of one rank's own across hosts "
@@ -410,6 +420,9 @@ nlohmann::json to_json(const Report& r, bool with_pairs) {
   j["lengths"] = c.lengths;
   j["excluded_bad_values"] = {{"total", c.bad.total()}, {"nan", c.bad.missing}, {"infinite", c.bad.infinite},
                               {"negative", c.bad.negative}, {"absurd", c.bad.absurd}};
+  if (r.not_sampled)
+    j["not_sampled"] = {{"cells", r.not_sampled->cells}, {"host_pairs", r.not_sampled->host_pairs},
+                        {"measured_host_pairs", r.not_sampled->measured_host_pairs}};
   j["groups"] = r.topology.levels.front().groups;
   j["hierarchy"] = hierarchy_json(r.topology);
   j["node_level_identified"] = r.topology.node_level_identified;
@@ -509,6 +522,10 @@ std::string to_text(const Report& r) {
   std::ostringstream o;
   o << fmt::format("network_analyze report: {}\n  mode {}, statistic {}, {} ranks, lengths {}\n\n", r.source,
                    mode_name(c.mode), statistic_name(c.statistic), c.P, lengths_text(c.lengths));
+  if (r.not_sampled)
+    o << fmt::format("Input: {} cells not sampled (--sample-pairs: {} of {} host pairs measured), read as missing\n{}",
+                     r.not_sampled->cells, r.not_sampled->measured_host_pairs, r.not_sampled->host_pairs,
+                     c.bad.total() > 0 ? "" : "\n");
   if (c.bad.total() > 0) {
     o << fmt::format("Input: {} excluded from the analysis (network_convert info lists them)", c.bad.summary());
     if (!c.bad.first.empty())

@@ -161,8 +161,14 @@ sampled)
   done
   "$analyze" compare all/run_median.nc smp/run_median.nc > cmp.txt; rc=$?
   [ $rc = 0 ] || { cat cmp.txt; fail "compare of all pairs and the sample: exit $rc, not 0 (no change)"; }
-  grep -q "Input: $missing bad values ($missing NaN) excluded from the analysis" rsmp.txt \
-    || fail "the report does not exclude the $missing missing cells"
+  # Missing by design, not bad values: counted apart (from the file's draw), none left as bad.
+  grep -q "^Input: $missing cells not sampled (--sample-pairs: [0-9]* of 496 host pairs measured), read as missing" rsmp.txt \
+    || fail "the report does not count the $missing cells not sampled"
+  grep -q "bad values" rsmp.txt && fail "the report counts cells not sampled as bad values"
+  "$py" -c "import json, sys; j = json.load(open(sys.argv[1])); n = j['not_sampled']; \
+assert n['cells'] == int(sys.argv[2]) and n['host_pairs'] == 496 and 0 < n['measured_host_pairs'] < 496, n; \
+assert j['excluded_bad_values']['total'] == 0, j['excluded_bad_values']" rsmp.json "$missing" \
+    || fail "report --json: not_sampled or excluded_bad_values wrong"
   "$py" "$here/check_sampled.py" --same-report rall.json rsmp.json || { diff rall.txt rsmp.txt; exit 1; }
   ;;
 writers)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,8 +32,19 @@ struct ReportOptions {
   ThresholdOptions thresholds;
 };
 
+// The cells a sampled file (network_test --sample-pairs) leaves missing by design: those between
+// hosts whose pair was not sampled (nt::sampled_host_pairs from the file's `schedule`), at every
+// length. Not bad values: the report counts them apart.
+struct NotSampled {
+  std::uint64_t cells = 0;                         // rank pairs x lengths
+  std::size_t host_pairs = 0, measured_host_pairs = 0;
+};
+// Those of a cube (nothing when it is not a sampled file).
+std::optional<NotSampled> not_sampled_cells(const Cube& c);
+
 struct Report {
   std::string source;
+  std::optional<NotSampled> not_sampled;  // a sampled file: its cells missing by design
   Cube cube;  // the input's shape (P, lengths, mode, bad values): cube_header, v is empty
   std::vector<std::string> hosts;
   Topology topology;
