@@ -123,17 +123,18 @@ std::size_t run_host_pair_schedule(Ctx& c, std::size_t k, std::int64_t length, c
       c.settings.schedule.by_switch ? run_host_lanes(c, list, k, length, on_step) : run_sequential(c, list, length, on_step);
   // The cells this rank's line holds samples of; every other keeps none (NaN in the _all file, its
   // statistics filled from its host pair by fill_by_host_pair after the summary).
+  return bytes + u.bytes() + keep_measured_cells(c, list);
+}
+
+std::size_t keep_measured_cells(Ctx& c, const std::vector<std::size_t>& peers) {
   const auto P = static_cast<std::size_t>(c.size);
   std::vector<char> measured(P, 0);
   for (std::size_t q = 0; q < P; ++q) measured[q] = c.hosts[q] == c.hosts[static_cast<std::size_t>(c.rank)] ? 1 : 0;
-  std::vector<std::size_t> peers;
-  const auto mine = list.positions_of(c.rank);  // always known (a closed form)
-  for (std::size_t pos : *mine) add_line_peers(c, list[pos], peers);
   for (std::size_t q : peers) measured[q] = 1;
   SampleStore& store = runner(c).store;
   for (std::size_t q = 0; q < P; ++q)
     if (!measured[q]) store.used[q] = 0;
-  return bytes + u.bytes() + P;
+  return P;
 }
 
 void fill_by_host_pair(const Ctx& c, std::vector<double>& isolated) {

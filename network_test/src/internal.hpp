@@ -151,6 +151,17 @@ Settings unshuffled(const Settings& s);
 void fill_by_host_pair(const Ctx& c, std::vector<double>& isolated);
 // The cells of this rank's line that task t measures: peers q, appended.
 void add_line_peers(const Ctx& c, const Task& t, std::vector<std::size_t>& peers);
+// A schedule of one pair per host pair (host_pairs.cpp): the cells of this rank's line that no pair
+// measured, neither within its host nor among `peers`, keep no samples (used 0). Returns P bytes.
+std::size_t keep_measured_cells(Ctx& c, const std::vector<std::size_t>& peers);
+// The same for the pairs of `list` (HostPairList, SampledPairList) this rank measures.
+template <class List>
+std::size_t keep_measured_cells(Ctx& c, const List& list) {
+  std::vector<std::size_t> peers;
+  const auto mine = list.positions_of(c.rank);  // always known for these lists
+  for (std::size_t pos : *mine) add_line_peers(c, list[pos], peers);
+  return keep_measured_cells(c, peers);
+}
 // --host-pairs (host_pairs.cpp), length k: the pairs within each host (every host at once), then
 // one rank pair of every pair of hosts alone, one after the other (HostPairList); the cells of this
 // rank's line that no pair measured keep no samples (used 0), for fill_by_host_pair to fill after

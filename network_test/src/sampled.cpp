@@ -80,17 +80,7 @@ std::size_t run_sampled_schedule(Ctx& c, std::size_t k, std::int64_t length, con
   const std::size_t bytes = run_sequential(c, list, length, on_step);
   // The cells this rank's line holds samples of; every other keeps none (NaN), and
   // fill_by_host_pair fills those of the sampled host pairs after the summary.
-  const auto P = static_cast<std::size_t>(c.size);
-  std::vector<char> measured(P, 0);
-  for (std::size_t q = 0; q < P; ++q) measured[q] = c.hosts[q] == c.hosts[static_cast<std::size_t>(c.rank)] ? 1 : 0;
-  std::vector<std::size_t> peers;
-  const auto mine = list.positions_of(c.rank);  // always known
-  for (std::size_t pos : *mine) add_line_peers(c, list[pos], peers);
-  for (std::size_t q : peers) measured[q] = 1;
-  SampleStore& store = runner(c).store;
-  for (std::size_t q = 0; q < P; ++q)
-    if (!measured[q]) store.used[q] = 0;
-  return bytes + list.bytes() + u.bytes() + P;
+  return bytes + list.bytes() + u.bytes() + keep_measured_cells(c, list);
 }
 
 std::size_t sampled_tasks(const Ctx& c) { return SampledPairList(c.spec, c.settings, c.hosts, 0).size(); }
