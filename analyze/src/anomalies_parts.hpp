@@ -184,6 +184,9 @@ void cap_one_way_pairs(const Topology& t, std::size_t max_links, double cut, std
 
 // The same bottleneck: every score within 25 % of the others (anomalies_routes.cpp).
 bool alike(const std::vector<double>& scores);
+// Two findings' added times (per length; NaN where a finding does not show) of one bottleneck:
+// alike at every length both show at, one at least, each positive (anomalies_routes.cpp).
+bool alike_times(const std::vector<double>& a, const std::vector<double>& b);
 
 // The one asymmetric_pair finding of a one-way block from the nodes S to the nodes R (one home for
 // both ways of finding one: one_way_blocks from the pair findings, slow_blocks from the delays):

@@ -35,6 +35,16 @@ bool alike(const std::vector<double>& scores) {
   return lo != scores.end() && *hi <= 1.25 * *lo;
 }
 
+bool alike_times(const std::vector<double>& a, const std::vector<double>& b) {
+  std::size_t shared = 0;
+  for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) {
+    if (!std::isfinite(a[k]) || !std::isfinite(b[k])) continue;
+    if (a[k] <= 0 || b[k] <= 0 || !alike({a[k], b[k]})) return false;
+    ++shared;
+  }
+  return shared > 0;
+}
+
 namespace {
 
 // The finest level above the nodes whose group of `node` holds other nodes, and whose nodes outside
@@ -317,17 +327,6 @@ std::vector<double> added_time(const Cube& c, const Anomaly& a) {
   return out;
 }
 
-// Two added times of one bottleneck: alike at every length both show at (one at least).
-bool one_bottleneck(const std::vector<double>& a, const std::vector<double>& b) {
-  std::size_t shared = 0;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    if (!std::isfinite(a[k]) || !std::isfinite(b[k])) continue;
-    if (a[k] <= 0 || b[k] <= 0 || !alike({a[k], b[k]})) return false;
-    ++shared;
-  }
-  return shared > 0;
-}
-
 // The one-way node pairs (indices into `pairs`) of one bottleneck: by_time, their added times
 // alike; else those whose added time could not be read, left to be judged by their ratios.
 struct Bottleneck {
@@ -363,7 +362,7 @@ std::vector<Bottleneck> bottlenecks(const AnomalyScan& scan, const std::vector<A
   const auto alike_to = [&](const std::vector<double>& profile) {
     std::vector<std::size_t> m;
     for (std::size_t i : order)
-      if (!taken[i] && one_bottleneck(profile, time[i])) m.push_back(i);
+      if (!taken[i] && alike_times(profile, time[i])) m.push_back(i);
     return m;
   };
   for (std::size_t seed : order) {
@@ -405,6 +404,16 @@ std::vector<std::vector<std::size_t>> node_components(const std::vector<std::tup
   std::vector<std::vector<std::size_t>> out;
   for (auto& [unused, idx] : component) out.push_back(std::move(idx));
   return out;
+}
+
+// Whether the senders and the receivers of the node pairs `idx` (indices into `pairs`) are apart.
+bool sides_apart(const std::vector<std::tuple<std::size_t, int, int>>& pairs, const std::vector<std::size_t>& idx) {
+  std::set<int> S, R;
+  for (std::size_t i : idx) {
+    S.insert(std::get<1>(pairs[i]));
+    R.insert(std::get<2>(pairs[i]));
+  }
+  return std::none_of(S.begin(), S.end(), [&](int n) { return R.count(n) != 0; });
 }
 
 // The node pairs `idx` (indices into `pairs`) split by sender: the senders with the same set of
@@ -456,12 +465,7 @@ void one_way_blocks(const AnomalyScan& scan, double cut, std::vector<Anomaly>& o
   };
   for (const auto& bottleneck : bottlenecks(scan, out, pairs))
     for (const auto& idx : node_components(pairs, bottleneck)) {
-      std::set<int> S, R;
-      for (std::size_t i : idx) {
-        S.insert(std::get<1>(pairs[i]));
-        R.insert(std::get<2>(pairs[i]));
-      }
-      if (std::none_of(S.begin(), S.end(), [&](int n) { return R.count(n) != 0; })) {
+      if (sides_apart(pairs, idx)) {
         take(idx, bottleneck.by_time);
         continue;
       }
@@ -477,14 +481,8 @@ void one_way_blocks(const AnomalyScan& scan, double cut, std::vector<Anomaly>& o
   Bottleneck rest{{}, false};
   for (std::size_t i = 0; i < pairs.size(); ++i)
     if (!drop[std::get<0>(pairs[i])] && out[std::get<0>(pairs[i])].score >= cut) rest.members.push_back(i);
-  for (const auto& idx : node_components(pairs, rest)) {
-    std::set<int> S, R;
-    for (std::size_t i : idx) {
-      S.insert(std::get<1>(pairs[i]));
-      R.insert(std::get<2>(pairs[i]));
-    }
-    if (std::none_of(S.begin(), S.end(), [&](int n) { return R.count(n) != 0; })) take(idx, false);
-  }
+  for (const auto& idx : node_components(pairs, rest))
+    if (sides_apart(pairs, idx)) take(idx, false);
   keep_undropped(out, drop, found);
 }
 

@@ -41,8 +41,10 @@ std::vector<std::pair<int, int>> boundary_cells(const Anomaly& f, int P) {
   return cells;
 }
 
-// Per finding (`cells[f]`), its added time at every length.
-std::vector<AddedTime> added_times(const AnomalyScan& scan, const std::vector<std::vector<std::pair<int, int>>>& cells) {
+// Per finding (`cells[f]`, `shown[f]`: the lengths it shows at), its added time at every length
+// it shows at (NaN at the others).
+std::vector<AddedTime> added_times(const AnomalyScan& scan, const std::vector<std::vector<std::pair<int, int>>>& cells,
+                                   const std::vector<const std::vector<std::int64_t>*>& shown) {
   const Cube& c = scan.cube;
   const auto N = static_cast<std::size_t>(c.P);
   const auto cls = pair_classes(scan.topo);
@@ -52,6 +54,7 @@ std::vector<AddedTime> added_times(const AnomalyScan& scan, const std::vector<st
     const float* slice = c.slice(k, buf);
     const auto base = class_log_medians(slice, scan.topo, cls, N);
     for (std::size_t f = 0; f < cells.size(); ++f) {
+      if (std::find(shown[f]->begin(), shown[f]->end(), c.lengths[k]) == shown[f]->end()) continue;
       std::vector<double> added;
       for (const auto& [i, j] : cells[f]) {
         const std::size_t x = static_cast<std::size_t>(i) * N + static_cast<std::size_t>(j);
@@ -66,20 +69,6 @@ std::vector<AddedTime> added_times(const AnomalyScan& scan, const std::vector<st
   return out;
 }
 
-// Whether two findings add alike times at every length both show at (one at least), each positive.
-bool same_time(const Cube& c, const Anomaly& a, const AddedTime& ta, const Anomaly& b, const AddedTime& tb) {
-  std::size_t shared = 0;
-  for (std::size_t k = 0; k < c.count(); ++k) {
-    const auto shows = [&](const Anomaly& x) {
-      return std::find(x.lengths.begin(), x.lengths.end(), c.lengths[k]) != x.lengths.end();
-    };
-    if (!shows(a) || !shows(b) || !std::isfinite(ta.at[k]) || !std::isfinite(tb.at[k])) continue;
-    if (ta.at[k] <= 0 || tb.at[k] <= 0 || !alike({ta.at[k], tb.at[k]})) return false;
-    ++shared;
-  }
-  return shared > 0;
-}
-
 }  // namespace
 
 void fold_transit_routes(const AnomalyScan& scan, std::vector<Anomaly>& out) {
@@ -90,9 +79,16 @@ void fold_transit_routes(const AnomalyScan& scan, std::vector<Anomaly>& out) {
   }
   if (switches.empty() || pairs.empty()) return;
   std::vector<std::vector<std::pair<int, int>>> cells;
-  for (std::size_t f : switches) cells.push_back(boundary_cells(out[f], scan.cube.P));
-  for (std::size_t f : pairs) cells.push_back(out[f].pairs);
-  const auto time = added_times(scan, cells);
+  std::vector<const std::vector<std::int64_t>*> shown;
+  for (std::size_t f : switches) {
+    cells.push_back(boundary_cells(out[f], scan.cube.P));
+    shown.push_back(&out[f].lengths);
+  }
+  for (std::size_t f : pairs) {
+    cells.push_back(out[f].pairs);
+    shown.push_back(&out[f].lengths);
+  }
+  const auto time = added_times(scan, cells, shown);
   std::vector<char> drop(out.size(), 0);
   std::vector<std::size_t> folded(switches.size(), 0);
   for (std::size_t p = 0; p < pairs.size(); ++p) {
@@ -105,7 +101,7 @@ void fold_transit_routes(const AnomalyScan& scan, std::vector<Anomaly>& out) {
         return in.count(x.first) != 0 || in.count(x.second) != 0;
       });
       // The routes of one switch only: alike to two is no evidence for either.
-      if (outside && same_time(scan.cube, sw, time[s], a, time[switches.size() + p]))
+      if (outside && alike_times(time[s].at, time[switches.size() + p].at))
         into = into == switches.size() ? s : switches.size() + 1;
     }
     if (into >= switches.size()) continue;

@@ -264,17 +264,17 @@ double set_tolerances(Grid& g, const Model& m, const std::vector<Claim>& claims)
 Claim claim_of(const Grid& g, const Anomaly& a, std::size_t index) {
   Claim q;
   q.finding = index;
+  // Its pairs: a pair finding's, or the routes of others folded into a slow switch (fold_transit_routes).
+  q.cells = pair_cells(a, g.P);
   if (ends_kind(a.kind)) {
     q.in.assign(g.P, 0);
     for (int r : a.ranks) q.in[static_cast<std::size_t>(r)] = 1;
     q.send = a.direction != "receive";
     q.recv = a.direction != "send";
     q.inner = a.kind != AnomalyKind::slow_switch;
-    q.cells = pair_cells(a, g.P);  // the routes of others through it (fold_transit_routes), if any
     return q;
   }
   q.ends = false;
-  q.cells = pair_cells(a, g.P);
   return q;
 }
 
