@@ -112,12 +112,16 @@ void add_line_peers(const Ctx& c, const Task& t, std::vector<std::size_t>& peers
   if (c.spec.kind == TaskKind::exchange_pairs && t.y == c.rank && t.x != t.y) peers.push_back(static_cast<std::size_t>(t.x));
 }
 
-std::size_t run_host_pair_schedule(Ctx& c, std::size_t k, std::int64_t length, const StepHook& on_step) {
-  const Units u(c.hosts);
+void run_host_phase(Ctx& c, const Units& u, std::int64_t length) {
   idle_barrier(c, 1, length);  // the previous length is written: no rank measures beside rank 0's writes
   run_within_host(c, u, length);
   run_self_exchange(c, length);
   idle_barrier(c, 2, length);
+}
+
+std::size_t run_host_pair_schedule(Ctx& c, std::size_t k, std::int64_t length, const StepHook& on_step) {
+  const Units u(c.hosts);
+  run_host_phase(c, u, length);
   const HostPairList list(c.spec, c.settings, c.hosts, k);
   const std::size_t bytes =
       c.settings.schedule.by_switch ? run_host_lanes(c, list, k, length, on_step) : run_sequential(c, list, length, on_step);

@@ -149,6 +149,10 @@ Settings unshuffled(const Settings& s);
 // [statistic * P + peer] as run_retest fills it.
 // Collective over c.comm.
 void fill_by_host_pair(const Ctx& c, std::vector<double>& isolated);
+// The first phase of a schedule of one pair per host pair (host_pairs.cpp): the pairs within each
+// host (every host at once) and each rank with itself, between two idle barriers (the previous
+// length is written before, no host pair starts beside them after). Collective over c.comm.
+void run_host_phase(Ctx& c, const Units& u, std::int64_t length);
 // The cells of this rank's line that task t measures: peers q, appended.
 void add_line_peers(const Ctx& c, const Task& t, std::vector<std::size_t>& peers);
 // A schedule of one pair per host pair (host_pairs.cpp): the cells of this rank's line that no pair

@@ -72,10 +72,7 @@ std::optional<std::vector<std::size_t>> SampledPairList::positions_of(int rank) 
 
 std::size_t run_sampled_schedule(Ctx& c, std::size_t k, std::int64_t length, const StepHook& on_step) {
   const Units u(c.hosts);
-  idle_barrier(c, 1, length);  // the previous length is written: no rank measures beside rank 0's writes
-  run_within_host(c, u, length);
-  run_self_exchange(c, length);
-  idle_barrier(c, 2, length);
+  run_host_phase(c, u, length);
   const SampledPairList list(c.spec, c.settings, c.hosts, k);
   const std::size_t bytes = run_sequential(c, list, length, on_step);
   // The cells this rank's line holds samples of; every other keeps none (NaN), and
