@@ -26,13 +26,16 @@ namespace nt::analysis::anomaly_parts {
 std::string sigmas_text(double z);
 
 // Removes the findings `drop` selects from `found` and returns label(finding) of each, in order: what
-// a note says of the findings it moves out of the anomalies (transients.cpp, shared_cores.cpp).
+// a note says of the findings it moves out of the anomalies (transients.cpp, shared_cores.cpp);
+// with `pairs`, appends the moved findings' pairs to it.
 template <class Drop, class Label>
-std::vector<std::string> take_out(std::vector<Anomaly>& found, const Drop& drop, const Label& label) {
+std::vector<std::string> take_out(std::vector<Anomaly>& found, const Drop& drop, const Label& label,
+                                  std::vector<std::pair<int, int>>* pairs = nullptr) {
   std::vector<std::string> moved;
   std::erase_if(found, [&](const Anomaly& a) {
     if (!drop(a)) return false;
     moved.push_back(label(a));
+    if (pairs) pairs->insert(pairs->end(), a.pairs.begin(), a.pairs.end());
     return true;
   });
   return moved;

@@ -130,7 +130,8 @@ void keep_findings(std::vector<Anomaly>& found, std::vector<Anomaly>& added, std
 std::string text_of_ranks(const std::vector<int>& r) { return text::rank_runs_text(r); }
 
 Explanation explain_and_check(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
-                              const AnomalyOptions& opt, std::vector<Anomaly>& found, bool change) {
+                              const AnomalyOptions& opt, std::vector<Anomaly>& found, bool change,
+                              const std::vector<std::pair<int, int>>& transients) {
   Explanation e;
   if (c.P < 3 || c.count() == 0 || t.levels.empty()) return e;
   const auto cells = static_cast<std::uint64_t>(c.P) * static_cast<std::uint64_t>(c.P) * c.count();
@@ -168,7 +169,7 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
   // Every claim's residual once: the slow cells left, and the share explained.
   const auto whole = count_regions(g, m, claims, slow_cells, false);
   std::size_t left = 0;
-  auto rest = leftover(g, slow_cells, hosts, &left);
+  auto rest = leftover(g, slow_cells, hosts, transients, &left);
   const bool routes = std::any_of(claims.begin(), claims.end(), [&](const Claim& q) {
     return q.finding < found.size() && !droppable(g, q, found);
   });

@@ -114,8 +114,10 @@ void merge_siblings(Grid& g, Model& m, std::vector<Claim>& claims, const std::ve
                     std::vector<Anomaly>& found, std::vector<Anomaly>& added, std::vector<char>& drop);
 // The score and the end of the text of a finding the check added.
 void score_from_factor(const Grid& g, const Claim& q, Anomaly& a);
-// The cells left slow at enough lengths: one `unexplained` finding (count: its pairs).
+// The cells left slow at enough lengths, but the transients' pairs: one `unexplained` finding
+// (count: its pairs).
 std::optional<Anomaly> leftover(const Grid& g, const std::vector<std::vector<char>>& slow_cells,
-                                const std::vector<std::string>& hosts, std::size_t* count);
+                                const std::vector<std::string>& hosts,
+                                const std::vector<std::pair<int, int>>& transients, std::size_t* count);
 
 }  // namespace nt::analysis::explain_parts

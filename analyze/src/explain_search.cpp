@@ -154,14 +154,43 @@ void score_from_factor(const Grid& g, const Claim& q, Anomaly& a) {
   if (!a.hosts.empty()) a.detail += " on " + text::hosts_text(a.hosts);
 }
 
-// The cells left slow at enough lengths after the search: one `unexplained` finding, its pairs
-// (the first max_links) and the ranks most of them touch.
+// Whether slow pairs form a region: the senders that send at least half as many of them as the
+// most and the receivers likewise, with the pairs between them filling a quarter of that block or
+// more. A fault slows a block of routes (a node's row, a switch's pairs, one half to the other);
+// transients of a noisy run scatter, a pair or two per rank, and fill no block.
+namespace {
+bool dense_block(std::size_t P, const std::vector<std::pair<int, int>>& pairs) {
+  std::vector<std::size_t> out(P, 0), in(P, 0);
+  for (const auto& [i, j] : pairs) {
+    ++out[static_cast<std::size_t>(i)];
+    ++in[static_cast<std::size_t>(j)];
+  }
+  const std::size_t top_out = *std::max_element(out.begin(), out.end());
+  const std::size_t top_in = *std::max_element(in.begin(), in.end());
+  std::size_t senders = 0, receivers = 0, inside = 0;
+  for (std::size_t r = 0; r < P; ++r) {
+    senders += 2 * out[r] >= top_out ? 1 : 0;
+    receivers += 2 * in[r] >= top_in ? 1 : 0;
+  }
+  for (const auto& [i, j] : pairs)
+    inside += 2 * out[static_cast<std::size_t>(i)] >= top_out && 2 * in[static_cast<std::size_t>(j)] >= top_in ? 1 : 0;
+  return 4 * inside >= senders * receivers;
+}
+}  // namespace
+
+// The cells left slow at enough lengths after the search, but the pairs left out as transients
+// (either direction: a slow link's pair is listed once): one `unexplained` finding, its pairs (the
+// first max_links) and the ranks most of them touch.
 std::optional<Anomaly> leftover(const Grid& g, const std::vector<std::vector<char>>& slow_cells,
-                                const std::vector<std::string>& hosts, std::size_t* count) {
+                                const std::vector<std::string>& hosts,
+                                const std::vector<std::pair<int, int>>& transients, std::size_t* count) {
   std::vector<std::pair<int, int>> pairs;
   std::vector<std::size_t> touch(g.P, 0);
+  std::set<std::pair<int, int>> excused;
+  for (const auto& [i, j] : transients) excused.insert({std::min(i, j), std::max(i, j)});
   for (std::size_t i = 0; i < g.P; ++i)
     for (std::size_t j = 0; j < g.P; ++j) {
+      if (excused.count({static_cast<int>(std::min(i, j)), static_cast<int>(std::max(i, j))})) continue;
       std::size_t n = 0;
       for (std::size_t k = 0; k < g.K; ++k) n += slow_cells[k][g.cell(i, j)];
       if (i == j || n < g.need) continue;
@@ -174,6 +203,7 @@ std::optional<Anomaly> leftover(const Grid& g, const std::vector<std::vector<cha
   if (pairs.size() < std::max<std::size_t>(g.opt.explain_min_cells,
                                            static_cast<std::size_t>(g.opt.explain_min_share * static_cast<double>(cells))))
     return std::nullopt;
+  if (!dense_block(g.P, pairs)) return std::nullopt;
   Anomaly a;
   a.kind = AnomalyKind::unexplained;
   const std::size_t top = *std::max_element(touch.begin(), touch.end());

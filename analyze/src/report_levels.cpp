@@ -114,8 +114,11 @@ void find_findings(const ReportInputs& in, Report& r) {
   const Cube& c = in.c;
   const ReportOptions& opt = in.opt;
   r.anomalies = find_anomalies(c, r.topology, r.hosts, opt.anomalies, &r.sensitivity);
+  std::vector<std::pair<int, int>> transients;  // the pairs of findings left out as transients
   if (in.fastest && !in.merged && c.statistic == Statistic::median)
-    if (auto note = drop_transient_pairs(c, *in.fastest, r.anomalies)) r.notes.push_back(std::move(*note));
+    if (auto note = drop_transient_pairs(c, *in.fastest, r.topology, r.anomalies, transients)) r.notes.push_back(std::move(*note));
+  if (in.pairwise)
+    if (auto note = drop_lone_pairs(c, r.topology, r.anomalies, transients)) r.notes.push_back(std::move(*note));
   if (in.measured.file)
     if (auto note = drop_findings_on_shared_cores(in.measured.file->meta(), r.topology, r.anomalies))
       r.notes.push_back(std::move(*note));
@@ -126,7 +129,7 @@ void find_findings(const ReportInputs& in, Report& r) {
   if (measured_under_load(in.measured)) saturated_groups(c, r.hosts, opt.anomalies.min_ratio, r.anomalies);
   if (auto note = review_findings_under_load(in.measured, in.merged, in.deviation, r.topology, opt.anomalies, r.anomalies))
     r.notes.push_back(std::move(*note));
-  r.explanation = explain_and_check(c, r.topology, r.hosts, opt.anomalies, r.anomalies, in.pairwise);
+  r.explanation = explain_and_check(c, r.topology, r.hosts, opt.anomalies, r.anomalies, in.pairwise, transients);
   if (!r.explanation.note.empty()) r.notes.push_back(r.explanation.note);
   if (!r.explanation.warning.empty()) r.notes.push_back(r.explanation.warning);
 }

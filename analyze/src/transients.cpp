@@ -1,9 +1,16 @@
-// One-way pairs that a transient made (common on noisy networks): a pair's samples are measured
+// Pair findings that a transient made (common on noisy networks). A pair's samples are measured
 // back to back, so a stall of a link shorter than the run but longer than the pair's samples moves
-// the median of one direction at one length, not its fastest sample. A fault slows every sample;
-// the fastest sample of the slower direction is then as far from the other direction's as the
-// medians are. An asymmetric_pair whose fastest samples do not show at least half of its medians'
-// difference (in log) at most of its lengths is moved to a note.
+// one cell's median, and often its fastest sample too, while a fault slows every route across it.
+// Two checks, each a property of any fault on a route:
+// - a fault slows every sample: the fastest sample of a slow cell shows at least half of its
+//   median's slowdown (in log). For a one-way pair the other direction is the reference; for the
+//   pairs between two nodes slow both ways, each cell's row in the same file (median for the
+//   median, min for the min).
+// - every link of a switched or direct network carries the routes of several pairs of nodes (a
+//   host's cable all of its routes, an uplink its switch's, a torus link the routes crossing it):
+//   a finding whose cells all lie between one pair of nodes, with no other pair slowed alike, has
+//   no link of its own to be the fault of; it is a transient while that pair's samples ran.
+// Findings that fail either are moved to a note naming them, not deleted silently.
 #include "nt/analysis/anomalies.hpp"
 
 #include <algorithm>
@@ -40,19 +47,194 @@ bool fastest_agree(const Cube& values, const Cube& fastest, const Anomaly& a) {
   return seen == 0 || 2 * agree >= seen;
 }
 
+// The median of row i at length k (off-diagonal, usable cells): a pair cell's reference.
+double row_median(const Cube& c, std::size_t k, int i, std::vector<float>& buf) {
+  const float* r = c.rows(k, i, i + 1, buf);
+  std::vector<double> v;
+  v.reserve(static_cast<std::size_t>(c.P));
+  for (int j = 0; j < c.P; ++j)
+    if (j != i && Cube::usable(r[j])) v.push_back(static_cast<double>(r[j]));
+  return v.empty() ? 0.0 : median(v);
+}
+
+// Whether the fastest samples show a pair finding slow against each cell's row: per pair and
+// length whose median carries at least half the finding's slowdown (in log) over its row's, the
+// fastest sample's log ratio to the min file's row over the median's; true when at least half
+// reach 1/2.
+bool fastest_agree_rows(const Cube& values, const Cube& fastest, const Anomaly& a) {
+  if (a.score <= 1.0) return true;
+  std::vector<float> buf;
+  std::size_t agree = 0, seen = 0;
+  for (std::size_t k = 0; k < values.count(); ++k) {
+    if (std::find(a.lengths.begin(), a.lengths.end(), values.lengths[k]) == a.lengths.end()) continue;
+    for (const auto& [i, j] : a.pairs) {
+      const double m = cell(values, k, i, j, buf), f = cell(fastest, k, i, j, buf);
+      const double rm = row_median(values, k, i, buf), rf = row_median(fastest, k, i, buf);
+      if (!Cube::usable(m) || !Cube::usable(f) || rm <= 0.0 || rf <= 0.0) continue;
+      const double slow = std::log(m / rm);
+      if (slow < 0.5 * std::log(a.score)) continue;
+      ++seen;
+      if (std::log(f / rf) >= 0.5 * slow) ++agree;
+    }
+  }
+  return seen == 0 || 2 * agree >= seen;
+}
+
+bool pair_kind(const Anomaly& a) {
+  return (a.kind == AnomalyKind::asymmetric_pair || a.kind == AnomalyKind::slow_link) && !a.pairs.empty();
+}
+
+// The node of rank r: its group at t's finest level when that level is the nodes, else the rank.
+int node_of(const Topology& t, int r) {
+  if (!t.node_level_identified || t.levels.empty()) return r;
+  return t.levels[0].group_of[static_cast<std::size_t>(r)];
+}
+
+// Whether every pair of a lies between the same two nodes (either direction), and not within one.
+bool one_node_pair(const Topology& t, const Anomaly& a) {
+  const int x = node_of(t, a.pairs.front().first), y = node_of(t, a.pairs.front().second);
+  if (x == y) return false;
+  return std::all_of(a.pairs.begin(), a.pairs.end(), [&](const auto& p) {
+    const int u = node_of(t, p.first), v = node_of(t, p.second);
+    return (u == x && v == y) || (u == y && v == x);
+  });
+}
+
+// Whether a holds fewer than half of the rank pairs between its two nodes in the directions it
+// names (the others measured apart and not slow alike): a transient of one rank pair, since the
+// ranks of two nodes share their route.
+bool part_of_node_pair(const Topology& t, const Anomaly& a) {
+  if (!t.node_level_identified || t.levels.empty()) return false;
+  const auto& g = t.levels[0];
+  const int x = node_of(t, a.pairs.front().first), y = node_of(t, a.pairs.front().second);
+  const std::size_t per_direction = g.groups[static_cast<std::size_t>(x)].size() * g.groups[static_cast<std::size_t>(y)].size();
+  if (per_direction < 2) return false;
+  bool forward = false, back = false;
+  for (const auto& p : a.pairs) (node_of(t, p.first) == x ? forward : back) = true;
+  const std::size_t all = per_direction * (forward && back ? 2 : 1);
+  return 2 * a.pairs.size() < all;
+}
+
+// Whether the rank pairs between a's two nodes hold one measurement per direction: one rank per
+// node, or every rank pair's cells equal to the first's at every length (the host-pairs and
+// sampled schedules copy one rank pair's values to the others).
+bool one_measurement(const Cube& c, const Topology& t, const Anomaly& a) {
+  if (!t.node_level_identified || t.levels.empty()) return true;
+  const auto& g = t.levels[0];
+  const auto& xs = g.groups[static_cast<std::size_t>(node_of(t, a.pairs.front().first))];
+  const auto& ys = g.groups[static_cast<std::size_t>(node_of(t, a.pairs.front().second))];
+  if (xs.size() * ys.size() < 2) return true;
+  std::vector<float> buf;
+  for (std::size_t k = 0; k < c.count(); ++k)
+    for (const auto& [from, to] : {std::pair{&xs, &ys}, std::pair{&ys, &xs}}) {
+      const float first = c.rows(k, from->front(), from->front() + 1, buf)[to->front()];
+      for (int i : *from) {
+        const float* r = c.rows(k, i, i + 1, buf);
+        for (int j : *to)
+          if (!(r[j] == first) && !(std::isnan(r[j]) && std::isnan(first))) return false;
+      }
+    }
+  return true;
+}
+
+// Whether other cells of the sender's row or the receiver's column (beyond the two nodes) are slow
+// with a's pairs: a tenth of them or more at half the finding's slowdown (in log) over the row's or
+// column's median, at one of its lengths. A cable or an uplink slows many routes; a transient one.
+bool routes_slow_with(const Cube& c, const Topology& t, const Anomaly& a) {
+  if (a.score <= 1.0) return true;
+  const double line = std::sqrt(a.score);
+  std::vector<float> buf;
+  std::vector<double> v;
+  const auto slow_share = [&] {
+    if (v.empty()) return 0.0;
+    const double mid = median(v);
+    const auto n = std::count_if(v.begin(), v.end(), [&](double d) { return d >= line * mid; });
+    return static_cast<double>(n) / static_cast<double>(v.size());
+  };
+  const int x = node_of(t, a.pairs.front().first), y = node_of(t, a.pairs.front().second);
+  const auto elsewhere = [&](int r) { const int n = node_of(t, r); return n != x && n != y; };
+  for (std::size_t k = 0; k < c.count(); ++k) {
+    if (std::find(a.lengths.begin(), a.lengths.end(), c.lengths[k]) == a.lengths.end()) continue;
+    for (const auto& [i, j] : a.pairs) {
+      v.clear();
+      const float* row = c.rows(k, i, i + 1, buf);
+      for (int r = 0; r < c.P; ++r)
+        if (elsewhere(r) && Cube::usable(row[r])) v.push_back(static_cast<double>(row[r]));
+      if (slow_share() >= 0.1) return true;
+      v.clear();
+      for (int r = 0; r < c.P; ++r)
+        if (elsewhere(r)) {
+          const float d = c.rows(k, r, r + 1, buf)[j];
+          if (Cube::usable(d)) v.push_back(static_cast<double>(d));
+        }
+      if (slow_share() >= 0.1) return true;
+    }
+  }
+  return false;
+}
+
+std::string first_pair(const Anomaly& a) {
+  return fmt::format("{}->{}", a.pairs.front().first, a.pairs.front().second);
+}
+
 }  // namespace
 
-std::optional<std::string> drop_transient_pairs(const Cube& values, const Cube& fastest, std::vector<Anomaly>& found) {
+std::optional<std::string> drop_lone_pairs(const Cube& values, const Topology& t, std::vector<Anomaly>& found,
+                                           std::vector<std::pair<int, int>>& left_out) {
+  const std::size_t nodes = t.node_level_identified && !t.levels.empty() ? t.levels[0].groups.size()
+                                                                         : static_cast<std::size_t>(t.P);
+  if (nodes < 4) return std::nullopt;  // two or three nodes: a link may carry one pair's routes
+  // Levels above the nodes that form a tree (switches, routers): every link carries several pairs'
+  // routes. Without them (a torus's rings) a link may carry one pair's routes, and only a part of
+  // a pair of nodes' rank pairs is no link's.
+  const bool switched = t.levels.size() > 1 && !t.no_tree_above;
+  // Pair findings slow alike (at the same lengths, within 25 %) are one fault's routes, whether
+  // they share a node or not (a pod's partial uplink carries a few disjoint pairs of nodes, each
+  // its own finding): none is alone. Transients fall at random lengths and factors.
+  std::vector<char> joined(found.size(), 0);
+  for (std::size_t x = 0; x < found.size(); ++x)
+    for (std::size_t y = x + 1; y < found.size(); ++y) {
+      const Anomaly &a = found[x], &b = found[y];
+      if (!pair_kind(a) || !pair_kind(b) || a.lengths != b.lengths) continue;
+      if (std::max(a.score, b.score) <= 1.25 * std::min(a.score, b.score)) joined[x] = joined[y] = 1;
+    }
+  std::vector<std::string> moved;
+  std::vector<Anomaly> kept;
+  for (std::size_t x = 0; x < found.size(); ++x) {
+    const Anomaly& a = found[x];
+    const bool lone = pair_kind(a) && !joined[x] && one_node_pair(t, a) &&
+                      (part_of_node_pair(t, a) ||
+                       (switched && one_measurement(values, t, a) && !routes_slow_with(values, t, a)));
+    if (!lone) {
+      kept.push_back(a);
+      continue;
+    }
+    moved.push_back(first_pair(a));
+    left_out.insert(left_out.end(), a.pairs.begin(), a.pairs.end());
+  }
+  found = std::move(kept);
+  if (moved.empty()) return std::nullopt;
+  return fmt::format(
+      "{} pair finding(s) left out (first ranks {}): each slow between one pair of nodes alone, no other pair "
+      "across the same cables or switches slowed alike, while every link carries the routes of several pairs: a "
+      "transient while their samples ran, not a fault of a link (measure these pairs again to be sure)",
+      moved.size(), fmt::join(moved, ", "));
+}
+
+std::optional<std::string> drop_transient_pairs(const Cube& values, const Cube& fastest, const Topology& t,
+                                                std::vector<Anomaly>& found, std::vector<std::pair<int, int>>& left_out) {
   if (fastest.P != values.P || fastest.lengths != values.lengths) return std::nullopt;
   const auto moved = anomaly_parts::take_out(
       found,
       [&](const Anomaly& a) {
-        return a.kind == AnomalyKind::asymmetric_pair && !a.pairs.empty() && !fastest_agree(values, fastest, a);
+        if (!pair_kind(a)) return false;
+        if (a.kind == AnomalyKind::asymmetric_pair && !fastest_agree(values, fastest, a)) return true;
+        return one_node_pair(t, a) && !fastest_agree_rows(values, fastest, a);
       },
-      [](const Anomaly& a) { return fmt::format("{}->{}", a.pairs.front().first, a.pairs.front().second); });
+      first_pair, &left_out);
   if (moved.empty()) return std::nullopt;
   return fmt::format(
-      "{} one-way pair finding(s) left out (first ranks {}): slow in the medians only, their fastest samples (the "
+      "{} pair finding(s) left out (first ranks {}): slow in the medians only, their fastest samples (the "
       "min file) are not: a transient while their samples ran (samples of a pair are taken back to back), not a "
       "fault; a fault slows every sample",
       moved.size(), fmt::join(moved, ", "));

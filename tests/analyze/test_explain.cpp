@@ -189,6 +189,25 @@ TEST(Explain, AFaultNoDetectorKnowsLeavesANamedUnexplainedRegion) {
   EXPECT_NE(na::to_text(r).find("explanation: the levels and the findings predict"), std::string::npos);
 }
 
+// Slow pairs scattered over the matrix, one per sender (transients of a noisy run: a stall while a
+// pair's samples ran), fill no block: no `unexplained` finding, though the share says they are slow.
+TEST(Explain, ScatteredSlowPairsAreNoUnexplainedRegion) {
+  RandomTree t{3, 3, 4, 1, {}};
+  auto c = nt::test::tree_cube(t);
+  const int P = c.P;
+  for (int i = 0; i < 24; ++i) {
+    const int j = (i * 7 + 5) % P;
+    if (j == i) continue;
+    for (std::size_t k = 1; k < c.count(); ++k) c.at(k, i, j) = static_cast<float>(static_cast<double>(c.at(k, i, j)) * 1.4);
+  }
+  const auto r = na::make_report(c, {});
+  EXPECT_TRUE(std::none_of(r.anomalies.begin(), r.anomalies.end(),
+                           [](const na::Anomaly& a) { return a.kind == na::AnomalyKind::unexplained; }))
+      << na::to_text(r);
+  EXPECT_GT(r.explanation.slow_share, 0.0);
+  EXPECT_GE(r.explanation.unexplained_pairs, 20u);
+}
+
 // A finding that explains nothing is dropped: on a healthy tree the check removes a slow_link that
 // claims cells equal to their class.
 TEST(Explain, AFindingThatExplainsNothingIsDropped) {

@@ -595,6 +595,8 @@ TEST(Paths, ASlowTorusLinkIsOneFindingOnItsTwoEnds) {
 // The noisy corpus: a link's stall during a pair's back-to-back samples slows the median of one
 // direction at some lengths, not the pair's fastest sample. A one-way pair that the min file of
 // the run does not show is a transient (a note, no finding); one that every sample shows stays.
+// A pair of nodes slow alone, with no other route slowed alike, is a transient with or without the
+// min file: every link of the tree carries several pairs' routes.
 TEST(Paths, AOneWayPairThatTheFastestSamplesDoNotShowIsATransient) {
   Tree t;
   const Made m = make(t);
@@ -605,11 +607,18 @@ TEST(Paths, AOneWayPairThatTheFastestSamplesDoNotShowIsATransient) {
     return static_cast<int>(std::find(m.node.begin(), m.node.end(), node) - m.node.begin());
   };
   const int a = first_rank_of(1), b = first_rank_of(9), x = first_rank_of(2), y = first_rank_of(20);
+  const int x2 = first_rank_of(3), y2 = first_rank_of(21);
+  const int a2 = first_rank_of(4), b2 = first_rank_of(12), c = first_rank_of(6), d = first_rank_of(28);
   for (std::size_t k = 0; k < median.count(); ++k) {
-    if (k >= 2) median.at(k, a, b) *= 6.0F;  // a stall while a -> b's samples ran, at the two longest
-                                             // lengths (the shorter ones do not contradict it)
-    median.at(k, x, y) *= 3.0F;             // a one-way fault: every sample
-    fastest.at(k, x, y) *= 3.0F;
+    if (k >= 2) {  // stalls while a -> b's and a2 -> b2's samples ran, alike, at the two longest lengths
+      median.at(k, a, b) *= 6.0F;   // (the shorter ones do not contradict them; two alike are not alone)
+      median.at(k, a2, b2) *= 6.0F;
+      median.at(k, c, d) *= 4.0F;   // and one alone: no link carries c -> d's route only
+    }
+    for (auto [i, j] : {std::pair{x, y}, std::pair{x2, y2}}) {  // a one-way fault of a link that two
+      median.at(k, i, j) *= 3.0F;                                // routes cross: every sample
+      fastest.at(k, i, j) *= 3.0F;
+    }
   }
   na::ReportOptions o;
   o.find_deviation_beside = false;
@@ -622,13 +631,19 @@ TEST(Paths, AOneWayPairThatTheFastestSamplesDoNotShowIsATransient) {
     return out;
   };
   EXPECT_TRUE(pairs(without).count({a, b}));
+  EXPECT_TRUE(pairs(without).count({a2, b2}));
+  EXPECT_FALSE(pairs(without).count({c, d}));
   EXPECT_TRUE(pairs(without).count({x, y}));
   EXPECT_FALSE(pairs(with).count({a, b}));
+  EXPECT_FALSE(pairs(with).count({a2, b2}));
   EXPECT_TRUE(pairs(with).count({x, y}));
+  EXPECT_TRUE(pairs(with).count({x2, y2}));
   auto noted = [](const na::Report& r, const std::string& what) {
     return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.find(what) != std::string::npos; });
   };
   EXPECT_TRUE(noted(with, "a transient"));
+  EXPECT_TRUE(noted(without, "slow between one pair of nodes alone"));
+  EXPECT_FALSE(noted(without, "slow in the medians only"));
   // From files: the min file beside the median file is read; a truncated one leaves the report
   // as without it, with a note, instead of failing it.
   const auto dir = std::filesystem::temp_directory_path() / ("nt_paths_min_" + std::to_string(::getpid()));
@@ -667,13 +682,16 @@ TEST(Paths, AOneWayPairThatALongerLengthContradictsIsATransient) {
     };
     const int a = first_rank_of(1), b = first_rank_of(9), x = first_rank_of(2), y = first_rank_of(20);
     const int u = first_rank_of(5), v = first_rank_of(14), p = first_rank_of(11), q = first_rank_of(27);
+    const int x2 = first_rank_of(3), y2 = first_rank_of(21), u2 = first_rank_of(6), v2 = first_rank_of(15);
     m.cube.at(0, a, b) *= 6.0F;  // a stall at 1 KiB
     m.cube.at(1, a, b) = m.cube.at(1, b, a);
     m.cube.at(0, p, q) *= 6.0F;  // another, its 64 KiB a little faster than the way back
     m.cube.at(1, p, q) = 0.995F * m.cube.at(1, q, p);
-    for (std::size_t k = 0; k < 2; ++k) {
-      m.cube.at(k, x, y) *= 3.0F;   // one direction at 1/3: every length
+    for (std::size_t k = 0; k < 2; ++k) {  // faults of links that two routes cross each:
+      m.cube.at(k, x, y) *= 3.0F;          // one direction at 1/3: every length
+      m.cube.at(k, x2, y2) *= 3.0F;
       m.cube.at(k, u, v) += 4e-6F;  // one direction 4 us later: every length
+      m.cube.at(k, u2, v2) += 4e-6F;
     }
     std::set<std::pair<int, int>> one_way;
     std::string found;
@@ -681,7 +699,7 @@ TEST(Paths, AOneWayPairThatALongerLengthContradictsIsATransient) {
       found += fmt::format("\n  {} {}", name_of(f.kind), f.detail);
       if (name_of(f.kind) == "asymmetric_pair") one_way.insert(f.pairs.begin(), f.pairs.end());
     }
-    const std::set<std::pair<int, int>> want{{x, y}, {u, v}};
+    const std::set<std::pair<int, int>> want{{x, y}, {x2, y2}, {u, v}, {u2, v2}};
     EXPECT_EQ(one_way, want) << "noise " << noise << found;
   }
 }

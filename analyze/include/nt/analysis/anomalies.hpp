@@ -115,9 +115,11 @@ std::set<std::uint64_t> pair_cells(const Anomaly& a, std::size_t P);
 // Checks the findings against the whole matrix (explain.cpp): sets each slow finding's direction,
 // drops the findings that explain nothing, adds a finding for each group of a level whose cells the
 // model leaves slow, and one `unexplained` finding for what is left. `change`: false computes the
-// share only (found is left as it is).
+// share only (found is left as it is). `transients`: pairs the report left out as transients (a note
+// names them); they count in the shares but not in the `unexplained` finding.
 Explanation explain_and_check(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
-                              const AnomalyOptions& opt, std::vector<Anomaly>& found, bool change = true);
+                              const AnomalyOptions& opt, std::vector<Anomaly>& found, bool change = true,
+                              const std::vector<std::pair<int, int>>& transients = {});
 
 // refine_levels.cpp: splits each group of a level above the nodes whose parts (groups of the level
 // below) fall into separate sets of two or more, the cells between the sets more than explain_floor
@@ -127,11 +129,22 @@ std::vector<std::string> refine_levels(const Cube& c, Topology& t, const Anomaly
 // Ranks as short text: runs of consecutive ranks as a-b, at most 8 runs ("0-15,32-47").
 std::string text_of_ranks(const std::vector<int>& r);
 
-// transients.cpp: the asymmetric_pair findings of `values` (a median file) that the fastest
-// samples of the same run (its min file) do not show (at least half the medians' log difference
-// at half of the finding's pairs and lengths) are removed: a transient, not a fault. The note
-// that says so, when any was removed.
-std::optional<std::string> drop_transient_pairs(const Cube& values, const Cube& fastest, std::vector<Anomaly>& found);
+// transients.cpp: the asymmetric_pair findings of `values` (a median file), and the slow_link
+// findings between two of t's nodes, that the fastest samples of the same run (its min file) do not
+// show (at least half the medians' log slowdown at half of the finding's slow cells) are removed: a
+// transient, not a fault. The note that says so, when any was removed; the removed findings' pairs
+// are appended to left_out.
+std::optional<std::string> drop_transient_pairs(const Cube& values, const Cube& fastest, const Topology& t,
+                                                std::vector<Anomaly>& found, std::vector<std::pair<int, int>>& left_out);
+
+// transients.cpp: the pair findings whose cells all lie between one pair of t's nodes (4 nodes or
+// more) are removed when they hold less than half of that pair of nodes' rank pairs (the ranks of
+// two nodes share their route), or when levels above the nodes form a tree and the pair of nodes
+// was measured once (one rank per node, or its rank pairs' values copied): every link then carries
+// the routes of several pairs of nodes, so a slowdown of one pair alone is no link's. The note that
+// says so, when any was removed; the removed findings' pairs are appended to left_out.
+std::optional<std::string> drop_lone_pairs(const Cube& values, const Topology& t, std::vector<Anomaly>& found,
+                                           std::vector<std::pair<int, int>>& left_out);
 
 // shared_cores.cpp: when the file says ranks outnumbered their cores (`oversubscribed`), the
 // slow_link and asymmetric_pair findings whose every pair lies within one node (t's finest level)
