@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "nt/schedule.hpp"
 #include "nt/units.hpp"
 #include "report_parts.hpp"
 
@@ -109,6 +110,11 @@ void find_levels(const ReportInputs& in, const Cube& shape, Report& r) {
     r.notes.push_back(r.topology.notes.back());
 }
 
+// Whether the file's schedule copied one rank pair's values to the other rank pairs of its hosts.
+bool copied_by_schedule(const Cube& measured) {
+  return measured.file && (filled_by_host_pair(measured.file->meta()) || sampled_pairs(measured.file->meta()));
+}
+
 // The findings on r's levels, checked against the whole matrix.
 void find_findings(const ReportInputs& in, Report& r) {
   const Cube& c = in.c;
@@ -118,7 +124,8 @@ void find_findings(const ReportInputs& in, Report& r) {
   if (in.fastest && !in.merged && c.statistic == Statistic::median)
     if (auto note = drop_transient_pairs(c, *in.fastest, r.topology, r.anomalies, transients)) r.notes.push_back(std::move(*note));
   if (in.pairwise)
-    if (auto note = drop_lone_pairs(c, r.topology, r.anomalies, transients)) r.notes.push_back(std::move(*note));
+    if (auto note = drop_lone_pairs(c, r.topology, copied_by_schedule(in.measured), r.anomalies, transients))
+      r.notes.push_back(std::move(*note));
   if (in.measured.file)
     if (auto note = drop_findings_on_shared_cores(in.measured.file->meta(), r.topology, r.anomalies))
       r.notes.push_back(std::move(*note));

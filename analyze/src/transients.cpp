@@ -100,6 +100,13 @@ bool one_node_pair(const Topology& t, const Anomaly& a) {
   });
 }
 
+// Whether the first pairs of a and b share a node.
+bool share_a_node(const Topology& t, const Anomaly& a, const Anomaly& b) {
+  const int a0 = node_of(t, a.pairs.front().first), a1 = node_of(t, a.pairs.front().second);
+  const int b0 = node_of(t, b.pairs.front().first), b1 = node_of(t, b.pairs.front().second);
+  return a0 == b0 || a0 == b1 || a1 == b0 || a1 == b1;
+}
+
 // Whether a holds fewer than half of the rank pairs between its two nodes in the directions it
 // names (the others measured apart and not slow alike): a transient of one rank pair, since the
 // ranks of two nodes share their route.
@@ -116,25 +123,13 @@ bool part_of_node_pair(const Topology& t, const Anomaly& a) {
 }
 
 // Whether the rank pairs between a's two nodes hold one measurement per direction: one rank per
-// node, or every rank pair's cells equal to the first's at every length (the host-pairs and
-// sampled schedules copy one rank pair's values to the others).
-bool one_measurement(const Cube& c, const Topology& t, const Anomaly& a) {
-  if (!t.node_level_identified || t.levels.empty()) return true;
+// node, or the file's schedule copied one rank pair's values to the others (`copied`).
+bool one_measurement(const Topology& t, const Anomaly& a, bool copied) {
+  if (copied || !t.node_level_identified || t.levels.empty()) return true;
   const auto& g = t.levels[0];
   const auto& xs = g.groups[static_cast<std::size_t>(node_of(t, a.pairs.front().first))];
   const auto& ys = g.groups[static_cast<std::size_t>(node_of(t, a.pairs.front().second))];
-  if (xs.size() * ys.size() < 2) return true;
-  std::vector<float> buf;
-  for (std::size_t k = 0; k < c.count(); ++k)
-    for (const auto& [from, to] : {std::pair{&xs, &ys}, std::pair{&ys, &xs}}) {
-      const float first = c.rows(k, from->front(), from->front() + 1, buf)[to->front()];
-      for (int i : *from) {
-        const float* r = c.rows(k, i, i + 1, buf);
-        for (int j : *to)
-          if (!(r[j] == first) && !(std::isnan(r[j]) && std::isnan(first))) return false;
-      }
-    }
-  return true;
+  return xs.size() * ys.size() < 2;
 }
 
 // Whether other cells of the sender's row or the receiver's column (beyond the two nodes) are slow
@@ -179,8 +174,8 @@ std::string first_pair(const Anomaly& a) {
 
 }  // namespace
 
-std::optional<std::string> drop_lone_pairs(const Cube& values, const Topology& t, std::vector<Anomaly>& found,
-                                           std::vector<std::pair<int, int>>& left_out) {
+std::optional<std::string> drop_lone_pairs(const Cube& values, const Topology& t, bool copied,
+                                           std::vector<Anomaly>& found, std::vector<std::pair<int, int>>& left_out) {
   const std::size_t nodes = t.node_level_identified && !t.levels.empty() ? t.levels[0].groups.size()
                                                                          : static_cast<std::size_t>(t.P);
   if (nodes < 4) return std::nullopt;  // two or three nodes: a link may carry one pair's routes
@@ -188,23 +183,26 @@ std::optional<std::string> drop_lone_pairs(const Cube& values, const Topology& t
   // routes. Without them (a torus's rings) a link may carry one pair's routes, and only a part of
   // a pair of nodes' rank pairs is no link's.
   const bool switched = t.levels.size() > 1 && !t.no_tree_above;
-  // Pair findings slow alike (at the same lengths, within 25 %) are one fault's routes, whether
-  // they share a node or not (a pod's partial uplink carries a few disjoint pairs of nodes, each
-  // its own finding): none is alone. Transients fall at random lengths and factors.
+  // Pair findings slow alike (at the same lengths, within 25 %) are one fault's routes when they
+  // share a node or show at more than one length (a pod's partial uplink carries a few disjoint
+  // pairs of nodes, each its own finding): none is alone. Stalls of one size (a cable at a fixed
+  // fraction of its bandwidth) slow pairs measured at different times alike, at one length each.
   std::vector<char> joined(found.size(), 0);
   for (std::size_t x = 0; x < found.size(); ++x)
     for (std::size_t y = x + 1; y < found.size(); ++y) {
       const Anomaly &a = found[x], &b = found[y];
       if (!pair_kind(a) || !pair_kind(b) || a.lengths != b.lengths) continue;
-      if (std::max(a.score, b.score) <= 1.25 * std::min(a.score, b.score)) joined[x] = joined[y] = 1;
+      if (std::max(a.score, b.score) > 1.25 * std::min(a.score, b.score)) continue;
+      if (a.lengths.size() > 1 || share_a_node(t, a, b)) joined[x] = joined[y] = 1;
     }
   std::vector<std::string> moved;
   std::vector<Anomaly> kept;
   for (std::size_t x = 0; x < found.size(); ++x) {
     const Anomaly& a = found[x];
-    const bool lone = pair_kind(a) && !joined[x] && one_node_pair(t, a) &&
-                      (part_of_node_pair(t, a) ||
-                       (switched && one_measurement(values, t, a) && !routes_slow_with(values, t, a)));
+    // A part of a pair of nodes' rank pairs is no link's, joined or not: the others share its route.
+    const bool lone = pair_kind(a) && one_node_pair(t, a) &&
+                      (part_of_node_pair(t, a) || (!joined[x] && switched && one_measurement(t, a, copied) &&
+                                                   !routes_slow_with(values, t, a)));
     if (!lone) {
       kept.push_back(a);
       continue;

@@ -606,17 +606,30 @@ TEST(Paths, AOneWayPairThatTheFastestSamplesDoNotShowIsATransient) {
   auto first_rank_of = [&](int node) {
     return static_cast<int>(std::find(m.node.begin(), m.node.end(), node) - m.node.begin());
   };
+  // Every rank pair from node `from` to node `to` (the ranks of two nodes share their route).
+  auto node_pair = [&](int from, int to) {
+    std::vector<std::pair<int, int>> out;
+    for (int i = 0; i < median.P; ++i)
+      for (int j = 0; j < median.P; ++j)
+        if (m.node[static_cast<std::size_t>(i)] == from && m.node[static_cast<std::size_t>(j)] == to) out.emplace_back(i, j);
+    return out;
+  };
   const int a = first_rank_of(1), b = first_rank_of(9), x = first_rank_of(2), y = first_rank_of(20);
   const int x2 = first_rank_of(3), y2 = first_rank_of(21);
   const int a2 = first_rank_of(4), b2 = first_rank_of(12), c = first_rank_of(6), d = first_rank_of(28);
   for (std::size_t k = 0; k < median.count(); ++k) {
-    if (k >= 2) {  // stalls while a -> b's and a2 -> b2's samples ran, alike, at the two longest lengths
-      median.at(k, a, b) *= 6.0F;   // (the shorter ones do not contradict them; two alike are not alone)
-      median.at(k, a2, b2) *= 6.0F;
-      median.at(k, c, d) *= 4.0F;   // and one alone: no link carries c -> d's route only
+    if (k >= 2) {  // stalls while node 1 -> 9's and 4 -> 12's samples ran, alike, at the two longest
+                   // lengths (the shorter ones do not contradict them; two alike are not alone)
+      for (auto [i, j] : node_pair(1, 9)) median.at(k, i, j) *= 6.0F;
+      for (auto [i, j] : node_pair(4, 12)) median.at(k, i, j) *= 6.0F;
+      median.at(k, c, d) *= 4.0F;  // and one of a rank pair alone: its siblings share its route
     }
-    for (auto [i, j] : {std::pair{x, y}, std::pair{x2, y2}}) {  // a one-way fault of a link that two
-      median.at(k, i, j) *= 3.0F;                                // routes cross: every sample
+    for (auto [i, j] : node_pair(2, 20)) {  // one-way faults of links: every sample
+      median.at(k, i, j) *= 3.0F;
+      fastest.at(k, i, j) *= 3.0F;
+    }
+    for (auto [i, j] : node_pair(3, 21)) {
+      median.at(k, i, j) *= 3.0F;
       fastest.at(k, i, j) *= 3.0F;
     }
   }
@@ -680,26 +693,40 @@ TEST(Paths, AOneWayPairThatALongerLengthContradictsIsATransient) {
     auto first_rank_of = [&](int node) {
       return static_cast<int>(std::find(m.node.begin(), m.node.end(), node) - m.node.begin());
     };
-    const int a = first_rank_of(1), b = first_rank_of(9), x = first_rank_of(2), y = first_rank_of(20);
-    const int u = first_rank_of(5), v = first_rank_of(14), p = first_rank_of(11), q = first_rank_of(27);
-    const int x2 = first_rank_of(3), y2 = first_rank_of(21), u2 = first_rank_of(6), v2 = first_rank_of(15);
-    m.cube.at(0, a, b) *= 6.0F;  // a stall at 1 KiB
-    m.cube.at(1, a, b) = m.cube.at(1, b, a);
-    m.cube.at(0, p, q) *= 6.0F;  // another, its 64 KiB a little faster than the way back
-    m.cube.at(1, p, q) = 0.995F * m.cube.at(1, q, p);
-    for (std::size_t k = 0; k < 2; ++k) {  // faults of links that two routes cross each:
-      m.cube.at(k, x, y) *= 3.0F;          // one direction at 1/3: every length
-      m.cube.at(k, x2, y2) *= 3.0F;
-      m.cube.at(k, u, v) += 4e-6F;  // one direction 4 us later: every length
-      m.cube.at(k, u2, v2) += 4e-6F;
+    // Every rank pair from node `from` to node `to` (the ranks of two nodes share their route).
+    auto node_pair = [&](int from, int to) {
+      std::vector<std::pair<int, int>> out;
+      for (int i = 0; i < m.cube.P; ++i)
+        for (int j = 0; j < m.cube.P; ++j)
+          if (m.node[static_cast<std::size_t>(i)] == from && m.node[static_cast<std::size_t>(j)] == to)
+            out.emplace_back(i, j);
+      return out;
+    };
+    for (auto [i, j] : node_pair(1, 9)) {  // a stall at 1 KiB
+      m.cube.at(0, i, j) *= 6.0F;
+      m.cube.at(1, i, j) = m.cube.at(1, j, i);
     }
+    for (auto [i, j] : node_pair(11, 27)) {  // another, its 64 KiB a little faster than the way back
+      m.cube.at(0, i, j) *= 6.0F;
+      m.cube.at(1, i, j) = 0.995F * m.cube.at(1, j, i);
+    }
+    std::set<std::pair<int, int>> want;
+    for (std::size_t k = 0; k < 2; ++k) {
+      for (int from : {2, 3})  // one direction at 1/3: every length
+        for (auto [i, j] : node_pair(from, from + 18)) m.cube.at(k, i, j) *= 3.0F;
+      for (int from : {5, 6})  // one direction 4 us later: every length
+        for (auto [i, j] : node_pair(from, from + 9)) m.cube.at(k, i, j) += 4e-6F;
+    }
+    for (int from : {2, 3})
+      for (auto ij : node_pair(from, from + 18)) want.insert(ij);
+    for (int from : {5, 6})
+      for (auto ij : node_pair(from, from + 9)) want.insert(ij);
     std::set<std::pair<int, int>> one_way;
     std::string found;
     for (const auto& f : report(m.cube).anomalies) {
       found += fmt::format("\n  {} {}", name_of(f.kind), f.detail);
       if (name_of(f.kind) == "asymmetric_pair") one_way.insert(f.pairs.begin(), f.pairs.end());
     }
-    const std::set<std::pair<int, int>> want{{x, y}, {x2, y2}, {u, v}, {u2, v2}};
     EXPECT_EQ(one_way, want) << "noise " << noise << found;
   }
 }
@@ -760,7 +787,8 @@ TEST(Paths, AOneWayPairWithinANodeOfRanksSharingCoresIsTheSchedulers) {
   const int a = ranks_of(3)[0], b = ranks_of(3)[1], x = ranks_of(2)[0], y = ranks_of(20)[0];
   for (std::size_t k = 0; k < c.count(); ++k) {
     c.at(k, a, b) *= 3.0F;  // within node 3, every length
-    c.at(k, x, y) *= 3.0F;  // node 2 -> node 20
+    for (int i : ranks_of(2))
+      for (int j : ranks_of(20)) c.at(k, i, j) *= 3.0F;  // node 2 -> node 20 (the route of its rank pairs)
   }
   na::ReportOptions o;
   o.find_deviation_beside = false;

@@ -139,12 +139,14 @@ std::optional<std::string> drop_transient_pairs(const Cube& values, const Cube& 
 
 // transients.cpp: the pair findings whose cells all lie between one pair of t's nodes (4 nodes or
 // more) are removed when they hold less than half of that pair of nodes' rank pairs (the ranks of
-// two nodes share their route), or when levels above the nodes form a tree and the pair of nodes
-// was measured once (one rank per node, or its rank pairs' values copied): every link then carries
-// the routes of several pairs of nodes, so a slowdown of one pair alone is no link's. The note that
-// says so, when any was removed; the removed findings' pairs are appended to left_out.
-std::optional<std::string> drop_lone_pairs(const Cube& values, const Topology& t, std::vector<Anomaly>& found,
-                                           std::vector<std::pair<int, int>>& left_out);
+// two nodes share their route), or when levels above the nodes form a tree, the pair of nodes was
+// measured once (one rank per node, or `copied`: the schedule copied one rank pair's values to the
+// others) and its sender's row and receiver's column are not slow with it: every link then carries
+// the routes of several pairs of nodes, so a slowdown of one pair alone is no link's. Findings slowed
+// alike that share a node or show at several lengths are not alone. The note that says so, when any
+// was removed; the removed findings' pairs are appended to left_out.
+std::optional<std::string> drop_lone_pairs(const Cube& values, const Topology& t, bool copied,
+                                           std::vector<Anomaly>& found, std::vector<std::pair<int, int>>& left_out);
 
 // shared_cores.cpp: when the file says ranks outnumbered their cores (`oversubscribed`), the
 // slow_link and asymmetric_pair findings whose every pair lies within one node (t's finest level)
