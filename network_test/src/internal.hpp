@@ -46,6 +46,17 @@ struct Output {
   FileInfo info;
 };
 
+struct TimePlan;
+// The attributes and parameters of a run's files (result_files.cpp). oversubscribed_ranks: how
+// many ranks measure as oversubscribed (--oversubscribed); plan: --time-limit's (kept as
+// attribute time_plan), or null.
+FileInfo make_info(const Settings& s, const SweepPlan& sweep, const ModeSpec& spec, int P,
+                   const std::vector<RankInfo>& ranks, int oversubscribed_ranks, const TimePlan* plan);
+// Everything rank 0 prepares before the measurement (result_files.cpp): result files created,
+// or reopened for --resume; returns the first length to measure.
+std::size_t open_outputs(const Settings& s, const std::vector<std::int64_t>& lengths, const ModeSpec& spec,
+                         const FileInfo& info, const std::vector<std::string>& hosts, Output& out);
+
 // Progress on stderr (rank 0): a bar with ETA on a terminal, a plain line every 10 s otherwise.
 class Progress {
  public:
