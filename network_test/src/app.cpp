@@ -15,7 +15,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "internal.hpp"
+#include "setup.hpp"
+#include "run.hpp"
+#include "plan.hpp"
+#include "runner.hpp"
 #include "nt/cli.hpp"
 #include "nt/hosts.hpp"
 #include "nt/output.hpp"

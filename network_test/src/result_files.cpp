@@ -6,7 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "internal.hpp"
+#include "plan.hpp"
+#include "run.hpp"
 #include "nt/hosts.hpp"
 #include "nt/output.hpp"
 #include "nt/version.hpp"
