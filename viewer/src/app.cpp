@@ -253,7 +253,7 @@ int run_gui(int argc, char** argv, const std::vector<std::string>& files, const 
         if (pm.isNull()) pm = w->grab();
         if (!pm.save(QString::fromStdString(screenshot), "PNG")) {
           std::fprintf(stderr, "network_viewer: error: cannot write %s\n", screenshot.c_str());
-          rc = 2;
+          rc = nt::kExitUsage;
         }
         QApplication::quit();
       });
@@ -261,12 +261,12 @@ int run_gui(int argc, char** argv, const std::vector<std::string>& files, const 
     QObject::connect(w, &MainWindow::viewRendered, w, shoot, Qt::SingleShotConnection);
     QObject::connect(w, &MainWindow::errorShown, w, [&rc](const QString& m) {
       std::fprintf(stderr, "network_viewer: error: %s\n", qPrintable(m));
-      rc = 2;
+      rc = nt::kExitUsage;
       QApplication::quit();
     });
     QTimer::singleShot(60000, w, [&rc] {
       std::fprintf(stderr, "network_viewer: error: no view was drawn within 60 s\n");
-      rc = 2;
+      rc = nt::kExitUsage;
       QApplication::quit();
     });
   }
