@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "nt/analysis/tuning.hpp"
 #include "nt/stats.hpp"
 
 namespace nt::analysis::anomaly_parts {
@@ -81,7 +82,7 @@ bool through(const NodeDelays& d, std::size_t k1, const Side& s, int x, int y) {
   if (x == s.node) return true;
   const auto near = [&](int u, int v) { return std::min(d.at(0, u, v), d.at(0, v, u)); };
   const double ratio = d.at(k1, x, y, s.in) / d.at(k1, s.node, y, s.in);
-  return near(x, s.node) < near(x, y) && ratio > 1 / 1.25 && ratio < 1.25;
+  return near(x, s.node) < near(x, y) && ratio > 1 / kTuning.through_ratio && ratio < kTuning.through_ratio;
 }
 
 std::size_t fold_routes(const AnomalyScan& scan, const NodeDelays& d, const std::vector<Side>& ends,

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "nt/analysis/tuning.hpp"
 #include "nt/stats.hpp"
 #include "text_util.hpp"
 
@@ -105,7 +106,7 @@ NodeVerdict judge_node(const AnomalyScan& scan, const std::vector<int>& node, co
     }
     const double node_ds = finite_median(ds), node_dr = finite_median(dr);
     const double std_error =
-        std::max(send_sigma, recv_sigma) * 1.2533 / std::sqrt(static_cast<double>(node.size()));
+        std::max(send_sigma, recv_sigma) * kTuning.median_se_factor / std::sqrt(static_cast<double>(node.size()));
     const double effect = std::max(node_ds, node_dr);
     const double sigma = effect == node_ds ? send_sigma : recv_sigma;
     effect_all.push_back(effect);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <mutex>
 
+#include "nt/analysis/tuning.hpp"
 #include "nt/stats.hpp"
 
 namespace nt::analysis::anomaly_parts {
@@ -116,7 +117,7 @@ void polish_length(const Cube& cube, std::size_t k, const std::vector<std::int8_
     const double recv_median = finite_median(tmp);
     for (auto& effect : send) effect -= send_median;
     for (auto& effect : recv) effect -= recv_median;
-    if (moved < 2e-3) break;
+    if (moved < kTuning.polish_tolerance) break;
   }
 }
 

@@ -21,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include "nt/analysis/tuning.hpp"
 #include "nt/stats.hpp"
 
 namespace nt::analysis::anomaly_parts {
@@ -32,7 +33,7 @@ constexpr std::size_t kMaxAddedTimeCells = std::size_t{1} << 16;
 
 bool alike(const std::vector<double>& scores) {
   const auto [lo, hi] = std::minmax_element(scores.begin(), scores.end());
-  return lo != scores.end() && *hi <= 1.25 * *lo;
+  return lo != scores.end() && *hi <= kTuning.alike_ratio * *lo;
 }
 
 bool alike_times(const std::vector<double>& a, const std::vector<double>& b) {

@@ -16,6 +16,7 @@
 
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
+#include "nt/analysis/tuning.hpp"
 #include "nt/stats.hpp"
 #include "nt/units.hpp"
 #include "compare_parts.hpp"
@@ -344,9 +345,9 @@ void noise_at(ChangeModel& model, std::size_t k, const PairChange& change) {
     std::vector<std::size_t> count(NS, 0);
     for (int g : model.sw) ++count[static_cast<std::size_t>(g)];
     const std::size_t smallest = *std::min_element(count.begin(), count.end());
-    model.block_floor[k] = 1.2533 * link_sigma / std::sqrt(double(std::max<std::size_t>(1, smallest * smallest)));
+    model.block_floor[k] = kTuning.median_se_factor * link_sigma / std::sqrt(double(std::max<std::size_t>(1, smallest * smallest)));
   }
-  const double floor = std::isfinite(link_sigma) && H > 1 ? 1.2533 * link_sigma / std::sqrt(double(H - 1)) : 0.0;
+  const double floor = std::isfinite(link_sigma) && H > 1 ? kTuning.median_se_factor * link_sigma / std::sqrt(double(H - 1)) : 0.0;
   values.assign(model.send[k].begin(), model.send[k].end());
   model.send_sigma[k] = std::max(finite_sigma(values), floor);
   values.assign(model.recv[k].begin(), model.recv[k].end());

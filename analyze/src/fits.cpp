@@ -2,6 +2,7 @@
 // protocol thresholds where the curve steps or bends (find_thresholds); fits_classes.cpp fits every
 // class and pair of a cube with them.
 #include "nt/analysis/fits.hpp"
+#include "nt/analysis/tuning.hpp"
 #include "nt/stats.hpp"
 
 #include <algorithm>
@@ -118,8 +119,8 @@ LineFit fit_hockney(std::span<const double> m, std::span<const double> t) {
 const char* fit_quality(double rel_rms) {
   if (!std::isfinite(rel_rms)) return "n/a";
   if (rel_rms < 1e-9) return "exact";
-  if (rel_rms <= 0.03) return "good";
-  if (rel_rms <= 0.10) return "fair";
+  if (rel_rms <= kTuning.fit_good_rms) return "good";
+  if (rel_rms <= kTuning.fit_fair_rms) return "fair";
   return "poor";
 }
 

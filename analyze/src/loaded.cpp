@@ -13,6 +13,7 @@
 #include "nt/dataset.hpp"
 #include "nt/isolated.hpp"
 #include "nt/schedule.hpp"
+#include "nt/analysis/tuning.hpp"
 #include "nt/stats.hpp"
 
 #include "anomalies_parts.hpp"
@@ -194,13 +195,12 @@ void saturated_groups(const Cube& c, const std::vector<std::string>& hosts, doub
 namespace {
 
 // The isolated values of a loaded file at the cells the findings need, and per length the median
-// isolated value of each class (NaN with fewer than kMinCells re-tested cells: no reference).
+// isolated value of each class (NaN with fewer than kTuning.loaded_min_cells re-tested cells: no
+// reference).
 struct IsolatedCells {
   std::map<std::pair<int, int>, std::vector<double>> cell;  // per length index, NaN where not re-tested
   std::vector<std::vector<double>> class_median;            // [k][class]
 };
-
-constexpr std::size_t kMinCells = 8;
 
 std::size_t length_index(const Cube& c, std::int64_t length) {
   return static_cast<std::size_t>(std::find(c.lengths.begin(), c.lengths.end(), length) - c.lengths.begin());
@@ -241,21 +241,15 @@ double confirmation(const Cube& c, const Anomaly& a, const IsolatedCells& iso, c
   return finite_median(ratios);
 }
 
-// A spread of a pair's samples this large is contention, not a network's noise (a few per cent).
-constexpr double kContentionCv = 0.10;
-// A class is moved by the load when this share of its pairs' samples are kContentionCv apart, or
-// its re-tested pairs were kAloneRatio times faster alone.
-constexpr double kMovedShare = 0.05, kAloneRatio = 1.2;
-
 // How much the load moved the delays, per class: the share of the class's cells whose samples are
-// kContentionCv apart or more (deviation / value: with random rounds each sample of a pair shared
-// another round), and the median ratio loaded / isolated over the re-tested cells. NaN where unknown.
+// kTuning.contention_cv apart or more (deviation / value: with random rounds each sample of a pair
+// shared another round), and the median ratio loaded / isolated over the re-tested cells. NaN where unknown.
 struct LoadMeasure {
   std::vector<double> moved, alone;   // [class]
   std::vector<std::size_t> retested;  // [class]
   // Of the cells not re-tested (the groups and findings read their loaded values), per class: the
-  // share whose samples are kContentionCv apart, and the share above kAloneRatio x the class's
-  // median isolated value. NaN without a re-test.
+  // share whose samples are kTuning.contention_cv apart, and the share above kTuning.alone_ratio x
+  // the class's median isolated value. NaN without a re-test.
   std::vector<double> residual_moved, residual_high;
   // Per class, the share of its cells the groups and findings read as unknown (not re-tested, their
   // loaded samples not steady: isolated_where_retested). NaN without a merged cube.
@@ -281,7 +275,7 @@ struct LoadCounts {
 
 // Length k's cells (v loaded, d their deviation or null, m the isolated matrix or null; merged the
 // merged values, whose length fk it is, or null) into n; returns the class medians of the isolated
-// values (NaN with fewer than kMinCells).
+// values (NaN with fewer than kTuning.loaded_min_cells).
 std::vector<double> count_length(const float* v, const float* d, const Matrix* m, const IsolatedWhereRetested* merged,
                                  std::size_t fk, const std::vector<std::int8_t>& cls, LoadCounts& n) {
   const std::size_t classes = n.cells.size();
@@ -289,12 +283,13 @@ std::vector<double> count_length(const float* v, const float* d, const Matrix* m
   for (std::size_t x = 0; x < cls.size(); ++x)
     if (cls[x] >= 0 && m && Cube::usable(m->values()[x])) of_class[static_cast<std::size_t>(cls[x])].push_back(m->values()[x]);
   std::vector<double> med;
-  for (auto& iv : of_class) med.push_back(iv.size() >= kMinCells ? finite_median(iv) : kNaN);
+  for (auto& iv : of_class) med.push_back(iv.size() >= kTuning.loaded_min_cells ? finite_median(iv) : kNaN);
   for (std::size_t x = 0; x < cls.size(); ++x) {
     if (cls[x] < 0 || !Cube::usable(v[x])) continue;
     const auto q = static_cast<std::size_t>(cls[x]);
     const auto value = static_cast<double>(v[x]);
-    const bool spread = d && std::isfinite(d[x]), moved = spread && static_cast<double>(d[x]) >= kContentionCv * value;
+    const bool spread = d && std::isfinite(d[x]);
+    const bool moved = spread && static_cast<double>(d[x]) >= kTuning.contention_cv * value;
     n.cells[q] += spread ? 1 : 0;
     n.moved[q] += moved ? 1 : 0;
     const double alone = m ? m->values()[x] : kNaN;
@@ -305,7 +300,7 @@ std::vector<double> count_length(const float* v, const float* d, const Matrix* m
     } else if (m) {
       ++n.rest[q];
       n.rest_moved[q] += moved ? 1 : 0;
-      n.rest_high[q] += value > kAloneRatio * med[q] ? 1 : 0;
+      n.rest_high[q] += value > kTuning.alone_ratio * med[q] ? 1 : 0;
     }
   }
   return med;
@@ -344,10 +339,6 @@ LoadPass read_load(const Cube& c, const Cube* deviation, const IsolatedWhereRete
   return r;
 }
 
-// Above this spread (deviation / value) a loaded cell's samples disagree (when the re-tested
-// cells' own spread is smaller; else kNoiseTimes that): the load moved them, it is no steady value.
-constexpr double kSteadySpread = 0.02, kNoiseTimes = 3.0;
-
 // The cells of one length not re-tested whose loaded samples are not steady (v the loaded values, d
 // their deviation, m the isolated values, md their deviation or null), P x P.
 std::vector<bool> unsteady_cells(const float* v, const float* d, const Matrix& m, const Matrix* md) {
@@ -356,7 +347,8 @@ std::vector<bool> unsteady_cells(const float* v, const float* d, const Matrix& m
   if (md)
     for (std::size_t x = 0; x < iso.size(); ++x)
       if (Cube::usable(iso[x]) && iso[x] > 0 && std::isfinite(md->values()[x])) noise.push_back(md->values()[x] / iso[x]);
-  const double limit = std::max(kSteadySpread, noise.empty() ? 0.0 : kNoiseTimes * finite_median(noise));
+  const double limit =
+      std::max(kTuning.steady_spread, noise.empty() ? 0.0 : kTuning.noise_times * finite_median(noise));
   std::vector<bool> out(iso.size(), false);
   for (std::size_t x = 0; x < iso.size(); ++x)
     out[x] = !Cube::usable(iso[x]) && Cube::usable(v[x]) && std::isfinite(d[x]) &&
@@ -394,8 +386,9 @@ namespace {
 // rest on the others: with one in five of a leaf's cells unknown, noise can split it).
 bool moved_by_load(const LoadMeasure& m, bool merged) {
   for (std::size_t q = 1; q < m.moved.size(); ++q) {
-    if (merged ? m.residual_moved[q] >= kMovedShare || m.residual_high[q] >= kMovedShare || m.unknown[q] >= kMovedShare
-               : m.moved[q] >= kMovedShare || m.alone[q] >= kAloneRatio)
+    const double share = kTuning.moved_share;
+    if (merged ? m.residual_moved[q] >= share || m.residual_high[q] >= share || m.unknown[q] >= share
+               : m.moved[q] >= share || m.alone[q] >= kTuning.alone_ratio)
       return true;
   }
   return false;
@@ -407,17 +400,19 @@ std::string load_text(const LoadMeasure& m, const Topology& t) {
     const std::string name = t.class_name(static_cast<int>(q));
     std::vector<std::string> said;
     if (std::isfinite(m.moved[q]))
-      said.push_back(fmt::format("{:.0f}% of the pairs' samples {:.0f}% apart or more", 100 * m.moved[q], 100 * kContentionCv));
+      said.push_back(fmt::format("{:.0f}% of the pairs' samples {:.0f}% apart or more", 100 * m.moved[q],
+                                 100 * kTuning.contention_cv));
     if (std::isfinite(m.alone[q]))
       said.push_back(fmt::format("{} pairs re-tested alone {:.2f}x faster (median)", m.retested[q], m.alone[q]));
     if (std::isfinite(m.residual_high[q]))
       said.push_back(fmt::format("of the others {:.0f}% above {:.1f}x the class's isolated delay and {:.0f}% with "
                                  "samples {:.0f}% apart",
-                                 100 * m.residual_high[q], kAloneRatio, 100 * m.residual_moved[q], 100 * kContentionCv));
+                                 100 * m.residual_high[q], kTuning.alone_ratio, 100 * m.residual_moved[q],
+                                 100 * kTuning.contention_cv));
     if (std::isfinite(m.unknown[q]) && m.unknown[q] > 0)
       said.push_back(fmt::format("{:.0f}% neither re-tested nor steady under load (samples further apart than {:.0f}% or "
                                  "{:.0f}x a pair's alone): read as unknown",
-                                 100 * m.unknown[q], 100 * kSteadySpread, kNoiseTimes));
+                                 100 * m.unknown[q], 100 * kTuning.steady_spread, kTuning.noise_times));
     if (!said.empty()) parts.push_back(fmt::format("{}: {}", name, fmt::join(said, ", ")));
   }
   return parts.empty() ? std::string("no samples' spread or re-test to tell how much") : fmt::format("{}", fmt::join(parts, "; "));

@@ -205,6 +205,110 @@ Hockney ClassParams::hockney_for(double m) const {
   return h;
 }
 
+namespace {
+
+// The loggp file's values of the pairs of one class: the medians are taken over these.
+struct ClassLoggp {
+  std::vector<double> L, os, orr, g, G, res, fb, lor, g2, G2;
+  std::size_t apart = 0, together = 0;  // pairs whose L and o_r are separable, and not
+  std::string reason;                   // why the first pair not separable is not
+};
+
+ClassLoggp collect_class_loggp(const LoggpData* loggp, const Topology& t, int q) {
+  ClassLoggp values;
+  auto& [L, os, orr, g, G, res, fb, lor, g2, G2, apart, together, reason] = values;
+  const auto P = static_cast<std::size_t>(loggp->ranks);
+  const std::size_t S = loggp->sizes.size();
+  for (std::size_t i = 0; i < P; ++i)
+    for (std::size_t j = 0; j < P; ++j) {
+      if (i == j || t.pair_class(static_cast<int>(i), static_cast<int>(j)) != q) continue;
+      const std::size_t x = i * P + j;
+      if (x >= loggp->G.size() || !std::isfinite(loggp->G[x])) continue;
+      auto add = [&](std::vector<double>& v, const std::vector<double>& src) {
+        if (x < src.size() && std::isfinite(src[x])) v.push_back(src[x]);
+      };
+      // Files written before the flag: the same test on the pair's per-size data.
+      bool sep = true;
+      if (x < loggp->separable.size() && loggp->separable[x] >= 0) {
+        sep = loggp->separable[x] != 0;
+        if (!sep && reason.empty() && loggp->orecv.size() >= (x + 1) * S && S > 0)
+          reason = loggp_separability(loggp->sizes, &loggp->prtt1[x * S], loggp->osend.empty() ? nullptr : &loggp->osend[x * S],
+                                      &loggp->orecv[x * S], loggp->G[x], loggp->fit_break[x]).reason;
+      } else if (loggp->orecv.size() >= (x + 1) * S && S > 0) {
+        const auto s = loggp_separability(loggp->sizes, &loggp->prtt1[x * S],
+                                          loggp->osend.empty() ? nullptr : &loggp->osend[x * S], &loggp->orecv[x * S],
+                                          loggp->G[x], loggp->fit_break[x]);
+        sep = s.separable;
+        if (!sep && reason.empty()) reason = s.reason;
+      }
+      (sep ? apart : together) += 1;
+      if (sep) {
+        add(L, loggp->L);
+        add(orr, loggp->o_r);
+      }
+      add(os, loggp->o_s);
+      add(g, loggp->g);
+      add(G, loggp->G);
+      add(res, loggp->residual);
+      add(g2, loggp->g2);
+      add(G2, loggp->G2);
+      if (x < loggp->fit_break.size() && loggp->fit_break[x] >= 0) fb.push_back(loggp->fit_break[x]);
+      // L + o_r: the one-way delay of the smallest size less o_s and the bytes' time.
+      if (S > 0 && loggp->prtt1.size() >= (x + 1) * S && x < loggp->o_s.size()) {
+        const double v = 0.5 * loggp->prtt1[x * S] - loggp->o_s[x] - loggp->G[x] * static_cast<double>(loggp->sizes[0]);
+        if (std::isfinite(v)) lor.push_back(v);
+      }
+    }
+  return values;
+}
+
+// p's LogGP parameters from the medians of its pairs' values (f: p has a Hockney fit).
+void set_class_loggp(ClassParams& p, const ClassLoggp& values, const LoggpData* loggp, const ClassFit* f) {
+  const auto& [L, os, orr, g, G, res, fb, lor, g2, G2, apart, together, reason] = values;
+  p.have_loggp = true;
+  p.pairs = std::max(p.pairs, G.size());
+  p.separable = together * 2 <= apart + together && !L.empty();
+  p.loggp = {p.separable ? finite_median(L) : 0.0, 0.0, finite_median(g), finite_median(G)};
+  p.o_s = finite_median(os);
+  p.o_r = p.separable ? finite_median(orr) : 0.0;
+  p.L_plus_o_r = lor.empty() ? kNaN : finite_median(lor);
+  p.loggp_residual = finite_median(res);
+  p.fit_break = fb.empty() ? -1 : static_cast<std::int64_t>(finite_median(fb));
+  if (!p.separable) {
+    p.not_separable_reason = fmt::format("{} of {} pairs: {}", together, apart + together,
+                                         reason.empty() ? "L and o_r are not separable" : reason);
+    p.loggp.L = p.L_plus_o_r - p.o_s;  // with o = o_s below, L + 2o = L + o_r + o_s: the one-way delay
+    p.notes.push_back(fmt::format("{}: L and o_r are not separable ({}); L + o_r = {:.4g} us is what was "
+                                  "measured: the predictions take L = L + o_r - o_s and o = o_s",
+                                  p.name, p.not_separable_reason, p.L_plus_o_r * 1e6));
+  } else {
+    p.L_plus_o_r = p.loggp.L + p.o_r;
+  }
+  // A LogGP fit of noisy data can give a negative median (g, the intercept of the gap line,
+  // say): no such time exists, so it is 0 with a note instead of a negative number.
+  for (auto [what, v] : {std::pair{"L", &p.loggp.L}, std::pair{"o_s", &p.o_s}, std::pair{"o_r", &p.o_r},
+                         std::pair{"g", &p.loggp.g}, std::pair{"G", &p.loggp.G}})
+    if (*v < 0) {
+      p.notes.push_back(fmt::format("{}: the loggp file's median {} is negative (below 0 by {:.3g}): not "
+                                    "identifiable from that fit, 0 used",
+                                    p.name, what, -*v));
+      *v = 0;
+    }
+  // One o for LogP: L + 2o = L + o_s + o_r, the one-way delay (o_r is in L when not separable).
+  p.loggp.o = p.separable ? (p.o_s + p.o_r) / 2 : p.o_s;
+  // The gap's ranges: the first protocol's line up to the break, the next one's from it.
+  p.gap_ranges.push_back({loggp->sizes.empty() ? 0 : loggp->sizes.front(), p.fit_break, p.loggp.g, p.loggp.G});
+  if (p.fit_break >= 0 && !G2.empty())
+    p.gap_ranges.push_back({p.fit_break, -1, std::max(0.0, finite_median(g2)), std::max(0.0, finite_median(G2))});
+  // Per-message overheads bound the gap of small messages: max(o_s, o_r, g + G s).
+  const double ob = std::max(p.o_s, p.o_r);
+  p.overhead_bound = ob > p.loggp.g ? ob : 0.0;
+  if (!f) p.t0 = p.loggp.L + 2 * p.loggp.o;
+}
+
+}  // namespace
+
+
 std::vector<ClassParams> class_params(const Cube* delays, const Topology& t, const HockneyResult* h,
                                       const LoggpData* loggp, const ModelOptions& opt) {
   std::vector<ClassParams> out;
@@ -226,92 +330,8 @@ std::vector<ClassParams> class_params(const Cube* delays, const Topology& t, con
         }
     }
     if (loggp) {
-      std::vector<double> L, os, orr, g, G, res, fb, lor, g2, G2;
-      std::size_t apart = 0, together = 0;
-      std::string reason;
-      const auto P = static_cast<std::size_t>(loggp->ranks);
-      const std::size_t S = loggp->sizes.size();
-      for (std::size_t i = 0; i < P; ++i)
-        for (std::size_t j = 0; j < P; ++j) {
-          if (i == j || t.pair_class(static_cast<int>(i), static_cast<int>(j)) != q) continue;
-          const std::size_t x = i * P + j;
-          if (x >= loggp->G.size() || !std::isfinite(loggp->G[x])) continue;
-          auto add = [&](std::vector<double>& v, const std::vector<double>& src) {
-            if (x < src.size() && std::isfinite(src[x])) v.push_back(src[x]);
-          };
-          // Files written before the flag: the same test on the pair's per-size data.
-          bool sep = true;
-          if (x < loggp->separable.size() && loggp->separable[x] >= 0) {
-            sep = loggp->separable[x] != 0;
-            if (!sep && reason.empty() && loggp->orecv.size() >= (x + 1) * S && S > 0)
-              reason = loggp_separability(loggp->sizes, &loggp->prtt1[x * S], loggp->osend.empty() ? nullptr : &loggp->osend[x * S],
-                                          &loggp->orecv[x * S], loggp->G[x], loggp->fit_break[x]).reason;
-          } else if (loggp->orecv.size() >= (x + 1) * S && S > 0) {
-            const auto s = loggp_separability(loggp->sizes, &loggp->prtt1[x * S],
-                                              loggp->osend.empty() ? nullptr : &loggp->osend[x * S], &loggp->orecv[x * S],
-                                              loggp->G[x], loggp->fit_break[x]);
-            sep = s.separable;
-            if (!sep && reason.empty()) reason = s.reason;
-          }
-          (sep ? apart : together) += 1;
-          if (sep) {
-            add(L, loggp->L);
-            add(orr, loggp->o_r);
-          }
-          add(os, loggp->o_s);
-          add(g, loggp->g);
-          add(G, loggp->G);
-          add(res, loggp->residual);
-          add(g2, loggp->g2);
-          add(G2, loggp->G2);
-          if (x < loggp->fit_break.size() && loggp->fit_break[x] >= 0) fb.push_back(loggp->fit_break[x]);
-          // L + o_r: the one-way delay of the smallest size less o_s and the bytes' time.
-          if (S > 0 && loggp->prtt1.size() >= (x + 1) * S && x < loggp->o_s.size()) {
-            const double v = 0.5 * loggp->prtt1[x * S] - loggp->o_s[x] - loggp->G[x] * static_cast<double>(loggp->sizes[0]);
-            if (std::isfinite(v)) lor.push_back(v);
-          }
-        }
-      if (!G.empty()) {
-        p.have_loggp = true;
-        p.pairs = std::max(p.pairs, G.size());
-        p.separable = together * 2 <= apart + together && !L.empty();
-        p.loggp = {p.separable ? finite_median(L) : 0.0, 0.0, finite_median(g), finite_median(G)};
-        p.o_s = finite_median(os);
-        p.o_r = p.separable ? finite_median(orr) : 0.0;
-        p.L_plus_o_r = lor.empty() ? kNaN : finite_median(lor);
-        p.loggp_residual = finite_median(res);
-        p.fit_break = fb.empty() ? -1 : static_cast<std::int64_t>(finite_median(fb));
-        if (!p.separable) {
-          p.not_separable_reason = fmt::format("{} of {} pairs: {}", together, apart + together,
-                                               reason.empty() ? "L and o_r are not separable" : reason);
-          p.loggp.L = p.L_plus_o_r - p.o_s;  // with o = o_s below, L + 2o = L + o_r + o_s: the one-way delay
-          p.notes.push_back(fmt::format("{}: L and o_r are not separable ({}); L + o_r = {:.4g} us is what was "
-                                        "measured: the predictions take L = L + o_r - o_s and o = o_s",
-                                        p.name, p.not_separable_reason, p.L_plus_o_r * 1e6));
-        } else {
-          p.L_plus_o_r = p.loggp.L + p.o_r;
-        }
-        // A LogGP fit of noisy data can give a negative median (g, the intercept of the gap line,
-        // say): no such time exists, so it is 0 with a note instead of a negative number.
-        for (auto [what, v] : {std::pair{"L", &p.loggp.L}, std::pair{"o_s", &p.o_s}, std::pair{"o_r", &p.o_r},
-                               std::pair{"g", &p.loggp.g}, std::pair{"G", &p.loggp.G}})
-          if (*v < 0) {
-            p.notes.push_back(fmt::format("{}: the loggp file's median {} is negative (below 0 by {:.3g}): not "
-                                          "identifiable from that fit, 0 used",
-                                          p.name, what, -*v));
-            *v = 0;
-          }
-        // One o for LogP: L + 2o = L + o_s + o_r, the one-way delay (o_r is in L when not separable).
-        p.loggp.o = p.separable ? (p.o_s + p.o_r) / 2 : p.o_s;
-        // The gap's ranges: the first protocol's line up to the break, the next one's from it.
-        p.gap_ranges.push_back({loggp->sizes.empty() ? 0 : loggp->sizes.front(), p.fit_break, p.loggp.g, p.loggp.G});
-        if (p.fit_break >= 0 && !G2.empty())
-          p.gap_ranges.push_back({p.fit_break, -1, std::max(0.0, finite_median(g2)), std::max(0.0, finite_median(G2))});
-        // Per-message overheads bound the gap of small messages: max(o_s, o_r, g + G s).
-        const double ob = std::max(p.o_s, p.o_r);
-        p.overhead_bound = ob > p.loggp.g ? ob : 0.0;
-        if (!f) p.t0 = p.loggp.L + 2 * p.loggp.o;
-      }
+      const ClassLoggp values = collect_class_loggp(loggp, t, q);
+      if (!values.G.empty()) set_class_loggp(p, values, loggp, f);
     }
     if (!f && !p.have_loggp) continue;
     if (!p.have_loggp) {

@@ -82,7 +82,7 @@ void abort_ranks_if_sharing(const std::string& line) {
   if (g_size == 1 || !g_sharing) return;
   std::cerr.clear();
   std::cerr << line << std::endl;
-  MPI_Abort(MPI_COMM_WORLD, 2);
+  MPI_Abort(MPI_COMM_WORLD, kExitUsage);
 }
 #endif
 

@@ -60,6 +60,7 @@ nlohmann::json fit_json(const LineFit& f) {
 Report make_report(const Cube& measured, const ReportOptions& opt, const Cube* async, const Cube* deviation,
                    const Cube* fastest) {
   Report r;
+  r.options = opt;
   r.hosts = hosts_for(measured, opt.hosts_file);
   const auto merged_values = isolated_where_retested(measured, deviation);
   const std::optional<Cube> merged = merged_values ? std::optional<Cube>(open_cube(merged_values)) : std::nullopt;
@@ -440,6 +441,7 @@ nlohmann::json to_json(const Report& r, bool with_pairs) {
   j["anomalies"] = an;
   j["sensitivity"] = sensitivity_json(r.sensitivity);
   j["explanation"] = explanation_json(r.explanation);
+  j["thresholds_used"] = thresholds_json(r.options);
   add_hockney_json(j, r, with_pairs);
   auto lp = nlohmann::json::array();
   for (const auto& p : r.params) lp.push_back(to_json(p));

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "nt/analysis/tuning.hpp"
+
 namespace nt::analysis::topology_parts {
 
 // Groups from labels: ranks ascending, groups by first member.
@@ -32,10 +34,6 @@ Level make_level(std::string name, std::vector<std::vector<int>> groups, int P) 
     for (int r : l.groups[g]) l.group_of[static_cast<std::size_t>(r)] = static_cast<int>(g);
   return l;
 }
-
-namespace {
-constexpr double kTreeMargin = 1.02, kTreeShare = 0.25;
-}  // namespace
 
 TreeCheck check_tree_level(const Profiles& gp, const std::vector<std::vector<int>>& upper, int n, bool typical_in) {
   const auto N = static_cast<std::size_t>(n);
@@ -87,13 +85,13 @@ TreeCheck check_tree_level(const Profiles& gp, const std::vector<std::vector<int
       // The first level: as near outside as inside, within 0.1 % (its groups were cut at the
       // clustering's threshold, and a dragonfly's router mates are 1.8 % nearer than the next
       // router at 64 KiB on clean data; a torus's rows are one hop from their own and from the
-      // next row alike); above, kTreeMargin.
-      violating += out < in + std::log(typical_in ? 1.001 : kTreeMargin) ? 1 : 0;
+      // next row alike); above, kTuning.tree_margin.
+      violating += out < in + std::log(typical_in ? 1.001 : kTuning.tree_margin) ? 1 : 0;
     }
     const double share = members > 0 ? static_cast<double>(violating) / static_cast<double>(members) : 0.0;
     // The first level: more than half (on a small tree whose faults leave few normal members, a
     // quarter is two or three of them: a 3-leaf tree with a slow leaf and a slow uplink).
-    every_band_bad = every_band_bad && members > 0 && (typical_in ? share > 0.5 : share >= kTreeShare);
+    every_band_bad = every_band_bad && members > 0 && (typical_in ? share > 0.5 : share >= kTuning.tree_share);
     if (share < best_share) {
       best_share = share;
       best.violating = violating;

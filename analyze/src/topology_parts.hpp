@@ -61,9 +61,9 @@ std::vector<std::vector<int>> groups_from_labels(const std::vector<int>& label);
 
 // Whether a level of `upper` groups (indices into the n finer groups whose profiles are gp) is a
 // level of a tree: each finer group nearer to every other member of its upper group than to any
-// group outside it (symmetric profile distance, kTreeMargin apart), in some band of lengths. The
-// level is rejected when in every band kTreeShare or more of the finer groups that have mates are
-// not (a dragonfly's routers of one group reach the router at the other end of a global link as
+// group outside it (symmetric profile distance, kTuning.tree_margin apart), in some band of
+// lengths. The level is rejected when in every band kTuning.tree_share or more of the finer groups
+// that have mates are not (a dragonfly's routers of one group reach the router at the other end of a global link as
 // fast as their own group's: 16 of 32 at the shortest lengths, all at 1 MiB; a fat tree's pods: none).
 struct TreeCheck {
   bool rejected = false;

@@ -18,6 +18,23 @@
 #include "nt/error.hpp"
 #include "nt/raw_file.hpp"
 
+namespace {
+
+// The median file of a one_to_one run of P ranks over a list of lengths.
+nt::FileInfo median_file_info(int P, std::uint64_t seed) {
+  nt::FileInfo info;
+  info.params.proc_num = P;
+  info.params.mode = nt::Mode::one_to_one;
+  info.params.statistic = nt::Statistic::median;
+  info.params.num_repeats = 1;
+  info.meta.program_version = "bench_analyze_gen";
+  info.meta.sweep = "list";
+  info.meta.seed = seed;
+  return info;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   return nt::guarded_main("bench_analyze_gen", [&] {
     CLI::App app{"noisy delay file for the network_analyze scale benchmark"};
@@ -51,15 +68,7 @@ int main(int argc, char** argv) {
     std::vector<std::int64_t> lens{0};
     const int step = std::max(1, 30 / (lengths - 1));
     for (int q = 0; q + 1 < lengths; ++q) lens.push_back(std::int64_t{1} << std::min(62, q * step));
-    nt::FileInfo info;
-    info.params.proc_num = P;
-    info.params.mode = nt::Mode::one_to_one;
-    info.params.statistic = nt::Statistic::median;
-    info.params.num_repeats = 1;
-    info.meta.program_version = "bench_analyze_gen";
-    info.meta.sweep = "list";
-    info.meta.seed = seed;
-    nt::RawWriter w(out, info, /*overwrite=*/true);
+    nt::RawWriter w(out, median_file_info(P, seed), /*overwrite=*/true);
     std::normal_distribution<double> N01(0.0, 1.0);
     std::uniform_real_distribution<double> U(0.0, 1.0);
     std::vector<double> m(static_cast<std::size_t>(P) * static_cast<std::size_t>(P));

@@ -30,9 +30,9 @@ void check_size(const fs::path& path, const char* what, std::size_t have, std::s
     throw Error("internal: write_loggp " + path.string() + ": " + what + " has " + std::to_string(have) +
                 " values, expected " + std::to_string(want));
 }
-}  // namespace
 
-void write_loggp(const fs::path& path, const LoggpData& d, bool overwrite) {
+// Every variable of d has the values of its shape: a value per pair, or per pair and size.
+void check_loggp_sizes(const fs::path& path, const LoggpData& d) {
   const auto P = static_cast<std::size_t>(d.ranks);
   const std::size_t S = d.sizes.size();
   if (d.ranks <= 0) throw UsageError("cannot write " + path.string() + ": no ranks");
@@ -48,7 +48,23 @@ void write_loggp(const fs::path& path, const LoggpData& d, bool overwrite) {
     check_size(path, name, v->size(), pairs * S);
   for (auto [name, v] : {std::pair{"delay", &d.delay}, {"orecv", &d.orecv}, {"osend", &d.osend}})
     if (!v->empty()) check_size(path, name, v->size(), pairs * S);
+}
 
+// The message sizes as the file's 32-bit integers.
+std::vector<int> int_sizes(const std::vector<std::int64_t>& sizes) {
+  std::vector<int> out;
+  for (auto v : sizes) {
+    if (v < 0 || v > std::numeric_limits<int>::max()) throw Error("loggp size out of range: " + std::to_string(v));
+    out.push_back(static_cast<int>(v));
+  }
+  return out;
+}
+}  // namespace
+
+void write_loggp(const fs::path& path, const LoggpData& d, bool overwrite) {
+  check_loggp_sizes(path, d);
+  const auto P = static_cast<std::size_t>(d.ranks);
+  const std::size_t S = d.sizes.size();
   PendingOutput out(path, overwrite);
   auto f = nc::File::create(out.temp(), nc::Kind::cdf2, /*overwrite=*/true);
   f.set_fill(false);
@@ -106,11 +122,7 @@ void write_loggp(const fs::path& path, const LoggpData& d, bool overwrite) {
   }
   f.put(fb, {0, 0}, {P, P}, d.fit_break.data());
   if (sep >= 0) f.put(sep, {0, 0}, {P, P}, d.separable.data());
-  std::vector<int> sizes;
-  for (auto v : d.sizes) {
-    if (v < 0 || v > std::numeric_limits<int>::max()) throw Error("loggp size out of range: " + std::to_string(v));
-    sizes.push_back(static_cast<int>(v));
-  }
+  const std::vector<int> sizes = int_sizes(d.sizes);
   if (S) f.put(sz, {0}, {S}, sizes.data());
   f.sync();
   f.close();

@@ -78,6 +78,36 @@ void prtt_server(Ctx& c, int client, int len, int n) {
   c.send(c.sbuf(), len, MPI_CHAR, client, kTagData);
 }
 
+// o_r: the CPU time of a receive whose message is surely there (Iprobe confirms): the time of
+// MPI_Irecv plus that of MPI_Wait after a busy delay longer than the transfer (p1: the round trip
+// of one message). Under a protocol that moves the data only once the receive is posted
+// (rendezvous; SMPI's default) a blocking MPI_Recv would time L + G s as well; posted first, the
+// transfer runs during the delay. Where it still runs inside the wait (no progress without the
+// CPU), o_r grows with s and derive_loggp says that L and o_r are not separable. The fastest of
+// the batch's samples (v: room for them).
+double receive_overhead(Ctx& c, int peer, int len, double p1, const Batch& b, std::vector<double>& v) {
+  for (int it = 0; it < b.W + b.R; ++it) {
+    c.send(c.sbuf(), len, MPI_CHAR, peer, kTagData);
+    busy_for(1.5 * p1);
+    int flag = 0;
+    unsigned spins = 0;
+    while (!flag) {
+      MPI_Iprobe(peer, kTagData, c.comm, &flag, MPI_STATUS_IGNORE);
+      if ((++spins & 127U) == 0) c.check_deadline();
+    }
+    MPI_Request req;
+    const double t0 = Ctx::now();
+    MPI_Irecv(c.rbuf(), len, MPI_CHAR, peer, kTagData, c.comm, &req);
+    const double t1 = Ctx::now();
+    busy_for(1.5 * p1);
+    const double t2 = Ctx::now();
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    const double x = (t1 - t0) + (Ctx::now() - t2);
+    if (it >= b.W) v[static_cast<std::size_t>(it - b.W)] = x;
+  }
+  return *std::min_element(v.begin(), v.end());
+}
+
 void Loggp::run(Ctx& c, const Task& t, const Batch& b) {
   const auto S = sizes_.size();
   const int n = options().n;
@@ -103,32 +133,7 @@ void Loggp::run(Ctx& c, const Task& t, const Batch& b) {
       const double pn = measure(len, n, 0.0);
       const double d = p1;  // longer than the gap g + G*s of any size that fits the model
       const double pd = measure(len, n, d);
-      // o_r: the CPU time of a receive whose message is surely there (Iprobe confirms): the time
-      // of MPI_Irecv plus that of MPI_Wait after a busy delay longer than the transfer. Under a
-      // protocol that moves the data only once the receive is posted (rendezvous; SMPI's
-      // default) a blocking MPI_Recv would time L + G s as well; posted first, the transfer
-      // runs during the delay. Where it still runs inside the wait (no progress without the
-      // CPU), o_r grows with s and derive_loggp says that L and o_r are not separable.
-      for (int it = 0; it < total; ++it) {
-        c.send(c.sbuf(), len, MPI_CHAR, t.y, kTagData);
-        busy_for(1.5 * p1);
-        int flag = 0;
-        unsigned spins = 0;
-        while (!flag) {
-          MPI_Iprobe(t.y, kTagData, c.comm, &flag, MPI_STATUS_IGNORE);
-          if ((++spins & 127U) == 0) c.check_deadline();
-        }
-        MPI_Request req;
-        const double t0 = Ctx::now();
-        MPI_Irecv(c.rbuf(), len, MPI_CHAR, t.y, kTagData, c.comm, &req);
-        const double t1 = Ctx::now();
-        busy_for(1.5 * p1);
-        const double t2 = Ctx::now();
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
-        const double x = (t1 - t0) + (Ctx::now() - t2);
-        if (it >= b.W) v[static_cast<std::size_t>(it - b.W)] = x;
-      }
-      const double orr = *std::min_element(v.begin(), v.end());
+      const double orr = receive_overhead(c, t.y, len, p1, b, v);
       out[0 * S + k] = p1;
       out[1 * S + k] = pn;
       out[2 * S + k] = pd;

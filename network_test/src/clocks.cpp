@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "internal.hpp"
+#include "runner.hpp"
 
 namespace nt::measure {
 

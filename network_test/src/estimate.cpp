@@ -33,7 +33,8 @@
 
 #include <fmt/format.h>
 
-#include "internal.hpp"
+#include "plan.hpp"
+#include "schedules.hpp"
 #include "nt/output.hpp"
 #include "nt/units.hpp"
 

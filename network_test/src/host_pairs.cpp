@@ -15,7 +15,7 @@
 #include <limits>
 #include <numeric>
 
-#include "internal.hpp"
+#include "schedules.hpp"
 #include "nt/measure/mode.hpp"
 #include "nt/stats.hpp"
 

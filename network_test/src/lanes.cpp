@@ -21,7 +21,7 @@
 
 #include <fmt/format.h>
 
-#include "internal.hpp"
+#include "schedules.hpp"
 
 namespace nt::measure {
 

@@ -41,6 +41,37 @@ Line fit(const std::vector<std::int64_t>& xs, const std::vector<double>& ys, con
   l.rms = std::sqrt(ss / m);
   return l;
 }
+
+// Protocol ranges of the sizes on the line: grow a range while the next size stays on its line; a
+// size that leaves it upwards by more than the fit's noise (4 x the range's rms, at least
+// break_tol of the gap and 10 ns), with the next size (if any) above it too, starts a new range: a
+// protocol switch makes messages dearer, as a step of the intercept (eager -> rendezvous adds a
+// handshake) or of the slope. A single slow or fast point does not break a range.
+std::vector<std::vector<std::size_t>> protocol_ranges(const std::vector<std::int64_t>& sizes,
+                                                      const std::vector<double>& gap,
+                                                      const std::vector<std::size_t>& line, double break_tol) {
+  auto above = [&](const Line& l, std::size_t k) {
+    const double pred = l.at(sizes[k]);
+    return gap[k] - pred > std::max({break_tol * std::fabs(pred), 4.0 * l.rms, 10e-9});
+  };
+  std::vector<std::vector<std::size_t>> ranges;
+  std::size_t at = 0;
+  while (at < line.size()) {
+    std::size_t m = std::min(line.size(), at + 3);
+    std::size_t end = line.size();
+    for (std::size_t q = m; q < line.size(); ++q) {
+      const Line l = fit(sizes, gap, std::vector<std::size_t>(line.begin() + static_cast<std::ptrdiff_t>(at),
+                                                              line.begin() + static_cast<std::ptrdiff_t>(q)));
+      if (above(l, line[q]) && (q + 1 == line.size() || above(l, line[q + 1]))) {
+        end = q;
+        break;
+      }
+    }
+    ranges.emplace_back(line.begin() + static_cast<std::ptrdiff_t>(at), line.begin() + static_cast<std::ptrdiff_t>(end));
+    at = end;
+  }
+  return ranges;
+}
 }  // namespace
 
 LoggpFit derive_loggp(const std::vector<std::int64_t>& sizes, int n, const std::vector<double>& prtt1,
@@ -69,31 +100,7 @@ LoggpFit derive_loggp(const std::vector<std::int64_t>& sizes, int n, const std::
   for (std::size_t k = 0; k < S; ++k)
     if (!(bound > 0 && std::fabs(f.gap[k] - bound) <= std::max(0.02 * bound, 10e-9))) line.push_back(k);
   f.overhead_bound = line.size() < S ? bound : 0.0;
-  // Protocol ranges: grow a range while the next size stays on its line; a size that leaves it
-  // upwards by more than the fit's noise (4 x the range's rms, at least break_tol of the gap and
-  // 10 ns), with the next size (if any) above it too, starts a new range: a protocol switch makes
-  // messages dearer, as a step of the intercept (eager -> rendezvous adds a handshake) or of the
-  // slope. A single slow or fast point does not break a range.
-  auto above = [&](const Line& l, std::size_t k) {
-    const double pred = l.at(sizes[k]);
-    return f.gap[k] - pred > std::max({break_tol * std::fabs(pred), 4.0 * l.rms, 10e-9});
-  };
-  std::vector<std::vector<std::size_t>> ranges;
-  std::size_t at = 0;
-  while (at < line.size()) {
-    std::size_t m = std::min(line.size(), at + 3);
-    std::size_t end = line.size();
-    for (std::size_t q = m; q < line.size(); ++q) {
-      const Line l = fit(sizes, f.gap, std::vector<std::size_t>(line.begin() + static_cast<std::ptrdiff_t>(at),
-                                                                line.begin() + static_cast<std::ptrdiff_t>(q)));
-      if (above(l, line[q]) && (q + 1 == line.size() || above(l, line[q + 1]))) {
-        end = q;
-        break;
-      }
-    }
-    ranges.emplace_back(line.begin() + static_cast<std::ptrdiff_t>(at), line.begin() + static_cast<std::ptrdiff_t>(end));
-    at = end;
-  }
+  const auto ranges = protocol_ranges(sizes, f.gap, line, break_tol);
   if (!ranges.empty()) {
     const Line l = fit(sizes, f.gap, ranges.front());
     f.fit_points = ranges.front().size();

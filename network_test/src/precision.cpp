@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "internal.hpp"
+#include "runner.hpp"
 
 namespace nt::measure {
 

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "internal.hpp"
+#include "run.hpp"
 
 namespace nt::measure {
 

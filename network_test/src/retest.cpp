@@ -23,7 +23,7 @@
 #include <limits>
 #include <tuple>
 
-#include "internal.hpp"
+#include "schedules.hpp"
 #include "nt/stats.hpp"
 
 namespace nt::measure {

@@ -9,7 +9,7 @@
 // it behind its switch while the random partners reach every switch and uplink.
 #include <algorithm>
 
-#include "internal.hpp"
+#include "schedules.hpp"
 #include "nt/measure/mode.hpp"
 
 namespace nt::measure {

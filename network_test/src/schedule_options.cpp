@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "internal.hpp"
+#include "setup.hpp"
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "internal.hpp"
+#include "run.hpp"
 
 namespace nt::measure {
 

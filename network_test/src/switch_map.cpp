@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "internal.hpp"
+#include "setup.hpp"
 #include "nt/error.hpp"
 #include "nt/hosts.hpp"
 

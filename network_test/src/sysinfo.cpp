@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "internal.hpp"
+#include "setup.hpp"
 #include "nt/measure/sysinfo.hpp"
 
 namespace nt::measure {

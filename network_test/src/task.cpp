@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "internal.hpp"
+#include "runner.hpp"
 
 namespace nt::measure {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "internal.hpp"
+#include "runner.hpp"
 
 namespace nt::measure {
 

@@ -41,7 +41,8 @@
 
 #include <fmt/format.h>
 
-#include "internal.hpp"
+#include "plan.hpp"
+#include "runner.hpp"
 #include "nt/output.hpp"
 #include "nt/units.hpp"
 

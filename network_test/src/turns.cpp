@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "internal.hpp"
+#include "runner.hpp"
 
 namespace nt::measure {
 

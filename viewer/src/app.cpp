@@ -192,10 +192,8 @@ void quiet_handler(QtMsgType type, const QMessageLogContext& ctx, const QString&
   if (g_default_handler) g_default_handler(type, ctx, msg);
 }
 
-// Opens the GUI with the files, takes a screenshot of the main window once the first view is
-// drawn (used by the Xvfb test), and quits.
-int run_gui(int argc, char** argv, const std::vector<std::string>& files, const RenderOptions& o,
-            const std::string& screenshot) {
+// There is a screen to show the window on (UsageError saying what to do when not).
+void check_display(const std::string& screenshot) {
   // Without a display Qt would abort with a core dump; say what to do instead.
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
       qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
@@ -208,6 +206,13 @@ int run_gui(int argc, char** argv, const std::vector<std::string>& files, const 
     throw nt::UsageError("QT_QPA_PLATFORM=" + platform.toStdString() +
                          ": there is no screen to show the window on: use --render OUT.png for a picture (or "
                          "--screenshot OUT.png to save the window and quit)");
+}
+
+// Opens the GUI with the files, takes a screenshot of the main window once the first view is
+// drawn (used by the Xvfb test), and quits.
+int run_gui(int argc, char** argv, const std::vector<std::string>& files, const RenderOptions& o,
+            const std::string& screenshot) {
+  check_display(screenshot);
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("network_viewer"));
   QApplication::setDesktopFileName(QStringLiteral("network_viewer"));
@@ -248,7 +253,7 @@ int run_gui(int argc, char** argv, const std::vector<std::string>& files, const 
         if (pm.isNull()) pm = w->grab();
         if (!pm.save(QString::fromStdString(screenshot), "PNG")) {
           std::fprintf(stderr, "network_viewer: error: cannot write %s\n", screenshot.c_str());
-          rc = 2;
+          rc = nt::kExitUsage;
         }
         QApplication::quit();
       });
@@ -256,12 +261,12 @@ int run_gui(int argc, char** argv, const std::vector<std::string>& files, const 
     QObject::connect(w, &MainWindow::viewRendered, w, shoot, Qt::SingleShotConnection);
     QObject::connect(w, &MainWindow::errorShown, w, [&rc](const QString& m) {
       std::fprintf(stderr, "network_viewer: error: %s\n", qPrintable(m));
-      rc = 2;
+      rc = nt::kExitUsage;
       QApplication::quit();
     });
     QTimer::singleShot(60000, w, [&rc] {
       std::fprintf(stderr, "network_viewer: error: no view was drawn within 60 s\n");
-      rc = 2;
+      rc = nt::kExitUsage;
       QApplication::quit();
     });
   }

@@ -56,6 +56,7 @@ struct Report {
   std::vector<ClassParams> params;
   std::optional<DuplexResult> duplex;
   std::vector<std::string> notes;
+  ReportOptions options;  // what it was made with: its thresholds are echoed in the JSON
 };
 
 // fastest: the min file of the same run (one-way pairs its fastest samples do not show are a
@@ -76,6 +77,9 @@ std::uint64_t analysis_memory(int P, std::size_t K, bool keep_pairs);
 Report make_report(const std::string& file, const ReportOptions& opt);
 
 nlohmann::json to_json(const Report& r, bool with_pairs);
+// The numbers a report used, by stage (`thresholds_used` in its JSON): the options and the fixed table
+// (nt/analysis/tuning.hpp).
+nlohmann::json thresholds_json(const ReportOptions& opt);
 std::string to_text(const Report& r);
 
 // With host names: when every finest group holds whole hosts and some group holds several (ranks on

@@ -93,7 +93,7 @@ struct FixedPart {
 };
 
 // What the runner owns in a Ctx (sweep.cpp, task.cpp, precision.cpp, concurrent.cpp, estimate.cpp,
-// ...), reached through runner(c) of the runner's internal.hpp; modes see none of it but through
+// ...), reached through runner(c) of the runner's runner.hpp; modes see none of it but through
 // Ctx's sample_row, flag_row, offset_to_root, rtt_to_root and add_timed.
 struct RunnerState {
   ModeRun* mode = nullptr;        // the mode's state for this run
@@ -218,7 +218,7 @@ class Ctx {
   int count_of(std::int64_t n) const;  // checked int for MPI counts
 
  private:
-  friend struct RunnerAccess;      // the runner's way to runner_ (internal.hpp)
+  friend struct RunnerAccess;      // the runner's way to runner_ (runner.hpp)
   RunnerState runner_;
   std::vector<char> sbuf_, rbuf_;
   double poll_gap_ = 0;            // longest pause between two polls of the current sample

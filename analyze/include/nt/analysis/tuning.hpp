@@ -1,0 +1,35 @@
+// The analysis' fixed numbers in one table: the choices of the method that no option sets. The
+// numbers a user may change are the Options of each stage (TopologyOptions, AnomalyOptions,
+// ThresholdOptions, gathered in ReportOptions); `report --json` echoes both under `thresholds_used`
+// (thresholds_json) and share/doc/analyze.md lists them.
+#pragma once
+
+#include <cstddef>
+
+namespace nt::analysis {
+
+struct Tuning {
+  // Statistics.
+  double median_se_factor = 1.2533;  // sqrt(pi/2): a median of n normal values has this x sigma / sqrt(n) as its standard error
+  double polish_tolerance = 2e-3;    // median polish stops once no effect moved more (log units: 0.2 %)
+  // Topology: a level above the nodes must form a tree.
+  double tree_margin = 1.02;         // a finer group is nearer its mates than any group outside by this ratio
+  double tree_share = 0.25;          // a level is rejected when in every band this share of the groups with mates are not
+  // Anomalies.
+  double alike_ratio = 1.25;         // scores within this ratio (highest / lowest) are alike: no one of them stands out
+  double through_ratio = 1.25;       // a delay within this ratio of a slow node's own, either way, runs through that node
+  // Fits: the quality of a Hockney line from its relative rms.
+  double fit_good_rms = 0.03;        // good up to this
+  double fit_fair_rms = 0.10;        // fair up to this, poor above
+  // Files measured under load (loaded.cpp).
+  std::size_t loaded_min_cells = 8;  // re-tested cells a class needs for its isolated reference
+  double contention_cv = 0.10;       // a pair's samples this far apart (deviation / value) are contention, not noise
+  double moved_share = 0.05;         // a class is moved by the load when this share of its pairs' samples are so ...
+  double alone_ratio = 1.2;          // ... or its re-tested pairs were this many times faster alone
+  double steady_spread = 0.02;       // a loaded cell's samples further apart than this are no steady value ...
+  double noise_times = 3.0;          // ... or this many times the re-tested cells' own spread, when larger
+};
+
+inline constexpr Tuning kTuning{};
+
+}  // namespace nt::analysis

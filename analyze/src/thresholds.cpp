@@ -1,0 +1,52 @@
+// The numbers a report used, echoed in its JSON (`thresholds_used`): the options of each stage as the
+// command line left them, and the fixed table of the method (tuning.hpp). share/doc/analyze.md
+// lists the same names with what they mean.
+#include <nlohmann/json.hpp>
+
+#include "nt/analysis/report.hpp"
+#include "nt/analysis/tuning.hpp"
+
+namespace nt::analysis {
+
+nlohmann::json thresholds_json(const ReportOptions& opt) {
+  const TopologyOptions& t = opt.topology;
+  const AnomalyOptions& a = opt.anomalies;
+  const ThresholdOptions& b = opt.thresholds;
+  const Tuning& f = kTuning;
+  nlohmann::json j;
+  j["topology"] = {{"min_ratio", t.min_ratio},       {"floor_ratio", t.floor_ratio}, {"noise_factor", t.noise_factor},
+                   {"bands", t.bands},               {"max_levels", t.max_levels},   {"candidates", t.candidates},
+                   {"tree_margin", f.tree_margin},   {"tree_share", f.tree_share}};
+  j["anomalies"] = {{"min_ratio", a.min_ratio},
+                    {"group_min_ratio", a.group_min_ratio},
+                    {"mad_factor", a.mad_factor},
+                    {"min_length_fraction", a.min_length_fraction},
+                    {"duplex_ratio", a.duplex_ratio},
+                    {"variance_ratio", a.variance_ratio},
+                    {"variance_min_cv", a.variance_min_cv},
+                    {"max_links", a.max_links},
+                    {"alike_ratio", f.alike_ratio},
+                    {"through_ratio", f.through_ratio},
+                    {"median_se_factor", f.median_se_factor},
+                    {"polish_tolerance", f.polish_tolerance}};
+  j["explanation"] = {{"floor", a.explain_floor},
+                      {"sigmas", a.explain_sigmas},
+                      {"judge_max", a.explain_judge_max},
+                      {"warn_share", a.explain_warn_share},
+                      {"max_added", a.explain_max_added},
+                      {"min_cells", a.explain_min_cells},
+                      {"min_share", a.explain_min_share},
+                      {"max_cells", a.explain_max_cells},
+                      {"levels_fit", a.explain_levels_fit}};
+  j["fits"] = {{"penalty", b.penalty},
+               {"min_jump", b.min_jump},
+               {"min_f", b.min_f},
+               {"good_rms", f.fit_good_rms},
+               {"fair_rms", f.fit_fair_rms}};
+  j["loaded"] = {{"min_cells", f.loaded_min_cells}, {"contention_cv", f.contention_cv},
+                 {"moved_share", f.moved_share},    {"alone_ratio", f.alone_ratio},
+                 {"steady_spread", f.steady_spread}, {"noise_times", f.noise_times}};
+  return j;
+}
+
+}  // namespace nt::analysis
