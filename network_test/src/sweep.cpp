@@ -47,9 +47,17 @@ void Sweep::run_length(std::size_t k) {
   ahead_ = schedule.concurrent() ? static_cast<double>(c_.size) : static_cast<double>(tasks.size());
   long flagged_all[2] = {0, 0};
   {
+#ifdef NT_SMPI
+    // SMPI 3.32's non-blocking collectives are linear: the root waits on P - 1 requests with a
+    // waitany that re-tests them all at each arrival, so a root that posts early (the sampled
+    // schedule's rank 0 is done with its pairs long before the others) costs host time in P^2 and
+    // more for the whole sweep. The blocking tree costs log P; the wait is the same.
+    MPI_Reduce(flagged.data(), flagged_all, 2, MPI_LONG, MPI_SUM, 0, c_.comm);
+#else
     MPI_Request req;
     MPI_Ireduce(flagged.data(), flagged_all, 2, MPI_LONG, MPI_SUM, 0, c_.comm, &req);
     wait(req, "flag counts");
+#endif
   }
   if (rows_)
     write_rows(k, flagged_all, task_bytes);
@@ -88,9 +96,14 @@ void Sweep::wait(MPI_Request& req, const char* what) {
 }
 
 void Sweep::gather(const void* send, int count, MPI_Datatype type, void* recv, const char* what) {
+#ifdef NT_SMPI
+  (void)what;
+  MPI_Gather(send, count, type, recv, count, type, 0, c_.comm);  // blocking under SMPI: see the flag counts
+#else
   MPI_Request req;
   MPI_Igather(send, count, type, recv, count, type, 0, c_.comm, &req);
   wait(req, what);
+#endif
 }
 
 void Sweep::count_data(std::size_t task_bytes) {

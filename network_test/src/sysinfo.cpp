@@ -37,6 +37,7 @@ int numa_node_of_cpu(int cpu) {
   return -1;
 }
 
+#ifndef NT_SMPI
 // The node's CPU model and core count and this process' binding, from hwloc (which reads cpuinfo,
 // sysfs and the cgroup limits). On failure the fields stay "unknown": the run goes on.
 void node_and_binding(RankInfo& info) {
@@ -68,6 +69,7 @@ void node_and_binding(RankInfo& info) {
   }
   hwloc_topology_destroy(topo);
 }
+#endif
 }  // namespace
 
 RankInfo this_rank_info() {
@@ -85,7 +87,15 @@ RankInfo this_rank_info() {
   }
 #endif
   if (const int n = numa_node_of_cpu(info.cpu); n >= 0) info.numa = n;
+#ifdef NT_SMPI
+  // A simulated host has no CPU of its own to describe: hwloc would describe the machine that runs
+  // the simulation, once per simulated rank, and its plugins' dlopen walks every object loaded,
+  // one copy of this program per rank (start-up host time in the square of the ranks: most of
+  // the first minutes at 4,096 ranks).
+  info.node = "simulated host (SimGrid SMPI)";
+#else
   node_and_binding(info);
+#endif
   std::ifstream boot("/proc/sys/kernel/random/boot_id");
   std::getline(boot, info.machine);
   return info;
