@@ -592,6 +592,17 @@ TEST(Paths, ASlowTorusLinkIsOneFindingOnItsTwoEnds) {
     }
 }
 
+namespace {
+// Every rank pair from node `from` to node `to` of m (the ranks of two nodes share their route).
+std::vector<std::pair<int, int>> rank_pairs(const Made& m, int from, int to) {
+  std::vector<std::pair<int, int>> out;
+  for (std::size_t i = 0; i < m.node.size(); ++i)
+    for (std::size_t j = 0; j < m.node.size(); ++j)
+      if (m.node[i] == from && m.node[j] == to) out.emplace_back(static_cast<int>(i), static_cast<int>(j));
+  return out;
+}
+}  // namespace
+
 // The noisy corpus: a link's stall during a pair's back-to-back samples slows the median of one
 // direction at some lengths, not the pair's fastest sample. A one-way pair that the min file of
 // the run does not show is a transient (a note, no finding); one that every sample shows stays.
@@ -606,14 +617,7 @@ TEST(Paths, AOneWayPairThatTheFastestSamplesDoNotShowIsATransient) {
   auto first_rank_of = [&](int node) {
     return static_cast<int>(std::find(m.node.begin(), m.node.end(), node) - m.node.begin());
   };
-  // Every rank pair from node `from` to node `to` (the ranks of two nodes share their route).
-  auto node_pair = [&](int from, int to) {
-    std::vector<std::pair<int, int>> out;
-    for (int i = 0; i < median.P; ++i)
-      for (int j = 0; j < median.P; ++j)
-        if (m.node[static_cast<std::size_t>(i)] == from && m.node[static_cast<std::size_t>(j)] == to) out.emplace_back(i, j);
-    return out;
-  };
+  const auto node_pair = [&](int from, int to) { return rank_pairs(m, from, to); };
   const int a = first_rank_of(1), b = first_rank_of(9), x = first_rank_of(2), y = first_rank_of(20);
   const int x2 = first_rank_of(3), y2 = first_rank_of(21);
   const int a2 = first_rank_of(4), b2 = first_rank_of(12), c = first_rank_of(6), d = first_rank_of(28);
@@ -690,18 +694,7 @@ Made make_at_1k_and_64k(double noise) {
 TEST(Paths, AOneWayPairThatALongerLengthContradictsIsATransient) {
   for (double noise : {0.0, 0.01}) {
     Made m = make_at_1k_and_64k(noise);
-    auto first_rank_of = [&](int node) {
-      return static_cast<int>(std::find(m.node.begin(), m.node.end(), node) - m.node.begin());
-    };
-    // Every rank pair from node `from` to node `to` (the ranks of two nodes share their route).
-    auto node_pair = [&](int from, int to) {
-      std::vector<std::pair<int, int>> out;
-      for (int i = 0; i < m.cube.P; ++i)
-        for (int j = 0; j < m.cube.P; ++j)
-          if (m.node[static_cast<std::size_t>(i)] == from && m.node[static_cast<std::size_t>(j)] == to)
-            out.emplace_back(i, j);
-      return out;
-    };
+    const auto node_pair = [&](int from, int to) { return rank_pairs(m, from, to); };
     for (auto [i, j] : node_pair(1, 9)) {  // a stall at 1 KiB
       m.cube.at(0, i, j) *= 6.0F;
       m.cube.at(1, i, j) = m.cube.at(1, j, i);
