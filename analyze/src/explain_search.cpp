@@ -11,6 +11,7 @@
 
 #include "nt/stats.hpp"
 #include "nt/analysis/anomalies.hpp"
+#include "nt/analysis/tuning.hpp"
 #include "anomalies_parts.hpp"
 #include "explain_parts.hpp"
 #include "text_util.hpp"
@@ -174,7 +175,7 @@ bool dense_block(std::size_t P, const std::vector<std::pair<int, int>>& pairs) {
   }
   for (const auto& [i, j] : pairs)
     inside += 2 * out[static_cast<std::size_t>(i)] >= top_out && 2 * in[static_cast<std::size_t>(j)] >= top_in ? 1 : 0;
-  return 4 * inside >= senders * receivers;
+  return static_cast<double>(inside) >= kTuning.region_fill * static_cast<double>(senders * receivers);
 }
 }  // namespace
 

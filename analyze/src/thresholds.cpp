@@ -27,6 +27,9 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
                     {"max_links", a.max_links},
                     {"alike_ratio", f.alike_ratio},
                     {"through_ratio", f.through_ratio},
+                    {"fastest_share", f.fastest_share},
+                    {"lone_row_share", f.lone_row_share},
+                    {"lone_min_nodes", f.lone_min_nodes},
                     {"median_se_factor", f.median_se_factor},
                     {"polish_tolerance", f.polish_tolerance}};
   j["explanation"] = {{"floor", a.explain_floor},
@@ -37,7 +40,8 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
                       {"min_cells", a.explain_min_cells},
                       {"min_share", a.explain_min_share},
                       {"max_cells", a.explain_max_cells},
-                      {"levels_fit", a.explain_levels_fit}};
+                      {"levels_fit", a.explain_levels_fit},
+                      {"region_fill", f.region_fill}};
   j["fits"] = {{"penalty", b.penalty},
                {"min_jump", b.min_jump},
                {"min_f", b.min_f},

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "nt/analysis/tuning.hpp"
 #include "nt/stats.hpp"
 
 #include "anomalies_parts.hpp"
@@ -42,7 +43,7 @@ bool fastest_agree(const Cube& values, const Cube& fastest, const Anomaly& a) {
       const double fi = cell(fastest, k, i, j, buf), fj = cell(fastest, k, j, i, buf);
       if (!Cube::usable(mi) || !Cube::usable(mj) || !Cube::usable(fi) || !Cube::usable(fj) || mi <= mj) continue;
       ++seen;
-      if (std::log(fi / fj) >= 0.5 * std::log(mi / mj)) ++agree;
+      if (std::log(fi / fj) >= kTuning.fastest_share * std::log(mi / mj)) ++agree;
     }
   return seen == 0 || 2 * agree >= seen;
 }
@@ -72,9 +73,9 @@ bool fastest_agree_rows(const Cube& values, const Cube& fastest, const Anomaly& 
       const double rm = row_median(values, k, i, buf), rf = row_median(fastest, k, i, buf);
       if (!Cube::usable(m) || !Cube::usable(f) || rm <= 0.0 || rf <= 0.0) continue;
       const double slow = std::log(m / rm);
-      if (slow < 0.5 * std::log(a.score)) continue;
+      if (slow < kTuning.fastest_share * std::log(a.score)) continue;
       ++seen;
-      if (std::log(f / rf) >= 0.5 * slow) ++agree;
+      if (std::log(f / rf) >= kTuning.fastest_share * slow) ++agree;
     }
   }
   return seen == 0 || 2 * agree >= seen;
@@ -137,7 +138,7 @@ bool one_measurement(const Topology& t, const Anomaly& a, bool copied) {
 // column's median, at one of its lengths. A cable or an uplink slows many routes; a transient one.
 bool routes_slow_with(const Cube& c, const Topology& t, const Anomaly& a) {
   if (a.score <= 1.0) return true;
-  const double line = std::sqrt(a.score);
+  const double line = std::exp(kTuning.fastest_share * std::log(a.score));
   std::vector<float> buf;
   std::vector<double> v;
   const auto slow_share = [&] {
@@ -155,14 +156,14 @@ bool routes_slow_with(const Cube& c, const Topology& t, const Anomaly& a) {
       const float* row = c.rows(k, i, i + 1, buf);
       for (int r = 0; r < c.P; ++r)
         if (elsewhere(r) && Cube::usable(row[r])) v.push_back(static_cast<double>(row[r]));
-      if (slow_share() >= 0.1) return true;
+      if (slow_share() >= kTuning.lone_row_share) return true;
       v.clear();
       for (int r = 0; r < c.P; ++r)
         if (elsewhere(r)) {
           const float d = c.rows(k, r, r + 1, buf)[j];
           if (Cube::usable(d)) v.push_back(static_cast<double>(d));
         }
-      if (slow_share() >= 0.1) return true;
+      if (slow_share() >= kTuning.lone_row_share) return true;
     }
   }
   return false;
@@ -178,7 +179,7 @@ std::optional<std::string> drop_lone_pairs(const Cube& values, const Topology& t
                                            std::vector<Anomaly>& found, std::vector<std::pair<int, int>>& left_out) {
   const std::size_t nodes = t.node_level_identified && !t.levels.empty() ? t.levels[0].groups.size()
                                                                          : static_cast<std::size_t>(t.P);
-  if (nodes < 4) return std::nullopt;  // two or three nodes: a link may carry one pair's routes
+  if (nodes < kTuning.lone_min_nodes) return std::nullopt;
   // Levels above the nodes that form a tree (switches, routers): every link carries several pairs'
   // routes. Without them (a torus's rings) a link may carry one pair's routes, and only a part of
   // a pair of nodes' rank pairs is no link's.
@@ -192,7 +193,7 @@ std::optional<std::string> drop_lone_pairs(const Cube& values, const Topology& t
     for (std::size_t y = x + 1; y < found.size(); ++y) {
       const Anomaly &a = found[x], &b = found[y];
       if (!pair_kind(a) || !pair_kind(b) || a.lengths != b.lengths) continue;
-      if (std::max(a.score, b.score) > 1.25 * std::min(a.score, b.score)) continue;
+      if (std::max(a.score, b.score) > kTuning.alike_ratio * std::min(a.score, b.score)) continue;
       if (a.lengths.size() > 1 || share_a_node(t, a, b)) joined[x] = joined[y] = 1;
     }
   std::vector<std::string> moved;

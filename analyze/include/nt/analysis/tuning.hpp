@@ -18,6 +18,11 @@ struct Tuning {
   // Anomalies.
   double alike_ratio = 1.25;         // scores within this ratio (highest / lowest) are alike: no one of them stands out
   double through_ratio = 1.25;       // a delay within this ratio of a slow node's own, either way, runs through that node
+  // Transients (transients.cpp) and the explanation's leftover region (explain_search.cpp).
+  double fastest_share = 0.5;        // a fault's fastest sample shows at least this share of its median's slowdown (log)
+  double lone_row_share = 0.1;       // a pair is not alone when this share of its sender's row or receiver's column is slow with it
+  std::size_t lone_min_nodes = 4;    // fewer nodes: a link may carry one pair's routes, no pair is alone
+  double region_fill = 0.25;         // left-over slow pairs are a region when they fill this share of their senders x receivers
   // Fits: the quality of a Hockney line from its relative rms.
   double fit_good_rms = 0.03;        // good up to this
   double fit_fair_rms = 0.10;        // fair up to this, poor above
