@@ -4,7 +4,6 @@
 #include <set>
 
 #include "anomalies_parts.hpp"
-#include "loaded.hpp"
 
 namespace nt::analysis {
 namespace {

@@ -172,6 +172,13 @@ void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>
 // then, among the pairs left scored `cut` or more, complete blocks alike by their ratios.
 void one_way_blocks(const AnomalyScan& scan, double cut, std::vector<Anomaly>& out);
 
+// anomalies_peers.cpp: a node whose links to every other node of its group at the first level
+// above the nodes are slow (at least two of them, and they are not slow to each other) is one slow
+// node, not that many slow links: its cable or port. Sequential runs show such a node in every
+// class; under load its pairs beyond the group are hidden by the contention on the uplinks, and
+// only its group shows it.
+void slow_links_to_slow_nodes(const Topology& t, const std::vector<std::string>& hosts, std::vector<Anomaly>& out);
+
 // anomalies_transit.cpp: the pair findings of third parties' routes through a slow switch group
 // (their ends outside it, the time they add alike to the time it adds to its own pairs at every
 // length) folded into its finding (its `pairs`).

@@ -37,12 +37,6 @@ void saturated_groups(const Cube& c, const std::vector<std::string>& hosts, doub
 // loaded cell that no round left alone is no pair's delay). Null otherwise.
 std::shared_ptr<const IsolatedWhereRetested> isolated_where_retested(const Cube& c, const Cube* deviation);
 
-// A node whose links to every other node of its group at the first level above the nodes are slow
-// (at least two of them, and they are not slow to each other) is one slow node, not that many slow
-// links: its cable or port. Sequential runs show such a node in every class; under load its pairs
-// beyond the group are hidden by the contention on the uplinks, and only its group shows it.
-void slow_links_to_slow_nodes(const Topology& t, const std::vector<std::string>& hosts, std::vector<Anomaly>& out);
-
 // For a cube measured under load (c: the loaded values; the findings may come from the merged
 // cube of isolated_where_retested): the slow links and one-way pairs that the isolated values of the
 // file confirm stay (their detail says so); the others are replaced by one finding of kind

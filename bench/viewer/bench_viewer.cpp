@@ -306,12 +306,12 @@ int main(int argc, char** argv) {
     CLI::App app{"network_viewer benchmark"};
     std::string file = "/tmp/nt_viewer_bench_shuffled.nc";
     int P = 2048, N = 64, reps = 9;
-    bool issue14_only = false, animation = true;
+    bool order_render_only = false, animation = true;
     app.add_option("--file", file, "raw file to use (written when missing or of another shape)");
     app.add_option("--ranks", P);
     app.add_option("--lengths", N);
     app.add_option("--reps", reps);
-    app.add_flag("--issue14", issue14_only, "only the issue 14 figures: reorder + render, and the animation");
+    app.add_flag("--order-render", order_render_only, "only the reorder + render figures, and the animation");
     app.add_flag("!--no-animation", animation, "skip the animated GIF export over every length");
     if (const int rc = nt::parse_cli(app, argc, argv); rc >= 0) return rc;
     nt::viewer::keep_large_buffers();  // as network_viewer does
@@ -325,7 +325,7 @@ int main(int argc, char** argv) {
     write_hierarchy(groups_json, P);
     bench_reorder_and_render(file, groups_json, P, N, reps);
     if (animation) bench_animation(file, groups_json);
-    if (!issue14_only) bench_views(file, P, N, reps);
+    if (!order_render_only) bench_views(file, P, N, reps);
     print_peak_rss();
     return 0;
   });
