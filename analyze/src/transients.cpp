@@ -6,10 +6,12 @@
 //   median's slowdown (in log). For a one-way pair the other direction is the reference; for the
 //   pairs between two nodes slow both ways, each cell's row in the same file (median for the
 //   median, min for the min).
-// - every link of a switched or direct network carries the routes of several pairs of nodes (a
-//   host's cable all of its routes, an uplink its switch's, a torus link the routes crossing it):
-//   a finding whose cells all lie between one pair of nodes, with no other pair slowed alike, has
-//   no link of its own to be the fault of; it is a transient while that pair's samples ran.
+// - every link of a network whose levels form a tree carries the routes of several pairs of nodes
+//   (a host's cable all of its routes, an uplink its switch's): a finding whose cells all lie
+//   between one pair of nodes, with no other pair slowed alike, has no link of its own to be the
+//   fault of; it is a transient while that pair's samples ran. On any network (a torus's ring may
+//   carry one pair's routes) the ranks of two nodes share their route: a finding on part of their
+//   rank pairs, the others measured apart and not slow, is no link's either.
 // Findings that fail either are moved to a note naming them, not deleted silently.
 #include "nt/analysis/anomalies.hpp"
 
