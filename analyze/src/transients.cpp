@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -135,37 +136,44 @@ bool one_measurement(const Topology& t, const Anomaly& a, bool copied) {
   return xs.size() * ys.size() < 2;
 }
 
-// Whether other cells of the sender's row or the receiver's column (beyond the two nodes) are slow
+// The share of the cells of `line_cells` (a row or a column, P cells) off the nodes x and y that are
+// at least `line` times their median.
+double slow_share(const Topology& t, const std::vector<float>& line_cells, int x, int y, double line) {
+  std::vector<double> v;
+  for (std::size_t r = 0; r < line_cells.size(); ++r) {
+    const int n = node_of(t, static_cast<int>(r));
+    if (n != x && n != y && Cube::usable(line_cells[r])) v.push_back(static_cast<double>(line_cells[r]));
+  }
+  if (v.empty()) return 0.0;
+  const double mid = median(v);
+  const auto slow = std::count_if(v.begin(), v.end(), [&](double d) { return d >= line * mid; });
+  return static_cast<double>(slow) / static_cast<double>(v.size());
+}
+
+// Whether other cells of the senders' rows or the receivers' columns (beyond the two nodes) are slow
 // with a's pairs: a tenth of them or more at half the finding's slowdown (in log) over the row's or
 // column's median, at one of its lengths. A cable or an uplink slows many routes; a transient one.
+// Each sender's row and receiver's column is read once per length (a column in one block).
 bool routes_slow_with(const Cube& c, const Topology& t, const Anomaly& a) {
   if (a.score <= 1.0) return true;
   const double line = std::exp(kTuning.fastest_share * std::log(a.score));
-  std::vector<float> buf;
-  std::vector<double> v;
-  const auto slow_share = [&] {
-    if (v.empty()) return 0.0;
-    const double mid = median(v);
-    const auto n = std::count_if(v.begin(), v.end(), [&](double d) { return d >= line * mid; });
-    return static_cast<double>(n) / static_cast<double>(v.size());
-  };
   const int x = node_of(t, a.pairs.front().first), y = node_of(t, a.pairs.front().second);
-  const auto elsewhere = [&](int r) { const int n = node_of(t, r); return n != x && n != y; };
+  std::set<int> senders, receivers;
+  for (const auto& [i, j] : a.pairs) {
+    senders.insert(i);
+    receivers.insert(j);
+  }
+  std::vector<float> buf, cells(static_cast<std::size_t>(c.P));
   for (std::size_t k = 0; k < c.count(); ++k) {
     if (std::find(a.lengths.begin(), a.lengths.end(), c.lengths[k]) == a.lengths.end()) continue;
-    for (const auto& [i, j] : a.pairs) {
-      v.clear();
+    for (int i : senders) {
       const float* row = c.rows(k, i, i + 1, buf);
-      for (int r = 0; r < c.P; ++r)
-        if (elsewhere(r) && Cube::usable(row[r])) v.push_back(static_cast<double>(row[r]));
-      if (slow_share() >= kTuning.lone_row_share) return true;
-      v.clear();
-      for (int r = 0; r < c.P; ++r)
-        if (elsewhere(r)) {
-          const float d = c.rows(k, r, r + 1, buf)[j];
-          if (Cube::usable(d)) v.push_back(static_cast<double>(d));
-        }
-      if (slow_share() >= kTuning.lone_row_share) return true;
+      cells.assign(row, row + c.P);
+      if (slow_share(t, cells, x, y, line) >= kTuning.lone_row_share) return true;
+    }
+    for (int j : receivers) {
+      c.block(k, 0, c.P, j, j + 1, cells.data());
+      if (slow_share(t, cells, x, y, line) >= kTuning.lone_row_share) return true;
     }
   }
   return false;
