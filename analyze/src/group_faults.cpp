@@ -147,14 +147,16 @@ std::string direction(const Verdict& v) {
 }  // namespace
 
 std::vector<double> class_log_medians(const float* slice, const Topology& t, const std::vector<std::int8_t>& cls,
-                                      std::size_t N) {
+                                      std::size_t N, const std::vector<int>& slow_group) {
   const auto Q = static_cast<std::size_t>(t.class_count());
   auto samples = population_samples(Q, [&](auto&& take) {
     for (std::size_t i = 0; i < N; ++i)
       for (std::size_t j = 0; j < N; ++j) {
         const float d = slice[i * N + j];
-        if (i != j && Cube::usable(d))
-          take(static_cast<std::size_t>(cls[i * N + j]), std::log(static_cast<double>(d)));
+        if (i == j || !Cube::usable(d)) continue;
+        if (!slow_group.empty() && slow_group[i] != slow_group[j] && (slow_group[i] >= 0 || slow_group[j] >= 0))
+          continue;
+        take(static_cast<std::size_t>(cls[i * N + j]), std::log(static_cast<double>(d)));
       }
   });
   std::vector<double> med(Q, kNaN);
@@ -170,36 +172,65 @@ double smallest_passing(std::vector<double> log_thresholds, std::size_t need) {
   return std::exp(log_thresholds[std::min(std::max<std::size_t>(need, 1), log_thresholds.size()) - 1]);
 }
 
-std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const GroupFaultOptions& opt,
-                                         std::vector<double>* sensitivity) {
-  std::vector<GroupFault> found;
-  if (sensitivity) sensitivity->assign(t.levels.size(), kNaN);
+namespace {
+
+// Per level and length, every group's effects (out, in: [level][k][g]), the class medians taken
+// without the pairs that cross a boundary of `slow_group` (per rank, -1: none).
+struct LevelEffects {
+  std::vector<std::vector<std::vector<double>>> out, in;
+};
+
+LevelEffects level_effects(const Cube& c, const Topology& t, const std::vector<std::int8_t>& cls,
+                           const std::vector<char>& exclude, const std::vector<int>& slow_group) {
   const auto N = static_cast<std::size_t>(c.P);
-  const std::size_t K = c.count();
-  if (K == 0 || t.levels.size() < 2) return found;
+  LevelEffects e{std::vector<std::vector<std::vector<double>>>(t.levels.size()),
+                 std::vector<std::vector<std::vector<double>>>(t.levels.size())};
   std::vector<float> buf;
-  const auto cls = pair_classes(t);  // P^2 bytes, once for every length and level
-  // [level][k][g]
-  std::vector<std::vector<std::vector<double>>> out(t.levels.size()), in(t.levels.size());
-  for (std::size_t k = 0; k < K; ++k) {
+  for (std::size_t k = 0; k < c.count(); ++k) {
     const float* slice = c.slice(k, buf);
-    const auto cmed = class_log_medians(slice, t, cls, N);
+    const auto cmed = class_log_medians(slice, t, cls, N, slow_group);
     for (std::size_t l = 1; l < t.levels.size(); ++l) {
       if (t.levels[l].groups.size() < 3) continue;  // two groups: a slow one is the distance between them
-      out[l].emplace_back();
-      in[l].emplace_back();
-      group_effects_at(slice, t, l, cls, cmed, opt.exclude, N, out[l].back(), in[l].back());
+      e.out[l].emplace_back();
+      e.in[l].emplace_back();
+      group_effects_at(slice, t, l, cls, cmed, exclude, N, e.out[l].back(), e.in[l].back());
     }
   }
-  const auto lone_of = [&](std::size_t l) {
-    const auto lone = lone_node_groups(t, l);
-    return std::set<std::size_t>(lone.begin(), lone.end());
-  };
+  return e;
+}
+
+GroupFault group_fault(const Cube& c, const Topology& t, std::size_t l, std::size_t g, const Verdict& v) {
+  GroupFault f;
+  f.level = l;
+  f.group = g;
+  f.ranks = t.levels[l].groups[g];
+  std::vector<double> scores, sigmas;
+  for (std::size_t k = 0; k < c.count(); ++k)
+    if (v.slow[k]) {
+      f.lengths.push_back(c.lengths[k]);
+      scores.push_back(std::exp(v.effect[k]));
+      sigmas.push_back(v.sigmas[k]);
+    }
+  f.score = finite_median(scores);
+  double peak = -std::numeric_limits<double>::infinity();
+  for (double e : v.effect)
+    if (std::isfinite(e)) peak = std::max(peak, e);
+  f.peak = std::exp(peak);
+  f.sigmas = finite_median(sigmas);
+  f.direction = direction(v);
+  return f;
+}
+
+std::vector<GroupFault> judge_groups(const Cube& c, const Topology& t, const GroupFaultOptions& opt,
+                                     const LevelEffects& e, std::vector<double>* sensitivity) {
+  std::vector<GroupFault> found;
+  const std::size_t K = c.count();
   // Every slow group of every level; which of nested ones is the fault is the caller's choice.
   for (std::size_t l = 1; l < t.levels.size(); ++l) {
-    if (out[l].empty()) continue;
-    const auto lone = lone_of(l);
-    const Peers peers = peers_of(out[l], in[l]);
+    if (e.out[l].empty()) continue;
+    const auto lone_list = lone_node_groups(t, l);
+    const std::set<std::size_t> lone(lone_list.begin(), lone_list.end());
+    const Peers peers = peers_of(e.out[l], e.in[l]);
     if (sensitivity) {  // per length the easier of the two directions; or the longest length alone
       std::vector<double> thr;
       const double min_log = std::log(opt.min_ratio);
@@ -210,35 +241,36 @@ std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const
     }
     for (std::size_t g = 0; g < t.levels[l].groups.size(); ++g) {
       if (lone.count(g)) continue;  // one node: judged as a node
-      const Verdict v = judge(out[l], in[l], peers, g, std::log(opt.min_ratio), opt.mad_factor);
+      const Verdict v = judge(e.out[l], e.in[l], peers, g, std::log(opt.min_ratio), opt.mad_factor);
       if (!holds(v, opt.need)) continue;
       // Groups whose distances form no tree above them (routers of a dragonfly): a group nearer to or
       // farther from the rest differs by its hops' latency, at the short lengths only (on noisy data
       // a router of two hosts "entering 1.17x" at 1 KiB, 1.0x at 64 KiB); a fault of
       // its links shows where bandwidth counts, at the longest length.
       if (t.no_tree_above && l + 1 == t.levels.size() && !v.slow.back()) continue;
-      GroupFault f;
-      f.level = l;
-      f.group = g;
-      f.ranks = t.levels[l].groups[g];
-      std::vector<double> scores, sigmas;
-      for (std::size_t k = 0; k < K; ++k)
-        if (v.slow[k]) {
-          f.lengths.push_back(c.lengths[k]);
-          scores.push_back(std::exp(v.effect[k]));
-          sigmas.push_back(v.sigmas[k]);
-        }
-      f.score = finite_median(scores);
-      double peak = -std::numeric_limits<double>::infinity();
-      for (double e : v.effect)
-        if (std::isfinite(e)) peak = std::max(peak, e);
-      f.peak = std::exp(peak);
-      f.sigmas = finite_median(sigmas);
-      f.direction = direction(v);
-      found.push_back(std::move(f));
+      found.push_back(group_fault(c, t, l, g, v));
     }
   }
   return found;
+}
+
+}  // namespace
+
+// Two passes: a slow group's boundary pairs may be half of their class (a slow pod of four: half
+// of the pairs between pods) and then set its median, against which a slow leaf elsewhere in the
+// same class reads normal. The second pass takes the class medians without the pairs that cross
+// the boundary of a group the first found.
+std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const GroupFaultOptions& opt,
+                                         std::vector<double>* sensitivity) {
+  if (sensitivity) sensitivity->assign(t.levels.size(), kNaN);
+  if (c.count() == 0 || t.levels.size() < 2) return {};
+  const auto cls = pair_classes(t);  // P^2 bytes, once for every length and level
+  auto found = judge_groups(c, t, opt, level_effects(c, t, cls, opt.exclude, {}), sensitivity);
+  if (found.empty()) return found;
+  std::vector<int> slow_group(static_cast<std::size_t>(c.P), -1);
+  for (std::size_t f = 0; f < found.size(); ++f)  // coarsest last: its boundary holds the finer ones'
+    for (int r : found[f].ranks) slow_group[static_cast<std::size_t>(r)] = static_cast<int>(f);
+  return judge_groups(c, t, opt, level_effects(c, t, cls, opt.exclude, slow_group), nullptr);
 }
 
 }  // namespace nt::analysis

@@ -38,8 +38,9 @@ std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const
 
 // Per pair class (pair_classes(t)), the median log delay of one slice of N x N delays (sampled for
 // large classes).
+// `slow_group` (per rank, -1: none; empty: none): the pairs across a boundary of it left out.
 std::vector<double> class_log_medians(const float* slice, const Topology& t, const std::vector<std::int8_t>& cls,
-                                      std::size_t N);
+                                      std::size_t N, const std::vector<int>& slow_group = {});
 
 // exp of the need-th smallest of the per-length thresholds (logs; NaN where not judged), or of the
 // smallest when fewer lengths were judged: the smallest slowdown that passes at enough lengths.

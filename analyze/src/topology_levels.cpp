@@ -35,6 +35,29 @@ Level make_level(std::string name, std::vector<std::vector<int>> groups, int P) 
   return l;
 }
 
+namespace {
+
+// Per member, whether its median distance to the others is 10 % or more beyond the typical
+// member's (a slow node, a slow switch's nodes, a slow uplink's group).
+std::vector<char> slow_to_everyone(const std::vector<double>& band, std::size_t N) {
+  std::vector<char> slow(N, 0);
+  std::vector<double> med(N, kNaN), row;
+  for (std::size_t a = 0; a < N; ++a) {
+    row.clear();
+    for (std::size_t b = 0; b < N; ++b)
+      if (b != a && std::isfinite(band[a * N + b] + band[b * N + a]))
+        row.push_back(0.5 * (band[a * N + b] + band[b * N + a]));
+    med[a] = median_inplace(row);
+  }
+  auto all = med;
+  all.erase(std::remove_if(all.begin(), all.end(), [](double x) { return !std::isfinite(x); }), all.end());
+  const double typical = median_inplace(all);
+  for (std::size_t a = 0; a < N; ++a) slow[a] = std::isfinite(med[a]) && med[a] > typical + std::log(1.1);
+  return slow;
+}
+
+}  // namespace
+
 TreeCheck check_tree_level(const Profiles& gp, const std::vector<std::vector<int>>& upper, int n, bool typical_in) {
   const auto N = static_cast<std::size_t>(n);
   constexpr double inf = std::numeric_limits<double>::infinity();
@@ -46,25 +69,13 @@ TreeCheck check_tree_level(const Profiles& gp, const std::vector<std::vector<int
   bool every_band_bad = !gp.empty();
   for (const auto& band : gp) {
     std::size_t violating = 0, members = 0;
-    // typical_in: the members slow to everyone (their median distance 10 % or more beyond the
-    // typical member's: a slow node, a slow switch's nodes) are no yardstick: each member's own
-    // group at the median of its distances to the other normal members, the nearest normal member
-    // outside; a member without a normal mate is not judged.
-    std::vector<char> slow(N, 0);
-    if (typical_in) {
-      std::vector<double> med(N, kNaN), row;
-      for (std::size_t a = 0; a < N; ++a) {
-        row.clear();
-        for (std::size_t b = 0; b < N; ++b)
-          if (b != a && std::isfinite(band[a * N + b] + band[b * N + a])) row.push_back(0.5 * (band[a * N + b] + band[b * N + a]));
-        med[a] = median_inplace(row);
-      }
-      auto all = med;
-      all.erase(std::remove_if(all.begin(), all.end(), [](double x) { return !std::isfinite(x); }), all.end());
-      const double typical = median_inplace(all);
-      for (std::size_t a = 0; a < N; ++a) slow[a] = std::isfinite(med[a]) && med[a] > typical + std::log(1.1);
-    }
+    // The members slow to everyone are no yardstick (a slow uplink makes its group as far from its
+    // mates as from the others). typical_in: each member's own group at the median of its distances
+    // to the other normal members, the nearest normal member outside; a member without a normal
+    // mate is not judged.
+    const std::vector<char> slow = slow_to_everyone(band, N);
     std::vector<double> ins;
+    std::vector<char> judged_up(upper.size(), 0);
     for (std::size_t a = 0; a < N; ++a) {
       double in = -inf, out = inf;
       ins.clear();
@@ -82,6 +93,7 @@ TreeCheck check_tree_level(const Profiles& gp, const std::vector<std::vector<int
       if (typical_in && !ins.empty()) in = median_inplace(ins);
       if (!std::isfinite(in) || !std::isfinite(out)) continue;
       ++members;
+      if (!slow[a]) judged_up[static_cast<std::size_t>(up[a])] = 1;
       // The first level: as near outside as inside, within 0.1 % (its groups were cut at the
       // clustering's threshold, and a dragonfly's router mates are 1.8 % nearer than the next
       // router at 64 KiB on clean data; a torus's rows are one hop from their own and from the
@@ -91,7 +103,11 @@ TreeCheck check_tree_level(const Profiles& gp, const std::vector<std::vector<int
     const double share = members > 0 ? static_cast<double>(violating) / static_cast<double>(members) : 0.0;
     // The first level: more than half (on a small tree whose faults leave few normal members, a
     // quarter is two or three of them: a 3-leaf tree with a slow leaf and a slow uplink).
-    every_band_bad = every_band_bad && members > 0 && (typical_in ? share > 0.5 : share >= kTuning.tree_share);
+    // Above, a level whose normal members all sit in one group sets only slow ones apart: faults
+    // (two slow uplinks of a 2-level tree), not a level of the tree.
+    const bool slow_apart = !typical_in && std::count(judged_up.begin(), judged_up.end(), 1) < 2;
+    every_band_bad = every_band_bad &&
+                     (slow_apart || (members > 0 && (typical_in ? share > 0.5 : share >= kTuning.tree_share)));
     if (share < best_share) {
       best_share = share;
       best.violating = violating;

@@ -158,8 +158,36 @@ TEST(Explain, FaultsAtSeveralLevelsDoNotMaskEachOther) {
   t.faults.push_back({nt::test::LinkId::host, 42, "receive", 0.25, 1.0});
   const auto r = na::make_report(nt::test::tree_cube(t), {});
   const Verdict v = judge(t, r);
-  EXPECT_EQ(v.named, v.faults) << v.why;
+  EXPECT_EQ(v.named, v.faults) << v.why << "\n" << na::to_text(r);
   EXPECT_EQ(v.direction_right, v.faults) << v.why;
+  EXPECT_EQ(v.invented + v.extra, 0) << v.why;
+}
+
+// A slow pod whose boundary pairs are half of the pairs between pods sets their class median; a
+// slow leaf of another pod, read against that median, looked normal. The group detector's second
+// pass reads the classes without the first pass's slow groups' boundary pairs.
+TEST(Explain, ASlowPodDoesNotHideASlowLeafElsewhere) {
+  RandomTree t{4, 3, 4, 2, {}};
+  t.faults.push_back({nt::test::LinkId::pod, 0, "both", 0.5, 1.0});
+  t.faults.push_back({nt::test::LinkId::leaf, 4, "both", 0.5, 1.0});
+  const auto r = na::make_report(nt::test::tree_cube(t), {});
+  const Verdict v = judge(t, r);
+  EXPECT_EQ(v.named, 2) << v.why << "\n" << na::to_text(r);
+  EXPECT_EQ(v.invented + v.extra, 0) << v.why;
+}
+
+// Two slow leaf uplinks in two pods, one rank per host: each slow leaf is as far from its pod mates
+// as from the other pods, and its mates' farthest mate is it. The pod level is judged by the normal
+// leaves (a slow member is no yardstick), and is kept.
+TEST(Explain, SlowLeavesInTwoPodsKeepThePodLevel) {
+  RandomTree t{3, 4, 4, 1, {}};
+  t.faults.push_back({nt::test::LinkId::leaf, 3, "both", 0.25, 1.0});
+  t.faults.push_back({nt::test::LinkId::leaf, 9, "both", 0.25, 2.0});
+  const auto r = na::make_report(nt::test::tree_cube(t), {});
+  ASSERT_EQ(r.topology.levels.size(), 3u) << na::to_text(r);
+  EXPECT_EQ(r.topology.levels[2].groups.size(), 3u);
+  const Verdict v = judge(t, r);
+  EXPECT_EQ(v.named, 2) << v.why;
   EXPECT_EQ(v.invented + v.extra, 0) << v.why;
 }
 
