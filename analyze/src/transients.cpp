@@ -191,9 +191,11 @@ std::optional<std::string> drop_lone_pairs(const Cube& values, const Topology& t
                                                                          : static_cast<std::size_t>(t.P);
   if (nodes < kTuning.lone_min_nodes) return std::nullopt;
   // Levels above the nodes that form a tree (switches, routers): every link carries several pairs'
-  // routes. Without them (a torus's rings) a link may carry one pair's routes, and only a part of
-  // a pair of nodes' rank pairs is no link's.
+  // routes. Without them (a torus, a dragonfly) the structure does not say so, and a lone pair
+  // finding goes only where it shows at one length of several: a stall while its samples ran, where
+  // a slow link of a few routes slows them wherever its bandwidth or latency counts.
   const bool switched = t.levels.size() > 1 && !t.no_tree_above;
+  const auto one_length = [&](const Anomaly& a) { return a.lengths.size() == 1 && values.count() > 1; };
   // Pair findings slow alike (at the same lengths, within 25 %) are one fault's routes when they
   // share a node or show at more than one length (a pod's partial uplink carries a few disjoint
   // pairs of nodes, each its own finding): none is alone. Stalls of one size (a cable at a fixed
@@ -212,7 +214,7 @@ std::optional<std::string> drop_lone_pairs(const Cube& values, const Topology& t
     const Anomaly& a = found[x];
     // A part of a pair of nodes' rank pairs is no link's, joined or not: the others share its route.
     const bool lone = pair_kind(a) && one_node_pair(t, a) &&
-                      (part_of_node_pair(t, a) || (!joined[x] && switched && one_measurement(t, a, copied) &&
+                      (part_of_node_pair(t, a) || (!joined[x] && (switched || one_length(a)) && one_measurement(t, a, copied) &&
                                                    !routes_slow_with(values, t, a)));
     if (!lone) {
       kept.push_back(a);
