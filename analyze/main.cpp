@@ -1,4 +1,4 @@
-// network_analyze: a thin main over nt_analysis (its subcommands: analyze/src/cli.cpp and cli_<name>.cpp).
+// network_analyze: a thin main over nt_analysis (its subcommands: analyze/src/cli/cli.cpp and cli_<name>.cpp).
 #include "nt/analysis/cli.hpp"
 #include "nt/cli.hpp"
 

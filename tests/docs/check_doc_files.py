@@ -2,11 +2,12 @@
 """Every source file of the libraries is named in share/doc/architecture.md, so the file map
 cannot drift from the tree: a file added without its line fails this check.
 
-A file counts as named when architecture.md mentions its path (`analyze/src/cube.cpp`), or its
-file name on a line (a table row, a list item) that also names its folder (`analyze/src/`), or its
-file name alone when no other checked file has that name. Files that share a name (app.cpp of
-three programs) therefore need their folder beside them. Globs and prose do not count for files
-of the checked folders: each needs its own mention.
+A file counts as named when architecture.md mentions its path (`analyze/src/common/cube.cpp`), or
+its file name on a line (a table row, a list item) that also names its folder
+(`analyze/src/common/`), or its file name alone when no other checked file has that name. Files
+that share a name (app.cpp of three programs) therefore need their folder beside them. The
+folders under a checked folder are checked too, each file against its own folder. Globs and prose
+do not count for files of the checked folders: each needs its own mention.
 
 Usage: check_doc_files.py SOURCE_DIR [DOC]"""
 import os
@@ -24,10 +25,11 @@ doc = sys.argv[2] if len(sys.argv) > 2 else os.path.join(root, "share/doc/archit
 
 files = []
 for folder in FOLDERS:
-    d = os.path.join(root, folder)
-    if os.path.isdir(d):
-        files += [f"{folder}/{f}" for f in sorted(os.listdir(d))
-                  if f.endswith(SRC_EXT) and os.path.isfile(os.path.join(d, f))]
+    # with the folders under it (analyze/src/topology/): each file's folder is the one it is in
+    for d, subdirs, names in sorted(os.walk(os.path.join(root, folder))):
+        subdirs.sort()
+        here = os.path.relpath(d, root).replace(os.sep, "/")
+        files += [f"{here}/{f}" for f in sorted(names) if f.endswith(SRC_EXT)]
 count = {}
 for f in files:
     count[os.path.basename(f)] = count.get(os.path.basename(f), 0) + 1

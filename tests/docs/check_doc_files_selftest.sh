@@ -9,15 +9,17 @@ trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/share/doc"
 cp "$src/share/doc/architecture.md" "$dir/share/doc/"
 for d in core/include/nt core/src network_test/src network_test/modes convert/src cluster/src analyze/src viewer/src; do
-  mkdir -p "$dir/$d"
-  for f in "$src/$d"/*.cpp "$src/$d"/*.hpp; do [ -e "$f" ] && : > "$dir/$d/$(basename "$f")"; done
+  # with the folders under it (analyze/src/topology/ ...)
+  (cd "$src/$d" && find . -type f \( -name '*.cpp' -o -name '*.hpp' \)) | while read -r f; do
+    mkdir -p "$dir/$d/$(dirname "$f")" && : > "$dir/$d/$f"
+  done
 done
 python3 "$checker" "$dir" || { echo "FAIL: the copy of the tree refused"; exit 1; }
-: > "$dir/analyze/src/anomalies_new_detector.cpp"
+: > "$dir/analyze/src/anomalies/anomalies_new_detector.cpp"
 out=$(python3 "$checker" "$dir"); rc=$?
 echo "$out"
 [ "$rc" = 1 ] || { echo "FAIL: exit $rc with a file missing from the map, expected 1"; exit 1; }
-echo "$out" | grep -q 'analyze/src/anomalies_new_detector.cpp' || { echo "FAIL: the file is not named"; exit 1; }
+echo "$out" | grep -q 'analyze/src/anomalies/anomalies_new_detector.cpp' || { echo "FAIL: the file is not named"; exit 1; }
 # A name shared with another folder needs its folder beside it.
 : > "$dir/viewer/src/cube.cpp"
 printf -- '- `anomalies_new_detector.cpp`: a new detector.\n- `cube.cpp` of the viewer.\n' >> "$dir/share/doc/architecture.md"

@@ -1,6 +1,6 @@
-// network_analyze's command line: one add_<name>_command per subcommand (analyze/src/cli_<name>.cpp:
+// network_analyze's command line: one add_<name>_command per subcommand (analyze/src/cli/cli_<name>.cpp:
 // its options, the outputs it refuses before the work, the files it writes after) and the program
-// that gathers them (analyze/src/cli.cpp). analyze/main.cpp only calls run().
+// that gathers them (analyze/src/cli/cli.cpp). analyze/main.cpp only calls run().
 #pragma once
 
 namespace CLI {

@@ -12,9 +12,9 @@
 #include "nt/stats.hpp"
 #include "nt/analysis/anomalies.hpp"
 #include "nt/analysis/tuning.hpp"
-#include "anomalies_parts.hpp"
+#include "anomalies/anomalies_parts.hpp"
 #include "explain_parts.hpp"
-#include "text_util.hpp"
+#include "common/text_util.hpp"
 
 namespace nt::analysis::explain_parts {
 

@@ -1,4 +1,4 @@
-// network_analyze's program: --threads, the subcommands (one file each, analyze/src/cli_<name>.cpp)
+// network_analyze's program: --threads, the subcommands (one file each, analyze/src/cli/cli_<name>.cpp)
 // and the exit codes; and the output files the subcommands share (cli_parts.hpp).
 #include <iostream>
 

@@ -16,7 +16,7 @@
 #include "nt/json_text.hpp"
 #include "nt/hosts.hpp"
 #include "nt/units.hpp"
-#include "text_util.hpp"
+#include "common/text_util.hpp"
 
 namespace nt::analysis {
 

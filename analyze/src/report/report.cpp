@@ -16,9 +16,9 @@
 #include "nt/loggp.hpp"
 #include "nt/raw_file.hpp"
 #include "nt/units.hpp"
-#include "loaded.hpp"
+#include "anomalies/loaded.hpp"
 #include "report_parts.hpp"
-#include "text_util.hpp"
+#include "common/text_util.hpp"
 
 namespace nt::analysis {
 namespace {

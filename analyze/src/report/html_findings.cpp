@@ -14,7 +14,7 @@
 #include "nt/error.hpp"
 #include "nt/units.hpp"
 #include "html_parts.hpp"
-#include "text_util.hpp"
+#include "common/text_util.hpp"
 
 namespace nt::analysis::html_parts {
 namespace {

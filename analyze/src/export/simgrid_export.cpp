@@ -19,7 +19,7 @@
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
 #include "simgrid_parts.hpp"
-#include "text_util.hpp"
+#include "common/text_util.hpp"
 
 namespace nt::analysis {
 

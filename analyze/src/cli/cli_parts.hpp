@@ -1,4 +1,4 @@
-// What the subcommands of network_analyze (analyze/src/cli_*.cpp) share: their output files.
+// What the subcommands of network_analyze (analyze/src/cli/cli_*.cpp) share: their output files.
 #pragma once
 
 #include <filesystem>

@@ -11,7 +11,7 @@
 
 #include "nt/analysis/tuning.hpp"
 #include "nt/stats.hpp"
-#include "text_util.hpp"
+#include "common/text_util.hpp"
 
 namespace nt::analysis::anomaly_parts {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstddef>
 
 #include "nt/analysis/report.hpp"
-#include "loaded.hpp"
+#include "anomalies/loaded.hpp"
 
 namespace nt::analysis {
 

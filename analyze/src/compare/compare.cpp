@@ -20,7 +20,7 @@
 #include "nt/stats.hpp"
 #include "nt/units.hpp"
 #include "compare_parts.hpp"
-#include "text_util.hpp"
+#include "common/text_util.hpp"
 
 namespace nt::analysis {
 

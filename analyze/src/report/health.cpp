@@ -9,7 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "nt/error.hpp"
-#include "text_util.hpp"
+#include "common/text_util.hpp"
 
 namespace nt::analysis {
 

@@ -22,7 +22,7 @@
 #include "nt/stats.hpp"
 #include "nt/analysis/anomalies.hpp"
 #include "explain_parts.hpp"
-#include "text_util.hpp"
+#include "common/text_util.hpp"
 
 namespace nt::analysis {
 
