@@ -345,6 +345,9 @@ def truth_meta(out, sc, report):
         for li in range(len(lengths)):
             ratios = sorted(t_all[p][li] / t_without[p][li] for p in pairs)
             slow.append(ratios[len(ratios) // 2] if ratios else 1.0)
+        # the pairs it slows beside the other faults (a host's narrower cable on the same route
+        # leaves that route's time to the cable)
+        slowed = sorted(p for p in pairs if any(t_all[p][li] > 1.001 * t_without[p][li] for li in range(len(lengths))))
         # pairs with a reference: the same distance class holds pairs the fault does not cross
         affected = Counter(tuple(round(x * 1e9) for x in healthy[p]) for p in pairs)
         with_ref = sum(c for key, c in affected.items() if classes[key] > c)
@@ -360,7 +363,7 @@ def truth_meta(out, sc, report):
             why = ""
         out_meta.append({**{k2: m[k2] for k2 in ("kind", "direction", "level", "where", "bw", "lat")},
                          "slowdown": {str(L): round(s, 3) for L, s in zip(lengths, slow)}, "line": line,
-                         "visible": not why, "invisible_why": why, "npairs": len(pairs)})
+                         "visible": not why, "invisible_why": why, "npairs": len(pairs), "slowed": slowed})
     return out_meta
 
 
