@@ -112,6 +112,10 @@ void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vec
 // Slow switch findings that are one fault of a group the levels lack, merged (drop[finding]: gone).
 void merge_siblings(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,
                     std::vector<Anomaly>& found, std::vector<Anomaly>& added, std::vector<char>& drop);
+// explain_uplinks.cpp: an added partial uplink (its cells to part of the ranks outside its group)
+// and two or more added nodes of the group slowed the other way alike: one finding on the nodes.
+void join_partial_uplinks(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,
+                          std::size_t n_found, std::vector<Anomaly>& added, std::vector<char>& drop);
 // The score and the end of the text of a finding the check added.
 void score_from_factor(const Grid& g, const Claim& q, Anomaly& a);
 // The cells left slow at enough lengths, but the transients' pairs: one `unexplained` finding
