@@ -71,11 +71,12 @@ void Sweep::prepare_line(std::size_t k) {
   store.peers = std::move(lp.measured);
   line_ = std::move(lp.line);
   const std::size_t slots = sparse_ ? store.peers.size() : PU_;
-  store.values.assign(slots * RU_, 0.0);
-  store.flags.assign(slots * RU_, std::uint8_t{0});
-  store.used.assign(slots, store.stride);
+  // New vectors, not assign: a smaller size keeps a vector's capacity (a slot per peer).
+  store.values = std::vector<double>(slots * RU_, 0.0);
+  store.flags = std::vector<std::uint8_t>(slots * RU_, std::uint8_t{0});
+  store.used = std::vector<int>(slots, store.stride);
   L_ = line_.empty() ? PU_ : line_.size();
-  local_.assign(NS_ * L_, kNaN);
+  local_ = std::vector<double>(NS_ * L_, kNaN);
 }
 
 std::array<long, 2> Sweep::summarize_samples() {

@@ -57,7 +57,7 @@ class Sweep {
       : c_(c), out_(out), progress_(progress), counts_(counts),
         PU_(static_cast<std::size_t>(c.size)), RU_(static_cast<std::size_t>(runner(c).store.stride)), raw_(c.settings.raw),
         adaptive_(c.settings.precision > 0), retest_(c.settings.schedule.retested()),
-        sparse_(c.settings.schedule.by_host_pair() && !retest_ && c.spec.results_in_rows), local_(NS_ * PU_),
+        sparse_(c.settings.schedule.by_host_pair() && !retest_ && c.spec.results_in_rows),
         rows_(init_store_and_open(c, out)),
         raw_gathered_(!rows_ && c.rank == 0 && raw_ ? PU_ * PU_ * RU_ : 0),
         flags_gathered_(!rows_ && c.rank == 0 && raw_ ? PU_ * PU_ * RU_ : 0),
@@ -69,11 +69,7 @@ class Sweep {
 
  private:
   static std::optional<RowFiles> init_store_and_open(Ctx& c, Output* out) {
-    SampleStore& store = runner(c).store;
-    store.peers.clear();
-    const auto n = static_cast<std::size_t>(c.size) * static_cast<std::size_t>(store.stride);
-    store.values.assign(n, 0.0);
-    store.flags.assign(n, 0);
+    runner(c).store.peers.clear();  // prepare_line sizes the store for each length
     return open_row_files(c, out);
   }
   // Length k's store and line: a slot per peer and a cell per peer, or with sparse_ the peers the
