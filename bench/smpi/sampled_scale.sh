@@ -8,6 +8,8 @@
 #
 #   bench/smpi/sampled_scale.sh P...        (e.g. 1024 2048 4096; P a multiple of RPN x NODES_PER_LEAF)
 #   env: RPN (ranks per node, default 4), NODES_PER_LEAF (default 32), K (default 4),
+#        ONE_PROGRAM (default 1: scripts/simulate --one-program, one loaded network_test for every
+#        rank; 0: SMPI's copy of the program per rank, ~1.1 MB resident each),
 #        OUT (default /tmp/nt-sampled-scale), ARGS (network_test's, default below),
 #        BUILD (dev build, default build), SMPI_BUILD (default build-smpi)
 # One simulation at a time: every simulated rank lives in smpirun's one process (results:
@@ -20,6 +22,9 @@ OUT=${OUT:-/tmp/nt-sampled-scale}
 RPN=${RPN:-4}
 NODES_PER_LEAF=${NODES_PER_LEAF:-32}
 K=${K:-4}
+ONE_PROGRAM=${ONE_PROGRAM:-1}
+one=""
+[ "$ONE_PROGRAM" = 1 ] && one=--one-program
 ARGS=${ARGS:--t one_to_one --lengths 65536 -n 3 --seed 1 --progress none}
 mkdir -p "$OUT"
 echo "| simulated ranks | nodes x ranks, leaves | simulated time | host time, peak RSS | report |"
@@ -31,7 +36,7 @@ for P in "$@"; do
   # shellcheck disable=SC2086
   /usr/bin/time -f "%e s %M KB" -o "$OUT/p$P.time" "$here/scripts/simulate" \
       --network-test "$SMPI_BUILD/bin/network_test" --leaves "$leaves" --nodes-per-leaf "$NODES_PER_LEAF" \
-      --ranks-per-node "$RPN" --oversubscription 2 --slow-node 21:0.25 --slow-uplink 6:$(python3 -c "print(1 / $NODES_PER_LEAF)") --out "$d" -- \
+      --ranks-per-node "$RPN" --oversubscription 2 --slow-node 21:0.25 --slow-uplink 6:$(python3 -c "print(1 / $NODES_PER_LEAF)") --out "$d" $one -- \
       $ARGS --sample-pairs "$K" >"$OUT/p$P.log" 2>&1
   rc=$?
   sim=$(sed -n 's/.*Simulated time: \([0-9.]*\) seconds.*/\1/p' "$OUT/p$P.log" | tail -n1)

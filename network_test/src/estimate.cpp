@@ -333,6 +333,7 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
 void begin_calibration(Ctx& c) {
   const auto PU = static_cast<std::size_t>(c.size);
   SampleStore& store = runner(c).store;
+  store.peers.clear();
   store.values.assign(PU * static_cast<std::size_t>(store.stride), 0.0);
   store.flags.assign(PU * static_cast<std::size_t>(store.stride), 0);
   store.used.assign(PU, store.stride);

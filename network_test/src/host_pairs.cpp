@@ -136,29 +136,42 @@ std::size_t keep_measured_cells(Ctx& c, const std::vector<std::size_t>& peers) {
   for (std::size_t q = 0; q < P; ++q) measured[q] = c.hosts[q] == c.hosts[static_cast<std::size_t>(c.rank)] ? 1 : 0;
   for (std::size_t q : peers) measured[q] = 1;
   SampleStore& store = runner(c).store;
-  for (std::size_t q = 0; q < P; ++q)
-    if (!measured[q]) store.used[q] = 0;
+  for (std::size_t j = 0; j < store.used.size(); ++j)  // every slot; its peer
+    if (!measured[store.peers.empty() ? j : static_cast<std::size_t>(store.peers[j])]) store.used[j] = 0;
   return P;
 }
 
-void fill_by_host_pair(const Ctx& c, std::vector<double>& isolated) {
-  const Units u(c.hosts);
+LinePeers host_pair_line_peers(const Ctx& c, std::size_t k) {
+  return {measured_peers(c, HostPairList(c.spec, c.settings, c.hosts, k)), {}};
+}
+
+void fill_by_host_pair(const Ctx& c, std::vector<double>& isolated) { fill_line_by_host_pair(c, {}, isolated); }
+
+void fill_line_by_host_pair(const Ctx& c, const std::vector<int>& line, std::vector<double>& isolated) {
   const std::vector<Statistic>& stats = standard_statistics();
-  const auto S = stats.size(), P = static_cast<std::size_t>(c.size), H = static_cast<std::size_t>(u.size());
+  const auto S = stats.size(), P = static_cast<std::size_t>(c.size), L = line.empty() ? P : line.size();
   const auto med = static_cast<std::size_t>(std::find(stats.begin(), stats.end(), Statistic::median) - stats.begin());
-  const int mine = u.of(c.rank);
+  auto host_at = [&](std::size_t j) { return c.hosts[line.empty() ? j : static_cast<std::size_t>(line[j])]; };
+  const int mine = c.hosts[static_cast<std::size_t>(c.rank)];
+  // The line's hosts, ascending: the same on every rank of this host (the exchange's layout).
+  std::vector<int> hosts(L);
+  for (std::size_t j = 0; j < L; ++j) hosts[j] = host_at(j);
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  const std::size_t H = hosts.size();
+  auto index = [&](int h) { return static_cast<std::size_t>(std::lower_bound(hosts.begin(), hosts.end(), h) - hosts.begin()); };
   struct Best {
     double median;
     int rank;
   };
   std::vector<Best> best(H, Best{std::numeric_limits<double>::infinity(), c.rank});
-  std::vector<std::size_t> cell(H, P);
-  for (std::size_t q = 0; q < P; ++q) {
-    const auto h = static_cast<std::size_t>(u.of(static_cast<int>(q)));
-    const double m = isolated[med * P + q];
-    if (static_cast<int>(h) != mine && std::isfinite(m) && m < best[h].median) {
-      best[h].median = m;
-      cell[h] = q;
+  std::vector<std::size_t> cell(H, L);
+  for (std::size_t j = 0; j < L; ++j) {
+    const int h = host_at(j);
+    const double m = isolated[med * L + j];
+    if (h != mine && std::isfinite(m) && m < best[index(h)].median) {
+      best[index(h)].median = m;
+      cell[index(h)] = j;
     }
   }
   MPI_Comm host;
@@ -166,14 +179,15 @@ void fill_by_host_pair(const Ctx& c, std::vector<double>& isolated) {
   MPI_Allreduce(MPI_IN_PLACE, best.data(), static_cast<int>(H), MPI_DOUBLE_INT, MPI_MINLOC, host);
   std::vector<double> values(H * S, 0.0);  // the winning cell's statistics, from the rank holding it
   for (std::size_t h = 0; h < H; ++h)
-    if (best[h].rank == c.rank && cell[h] < P)
-      for (std::size_t s = 0; s < S; ++s) values[h * S + s] = isolated[s * P + cell[h]];
+    if (best[h].rank == c.rank && cell[h] < L)
+      for (std::size_t s = 0; s < S; ++s) values[h * S + s] = isolated[s * L + cell[h]];
   MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM, host);
   MPI_Comm_free(&host);
-  for (std::size_t q = 0; q < P; ++q) {
-    const auto h = static_cast<std::size_t>(u.of(static_cast<int>(q)));
-    if (static_cast<int>(h) == mine || !std::isnan(isolated[med * P + q]) || !std::isfinite(best[h].median)) continue;
-    for (std::size_t s = 0; s < S; ++s) isolated[s * P + q] = values[h * S + s];
+  for (std::size_t j = 0; j < L; ++j) {
+    const int h = host_at(j);
+    const std::size_t x = index(h);
+    if (h == mine || !std::isnan(isolated[med * L + j]) || !std::isfinite(best[x].median)) continue;
+    for (std::size_t s = 0; s < S; ++s) isolated[s * L + j] = values[x * S + s];
   }
 }
 

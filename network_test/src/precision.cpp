@@ -106,7 +106,7 @@ void run_adaptive(Ctx& c, const Task& t, const Batch& all, const std::function<v
       c.recv(&batch, 1, MPI_INT, t.leader, kTagPrecision);
     }
   }
-  for (int q : peers) store.used[static_cast<std::size_t>(q)] = taken;
+  for (int q : peers) store.used[store.held(static_cast<std::size_t>(q))] = taken;
 }
 
 }  // namespace nt::measure

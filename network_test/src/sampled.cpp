@@ -44,6 +44,19 @@ int SampledPairList::rank_of(int host, int other) const {
   return units_.begin(host)[(static_cast<std::size_t>(other) + k_) % n];
 }
 
+std::vector<int> SampledPairList::line_of(int rank) const {
+  const int h = units_.of(rank);
+  std::vector<int> line(units_.begin(h), units_.end(h));
+  for (std::size_t j = first_[static_cast<std::size_t>(h)]; j < first_[static_cast<std::size_t>(h) + 1]; ++j) {
+    const auto& [a, b] = pairs_[by_host_[j]];
+    const int other = a == h ? b : a;
+    line.insert(line.end(), units_.begin(other), units_.end(other));
+  }
+  std::sort(line.begin(), line.end());
+  line.erase(std::unique(line.begin(), line.end()), line.end());
+  return line;
+}
+
 Task SampledPairList::operator[](std::size_t u) const {
   const auto& [A, B] = pairs_[exchange_ ? u : u / 2];
   const bool back = !exchange_ && u % 2 == 1;
@@ -78,6 +91,11 @@ std::size_t run_sampled_schedule(Ctx& c, std::size_t k, std::int64_t length, con
   // The cells this rank's line holds samples of; every other keeps none (NaN), and
   // fill_by_host_pair fills those of the sampled host pairs after the summary.
   return bytes + list.bytes() + u.bytes() + keep_measured_cells(c, list);
+}
+
+LinePeers sampled_line_peers(const Ctx& c, std::size_t k) {
+  const SampledPairList list(c.spec, c.settings, c.hosts, k);
+  return {measured_peers(c, list), list.line_of(c.rank)};
 }
 
 std::size_t sampled_tasks(const Ctx& c) { return SampledPairList(c.spec, c.settings, c.hosts, 0).size(); }

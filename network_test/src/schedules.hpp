@@ -3,6 +3,7 @@
 // pairs (sampled.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -83,6 +84,30 @@ std::size_t keep_measured_cells(Ctx& c, const List& list) {
   for (std::size_t pos : *mine) add_line_peers(c, list[pos], peers);
   return keep_measured_cells(c, peers);
 }
+// The peers whose cells this rank's line measures in `list`'s pairs and within its host, ascending.
+template <class List>
+std::vector<int> measured_peers(const Ctx& c, const List& list) {
+  std::vector<std::size_t> peers;
+  const auto mine = list.positions_of(c.rank);
+  for (std::size_t pos : *mine) add_line_peers(c, list[pos], peers);
+  const int h = c.hosts[static_cast<std::size_t>(c.rank)];
+  for (std::size_t q = 0; q < c.hosts.size(); ++q)
+    if (c.hosts[q] == h) peers.push_back(q);
+  std::sort(peers.begin(), peers.end());
+  peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+  return std::vector<int>(peers.begin(), peers.end());
+}
+// A schedule of one pair per host pair at length k: the peers of the cells this rank measures
+// (the SampleStore's slots) and those of its line that can hold a value (the sampled schedule's
+// line_of; empty: every peer, as --host-pairs fills every host pair). Both ascending.
+struct LinePeers {
+  std::vector<int> measured, line;
+};
+LinePeers sampled_line_peers(const Ctx& c, std::size_t k);
+LinePeers host_pair_line_peers(const Ctx& c, std::size_t k);
+// fill_by_host_pair on a line of the peers `line` (ascending; empty: every peer), isolated:
+// [statistic * line size + j] for the j-th. Every rank of a host must hold the same hosts in it.
+void fill_line_by_host_pair(const Ctx& c, const std::vector<int>& line, std::vector<double>& isolated);
 // --host-pairs (host_pairs.cpp), length k: the pairs within each host (every host at once), then
 // one rank pair of every pair of hosts alone, one after the other (HostPairList); the cells of this
 // rank's line that no pair measured keep no samples (used 0), for fill_by_host_pair to fill after

@@ -19,9 +19,7 @@ double host_seconds() {
 
 void Sweep::run_length(std::size_t k) {
   length_ = c_.lengths[k];
-  std::fill(runner(c_).store.values.begin(), runner(c_).store.values.end(), 0.0);
-  std::fill(runner(c_).store.flags.begin(), runner(c_).store.flags.end(), std::uint8_t{0});
-  runner(c_).store.used.assign(PU_, runner(c_).store.stride);
+  prepare_line(k);
   const TaskList tasks(c_.spec, c_.settings, c_.size, k);
   std::size_t task_bytes = tasks.bytes();
   StepHook on_step;
@@ -36,7 +34,7 @@ void Sweep::run_length(std::size_t k) {
 
   if (synthetic_samples()) fill_synthetic(c_, length_);
   const std::array<long, 2> flagged = summarize_samples();  // this rank's late / preempted samples
-  if (schedule.by_host_pair()) fill_by_host_pair(c_, local_);  // local_ is [statistic * P + peer] as it needs
+  if (schedule.by_host_pair()) fill_line_by_host_pair(c_, line_, local_);
   if (retest_) {
     const auto at = static_cast<std::ptrdiff_t>(
         std::find(gather_order_.begin(), gather_order_.end(), Statistic::median) - gather_order_.begin());
@@ -65,12 +63,29 @@ void Sweep::run_length(std::size_t k) {
     gather_and_write(k, flagged_all, task_bytes);
 }
 
+void Sweep::prepare_line(std::size_t k) {
+  SampleStore& store = runner(c_).store;
+  LinePeers lp;
+  if (sparse_)
+    lp = c_.settings.schedule.sampled() ? sampled_line_peers(c_, k) : host_pair_line_peers(c_, k);
+  store.peers = std::move(lp.measured);
+  line_ = std::move(lp.line);
+  const std::size_t slots = sparse_ ? store.peers.size() : PU_;
+  // New vectors, not assign: a smaller size keeps a vector's capacity (a slot per peer).
+  store.values = std::vector<double>(slots * RU_, 0.0);
+  store.flags = std::vector<std::uint8_t>(slots * RU_, std::uint8_t{0});
+  store.used = std::vector<int>(slots, store.stride);
+  L_ = line_.empty() ? PU_ : line_.size();
+  local_ = std::vector<double>(NS_ * L_, kNaN);
+}
+
 std::array<long, 2> Sweep::summarize_samples() {
   std::array<long, 2> flagged{0, 0};
-  for (std::size_t q = 0; q < PU_; ++q) {
-    const auto n = static_cast<std::size_t>(runner(c_).store.used[q]);
-    double* row = runner(c_).store.values.data() + q * RU_;
-    std::uint8_t* fl = runner(c_).store.flags.data() + q * RU_;
+  SampleStore& store = runner(c_).store;
+  for (std::size_t j = 0; j < store.used.size(); ++j) {  // every slot
+    const auto n = static_cast<std::size_t>(store.used[j]);
+    double* row = store.values.data() + j * RU_;
+    std::uint8_t* fl = store.flags.data() + j * RU_;
     for (std::size_t i = 0; i < n; ++i) {
       flagged[0] += (fl[i] & kSampleLate) ? 1 : 0;
       flagged[1] += (fl[i] & kSamplePreempted) ? 1 : 0;
@@ -79,13 +94,17 @@ std::array<long, 2> Sweep::summarize_samples() {
       row[i] = kNaN;
       fl[i] = kSampleNotTaken;
     }
+  }
+  for (std::size_t j = 0; j < L_; ++j) {
+    const std::size_t slot = store.slot(peer_at(j));
+    const auto n = slot == SampleStore::kNoSlot ? std::size_t{0} : static_cast<std::size_t>(store.used[slot]);
     if (n == 0) {  // a cell --host-pairs or --sample-pairs did not measure: fill_by_host_pair gives it its host pair's values
-      for (std::size_t i = 0; i < NS_; ++i) local_[i * PU_ + q] = kNaN;
+      for (std::size_t i = 0; i < NS_; ++i) local_[i * L_ + j] = kNaN;
       continue;
     }
-    const Summary s = summarize(std::span<const double>(row, n));
-    for (std::size_t i = 0; i < NS_; ++i)  // [statistic * P + peer]
-      local_[i * PU_ + q] = summary_value(s, gather_order_[i]);
+    const Summary s = summarize(std::span<const double>(store.values.data() + slot * RU_, n));
+    for (std::size_t i = 0; i < NS_; ++i)  // [statistic * L + j]
+      local_[i * L_ + j] = summary_value(s, gather_order_[i]);
   }
   return flagged;
 }
@@ -111,7 +130,7 @@ void Sweep::count_data(std::size_t task_bytes) {
   double b = bytes(runner(c_).store.values) + bytes(runner(c_).store.flags) + bytes(runner(c_).store.used) + bytes(local_) + bytes(gathered_) +
              bytes(raw_gathered_) + bytes(raw_record_) + bytes(flags_gathered_) + bytes(flags_record_) +
              bytes(used_gathered_) + bytes(used_record_) + bytes(row_stats_) + bytes(row_raw_) + bytes(xfer_) +
-             bytes(row_flags_) + bytes(row_used_) + bytes(c_.machines) + bytes(c_.hosts) +
+             bytes(row_flags_) + bytes(row_used_) + bytes(line_) + bytes(runner(c_).store.peers) + bytes(c_.machines) + bytes(c_.hosts) +
              static_cast<double>(task_bytes);
   cost_.data_bytes = std::max(cost_.data_bytes, b);
 }

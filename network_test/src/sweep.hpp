@@ -56,7 +56,8 @@ class Sweep {
   Sweep(Ctx& c, Output* out, Progress* progress, FlagCounts* counts)
       : c_(c), out_(out), progress_(progress), counts_(counts),
         PU_(static_cast<std::size_t>(c.size)), RU_(static_cast<std::size_t>(runner(c).store.stride)), raw_(c.settings.raw),
-        adaptive_(c.settings.precision > 0), retest_(c.settings.schedule.retested()), local_(NS_ * PU_),
+        adaptive_(c.settings.precision > 0), retest_(c.settings.schedule.retested()),
+        sparse_(c.settings.schedule.by_host_pair() && !retest_ && c.spec.results_in_rows),
         rows_(init_store_and_open(c, out)),
         raw_gathered_(!rows_ && c.rank == 0 && raw_ ? PU_ * PU_ * RU_ : 0),
         flags_gathered_(!rows_ && c.rank == 0 && raw_ ? PU_ * PU_ * RU_ : 0),
@@ -68,12 +69,22 @@ class Sweep {
 
  private:
   static std::optional<RowFiles> init_store_and_open(Ctx& c, Output* out) {
-    SampleStore& store = runner(c).store;
-    const auto n = static_cast<std::size_t>(c.size) * static_cast<std::size_t>(store.stride);
-    store.values.assign(n, 0.0);
-    store.flags.assign(n, 0);
+    runner(c).store.peers.clear();  // prepare_line sizes the store for each length
     return open_row_files(c, out);
   }
+  // Length k's store and line: a slot per peer and a cell per peer, or with sparse_ the peers the
+  // schedule measures (slots) and those whose cells can hold a value (line_).
+  void prepare_line(std::size_t k);
+  std::size_t peer_at(std::size_t j) const { return line_.empty() ? j : static_cast<std::size_t>(line_[j]); }
+  // Sparse writing (line_ not empty, rows): this rank's line packed as cells of `per_cell()` doubles
+  // (peer, statistics, count, samples, flags), and a packed line put as row x of record k.
+  std::size_t per_cell() const { return NS_ + 2 + (raw_ ? 2 * RU_ : 0); }
+  void pack_line(std::vector<double>& out) const;
+  void put_packed_row(std::size_t k, int x, const double* in, std::size_t cells);
+  void write_sparse_rows(std::size_t k);
+  // The fallback's dense line: local_ and the store over every peer (NaN, not taken: no sample).
+  void densify(std::vector<double>& stats, std::vector<int>& used, std::vector<double>& raw,
+               std::vector<std::uint8_t>& flags) const;
   // Summaries of every peer's samples into local_ ([statistic * P + peer]); samples not taken
   // (--precision) become NaN with kSampleNotTaken. Returns this rank's late and preempted counts.
   std::array<long, 2> summarize_samples();
@@ -104,9 +115,14 @@ class Sweep {
   const std::size_t NS_ = standard_statistics().size();
   const std::size_t PU_, RU_;
   const bool raw_, adaptive_, retest_;
+  // The schedules of sampled or host pairs (rows, no re-test): the store holds the measured peers
+  // only, and local_ the line_'s cells (the sampled schedule's; --host-pairs fills every cell).
+  const bool sparse_;
+  std::vector<int> line_;   // the peers of local_'s cells, ascending; empty: every peer
+  std::size_t L_ = 0;       // local_'s cells per statistic
   std::int64_t length_ = 0;  // the length being measured
   double ahead_ = 0;         // tasks ahead of a waiting rank (its timeout)
-  std::vector<double> local_;
+  std::vector<double> local_;  // [statistic * L_ + j]: cell of peer_at(j)
   std::vector<double> isolated_;  // --retest: this rank's line of each statistic measured alone, like local_
   RetestResult retested_;
   std::optional<RowFiles> rows_;

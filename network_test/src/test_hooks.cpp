@@ -38,15 +38,16 @@ bool synthetic_samples() {
 void fill_synthetic(Ctx& c, std::int64_t length) {
   SampleStore& store = runner(c).store;
   const auto RU = static_cast<std::size_t>(store.stride);
-  for (std::size_t q = 0; q < static_cast<std::size_t>(c.size); ++q) {
+  for (std::size_t j = 0; j < store.used.size(); ++j) {  // every slot: q its peer
+    const std::size_t q = store.peers.empty() ? j : static_cast<std::size_t>(store.peers[j]);
     const auto r = static_cast<std::size_t>(c.rank);
     const std::size_t x = c.spec.results_in_rows ? r : q, y = c.spec.results_in_rows ? q : r;
     if (c.settings.precision > 0)
-      store.used[q] = c.settings.min_repeats + static_cast<int>((x + 2 * y) % (RU - static_cast<std::size_t>(c.settings.min_repeats) + 1));
+      store.used[j] = c.settings.min_repeats + static_cast<int>((x + 2 * y) % (RU - static_cast<std::size_t>(c.settings.min_repeats) + 1));
     for (std::size_t i = 0; i < RU; ++i) {
-      store.values[q * RU + i] = 1e-6 * (1.0 + 0.25 * static_cast<double>(x) + 0.0625 * static_cast<double>(y) +
+      store.values[j * RU + i] = 1e-6 * (1.0 + 0.25 * static_cast<double>(x) + 0.0625 * static_cast<double>(y) +
                                  1e-3 * static_cast<double>(length) + 0.01 * static_cast<double>((i * 7) % 5));
-      store.flags[q * RU + i] = static_cast<std::uint8_t>((x + y + i) % 4 == 0 ? kSampleLate : 0);
+      store.flags[j * RU + i] = static_cast<std::uint8_t>((x + y + i) % 4 == 0 ? kSampleLate : 0);
     }
   }
 }

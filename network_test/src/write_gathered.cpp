@@ -4,16 +4,50 @@
 #include <vector>
 
 #include "nt/matrix.hpp"
+#include "nt/stats.hpp"
 #include "sweep.hpp"
 
 namespace nt::measure {
 
+void Sweep::densify(std::vector<double>& stats, std::vector<int>& used, std::vector<double>& raw,
+                    std::vector<std::uint8_t>& flags) const {
+  const auto& store = runner(c_).store;
+  stats.assign(NS_ * PU_, kNaN);
+  for (std::size_t j = 0; j < L_; ++j)
+    for (std::size_t i = 0; i < NS_; ++i) stats[i * PU_ + peer_at(j)] = local_[i * L_ + j];
+  used.assign(PU_, 0);
+  raw.assign(PU_ * RU_, kNaN);
+  flags.assign(PU_ * RU_, kSampleNotTaken);
+  for (std::size_t j = 0; j < store.used.size(); ++j) {  // every slot; q its peer
+    const std::size_t q = store.peers.empty() ? j : static_cast<std::size_t>(store.peers[j]);
+    used[q] = store.used[j];
+    std::copy_n(store.values.data() + j * RU_, RU_, raw.data() + q * RU_);
+    std::copy_n(store.flags.data() + j * RU_, RU_, flags.data() + q * RU_);
+  }
+}
+
 void Sweep::gather_and_write(std::size_t k, const long* flagged_all, std::size_t task_bytes) {
   const int P = c_.size;
-  if (adaptive_) gather(runner(c_).store.used.data(), P, MPI_INT, used_gathered_.data(), "sample counts");
+  // The line over every peer (a sparse one expanded: the fallback gathers P x P on rank 0 anyway).
+  std::vector<double> dense_stats, dense_raw;
+  std::vector<int> dense_used;
+  std::vector<std::uint8_t> dense_flags;
+  const auto& store = runner(c_).store;
+  const double* stats = local_.data();
+  const int* used = store.used.data();
+  const double* values = store.values.data();
+  const std::uint8_t* flags = store.flags.data();
+  if (sparse_) {
+    densify(dense_stats, dense_used, dense_raw, dense_flags);
+    stats = dense_stats.data();
+    used = dense_used.data();
+    values = dense_raw.data();
+    flags = dense_flags.data();
+  }
+  if (adaptive_) gather(used, P, MPI_INT, used_gathered_.data(), "sample counts");
   if (raw_) {
-    gather(runner(c_).store.values.data(), P * runner(c_).store.stride, MPI_DOUBLE, raw_gathered_.data(), "samples");
-    gather(runner(c_).store.flags.data(), P * runner(c_).store.stride, MPI_UINT8_T, flags_gathered_.data(), "sample flags");
+    gather(values, P * store.stride, MPI_DOUBLE, raw_gathered_.data(), "samples");
+    gather(flags, P * store.stride, MPI_UINT8_T, flags_gathered_.data(), "sample flags");
   }
   if (c_.rank == 0 && adaptive_) {
     used_record_.assign(PU_ * PU_, 0);
@@ -38,7 +72,7 @@ void Sweep::gather_and_write(std::size_t k, const long* flagged_all, std::size_t
       gather(isolated_.data() + i * PU_, P, MPI_DOUBLE, gathered_.data(), "isolated results");
       if (c_.rank == 0) isolated = oriented(gathered_);
     }
-    gather(local_.data() + i * PU_, P, MPI_DOUBLE, gathered_.data(), "results");
+    gather(stats + i * PU_, P, MPI_DOUBLE, gathered_.data(), "results");
     if (c_.rank != 0) continue;
     const auto t0 = host_seconds();
     for (auto& [stat, writer] : out_->stats) {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "nt/stats.hpp"
 #include "sweep.hpp"
 
 namespace nt::measure {
@@ -111,20 +112,99 @@ void Sweep::rows_of_the_node(std::size_t k) {
   }
 }
 
+// Sparse (the schedules of sampled or host pairs): each rank packs the cells of its line it holds
+// and its node's writer expands one row at a time, one statistic at a time: P doubles on the
+// writer, never a row of every statistic on every rank.
+void Sweep::pack_line(std::vector<double>& out) const {
+  const auto& store = runner(c_).store;
+  const std::size_t per = per_cell();
+  out.resize(L_ * per);
+  for (std::size_t j = 0; j < L_; ++j) {
+    double* o = out.data() + j * per;
+    const std::size_t q = peer_at(j), slot = store.slot(q);
+    const bool held = slot != SampleStore::kNoSlot;
+    o[0] = static_cast<double>(q);
+    for (std::size_t i = 0; i < NS_; ++i) o[1 + i] = local_[i * L_ + j];
+    o[1 + NS_] = held ? store.used[slot] : 0;
+    for (std::size_t i = 0; raw_ && i < RU_; ++i) {
+      o[2 + NS_ + i] = held ? store.values[slot * RU_ + i] : kNaN;
+      o[2 + NS_ + RU_ + i] = held ? store.flags[slot * RU_ + i] : kSampleNotTaken;
+    }
+  }
+}
+
+void Sweep::put_packed_row(std::size_t k, int x, const double* in, std::size_t cells) {
+  const std::size_t per = per_cell();
+  row_stats_.resize(PU_);
+  row_used_.assign(adaptive_ ? PU_ : 0, 0);
+  row_raw_.assign(raw_ ? PU_ * RU_ : 0, kNaN);
+  row_flags_.assign(raw_ ? PU_ * RU_ : 0, kSampleNotTaken);
+  for (std::size_t j = 0; j < cells; ++j) {
+    const double* c = in + j * per;
+    const auto q = static_cast<std::size_t>(c[0]);
+    if (adaptive_) row_used_[q] = static_cast<int>(c[1 + NS_]);
+    for (std::size_t i = 0; raw_ && i < RU_; ++i) {
+      row_raw_[q * RU_ + i] = c[2 + NS_ + i];
+      row_flags_[q * RU_ + i] = static_cast<std::uint8_t>(c[2 + NS_ + RU_ + i]);
+    }
+  }
+  const auto t0 = host_seconds();
+  for (std::size_t i = 0; i < rows_->stats.size(); ++i) {  // open_outputs made them in this order
+    std::fill(row_stats_.begin(), row_stats_.end(), kNaN);
+    for (std::size_t j = 0; j < cells; ++j) row_stats_[static_cast<std::size_t>(in[j * per])] = in[j * per + 1 + i];
+    rows_->stats[i].put_row(k, x, row_stats_, row_used_);
+  }
+  if (rows_->all) rows_->all->put_row(k, x, row_raw_, {}, row_flags_);
+  cost_.write_seconds += host_seconds() - t0;
+}
+
+void Sweep::write_sparse_rows(std::size_t k) {
+  pack_line(xfer_);
+  const std::size_t per = per_cell();
+  if (rows_->writer) put_packed_row(k, c_.rank, xfer_.data(), L_);
+  if (rows_->per_rank) return;
+  MPI_Comm node = rows_->node;
+  if (rows_->node_rank != 0) {
+    const int n = static_cast<int>(xfer_.size());
+    MPI_Request req[2];
+    MPI_Isend(&n, 1, MPI_INT, 0, kTagRows, node, &req[0]);
+    MPI_Isend(xfer_.data(), n, MPI_DOUBLE, 0, kTagRows, node, &req[1]);
+    for (auto& r : req) wait(r, "node's writer to take its row");
+    return;
+  }
+  for (std::size_t m = 1; m < rows_->members.size(); ++m) {
+    const int from = static_cast<int>(m);
+    int n = 0;
+    MPI_Request req;
+    MPI_Irecv(&n, 1, MPI_INT, from, kTagRows, node, &req);
+    wait(req, "rows of its node");
+    xfer_.resize(static_cast<std::size_t>(n));
+    MPI_Irecv(xfer_.data(), n, MPI_DOUBLE, from, kTagRows, node, &req);
+    wait(req, "rows of its node");
+    put_packed_row(k, rows_->members[m], xfer_.data(), static_cast<std::size_t>(n) / per);
+  }
+}
+
 void Sweep::write_rows(std::size_t k, const long* flagged_all, std::size_t task_bytes) {
-  rows_of_this_rank();
   // The writers write and their node's rank 0 syncs the rows of the node; after a barrier rank 0
   // commits each record (its length, then numrecs): a record counts only once all of its rows are
   // on disk.
-  if (rows_->writer) put_rows(k, c_.rank);
+  if (sparse_) {
+    write_sparse_rows(k);
+  } else {
+    rows_of_this_rank();
+    if (rows_->writer) put_rows(k, c_.rank);
+    if (!rows_->per_rank) {
+      if (rows_->node_rank != 0)
+        row_to_writer();
+      else
+        rows_of_the_node(k);
+    }
+  }
   if (rows_->per_rank)
     idle_barrier(c_, rows_->node, idle_deadline(c_, ahead_),
                  fmt::format("timeout: rank {} waited too long for the rows of the other ranks of this node of "
                              "length {}", c_.rank, length_));
-  else if (rows_->node_rank != 0)
-    row_to_writer();
-  else
-    rows_of_the_node(k);
   if (rows_->node_rank == 0) {
     const auto t2 = host_seconds();
     for (auto& f : rows_->stats) f.sync();

@@ -59,18 +59,35 @@ inline constexpr std::uint8_t kSampleLate = kSampleLateFlag, kSamplePreempted = 
 // about 5 us here, a scheduler time slice is 1 ms or more.
 inline constexpr double kSchedulerGap = 50e-6;
 
-// The samples a rank holds for the current length: [peer * stride + k] (its row or its column),
-// stride = the maximum repeats; flags alike; used = samples taken per peer.
+// The samples a rank holds for the current length: [slot * stride + k] (its row or its column),
+// stride = the maximum repeats; flags alike; used = samples taken per slot. Every peer has a slot
+// (slot = peer) unless `peers` lists the ones that do (sorted): the schedules of sampled or host
+// pairs measure O(K) peers per rank, and a slot per peer was 31 bytes per pair of ranks at -n 3
+// (1.2 GB of a 10,000-rank simulation's ranks).
 struct SampleStore {
   std::vector<double> values;
   std::vector<std::uint8_t> flags;
   std::vector<int> used;
   int stride = 0;
-  // Where sample k of peer's cell is; the samples of peer's cell.
-  std::size_t offset(int peer, int k) const {
-    return static_cast<std::size_t>(peer) * static_cast<std::size_t>(stride) + static_cast<std::size_t>(k);
+  std::vector<int> peers;  // the peers with a slot, ascending; empty: every peer
+  static constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
+  // Peer's slot, kNoSlot when it has none.
+  std::size_t slot(std::size_t peer) const {
+    if (peers.empty()) return peer;
+    const auto it = std::lower_bound(peers.begin(), peers.end(), static_cast<int>(peer));
+    return it != peers.end() && *it == static_cast<int>(peer) ? static_cast<std::size_t>(it - peers.begin()) : kNoSlot;
   }
-  const double* cell(std::size_t peer) const { return values.data() + peer * static_cast<std::size_t>(stride); }
+  // Where sample k of peer's cell is; the samples of peer's cell (a peer with a slot).
+  std::size_t offset(int peer, int k) const {
+    return held(static_cast<std::size_t>(peer)) * static_cast<std::size_t>(stride) + static_cast<std::size_t>(k);
+  }
+  const double* cell(std::size_t peer) const { return values.data() + held(peer) * static_cast<std::size_t>(stride); }
+  // Peer's slot; a peer without one is a schedule's bug (it measures a peer it did not list).
+  std::size_t held(std::size_t peer) const {
+    const std::size_t s = slot(peer);
+    if (s == kNoSlot) throw std::logic_error("a sample of a peer this rank's schedule did not list");
+    return s;
+  }
 };
 
 // The clock of another host as this rank knows it (pair clocks, ctx.cpp): its offset to this

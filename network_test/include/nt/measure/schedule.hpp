@@ -181,6 +181,9 @@ class SampledPairList {
   int rank_of(int host, int other) const;
   std::size_t host_pairs() const noexcept { return pairs_.size(); }
   std::size_t bytes() const noexcept;
+  // The ranks of rank's host and of every host sampled with it, ascending: the cells of rank's line
+  // that hold values once each sampled host pair's cells have its measured pair's (fill_by_host_pair).
+  std::vector<int> line_of(int rank) const;
 
  private:
   Units units_;
