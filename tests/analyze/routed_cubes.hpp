@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <initializer_list>
 #include <random>
 #include <set>
 #include <string>
@@ -41,6 +42,22 @@ nt::analysis::Cube path_cube(int P, int ranks_per_host, double noise_sigma, unsi
         if (noise_sigma > 0) d *= noise(rng);
         c.at(k, a, b) = static_cast<float>(d);
       }
+  return c;
+}
+
+// The cube at some of its lengths only (the random corpus measures two or three), by index.
+inline nt::analysis::Cube at_lengths(const nt::analysis::Cube& full, std::initializer_list<std::size_t> keep) {
+  nt::analysis::Cube c = full;
+  c.lengths.clear();
+  for (std::size_t k : keep) c.lengths.push_back(full.lengths[k]);
+  const auto N = static_cast<std::size_t>(c.P);
+  c.v.assign(c.lengths.size() * N * N, 0.0F);
+  std::size_t out = 0;
+  for (std::size_t k : keep) {
+    for (int x = 0; x < c.P; ++x)
+      for (int y = 0; y < c.P; ++y) c.at(out, x, y) = full.at(k, x, y);
+    ++out;
+  }
   return c;
 }
 

@@ -46,17 +46,6 @@ std::string listed(const na::Report& r) {
   return s;
 }
 
-// The 1 KiB and 1 MiB lengths of a path_cube (0 B, 1 KiB, 64 KiB, 1 MiB), as the random corpus
-// sweeps them: a short length's added time hides in the long one's noise.
-na::Cube short_and_long(const na::Cube& all) {
-  na::Cube c = all;
-  c.lengths = {1024, 1048576};
-  const auto slice = static_cast<std::ptrdiff_t>(c.P) * c.P;
-  c.v.assign(all.v.begin() + slice, all.v.begin() + 2 * slice);
-  c.v.insert(c.v.end(), all.v.begin() + 3 * slice, all.v.end());
-  return c;
-}
-
 std::vector<int> ranks_of(const std::vector<int>& hosts, int ranks_per_host) {
   std::vector<int> r;
   for (int h : hosts)
@@ -183,7 +172,7 @@ TEST(Routes, APartialUplinkOfShortMessagesIsOneFindingOnTheHostsItServes) {
   for (const auto [pod, sw, top] : {std::array{0, 1, 1}, std::array{2, 0, 1}}) {
     SCOPED_TRACE(fmt::format("pod {} switch {} top {}", pod, sw, top));
     std::set<std::pair<int, int>> slowed;
-    const auto r = report(short_and_long(fat_tree_cube({pod, sw, top, -1, 0.0, -1, true}, &slowed)));
+    const auto r = report(nt::test::at_lengths(fat_tree_cube({pod, sw, top, -1, 0.0, -1, true}, &slowed), {1, 3}));
     ASSERT_EQ(r.anomalies.size(), 1u) << listed(r);
     EXPECT_EQ(r.anomalies[0].ranks, fault_core(slowed, 32)) << r.anomalies[0].detail;
   }
@@ -341,7 +330,7 @@ TEST(Routes, OneWayPairsOfADragonflyAreOneFindingPerBottleneck) {
 TEST(Routes, ALonePairOfADragonflySlowAtOneLengthIsATransient) {
   for (const bool every_length : {false, true}) {
     SCOPED_TRACE(every_length ? "slow at every length" : "slow at 1 KiB only");
-    na::Cube c = short_and_long(routed_cube(Routed{4, 8, 2, false, -1, -1, 0.02}));
+    na::Cube c = nt::test::at_lengths(routed_cube(Routed{4, 8, 2, false, -1, -1, 0.02}), {1, 3});
     for (std::size_t k = 0; k < c.count(); ++k)
       if (every_length || c.lengths[k] == 1024) c.at(k, 9, 50) *= 4.0F;
     const auto r = report(c);
