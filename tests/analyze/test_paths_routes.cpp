@@ -410,7 +410,6 @@ TEST(Paths, AOneWayPairWithinANodeOfRanksSharingCoresIsTheSchedulers) {
   EXPECT_EQ(nt::oversubscribed_ranks(meta), 0);
 }
 
-
 // On the random corpus (scripts/corpus --set random): on a torus the hosts near a slow link are no switch. Tori of random
 // sizes, a random link slow one way or both, at two lengths (1 KiB and 64 KiB, where the hops show
 // most): no level above the nodes whose groups hold several hosts (main at 0d4f6fc made a "switch"
