@@ -9,8 +9,10 @@
 // - every link of a network whose levels form a tree carries the routes of several pairs of nodes
 //   (a host's cable all of its routes, an uplink its switch's): a finding whose cells all lie
 //   between one pair of nodes, with no other pair slowed alike, has no link of its own to be the
-//   fault of; it is a transient while that pair's samples ran. On any network (a torus's ring may
-//   carry one pair's routes) the ranks of two nodes share their route: a finding on part of their
+//   fault of; it is a transient while that pair's samples ran. Where the levels form no tree (a
+//   torus, a dragonfly) the structure does not say so, and such a finding goes only when it shows
+//   at one length of several (a stall; a link's fault shows wherever its bandwidth or latency
+//   counts). On any network the ranks of two nodes share their route: a finding on part of their
 //   rank pairs, the others measured apart and not slow, is no link's either.
 // Findings that fail either are moved to a note naming them, not deleted silently.
 #include "nt/analysis/anomalies.hpp"
