@@ -55,14 +55,6 @@ std::vector<GroupFault> slow_switch_faults(const AnomalyScan& scan, const LinkEx
   return where_faults_live(scan.topo, find_slow_groups(scan.cube, scan.topo, gopt, sensitivity));
 }
 
-// Per rank, the index of the slow switch fault whose group holds it (-1: none).
-std::vector<int> fault_group_of(std::size_t n_ranks, const std::vector<GroupFault>& faults) {
-  std::vector<int> group(n_ranks, -1);
-  for (std::size_t f = 0; f < faults.size(); ++f)
-    for (int r : faults[f].ranks) group[static_cast<std::size_t>(r)] = static_cast<int>(f);
-  return group;
-}
-
 // The rank-effect model, the slow ranks and nodes it shows, and the slow switch faults. The pairs
 // of a slow switch group's boundary are its evidence, and they are left out of the model once
 // found: they may be half of their class or more (of the pairs between four leaves, the slow

@@ -94,12 +94,6 @@ struct PolishedLengths {
   std::vector<ResidualCell> slow_cells, asym_cells;  // sorted by pair: per pair, its lengths in order
 };
 
-// Whether the pair (i, j) crosses the boundary of a slow switch group: `group` holds per rank the
-// index of the slow group it is in (-1: none). Such pairs are that group's evidence.
-inline bool crosses_slow_group(const std::vector<int>& group, std::size_t i, std::size_t j) {
-  return group[i] != group[j] && (group[i] >= 0 || group[j] >= 0);
-}
-
 // Ranks a link anomaly does not look at: those of slow nodes, lone or not (`explained`: their
 // links are the node's evidence: else a spurious asymmetric pair between two slow nodes, or a
 // slow host's links to its switch mates), and the pairs that cross the boundary of a

@@ -25,8 +25,6 @@
 namespace nt::analysis {
 namespace {
 
-
-
 // A group's effect from its ranks' (`of`): per node the median over its ranks, the group's the
 // lower median of its nodes' (the ceil(n/2)-th smallest: the least slowed of two nodes). A fault of
 // the group slows every node of it, a slow node only itself, so the group reads slow only when more
@@ -154,8 +152,7 @@ std::vector<double> class_log_medians(const float* slice, const Topology& t, con
       for (std::size_t j = 0; j < N; ++j) {
         const float d = slice[i * N + j];
         if (i == j || !Cube::usable(d)) continue;
-        if (!slow_group.empty() && slow_group[i] != slow_group[j] && (slow_group[i] >= 0 || slow_group[j] >= 0))
-          continue;
+        if (!slow_group.empty() && crosses_slow_group(slow_group, i, j)) continue;
         take(static_cast<std::size_t>(cls[i * N + j]), std::log(static_cast<double>(d)));
       }
   });
@@ -163,6 +160,13 @@ std::vector<double> class_log_medians(const float* slice, const Topology& t, con
   for (std::size_t q = 0; q < Q; ++q)
     if (!samples[q].empty()) med[q] = population_median(samples[q]);
   return med;
+}
+
+std::vector<int> fault_group_of(std::size_t n_ranks, const std::vector<GroupFault>& faults) {
+  std::vector<int> group(n_ranks, -1);
+  for (std::size_t f = 0; f < faults.size(); ++f)
+    for (int r : faults[f].ranks) group[static_cast<std::size_t>(r)] = static_cast<int>(f);
+  return group;
 }
 
 double smallest_passing(std::vector<double> log_thresholds, std::size_t need) {
@@ -267,9 +271,7 @@ std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const
   const auto cls = pair_classes(t);  // P^2 bytes, once for every length and level
   auto found = judge_groups(c, t, opt, level_effects(c, t, cls, opt.exclude, {}), sensitivity);
   if (found.empty()) return found;
-  std::vector<int> slow_group(static_cast<std::size_t>(c.P), -1);
-  for (std::size_t f = 0; f < found.size(); ++f)  // coarsest last: its boundary holds the finer ones'
-    for (int r : found[f].ranks) slow_group[static_cast<std::size_t>(r)] = static_cast<int>(f);
+  const auto slow_group = fault_group_of(static_cast<std::size_t>(c.P), found);  // coarsest last: it holds the finer
   return judge_groups(c, t, opt, level_effects(c, t, cls, opt.exclude, slow_group), nullptr);
 }
 

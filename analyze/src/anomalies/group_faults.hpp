@@ -42,6 +42,16 @@ std::vector<GroupFault> find_slow_groups(const Cube& c, const Topology& t, const
 std::vector<double> class_log_medians(const float* slice, const Topology& t, const std::vector<std::int8_t>& cls,
                                       std::size_t N, const std::vector<int>& slow_group = {});
 
+// Per rank, the index of the fault whose group holds it (-1: none); a later fault's overwrites an
+// earlier's (find_slow_groups lists the finest level first).
+std::vector<int> fault_group_of(std::size_t n_ranks, const std::vector<GroupFault>& faults);
+
+// Whether the pair (i, j) crosses the boundary of a slow switch group: `group` holds per rank the
+// index of the slow group it is in (-1: none). Such pairs are that group's evidence.
+inline bool crosses_slow_group(const std::vector<int>& group, std::size_t i, std::size_t j) {
+  return group[i] != group[j] && (group[i] >= 0 || group[j] >= 0);
+}
+
 // exp of the need-th smallest of the per-length thresholds (logs; NaN where not judged), or of the
 // smallest when fewer lengths were judged: the smallest slowdown that passes at enough lengths.
 double smallest_passing(std::vector<double> log_thresholds, std::size_t need);
