@@ -109,6 +109,9 @@ RegionCounts count_regions(const Grid& g, const Model& m, const std::vector<Clai
 // explain_max_added.
 void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,
                    std::size_t n_found, std::vector<Anomaly>& added);
+// Whether two claims slow their cells alike: their largest factors within a quarter (or the
+// tolerance) at every length (siblings, a partial uplink and the nodes it serves).
+bool alike_factors(const Grid& g, const Claim& a, const Claim& b);
 // Slow switch findings that are one fault of a group the levels lack, merged (drop[finding]: gone).
 void merge_siblings(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,
                     std::vector<Anomaly>& found, std::vector<Anomaly>& added, std::vector<char>& drop);

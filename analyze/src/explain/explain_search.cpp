@@ -333,17 +333,23 @@ void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vec
   }
 }
 
+bool alike_factors(const Grid& g, const Claim& a, const Claim& b) {
+  for (std::size_t k = 0; k < g.K; ++k) {
+    const double fa = *std::max_element(a.factor[k].begin(), a.factor[k].end());
+    const double fb = *std::max_element(b.factor[k].begin(), b.factor[k].end());
+    if (std::fabs(fa - fb) > std::max(g.tol[k], 0.25 * std::max(fa, fb))) return false;
+  }
+  return true;
+}
+
 namespace {
 
 // Whether two slow groups are one fault of a group the levels lack (two leaves of a slow pod, where
 // the pod is no level): the same direction, the same factor within a quarter (or the tolerance) at
 // every length, and the cells between them as fast as their class.
 bool siblings(const Grid& g, const Model& m, const Claim& a, const Claim& b) {
-  if (a.send != b.send || a.recv != b.recv) return false;
+  if (a.send != b.send || a.recv != b.recv || !alike_factors(g, a, b)) return false;
   for (std::size_t k = 0; k < g.K; ++k) {
-    const double fa = *std::max_element(a.factor[k].begin(), a.factor[k].end());
-    const double fb = *std::max_element(b.factor[k].begin(), b.factor[k].end());
-    if (std::fabs(fa - fb) > std::max(g.tol[k], 0.25 * std::max(fa, fb))) return false;
     std::vector<double> between;
     for (std::size_t i = 0; i < g.P; ++i)
       for (std::size_t j = 0; j < g.P; ++j) {

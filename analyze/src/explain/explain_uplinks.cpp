@@ -6,7 +6,6 @@
 // group, they are one finding on D: the nodes the uplink serves, with both sets of cells; an added
 // uplink whose cells the joined finding holds (a leaf's inside its pod's) goes.
 #include <algorithm>
-#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
@@ -20,16 +19,6 @@ namespace nt::analysis::explain_parts {
 using anomaly_parts::hosts_of;
 
 namespace {
-
-double top_factor(const Claim& q, std::size_t k) { return *std::max_element(q.factor[k].begin(), q.factor[k].end()); }
-
-bool alike_claims(const Grid& g, const Claim& a, const Claim& b) {
-  for (std::size_t k = 0; k < g.K; ++k) {
-    const double fa = top_factor(a, k), fb = top_factor(b, k);
-    if (std::fabs(fa - fb) > std::max(g.tol[k], 0.25 * std::max(fa, fb))) return false;
-  }
-  return true;
-}
 
 std::size_t claim_of_finding(const std::vector<Claim>& claims, std::size_t finding) {
   for (std::size_t q = 0; q < claims.size(); ++q)
@@ -55,7 +44,7 @@ void join_partial_uplinks(Grid& g, Model& m, std::vector<Claim>& claims, const s
       const std::size_t qv = claim_of_finding(claims, n_found + v);
       if (v == u || drop[n_found + v] || qv == claims.size() || a.kind != AnomalyKind::slow_node || a.direction != other ||
           !std::all_of(a.ranks.begin(), a.ranks.end(), [&](int r) { return group.count(r) != 0; }) ||
-          !alike_claims(g, claims[qu], claims[qv]))
+          !alike_factors(g, claims[qu], claims[qv]))
         continue;
       nodes.push_back(v);
       served.insert(a.ranks.begin(), a.ranks.end());
