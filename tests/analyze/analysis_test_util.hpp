@@ -72,11 +72,14 @@ inline void expect_no_negative_text(const std::string& text) {
 }
 
 // Writes an in-memory cube as a raw NetCDF file (its float delays exactly; NaN stays NaN).
-// extra: text attributes of the file (Metadata::extra), as network_test writes them.
+// extra: text attributes of the file (Metadata::extra), as network_test writes them; hosts: each
+// rank's host name (none: the file names no hosts).
 inline void write_cube(const nt::analysis::Cube& c, const std::filesystem::path& path,
-                       const std::map<std::string, std::string>& extra = {}) {
+                       const std::map<std::string, std::string>& extra = {},
+                       std::vector<std::string> hosts = {}) {
   nt::FileInfo info;
   info.meta.extra = extra;
+  info.meta.hosts = std::move(hosts);
   info.params.proc_num = c.P;
   info.params.mode = c.mode;
   info.params.statistic = c.statistic;

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <unistd.h>
 #include <numeric>
 #include <random>
 #include <regex>
@@ -20,6 +22,7 @@
 #include "nt/analysis/cube.hpp"
 #include "nt/analysis/report.hpp"
 #include "nt/analysis/topology.hpp"
+#include "nt/schedule.hpp"
 
 namespace na = nt::analysis;
 using nt::test::partition;
@@ -101,9 +104,7 @@ struct Tree {
 
 // The report must be exactly the truth: the nodes, the leaves (when more than one), no other
 // level, and one anomaly per fault on exactly its ranks.
-void expect_exact(const Tree& t, const std::string& what) {
-  const auto c = t.cube();
-  const auto rep = na::make_report(c, {});
+void expect_report_exact(const Tree& t, const na::Report& rep, const std::string& what) {
   const auto& lv = rep.topology.levels;
   ASSERT_EQ(lv.size(), t.leaves > 1 ? 2u : 1u) << what;
   EXPECT_EQ(partition(lv[0].groups), partition(t.node_groups())) << what;
@@ -130,6 +131,39 @@ void expect_exact(const Tree& t, const std::string& what) {
     // noise-free: no "nan sigmas" in what the user reads
     EXPECT_FALSE(std::regex_search(a.detail, std::regex("nan"))) << a.detail;
   }
+}
+
+void expect_exact(const Tree& t, const std::string& what) { expect_report_exact(t, na::make_report(t.cube(), {}), what); }
+
+// The tree as network_test --sample-pairs K measures it: the cells within hosts and of the sampled
+// host pairs (nt::sampled_host_pairs, the hosts numbered in order of first appearance), the rest
+// missing; written with its schedule attribute and host names, read back as `report` reads it.
+na::Report sampled_report(const Tree& t, int partners, const std::filesystem::path& file) {
+  auto c = t.cube();
+  const auto nd = t.node_of();
+  std::vector<int> number(static_cast<std::size_t>(t.nodes()), -1);
+  int next = 0;
+  std::vector<std::string> hosts;
+  for (int r = 0; r < t.P(); ++r) {
+    int& x = number[static_cast<std::size_t>(nd[static_cast<std::size_t>(r)])];
+    if (x < 0) x = next++;
+    hosts.push_back("node" + std::to_string(nd[static_cast<std::size_t>(r)]));
+  }
+  nt::Sampling s;
+  s.partners = partners;
+  s.seed = 1;
+  std::set<std::pair<int, int>> keep;
+  for (const auto& hp : nt::sampled_host_pairs(t.nodes(), s)) keep.insert(hp);
+  for (std::size_t k = 0; k < c.count(); ++k)
+    for (int i = 0; i < c.P; ++i)
+      for (int j = 0; j < c.P; ++j) {
+        const int a = number[static_cast<std::size_t>(nd[static_cast<std::size_t>(i)])];
+        const int b = number[static_cast<std::size_t>(nd[static_cast<std::size_t>(j)])];
+        if (i != j && a != b && !keep.count({std::min(a, b), std::max(a, b)})) c.at(k, i, j) = std::nanf("");
+      }
+  const std::string attr = "sampled partners=" + std::to_string(partners) + " landmarks=2 neighbours=2 seed=1";
+  nt::test::write_cube(c, file, {{nt::kAttrSchedule, attr}}, hosts);
+  return na::make_report(na::open_delays(file.string()), {});
 }
 
 }  // namespace
@@ -180,4 +214,23 @@ TEST(Simulated, SlowNodeAndSlowUplinkTogether) {
   big.slow_leaf = 3;
   big.shuffle_seed = 11;
   expect_exact(big, "256 ranks");
+}
+
+TEST(Simulated, SampledTreeOfMoreThanAThousandHostsFindsItsLeaves) {
+  // --sample-pairs 4 on 1,100 hosts of one rank under 22 leaves of 50: each host measured with a few
+  // of its own leaf's hosts only; the levels come from the paths of measured links, which must
+  // reach every host however many there are (the leaves were lost above 1,024 hosts).
+  const auto dir = std::filesystem::temp_directory_path() / ("nt_simulated_sampled_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  Tree t;
+  t.leaves = 22;
+  t.nodes_per_leaf = 50;
+  t.ranks_per_node = 1;
+  t.uplink_bw = 10 * t.cable_bw;
+  t.lengths = {65536};
+  t.slow_node = 37;
+  t.slow_leaf = 17;
+  t.slow_leaf_bw = 1.0 / 16;
+  expect_report_exact(t, sampled_report(t, 4, dir / "sampled.nc"), "1,100 hosts sampled");
+  std::filesystem::remove_all(dir);
 }

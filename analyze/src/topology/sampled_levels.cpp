@@ -7,12 +7,17 @@
 // On a tree the delay between two groups is at most the largest delay along any path of measured
 // links between them (a path that leaves a switch crosses that switch's links out at least once,
 // and no path costs less than that): the group's unmeasured cells get the minimax path of its
-// measured ones (Floyd-Warshall in the bottleneck semiring, per band). Each host's next hosts
-// (mostly its own switch's) chain a switch's groups at the switch's own delay, the random partners
-// and landmarks link the switches at theirs. Only for finding the levels: the findings and fits
-// read the measured cells alone, a missing cell counts neither as slow nor as fast.
+// measured ones, per band. Each host's next hosts (mostly its own switch's) chain a switch's groups
+// at the switch's own delay, the random partners and landmarks link the switches at theirs. Only for
+// finding the levels: the findings and fits read the measured cells alone, a missing cell counts
+// neither as slow nor as fast. The paths are searched from each item over its measured links alone
+// (a sampled file has O(n) of them, not n^2), so 2,500 hosts cost what 1,024 did by Floyd-Warshall.
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <utility>
 
 #include "nt/schedule.hpp"
 #include "topology_parts.hpp"
@@ -21,13 +26,39 @@ namespace nt::analysis::topology_parts {
 
 namespace {
 
-// The most items (ranks, or groups of them) whose paths are filled in (n^3 per band: about a
-// second per band at 1,024).
-constexpr std::size_t kMaxGroups = 1024;
+// The most work (items x measured links, each search a heap over the links) spent on the paths: a
+// few seconds per band (2,500 hosts with 8 sampled partners each: 10^8; 10,000 ranks of 4 per host:
+// 7 x 10^9, left unfilled, their hosts give the node level).
+constexpr double kMaxPathWork = 2e10;
 // A filled cell is a bound, not a measurement: this much above its path (log of the delay ratio),
 // so that a measured link of the same delay is nearer (a slow node's every path costs its own
 // cable: without it, it joined whichever switch came first).
 constexpr double kFilledBias = 0.002;
+
+// From item s, the least over paths of measured links of the largest link on the path (a
+// bottleneck Dijkstra), into out[0..n).
+template <class T>
+void minimax_from(std::size_t s, const std::vector<T>& band, const std::vector<std::size_t>& first,
+                  const std::vector<std::size_t>& to, std::size_t n, std::vector<double>& out) {
+  std::fill(out.begin(), out.end(), std::numeric_limits<double>::infinity());
+  out[s] = -std::numeric_limits<double>::infinity();
+  using Item = std::pair<double, std::size_t>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
+  heap.emplace(out[s], s);
+  while (!heap.empty()) {
+    const auto [d, u] = heap.top();
+    heap.pop();
+    if (d > out[u]) continue;
+    for (std::size_t e = first[u]; e < first[u + 1]; ++e) {
+      const std::size_t v = to[e];
+      const double via = std::max(d, dbl(band[u * n + v]));
+      if (via < out[v]) {
+        out[v] = via;
+        heap.emplace(via, v);
+      }
+    }
+  }
+}
 
 }  // namespace
 
@@ -35,27 +66,28 @@ bool is_sampled(const Cube& c) { return c.file && sampled_pairs(c.file->meta());
 
 template <class T>
 std::size_t fill_by_measured_paths(ProfilesOf<T>& gp, std::size_t n) {
-  if (n > kMaxGroups) return 0;
   std::size_t filled = 0;
+  std::vector<double> out(n);
   for (auto& band : gp) {
-    std::vector<double> d(band.begin(), band.end());
-    std::vector<char> known(n * n, 0);
-    for (std::size_t q = 0; q < n * n; ++q) known[q] = std::isfinite(d[q]) ? 1 : 0;
-    for (std::size_t k = 0; k < n; ++k)
-      for (std::size_t a = 0; a < n; ++a) {
-        if (a == k || !std::isfinite(d[a * n + k])) continue;
-        const double ak = d[a * n + k];
-        for (std::size_t c = 0; c < n; ++c) {
-          if (c == a || c == k || known[a * n + c] || !std::isfinite(d[k * n + c])) continue;
-          const double via = std::max(ak, d[k * n + c]);
-          if (!std::isfinite(d[a * n + c]) || via < d[a * n + c]) d[a * n + c] = via;
-        }
-      }
-    for (std::size_t q = 0; q < n * n; ++q)
-      if (!known[q] && std::isfinite(d[q]) && q / n != q % n) {
-        band[q] = static_cast<T>(d[q] + kFilledBias);
+    std::vector<std::size_t> first(n + 1, 0), to;
+    for (std::size_t a = 0; a < n; ++a) {
+      for (std::size_t c = 0; c < n; ++c)
+        if (c != a && std::isfinite(dbl(band[a * n + c]))) to.push_back(c);
+      first[a + 1] = to.size();
+    }
+    const double links = static_cast<double>(to.size());
+    if (static_cast<double>(n) * links * std::log2(links + 2.0) > kMaxPathWork) return filled;
+    std::vector<T> result(band);
+    for (std::size_t a = 0; a < n; ++a) {
+      minimax_from(a, band, first, to, n, out);
+      for (std::size_t c = 0; c < n; ++c) {
+        const std::size_t q = a * n + c;
+        if (c == a || std::isfinite(dbl(band[q])) || !std::isfinite(out[c])) continue;
+        result[q] = static_cast<T>(out[c] + kFilledBias);
         ++filled;
       }
+    }
+    band = std::move(result);
   }
   return filled;
 }

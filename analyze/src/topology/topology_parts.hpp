@@ -36,7 +36,7 @@ Profiles group_profiles(const ProfilesOf<float>& prof, const std::vector<std::ve
 // sampled_levels.cpp: whether c's file was measured with --sample-pairs (most pairs of node groups
 // unmeasured); and the unmeasured cells of profiles gp (n ranks or groups) given the minimax path
 // of measured ones (the delay along a tree's path is at most its largest hop), for the clustering
-// of the levels only. Returns the cells filled (none above 1,024 items).
+// of the levels only. Returns the cells filled (none where the search would cost too much).
 bool is_sampled(const Cube& c);
 template <class T>
 std::size_t fill_by_measured_paths(ProfilesOf<T>& gp, std::size_t n);
