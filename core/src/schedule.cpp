@@ -20,7 +20,7 @@ std::string Schedule::name() const {
   switch (kind) {
     case ScheduleKind::sequential: return "sequential";
     case ScheduleKind::host_pairs: return by_switch ? "host-pairs by switch" : "host-pairs";
-    case ScheduleKind::sampled: return "sampled";
+    case ScheduleKind::sampled: return by_switch ? "sampled by switch" : "sampled";
     case ScheduleKind::concurrent: break;
   }
   if (by_switch) return "concurrent by switch";
@@ -77,7 +77,11 @@ std::string Schedule::pair_order_text() const {
   switch (kind) {
     case ScheduleKind::concurrent: return concurrent_text(*this);
     case ScheduleKind::host_pairs: return by_switch ? fmt::format(kHostLanesOrder, switch_map) : kHostPairsOrder;
-    case ScheduleKind::sampled: return sampled_text(sample);
+    case ScheduleKind::sampled:
+      return by_switch ? sampled_text(sample) + fmt::format("; the sampled host pairs in {} (--switch-map {}), as "
+                                                            "--host-pairs --switch-map runs its host pairs",
+                                                            kLanesBySwitch, switch_map)
+                       : sampled_text(sample);
     case ScheduleKind::sequential: break;
   }
   return shuffle ? kShuffledOrder : "sender-major";
@@ -159,6 +163,7 @@ std::string Schedule::to_attribute() const {
   std::string out = concurrent() && pairs_at_once > 0 ? fmt::format("concurrent={}", pairs_at_once)
                     : concurrent()                    ? std::string("concurrent")
                     : host_pairs()                    ? std::string("host-pairs")
+                    : sampled()                       ? std::string("sampled")
                                                       : name();
   if (sampled())
     out += fmt::format(" partners={} landmarks={} neighbours={} seed={}", sample.partners, sample.landmarks,
@@ -227,8 +232,8 @@ Schedule Schedule::from_attribute(const std::string& text) {
     malformed(text, "unknown schedule '" + kind + "'");
   for (std::size_t i = 1; i < tokens.size(); ++i) read_token(s, tokens[i], text);
   if (!s.concurrent() && s.retest.any()) malformed(text, "re-tests belong to a concurrent schedule");
-  if ((s.sequential() || s.sampled()) && (s.by_switch || !s.switches.empty()))
-    malformed(text, "lanes by switch belong to a concurrent or host-pairs schedule");
+  if (s.sequential() && (s.by_switch || !s.switches.empty()))
+    malformed(text, "lanes by switch belong to a concurrent, host-pairs or sampled schedule");
   if (s.sampled() && (s.sample.partners < 0 || s.sample.landmarks < 0 || s.sample.neighbours < 0))
     malformed(text, "a sampled schedule's partners, landmarks and neighbours are not negative");
   return s;

@@ -17,7 +17,8 @@
 // (each lane stopped after a few host pairs: a round lasts as long as its slowest lane, and a
 // slow uplink's switch is in a lane of every round), plus the pairs within the fullest host.
 // --sample-pairs costs its sampled host pairs' tasks at the time of a task across hosts, plus the
-// pairs within the fullest host, as --host-pairs.
+// pairs within the fullest host, as --host-pairs; with --switch-map, as the host lanes but with
+// the sampled host pairs of each lane and switch.
 // Per length, rank 0 also gathers and writes five synced records: timed with a real gather and a
 // temporary file in the output directory (removed). Lengths are calibrated one by one up to 24 of
 // them; longer sweeps calibrate 16 spread over the sweep and interpolate linearly in the length.
@@ -225,7 +226,7 @@ struct PlanTotals {
 // What the plan calls the command line's schedule.
 std::string plan_name(const Schedule& s) {
   if (s.host_pairs()) return s.by_switch ? "host pairs in switch lanes" : "host pairs";
-  if (s.sampled()) return "sampled host pairs";
+  if (s.sampled()) return s.by_switch ? "sampled host pairs in switch lanes" : "sampled host pairs";
   return s.concurrent() ? "concurrent" : "sequential";
 }
 
@@ -266,9 +267,13 @@ void print_totals(const Schedule& sched, bool concurrent, const PlanTotals& tota
                         "fullest lane, then those of the fullest switch, at the time per host pair of two real "
                         "rounds, and the pairs within the fullest host"
                       : "")
-            << (sampled ? "; sampled: --sample-pairs, the sampled pairs of hosts once (priced as pairs across hosts) "
-                          "and the pairs within the fullest host"
-                        : "")
+            << (sampled && sched.by_switch
+                    ? "; sampled: --sample-pairs --switch-map, per round of the switches the sampled host pairs of its "
+                      "fullest lane, then those of the fullest switch, at the host lanes' time per host pair, and the "
+                      "pairs within the fullest host"
+                : sampled ? "; sampled: --sample-pairs, the sampled pairs of hosts once (priced as pairs across hosts) "
+                            "and the pairs within the fullest host"
+                          : "")
             << (sched.retest.hosts ? "; the concurrent columns include --retest-hosts: every pair of hosts once alone, "
                                  "priced as pairs across hosts"
                                : "")
@@ -394,8 +399,10 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
     lp.host_schedule = cal.per_length_io + lp.host_pairs + on_host;
     lp.sampled = cal.per_length_io + on_host +
                  (lc.per_class.count(kAcrossHosts) ? static_cast<double>(sampled) * lc.per_class.at(kAcrossHosts) : 0.0);
-    if (lanes)
+    if (lanes) {
       lp.host_lanes = cal.per_length_io + on_host + host_lane_steps(c, k) * lc.host_lane_step;
+      if (sampled > 0) lp.sampled = cal.per_length_io + on_host + sampled_lane_steps(c, k) * lc.host_lane_step;
+    }
   }
   return out;
 }

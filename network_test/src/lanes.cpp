@@ -174,9 +174,31 @@ void run_lane_rounds(Ctx& c, const Units& u, const Groups& g, int rounds, std::s
   }
 }
 // Host pair {x, y} (units) as one rank pair of list's, emitted.
-template <class Emit>
-bool emit_host_pair(const HostPairList& list, int x, int y, const Emit& emit) {
+template <class List, class Emit>
+bool emit_host_pair(const List& list, int x, int y, const Emit& emit) {
   return emit(list.rank_of(x, y), list.rank_of(y, x));
+}
+
+// The host pairs of the lane of groups X <= Y (X == Y: the pairs within X), emitted in an order
+// every rank of the lane agrees on; false when emit stopped. Every host pair of --host-pairs:
+template <class Emit>
+bool emit_lane(const HostPairList& list, const Groups& g, int X, int Y, const Emit& emit) {
+  for (const int* x = g.begin(X); x != g.end(X); ++x)
+    for (const int* y = X == Y ? x + 1 : g.begin(Y); y != g.end(Y); ++y)
+      if (!emit_host_pair(list, *x, *y, emit)) return false;
+  return true;
+}
+// of --sample-pairs, each host's sampled partners in Y (after it, within X): O(hosts x partners),
+// not hosts^2, per lane.
+template <class Emit>
+bool emit_lane(const SampledPairList& list, const Groups& g, int X, int Y, const Emit& emit) {
+  for (const int* x = g.begin(X); x != g.end(X); ++x) {
+    const bool all = list.each_partner(*x, [&](int y) {
+      return g.of(y) != Y || (X == Y && y < *x) || emit_host_pair(list, *x, y, emit);
+    });
+    if (!all) return false;
+  }
+  return true;
 }
 
 // The sizes (in units) of the groups of g.
@@ -192,20 +214,16 @@ void run_within_host(Ctx& c, const Units& u, std::int64_t length) { run_within_h
 namespace {
 // Rounds [0, rounds) of the host pairs in lanes by switch, each lane at most `cap` host pairs;
 // on_round(q) before round q.
-template <class OnRound>
-void run_host_lane_rounds(Ctx& c, const HostPairList& list, const Units& u, const Groups& g, int rounds,
-                          std::size_t cap, std::int64_t length, const OnRound& on_round) {
+template <class List, class OnRound>
+void run_host_lane_rounds(Ctx& c, const List& list, const Units& u, const Groups& g, int rounds, std::size_t cap,
+                          std::int64_t length, const OnRound& on_round) {
   const int mine = g.of(u.of(c.rank));
   for (int q = 0; q < rounds; ++q) {
     on_round(q);
     const int other = g.rounds().partner(q, mine);
     if (other >= 0) {
       const int X = std::min(mine, other), Y = std::max(mine, other);
-      run_chain(c, [&](const auto& emit) {
-        for (const int* x = g.begin(X); x != g.end(X); ++x)
-          for (const int* y = g.begin(Y); y != g.end(Y); ++y)
-            if (!emit_host_pair(list, *x, *y, emit)) return;
-      }, cap, length);
+      run_chain(c, [&](const auto& emit) { emit_lane(list, g, X, Y, emit); }, cap, length);
     }
     idle_barrier(c, 2, length);
   }
@@ -215,22 +233,21 @@ void run_host_lane_rounds(Ctx& c, const HostPairList& list, const Units& u, cons
 constexpr std::size_t kHostLaneCap = 4;
 }  // namespace
 
-std::size_t run_host_lanes(Ctx& c, const HostPairList& list, std::size_t k, std::int64_t length,
-                           const StepHook& on_step) {
+template <class List>
+std::size_t run_host_lanes(Ctx& c, const List& list, std::size_t k, std::int64_t length, const StepHook& on_step) {
   const Units u(c.hosts);
   const Groups g(c, u, k, 0, c.settings.schedule.switches);
   const int mine = g.of(u.of(c.rank)), rounds = g.rounds().rounds();
   run_host_lane_rounds(c, list, u, g, rounds, kAll, length, [&](int q) {
     if (on_step) on_step(static_cast<double>(q) / rounds);
   });
-  run_chain(c, [&](const auto& emit) {  // every switch at once: its host pairs cross no uplink
-    for (const int* x = g.begin(mine); x != g.end(mine); ++x)
-      for (const int* y = x + 1; y != g.end(mine); ++y)
-        if (!emit_host_pair(list, *x, *y, emit)) return;
-  }, kAll, length);
+  // every switch at once: its host pairs cross no uplink
+  run_chain(c, [&](const auto& emit) { emit_lane(list, g, mine, mine, emit); }, kAll, length);
   idle_barrier(c, 2, length);
   return u.bytes() + g.bytes();
 }
+template std::size_t run_host_lanes(Ctx&, const HostPairList&, std::size_t, std::int64_t, const StepHook&);
+template std::size_t run_host_lanes(Ctx&, const SampledPairList&, std::size_t, std::int64_t, const StepHook&);
 
 void run_host_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int rounds) {
   const Units u(c.hosts);
@@ -267,6 +284,30 @@ double host_lane_steps(const Ctx& c, std::size_t k) {
     steps += fullest;
   }
   for (std::size_t m : n) within = std::max(within, m * (m - 1) / 2);
+  return static_cast<double>(steps + within);
+}
+
+double sampled_lane_steps(const Ctx& c, std::size_t k) {
+  const Units u(c.hosts);
+  const Groups g(c, u, k, 0, c.settings.schedule.switches);
+  const SampledPairList list(c.spec, c.settings, c.hosts, k);
+  const auto G = static_cast<std::size_t>(g.count());
+  std::vector<std::size_t> in_lane(G * G, 0);  // sampled host pairs between groups X <= Y
+  for (int x = 0; x < u.size(); ++x)
+    list.each_partner(x, [&](int y) {
+      const auto X = static_cast<std::size_t>(g.of(x)), Y = static_cast<std::size_t>(g.of(y));
+      if (y > x) ++in_lane[std::min(X, Y) * G + std::max(X, Y)];
+      return true;
+    });
+  std::size_t steps = 0, within = 0;
+  for (int q = 0; q < g.rounds().rounds(); ++q) {
+    std::size_t fullest = 0;
+    for (int X = 0; X < g.count(); ++X)
+      if (const int Y = g.rounds().partner(q, X); Y > X)
+        fullest = std::max(fullest, in_lane[static_cast<std::size_t>(X) * G + static_cast<std::size_t>(Y)]);
+    steps += fullest;
+  }
+  for (std::size_t X = 0; X < G; ++X) within = std::max(within, in_lane[X * G + X]);
   return static_cast<double>(steps + within);
 }
 

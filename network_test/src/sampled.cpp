@@ -87,7 +87,8 @@ std::size_t run_sampled_schedule(Ctx& c, std::size_t k, std::int64_t length, con
   const Units u(c.hosts);
   run_host_phase(c, u, length);
   const SampledPairList list(c.spec, c.settings, c.hosts, k);
-  const std::size_t bytes = run_sequential(c, list, length, on_step);
+  const std::size_t bytes = c.settings.schedule.by_switch ? run_host_lanes(c, list, k, length, on_step)
+                                                          : run_sequential(c, list, length, on_step);
   // The cells this rank's line holds samples of; every other keeps none (NaN), and
   // fill_by_host_pair fills those of the sampled host pairs after the summary.
   return bytes + list.bytes() + u.bytes() + keep_measured_cells(c, list);

@@ -57,11 +57,11 @@ void add_schedule_options(CLI::App& app, Settings& s) {
                  "--concurrent: per length, re-measure alone as many standing-out pairs as fit in SECONDS")
       ->needs(conc);
   app.add_option("--switch-map", s.schedule.switch_map,
-                 "--concurrent or --host-pairs: FILE lists the switch of every host (lines HOST SWITCH): the lanes "
-                 "are the pairs of switches, one pair after the other in each, so one pair at a time crosses each "
-                 "switch's uplinks (no contention on a two-level tree), then the pairs within each switch; with "
-                 "--host-pairs its host pairs run in these lanes (the same cells, sooner); with --time-limit alone "
-                 "the plan's --host-pairs does");
+                 "--concurrent, --host-pairs or --sample-pairs: FILE lists the switch of every host (lines HOST "
+                 "SWITCH): the lanes are the pairs of switches, one pair after the other in each, so one pair at a "
+                 "time crosses each switch's uplinks (no contention on a two-level tree), then the pairs within each "
+                 "switch; with --host-pairs or --sample-pairs their host pairs run in these lanes (the same cells, "
+                 "sooner); with --time-limit alone the plan's --host-pairs does");
   app.add_flag("--host-pairs", s.schedule_words.host_pairs,
                "measure one rank pair of every pair of hosts alone, one after the other, and the pairs within each "
                "host (every host at once); every other cell between two hosts gets its host pair's values: 1/R^2 of "
@@ -121,9 +121,9 @@ void resolve_schedule(Settings& s) {
   sched.by_switch = !sched.switch_map.empty();
   if (const auto& k = s.schedule_words.sample_pairs) {
     if (*k < 1) throw UsageError(fmt::format("--sample-pairs K: K must be at least 1 partner per host, got {}", *k));
-    if (s.schedule_words.host_pairs || !arg.empty() || sched.by_switch || sched.retest.any())
-      throw UsageError("--sample-pairs measures a sample of the host pairs alone, one after the other: it does not "
-                       "combine with --host-pairs, --concurrent, --switch-map or the re-test");
+    if (s.schedule_words.host_pairs || !arg.empty() || sched.retest.any())
+      throw UsageError("--sample-pairs measures a sample of the host pairs alone (one after the other, or in lanes by "
+                       "switch with --switch-map): it does not combine with --host-pairs, --concurrent or the re-test");
     if (sched.sample.landmarks < 0 || sched.sample.neighbours < 0)
       throw UsageError("--sample-landmarks and --sample-neighbours must not be negative");
     sched.kind = ScheduleKind::sampled;

@@ -126,11 +126,14 @@ std::size_t sampled_tasks(const Ctx& c);
 // other, the lanes at once; then the host pairs within each switch, every switch at once. So one
 // measured pair at a time crosses each switch's uplinks, as in --concurrent --switch-map, and each
 // is its host pair's own delay. Returns the bytes of its state on this rank (O(P)).
-std::size_t run_host_lanes(Ctx& c, const HostPairList& list, std::size_t k, std::int64_t length,
-                           const StepHook& on_step = {});
+// With --sample-pairs --switch-map the same lanes run the sampled host pairs (SampledPairList).
+template <class List>
+std::size_t run_host_lanes(Ctx& c, const List& list, std::size_t k, std::int64_t length, const StepHook& on_step = {});
 // The host pairs run_host_lanes measures one after the other at length k (its price): per round
 // its fullest lane's, then the fullest switch's.
 double host_lane_steps(const Ctx& c, std::size_t k);
+// The same for the sampled host pairs in those lanes (--sample-pairs --switch-map).
+double sampled_lane_steps(const Ctx& c, std::size_t k);
 // --estimate's calibration of the lanes: the first `rounds` rounds of length k, each lane stopped
 // after a few host pairs (a round lasts as long as its slowest lane: a slow uplink's switch is in
 // a lane of every round); and the host pairs its fullest lanes run one after the other.

@@ -198,8 +198,23 @@ TEST(ScheduleValue, SampledAttributeAndItsPairs) {
   m.extra[kAttrSchedule] = attr;
   EXPECT_TRUE(sampled_pairs(m));
   EXPECT_FALSE(filled_by_host_pair(m) || measured_concurrently(m));
-  for (const std::string bad : {"sampled partners=-1", "sampled seed=x", "sampled switch-map=m", "sampled retest=2"})
+  for (const std::string bad : {"sampled partners=-1", "sampled seed=x", "sequential switch-map=m", "sampled retest=2"})
     EXPECT_THROW(Schedule::from_attribute(bad), Error) << bad;
+  // In lanes by switch (--sample-pairs --switch-map): the kind stays "sampled", the map follows.
+  Schedule lanes = back;
+  lanes.by_switch = true;
+  lanes.switch_map = "map file";
+  lanes.switches = {0, 1};
+  const std::string lanes_attr = lanes.to_attribute();
+  EXPECT_EQ(lanes_attr, attr + " switch-map=map%20file switches=0,1");
+  const Schedule lanes_back = Schedule::from_attribute(lanes_attr);
+  EXPECT_TRUE(lanes_back.sampled() && lanes_back.by_switch);
+  EXPECT_EQ(lanes_back.switch_map, "map file");
+  EXPECT_EQ(lanes_back.name(), "sampled by switch");
+  EXPECT_NE(lanes_back.pair_order_text().find("pairs in lanes by switch (--switch-map map file)"), std::string::npos);
+  m.extra[kAttrSchedule] = lanes_attr;
+  EXPECT_TRUE(sampled_pairs(m));
+  EXPECT_FALSE(filled_by_host_pair(m) || measured_concurrently(m));
 
   const int H = 40;
   const auto pairs = sampled_host_pairs(H, back.sample);

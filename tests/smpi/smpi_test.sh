@@ -170,6 +170,36 @@ assert n['cells'] == int(sys.argv[2]) and n['host_pairs'] == 496 and 0 < n['meas
 assert j['excluded_bad_values']['total'] == 0, j['excluded_bad_values']" rsmp.json "$missing" \
     || fail "report --json: not_sampled or excluded_bad_values wrong"
   "$py" "$here/check_sampled.py" --same-report rall.json rsmp.json || { diff rall.txt rsmp.txt; exit 1; }
+  # --sample-pairs --switch-map: the same sampled host pairs in lanes by switch (one pair at a time
+  # across each leaf's uplink): the same cells measured, each within 0.5 % of the sequential sample's
+  # (250 ns floor), the same levels and findings, in less simulated time; the files say both.
+  "$py" - smp/truth.json > switch_map <<'EOF' || fail "no switch map from the truth"
+import json, sys
+for sw, v in json.load(open(sys.argv[1]))["switches"].items():
+    for h in v["hosts"]:
+        print(h, sw)
+EOF
+  sim "${tree[@]}" --out sml -- "${args[@]}" --sample-pairs 4 --switch-map "$work/switch_map" \
+    || { tail -20 sim.log; fail "simulation --sample-pairs --switch-map failed"; }
+  cp sim.log sml.log
+  "$analyze" report sml/run_median.nc --json rsml.json > rsml.txt || fail "report of sml failed"
+  "$py" "$here/check_sampled.py" --same-report rsmp.json rsml.json || { diff rsmp.txt rsml.txt; exit 1; }
+  "$py" - "$(job smp.log)" "$(job sml.log)" smp/run_median.nc sml/run_median.nc <<'EOF' || fail "--sample-pairs --switch-map: cells, time or attributes wrong"
+import sys, netCDF4, numpy as np
+seq_s, lanes_s = float(sys.argv[1]), float(sys.argv[2])
+def cube(path):
+    with netCDF4.Dataset(path) as d:
+        return np.asarray(d["data"][:], dtype=float), d.schedule, d.pair_order
+seq, _, _ = cube(sys.argv[3])
+lanes, schedule, order = cube(sys.argv[4])
+same_cells = bool(np.array_equal(np.isnan(seq), np.isnan(lanes)))
+ok = ~np.isnan(seq)
+worst = float(np.max(np.abs(lanes[ok] - seq[ok]) / np.maximum(seq[ok], 250e-9)))
+print(f"--sample-pairs {seq_s:.4f} s, in switch lanes {lanes_s:.4f} s ({lanes_s / seq_s:.3f}); same cells {same_cells}; "
+      f"worst cell {worst:.3%}; schedule {schedule}")
+good = same_cells and worst <= 0.005 and lanes_s < seq_s and schedule.startswith("sampled partners=4 ")
+sys.exit(0 if good and " switch-map=" in schedule and "in lanes by switch (--switch-map " in order else 1)
+EOF
   ;;
 writers)
   for w in node ranks gather; do

@@ -184,6 +184,16 @@ class SampledPairList {
   // The ranks of rank's host and of every host sampled with it, ascending: the cells of rank's line
   // that hold values once each sampled host pair's cells have its measured pair's (fill_by_host_pair).
   std::vector<int> line_of(int rank) const;
+  // The hosts sampled with host h, ascending, each given to f until it returns false; returns
+  // whether every one was (the lanes by switch walk a host's partners, not every host).
+  template <class F>
+  bool each_partner(int h, const F& f) const {
+    for (std::size_t j = first_[static_cast<std::size_t>(h)]; j < first_[static_cast<std::size_t>(h) + 1]; ++j) {
+      const auto& [a, b] = pairs_[by_host_[j]];
+      if (!f(a == h ? b : a)) return false;
+    }
+    return true;
+  }
 
  private:
   Units units_;
