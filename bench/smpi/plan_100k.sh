@@ -13,7 +13,9 @@
 #
 #   bench/smpi/plan_100k.sh [B-hosts... -- A-hosts...]   (default: 64 256 -- 4 8)
 #   env: LENGTHS (default 0,1024,65536,1048576), N (samples, default 5), K (default 4),
-#        OUT (default /tmp/nt-plan-100k), SMPI_BUILD (default build-smpi)
+#        OUT (default /tmp/nt-plan-100k), SMPI_BUILD (default build-smpi),
+#        LANES=1: --sample-pairs --switch-map (the sampled host pairs in lanes by leaf; the map from
+#        the slice's truth)
 # Results: bench/results/scale.md, "A plan for 100,000 ranks".
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,12 +40,20 @@ slice() {
   rm -rf "$d" "$d.est"
   local plat=(--leaves "$leaves" --nodes-per-leaf $((hosts / leaves)) --ranks-per-node "$rpn"
               --oversubscription 2 --slow-node 1:0.25 --slow-uplink 1:0.0625)
+  local lanes=()
+  if [ "${LANES:-0}" = 1 ]; then
+    "$here/scripts/simulate" "${plat[@]}" --out "$d.map" --no-run >/dev/null 2>&1
+    python3 -c "import json, sys
+for sw, v in json.load(open(sys.argv[1]))['switches'].items():
+    for h in v['hosts']: print(h, sw)" "$d.map/truth.json" >"$d.switch_map"
+    lanes=(--switch-map "$d.switch_map")
+  fi
   /usr/bin/time -f "%e s %M KB" -o "$d.est.time" "$here/scripts/simulate" --network-test "$SMPI_BUILD/bin/network_test" \
-      "${plat[@]}" --out "$d.est" -- "${args[@]}" --estimate >"$d.est.log" 2>&1
+      "${plat[@]}" --out "$d.est" -- "${args[@]}" "${lanes[@]}" --estimate >"$d.est.log" 2>&1
   local predicted
   predicted=$(sed -n 's/^plan: .*sampled_s=\([0-9.e+-]*\).*/\1/p' "$d.est.log" | tail -n1)
   /usr/bin/time -f "%e s %M KB" -o "$d.time" "$here/scripts/simulate" --network-test "$SMPI_BUILD/bin/network_test" \
-      "${plat[@]}" --out "$d" -- "${args[@]}" >"$d.log" 2>&1
+      "${plat[@]}" --out "$d" -- "${args[@]}" "${lanes[@]}" >"$d.log" 2>&1
   local simulated pairs
   simulated=$(sed -n 's/.*Simulated time: \([0-9.]*\) seconds.*/\1/p' "$d.log" | tail -n1)
   # the sampled host pairs: each a pair of clock offsets measured before the sweep
