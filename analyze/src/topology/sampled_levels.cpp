@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nt/analysis/tuning.hpp"
 #include "nt/schedule.hpp"
 #include "topology_parts.hpp"
 
@@ -24,10 +25,6 @@ namespace {
 // The most items (ranks, or groups of them) whose paths are filled in (n^3 per band: about a
 // second per band at 1,024).
 constexpr std::size_t kMaxGroups = 1024;
-// A filled cell is a bound, not a measurement: this much above its path (log of the delay ratio),
-// so that a measured link of the same delay is nearer (a slow node's every path costs its own
-// cable: without it, it joined whichever switch came first).
-constexpr double kFilledBias = 0.002;
 
 }  // namespace
 
@@ -53,7 +50,7 @@ std::size_t fill_by_measured_paths(ProfilesOf<T>& gp, std::size_t n) {
       }
     for (std::size_t q = 0; q < n * n; ++q)
       if (!known[q] && std::isfinite(d[q]) && q / n != q % n) {
-        band[q] = static_cast<T>(d[q] + kFilledBias);
+        band[q] = static_cast<T>(d[q] + kTuning.filled_bias);
         ++filled;
       }
   }
