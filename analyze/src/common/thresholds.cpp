@@ -22,7 +22,9 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
                    {"slow_member_ratio", f.slow_member_ratio},
                    {"filled_bias", f.filled_bias},
                    {"odd_share", f.odd_share},
-                   {"tie_log", f.tie_log}};
+                   {"tie_log", f.tie_log},
+                   {"node_level_ratio", f.node_level_ratio},
+                   {"node_level_lengths", f.node_level_lengths}};
   j["anomalies"] = {{"min_ratio", a.min_ratio},
                     {"group_min_ratio", a.group_min_ratio},
                     {"mad_factor", a.mad_factor},

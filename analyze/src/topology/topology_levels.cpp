@@ -168,11 +168,12 @@ std::vector<std::size_t> lone_node_groups(const Topology& t, std::size_t l) {
   return out;
 }
 
-double check_node_level(const Cube& c, Topology& t, bool hosts_known, double min_ratio) {
+double check_node_level(const Cube& c, Topology& t, bool hosts_known) {
+  const double min_ratio = kTuning.node_level_ratio;
   if (t.levels.empty() || c.P < 3 || c.count() == 0) return std::nan("");
-  // Median delay of the two finest classes over the shortest lengths (up to 3).
+  // Median delay of the two finest classes over the shortest lengths.
   std::vector<float> in, out, buf;
-  const std::size_t kn = std::min<std::size_t>(3, c.count());
+  const std::size_t kn = std::min<std::size_t>(kTuning.node_level_lengths, c.count());
   const auto N = static_cast<std::size_t>(c.P);
   for (std::size_t k = 0; k < kn; ++k) {
     const float* m = c.slice(k, buf);

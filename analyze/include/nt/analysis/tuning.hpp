@@ -22,6 +22,8 @@ struct Tuning {
   double filled_bias = 0.002;        // a filled cell (a bound, not a measurement) lies this far above its path (log)
   double odd_share = 0.25;           // at most this share of the items is set aside as odd before they are grouped
   double tie_log = 1e-4;             // nearer by less than this (log, per profile entry and direction) is a tie
+  double node_level_ratio = 2.5;     // without host names, the finest groups are nodes when this much faster inside ...
+  std::size_t node_level_lengths = 3;  // ... at the shortest lengths, this many at most
   // Anomalies.
   double alike_ratio = 1.25;         // scores within this ratio (highest / lowest) are alike: no one of them stands out
   double through_ratio = 1.25;       // a delay within this ratio of a slow node's own, either way, runs through that node
