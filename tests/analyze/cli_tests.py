@@ -54,6 +54,15 @@ elif TEST == "report_healthy":
         check("Anomalies: none" in p.stdout, "text says none")
         check(len(j["groups"]) == 6, "6 nodes")
         check([c["class"] for c in j["hockney"]["classes"]] == ["intra-node", "inter-node"], "classes")
+    # thresholds_used is the table of share/doc/analyze.md ("Thresholds"): the same names by stage,
+    # the same values.
+    doc = open(os.path.join(os.path.dirname(__file__), "..", "..", "share", "doc", "analyze.md")).read()
+    table = doc.split("### Thresholds", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\w+) \| `(\w+)` \| ([^|]+?) \|", table, flags=re.M)
+    value = lambda v: float(int(v.split("^")[0]) ** int(v.split("^")[1])) if "^" in v else float(v)
+    listed = {(st, n): value(v) for st, n, v in rows}
+    used = {(st, n): float(v) for st, vals in j["thresholds_used"].items() for n, v in vals.items()}
+    check(listed == used, f"analyze.md lists {sorted(set(listed.items()) ^ set(used.items()))} unlike thresholds_used")
 
 elif TEST == "report_switch":
     t = synth("w", "--nodes", "8", "--rpn", "2", "--nps", "4", "--shuffle", "--seed", "5", "--protocol-step", "8192")

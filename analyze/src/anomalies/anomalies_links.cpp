@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nt/analysis/tuning.hpp"
 #include "nt/stats.hpp"
 
 namespace nt::analysis::anomaly_parts {
@@ -111,7 +112,7 @@ bool longer_lengths_contradict(const AnomalyScan& scan, const PolishedLengths& p
     }
     const double sigma = std::isfinite(pass.direction_sigma[k]) ? pass.direction_sigma[k] : 0.0;
     const double noise = scan.opt.mad_factor * sigma * static_cast<double>(std::min(slow, fast));
-    if (added < 0.5 * shown - noise) return true;
+    if (added < kTuning.one_way_keep * shown - noise) return true;
   }
   return false;
 }

@@ -91,10 +91,10 @@ void polish_length(const Cube& cube, std::size_t k, const std::vector<std::int8_
     });
   }
   std::vector<double> tmp, class_medians(static_cast<std::size_t>(n_classes));
-  // Up to 5 sweeps; stop once a sweep after the first moves no effect by more than 0.2 % (the
-  // precision of a rank effect from a few hundred cells of 5 % noise, and 1/200 of the
-  // smallest slowdown reported): usually after 2 sweeps.
-  for (int it = 0; it < 5; ++it) {
+  // Up to kTuning.polish_sweeps sweeps; stop once a sweep after the first moves no effect by more
+  // than kTuning.polish_tolerance (0.2 %: the precision of a rank effect from a few hundred cells of
+  // 5 % noise, and 1/200 of the smallest slowdown reported): usually after 2 sweeps.
+  for (int it = 0; it < kTuning.polish_sweeps; ++it) {
     double moved = 0.0;
     auto by_class = population_samples(static_cast<std::size_t>(n_classes), [&](auto&& take) {
       for (std::size_t x = 0; x < n_ranks * n_ranks; ++x)

@@ -12,8 +12,8 @@
 namespace nt::analysis {
 
 struct GroupFaultOptions {
-  double min_ratio = 1.1;    // smallest slowdown of a group's outside links (medians over many pairs)
-  double mad_factor = 5.0;   // robust sigmas of the other groups' effects
+  double min_ratio = 0;      // smallest slowdown of a group's outside links (AnomalyOptions::group_min_ratio)
+  double mad_factor = 0;     // robust sigmas of the other groups' effects (AnomalyOptions::mad_factor)
   std::size_t need = 1;      // lengths it must show at (else the bandwidth rule)
   std::vector<char> exclude; // per rank (or empty): ranks of slow nodes, left out of every effect
 };

@@ -16,7 +16,15 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
   nlohmann::json j;
   j["topology"] = {{"min_ratio", t.min_ratio},       {"floor_ratio", t.floor_ratio}, {"noise_factor", t.noise_factor},
                    {"bands", t.bands},               {"max_levels", t.max_levels},   {"candidates", t.candidates},
-                   {"tree_margin", f.tree_margin},   {"tree_share", f.tree_share}};
+                   {"tree_margin", f.tree_margin},   {"tree_share", f.tree_share},
+                   {"first_tree_margin", f.first_tree_margin},
+                   {"first_tree_share", f.first_tree_share},
+                   {"slow_member_ratio", f.slow_member_ratio},
+                   {"filled_bias", f.filled_bias},
+                   {"odd_share", f.odd_share},
+                   {"tie_log", f.tie_log},
+                   {"node_level_ratio", f.node_level_ratio},
+                   {"node_level_lengths", f.node_level_lengths}};
   j["anomalies"] = {{"min_ratio", a.min_ratio},
                     {"group_min_ratio", a.group_min_ratio},
                     {"mad_factor", a.mad_factor},
@@ -27,11 +35,13 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
                     {"max_links", a.max_links},
                     {"alike_ratio", f.alike_ratio},
                     {"through_ratio", f.through_ratio},
+                    {"one_way_keep", f.one_way_keep},
                     {"fastest_share", f.fastest_share},
                     {"lone_row_share", f.lone_row_share},
                     {"lone_min_nodes", f.lone_min_nodes},
                     {"median_se_factor", f.median_se_factor},
-                    {"polish_tolerance", f.polish_tolerance}};
+                    {"polish_tolerance", f.polish_tolerance},
+                    {"polish_sweeps", f.polish_sweeps}};
   j["explanation"] = {{"floor", a.explain_floor},
                       {"sigmas", a.explain_sigmas},
                       {"judge_max", a.explain_judge_max},
@@ -41,15 +51,25 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
                       {"min_share", a.explain_min_share},
                       {"max_cells", a.explain_max_cells},
                       {"levels_fit", a.explain_levels_fit},
-                      {"region_fill", f.region_fill}};
+                      {"region_fill", f.region_fill},
+                      {"stray_share", f.stray_share},
+                      {"alike_factor_share", f.alike_factor_share},
+                      {"claim_gain_share", f.claim_gain_share}};
   j["fits"] = {{"penalty", b.penalty},
                {"min_jump", b.min_jump},
                {"min_f", b.min_f},
                {"good_rms", f.fit_good_rms},
-               {"fair_rms", f.fit_fair_rms}};
+               {"fair_rms", f.fit_fair_rms},
+               {"segment_min", f.segment_min},
+               {"break_check", f.break_check},
+               {"break_sigmas", f.break_sigmas},
+               {"break_hold", f.break_hold}};
   j["loaded"] = {{"min_cells", f.loaded_min_cells}, {"contention_cv", f.contention_cv},
                  {"moved_share", f.moved_share},    {"alone_ratio", f.alone_ratio},
                  {"steady_spread", f.steady_spread}, {"noise_times", f.noise_times}};
+  j["compare"] = {{"noise_floor", f.compare_noise_floor},   {"link_tolerance", f.link_tolerance},
+                  {"changed_share", f.changed_share},       {"unchanged_share", f.unchanged_share},
+                  {"moved_hosts_share", f.moved_hosts_share}};
   return j;
 }
 

@@ -248,14 +248,17 @@ std::vector<double> class_shifts_at(ChangeModel& model, std::size_t k, const flo
     if (n_links > 0) {
       // Half the smallest change reported (the spread of a class that changed in part is no
       // measure of its noise: two clusters of links make it large).
-      const double tol = 0.5 * min_log;
+      const double tol = kTuning.link_tolerance * min_log;
       std::size_t near_change = 0;
       std::vector<double> unchanged;
       for (double x : links) {
         if (std::fabs(x - class_change) <= tol) ++near_change;
         if (std::fabs(x) <= tol) unchanged.push_back(x);
       }
-      if (4 * near_change < 3 * n_links && 4 * unchanged.size() >= n_links) class_change = finite_median(unchanged);
+      const auto links_n = static_cast<double>(n_links);
+      if (static_cast<double>(near_change) < kTuning.changed_share * links_n &&
+          static_cast<double>(unchanged.size()) >= kTuning.unchanged_share * links_n)
+        class_change = finite_median(unchanged);
     }
     shift[static_cast<std::size_t>(c)] = class_change;
     model.class_shift[static_cast<std::size_t>(c)][k] = class_change;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "nt/analysis/tuning.hpp"
 #include "nt/stats.hpp"
 #include "compare_parts.hpp"
 
@@ -15,14 +16,12 @@ namespace nt::analysis::compare_parts {
 
 namespace {
 
-// The least noise of a log ratio (0.1 %): data without noise (a simulator's, exact to the last
-// digit) has a robust sigma of 0, and a change over 0 is no number (inf or NaN) that a test could
-// pass; at this floor min_sigmas asks 0.5 % of a change, so --min-ratio alone decides.
-constexpr double kNoiseFloor = 1e-3;
-
-// An effect in sigmas of its noise (at least kNoiseFloor); NaN when either is unknown.
+// An effect in sigmas of its noise (at least kTuning.compare_noise_floor: data without noise, a
+// simulator's, exact to the last digit, has a robust sigma of 0, and a change over 0 is no number
+// that a test could pass; at this floor min_sigmas asks 0.5 % of a change, so --min-ratio alone
+// decides); NaN when either is unknown.
 double z_score(double effect, double sigma) {
-  return std::isfinite(sigma) ? effect / std::max(sigma, kNoiseFloor) : kNaN;
+  return std::isfinite(sigma) ? effect / std::max(sigma, kTuning.compare_noise_floor) : kNaN;
 }
 
 const char* slower_or_faster(int sign) { return sign > 0 ? "slower" : "faster"; }
@@ -75,12 +74,12 @@ void find_class_changes(const CompareScan& scan) {
 void note_noise_floor(Comparison& out) {
   std::size_t known = 0, quiet = 0;
   for (const auto& x : out.classes)
-    if (std::isfinite(x.noise)) ++known, quiet += x.noise < kNoiseFloor ? 1 : 0;
+    if (std::isfinite(x.noise)) ++known, quiet += x.noise < kTuning.compare_noise_floor ? 1 : 0;
   if (known > 0 && quiet == known)
     out.notes.push_back(fmt::format("the change has less noise than {:g} % (exact data, as a simulator's): that "
                                     "floor is taken as the noise, so --min-ratio alone decides, and sigmas count "
                                     "steps of {:g} %",
-                                    100 * kNoiseFloor, 100 * kNoiseFloor));
+                                    100 * kTuning.compare_noise_floor, 100 * kTuning.compare_noise_floor));
 }
 
 namespace {

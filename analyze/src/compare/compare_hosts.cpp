@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "nt/analysis/tuning.hpp"
 #include "compare_parts.hpp"
 #include "nt/cli.hpp"
 #include "nt/error.hpp"
@@ -197,7 +198,7 @@ std::set<std::string> report_moved_hosts(Comparison& out, const std::vector<int>
                                          const std::vector<std::size_t>& moved) {
   const std::size_t H = out.hosts.size();
   std::set<std::string> moved_hosts;
-  if (!moved.empty() && moved.size() * 4 <= H) {
+  if (!moved.empty() && static_cast<double>(moved.size()) <= kTuning.moved_hosts_share * static_cast<double>(H)) {
     for (std::size_t a : moved) {
       Finding finding;
       finding.kind = FindingKind::node_moved;

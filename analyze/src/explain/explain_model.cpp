@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <unordered_map>
 
+#include "nt/analysis/tuning.hpp"
 #include "nt/stats.hpp"
 #include "nt/analysis/anomalies.hpp"
 #include "explain_parts.hpp"
@@ -356,7 +357,7 @@ std::vector<std::pair<std::size_t, double>> gains(const Grid& g, const Model& m,
       for (std::size_t c = 0; c < C; ++c)
         if (!r[q * C + c].empty()) best = std::max(best, lower_median_inplace(r[q * C + c]));
       if (best == -1e300) continue;
-      if (best >= 0.5 * g.tol[k]) ++gain[q].first;
+      if (best >= kTuning.claim_gain_share * g.tol[k]) ++gain[q].first;
       gain[q].second += best;
     }
   }

@@ -269,7 +269,7 @@ std::optional<UplinkBlock> uplink_block(const Grid& g, const std::vector<std::ve
       for (auto* side : {&b.to, &b.from})
         if (side->size() < 2 || side->size() >= outside) side->clear();
       b.cells = (b.to.size() + b.from.size()) * members.size();
-      if (b.cells == 0 || stray * 10 > b.cells) continue;
+      if (b.cells == 0 || static_cast<double>(stray) > kTuning.stray_share * static_cast<double>(b.cells)) continue;
       if (!best || b.cells > best->cells) best = std::move(b);
     }
   }
@@ -337,7 +337,7 @@ bool alike_factors(const Grid& g, const Claim& a, const Claim& b) {
   for (std::size_t k = 0; k < g.K; ++k) {
     const double fa = *std::max_element(a.factor[k].begin(), a.factor[k].end());
     const double fb = *std::max_element(b.factor[k].begin(), b.factor[k].end());
-    if (std::fabs(fa - fb) > std::max(g.tol[k], 0.25 * std::max(fa, fb))) return false;
+    if (std::fabs(fa - fb) > std::max(g.tol[k], kTuning.alike_factor_share * std::max(fa, fb))) return false;
   }
   return true;
 }

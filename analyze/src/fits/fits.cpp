@@ -135,7 +135,7 @@ std::vector<std::size_t> segment_starts(const std::vector<Sums>& pre, double pen
   std::vector<double> best(K + 1, inf);
   std::vector<std::size_t> from(K + 1, 0);
   best.front() = 0;
-  constexpr std::size_t kMin = 3;
+  const std::size_t kMin = kTuning.segment_min;
   for (std::size_t j = kMin; j <= K; ++j)
     for (std::size_t i = 0; i + kMin <= j; ++i) {
       if (!std::isfinite(best[i])) continue;
@@ -185,17 +185,17 @@ std::optional<Threshold> threshold_between(const std::vector<double>& m, const s
   const double size = std::abs(jump);
   const double step = std::abs(yb - ya), sign = jump > 0 ? 1.0 : -1.0;
   if (!(size > 0)) return std::nullopt;
-  // A change must stand out of the scatter of both segments around their lines (3x), of the
+  // A change must stand out of the scatter of both segments around their lines (break_sigmas), of the
   // class's own noise, and be min_jump at least; one line over both segments must fit clearly
   // worse than two.
   auto scatter = [&](std::size_t a, std::size_t b) {
     return std::sqrt((pre[b] - pre[a]).sse() / static_cast<double>(b - a));
   };
   const double noise = std::max({scatter(a0, b0), scatter(b0, b1), noise_in});
-  const double bar = std::max(opt.min_jump, 3.0 * std::max(scatter(a0, b0), scatter(b0, b1)));
+  const double bar = std::max(opt.min_jump, kTuning.break_sigmas * std::max(scatter(a0, b0), scatter(b0, b1)));
   auto beyond = [&](double x) { return x >= bar && x > noise; };
   if (!two_lines_fit_better(pre, a0, b0, b1, opt.min_f)) return std::nullopt;
-  const std::size_t check = std::min<std::size_t>(3, K - b0);
+  const std::size_t check = std::min<std::size_t>(kTuning.break_check, K - b0);
   if (check < 2) return std::nullopt;
   const double slope_change =
       la && lb && twa > 0 && twb > 0 ? twb / twa - 1.0 : std::numeric_limits<double>::quiet_NaN();
@@ -207,9 +207,9 @@ std::optional<Threshold> threshold_between(const std::vector<double>& m, const s
   // but no such offset).
   bool holds = beyond(size);
   for (std::size_t q = b0; q < b0 + check && holds; ++q)
-    if (!(sign * (y[q] - (tsa + (la ? twa * m[q] : 0.0))) >= 0.5 * step)) holds = false;
+    if (!(sign * (y[q] - (tsa + (la ? twa * m[q] : 0.0))) >= kTuning.break_hold * step)) holds = false;
   for (std::size_t q = b0 >= 2 ? b0 - 2 : 0; q < b0 && holds; ++q)
-    if (!(sign * ((tsb + (lb ? twb * m[q] : 0.0)) - y[q]) >= 0.5 * step)) holds = false;
+    if (!(sign * ((tsb + (lb ? twb * m[q] : 0.0)) - y[q]) >= kTuning.break_hold * step)) holds = false;
   if (holds) return Threshold{len[b0], len[b0 - 1], jump, slope_change, false};
   // No step, but maybe a change of slope (a kink: SMPI's bandwidth factor changing at 64 KiB, a
   // copy protocol for long messages): both lines' slopes determined and apart by the bar; the
@@ -226,7 +226,7 @@ std::optional<Threshold> threshold_between(const std::vector<double>& m, const s
     if (!(miss > 0) || (q + 1 == b0 + check && !beyond(miss))) kink = false;
   }
   for (std::size_t q = b0 >= 2 ? b0 - 2 : 0; q < b0 && kink; ++q)
-    if (!(side * (tsb + twb * m[q] - y[q]) / y[q] < 0.5 * bar)) kink = false;
+    if (!(side * (tsb + twb * m[q] - y[q]) / y[q] < kTuning.break_hold * bar)) kink = false;
   if (kink) return Threshold{len[b0], len[b0 - 1], jump, slope_change, true};
   return std::nullopt;
 }
@@ -245,7 +245,7 @@ std::vector<Threshold> find_thresholds(std::span<const std::int64_t> lengths, st
     }
   const std::size_t K = m.size();
   std::vector<Threshold> out;
-  if (K < 6) return out;
+  if (K < 2 * kTuning.segment_min) return out;
   std::vector<Sums> pre(K + 1);
   for (std::size_t k = 0; k < K; ++k) {
     pre[k + 1] = pre[k];

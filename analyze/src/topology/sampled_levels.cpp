@@ -19,6 +19,7 @@
 #include <queue>
 #include <utility>
 
+#include "nt/analysis/tuning.hpp"
 #include "nt/schedule.hpp"
 #include "topology_parts.hpp"
 
@@ -30,10 +31,6 @@ namespace {
 // few seconds per band (2,500 hosts with 8 sampled partners each: 10^8; 10,000 ranks of 4 per host:
 // 7 x 10^9, left unfilled, their hosts give the node level).
 constexpr double kMaxPathWork = 2e10;
-// A filled cell is a bound, not a measurement: this much above its path (log of the delay ratio),
-// so that a measured link of the same delay is nearer (a slow node's every path costs its own
-// cable: without it, it joined whichever switch came first).
-constexpr double kFilledBias = 0.002;
 
 // From item s, the least over paths of measured links of the largest link on the path (a
 // bottleneck Dijkstra), into out[0..n).
@@ -83,7 +80,7 @@ std::size_t fill_by_measured_paths(ProfilesOf<T>& gp, std::size_t n) {
       for (std::size_t c = 0; c < n; ++c) {
         const std::size_t q = a * n + c;
         if (c == a || std::isfinite(dbl(band[q])) || !std::isfinite(out[c])) continue;
-        result[q] = static_cast<T>(out[c] + kFilledBias);
+        result[q] = static_cast<T>(out[c] + kTuning.filled_bias);
         ++filled;
       }
     }

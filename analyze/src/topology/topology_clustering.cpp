@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "nt/analysis/linkage.hpp"
+#include "nt/analysis/tuning.hpp"
 
 namespace nt::analysis::topology_parts {
 
@@ -250,7 +251,8 @@ std::vector<char> skip_odd_items(Comparer<T>& cmp, const CandidateGraph& graph, 
     if (worst > std::log(opt.min_ratio)) oddness.emplace_back(worst, a);
   }
   std::sort(oddness.rbegin(), oddness.rend());
-  if (oddness.size() > N / 4) oddness.resize(N / 4);
+  const auto most_odd = static_cast<std::size_t>(kTuning.odd_share * static_cast<double>(N));
+  if (oddness.size() > most_odd) oddness.resize(most_odd);
   std::vector<char> skip(N, 0);
   for (auto [worst, a] : oddness) skip[a] = 1;
   cmp.set_skip(skip, graph.nearest);
@@ -408,7 +410,7 @@ void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vecto
   // by a nanosecond (2e-5 of a 56 us delay), which decided where the healthy mate of a slow host
   // went on noise-free data (alone in its leaf of two hosts, it was as near to the nodes of two
   // other leaves, and joined whichever came first by 1e-5).
-  const double tie = 1e-4 * 2 * static_cast<double>(prof.size());
+  const double tie = kTuning.tie_log * 2 * static_cast<double>(prof.size());
   // movers: the items that may join another group; unite: each joins with its whole group (the
   // items alone in theirs), so that two of them that are each other's nearest end together rather
   // than swap labels (a router's two hosts whose one pair inside stalled one way).

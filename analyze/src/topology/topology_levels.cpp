@@ -37,8 +37,8 @@ Level make_level(std::string name, std::vector<std::vector<int>> groups, int P) 
 
 namespace {
 
-// Per member, whether its median distance to the others is 10 % or more beyond the typical
-// member's (a slow node, a slow switch's nodes, a slow uplink's group).
+// Per member, whether its median distance to the others is kTuning.slow_member_ratio or more beyond
+// the typical member's (a slow node, a slow switch's nodes, a slow uplink's group).
 std::vector<char> slow_to_everyone(const std::vector<double>& band, std::size_t N) {
   std::vector<char> slow(N, 0);
   std::vector<double> med(N, kNaN), row;
@@ -52,7 +52,7 @@ std::vector<char> slow_to_everyone(const std::vector<double>& band, std::size_t 
   auto all = med;
   all.erase(std::remove_if(all.begin(), all.end(), [](double x) { return !std::isfinite(x); }), all.end());
   const double typical = median_inplace(all);
-  for (std::size_t a = 0; a < N; ++a) slow[a] = std::isfinite(med[a]) && med[a] > typical + std::log(1.1);
+  for (std::size_t a = 0; a < N; ++a) slow[a] = std::isfinite(med[a]) && med[a] > typical + std::log(kTuning.slow_member_ratio);
   return slow;
 }
 
@@ -94,20 +94,20 @@ TreeCheck check_tree_level(const Profiles& gp, const std::vector<std::vector<int
       if (!std::isfinite(in) || !std::isfinite(out)) continue;
       ++members;
       if (!slow[a]) judged_up[static_cast<std::size_t>(up[a])] = 1;
-      // The first level: as near outside as inside, within 0.1 % (its groups were cut at the
+      // The first level: as near outside as inside, within kTuning.first_tree_margin (its groups were cut at the
       // clustering's threshold, and a dragonfly's router mates are 1.8 % nearer than the next
       // router at 64 KiB on clean data; a torus's rows are one hop from their own and from the
       // next row alike); above, kTuning.tree_margin.
-      violating += out < in + std::log(typical_in ? 1.001 : kTuning.tree_margin) ? 1 : 0;
+      violating += out < in + std::log(typical_in ? kTuning.first_tree_margin : kTuning.tree_margin) ? 1 : 0;
     }
     const double share = members > 0 ? static_cast<double>(violating) / static_cast<double>(members) : 0.0;
-    // The first level: more than half (on a small tree whose faults leave few normal members, a
+    // The first level: more than kTuning.first_tree_share (on a small tree whose faults leave few normal members, a
     // quarter is two or three of them: a 3-leaf tree with a slow leaf and a slow uplink).
     // Above, a level whose normal members all sit in one group sets only slow ones apart: faults
     // (two slow uplinks of a 2-level tree), not a level of the tree.
     const bool slow_apart = !typical_in && std::count(judged_up.begin(), judged_up.end(), 1) < 2;
     every_band_bad = every_band_bad &&
-                     (slow_apart || (members > 0 && (typical_in ? share > 0.5 : share >= kTuning.tree_share)));
+                     (slow_apart || (members > 0 && (typical_in ? share > kTuning.first_tree_share : share >= kTuning.tree_share)));
     if (share < best_share) {
       best_share = share;
       best.violating = violating;
@@ -168,11 +168,12 @@ std::vector<std::size_t> lone_node_groups(const Topology& t, std::size_t l) {
   return out;
 }
 
-double check_node_level(const Cube& c, Topology& t, bool hosts_known, double min_ratio) {
+double check_node_level(const Cube& c, Topology& t, bool hosts_known) {
+  const double min_ratio = kTuning.node_level_ratio;
   if (t.levels.empty() || c.P < 3 || c.count() == 0) return std::nan("");
-  // Median delay of the two finest classes over the shortest lengths (up to 3).
+  // Median delay of the two finest classes over the shortest lengths.
   std::vector<float> in, out, buf;
-  const std::size_t kn = std::min<std::size_t>(3, c.count());
+  const std::size_t kn = std::min<std::size_t>(kTuning.node_level_lengths, c.count());
   const auto N = static_cast<std::size_t>(c.P);
   for (std::size_t k = 0; k < kn; ++k) {
     const float* m = c.slice(k, buf);

@@ -73,11 +73,11 @@ std::string topology_title(const Topology& t);
 std::vector<std::int8_t> pair_classes(const Topology& t);
 
 // Without host names the finest groups are nodes only if their internal links are clearly faster
-// than the links between them (shared memory against a network: `min_ratio` at the shortest
-// lengths). When they are not (one rank per node, so the groups are switches), clears
+// than the links between them (shared memory against a network: kTuning.node_level_ratio at the
+// shortest kTuning.node_level_lengths). When they are not (one rank per node, so the groups are switches), clears
 // node_level_identified, renames the finest level "group" and adds a warning to the notes.
 // Returns the ratio found (NaN when there is nothing to compare).
-double check_node_level(const Cube& c, Topology& t, bool hosts_known, double min_ratio = 2.5);
+double check_node_level(const Cube& c, Topology& t, bool hosts_known);
 
 // A lone node: a group of an upper level (l >= 1) that holds a single group of the finest level.
 // All of its links then differ alike from the others', which the delays cannot tell from a slow
