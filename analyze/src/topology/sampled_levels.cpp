@@ -27,9 +27,9 @@ namespace nt::analysis::topology_parts {
 
 namespace {
 
-// The most work (items x measured links, each search a heap over the links) spent on the paths: a
-// few seconds per band (2,500 hosts with 8 sampled partners each: 10^8; 10,000 ranks of 4 per host:
-// 7 x 10^9, left unfilled, their hosts give the node level).
+// The most work (items x measured links x log2 links: each search a heap over the links) spent on
+// the paths, seconds per band: 2,500 hosts with ~8 sampled partners each are 1.5 x 10^9; 10,000
+// ranks of 4 per host are 10^11 at the rank level, left unfilled (their hosts give the node level).
 constexpr double kMaxPathWork = 2e10;
 
 // From item s, the least over paths of measured links of the largest link on the path (a
