@@ -16,7 +16,9 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
   nlohmann::json j;
   j["topology"] = {{"min_ratio", t.min_ratio},       {"floor_ratio", t.floor_ratio}, {"noise_factor", t.noise_factor},
                    {"bands", t.bands},               {"max_levels", t.max_levels},   {"candidates", t.candidates},
-                   {"tree_margin", f.tree_margin},   {"tree_share", f.tree_share}};
+                   {"tree_margin", f.tree_margin},   {"tree_share", f.tree_share},
+                   {"spread_parties", f.spread_parties}, {"spread_sigmas", f.spread_sigmas},
+                   {"spread_noise_ratio", f.spread_noise_ratio}};
   j["anomalies"] = {{"min_ratio", a.min_ratio},
                     {"group_min_ratio", a.group_min_ratio},
                     {"mad_factor", a.mad_factor},

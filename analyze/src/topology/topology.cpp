@@ -54,7 +54,7 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
     if (n <= 2) break;
     Profiles gp = group_profiles(prof, cur, N);
     if (is_sampled(c)) fill_by_measured_paths(gp, cur.size());
-    auto gl = cluster_profiles(gp, n, upper, true, cell_noise);
+    auto gl = cluster_profiles(gp, n, upper, true, cell_noise, nullptr, opt.floor_ratio);
     auto ggroups = groups_from_labels(gl);
     move_to_nearest(c, cur, ggroups, opt.min_ratio);
     if (lev >= 2) absorb_lone_groups(c, cur, ggroups);
