@@ -17,7 +17,7 @@ struct Tuning {
   double tree_share = 0.25;          // a level is rejected when in every band this share of the groups with mates are not
   std::size_t spread_parties = 4;    // groups above the nodes also differ by the mean difference of this many most different third parties ...
   double spread_sigmas = 3.0;        // ... when it exceeds this many noise sigmas (the second largest takes noise_factor) ...
-  double spread_noise_ratio = 1.1;   // ... in a band where the nearest groups differ by at most this times the two directions of one pair
+  double spread_noise_ratio = 1.1;   // ... where in every band the nearest groups differ by at most this times the two directions of one pair
   // Anomalies.
   double alike_ratio = 1.25;         // scores within this ratio (highest / lowest) are alike: no one of them stands out
   double through_ratio = 1.25;       // a delay within this ratio of a slow node's own, either way, runs through that node
