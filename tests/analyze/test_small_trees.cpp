@@ -22,6 +22,7 @@
 #include "nt/analysis/anomalies.hpp"
 #include "nt/analysis/report.hpp"
 #include "nt/analysis/topology.hpp"
+#include "routed_cubes.hpp"
 
 namespace na = nt::analysis;
 
@@ -268,5 +269,43 @@ TEST(SmallTrees, ASlowLeafWithOneOddNodeIsStillSlow) {
     std::string text;
     for (const auto& a : found) text += fmt::format("\n  {} {}: {}", na::name_of(a.kind), fmt::join(a.ranks, ","), a.detail);
     EXPECT_TRUE(switch_found) << "leaf " << fmt::format("{}", fmt::join(slow_leaf, ",")) << text;
+  }
+}
+
+// Noisy leaves at long lengths only (as the random scoreboard's noisy 2-level trees, 64 KiB and
+// 1 MiB): 5 leaves of 8 hosts, one rank each, 0.6 % and 0.9 % noise per cell. The leaf step is one hop's
+// latency, 3.7 % at 64 KiB and 0.24 % at 1 MiB, under the 6 noise sigmas of the second largest
+// third-party difference: the leaves merged into one group. The mean of the most different third
+// parties sees the step in all the mates of two leaves alike (topology_clustering.cpp).
+TEST(SmallTrees, NoisyLeavesAtLongLengths) {
+  for (const double noise : {0.006, 0.009}) {
+    SCOPED_TRACE(fmt::format("noise {}", noise));
+    Tree t;
+    t.leaves = 5;
+    t.hosts_per_leaf = 8;
+    t.ranks_per_host = 1;
+    t.slow_host = -1;
+    t.slow_leaf = -1;
+    t.noise = noise;
+    t.lengths = {65536, 1048576};
+    expect_exactly_the_faults(t);
+  }
+}
+
+// Noise on a dragonfly (3 or 4 groups of 4 or 8 routers, a host each, 0.5 % per cell, 64 KiB and
+// 1 MiB) invents no level of router groups: its nearest routers differ by their distances, more
+// than the two directions of one pair do, so the noise estimate is structure and the mean of the
+// most different third parties is not judged (judged, it made the groups a level).
+TEST(SmallTrees, NoisyDragonflyHasNoLevelAboveTheRouters) {
+  for (const auto& [groups, routers] : {std::pair{3, 4}, std::pair{4, 8}}) {
+    SCOPED_TRACE(fmt::format("{} groups of {} routers", groups, routers));
+    nt::test::Routed n;
+    n.groups = groups;
+    n.routers = routers;
+    n.hosts_per_router = 1;
+    n.noise = 0.005;
+    const auto c = nt::test::at_lengths(nt::test::routed_cube(n), {2, 3});
+    const auto t = na::find_topology(c, na::TopologyOptions{}, c.hosts);
+    EXPECT_EQ(t.levels.size(), 1u);
   }
 }

@@ -24,7 +24,9 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
                    {"odd_share", f.odd_share},
                    {"tie_log", f.tie_log},
                    {"node_level_ratio", f.node_level_ratio},
-                   {"node_level_lengths", f.node_level_lengths}};
+                   {"node_level_lengths", f.node_level_lengths},
+                   {"spread_parties", f.spread_parties}, {"spread_sigmas", f.spread_sigmas},
+                   {"spread_noise_ratio", f.spread_noise_ratio}};
   j["anomalies"] = {{"min_ratio", a.min_ratio},
                     {"group_min_ratio", a.group_min_ratio},
                     {"mad_factor", a.mad_factor},

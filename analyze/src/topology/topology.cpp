@@ -7,11 +7,24 @@
 
 #include <fmt/format.h>
 
+#include "nt/analysis/tuning.hpp"
 #include "topology_parts.hpp"
 
 namespace nt::analysis {
 
 using namespace topology_parts;
+
+namespace {
+
+// The floor of a threshold above the nodes: `sigmas` noise sigmas of the ranks' cells, within
+// [floor_ratio, min_ratio]. For the second largest difference noise_factor sigmas; for the mean
+// of several third parties (cluster_profiles' spread) its own number: a few odd cells of 5 % noise
+// (0.2 % of them 2-6x) moved two nodes of one switch 3 % apart, which floor_ratio let through.
+double floor_from_cells(const TopologyOptions& opt, double sigmas, double cell_noise) {
+  return std::clamp(std::exp(sigmas * cell_noise), opt.floor_ratio, std::max(opt.floor_ratio, opt.min_ratio));
+}
+
+}  // namespace
 
 Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vector<std::string>& hosts) {
   Topology t;
@@ -43,7 +56,8 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
   ranks.floor_ratio = std::max(opt.floor_ratio, opt.min_ratio);
   auto labels = cluster_profiles(prof, P, ranks, false, 0.0, &cell_noise);
   TopologyOptions upper = opt;
-  upper.floor_ratio = std::clamp(std::exp(opt.noise_factor * cell_noise), opt.floor_ratio, std::max(opt.floor_ratio, opt.min_ratio));
+  upper.floor_ratio = floor_from_cells(opt, opt.noise_factor, cell_noise);
+  const double spread_floor = floor_from_cells(opt, kTuning.spread_sigmas, cell_noise);
   t.delay_groups = groups_from_labels(labels);
   add_node_level(t, hosts);
 
@@ -54,7 +68,7 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
     if (n <= 2) break;
     Profiles gp = group_profiles(prof, cur, N);
     if (is_sampled(c)) fill_by_measured_paths(gp, cur.size());
-    auto gl = cluster_profiles(gp, n, upper, true, cell_noise);
+    auto gl = cluster_profiles(gp, n, upper, true, cell_noise, nullptr, spread_floor);
     auto ggroups = groups_from_labels(gl);
     move_to_nearest(c, cur, ggroups, opt.min_ratio);
     if (lev >= 2) absorb_lone_groups(c, cur, ggroups);

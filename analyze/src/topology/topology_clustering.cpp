@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -40,16 +42,32 @@ class Comparer {
     stride_ = N_ > 128 ? N_ / 64 : 1;
   }
   struct Scratch {
-    std::vector<double> x, y, all;
+    std::vector<double> x, y, all, parties;
   };
   struct Result {
     double dist = 0.0;             // second largest agreed |difference|
+    double spread = 0.0;           // mean agreed |difference| of the kTuning.spread_parties most different third parties
     double row_off = 0.0, col_off = 0.0;  // median (a - c) of the rows and of the columns
   };
   // Items left out of the comparisons, and per item its nearest (kept in a normal item's own).
   void set_skip(std::vector<char> s, std::vector<std::size_t> nearest) {
     skip_ = std::move(s);
     nearest_ = std::move(nearest);
+  }
+
+  // Whether compare() takes the spread (the levels above the nodes; not the ranks, whose
+  // comparisons are the most numerous).
+  void set_spread(bool on) { spread_ = on; }
+  // Both distances of a and c in every band: out[b] the second largest, out[B + b] the spread,
+  // 0 when a or c is odd (a slow node's or slow uplink's cells vary with its fault, more than the
+  // band's noise says: the three nodes behind a slow uplink, 6.5x, came apart).
+  void distances(std::size_t a, std::size_t c, Scratch& s, double* out) const {
+    const std::size_t B = prof_.size();
+    for (std::size_t b = 0; b < B; ++b) {
+      const Result r = compare(b, a, c, s);
+      out[b] = r.dist;
+      out[B + b] = skip_[a] || skip_[c] ? 0.0 : r.spread;
+    }
   }
 
   // keep_all: leave every |difference| in s.all (for the noise estimate).
@@ -75,6 +93,10 @@ class Comparer {
     double first = 0.0, second = 0.0;
     std::size_t count = 0;
     if (keep_all) s.all.clear();
+    s.parties.clear();
+    const auto party = [&](double e) {
+      if (spread_) s.parties.push_back(e);
+    };
     auto take = [&](double e) {
       if (!std::isfinite(e)) return;
       ++count;
@@ -107,22 +129,35 @@ class Comparer {
         const double agreed = (dr > 0) == (dc > 0) ? std::min(er, ec) : 0.0;
         take(agreed);
         take(agreed);
+        party(agreed);
       } else {
         take(er);
         take(ec);
+        party(std::isfinite(er) ? er : ec);
       }
     }
     r.dist = count >= 2 ? second : first;
+    if (spread_) r.spread = top_mean(s.parties);
     return r;
   }
 
  private:
+  // The mean of the kTuning.spread_parties largest finite values (fewer: divided by that many
+  // all the same, so that a lone odd third party is not a spread).
+  static double top_mean(std::vector<double>& v) {
+    v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
+    const std::size_t m = kTuning.spread_parties, k = std::min(m, v.size());
+    std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end(), std::greater<>());
+    return std::accumulate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), 0.0) / static_cast<double>(m);
+  }
+
   const ProfilesOf<T>& prof_;
   ProfilesOf<T> tr_;  // transposed profiles: columns become contiguous
   std::size_t N_;
   std::size_t stride_;
   std::vector<char> skip_;
   std::vector<std::size_t> nearest_;  // N_: none
+  bool spread_ = false;
 };
 
 struct DisjointSets {
@@ -259,15 +294,48 @@ std::vector<char> skip_odd_items(Comparer<T>& cmp, const CandidateGraph& graph, 
   return skip;
 }
 
+// The scaled distance of two items (their 2B distances, as Comparer::distances): the worst band's
+// distance over its threshold, the second largest over tau and the spread over spread_tau (none
+// when empty).
+struct ScaledDistance {
+  std::vector<double> tau, spread_tau;
+  double operator()(const double* dist) const {
+    const std::size_t B = tau.size();
+    double worst = 0.0;
+    for (std::size_t b = 0; b < B; ++b) {
+      worst = std::max(worst, dist[b] / tau[b]);
+      if (!spread_tau.empty()) worst = std::max(worst, dist[B + b] / spread_tau[b]);
+    }
+    return worst;
+  }
+};
+
 // Noise per band: the typical |difference| between each item and its nearest candidate; the
 // threshold of a band (tau) is noise_factor times it, at least log(floor_ratio).
+// spread_floor_ratio > 0: the spread is judged too, at kTuning.spread_sigmas times the noise, at
+// least log(spread_floor_ratio). The second largest difference is an extreme of many noisy cells
+// (and a stalled cell is one of them), so it takes noise_factor sigmas; the mean of several third
+// parties is not, and a step smaller than that (a leaf of a 2-level tree on noisy data, one hop's
+// latency) still shows in all the third parties of the two leaves alike. Only where in every band
+// the nearest items differ by no more than kTuning.spread_noise_ratio times the two directions of
+// one pair (direction_noise): their difference is then the measurement's noise. Where it is more
+// in some band, the nearest items differ by structure (a torus's neighbours, a dragonfly's routers:
+// every item has distances of its own), the noise estimate is that structure, and a threshold at a
+// few times it would cut the structure into groups that are no switches (on noisy tori the nearest
+// items differed by 1.06x to 190x the direction noise in their worst band, on trees by 0.4x to
+// 1.25x, 91 of 100 under 1.1x).
 template <class T>
-std::vector<double> band_thresholds(const Comparer<T>& cmp, const CandidateGraph& graph, const std::vector<double>& dist,
-                                    std::size_t B, std::size_t N, const TopologyOptions& opt,
-                                    std::vector<double>* noise = nullptr) {
-  std::vector<double> tau(B);
+ScaledDistance band_thresholds(const Comparer<T>& cmp, const CandidateGraph& graph, const std::vector<double>& dist,
+                               std::size_t B, std::size_t N, const TopologyOptions& opt, double spread_floor_ratio,
+                               const std::vector<double>& pair_noise, std::vector<double>* noise = nullptr) {
+  ScaledDistance scaled;
+  auto& tau = scaled.tau;
+  tau.resize(B);
+  if (spread_floor_ratio > 0) scaled.spread_tau.assign(B, std::numeric_limits<double>::infinity());
   if (noise) noise->assign(B, 0.0);
   typename Comparer<T>::Scratch scratch;
+  std::vector<double> sigmas(B, 0.0);
+  bool noise_alike = spread_floor_ratio > 0;
   for (std::size_t b = 0; b < B; ++b) {
     std::vector<double> nearest_sigmas;
     for (std::size_t a = 0; a < N; ++a) {
@@ -275,7 +343,7 @@ std::vector<double> band_thresholds(const Comparer<T>& cmp, const CandidateGraph
       double best_dist = 0.0;
       for (std::size_t e : graph.adj[a]) {
         const std::size_t c = graph.other(e, a);
-        const double candidate_dist = dist[e * B + b];
+        const double candidate_dist = dist[e * 2 * B + b];
         if (best == N || candidate_dist < best_dist || (candidate_dist == best_dist && c < best)) {
           best = c;
           best_dist = candidate_dist;
@@ -287,20 +355,14 @@ std::vector<double> band_thresholds(const Comparer<T>& cmp, const CandidateGraph
     }
     const double sigma = nearest_sigmas.empty() ? 0.0 : median_inplace(nearest_sigmas);
     tau[b] = std::max(std::log(opt.floor_ratio), opt.noise_factor * sigma);
+    sigmas[b] = sigma;
+    noise_alike = noise_alike && sigma <= kTuning.spread_noise_ratio * pair_noise[b];
     if (noise) (*noise)[b] = sigma;
   }
-  return tau;
+  for (std::size_t b = 0; b < B && noise_alike; ++b)
+    if (pair_noise[b] > 0) scaled.spread_tau[b] = std::max(std::log(spread_floor_ratio), kTuning.spread_sigmas * sigmas[b]);
+  return scaled;
 }
-
-// The scaled distance of two items: the worst band's distance over its threshold.
-struct ScaledDistance {
-  std::vector<double> tau;
-  double operator()(const double* dist) const {
-    double worst = 0.0;
-    for (std::size_t b = 0; b < tau.size(); ++b) worst = std::max(worst, dist[b] / tau[b]);
-    return worst;
-  }
-};
 
 // A large set (one rank per node: a whole switch) is one group when every member is close, on
 // average, to 16 members spread over the set: O(16 s) comparisons instead of all s^2 / 2.
@@ -311,14 +373,14 @@ bool every_member_close(const Comparer<T>& cmp, const std::vector<std::size_t>& 
   std::vector<char> far(s, 0);
   parallel_for(s, [&](std::size_t q0, std::size_t q1) {
     typename Comparer<T>::Scratch scratch;
-    std::vector<double> dist(B);
+    std::vector<double> dist(2 * B);
     for (std::size_t q = q0; q < q1; ++q) {
       double sum = 0.0;
       std::size_t compared = 0;
       for (std::size_t t = 0; t < 16; ++t) {
         const std::size_t r = (q + 1 + t * (s - 1) / 16) % s;
         if (r == q) continue;
-        for (std::size_t b = 0; b < B; ++b) dist[b] = cmp.compare(b, members[q], members[r], scratch).dist;
+        cmp.distances(members[q], members[r], scratch, dist.data());
         sum += scaled(dist.data());
         ++compared;
       }
@@ -342,7 +404,7 @@ std::vector<double> set_distances(const Comparer<T>& cmp, const CandidateGraph& 
     for (std::size_t e : graph.adj[members[q]]) {
       auto it = local.find(graph.other(e, members[q]));
       if (it == local.end()) continue;
-      D[q * s + it->second] = scaled(&dist[e * B]);
+      D[q * s + it->second] = scaled(&dist[e * 2 * B]);
       known[q * s + it->second] = 1;
     }
   for (std::size_t q = 0; q < s; ++q)
@@ -350,10 +412,10 @@ std::vector<double> set_distances(const Comparer<T>& cmp, const CandidateGraph& 
       if (!known[q * s + r]) todo.emplace_back(q, r);
   parallel_for(todo.size(), [&](std::size_t t0, std::size_t t1) {
     typename Comparer<T>::Scratch scratch;
-    std::vector<double> pair_dist(B);
+    std::vector<double> pair_dist(2 * B);
     for (std::size_t t = t0; t < t1; ++t) {
       const auto [q, r] = todo[t];
-      for (std::size_t b = 0; b < B; ++b) pair_dist[b] = cmp.compare(b, members[q], members[r], scratch).dist;
+      cmp.distances(members[q], members[r], scratch, pair_dist.data());
       D[q * s + r] = D[r * s + q] = scaled(pair_dist.data());
     }
   });
@@ -367,7 +429,7 @@ std::vector<int> link_sets(const Comparer<T>& cmp, const CandidateGraph& graph, 
                            std::size_t B, std::size_t N, const ScaledDistance& scaled) {
   DisjointSets joined(N);
   for (std::size_t e = 0; e < graph.edges.size(); ++e)
-    if (scaled(&dist[e * B]) < 1.0) joined.join(graph.edges[e].first, graph.edges[e].second);
+    if (scaled(&dist[e * 2 * B]) < 1.0) joined.join(graph.edges[e].first, graph.edges[e].second);
   std::map<std::size_t, std::vector<std::size_t>> sets;
   for (std::size_t a = 0; a < N; ++a) sets[joined.find(a)].push_back(a);
   std::vector<int> label(N);
@@ -486,25 +548,27 @@ void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vecto
 // third party, and a slow node's ranks are the only evidence that tells them from other nodes'.
 template <class T>
 std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const TopologyOptions& opt, bool skip_odd,
-                                  double cell_noise, double* noise_out) {
+                                  double cell_noise, double* noise_out, double spread_floor_ratio) {
   if (n <= 2) return std::vector<int>(static_cast<std::size_t>(n), 0);  // no third item to compare against: one group
   const auto N = static_cast<std::size_t>(n);
   const std::size_t B = prof.size();
   Comparer<T> cmp(prof, N);
+  cmp.set_spread(spread_floor_ratio > 0);
   const auto graph = candidate_graph(prof, N, opt);
   std::vector<char> odd;
   if (skip_odd) odd = skip_odd_items(cmp, graph, B, N, opt);
-  // Distances of the candidate pairs, per band.
+  // Distances of the candidate pairs, per band (2B per pair: Comparer::distances).
   const std::size_t E = graph.edges.size();
-  std::vector<double> dist(E * B);
+  std::vector<double> dist(E * 2 * B);
   parallel_for(E, [&](std::size_t e0, std::size_t e1) {
     typename Comparer<T>::Scratch scratch;
     for (std::size_t e = e0; e < e1; ++e)
-      for (std::size_t b = 0; b < B; ++b)
-        dist[e * B + b] = cmp.compare(b, graph.edges[e].first, graph.edges[e].second, scratch).dist;
+      cmp.distances(graph.edges[e].first, graph.edges[e].second, scratch, &dist[e * 2 * B]);
   });
   std::vector<double> noise;
-  const ScaledDistance scaled{band_thresholds(cmp, graph, dist, B, N, opt, &noise)};
+  const ScaledDistance scaled =
+      band_thresholds(cmp, graph, dist, B, N, opt, spread_floor_ratio,
+                      spread_floor_ratio > 0 ? direction_noise(prof, N) : std::vector<double>(B, 0.0), &noise);
   auto label = link_sets(cmp, graph, dist, B, N, scaled);
   if (skip_odd) attach_odd_items(prof, N, odd, noise, cell_noise, opt, label);
   if (noise_out) *noise_out = noise.empty() ? 0.0 : *std::max_element(noise.begin(), noise.end());
@@ -512,7 +576,8 @@ std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const Topolo
 }
 
 template std::vector<int> cluster_profiles<float>(const ProfilesOf<float>&, int, const TopologyOptions&, bool, double,
-                                                  double*);
-template std::vector<int> cluster_profiles<double>(const Profiles&, int, const TopologyOptions&, bool, double, double*);
+                                                  double*, double);
+template std::vector<int> cluster_profiles<double>(const Profiles&, int, const TopologyOptions&, bool, double, double*,
+                                                   double);
 
 }  // namespace nt::analysis::topology_parts

@@ -32,6 +32,13 @@ using Profiles = ProfilesOf<double>;
 // profiles of groups of ranks (the median of the rank profile cells between two groups).
 ProfilesOf<float> rank_profiles(const Cube& c, std::size_t B);
 Profiles group_profiles(const ProfilesOf<float>& prof, const std::vector<std::vector<int>>& groups, std::size_t N);
+// Per band, the robust sigma of the difference between the two directions of one pair (a -> c
+// against c -> a): links are symmetric, so this is the measurement's own noise whatever the
+// structure (0 on clean data). From the lower quartile of |difference| (0.3186 sigma for normal
+// noise), not the median: nodes that send or receive slowly make every pair of theirs differ by
+// their fault (3 such of 10 nodes: more than half the pairs).
+template <class T>
+std::vector<double> direction_noise(const ProfilesOf<T>& prof, std::size_t N);
 
 // sampled_levels.cpp: whether c's file was measured with --sample-pairs (most pairs of node groups
 // unmeasured); and the unmeasured cells of profiles gp (n ranks or groups) given the minimax path
@@ -44,9 +51,12 @@ std::size_t fill_by_measured_paths(ProfilesOf<T>& gp, std::size_t n);
 // topology_clustering.cpp: a label per item of n whose profiles (rows and columns) look alike
 // (float: ranks, double: groups). skip_odd: groups offset on every link (slow nodes) left out of
 // the comparisons, then attached to the group they reach fastest. noise_out: the largest band noise.
+// spread_floor_ratio > 0: items also apart when several third parties differ beyond the noise
+// (their mean, kTuning.spread_sigmas noise sigmas, at least this ratio), not only the second most.
 template <class T>
 std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const TopologyOptions& opt, bool skip_odd,
-                                  double cell_noise = 0.0, double* noise_out = nullptr);
+                                  double cell_noise = 0.0, double* noise_out = nullptr,
+                                  double spread_floor_ratio = 0.0);
 
 // topology_placement.cpp: each finer group moved to the upper group its direct links reach clearly
 // fastest (a slow node that its profile places in no switch, or in another odd group).

@@ -112,4 +112,32 @@ Profiles group_profiles(const ProfilesOf<float>& prof, const std::vector<std::ve
   return gp;
 }
 
+// The directions of one pair, a -> c against c -> a: the lower quartile of |difference| over a
+// sample of at most ~500,000 pairs, scaled to a sigma.
+template <class T>
+std::vector<double> direction_noise(const ProfilesOf<T>& prof, std::size_t N) {
+  std::vector<double> sigma;
+  const std::size_t step = std::max<std::size_t>(1, N * N / 1000000);
+  std::vector<double> d;
+  for (const auto& band : prof) {
+    d.clear();
+    for (std::size_t a = 0; a < N; ++a)
+      for (std::size_t c = a + 1; c < N; c += step) {
+        const double x = dbl(band[a * N + c]) - dbl(band[c * N + a]);
+        if (std::isfinite(x)) d.push_back(std::fabs(x));
+      }
+    if (d.empty()) {
+      sigma.push_back(0.0);
+      continue;
+    }
+    const auto q = d.begin() + static_cast<std::ptrdiff_t>(d.size() / 4);
+    std::nth_element(d.begin(), q, d.end());
+    sigma.push_back(*q / 0.3186);
+  }
+  return sigma;
+}
+
+template std::vector<double> direction_noise<float>(const ProfilesOf<float>&, std::size_t);
+template std::vector<double> direction_noise<double>(const Profiles&, std::size_t);
+
 }  // namespace nt::analysis::topology_parts

@@ -24,6 +24,9 @@ struct Tuning {
   double tie_log = 1e-4;             // nearer by less than this (log, per profile entry and direction) is a tie
   double node_level_ratio = 2.5;     // without host names, the finest groups are nodes when this much faster inside ...
   std::size_t node_level_lengths = 3;  // ... at the shortest lengths, this many at most
+  std::size_t spread_parties = 4;    // groups above the nodes also differ by the mean difference of this many most different third parties ...
+  double spread_sigmas = 3.0;        // ... when it exceeds this many noise sigmas (the second largest takes noise_factor) ...
+  double spread_noise_ratio = 1.1;   // ... where in every band the nearest groups differ by at most this times the two directions of one pair
   // Anomalies.
   double alike_ratio = 1.25;         // scores within this ratio (highest / lowest) are alike: no one of them stands out
   double through_ratio = 1.25;       // a delay within this ratio of a slow node's own, either way, runs through that node
