@@ -57,6 +57,7 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
     auto gl = cluster_profiles(gp, n, upper, true, cell_noise);
     auto ggroups = groups_from_labels(gl);
     move_to_nearest(c, cur, ggroups, opt.min_ratio);
+    if (lev == 1) split_nearest_sets(c, cur, ggroups, opt.min_ratio);  // mutual nearest nodes: a switch
     if (lev >= 2) absorb_lone_groups(c, cur, ggroups);
     if (ggroups.size() <= 1 || static_cast<int>(ggroups.size()) >= n) break;
     {  // a level only where the distances form a tree (the first one judged by its typical members)
