@@ -234,3 +234,83 @@ TEST(Simulated, SampledTreeOfMoreThanAThousandHostsFindsItsLeaves) {
   expect_report_exact(t, sampled_report(t, 4, dir / "sampled.nc"), "1,100 hosts sampled");
   std::filesystem::remove_all(dir);
 }
+
+namespace {
+
+// A dragonfly as SimGrid routes it, noise-free: `groups` groups of `routers` routers of `hosts`
+// hosts each (ranks_per_host ranks per host, shuffled), every delay the latency of its hops plus
+// length / bandwidth (one bandwidth for every link). Hops: the two host cables, then 1 router hop
+// within a group, 3 between groups (to the global link's router, across, from it), one more for
+// each end that is not the global link's router (the first of its group). At 1 KiB a router's hosts
+// are 0.7x the next router's delay; from 64 KiB on every pair is within 2 %, so the profiles
+// (medians over the lengths' band) see no router at all.
+struct Dragonfly {
+  int groups = 2, routers = 4, hosts = 2, ranks_per_host = 2;
+  double lat = 1e-6, bw = 1.25e9;
+  std::vector<std::int64_t> lengths{1024, 65536, 1048576};
+  int shuffle_seed = 5;
+
+  int P() const { return groups * routers * hosts * ranks_per_host; }
+  std::vector<int> host_of() const {
+    std::vector<int> h;
+    for (int x = 0; x < groups * routers * hosts; ++x)
+      for (int r = 0; r < ranks_per_host; ++r) h.push_back(x);
+    std::shuffle(h.begin(), h.end(), std::mt19937(static_cast<unsigned>(shuffle_seed)));
+    return h;
+  }
+  int hops(int ra, int rb) const {
+    if (ra == rb) return 0;
+    const int ga = ra / routers, gb = rb / routers;
+    if (ga == gb) return 1;
+    return 1 + (ra % routers != 0) + (rb % routers != 0);
+  }
+  na::Cube cube() const {
+    const auto hs = host_of();
+    na::Cube c;
+    c.P = P();
+    c.lengths = lengths;
+    c.v.assign(lengths.size() * static_cast<std::size_t>(c.P * c.P), 0.0f);
+    for (std::size_t k = 0; k < lengths.size(); ++k)
+      for (int i = 0; i < c.P; ++i)
+        for (int j = 0; j < c.P; ++j) {
+          if (i == j) continue;
+          const int a = hs[static_cast<std::size_t>(i)], b = hs[static_cast<std::size_t>(j)];
+          const double n = a == b ? 0.0 : 2.0 + hops(a / hosts, b / hosts);
+          c.at(k, i, j) = static_cast<float>(n * lat + static_cast<double>(lengths[k]) / (a == b ? 10 * bw : bw));
+        }
+    return c;
+  }
+  std::vector<std::vector<int>> groups_of(int per) const {
+    const auto hs = host_of();
+    std::vector<std::vector<int>> g(static_cast<std::size_t>(groups * routers * hosts / per));
+    for (int r = 0; r < P(); ++r) g[static_cast<std::size_t>(hs[static_cast<std::size_t>(r)] / per)].push_back(r);
+    return g;
+  }
+};
+
+}  // namespace
+
+TEST(Simulated, DragonflyRoutersAreFoundThoughTheirProfilesLookAlike) {
+  // Each router's hosts are each other's nearest by far at 1 KiB: the first level above the nodes
+  // must be the routers, not the groups (the profiles joined a group's routers, or routers of two
+  // groups, and the tree check then rejected the level).
+  for (int seed : {5, 9}) {
+    Dragonfly d;
+    d.shuffle_seed = seed;
+    const auto rep = na::make_report(d.cube(), {});
+    const auto& lv = rep.topology.levels;
+    const std::string what = "2 groups of 4 routers, seed " + std::to_string(seed);
+    ASSERT_GE(lv.size(), 2u) << what;
+    EXPECT_EQ(partition(lv[0].groups), partition(d.groups_of(1))) << what;
+    EXPECT_EQ(partition(lv[1].groups), partition(d.groups_of(d.hosts))) << what;
+    EXPECT_TRUE(rep.anomalies.empty()) << what;
+  }
+  Dragonfly wide;  // 4 groups of 4 routers of 2 hosts, one rank per host: the hosts from their names
+  wide.groups = 4;
+  wide.ranks_per_host = 1;
+  auto c = wide.cube();
+  for (int h : wide.host_of()) c.hosts.push_back("host" + std::to_string(h));
+  const auto rep = na::make_report(c, {});
+  ASSERT_GE(rep.topology.levels.size(), 2u);
+  EXPECT_EQ(partition(rep.topology.levels[1].groups), partition(wide.groups_of(wide.hosts))) << "one rank per host";
+}

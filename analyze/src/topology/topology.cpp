@@ -24,6 +24,19 @@ double floor_from_cells(const TopologyOptions& opt, double sigmas, double cell_n
   return std::clamp(std::exp(sigmas * cell_noise), opt.floor_ratio, std::max(opt.floor_ratio, opt.min_ratio));
 }
 
+// The ranks of each upper group: those of its finer groups.
+std::vector<std::vector<int>> ranks_of(const std::vector<std::vector<int>>& finer,
+                                       const std::vector<std::vector<int>>& upper) {
+  std::vector<std::vector<int>> out;
+  for (const auto& gg : upper) {
+    std::vector<int> rs;
+    for (int gi : gg)
+      rs.insert(rs.end(), finer[static_cast<std::size_t>(gi)].begin(), finer[static_cast<std::size_t>(gi)].end());
+    out.push_back(std::move(rs));
+  }
+  return out;
+}
+
 }  // namespace
 
 Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vector<std::string>& hosts) {
@@ -71,6 +84,7 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
     auto gl = cluster_profiles(gp, n, upper, true, cell_noise, nullptr, spread_floor);
     auto ggroups = groups_from_labels(gl);
     move_to_nearest(c, cur, ggroups, opt.min_ratio);
+    if (lev == 1) split_nearest_sets(c, cur, ggroups, opt.min_ratio);  // mutual nearest nodes: a switch
     if (lev >= 2) absorb_lone_groups(c, cur, ggroups);
     if (ggroups.size() <= 1 || static_cast<int>(ggroups.size()) >= n) break;
     {  // a level only where the distances form a tree (the first one judged by its typical members)
@@ -85,14 +99,7 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
         break;
       }
     }
-    std::vector<std::vector<int>> rank_groups;
-    for (const auto& gg : ggroups) {
-      std::vector<int> rs;
-      for (int gi : gg)
-        rs.insert(rs.end(), cur[static_cast<std::size_t>(gi)].begin(), cur[static_cast<std::size_t>(gi)].end());
-      rank_groups.push_back(std::move(rs));
-    }
-    t.levels.push_back(make_level(lev == 1 ? "switch" : fmt::format("switch-{}", lev), std::move(rank_groups), P));
+    t.levels.push_back(make_level(lev == 1 ? "switch" : fmt::format("switch-{}", lev), ranks_of(cur, ggroups), P));
   }
   return t;
 }

@@ -62,6 +62,10 @@ std::vector<int> cluster_profiles(const ProfilesOf<T>& prof, int n, const Topolo
 // fastest (a slow node that its profile places in no switch, or in another odd group).
 void move_to_nearest(const Cube& c, const std::vector<std::vector<int>>& finer, std::vector<std::vector<int>>& upper,
                      double min_ratio);
+// An upper group splits into the sets of finer groups that are each other's nearest by a clear
+// margin (the direct links, per length), with the members of none following their nearest.
+void split_nearest_sets(const Cube& c, const std::vector<std::vector<int>>& finer,
+                        std::vector<std::vector<int>>& upper, double min_ratio);
 // Above the switches, a group of one finer group joins the group it reaches fastest.
 void absorb_lone_groups(const Cube& c, const std::vector<std::vector<int>>& finer, std::vector<std::vector<int>>& upper);
 
