@@ -74,17 +74,17 @@ std::size_t fill_by_measured_paths(ProfilesOf<T>& gp, std::size_t n) {
     }
     const double links = static_cast<double>(to.size());
     if (static_cast<double>(n) * links * std::log2(links + 2.0) > kMaxPathWork) return filled;
-    std::vector<T> result(band);
+    // Filled in place: the searches read the measured links alone (first, to), and row a's
+    // unmeasured cells are written only after its own search.
     for (std::size_t a = 0; a < n; ++a) {
       minimax_from(a, band, first, to, n, out);
       for (std::size_t c = 0; c < n; ++c) {
         const std::size_t q = a * n + c;
         if (c == a || std::isfinite(dbl(band[q])) || !std::isfinite(out[c])) continue;
-        result[q] = static_cast<T>(out[c] + kTuning.filled_bias);
+        band[q] = static_cast<T>(out[c] + kTuning.filled_bias);
         ++filled;
       }
     }
-    band = std::move(result);
   }
   return filled;
 }
