@@ -2,9 +2,9 @@
 // hosts): H hosts of one rank in G switches of consecutive hosts, the sampled host pairs of
 // nt::sampled_host_pairs, the rounds of the switches' 1-factorisation as network_test draws them
 // (nt::measure::Factorisation, --rounds random). A step is one host pair measured in the fullest
-// lane of a round (the lanes run at once), then in the fullest switch; network_test's
-// sampled_lane_steps counts the same. Prints the host pairs, the steps with the sequential sample's
-// (every host pair one after the other) beside them, and the lanes' share.
+// lane of a round (the lanes run at once), then in the fullest switch: nt::measure::lane_steps,
+// which network_test's estimate calls too. Prints the host pairs, the steps with the sequential
+// sample's (every host pair one after the other) beside them, and the lanes' share.
 //
 //   nt_sampled_lanes_steps H G [K L N SEED]      (defaults: K 4, L 2, N 2, seed 1)
 #include <algorithm>
@@ -36,16 +36,15 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> in_lane(g * g, 0);
   for (const auto& [a, b] : pairs) ++in_lane[std::min(of(a), of(b)) * g + std::max(of(a), of(b))];
   const nt::measure::Factorisation f(G, s.seed, 0, 0, true, false);
-  std::size_t steps = 0, within = 0, busiest = 0;
-  for (int q = 0; q < f.rounds(); ++q) {
-    std::size_t fullest = 0;
-    for (int X = 0; X < G; ++X)
-      if (const int Y = f.partner(q, X); Y > X)
-        fullest = std::max(fullest, in_lane[static_cast<std::size_t>(X) * g + static_cast<std::size_t>(Y)]);
-    steps += fullest;
-    busiest = std::max(busiest, fullest);
+  const std::size_t total = nt::measure::lane_steps(f, G, [&](int X, int Y) {
+    return in_lane[static_cast<std::size_t>(X) * g + static_cast<std::size_t>(Y)];
+  });
+  std::size_t within = 0, busiest = 0;  // every pair of switches meets in one round: its fullest lane
+  for (std::size_t X = 0; X < g; ++X) {
+    within = std::max(within, in_lane[X * g + X]);
+    for (std::size_t Y = X + 1; Y < g; ++Y) busiest = std::max(busiest, in_lane[X * g + Y]);
   }
-  for (std::size_t X = 0; X < g; ++X) within = std::max(within, in_lane[X * g + X]);
+  const std::size_t steps = total - within;
   std::printf("hosts %d switches %d partners %d landmarks %d neighbours %d seed %llu: %zu host pairs; lanes: %d "
               "rounds, %zu steps across switches (fullest lane %zu) + %zu within the fullest switch = %zu steps, "
               "%.4f of the %zu one after the other\n",

@@ -275,16 +275,10 @@ double host_lane_steps(const Ctx& c, std::size_t k) {
   const Units u(c.hosts);
   const Groups g(c, u, k, 0, c.settings.schedule.switches);
   const std::vector<std::size_t> n = group_sizes(g);
-  std::size_t steps = 0, within = 0;
-  for (int q = 0; q < g.rounds().rounds(); ++q) {
-    std::size_t fullest = 0;
-    for (int X = 0; X < g.count(); ++X)
-      if (const int Y = g.rounds().partner(q, X); Y > X)
-        fullest = std::max(fullest, n[static_cast<std::size_t>(X)] * n[static_cast<std::size_t>(Y)]);
-    steps += fullest;
-  }
-  for (std::size_t m : n) within = std::max(within, m * (m - 1) / 2);
-  return static_cast<double>(steps + within);
+  return static_cast<double>(lane_steps(g.rounds(), g.count(), [&](int X, int Y) {
+    const std::size_t x = n[static_cast<std::size_t>(X)], y = n[static_cast<std::size_t>(Y)];
+    return X == Y ? x * (x - 1) / 2 : x * y;
+  }));
 }
 
 double sampled_lane_steps(const Ctx& c, std::size_t k) {
@@ -299,16 +293,9 @@ double sampled_lane_steps(const Ctx& c, std::size_t k) {
       if (y > x) ++in_lane[std::min(X, Y) * G + std::max(X, Y)];
       return true;
     });
-  std::size_t steps = 0, within = 0;
-  for (int q = 0; q < g.rounds().rounds(); ++q) {
-    std::size_t fullest = 0;
-    for (int X = 0; X < g.count(); ++X)
-      if (const int Y = g.rounds().partner(q, X); Y > X)
-        fullest = std::max(fullest, in_lane[static_cast<std::size_t>(X) * G + static_cast<std::size_t>(Y)]);
-    steps += fullest;
-  }
-  for (std::size_t X = 0; X < G; ++X) within = std::max(within, in_lane[X * G + X]);
-  return static_cast<double>(steps + within);
+  return static_cast<double>(lane_steps(g.rounds(), g.count(), [&](int X, int Y) {
+    return in_lane[static_cast<std::size_t>(X) * G + static_cast<std::size_t>(Y)];
+  }));
 }
 
 int lane_rounds(const Ctx& c, int limit) {

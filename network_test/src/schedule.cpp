@@ -176,6 +176,18 @@ int Factorisation::partner(int step, int rank) const {
   return r >= P_ ? -1 : r;
 }
 
+std::size_t lane_steps(const Factorisation& rounds, int groups, const std::function<std::size_t(int, int)>& pairs) {
+  std::size_t steps = 0, within = 0;
+  for (int q = 0; q < rounds.rounds(); ++q) {
+    std::size_t fullest = 0;
+    for (int X = 0; X < groups; ++X)
+      if (const int Y = rounds.partner(q, X); Y > X) fullest = std::max(fullest, pairs(X, Y));
+    steps += fullest;
+  }
+  for (int X = 0; X < groups; ++X) within = std::max(within, pairs(X, X));
+  return steps + within;
+}
+
 std::vector<std::vector<std::pair<int, int>>> round_robin(int P) {
   std::vector<std::vector<std::pair<int, int>>> rounds;
   for (int r = 0; r < rounds_of(P); ++r) rounds.push_back(round_of(P, r));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -67,6 +68,12 @@ class Factorisation {
   int P_ = 0, n_ = 0;
   std::vector<int> perm_, inv_, order_;  // rank -> circle label, label -> rank (empty: identity)
 };
+
+// The steps of lanes that run at once in the rounds of a 1-factorisation of `groups` groups (the
+// lanes by switch of --host-pairs and --sample-pairs): per round the fullest lane's pairs(X, Y)
+// (X < Y, partners in that round), then the fullest group's own pairs(X, X), every group at once.
+// --estimate prices those lanes by it; bench/network_test's plan counts them at 100,000 hosts.
+std::size_t lane_steps(const Factorisation& rounds, int groups, const std::function<std::size_t(int, int)>& pairs);
 
 
 // The tasks of one length, in execution order (steps of one task each), computed on demand: task
