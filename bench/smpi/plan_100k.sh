@@ -43,10 +43,7 @@ slice() {
   local lanes=()
   if [ "${LANES:-0}" = 1 ]; then
     "$here/scripts/simulate" "${plat[@]}" --out "$d.map" --no-run >/dev/null 2>&1
-    python3 -c "import json, sys
-for sw, v in json.load(open(sys.argv[1]))['switches'].items():
-    for h in v['hosts']: print(h, sw)" "$d.map/truth.json" >"$d.switch_map"
-    lanes=(--switch-map "$d.switch_map")
+    lanes=(--switch-map "$d.map/switch_map")
   fi
   /usr/bin/time -f "%e s %M KB" -o "$d.est.time" "$here/scripts/simulate" --network-test "$SMPI_BUILD/bin/network_test" \
       "${plat[@]}" --out "$d.est" -- "${args[@]}" "${lanes[@]}" --estimate >"$d.est.log" 2>&1

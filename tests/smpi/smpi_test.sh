@@ -173,13 +173,7 @@ assert j['excluded_bad_values']['total'] == 0, j['excluded_bad_values']" rsmp.js
   # --sample-pairs --switch-map: the same sampled host pairs in lanes by switch (one pair at a time
   # across each leaf's uplink): the same cells measured, each within 0.5 % of the sequential sample's
   # (250 ns floor), the same levels and findings, in less simulated time; the files say both.
-  "$py" - smp/truth.json > switch_map <<'EOF' || fail "no switch map from the truth"
-import json, sys
-for sw, v in json.load(open(sys.argv[1]))["switches"].items():
-    for h in v["hosts"]:
-        print(h, sw)
-EOF
-  sim "${tree[@]}" --out sml -- "${args[@]}" --sample-pairs 4 --switch-map "$work/switch_map" \
+  sim "${tree[@]}" --out sml -- "${args[@]}" --sample-pairs 4 --switch-map "$work/smp/switch_map" \
     || { tail -20 sim.log; fail "simulation --sample-pairs --switch-map failed"; }
   cp sim.log sml.log
   "$analyze" report sml/run_median.nc --json rsml.json > rsml.txt || fail "report of sml failed"
@@ -388,13 +382,7 @@ hostlanes)
   args=(-t one_to_one --lengths 0,65536,1048576 -n 3 --warmup 1 --seed 3 --progress none)
   sim "${tree[@]}" --out hp -- "${args[@]}" --host-pairs || { tail -20 sim.log; fail "simulation --host-pairs failed"; }
   cp sim.log hp.log
-  "$py" - hp/truth.json > switch_map <<'EOF' || fail "no switch map from the truth"
-import json, sys
-for sw, v in json.load(open(sys.argv[1]))["switches"].items():
-    for h in v["hosts"]:
-        print(h, sw)
-EOF
-  sim "${tree[@]}" --out hl -- "${args[@]}" --host-pairs --switch-map "$work/switch_map" \
+  sim "${tree[@]}" --out hl -- "${args[@]}" --host-pairs --switch-map "$work/hp/switch_map" \
     || { tail -20 sim.log; fail "simulation --host-pairs --switch-map failed"; }
   cp sim.log hl.log
   for s in hp hl; do
