@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <initializer_list>
 #include <random>
 #include <set>
@@ -20,28 +21,39 @@ struct Path {
   double latency, bandwidth;
 };
 
+// The cube of P ranks at `lengths`: rank a's delay to b is path(a, b)'s latency plus the length
+// over its bandwidth, times factor() drawn per cell by length, sender, receiver (noise-free: 1).
+template <class PathOf, class Factor>
+nt::analysis::Cube lengths_cube(int P, std::vector<std::int64_t> lengths, PathOf path, Factor factor) {
+  nt::analysis::Cube c;
+  c.P = P;
+  c.lengths = std::move(lengths);
+  c.v.assign(c.lengths.size() * static_cast<std::size_t>(P) * static_cast<std::size_t>(P), 0.0F);
+  for (std::size_t k = 0; k < c.lengths.size(); ++k)
+    for (int a = 0; a < P; ++a)
+      for (int b = 0; b < P; ++b) {
+        if (a == b) continue;
+        const Path p = path(a, b);
+        c.at(k, a, b) = static_cast<float>((p.latency + static_cast<double>(c.lengths[k]) / p.bandwidth) * factor());
+      }
+  return c;
+}
+template <class PathOf>
+nt::analysis::Cube lengths_cube(int P, std::vector<std::int64_t> lengths, PathOf path) {
+  return lengths_cube(P, std::move(lengths), path, [] { return 1.0; });
+}
+
 // The cube of P ranks, ranks_per_host per host ("host0", "host1"...), at 0 B, 1 KiB, 64 KiB and
 // 1 MiB: rank a's delay to b is path(a, b)'s latency plus the length over its bandwidth, times
 // lognormal noise of noise_sigma (none at 0) drawn from a generator seeded `seed`, by length,
 // sender, receiver.
 template <class PathOf>
 nt::analysis::Cube path_cube(int P, int ranks_per_host, double noise_sigma, unsigned seed, PathOf path) {
-  nt::analysis::Cube c;
-  c.P = P;
-  c.lengths = {0, 1024, 65536, 1048576};
-  c.v.assign(c.lengths.size() * static_cast<std::size_t>(P) * static_cast<std::size_t>(P), 0.0F);
-  for (int r = 0; r < P; ++r) c.hosts.push_back("host" + std::to_string(r / ranks_per_host));
   std::mt19937_64 rng(seed);
   std::lognormal_distribution<double> noise(0.0, noise_sigma);
-  for (std::size_t k = 0; k < c.lengths.size(); ++k)
-    for (int a = 0; a < P; ++a)
-      for (int b = 0; b < P; ++b) {
-        if (a == b) continue;
-        const Path p = path(a, b);
-        double d = p.latency + static_cast<double>(c.lengths[k]) / p.bandwidth;
-        if (noise_sigma > 0) d *= noise(rng);
-        c.at(k, a, b) = static_cast<float>(d);
-      }
+  nt::analysis::Cube c = lengths_cube(P, {0, 1024, 65536, 1048576}, path,
+                                      [&] { return noise_sigma > 0 ? noise(rng) : 1.0; });
+  for (int r = 0; r < P; ++r) c.hosts.push_back("host" + std::to_string(r / ranks_per_host));
   return c;
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "analysis_test_util.hpp"
+#include "routed_cubes.hpp"
 #include "nt/analysis/anomalies.hpp"
 #include "nt/analysis/cube.hpp"
 #include "nt/analysis/report.hpp"
@@ -54,39 +55,31 @@ struct Tree {
 
   na::Cube cube() const {
     const auto nd = node_of();
-    na::Cube c;
-    c.P = P();
-    c.lengths = lengths;
-    c.v.assign(lengths.size() * static_cast<std::size_t>(c.P * c.P), 0.0f);
-    for (std::size_t k = 0; k < lengths.size(); ++k)
-      for (int i = 0; i < c.P; ++i)
-        for (int j = 0; j < c.P; ++j) {
-          if (i == j) continue;
-          const int a = nd[static_cast<std::size_t>(i)], b = nd[static_cast<std::size_t>(j)];
-          double lat = 0, bw = 1e300;
-          auto hop = [&](double l, double w) {
-            lat += l;
-            bw = std::min(bw, w);
-          };
-          auto cable = [&](int n) {
-            hop(cable_lat * (n == slow_node ? slow_node_lat : 1.0), cable_bw * (n == slow_node ? slow_node_bw : 1.0));
-          };
-          auto uplink = [&](int l) {
-            hop(uplink_lat * (l == slow_leaf ? slow_leaf_lat : 1.0), uplink_bw * (l == slow_leaf ? slow_leaf_bw : 1.0));
-          };
-          if (a == b) {
-            hop(loop_lat, loop_bw);
-          } else {
-            cable(a);
-            cable(b);
-            if (leaf_of(a) != leaf_of(b)) {
-              uplink(leaf_of(a));
-              uplink(leaf_of(b));
-            }
-          }
-          c.at(k, i, j) = static_cast<float>(lat + static_cast<double>(lengths[k]) / bw);
+    return nt::test::lengths_cube(P(), lengths, [&](int i, int j) {
+      const int a = nd[static_cast<std::size_t>(i)], b = nd[static_cast<std::size_t>(j)];
+      double lat = 0, bw = 1e300;
+      auto hop = [&](double l, double w) {
+        lat += l;
+        bw = std::min(bw, w);
+      };
+      auto cable = [&](int n) {
+        hop(cable_lat * (n == slow_node ? slow_node_lat : 1.0), cable_bw * (n == slow_node ? slow_node_bw : 1.0));
+      };
+      auto uplink = [&](int l) {
+        hop(uplink_lat * (l == slow_leaf ? slow_leaf_lat : 1.0), uplink_bw * (l == slow_leaf ? slow_leaf_bw : 1.0));
+      };
+      if (a == b) {
+        hop(loop_lat, loop_bw);
+      } else {
+        cable(a);
+        cable(b);
+        if (leaf_of(a) != leaf_of(b)) {
+          uplink(leaf_of(a));
+          uplink(leaf_of(b));
         }
-    return c;
+      }
+      return nt::test::Path{lat, bw};
+    });
   }
   std::vector<std::vector<int>> node_groups() const {
     const auto nd = node_of();
@@ -266,19 +259,11 @@ struct Dragonfly {
   }
   na::Cube cube() const {
     const auto hs = host_of();
-    na::Cube c;
-    c.P = P();
-    c.lengths = lengths;
-    c.v.assign(lengths.size() * static_cast<std::size_t>(c.P * c.P), 0.0f);
-    for (std::size_t k = 0; k < lengths.size(); ++k)
-      for (int i = 0; i < c.P; ++i)
-        for (int j = 0; j < c.P; ++j) {
-          if (i == j) continue;
-          const int a = hs[static_cast<std::size_t>(i)], b = hs[static_cast<std::size_t>(j)];
-          const double n = a == b ? 0.0 : 2.0 + hops(a / hosts, b / hosts);
-          c.at(k, i, j) = static_cast<float>(n * lat + static_cast<double>(lengths[k]) / (a == b ? 10 * bw : bw));
-        }
-    return c;
+    return nt::test::lengths_cube(P(), lengths, [&](int i, int j) {
+      const int a = hs[static_cast<std::size_t>(i)], b = hs[static_cast<std::size_t>(j)];
+      const double n = a == b ? 0.0 : 2.0 + hops(a / hosts, b / hosts);
+      return nt::test::Path{n * lat, a == b ? 10 * bw : bw};
+    });
   }
   std::vector<std::vector<int>> groups_of(int per) const {
     const auto hs = host_of();
