@@ -88,7 +88,7 @@ std::optional<Fit> factors_apart(const std::vector<RouteAtLength>& routes, doubl
 }
 
 // The factors and additive time of one length (see Calibration): the factor alone unless it leaves
-// a route more than kAdditiveFrom off; then the classes' step (the weighted median of their range
+// a route more than kSimgridTuning.additive_from off; then the classes' step (the weighted median of their range
 // intercepts' change) as the additive time, with the factor alone of what is left, when that
 // brings every route nearer; then the two factors apart, with or without that additive time, when
 // they at least halve the worst route's error: a second factor fitted to noise would move the
@@ -100,7 +100,7 @@ Fit calibrate_length(const std::vector<RouteAtLength>& routes) {
   if (routes.empty()) return {};
   Fit best = factor_alone(routes);
   double best_worst = worst_of(routes, best);
-  if (best_worst <= kAdditiveFrom) return best;
+  if (best_worst <= kSimgridTuning.additive_from) return best;
   std::vector<std::pair<double, double>> steps;
   for (const auto& c : routes)
     if (std::isfinite(c.step)) steps.emplace_back(c.step, c.pairs);
@@ -127,7 +127,7 @@ MeasuredRoutes measured_routes(const Report& r, const Cube& delays) {
   const Topology& t = r.topology;
   const auto& nodes = t.levels.front().groups;
   const std::size_t G = nodes.size();
-  const std::size_t stride = std::max<std::size_t>(1, (G * G + kMaxRoutes - 1) / kMaxRoutes);
+  const std::size_t stride = std::max<std::size_t>(1, (G * G + kSimgridTuning.max_routes - 1) / kSimgridTuning.max_routes);
   MeasuredRoutes m;
   m.sampled = stride > 1;
   for (std::size_t ab = 0; ab < G * G; ab += stride) {

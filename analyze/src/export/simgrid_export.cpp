@@ -73,13 +73,13 @@ std::vector<std::string> simgrid_host_names(const Report& r) {
 // The tws of the links between hosts from the routes' tws (node groups a -> b, class, tw; a
 // route's tw is that of its slowest link in its direction: SimGrid gives a lone flow the smallest
 // bandwidth on its way). Each link direction starts from its fastest route; then, in turn, each
-// the median over its routes whose other links are not clearly slower (by kSlowerPartner), of the
+// the median over its routes whose other links are not clearly slower (by slower_partner), of the
 // lowest class among those: such a route shows this link. A NIC takes its routes under its switch
 // while it has any (on SMPI's factors a route across switches comes out 2 % slower, from its
 // uplinks' latency, when its tw is taken from its ends: links_from_ends); over all its routes, a
 // node beside a slow one took half of that one's slowness (a switch of two nodes: the median of
 // one fast and one slow pair). A direction without routes takes the other's value, a link without
-// any keeps its own. Two directions within kAdditiveFrom of each other are one value, their mean:
+// any keeps its own. Two directions within additive_from of each other are one value, their mean:
 // a difference the calibration would not fit is noise, and the file keeps one link for both.
 struct RouteTw {
   std::size_t a = 0, b = 0;
@@ -87,7 +87,6 @@ struct RouteTw {
   double tw = 0;
 };
 void solve_tws(const std::vector<RouteTw>& routes, SimgridPlatform& platform) {
-  constexpr double kSlowerPartner = 1.05;
   const std::size_t N = platform.links();
   std::vector<std::vector<std::size_t>> on(routes.size());  // per route its link directions: up e, down N + e
   std::vector<double> own(2 * N, kNaN);
@@ -98,7 +97,7 @@ void solve_tws(const std::vector<RouteTw>& routes, SimgridPlatform& platform) {
     for (const std::size_t e : on[n])
       if (!(own[e] <= routes[n].tw)) own[e] = routes[n].tw;
   }
-  for (int it = 0; it < 10; ++it) {
+  for (int it = 0; it < kSimgridTuning.bandwidth_sweeps; ++it) {
     std::vector<std::vector<double>> values(2 * N);
     std::vector<int> lowest(2 * N, std::numeric_limits<int>::max());
     for (std::size_t n = 0; n < routes.size(); ++n)
@@ -106,7 +105,7 @@ void solve_tws(const std::vector<RouteTw>& routes, SimgridPlatform& platform) {
         double others = 0;
         for (const std::size_t f : on[n])
           if (f != e && std::isfinite(own[f])) others = std::max(others, own[f]);
-        if (others > kSlowerPartner * own[e] || routes[n].cls > lowest[e]) continue;
+        if (others > kSimgridTuning.slower_partner * own[e] || routes[n].cls > lowest[e]) continue;
         if (routes[n].cls < lowest[e]) lowest[e] = routes[n].cls, values[e].clear();
         values[e].push_back(routes[n].tw);
       }
@@ -116,7 +115,7 @@ void solve_tws(const std::vector<RouteTw>& routes, SimgridPlatform& platform) {
   for (std::size_t e = 0; e < N; ++e) {
     double up = std::isfinite(own[e]) ? own[e] : own[N + e], down = std::isfinite(own[N + e]) ? own[N + e] : up;
     if (!std::isfinite(up)) continue;
-    if (std::abs(up - down) <= kAdditiveFrom * std::max(up, down)) up = down = (up + down) / 2;
+    if (std::abs(up - down) <= kSimgridTuning.additive_from * std::max(up, down)) up = down = (up + down) / 2;
     platform.tw_up[e] = up, platform.tw_down[e] = down;
   }
 }
@@ -148,7 +147,7 @@ void simgrid_node_links(const Report& r, SimgridPlatform& platform) {
     nic_ts[a] = std::isfinite(ts1) ? ts1 / 2 : 0.0, platform.tw_up[a] = platform.tw_down[a] = tw1;
   std::map<std::pair<std::size_t, std::size_t>, double> ts_ab;
   for (auto& [ab, values] : pts) ts_ab[ab] = finite_median(values);
-  for (int it = 0; it < 10; ++it)
+  for (int it = 0; it < kSimgridTuning.nic_latency_sweeps; ++it)
     for (std::size_t a = 0; a < G; ++a) {
       std::vector<double> est;
       for (const auto& [ab, ts] : ts_ab)
@@ -202,7 +201,7 @@ SimgridPlatform simgrid_platform(const Report& r) {
 // its own uplink changes no route (at the top level, between all uplinks' two directions). Level
 // by level from the NICs, each group's members' median up - down is taken as that freedom and moved
 // to the group's uplink, where every direction stays >= 0: a network alike both ways comes out alike
-// both ways, a NIC slower one way only is the one link split. Two directions within kAdditiveFrom of
+// both ways, a NIC slower one way only is the one link split. Two directions within additive_from of
 // each other are then one value, their mean (x: up e, down N + e).
 void center_directions(const SimgridPlatform& platform, std::vector<double>& x) {
   const Topology& t = platform.topo;
@@ -226,7 +225,7 @@ void center_directions(const SimgridPlatform& platform, std::vector<double>& x) 
     }
   }
   for (std::size_t e = 0; e < N; ++e)
-    if (std::abs(x[e] - x[N + e]) <= kAdditiveFrom * std::max(x[e], x[N + e])) x[e] = x[N + e] = (x[e] + x[N + e]) / 2;
+    if (std::abs(x[e] - x[N + e]) <= kSimgridTuning.additive_from * std::max(x[e], x[N + e])) x[e] = x[N + e] = (x[e] + x[N + e]) / 2;
 }
 
 // The latencies of the links between hosts, per direction, from the routes' (`routes`: indices
@@ -259,8 +258,7 @@ void solve_latencies(const MeasuredRoutes& m, const std::vector<double>& L, cons
     const double start = (finite_median(by_class[lv + 1]) - below) / 2;
     x[e] = x[N + e] = std::isfinite(start) ? std::max(0.0, start) : platform.ts_up[e];
   }
-  constexpr double kSettled = 1e-13;
-  for (int it = 0; it < 500; ++it) {
+  for (int it = 0; it < kSimgridTuning.latency_sweeps; ++it) {
     double moved = 0;
     for (std::size_t e = 0; e < 2 * N; ++e) {
       if (through[e].empty()) continue;
@@ -274,7 +272,7 @@ void solve_latencies(const MeasuredRoutes& m, const std::vector<double>& L, cons
       const double next = std::max(0.0, sum / static_cast<double>(through[e].size()));
       moved = std::max(moved, std::abs(next - x[e])), x[e] = next;
     }
-    if (moved < kSettled) break;
+    if (moved < kSimgridTuning.latency_settled) break;
   }
   center_directions(platform, x);
   for (std::size_t e = 0; e < N; ++e) platform.ts_up[e] = x[e], platform.ts_down[e] = x[N + e];
@@ -307,7 +305,7 @@ void links_from_routes(const MeasuredRoutes& m, const std::vector<double>& L, co
 // slope between them; else (32 and 128 KiB) the slope from the shortest length, which takes the
 // change of the latency factor into the tw, more on a route with more latency, and links shared
 // by many routes cannot follow that (0.5-1 % off across switches; export_simgrid keeps the better).
-// Not done on a sample of the routes (kMaxRoutes) or with one length.
+// Not done on a sample of the routes (max_routes) or with one length.
 bool links_from_ends(const Report& r, const MeasuredRoutes& m, std::size_t from, double c, SimgridPlatform& platform) {
   const std::size_t K = r.cube.count();
   if (m.sampled || K < 2 || from + 1 >= K || m.size() == 0) return false;
@@ -458,7 +456,7 @@ std::string export_simgrid(const Report& r, const Cube& delays) {
   // The links from the Hockney lines, or from the routes' ends with either slope and a share c of
   // each route's latency taken out of its slope (links_from_ends; c searched on a grid over what
   // keeps every tw positive, then narrowed around the best): the ends' best platform where the
-  // Hockney one leaves a route more than kAdditiveFrom off and the ends at least halve that. The
+  // Hockney one leaves a route more than additive_from off and the ends at least halve that. The
   // Hockney links, with factors of 1 where the network is a latency and a bandwidth (the reference
   // platforms of bench/results/models.md), stay where they serve: the ends' search would move the
   // factors by tens of percent for a rounding's worth of a route.
@@ -471,7 +469,7 @@ std::string export_simgrid(const Report& r, const Cube& delays) {
   std::size_t pick = 0;
   const std::size_t K = r.cube.count();
   for (const std::size_t from : {std::size_t{0}, K >= 2 ? K - 2 : std::size_t{0}}) {
-    if (hockney_worst <= kAdditiveFrom || (from > 0 && from + 2 != K)) continue;
+    if (hockney_worst <= kSimgridTuning.additive_from || (from > 0 && from + 2 != K)) continue;
     const double cmax = largest_latency_share(r, m, from);
     auto trial = [&](double c) {
       SimgridPlatform p = hockney;
@@ -482,11 +480,11 @@ std::string export_simgrid(const Report& r, const Cube& delays) {
       return w;
     };
     double at = 0, at_w = trial(0.0);
-    for (int g = -2; g <= 9; ++g) {
-      const double c = cmax * 0.1 * g, w = g == 0 ? at_w : trial(c);
+    for (int g = kSimgridTuning.grid_first; g <= kSimgridTuning.grid_last; ++g) {
+      const double c = cmax * kSimgridTuning.grid_step * g, w = g == 0 ? at_w : trial(c);
       if (w < at_w) at = c, at_w = w;
     }
-    for (double step = cmax * 0.05; step > cmax * 1e-4; step /= 2)
+    for (double step = cmax * kSimgridTuning.narrow_from; step > cmax * kSimgridTuning.narrow_to; step /= 2)
       for (const double c : {at - step, at + step}) {
         const double w = trial(c);
         if (w < at_w) at = c, at_w = w;

@@ -16,15 +16,13 @@
 
 #include "nt/analysis/report.hpp"
 #include "nt/stats.hpp"
+#include "simgrid_tuning.hpp"
 
 namespace nt::analysis::simgrid_parts {
 
 // SMPI adds an envelope of 16 bytes to every message (tag, source, communicator): a message of m
 // bytes moves m + 16 on the platform's links (SMPI picks its lat/bw factors by m itself).
 inline constexpr double kSmpiEnvelope = 16;
-
-// A factor alone is kept while it brings every route within this share of its measured median.
-inline constexpr double kAdditiveFrom = 0.001;
 
 // SMPI charges smpi/wtime (set by the export to SimGrid's default, 10 ns) on every clock read, and
 // a delay network_test measures holds one: the platform's routes are that much faster than the
@@ -45,7 +43,7 @@ double bw_value(double tw);
 // transfer time of that route: d = x * latency + y * (m + 16) / bandwidth + a. This is how SMPI
 // itself is calibrated to an MPI library; without it a Hockney line misses the measured curve
 // between its ends (a protocol step, a cache). One factor (x = y) when it brings every route
-// within kAdditiveFrom; else a latency factor and a bandwidth factor apart (x != y: SMPI's own
+// within kSimgridTuning.additive_from; else a latency factor and a bandwidth factor apart (x != y: SMPI's own
 // factors scale the two apart, so that a slow node's routes, or those within a node, which are
 // mostly transfer time, come out wrong under one factor) and an additive time a where the curve
 // steps by a time rather than a ratio (an overhead charged below a threshold only: SMPI's o_r),
@@ -143,9 +141,8 @@ struct SimgridPlatform {
 
 // The measured routes: every ordered pair of node groups (a == b: within a node group) with rank
 // pairs, and per length its median over them less SMPI's clock read (NaN without data). Above
-// kMaxRoutes routes a regular sample of them (every s-th pair in order), which the factors need,
-// not every route.
-inline constexpr std::size_t kMaxRoutes = 20000;
+// kSimgridTuning.max_routes routes a regular sample of them (every s-th pair in order), which the
+// factors need, not every route.
 struct MeasuredRoutes {
   std::vector<std::size_t> a, b;
   std::vector<int> cls;
