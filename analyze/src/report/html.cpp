@@ -10,6 +10,7 @@
 #include <memory>
 #include <numeric>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -36,6 +37,11 @@ std::array<std::uint8_t, 3> sequential(double t) {
   std::array<std::uint8_t, 3> c{};
   for (int q = 0; q < 3; ++q) c[q] = static_cast<std::uint8_t>(std::lround(stops[i][q] + f * (stops[i + 1][q] - stops[i][q])));
   return c;
+}
+
+std::pair<double, double> scale_ends(const std::vector<double>& l) {
+  const double lo = l.front(), hi = l[std::min(l.size() - 1, l.size() * kScaleTopPercentile / 100)];
+  return {lo, std::max(hi, lo + std::log(kScaleLeastSpan))};
 }
 
 // Ranks ordered by their groups, coarsest level first, so nodes and switches show as blocks.
@@ -65,6 +71,7 @@ namespace {
 using html_parts::sequential;
 using html_parts::topology_order;
 using html_parts::direction_word;
+using html_parts::scale_ends;
 
 
 constexpr int kMaxCells = 256;  // a picture has at most this many cells per side
@@ -130,7 +137,7 @@ Picture block_picture(const std::vector<int>& order, F value) {
   return p;
 }
 
-// Log scale (see below for its ends); rows are senders (x), so the image
+// Log scale (scale_ends for its ends); rows are senders (x), so the image
 // is drawn with the sender down the rows and the receiver across.
 std::string picture_png(const Picture& p, bool change, double& lo, double& hi) {
   std::vector<double> l;
@@ -140,11 +147,7 @@ std::string picture_png(const Picture& p, bool change, double& lo, double& hi) {
     lo = std::log(0.5), hi = std::log(2.0);
   } else if (!l.empty()) {
     std::sort(l.begin(), l.end());
-    // From the fastest cell (delays only grow under noise: no low outliers; a node's few inner
-    // links must keep their own colour) to the 99th percentile (above it: outliers).
-    lo = l.front(), hi = l[std::min(l.size() - 1, l.size() * 99 / 100)];
-    // At least a 1.2x span: a uniform matrix (a few per cent of noise) looks uniform.
-    hi = std::max(hi, lo + std::log(1.2));
+    std::tie(lo, hi) = scale_ends(l);
   }
   std::vector<std::uint8_t> rgb;
   rgb.reserve(p.cell.size() * 3);

@@ -135,15 +135,14 @@ std::string finding_picture(const Small& s, const Anomaly& a, double lo, double 
                      kThumbSide, kThumbSide, base64(encode_png_rgb(s.n, s.n, rgb)));
 }
 
-// The page's matrix scale: from the fastest cell to the 99th percentile, at least 1.2x.
+// The page's matrix scale (scale_ends).
 std::pair<double, double> scale_of(const Small& s) {
   std::vector<double> l;
   for (double v : s.log_delay)
     if (std::isfinite(v)) l.push_back(v);
   if (l.empty()) return {0.0, 1.0};
   std::sort(l.begin(), l.end());
-  const double lo = l.front(), hi = l[std::min(l.size() - 1, l.size() * 99 / 100)];
-  return {lo, std::max(hi, lo + std::log(1.2))};
+  return scale_ends(l);
 }
 
 }  // namespace
