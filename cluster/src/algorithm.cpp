@@ -307,8 +307,14 @@ bool segment_valid(const Partition& p, std::size_t s, const double* v, int excep
   return segment_window(p, s, v, exceptions, tol, copy_limit, scratch).ok;
 }
 
-// Estimated bytes of one region's deflated info(n, x, x): deflate codes each run of equal
-// offsets in a few bytes, plus HDF5's per-chunk overhead.
+// The size model that decides where a region ends (it only affects the file's size, never the
+// rules): estimated bytes of what a region stores.
+constexpr double kRunBytes = 3.0;     // deflate codes a run of equal offsets of info(n, x, x) in about this many bytes
+constexpr double kChunkBytes = 64.0;  // HDF5's overhead per chunk of info
+constexpr double kValueBytes = 8.0;   // a value of data (a double)
+constexpr double kFreshShare = 0.5;   // a fresh partition is tried once continuing costs more than this share of the last one
+
+// Estimated bytes of one region's deflated info(n, x, x): its runs of equal offsets and its chunks.
 double info_cost(const Partition& p, std::size_t P) {
   const std::size_t M = P * P;
   std::vector<int> scratch(M);
@@ -316,9 +322,9 @@ double info_cost(const Partition& p, std::size_t P) {
     for (std::size_t q = p.segs[s].first; q < p.segs[s].second; ++q) scratch[static_cast<std::size_t>(p.order[q])] = static_cast<int>(s);
   std::size_t runs = 1;
   for (std::size_t q = 1; q < M; ++q) runs += scratch[q] != scratch[q - 1];
-  const std::size_t rows = std::clamp<std::size_t>(16384 / P, 1, P);
+  const std::size_t rows = std::clamp<std::size_t>(kInfoChunkCells / P, 1, P);
   const std::size_t chunks = (P + rows - 1) / rows;
-  return 3.0 * static_cast<double>(runs) + 64.0 * static_cast<double>(chunks);
+  return kRunBytes * static_cast<double>(runs) + kChunkBytes * static_cast<double>(chunks);
 }
 
 void check_finite(const Dataset& in, const Matrix& m, std::size_t k) {
@@ -389,12 +395,12 @@ class Compressor {
       const double C = static_cast<double>(part.segs.size());
       const double C2 = C - static_cast<double>(invalid.size()) + static_cast<double>(subs.size());
       const bool can_end = k - k0 >= K && N - k >= K;
-      const double cost_continue = 8.0 * (C2 - C) * static_cast<double>(k - k0) + 8.0 * C2;
+      const double cost_continue = kValueBytes * (C2 - C) * static_cast<double>(k - k0) + kValueBytes * C2;
       // A fresh partition costs a full sort; skip it while continuing is far cheaper than the
       // last fresh region was (the decision only affects size, never the rules).
-      if (can_end && cost_continue > 0.5 * last_cost_new) {
+      if (can_end && cost_continue > kFreshShare * last_cost_new) {
         Partition fresh = fresh_partition(v, M_, tol_, vtol_, mem_.record_sort_limit);
-        const double cost_new = info_cost(fresh, P_) + 8.0 * static_cast<double>(fresh.segs.size());
+        const double cost_new = info_cost(fresh, P_) + kValueBytes * static_cast<double>(fresh.segs.size());
         last_cost_new = cost_new;
         if (cost_continue > cost_new) {
           m = Matrix();  // finish_region reads its matrices itself

@@ -126,8 +126,7 @@ ClusteredVariables define_clustered_variables(nc::File& f, const ClusteredConten
   }
 
   v.info = f.def_var("info", NC_INT, {dn, dx, dx});
-  // Chunks of whole rows, about 64 KiB each: a random access decompresses one small chunk.
-  const std::size_t rows = std::clamp<std::size_t>(16384 / Pz, 1, Pz);
+  const std::size_t rows = std::clamp<std::size_t>(kInfoChunkCells / Pz, 1, Pz);
   if (!compact) {
     f.def_chunking(v.info, {1, rows, Pz});
     f.def_deflate(v.info, 4, true);

@@ -50,6 +50,9 @@ void write_clustered(const std::filesystem::path& path, const ClusteredContent& 
                      bool compact = false);
 // Side of the square residual tiles (HDF5 chunks of residual(i, x, x)).
 inline constexpr std::size_t kResidualTile = 128;
+// Cells of an info(n, x, x) chunk at least: whole rows of about 64 KiB, so that a random access
+// decompresses one small chunk.
+inline constexpr std::size_t kInfoChunkCells = 16384;
 
 // Sets (or replaces) one numeric global attribute of an existing clustered file.
 void set_clustered_attribute(const std::filesystem::path& path, const std::string& name, double value);
