@@ -452,9 +452,9 @@ void one_way_blocks(const AnomalyScan& scan, double cut, std::vector<Anomaly>& o
       members.push_back(f);
       scores.push_back(out[f].score);
     }
-    // Two nodes or more on each side, or one node and three or more (all of one node's slow pairs
-    // to or from part of the others): two pairs from one node are no block.
-    const bool sized = std::min(S.size(), R.size()) >= 2 || std::max(S.size(), R.size()) >= 3;
+    // Two nodes or more on each side, or one node and block_one_node or more (all of one node's slow
+    // pairs to or from part of the others).
+    const bool sized = std::min(S.size(), R.size()) >= 2 || std::max(S.size(), R.size()) >= kTuning.block_one_node;
     // Pairs of one bottleneck (their added times alike) need not fill S x R: a torus link carries
     // the routes of the nodes behind its sending end toward part of the far side only. Pairs alike
     // by their ratios alone (no added time to compare) must: a ratio does not tell two links apart.

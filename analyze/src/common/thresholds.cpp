@@ -26,7 +26,8 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
                    {"node_level_ratio", f.node_level_ratio},
                    {"node_level_lengths", f.node_level_lengths},
                    {"spread_parties", f.spread_parties}, {"spread_sigmas", f.spread_sigmas},
-                   {"spread_noise_ratio", f.spread_noise_ratio}};
+                   {"spread_noise_ratio", f.spread_noise_ratio},
+                   {"band_lengths", f.band_lengths}};
   j["anomalies"] = {{"min_ratio", a.min_ratio},
                     {"group_min_ratio", a.group_min_ratio},
                     {"mad_factor", a.mad_factor},
@@ -38,6 +39,7 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
                     {"alike_ratio", f.alike_ratio},
                     {"through_ratio", f.through_ratio},
                     {"one_way_keep", f.one_way_keep},
+                    {"block_one_node", f.block_one_node},
                     {"fastest_share", f.fastest_share},
                     {"lone_row_share", f.lone_row_share},
                     {"lone_min_nodes", f.lone_min_nodes},
@@ -69,7 +71,8 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
   j["loaded"] = {{"min_cells", f.loaded_min_cells}, {"contention_cv", f.contention_cv},
                  {"moved_share", f.moved_share},    {"alone_ratio", f.alone_ratio},
                  {"steady_spread", f.steady_spread}, {"noise_times", f.noise_times}};
-  j["compare"] = {{"noise_floor", f.compare_noise_floor},   {"link_tolerance", f.link_tolerance},
+  j["compare"] = {{"noise_floor", f.compare_noise_floor},   {"bands", f.compare_bands},
+                  {"link_tolerance", f.link_tolerance},
                   {"changed_share", f.changed_share},       {"unchanged_share", f.unchanged_share},
                   {"moved_hosts_share", f.moved_hosts_share}};
   return j;

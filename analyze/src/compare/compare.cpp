@@ -62,9 +62,10 @@ Cube restrict_lengths(const Cube& c, const std::vector<std::size_t>& ks) {
   return r;
 }
 
-// Length bands of the comparison: thirds (at least 3 lengths each), as the topology's.
+// Length bands of the comparison: kTuning.compare_bands at most, of band_lengths lengths at least,
+// as the topology's.
 std::vector<std::pair<std::size_t, std::size_t>> bands_of(std::size_t K) {
-  const std::size_t n = std::clamp<std::size_t>(K / 3, 1, 3);
+  const std::size_t n = std::clamp<std::size_t>(K / kTuning.band_lengths, 1, kTuning.compare_bands);
   std::vector<std::pair<std::size_t, std::size_t>> b;
   for (std::size_t i = 0; i < n; ++i) b.emplace_back(K * i / n, K * (i + 1) / n);
   return b;

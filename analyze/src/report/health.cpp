@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "nt/error.hpp"
+#include "nt/analysis/tuning.hpp"
 #include "common/text_util.hpp"
 
 namespace nt::analysis {
@@ -46,10 +47,11 @@ Completeness common_lengths_completeness(const Comparison& c, std::size_t baseli
   const std::size_t kb = baseline_lengths, common = c.lengths.size();
   out.stored = common;
   out.planned = kb;
-  if (common < std::min<std::size_t>(3, kb))
+  const std::size_t least = kTuning.band_lengths;  // one band of the comparison
+  if (common < std::min(least, kb))
     out.line = fmt::format("INCOMPLETE: the runs have {} message length(s) in common of the baseline's {}: too few "
-                           "to compare (at least 3 are needed: the current run may have been cut short or measured other lengths)",
-                           common, kb);
+                           "to compare (at least {} are needed: the current run may have been cut short or measured other lengths)",
+                           common, kb, least);
   return out;
 }
 

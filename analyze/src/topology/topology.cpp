@@ -52,8 +52,9 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
   // and it halves a step that only the shorter length shows: the leaves of a 3-level tree, 3.7 %
   // apart at 64 KiB and 0.24 % at 1 MiB, were 1.9 % apart in one band, under the 2 % floor).
   const std::size_t bands = static_cast<std::size_t>(std::max(1, opt.bands));
-  const std::size_t B = K < 3 ? std::max<std::size_t>(1, std::min(bands, K))
-                              : std::max<std::size_t>(1, std::min<std::size_t>(bands, K / 3));
+  const std::size_t least = kTuning.band_lengths;
+  const std::size_t B = K < least ? std::max<std::size_t>(1, std::min(bands, K))
+                                  : std::max<std::size_t>(1, std::min<std::size_t>(bands, K / least));
   auto prof = rank_profiles(c, B);
   if (is_sampled(c)) fill_by_measured_paths(prof, N);
   if (P <= 2) t.notes.push_back("2 ranks: too few to tell nodes apart from the delays; both ranks form one group");

@@ -26,8 +26,9 @@ struct Completeness {
 Completeness run_completeness(const Dataset& d, const std::string& name);
 // Opens `file` (header only) and checks it: what report and compare run first.
 Completeness run_completeness(const std::string& file);
-// The fewest common lengths a comparison needs: 3 (its length bands), or all of a baseline of fewer
-// (`baseline_lengths`: what the baseline's file holds; c's reports hold the common ones only).
+// The fewest common lengths a comparison needs: one band (kTuning.band_lengths), or all of a
+// baseline of fewer (`baseline_lengths`: what the baseline's file holds; c's reports hold the
+// common ones only).
 Completeness common_lengths_completeness(const Comparison& c, std::size_t baseline_lengths);
 
 // The health of one report: `r` is null when nothing was measured (no report can be made).

@@ -27,10 +27,12 @@ struct Tuning {
   std::size_t spread_parties = 4;    // groups above the nodes also differ by the mean difference of this many most different third parties ...
   double spread_sigmas = 3.0;        // ... when it exceeds this many noise sigmas (the second largest takes noise_factor) ...
   double spread_noise_ratio = 1.1;   // ... where in every band the nearest groups differ by at most this times the two directions of one pair
+  std::size_t band_lengths = 3;      // a band of lengths holds this many at least where there are as many (a median one outlier does not move)
   // Anomalies.
   double alike_ratio = 1.25;         // scores within this ratio (highest / lowest) are alike: no one of them stands out
   double through_ratio = 1.25;       // a delay within this ratio of a slow node's own, either way, runs through that node
   double one_way_keep = 0.5;         // a one-way link fault adds at least this share of its time at every longer length
+  std::size_t block_one_node = 3;    // slow pairs from or to one node are a block when this many (two from one node are none)
   // Transients (transients.cpp) and the explanation's leftover region (explain_search.cpp).
   double fastest_share = 0.5;        // a fault's fastest sample shows at least this share of its median's slowdown (log)
   double lone_row_share = 0.1;       // a pair is not alone when this share of its sender's row or receiver's column is slow with it
@@ -56,6 +58,7 @@ struct Tuning {
   double noise_times = 3.0;          // ... or this many times the re-tested cells' own spread, when larger
   // Comparisons of two runs (compare).
   double compare_noise_floor = 1e-3; // the least noise of a log ratio (a simulator's data has none)
+  std::size_t compare_bands = 3;     // bands of lengths (of band_lengths at least) a change is decided in, at most: short, middle, long
   double link_tolerance = 0.5;       // a link within this share of the smallest change reported is at its class's change
   double changed_share = 0.75;       // a class changed in part: fewer than this share of its links at its change ...
   double unchanged_share = 0.25;     // ... and at least this share unchanged: its change is the unchanged links'
