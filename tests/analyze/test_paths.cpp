@@ -24,13 +24,7 @@
 #include "path_trees.hpp"
 
 namespace na = nt::analysis;
-using nt::test::partition;
-using nt::test::Path;
-using nt::test::path_cube;
-using nt::test::ranks_with;
-using nt::test::routed_cube;
-using nt::test::Routed;
-using nt::test::torus_cube;
+using namespace nt::test;
 using namespace nt::test::path_trees;
 
 // The slow node is placed in its own leaf (it reaches its leaf mates fastest), not left as a

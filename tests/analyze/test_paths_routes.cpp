@@ -22,14 +22,7 @@
 #include "path_trees.hpp"
 
 namespace na = nt::analysis;
-using nt::test::partition;
-using nt::test::Path;
-using nt::test::path_cube;
-using nt::test::ranks_with;
-using nt::test::routed_cube;
-using nt::test::Routed;
-using nt::test::at_lengths;
-using nt::test::torus_cube;
+using namespace nt::test;
 using namespace nt::test::path_trees;
 
 // On the noisy corpus (scripts/corpus --set noisy): where the distances above the routers form no tree, a router farther

@@ -5,9 +5,7 @@
 
 using namespace nt;
 using nt::convert::test::ConvertTest;
-using nt::fixtures::LegacySpec;
-using nt::fixtures::legacy_value;
-using nt::fixtures::write_legacy_file;
+using namespace nt::fixtures;
 
 namespace {
 
