@@ -38,6 +38,7 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
                     {"alike_ratio", f.alike_ratio},
                     {"through_ratio", f.through_ratio},
                     {"one_way_keep", f.one_way_keep},
+                    {"block_margin", f.block_margin},
                     {"fastest_share", f.fastest_share},
                     {"lone_row_share", f.lone_row_share},
                     {"lone_min_nodes", f.lone_min_nodes},

@@ -57,7 +57,7 @@ bool droppable(const Grid& g, const Claim& q, const std::vector<Anomaly>& found)
 
 // A pair finding across nodes (a route detector's): what is left slow may be its routes.
 bool route_claim(const Grid& g, const Claim& q, const std::vector<Anomaly>& found) {
-  return !q.ends && !droppable(g, q, found);
+  return q.finding < found.size() && !q.ends && !droppable(g, q, found);
 }
 
 // Drops, one at a time and the weakest first, the findings that explain nothing at any length

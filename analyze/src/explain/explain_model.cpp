@@ -43,13 +43,12 @@ bool ends_kind(AnomalyKind k) {
 
 Grid make_grid(const Cube& c, const Topology& t, const AnomalyOptions& opt) {
   Grid g{c, t, opt, static_cast<std::size_t>(c.P), c.count(), 1, pair_classes(t),
-         {}, {}, false, 0};
+         {}, {}, 0};
   g.need = std::max<std::size_t>(
       1, static_cast<std::size_t>(std::ceil(opt.min_length_fraction * static_cast<double>(g.K) - 1e-9)));
   // No tree above: blocks of node pairs (a dragonfly's or a torus's distance is a pair's own: the
-  // routers it crosses, not its groups').
-  g.blocks = t.no_tree_above && !t.levels.empty();
-  g.level = 0;
+  // routers it crosses), then of the finest switch groups.
+  g.block_levels = t.no_tree_above ? std::min<std::size_t>(t.levels.size(), 2) : 0;
   std::vector<float> buf;
   g.logv.resize(g.K);
   for (std::size_t k = 0; k < g.K; ++k) {
@@ -102,13 +101,15 @@ void for_claims(const Grid& g, const std::vector<Claim>& claims, const ClaimInde
 // log of the block's healthy delay. Distance adds latency, not time per byte: a farther pair of groups
 // crosses more links of the same bandwidth, so a block's delay at the shortest length holds its
 // distance, and each longer length adds the time per byte of the blocks' median slope. A block whose
-// slope is steeper is slow, however far it is. From the cells no claim holds, where it has
+// slope is steeper is slow, however far it is. From the cells no claim holds, where a block has
 // min(3, its cells) of them; NaN where it has fewer.
-std::vector<std::vector<float>> block_bases(const Grid& g, const std::vector<char>& claimed) {
-  if (!g.blocks) return {};
-  const auto& groups = g.t.levels[g.level].groups;
+std::vector<std::vector<float>> block_bases(const Grid& g, const std::vector<char>& claimed, std::size_t level) {
+  const auto& groups = g.t.levels[level].groups;
   const std::size_t G = groups.size(), B = G * G;
   std::vector<std::vector<double>> med(g.K, std::vector<double>(B, kNaN));
+  std::size_t k0 = 0;
+  for (std::size_t k = 1; k < g.K; ++k)
+    if (g.c.lengths[k] < g.c.lengths[k0]) k0 = k;
   std::vector<double> v;
   for (std::size_t a = 0; a < G; ++a)
     for (std::size_t b = 0; b < G; ++b) {
@@ -124,9 +125,6 @@ std::vector<std::vector<float>> block_bases(const Grid& g, const std::vector<cha
         if (v.size() >= least && !v.empty()) med[k][a * G + b] = lower_median_inplace(v);
       }
     }
-  std::size_t k0 = 0;
-  for (std::size_t k = 1; k < g.K; ++k)
-    if (g.c.lengths[k] < g.c.lengths[k0]) k0 = k;
   std::vector<std::vector<float>> out(g.K, std::vector<float>(B, std::nanf("")));
   for (std::size_t k = 0; k < g.K; ++k) {
     const double span = static_cast<double>(g.c.lengths[k] - g.c.lengths[k0]);
@@ -145,10 +143,13 @@ std::vector<std::vector<float>> block_bases(const Grid& g, const std::vector<cha
 // one pod, the leaves) has the median of its cells; the class's base is the lower median of those.
 // A part is a component that may be faulty, not a pair: of three pods one slow, two thirds of the
 // pairs between pods are slow, but two of the three pods are not. Between the groups of a topology
-// with no tree above them, the block's base (block_bases). A class all of whose cells are claimed
-// takes the median of all of them.
+// with no tree above them, the base of the pair of nodes, else of their pair of switch groups
+// (block_bases: a node whose cells are all claimed keeps the distance of its switch group). A class
+// all of whose cells are claimed takes the median of all of them.
+using BlockTables = std::vector<std::vector<std::vector<float>>>;  // per block level, length, block
+
 std::vector<float> base_of_length(const Grid& g, std::size_t k, const std::vector<char>& claimed,
-                                  const std::vector<float>& block_base) {
+                                  const BlockTables& blocks) {
   const std::size_t C = static_cast<std::size_t>(g.t.class_count());
   std::vector<std::vector<double>> all(C);
   std::vector<std::vector<std::vector<double>>> parts(C);
@@ -174,17 +175,21 @@ std::vector<float> base_of_length(const Grid& g, std::size_t k, const std::vecto
     else if (!all[c].empty()) med[c] = lower_median_inplace(all[c]);
   }
   std::vector<float> base(g.P * g.P, std::nanf(""));
-  const auto& go = g.t.levels[g.level].group_of;
-  const std::size_t G = g.t.levels[g.level].groups.size();
   for (std::size_t i = 0; i < g.P; ++i)
     for (std::size_t j = 0; j < g.P; ++j) {
       const std::size_t x = g.cell(i, j);
       if (g.cls[x] < 0) continue;
       const auto c = static_cast<std::size_t>(g.cls[x]);
       double b = med[c];
-      if (g.blocks && go[i] != go[j]) {
-        const double bm = block_base[static_cast<std::size_t>(go[i]) * G + static_cast<std::size_t>(go[j])];
-        if (std::isfinite(bm)) b = bm;
+      for (std::size_t l = 0; l < blocks.size(); ++l) {
+        const auto& go = g.t.levels[l].group_of;
+        if (go[i] == go[j]) break;
+        const double bm = blocks[l][k][static_cast<std::size_t>(go[i]) * g.t.levels[l].groups.size() +
+                                      static_cast<std::size_t>(go[j])];
+        if (std::isfinite(bm)) {
+          b = bm;
+          break;
+        }
       }
       base[x] = static_cast<float>(b);
     }
@@ -236,8 +241,9 @@ Model fit_model(const Grid& g, std::vector<Claim>& claims) {
   Model m;
   m.ix = index_claims(g, claims);
   const auto claimed = claimed_cells(g, claims, m.ix);
-  const auto blocks = block_bases(g, claimed);
-  for (std::size_t k = 0; k < g.K; ++k) m.base.push_back(base_of_length(g, k, claimed, g.blocks ? blocks[k] : std::vector<float>{}));
+  BlockTables blocks;
+  for (std::size_t l = 0; l < g.block_levels; ++l) blocks.push_back(block_bases(g, claimed, l));
+  for (std::size_t k = 0; k < g.K; ++k) m.base.push_back(base_of_length(g, k, claimed, blocks));
   fit_factors(g, m, claims);
   return m;
 }

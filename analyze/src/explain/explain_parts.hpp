@@ -46,10 +46,10 @@ struct Grid {
   std::vector<std::int8_t> cls;  // pair class per cell, -1 on the diagonal
   std::vector<std::vector<float>> logv;
   std::vector<double> tol;       // per length: a cell beyond its prediction by more is unexplained (log)
-  // No tree above the top level (a dragonfly, a torus): the cells between the groups of `level` (the
-  // finest switch groups, or the nodes) take the delay of their pair of groups (block_bases).
-  bool blocks = false;
-  std::size_t level = 0;
+  // No tree above the top level (a dragonfly, a torus): the cells between the groups of the first
+  // block_levels levels (the nodes, the finest switch groups) take the delay of their pair of groups
+  // (block_bases).
+  std::size_t block_levels = 0;
   int node_of(std::size_t r) const { return t.levels.front().group_of[r]; }
   std::size_t cell(std::size_t i, std::size_t j) const { return i * P + j; }
 };

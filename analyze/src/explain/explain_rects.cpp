@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "nt/analysis/anomalies.hpp"
+#include "nt/analysis/tuning.hpp"
 #include "anomalies/anomalies_parts.hpp"
 #include "explain_parts.hpp"
 #include "common/text_util.hpp"
@@ -83,6 +84,32 @@ Rect grow(const BlockSlow& bs, std::size_t level, std::size_t a, std::size_t b) 
   return r;
 }
 
+// The slow cells (at enough lengths, not named) of the rectangle's rows and columns outside it: the
+// cells its senders send to other groups and those its receivers get from others (the mirror as
+// well, both ways). A fault's rectangle leaves none; a region of another shape (a torus link's
+// routes, noise) leaves many.
+std::size_t stray_cells(const Grid& g, const std::vector<std::vector<char>>& slow_cells, const std::vector<char>& named,
+                        const Rect& r) {
+  const auto& go = g.t.levels[r.level].group_of;
+  std::vector<char> from(g.P, 0), to(g.P, 0);
+  for (std::size_t i = 0; i < g.P; ++i) {
+    from[i] = r.from.count(static_cast<std::size_t>(go[i])) ? 1 : 0;
+    to[i] = r.to.count(static_cast<std::size_t>(go[i])) ? 1 : 0;
+  }
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < g.P; ++i)
+    for (std::size_t j = 0; j < g.P; ++j) {
+      if (go[i] == go[j] || named[g.cell(i, j)]) continue;
+      const bool inside = (from[i] && to[j]) || (r.both && to[i] && from[j]);
+      const bool row = from[i] || to[j] || (r.both && (to[i] || from[j]));
+      if (inside || !row) continue;
+      std::size_t at = 0;
+      for (std::size_t k = 0; k < g.K; ++k) at += slow_cells[k][g.cell(i, j)];
+      n += at >= g.need ? 1 : 0;
+    }
+  return n;
+}
+
 }  // namespace
 
 std::optional<Rect> slow_rectangle(const Grid& g, const std::vector<std::vector<char>>& slow_cells,
@@ -99,6 +126,12 @@ std::optional<Rect> slow_rectangle(const Grid& g, const std::vector<std::vector<
     Rect r = grow(bs, l, seed / bs.G, seed % bs.G);
     // A set of groups slow to every other group is theirs to name (a region), not a rectangle's.
     if (r.from.size() + r.to.size() >= bs.G) continue;
+    // As many slow cells as a left-over region needs (a pair or two of a noisy run is no link).
+    const std::size_t least = std::max<std::size_t>(
+        g.opt.explain_min_cells, static_cast<std::size_t>(g.opt.explain_min_share * static_cast<double>(g.P * (g.P - 1))));
+    if (r.cells < least) continue;
+    if (static_cast<double>(stray_cells(g, slow_cells, named, r)) > kTuning.stray_share * static_cast<double>(r.cells))
+      continue;
     if (!best || r.cells > best->cells) best = std::move(r);  // equal: the coarser level
   }
   return best;
