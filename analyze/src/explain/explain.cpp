@@ -151,11 +151,11 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
     if (explains_delays(found[a].kind)) claims.push_back(claim_of(g, found[a], a));
   Model m = fit_model(g, claims);
   e.levels_share = set_tolerances(g, m, claims);
-  // Where the levels do not describe the distances (a dragonfly whose distances form no tree; a
-  // single level whose classes leave the distances of a torus unexplained), a group left slow may be
-  // a distance: the check then reads the directions, drops idle findings and merges siblings, but
-  // adds none.
-  const bool levels_fit = e.levels_share >= opt.explain_levels_fit;
+  // Where the levels do not describe the distances (a level the clustering missed), a group left
+  // slow may be a distance: the check then reads the directions, drops idle findings and merges
+  // siblings, but adds none. With no tree above the nodes, the blocks of node pairs hold the
+  // distances (block_bases): those the check judges.
+  const bool levels_fit = g.block_levels > 0 || e.levels_share >= opt.explain_levels_fit;
   std::vector<char> drop(found.size(), 0);
   std::vector<Anomaly> added;
   std::vector<std::vector<char>> slow_cells;
