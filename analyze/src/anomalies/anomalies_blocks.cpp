@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "nt/stats.hpp"
+#include "nt/analysis/tuning.hpp"
 
 namespace nt::analysis::anomaly_parts {
 namespace {
@@ -133,9 +134,16 @@ std::vector<std::vector<double>> references(const std::vector<std::vector<double
   return ref;
 }
 
+// Whether a slow delay `there` is the block's beside `other`, the node's delay of the same kind off
+// the block: `other` not slow, or (a node slow on its own, whose cable also sets its time) `there`
+// slower by block_margin of the slow line. A node slow alike to all is slow on its own only.
+bool beyond_own(double there, double other, const AnomalyScan& scan) {
+  return !std::isfinite(other) || other < scan.min_log || there - other >= kTuning.block_margin * scan.min_log;
+}
+
 // Whether a node's delays to the side `to` are beyond min_ratio over the typical node's at enough
-// lengths, and its delays to the other side not at any of them (a slow node is slow to both); its
-// ratios at those lengths added to `ratios` when it is.
+// lengths, and beyond its delays to the other side at every length (beyond_own); its ratios at those
+// lengths added to `ratios` when it is.
 bool slow_to_side(const std::vector<std::vector<double>>& med, const std::vector<std::vector<double>>& ref,
                   std::size_t node, int to, const AnomalyScan& scan, std::vector<double>& ratios) {
   std::vector<double> mine;
@@ -143,7 +151,7 @@ bool slow_to_side(const std::vector<std::vector<double>>& med, const std::vector
   for (std::size_t k = 0; k < med.size(); ++k) {
     const double there = med[k][node * 2 + t] - ref[k][t], other = med[k][node * 2 + o] - ref[k][o];
     if (!std::isfinite(there)) continue;
-    if (std::isfinite(other) && other >= scan.min_log) return false;
+    if (!beyond_own(there, other, scan)) return false;
     if (there >= scan.min_log) mine.push_back(std::exp(there));
   }
   if (mine.size() < scan.need) return false;
@@ -221,7 +229,8 @@ std::vector<double> relative_excess(const Cube& c, const std::vector<const LinkH
 // T, read from the directed medians: its delays to T (receiver: from S) beyond min_ratio over the
 // typical node's at enough lengths, and at none of the lengths its delays the other way (from T; to
 // S) nor those of the same direction with its own side (a slow sender or receiver is slow with
-// everyone). Its ratios at those lengths added to `ratios` when it is.
+// everyone) unless its slow direction is beyond them (beyond_own). Its ratios at those lengths added
+// to `ratios` when it is.
 bool one_way_member(const std::vector<std::vector<double>>& med, const std::vector<std::vector<double>>& ref,
                     std::size_t node, int role, const AnomalyScan& scan, std::vector<double>& ratios) {
   const auto r = static_cast<std::size_t>(role);
@@ -230,7 +239,7 @@ bool one_way_member(const std::vector<std::vector<double>>& med, const std::vect
   for (std::size_t k = 0; k < med.size(); ++k) {
     const auto ratio = [&](std::size_t s) { return med[k][node * 4 + s] - ref[k][s]; };
     for (const std::size_t s : {back, own})
-      if (std::isfinite(ratio(s)) && ratio(s) >= scan.min_log) return false;
+      if (!beyond_own(ratio(slow), ratio(s), scan)) return false;
     if (std::isfinite(ratio(slow)) && ratio(slow) >= scan.min_log) mine.push_back(std::exp(ratio(slow)));
   }
   if (mine.size() < scan.need) return false;

@@ -55,6 +55,11 @@ bool droppable(const Grid& g, const Claim& q, const std::vector<Anomaly>& found)
   return true;
 }
 
+// A pair finding across nodes (a route detector's): what is left slow may be its routes.
+bool route_claim(const Grid& g, const Claim& q, const std::vector<Anomaly>& found) {
+  return q.finding < found.size() && !q.ends && !droppable(g, q, found);
+}
+
 // Drops, one at a time and the weakest first, the findings that explain nothing at any length
 // (drop[finding]; a detector's finding may show at fewer lengths than the check's tolerance allows):
 // of two findings on the same cells each explains nothing beside the other, and one is to stay.
@@ -86,7 +91,7 @@ void revise(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std
   m = fit_model(g, claims);
   drop_idle(g, m, claims, found, drop, e);
   // Where route findings claim pairs across nodes, what is left slow may be their routes: no search.
-  const bool routes = std::any_of(claims.begin(), claims.end(), [&](const Claim& q) { return !droppable(g, q, found); });
+  const bool routes = std::any_of(claims.begin(), claims.end(), [&](const Claim& q) { return route_claim(g, q, found); });
   if (search && !routes) search_groups(g, m, claims, hosts, found.size(), added);
   drop_idle(g, m, claims, found, drop, e);
   drop.resize(found.size() + added.size(), 0);
@@ -146,11 +151,11 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
     if (explains_delays(found[a].kind)) claims.push_back(claim_of(g, found[a], a));
   Model m = fit_model(g, claims);
   e.levels_share = set_tolerances(g, m, claims);
-  // Where the levels do not describe the distances (a dragonfly whose distances form no tree; a
-  // single level whose classes leave the distances of a torus unexplained), a group left slow may be
-  // a distance: the check then reads the directions, drops idle findings and merges siblings, but
-  // adds none.
-  const bool levels_fit = !t.no_tree_above && e.levels_share >= opt.explain_levels_fit;
+  // Where the levels do not describe the distances (a level the clustering missed), a group left
+  // slow may be a distance: the check then reads the directions, drops idle findings and merges
+  // siblings, but adds none. With no tree above the nodes, the blocks of node pairs hold the
+  // distances (block_bases): those the check judges.
+  const bool levels_fit = g.block_levels > 0 || e.levels_share >= opt.explain_levels_fit;
   std::vector<char> drop(found.size(), 0);
   std::vector<Anomaly> added;
   std::vector<std::vector<char>> slow_cells;
@@ -172,7 +177,7 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
   std::size_t left = 0;
   auto rest = leftover(g, slow_cells, hosts, transients, &left);
   const bool routes = std::any_of(claims.begin(), claims.end(), [&](const Claim& q) {
-    return q.finding < found.size() && !droppable(g, q, found);
+    return q.finding < found.size() && route_claim(g, q, found);
   });
   const bool could_add = change && levels_fit && !routes && judged;
   if (!could_add) rest.reset();

@@ -17,9 +17,10 @@ namespace nt::analysis {
 std::set<std::uint64_t> pair_cells(const Anomaly& a, std::size_t P) {
   // Exactly its pairs (a one-way pair of two ranks is not every rank pair of their nodes).
   // A slow link's pairs listed one way round each (sender below receiver) stand for both
-  // directions; listed otherwise, they are the directions that are slow.
+  // directions, unless its direction is one way; listed otherwise, they are the directions that are
+  // slow.
   std::set<std::uint64_t> cells;
-  const bool both = a.kind == AnomalyKind::slow_link &&
+  const bool both = a.kind == AnomalyKind::slow_link && a.direction != "send" && a.direction != "receive" &&
                     std::all_of(a.pairs.begin(), a.pairs.end(), [](const auto& p) { return p.first < p.second; });
   for (auto [x, y] : a.pairs) {
     const auto cx = static_cast<std::uint64_t>(x), cy = static_cast<std::uint64_t>(y);
@@ -42,11 +43,12 @@ bool ends_kind(AnomalyKind k) {
 
 Grid make_grid(const Cube& c, const Topology& t, const AnomalyOptions& opt) {
   Grid g{c, t, opt, static_cast<std::size_t>(c.P), c.count(), 1, pair_classes(t),
-         {}, {}, false, 0};
+         {}, {}, 0};
   g.need = std::max<std::size_t>(
       1, static_cast<std::size_t>(std::ceil(opt.min_length_fraction * static_cast<double>(g.K) - 1e-9)));
-  g.blocks = t.no_tree_above && t.levels.size() >= 2;
-  if (g.blocks) g.G1 = t.levels[1].groups.size();
+  // No tree above: blocks of node pairs (a dragonfly's or a torus's distance is a pair's own: the
+  // routers it crosses), then of the finest switch groups.
+  g.block_levels = t.no_tree_above ? std::min<std::size_t>(t.levels.size(), 2) : 0;
   std::vector<float> buf;
   g.logv.resize(g.K);
   for (std::size_t k = 0; k < g.K; ++k) {
@@ -95,38 +97,76 @@ void for_claims(const Grid& g, const std::vector<Claim>& claims, const ClaimInde
   }
 }
 
+// Per length and block (a pair of the groups at g.level, the finest with no tree above them), the
+// log of the block's healthy delay. Distance adds latency, not time per byte: a farther pair of groups
+// crosses more links of the same bandwidth, so a block's delay at the shortest length holds its
+// distance, and each longer length adds the time per byte of the blocks' median slope. A block whose
+// slope is steeper is slow, however far it is. From the cells no claim holds, where a block has
+// min(3, its cells) of them; NaN where it has fewer.
+std::vector<std::vector<float>> block_bases(const Grid& g, const std::vector<char>& claimed, std::size_t level) {
+  const auto& groups = g.t.levels[level].groups;
+  const std::size_t G = groups.size(), B = G * G;
+  std::vector<std::vector<double>> med(g.K, std::vector<double>(B, kNaN));
+  std::size_t k0 = 0;
+  for (std::size_t k = 1; k < g.K; ++k)
+    if (g.c.lengths[k] < g.c.lengths[k0]) k0 = k;
+  std::vector<double> v;
+  for (std::size_t a = 0; a < G; ++a)
+    for (std::size_t b = 0; b < G; ++b) {
+      if (a == b) continue;
+      const std::size_t least = std::min<std::size_t>(3, groups[a].size() * groups[b].size());
+      for (std::size_t k = 0; k < g.K; ++k) {
+        v.clear();
+        for (int i : groups[a])
+          for (int j : groups[b]) {
+            const std::size_t x = g.cell(static_cast<std::size_t>(i), static_cast<std::size_t>(j));
+            if (!claimed[x] && !std::isnan(g.logv[k][x])) v.push_back(std::exp(static_cast<double>(g.logv[k][x])));
+          }
+        if (v.size() >= least && !v.empty()) med[k][a * G + b] = lower_median_inplace(v);
+      }
+    }
+  std::vector<std::vector<float>> out(g.K, std::vector<float>(B, std::nanf("")));
+  for (std::size_t k = 0; k < g.K; ++k) {
+    const double span = static_cast<double>(g.c.lengths[k] - g.c.lengths[k0]);
+    v.clear();
+    for (std::size_t b = 0; b < B; ++b)
+      if (std::isfinite(med[k][b]) && std::isfinite(med[k0][b]) && span > 0) v.push_back((med[k][b] - med[k0][b]) / span);
+    const double slope = v.empty() ? 0.0 : lower_median_inplace(v);
+    for (std::size_t b = 0; b < B; ++b)
+      if (std::isfinite(med[k0][b])) out[k][b] = static_cast<float>(std::log(med[k0][b] + std::max(0.0, span * slope)));
+  }
+  return out;
+}
+
 // The base of every cell at one length: its class's delay, read from the cells no claim holds. Per
 // class, each part the class joins (the groups of the level below it: of the pairs between leaves of
 // one pod, the leaves) has the median of its cells; the class's base is the lower median of those.
 // A part is a component that may be faulty, not a pair: of three pods one slow, two thirds of the
-// pairs between pods are slow, but two of the three pods are not. Between the finest switch groups
-// of a topology with no tree above, the median of the cells of the pair of groups, where it has 3
-// such cells (it holds their distance). A class all of whose cells are claimed takes the median of
-// all of them.
-std::vector<float> base_of_length(const Grid& g, std::size_t k, const std::vector<char>& claimed) {
+// pairs between pods are slow, but two of the three pods are not. Between the groups of a topology
+// with no tree above them, the base of the pair of nodes, else of their pair of switch groups
+// (block_bases: a node whose cells are all claimed keeps the distance of its switch group). A class
+// all of whose cells are claimed takes the median of all of them.
+using BlockTables = std::vector<std::vector<std::vector<float>>>;  // per block level, length, block
+
+std::vector<float> base_of_length(const Grid& g, std::size_t k, const std::vector<char>& claimed,
+                                  const BlockTables& blocks) {
   const std::size_t C = static_cast<std::size_t>(g.t.class_count());
-  const std::size_t B = g.blocks ? g.G1 * g.G1 : 0;
-  std::vector<std::vector<double>> blocks(B), all(C);
+  std::vector<std::vector<double>> all(C);
   std::vector<std::vector<std::vector<double>>> parts(C);
   for (std::size_t c = 0; c < C; ++c) parts[c].resize(g.t.levels[std::max<std::size_t>(c, 1) - 1].groups.size());
   const auto& lv = g.logv[k];
-  const auto& g1 = g.blocks ? g.t.levels[1].group_of : g.t.levels.front().group_of;
   for (std::size_t i = 0; i < g.P; ++i)
     for (std::size_t j = 0; j < g.P; ++j) {
       const std::size_t x = g.cell(i, j);
       if (std::isnan(lv[x])) continue;
       const auto c = static_cast<std::size_t>(g.cls[x]);
       all[c].push_back(lv[x]);
-      if (g.blocks && c >= 2) {
-        const std::size_t b = static_cast<std::size_t>(g1[i]) * g.G1 + static_cast<std::size_t>(g1[j]);
-        if (!claimed[x]) blocks[b].push_back(lv[x]);
-      }
       if (claimed[x]) continue;
       const auto& part = g.t.levels[std::max<std::size_t>(c, 1) - 1].group_of;
       parts[c][static_cast<std::size_t>(part[i])].push_back(lv[x]);
       parts[c][static_cast<std::size_t>(part[j])].push_back(lv[x]);
     }
-  std::vector<double> med(C, kNaN), block_med(B, kNaN);
+  std::vector<double> med(C, kNaN);
   for (std::size_t c = 0; c < C; ++c) {
     std::vector<double> m;
     for (auto& v : parts[c])
@@ -134,8 +174,6 @@ std::vector<float> base_of_length(const Grid& g, std::size_t k, const std::vecto
     if (!m.empty()) med[c] = lower_median_inplace(m);
     else if (!all[c].empty()) med[c] = lower_median_inplace(all[c]);
   }
-  for (std::size_t b = 0; b < B; ++b)
-    if (blocks[b].size() >= 3) block_med[b] = lower_median_inplace(blocks[b]);
   std::vector<float> base(g.P * g.P, std::nanf(""));
   for (std::size_t i = 0; i < g.P; ++i)
     for (std::size_t j = 0; j < g.P; ++j) {
@@ -143,9 +181,15 @@ std::vector<float> base_of_length(const Grid& g, std::size_t k, const std::vecto
       if (g.cls[x] < 0) continue;
       const auto c = static_cast<std::size_t>(g.cls[x]);
       double b = med[c];
-      if (g.blocks && c >= 2) {
-        const double bm = block_med[static_cast<std::size_t>(g1[i]) * g.G1 + static_cast<std::size_t>(g1[j])];
-        if (std::isfinite(bm)) b = bm;
+      for (std::size_t l = 0; l < blocks.size(); ++l) {
+        const auto& go = g.t.levels[l].group_of;
+        if (go[i] == go[j]) break;
+        const double bm = blocks[l][k][static_cast<std::size_t>(go[i]) * g.t.levels[l].groups.size() +
+                                      static_cast<std::size_t>(go[j])];
+        if (std::isfinite(bm)) {
+          b = bm;
+          break;
+        }
       }
       base[x] = static_cast<float>(b);
     }
@@ -197,7 +241,9 @@ Model fit_model(const Grid& g, std::vector<Claim>& claims) {
   Model m;
   m.ix = index_claims(g, claims);
   const auto claimed = claimed_cells(g, claims, m.ix);
-  for (std::size_t k = 0; k < g.K; ++k) m.base.push_back(base_of_length(g, k, claimed));
+  BlockTables blocks;
+  for (std::size_t l = 0; l < g.block_levels; ++l) blocks.push_back(block_bases(g, claimed, l));
+  for (std::size_t k = 0; k < g.K; ++k) m.base.push_back(base_of_length(g, k, claimed, blocks));
   fit_factors(g, m, claims);
   return m;
 }

@@ -46,10 +46,10 @@ struct Grid {
   std::vector<std::int8_t> cls;  // pair class per cell, -1 on the diagonal
   std::vector<std::vector<float>> logv;
   std::vector<double> tol;       // per length: a cell beyond its prediction by more is unexplained (log)
-  // No tree above the top level (a dragonfly, a torus): the cells between the finest switch groups
-  // take the delay of their pair of groups, which holds the distance between them.
-  bool blocks = false;
-  std::size_t G1 = 0;
+  // No tree above the top level (a dragonfly, a torus): the cells between the groups of the first
+  // block_levels levels (the nodes, the finest switch groups) take the delay of their pair of groups
+  // (block_bases).
+  std::size_t block_levels = 0;
   int node_of(std::size_t r) const { return t.levels.front().group_of[r]; }
   std::size_t cell(std::size_t i, std::size_t j) const { return i * P + j; }
 };
@@ -103,8 +103,10 @@ struct RegionCounts {
   std::uint64_t cells = 0, within = 0, slower = 0;       // every usable cell: within the tolerance, beyond it
 };
 
+// `named`: cells taken as explained (the search's rectangles, which ends_only would leave out).
 RegionCounts count_regions(const Grid& g, const Model& m, const std::vector<Claim>& claims,
-                           std::vector<std::vector<char>>& slow_cells, bool ends_only);
+                           std::vector<std::vector<char>>& slow_cells, bool ends_only,
+                           const std::vector<char>* named = nullptr);
 // The groups whose cells the model leaves slow, named (into added, with their claims), at most
 // explain_max_added.
 void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,
@@ -115,6 +117,18 @@ bool alike_factors(const Grid& g, const Claim& a, const Claim& b);
 // Slow switch findings that are one fault of a group the levels lack, merged (drop[finding]: gone).
 void merge_siblings(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,
                     std::vector<Anomaly>& found, std::vector<Anomaly>& added, std::vector<char>& drop);
+// explain_rects.cpp: a rectangle of group pairs of one level whose cells the model leaves slow
+// (the routes between two sets of groups), the one with the most slow cells over the levels, but
+// the cells `named` (per cell: a rectangle named before holds it); a finding on it.
+struct Rect {
+  std::size_t level = 0;
+  std::set<std::size_t> from, to;  // the groups that send slowly, those they send to
+  bool both = false;               // the cells back as well
+  std::size_t cells = 0;           // its cells slow at enough lengths
+};
+std::optional<Rect> slow_rectangle(const Grid& g, const std::vector<std::vector<char>>& slow_cells,
+                                   const std::vector<char>& named);
+Anomaly rectangle_finding(const Grid& g, const Rect& r, const std::vector<std::string>& hosts);
 // explain_uplinks.cpp: an added partial uplink (its cells to part of the ranks outside its group)
 // and two or more added nodes of the group slowed the other way alike: one finding on the nodes.
 void join_partial_uplinks(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,

@@ -40,7 +40,7 @@ std::size_t region_index(const RegionCounts& rc, std::size_t level, std::size_t 
 }  // namespace
 
 RegionCounts count_regions(const Grid& g, const Model& m, const std::vector<Claim>& claims,
-                           std::vector<std::vector<char>>& slow_cells, bool ends_only) {
+                           std::vector<std::vector<char>>& slow_cells, bool ends_only, const std::vector<char>* named) {
   RegionCounts rc;
   std::size_t n = 0;
   for (const auto& lev : g.t.levels) {
@@ -57,7 +57,7 @@ RegionCounts count_regions(const Grid& g, const Model& m, const std::vector<Clai
         const std::size_t x = g.cell(i, j);
         if (i == j || std::isnan(g.logv[k][x])) continue;
         const double r = residual(g, m, claims, k, i, j, static_cast<std::size_t>(-1), ends_only);
-        const bool slow = r > g.tol[k];
+        const bool slow = r > g.tol[k] && !(named && (*named)[x]);
         slow_cells[k][x] = slow;
         ++rc.cells;
         rc.within += std::fabs(r) <= g.tol[k];
@@ -312,11 +312,21 @@ void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vec
         for (int r : g.t.levels[l].groups[grp])
           if (q.in[static_cast<std::size_t>(r)]) tried[l][grp] = 1;
   }
+  std::vector<char> named(g.P * g.P, 0);  // the cells of the rectangles named
   for (std::size_t round = 0; round < g.opt.explain_max_added; ++round) {
-    const auto rc = count_regions(g, m, claims, slow_cells, true);
+    const auto rc = count_regions(g, m, claims, slow_cells, true, &named);
     const Pick p = best_region(g, rc, tried);
     if (!p.found) {
+      // A group's partial uplink, or the routes between two sets of groups where they cover more.
       const auto b = uplink_block(g, slow_cells, tried);
+      const auto r = slow_rectangle(g, slow_cells, named);
+      if (r && (!b || r->cells > b->cells)) {
+        added.push_back(rectangle_finding(g, *r, hosts));
+        for (auto [i, j] : added.back().pairs) named[g.cell(static_cast<std::size_t>(i), static_cast<std::size_t>(j))] = 1;
+        claims.push_back(claim_of(g, added.back(), n_found + added.size() - 1));
+        m = fit_model(g, claims);
+        continue;
+      }
       if (!b) break;
       tried[b->level][b->group] = 1;
       added.push_back(uplink_finding(g, *b, hosts));

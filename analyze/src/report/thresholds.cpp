@@ -40,6 +40,7 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
                     {"through_ratio", f.through_ratio},
                     {"one_way_keep", f.one_way_keep},
                     {"block_one_node", f.block_one_node},
+                    {"block_margin", f.block_margin},
                     {"fastest_share", f.fastest_share},
                     {"lone_row_share", f.lone_row_share},
                     {"lone_min_nodes", f.lone_min_nodes},

@@ -109,7 +109,7 @@ struct Explanation {
 };
 
 // The cells (sender * P + receiver) a finding on pairs claims: exactly its pairs, a slow link's in
-// both directions where every pair is listed sender below receiver.
+// both directions where every pair is listed sender below receiver (and its direction is not one way).
 std::set<std::uint64_t> pair_cells(const Anomaly& a, std::size_t P);
 
 // Checks the findings against the whole matrix (explain.cpp): sets each slow finding's direction,
