@@ -77,8 +77,10 @@ inline nt::analysis::Cube at_lengths(const nt::analysis::Cube& full, std::initia
 // shorter way round, + on a tie), as SimGrid's TORUS. Every link 1 us and 1.25 GB/s; the link
 // between hosts slow_a and slow_b at 1/4 bandwidth and 4x latency: both directions, or (both
 // false) the direction slow_a -> slow_b only. `slowed`: the host pairs whose route crosses it slowly.
+// `second`: another link, both ways, at 1/2 bandwidth (its own time per byte).
 inline nt::analysis::Cube torus_cube(int X, int Y, int slow_a, int slow_b, double noise_sigma, bool both = true,
-                                     std::set<std::pair<int, int>>* slowed = nullptr) {
+                                     std::set<std::pair<int, int>>* slowed = nullptr,
+                                     std::pair<int, int> second = {-1, -1}) {
   const int rph = 2;
   auto step = [](int from, int to, int n) {
     const int d = ((to - from) % n + n) % n;
@@ -96,8 +98,9 @@ inline nt::analysis::Cube torus_cube(int X, int Y, int slow_a, int slow_b, doubl
       else y = (y + step(y, ty, Y) + Y) % Y;
       const int to = x + X * y;
       const bool slow = (from == slow_a && to == slow_b) || (both && from == slow_b && to == slow_a);
+      const bool half = (from == second.first && to == second.second) || (from == second.second && to == second.first);
       p.latency += slow ? 4e-6 : 1e-6;
-      p.bandwidth = std::min(p.bandwidth, slow ? 1.25e9 / 4 : 1.25e9);
+      p.bandwidth = std::min(p.bandwidth, slow ? 1.25e9 / 4 : half ? 1.25e9 / 2 : 1.25e9);
       if (slow && slowed) slowed->emplace(ha, hb);
     }
     return p;

@@ -500,7 +500,7 @@ TEST(Paths, ASlowParallelUplinkKeepsTheLeavesAndIsTheLeafs) {
     EXPECT_EQ(partition(r.topology.levels[1].group_of), partition(leaf));
     std::vector<int> own;
     for (int x = slow_leaf * per_leaf; x < (slow_leaf + 1) * per_leaf; ++x) own.push_back(x);
-    ASSERT_EQ(r.anomalies.size(), 1u) << r.anomalies.front().detail;
+    ASSERT_EQ(r.anomalies.size(), 1u) << na::to_text(r);
     EXPECT_EQ(r.anomalies.front().ranks, own) << r.anomalies.front().detail;
     EXPECT_LT(r.explanation.slow_share, 0.01);
   }

@@ -118,6 +118,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   slow_links_to_slow_nodes(t, hosts, out);
   out.insert(out.end(), blocks.begin(), blocks.end());
   slow_links_between_neighbours(scan, out);
+  slope_links(scan, out);
   one_way_blocks(scan, one_way_cut, out);
   cap_one_way_pairs(t, opt.max_links, one_way_cut, out);
   fold_transit_routes(scan, out);

@@ -158,6 +158,10 @@ std::vector<Anomaly> one_way_slow_blocks(const AnomalyScan& scan, std::vector<Li
 // delay to the receiver, the sender nearer that end than the receiver) are folded into it. Before,
 // the slow nodes of a partial uplink (node_delays.hpp, anomalies_routes.cpp).
 void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>& out);
+// anomalies_slopes.cpp: where no level is above the nodes (a torus), the node pairs whose time per
+// byte is alike and above the typical one are one slow link's routes; the nearest of them is the
+// link. The pair findings on those routes are taken into it.
+void slope_links(const AnomalyScan& scan, std::vector<Anomaly>& out);
 
 // anomalies_routes.cpp: the one-way pair findings of one bottleneck (the time each adds alike) that
 // form a block, pairs from a set S of two nodes or more to a set R of two or more (or one node and

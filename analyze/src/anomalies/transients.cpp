@@ -242,7 +242,9 @@ std::optional<std::string> drop_transient_pairs(const Cube& values, const Cube& 
       [&](const Anomaly& a) {
         if (!pair_kind(a)) return false;
         if (a.kind == AnomalyKind::asymmetric_pair && !fastest_agree(values, fastest, a)) return true;
-        return one_node_pair(t, a) && !fastest_agree_rows(values, fastest, a);
+        // A slow link of many node pairs as well (a direct network's link read from its routes'
+        // time per byte): a stall of a cable slows a few pairs' medians, a fault every sample.
+        return (one_node_pair(t, a) || a.kind == AnomalyKind::slow_link) && !fastest_agree_rows(values, fastest, a);
       },
       first_pair, &left_out);
   if (moved.empty()) return std::nullopt;

@@ -312,7 +312,7 @@ void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vec
         for (int r : g.t.levels[l].groups[grp])
           if (q.in[static_cast<std::size_t>(r)]) tried[l][grp] = 1;
   }
-  std::vector<char> named(g.P * g.P, 0);  // the cells of the rectangles named
+  std::vector<char> named(g.P * g.P, 0);  // the cells of the pair findings named (ends_only leaves them slow)
   for (std::size_t round = 0; round < g.opt.explain_max_added; ++round) {
     const auto rc = count_regions(g, m, claims, slow_cells, true, &named);
     const Pick p = best_region(g, rc, tried);
@@ -330,6 +330,7 @@ void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vec
       if (!b) break;
       tried[b->level][b->group] = 1;
       added.push_back(uplink_finding(g, *b, hosts));
+      for (auto [i, j] : added.back().pairs) named[g.cell(static_cast<std::size_t>(i), static_cast<std::size_t>(j))] = 1;
       claims.push_back(claim_of(g, added.back(), n_found + added.size() - 1));
       m = fit_model(g, claims);
       continue;
