@@ -162,6 +162,16 @@ std::vector<double> calibrate_host_lane_rates(Ctx& c, std::size_t k, const Windo
   return host_lane_rates(c, k, lane_time);
 }
 
+// The peers each rank has met before length k of the run: none before its first length, every
+// one after it (every schedule measures its pairs at every length), so that a calibrated task
+// warms up as the run's task of that length does: a pair's first task takes a warm-up iteration
+// more than its later ones, which at the long lengths a calibration reaches last cost a sample's
+// time per task (its pairs there were not met at its shorter lengths, the run's were).
+void meet_as_the_run(Ctx& c, std::size_t k) {
+  std::vector<char>& met = runner(c).met;
+  std::fill(met.begin(), met.end(), k == 0 ? 0 : 1);
+}
+
 // The cost of each calibrated length: tasks of every class, and two rounds when the mode has
 // a concurrent schedule.
 std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<std::size_t>& calibrated, const Window& w,
@@ -169,6 +179,7 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
   std::map<std::size_t, LengthCost> cost;
   for (std::size_t k : calibrated) {
     const std::int64_t length = c.lengths[k];
+    meet_as_the_run(c, k);
     const auto by_class = sample_tasks(TaskList(c.spec, c.settings, c.size, k), c.spec, c.hosts, tasks_per_class(c.size));
     LengthCost& lc = cost[k];
     for (const auto& [name, few] : by_class) {
@@ -370,6 +381,7 @@ void begin_calibration(Ctx& c) {
 Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits, double deadline) {
   measure_host_clocks(c);  // as the run will have them: a task checks its host pair's offset
   begin_calibration(c);
+  const std::vector<char> met = runner(c).met;  // the run's own, not the calibration's (meet_as_the_run)
   const double t_start = Ctx::now();
   const Window w{barrier_cost(c), deadline};
   Calibration cal;
@@ -380,6 +392,7 @@ Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits, double deadl
   cal.cost = calibrate_lengths(c, cal.lengths, w, limits);
   cal.per_length_io = per_length_io_cost(c, c.lengths[cal.lengths.back()]);
   runner(c).calibrating = false;
+  runner(c).met = met;
   cal.seconds = Ctx::now() - t_start;
   return cal;
 }
@@ -387,10 +400,15 @@ Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits, double deadl
 void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& limits, double deadline) {
   if (!c.spec.concurrent_ok || limits.empty()) return;
   begin_calibration(c);
+  const std::vector<char> met = runner(c).met;
   const double t_start = Ctx::now();
   const Window w{barrier_cost(c), deadline};
-  for (std::size_t k : cal.lengths) time_concurrency(c, k, w, limits, cal.cost[k]);
+  for (std::size_t k : cal.lengths) {
+    meet_as_the_run(c, k);
+    time_concurrency(c, k, w, limits, cal.cost[k]);
+  }
   runner(c).calibrating = false;
+  runner(c).met = met;
   cal.seconds += Ctx::now() - t_start;
 }
 
