@@ -63,15 +63,28 @@ struct Window {
   double deadline = std::numeric_limits<double>::infinity();
 };
 
+// Every peer met (met) or none: the run meets each pair first at its first length, where its
+// first task takes a warm-up iteration more than its later ones, and has met every pair at later
+// lengths and repetitions. A calibration draws new pairs at each length (lanes and rounds are drawn
+// per length) and repeats its tasks: each window starts with the peers met as the run's tasks have
+// them, else at 1 MiB every calibrated task paid a sample's time more than the run's.
+void meet_as_the_run(Ctx& c, bool met) {
+  std::vector<char>& m = runner(c).met;
+  std::fill(m.begin(), m.end(), met ? 1 : 0);
+}
+
 // Runs `run` (units tasks or rounds, with the run's own warm-up and samples) on every rank,
 // timed on rank 0 between sleeping barriers minus a barrier's own cost; repeated while the
 // window is short, where a scheduler hiccup would count. Rank 0 gets seconds per unit; rank 0
-// decides about repeating, the others follow its broadcast. `length`: what the tasks measure.
+// decides about repeating, the others follow its broadcast. `length`: what the tasks measure;
+// met: whether the run has met their pairs before them (meet_as_the_run).
 // Past w.deadline every rank throws CalibrationOverrun after the same broadcast.
-double calibrate(Ctx& c, std::int64_t length, double units, const Window& w, const std::function<void()>& run) {
+double calibrate(Ctx& c, std::int64_t length, double units, const Window& w, bool met,
+                 const std::function<void()>& run) {
   constexpr int kStop = 2;  // the broadcast's third answer besides "again" and "done"
   std::vector<double> t;
   for (int trial = 0; trial < kTrials; ++trial) {
+    meet_as_the_run(c, met);
     idle_barrier(c, 1, length);
     const double t0 = Ctx::now();
     run();
@@ -111,10 +124,10 @@ double calibrate_concurrent(Ctx& c, std::size_t k, const Window& w, int limit) {
   const int reps = concurrent_repetitions(c.settings);
   const double rounds = concurrent_rounds(c, limit), share = concurrent_round_share(c, limit, 2);
   const double first =
-      calibrate(c, length, share, w, [&] { run_concurrent_rounds(c, k, length, 0, 2, limit); });
+      calibrate(c, length, share, w, k > 0, [&] { run_concurrent_rounds(c, k, length, 0, 2, limit); });
   if (reps == 1) return rounds * first;
   const double later =
-      calibrate(c, length, share, w, [&] { run_concurrent_rounds(c, k, length, 1, 2, limit); });
+      calibrate(c, length, share, w, true, [&] { run_concurrent_rounds(c, k, length, 1, 2, limit); });
   return rounds * (first + (reps - 1) * later);
 }
 
@@ -157,19 +170,10 @@ constexpr int kHostLaneRounds = 2;
 std::vector<double> calibrate_host_lane_rates(Ctx& c, std::size_t k, const Window& w) {
   const std::int64_t length = c.lengths[k];
   std::vector<double> lane_time;
-  calibrate(c, length, 1.0, w, [&] { run_host_lane_calibration(c, k, length, kHostLaneRounds, lane_time); });
+  calibrate(c, length, 1.0, w, k > 0,
+            [&] { run_host_lane_calibration(c, k, length, kHostLaneRounds, lane_time); });
   MPI_Allreduce(MPI_IN_PLACE, lane_time.data(), static_cast<int>(lane_time.size()), MPI_DOUBLE, MPI_MAX, c.comm);
   return host_lane_rates(c, k, lane_time);
-}
-
-// The peers each rank has met before length k of the run: none before its first length, every
-// one after it (every schedule measures its pairs at every length), so that a calibrated task
-// warms up as the run's task of that length does: a pair's first task takes a warm-up iteration
-// more than its later ones, which at the long lengths a calibration reaches last cost a sample's
-// time per task (its pairs there were not met at its shorter lengths, the run's were).
-void meet_as_the_run(Ctx& c, std::size_t k) {
-  std::vector<char>& met = runner(c).met;
-  std::fill(met.begin(), met.end(), k == 0 ? 0 : 1);
 }
 
 // The cost of each calibrated length: tasks of every class, and two rounds when the mode has
@@ -179,12 +183,11 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
   std::map<std::size_t, LengthCost> cost;
   for (std::size_t k : calibrated) {
     const std::int64_t length = c.lengths[k];
-    meet_as_the_run(c, k);
     const auto by_class = sample_tasks(TaskList(c.spec, c.settings, c.size, k), c.spec, c.hosts, tasks_per_class(c.size));
     LengthCost& lc = cost[k];
     for (const auto& [name, few] : by_class) {
       lc.per_class[name] =
-          calibrate(c, length, static_cast<double>(few.size()), w, [&] { run_sequential(c, few, length); });
+          calibrate(c, length, static_cast<double>(few.size()), w, k > 0, [&] { run_sequential(c, few, length); });
     }
     time_concurrency(c, k, w, limits, lc);
     if (c.spec.concurrent_ok && c.settings.schedule.by_switch && !c.settings.schedule.switches.empty())
@@ -381,7 +384,7 @@ void begin_calibration(Ctx& c) {
 Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits, double deadline) {
   measure_host_clocks(c);  // as the run will have them: a task checks its host pair's offset
   begin_calibration(c);
-  const std::vector<char> met = runner(c).met;  // the run's own, not the calibration's (meet_as_the_run)
+  const std::vector<char> met = runner(c).met;  // the run's own, not the calibration's (see calibrate)
   const double t_start = Ctx::now();
   const Window w{barrier_cost(c), deadline};
   Calibration cal;
@@ -403,10 +406,7 @@ void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& lim
   const std::vector<char> met = runner(c).met;
   const double t_start = Ctx::now();
   const Window w{barrier_cost(c), deadline};
-  for (std::size_t k : cal.lengths) {
-    meet_as_the_run(c, k);
-    time_concurrency(c, k, w, limits, cal.cost[k]);
-  }
+  for (std::size_t k : cal.lengths) time_concurrency(c, k, w, limits, cal.cost[k]);
   runner(c).calibrating = false;
   runner(c).met = met;
   cal.seconds += Ctx::now() - t_start;
