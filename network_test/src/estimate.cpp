@@ -7,7 +7,7 @@
 // over the senders (computed, not a stored list: O(P) per rank, see sample_tasks), through the real schedule with the run's own warm-up and sample count (no
 // extrapolation in the number of samples: differencing two short runs amplified scheduler noise
 // 10-fold), timed on rank 0 between sleeping barriers minus a barrier's own cost, repeated and the
-// median taken when the window is under 50 ms. A length then costs the sum over classes of tasks x
+// median taken when the window is under 50 ms, each window with its pairs met as the run's. A length then costs the sum over classes of tasks x
 // time per task; --concurrent costs rounds x the time of a round, calibrated on two real rounds of
 // each choice of concurrency (every pair of a round at once, and --concurrent=K's lanes);
 // with random rounds (one sample per repetition of the rounds) two rounds of the first
