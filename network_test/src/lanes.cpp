@@ -280,10 +280,10 @@ std::vector<double> host_lane_rates(const Ctx& c, std::size_t k, const std::vect
   for (std::size_t q = 0; q < rounds; ++q)
     for (std::size_t X = 0; X < G; ++X) {
       const int Y = g.rounds().partner(static_cast<int>(q), static_cast<int>(X));
-      if (Y < 0) continue;
-      const auto YU = static_cast<std::size_t>(Y);
-      const double lane = std::max(lane_time[q * G + X], lane_time[q * G + YU]);
-      rate[X] = std::min(rate[X], lane / static_cast<double>(std::min(kHostLaneCap, size[X] * size[YU])));
+      const std::size_t pairs = Y < 0 ? 0 : std::min(kHostLaneCap, size[X] * size[static_cast<std::size_t>(Y)]);
+      if (pairs == 0) continue;  // a bye, or a switch of the map without ranks here
+      const double lane = std::max(lane_time[q * G + X], lane_time[q * G + static_cast<std::size_t>(Y)]);
+      rate[X] = std::min(rate[X], lane / static_cast<double>(pairs));
     }
   // a switch in no calibrated lane (one sits out each round of an odd count): the dearest rate
   double dearest = 0;
