@@ -7,8 +7,8 @@
 // over the senders (computed, not a stored list: O(P) per rank, see sample_tasks), through the real schedule with the run's own warm-up and sample count (no
 // extrapolation in the number of samples: differencing two short runs amplified scheduler noise
 // 10-fold), timed on rank 0 between sleeping barriers minus a barrier's own cost, repeated and the
-// median taken when the window is under 50 ms, each window with its pairs met as the run's. A length then costs the sum over classes of tasks x
-// time per task; --concurrent costs rounds x the time of a round, calibrated on two real rounds of
+// median taken when the window is under 50 ms, each window with its pairs met as the run's. A
+// length then costs the sum over classes of tasks x time per task; --concurrent costs rounds x the time of a round, calibrated on two real rounds of
 // each choice of concurrency (every pair of a round at once, and --concurrent=K's lanes);
 // with random rounds (one sample per repetition of the rounds) two rounds of the first
 // repetition (with the warm-up) and two of the second (one warm-up round), times the samples.
@@ -17,8 +17,8 @@
 // fullest host. A lane costs its host pairs times the time per host pair of its slower switch
 // (a slow uplink's switch is in a lane of every round); a switch's time per host pair is the least
 // over its lanes in two real rounds, each lane stopped after a few host pairs and timed on its
-// own ranks (barriers apart: a round of the run holds tens to thousands of
-// host pairs per lane). A switch's own host pairs cross no uplink: at the fastest switch's time.
+// own ranks (barriers apart: a round of the run holds tens to thousands of host pairs per lane).
+// A switch's own host pairs cross no uplink: at the fastest switch's time.
 // --sample-pairs costs its sampled host pairs' tasks at the time of a task across hosts, plus the
 // pairs within the fullest host, as --host-pairs; with --switch-map, as the host lanes but with
 // the sampled host pairs of each lane and switch (the fullest lane of a round is then often not
