@@ -8,8 +8,9 @@
 // extrapolation in the number of samples: differencing two short runs amplified scheduler noise
 // 10-fold), timed on rank 0 between sleeping barriers minus a barrier's own cost, repeated and the
 // median taken when the window is under 50 ms, each window with its pairs met as the run's. A
-// length then costs the sum over classes of tasks x time per task; --concurrent costs rounds x the time of a round, calibrated on two real rounds of
-// each choice of concurrency (every pair of a round at once, and --concurrent=K's lanes);
+// length then costs the sum over classes of tasks x time per task; --concurrent costs rounds x
+// the time of a round, calibrated on two real rounds of each choice of concurrency (every pair of
+// a round at once, and --concurrent=K's lanes);
 // with random rounds (one sample per repetition of the rounds) two rounds of the first
 // repetition (with the warm-up) and two of the second (one warm-up round), times the samples.
 // --host-pairs --switch-map costs, per round of the switches, its slowest lane (a round lasts as
