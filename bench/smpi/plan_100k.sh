@@ -15,7 +15,8 @@
 #   env: LENGTHS (default 0,1024,65536,1048576), N (samples, default 5), K (default 4),
 #        OUT (default /tmp/nt-plan-100k), SMPI_BUILD (default build-smpi),
 #        LANES=1: --sample-pairs --switch-map (the sampled host pairs in lanes by leaf; the map from
-#        the slice's truth)
+#        the slice's truth); PAIRS=host (with LANES=1): --host-pairs --switch-map instead, every
+#        host pair in the lanes, its price the plan's host_lanes_s (no 100,000-rank plan then)
 # Results: bench/results/scale.md, "A plan for 100,000 ranks".
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,7 +32,9 @@ for x in "$@"; do
 done
 [ ${#B[@]} -eq 0 ] && [ ${#A[@]} -eq 0 ] && { B=(64 256); A=(4 8); }
 mkdir -p "$OUT"
-args=(-t one_to_one --lengths "$LENGTHS" -n "$N" --seed 1 --sample-pairs "$K" --progress none)
+pairs=(--sample-pairs "$K"); price=sampled_s
+[ "${PAIRS:-sampled}" = host ] && { pairs=(--host-pairs); price=host_lanes_s; }
+args=(-t one_to_one --lengths "$LENGTHS" -n "$N" --seed 1 "${pairs[@]}" --progress none)
 
 # slice SHAPE HOSTS RPN LEAVES: one row; remembers the last slice's figures per shape.
 slice() {
@@ -48,7 +51,7 @@ slice() {
   /usr/bin/time -f "%e s %M KB" -o "$d.est.time" "$here/scripts/simulate" --network-test "$SMPI_BUILD/bin/network_test" \
       "${plat[@]}" --out "$d.est" -- "${args[@]}" "${lanes[@]}" --estimate >"$d.est.log" 2>&1
   local predicted
-  predicted=$(sed -n 's/^plan: .*sampled_s=\([0-9.e+-]*\).*/\1/p' "$d.est.log" | tail -n1)
+  predicted=$(sed -n "s/^plan: .*$price=\\([0-9.e+-]*\\).*/\\1/p" "$d.est.log" | tail -n1)
   /usr/bin/time -f "%e s %M KB" -o "$d.time" "$here/scripts/simulate" --network-test "$SMPI_BUILD/bin/network_test" \
       "${plat[@]}" --out "$d" -- "${args[@]}" "${lanes[@]}" >"$d.log" 2>&1
   local simulated pairs
@@ -62,13 +65,14 @@ slice() {
 }
 
 rm -f "$OUT/slices.txt"
-echo "lengths $LENGTHS, -n $N, --sample-pairs $K; $(date -u '+%F %H:%M UTC'); load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "lengths $LENGTHS, -n $N, ${pairs[*]}${LANES:+ (LANES=$LANES)}; $(date -u '+%F %H:%M UTC'); load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| shape | slice | sampled host pairs | --estimate sampled_s | simulated run | estimate / run | host time, peak RSS (estimate / run) |"
+echo "| shape | slice | host pairs measured | --estimate $price | simulated run | estimate / run | host time, peak RSS (estimate / run) |"
 echo "|---|---|---:|---:|---:|---:|---|"
 for h in "${B[@]}"; do slice B "$h" 1 $((h >= 32 ? h / 16 : 2)); done
 for h in "${A[@]}"; do slice A "$h" 64 $((h >= 4 ? h / 2 : 1)); done
 echo
+[ "${PAIRS:-sampled}" = host ] && exit 0
 # The plan: per shape, the priced sweep of the two largest slices as a + b x (sampled host pairs):
 # b the pairs across hosts (one after the other, each alone, on the same routes at any size), a
 # what does not grow with the hosts (the pairs within hosts, every host at once; the per-length

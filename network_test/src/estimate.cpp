@@ -7,18 +7,23 @@
 // over the senders (computed, not a stored list: O(P) per rank, see sample_tasks), through the real schedule with the run's own warm-up and sample count (no
 // extrapolation in the number of samples: differencing two short runs amplified scheduler noise
 // 10-fold), timed on rank 0 between sleeping barriers minus a barrier's own cost, repeated and the
-// median taken when the window is under 50 ms. A length then costs the sum over classes of tasks x
-// time per task; --concurrent costs rounds x the time of a round, calibrated on two real rounds of
-// each choice of concurrency (every pair of a round at once, and --concurrent=K's lanes);
+// median taken when the window is under 50 ms, each window with its pairs met as the run's. A
+// length then costs the sum over classes of tasks x time per task; --concurrent costs rounds x
+// the time of a round, calibrated on two real rounds of each choice of concurrency (every pair of
+// a round at once, and --concurrent=K's lanes);
 // with random rounds (one sample per repetition of the rounds) two rounds of the first
 // repetition (with the warm-up) and two of the second (one warm-up round), times the samples.
-// --host-pairs --switch-map costs, per round of the switches, its fullest lane's host pairs, then
-// the fullest switch's, times the time per host pair of a round, calibrated on two real rounds
-// (each lane stopped after a few host pairs: a round lasts as long as its slowest lane, and a
-// slow uplink's switch is in a lane of every round), plus the pairs within the fullest host.
+// --host-pairs --switch-map costs, per round of the switches, its slowest lane (a round lasts as
+// long as it) and a barrier, then the fullest switch's own host pairs, plus the pairs within the
+// fullest host. A lane costs its host pairs times the time per host pair of its slower switch
+// (a slow uplink's switch is in a lane of every round); a switch's time per host pair is the least
+// over its lanes in two real rounds, each lane stopped after a few host pairs and timed on its
+// own ranks (barriers apart: a round of the run holds tens to thousands of host pairs per lane).
+// A switch's own host pairs cross no uplink: at the fastest switch's time.
 // --sample-pairs costs its sampled host pairs' tasks at the time of a task across hosts, plus the
 // pairs within the fullest host, as --host-pairs; with --switch-map, as the host lanes but with
-// the sampled host pairs of each lane and switch.
+// the sampled host pairs of each lane and switch (the fullest lane of a round is then often not
+// its slowest).
 // Per length, rank 0 also gathers and writes five synced records: timed with a real gather and a
 // temporary file in the output directory (removed). Lengths are calibrated one by one up to 24 of
 // them; longer sweeps calibrate 16 spread over the sweep and interpolate linearly in the length.
@@ -59,15 +64,28 @@ struct Window {
   double deadline = std::numeric_limits<double>::infinity();
 };
 
+// Every peer met (met) or none: the run meets each pair first at its first length, where its
+// first task takes a warm-up iteration more than its later ones, and has met every pair at later
+// lengths and repetitions. A calibration draws new pairs at each length (lanes and rounds are drawn
+// per length) and repeats its tasks: each window starts with the peers met as the run's tasks have
+// them, else at 1 MiB every calibrated task paid a sample's time more than the run's.
+void meet_as_the_run(Ctx& c, bool met) {
+  std::vector<char>& m = runner(c).met;
+  std::fill(m.begin(), m.end(), met ? 1 : 0);
+}
+
 // Runs `run` (units tasks or rounds, with the run's own warm-up and samples) on every rank,
 // timed on rank 0 between sleeping barriers minus a barrier's own cost; repeated while the
 // window is short, where a scheduler hiccup would count. Rank 0 gets seconds per unit; rank 0
-// decides about repeating, the others follow its broadcast. `length`: what the tasks measure.
+// decides about repeating, the others follow its broadcast. `length`: what the tasks measure;
+// met: whether the run has met their pairs before them (meet_as_the_run).
 // Past w.deadline every rank throws CalibrationOverrun after the same broadcast.
-double calibrate(Ctx& c, std::int64_t length, double units, const Window& w, const std::function<void()>& run) {
+double calibrate(Ctx& c, std::int64_t length, double units, const Window& w, bool met,
+                 const std::function<void()>& run) {
   constexpr int kStop = 2;  // the broadcast's third answer besides "again" and "done"
   std::vector<double> t;
   for (int trial = 0; trial < kTrials; ++trial) {
+    meet_as_the_run(c, met);
     idle_barrier(c, 1, length);
     const double t0 = Ctx::now();
     run();
@@ -107,10 +125,10 @@ double calibrate_concurrent(Ctx& c, std::size_t k, const Window& w, int limit) {
   const int reps = concurrent_repetitions(c.settings);
   const double rounds = concurrent_rounds(c, limit), share = concurrent_round_share(c, limit, 2);
   const double first =
-      calibrate(c, length, share, w, [&] { run_concurrent_rounds(c, k, length, 0, 2, limit); });
+      calibrate(c, length, share, w, k > 0, [&] { run_concurrent_rounds(c, k, length, 0, 2, limit); });
   if (reps == 1) return rounds * first;
   const double later =
-      calibrate(c, length, share, w, [&] { run_concurrent_rounds(c, k, length, 1, 2, limit); });
+      calibrate(c, length, share, w, true, [&] { run_concurrent_rounds(c, k, length, 1, 2, limit); });
   return rounds * (first + (reps - 1) * later);
 }
 
@@ -140,6 +158,25 @@ void time_concurrency(Ctx& c, std::size_t k, const Window& w, const std::vector<
     if (!lc.concurrent.count(limit)) lc.concurrent[limit] = calibrate_concurrent(c, k, w, limit);
 }
 
+// Rounds of the lanes by switch timed per length.
+constexpr int kHostLaneRounds = 2;
+
+// Per switch, the seconds per host pair of its lanes at length k (host_lane_rates): two real
+// rounds, each lane stopped after a few host pairs and timed on its own ranks (empty when there
+// are no lanes). Not the window over the host pairs of the fullest lanes: a round lasts as long
+// as its slowest lane, which in the run is not the fullest when the lanes differ in speed (the
+// sampled host pairs of a slow uplink's switch are few) and the barrier ending a round is paid
+// per round, not per host pair (the run's rounds hold tens to thousands of host pairs, the
+// calibration's a few).
+std::vector<double> calibrate_host_lane_rates(Ctx& c, std::size_t k, const Window& w) {
+  const std::int64_t length = c.lengths[k];
+  std::vector<double> lane_time;
+  calibrate(c, length, 1.0, w, k > 0,
+            [&] { run_host_lane_calibration(c, k, length, kHostLaneRounds, lane_time); });
+  MPI_Allreduce(MPI_IN_PLACE, lane_time.data(), static_cast<int>(lane_time.size()), MPI_DOUBLE, MPI_MAX, c.comm);
+  return host_lane_rates(c, k, lane_time);
+}
+
 // The cost of each calibrated length: tasks of every class, and two rounds when the mode has
 // a concurrent schedule.
 std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<std::size_t>& calibrated, const Window& w,
@@ -151,14 +188,11 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
     LengthCost& lc = cost[k];
     for (const auto& [name, few] : by_class) {
       lc.per_class[name] =
-          calibrate(c, length, static_cast<double>(few.size()), w, [&] { run_sequential(c, few, length); });
+          calibrate(c, length, static_cast<double>(few.size()), w, k > 0, [&] { run_sequential(c, few, length); });
     }
     time_concurrency(c, k, w, limits, lc);
-    if (c.spec.concurrent_ok && c.settings.schedule.by_switch && !c.settings.schedule.switches.empty()) {
-      const double steps = host_lane_calibration_steps(c, k, 2);
-      if (steps > 0)
-        lc.host_lane_step = calibrate(c, length, steps, w, [&] { run_host_lane_calibration(c, k, length, 2); });
-    }
+    if (c.spec.concurrent_ok && c.settings.schedule.by_switch && !c.settings.schedule.switches.empty())
+      lc.host_lane_rate = calibrate_host_lane_rates(c, k, w);
   }
   return cost;
 }
@@ -212,7 +246,9 @@ LengthCost cost_at(const Calibration& cal, const std::vector<std::int64_t>& leng
   for (const auto& [name, a] : lo->second.per_class)
     out.per_class[name] = hi->second.per_class.count(name) ? lerp(a, hi->second.per_class.at(name), f) : a;
   for (const auto& [limit, a] : lo->second.concurrent) out.concurrent[limit] = lerp(a, hi->second.concurrent.at(limit), f);
-  out.host_lane_step = lerp(lo->second.host_lane_step, hi->second.host_lane_step, f);
+  out.host_lane_rate = lo->second.host_lane_rate;
+  for (std::size_t X = 0; X < out.host_lane_rate.size() && X < hi->second.host_lane_rate.size(); ++X)
+    out.host_lane_rate[X] = lerp(out.host_lane_rate[X], hi->second.host_lane_rate[X], f);
   return out;
 }
 
@@ -263,14 +299,13 @@ void print_totals(const Schedule& sched, bool concurrent, const PlanTotals& tota
                "offsets, collectives) times the time of such a task measured now, or rounds times the time of a "
                "round for --concurrent, plus the gather and five synced records (share/doc/network_test.md); "
                "host pairs: --host-pairs, every pair of hosts once and the pairs within the fullest host"
-            << (lanes ? "; host lanes: --host-pairs --switch-map, per round of the switches the host pairs of its "
-                        "fullest lane, then those of the fullest switch, at the time per host pair of two real "
-                        "rounds, and the pairs within the fullest host"
+            << (lanes ? "; host lanes: --host-pairs --switch-map, per round of the switches its slowest lane (its "
+                        "host pairs at its slower switch's time per host pair, from two real rounds) and a barrier, "
+                        "then the host pairs of the fullest switch, and the pairs within the fullest host"
                       : "")
             << (sampled && sched.by_switch
-                    ? "; sampled: --sample-pairs --switch-map, per round of the switches the sampled host pairs of its "
-                      "fullest lane, then those of the fullest switch, at the host lanes' time per host pair, and the "
-                      "pairs within the fullest host"
+                    ? "; sampled: --sample-pairs --switch-map, as the host lanes with the sampled host pairs of each "
+                      "lane and switch, and the pairs within the fullest host"
                 : sampled ? "; sampled: --sample-pairs, the sampled pairs of hosts once (priced as pairs across hosts) "
                             "and the pairs within the fullest host"
                           : "")
@@ -350,15 +385,18 @@ void begin_calibration(Ctx& c) {
 Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits, double deadline) {
   measure_host_clocks(c);  // as the run will have them: a task checks its host pair's offset
   begin_calibration(c);
+  const std::vector<char> met = runner(c).met;  // the run's own, not the calibration's (see calibrate)
   const double t_start = Ctx::now();
   const Window w{barrier_cost(c), deadline};
   Calibration cal;
+  cal.barrier = w.barrier;
   cal.lengths = calibrated_lengths(c.lengths.size());
   cal.rounds = static_cast<std::size_t>(concurrent_rounds(c, c.settings.schedule.pairs_at_once)) *
                static_cast<std::size_t>(concurrent_repetitions(c.settings));
   cal.cost = calibrate_lengths(c, cal.lengths, w, limits);
   cal.per_length_io = per_length_io_cost(c, c.lengths[cal.lengths.back()]);
   runner(c).calibrating = false;
+  runner(c).met = met;
   cal.seconds = Ctx::now() - t_start;
   return cal;
 }
@@ -366,10 +404,12 @@ Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits, double deadl
 void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& limits, double deadline) {
   if (!c.spec.concurrent_ok || limits.empty()) return;
   begin_calibration(c);
+  const std::vector<char> met = runner(c).met;
   const double t_start = Ctx::now();
   const Window w{barrier_cost(c), deadline};
   for (std::size_t k : cal.lengths) time_concurrency(c, k, w, limits, cal.cost[k]);
   runner(c).calibrating = false;
+  runner(c).met = met;
   cal.seconds += Ctx::now() - t_start;
 }
 
@@ -399,9 +439,11 @@ std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal) {
     lp.host_schedule = cal.per_length_io + lp.host_pairs + on_host;
     lp.sampled = cal.per_length_io + on_host +
                  (lc.per_class.count(kAcrossHosts) ? static_cast<double>(sampled) * lc.per_class.at(kAcrossHosts) : 0.0);
-    if (lanes) {
-      lp.host_lanes = cal.per_length_io + on_host + host_lane_steps(c, k) * lc.host_lane_step;
-      if (sampled > 0) lp.sampled = cal.per_length_io + on_host + sampled_lane_steps(c, k) * lc.host_lane_step;
+    if (lanes) {  // the lanes' host pairs one after the other, and a barrier per round
+      const double barriers = host_lane_rounds(c, k) * cal.barrier;
+      lp.host_lanes = cal.per_length_io + on_host + barriers + host_lane_seconds(c, k, lc.host_lane_rate);
+      if (sampled > 0)
+        lp.sampled = cal.per_length_io + on_host + barriers + sampled_lane_seconds(c, k, lc.host_lane_rate);
     }
   }
   return out;

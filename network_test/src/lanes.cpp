@@ -17,6 +17,8 @@
 // (U/G)^2 unit pairs, so a slow one adds its own share to its lane, not to every step; and a
 // barrier per round (2K per repetition) replaces one hand-over per sub-round.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -249,39 +251,79 @@ std::size_t run_host_lanes(Ctx& c, const List& list, std::size_t k, std::int64_t
 template std::size_t run_host_lanes(Ctx&, const HostPairList&, std::size_t, std::int64_t, const StepHook&);
 template std::size_t run_host_lanes(Ctx&, const SampledPairList&, std::size_t, std::int64_t, const StepHook&);
 
-void run_host_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int rounds) {
+void run_host_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int rounds, std::vector<double>& lane_time) {
   const Units u(c.hosts);
   const Groups g(c, u, k, 0, c.settings.schedule.switches);
   const HostPairList list(c.spec, c.settings, c.hosts, k);
-  run_host_lane_rounds(c, list, u, g, std::min(rounds, g.rounds().rounds()), kHostLaneCap, length, [](int) {});
+  const int mine = g.of(u.of(c.rank));
+  const auto G = static_cast<std::size_t>(g.count());
+  rounds = std::min(rounds, g.rounds().rounds());
+  lane_time.assign(static_cast<std::size_t>(rounds) * G, 0.0);
+  for (int q = 0; q < rounds; ++q) {
+    const double t0 = Ctx::now();
+    if (const int other = g.rounds().partner(q, mine); other >= 0) {
+      const int X = std::min(mine, other), Y = std::max(mine, other);
+      run_chain(c, [&](const auto& emit) { emit_lane(list, g, X, Y, emit); }, kHostLaneCap, length);
+      lane_time[static_cast<std::size_t>(q) * G + static_cast<std::size_t>(mine)] = Ctx::now() - t0;
+    }
+    idle_barrier(c, 2, length);
+  }
 }
 
-double host_lane_calibration_steps(const Ctx& c, std::size_t k, int rounds) {
+std::vector<double> host_lane_rates(const Ctx& c, std::size_t k, const std::vector<double>& lane_time) {
   const Units u(c.hosts);
   const Groups g(c, u, k, 0, c.settings.schedule.switches);
   const std::vector<std::size_t> size = group_sizes(g);
-  std::size_t steps = 0;  // per round the fullest lane's host pairs, at most the cap
-  for (int q = 0; q < std::min(rounds, g.rounds().rounds()); ++q) {
-    std::size_t fullest = 0;
-    for (int X = 0; X < g.count(); ++X)
-      if (const int Y = g.rounds().partner(q, X); Y > X)
-        fullest = std::max(fullest, size[static_cast<std::size_t>(X)] * size[static_cast<std::size_t>(Y)]);
-    steps += std::min(fullest, kHostLaneCap);
-  }
-  return static_cast<double>(steps);
+  const auto G = static_cast<std::size_t>(g.count());
+  const std::size_t rounds = G > 0 ? lane_time.size() / G : 0;
+  std::vector<double> rate(G, std::numeric_limits<double>::infinity());
+  for (std::size_t q = 0; q < rounds; ++q)
+    for (std::size_t X = 0; X < G; ++X) {
+      const int Y = g.rounds().partner(static_cast<int>(q), static_cast<int>(X));
+      const std::size_t pairs = Y < 0 ? 0 : std::min(kHostLaneCap, size[X] * size[static_cast<std::size_t>(Y)]);
+      if (pairs == 0) continue;  // a bye, or a switch of the map without ranks here
+      const double lane = std::max(lane_time[q * G + X], lane_time[q * G + static_cast<std::size_t>(Y)]);
+      rate[X] = std::min(rate[X], lane / static_cast<double>(pairs));
+    }
+  // a switch in no calibrated lane (one sits out each round of an odd count): the dearest rate
+  double dearest = 0;
+  for (double r : rate)
+    if (std::isfinite(r)) dearest = std::max(dearest, r);
+  for (double& r : rate)
+    if (!std::isfinite(r)) r = dearest;
+  return rate;
 }
 
-double host_lane_steps(const Ctx& c, std::size_t k) {
+int host_lane_rounds(const Ctx& c, std::size_t k) {
+  return Groups(c, Units(c.hosts), k, 0, c.settings.schedule.switches).rounds().rounds();
+}
+
+namespace {
+// The seconds of the lanes of g whose lane {X, Y} holds pairs(X, Y) host pairs: a lane at its
+// slower switch's rate (each of its host pairs crosses both switches' uplinks); a switch's own
+// pairs cross no uplink, at the fastest switch's rate.
+template <class Pairs>
+double lanes_at_rates(const Groups& g, const std::vector<double>& rate, const Pairs& pairs) {
+  if (rate.size() != static_cast<std::size_t>(g.count())) return 0;
+  const double fastest = *std::min_element(rate.begin(), rate.end());
+  return lane_seconds(g.rounds(), g.count(), [&](int X, int Y) {
+    const double r = X == Y ? fastest : std::max(rate[static_cast<std::size_t>(X)], rate[static_cast<std::size_t>(Y)]);
+    return static_cast<double>(pairs(X, Y)) * r;
+  });
+}
+}  // namespace
+
+double host_lane_seconds(const Ctx& c, std::size_t k, const std::vector<double>& rate) {
   const Units u(c.hosts);
   const Groups g(c, u, k, 0, c.settings.schedule.switches);
   const std::vector<std::size_t> n = group_sizes(g);
-  return static_cast<double>(lane_steps(g.rounds(), g.count(), [&](int X, int Y) {
+  return lanes_at_rates(g, rate, [&](int X, int Y) {
     const std::size_t x = n[static_cast<std::size_t>(X)], y = n[static_cast<std::size_t>(Y)];
     return X == Y ? x * (x - 1) / 2 : x * y;
-  }));
+  });
 }
 
-double sampled_lane_steps(const Ctx& c, std::size_t k) {
+double sampled_lane_seconds(const Ctx& c, std::size_t k, const std::vector<double>& rate) {
   const Units u(c.hosts);
   const Groups g(c, u, k, 0, c.settings.schedule.switches);
   const SampledPairList list(c.spec, c.settings, c.hosts, k);
@@ -293,9 +335,9 @@ double sampled_lane_steps(const Ctx& c, std::size_t k) {
       if (y > x) ++in_lane[std::min(X, Y) * G + std::max(X, Y)];
       return true;
     });
-  return static_cast<double>(lane_steps(g.rounds(), g.count(), [&](int X, int Y) {
+  return lanes_at_rates(g, rate, [&](int X, int Y) {
     return in_lane[static_cast<std::size_t>(X) * G + static_cast<std::size_t>(Y)];
-  }));
+  });
 }
 
 int lane_rounds(const Ctx& c, int limit) {

@@ -19,13 +19,14 @@ namespace nt::measure {
 struct LengthCost {
   std::map<std::string, double> per_class;  // seconds per task
   std::map<int, double> concurrent;          // seconds of the length's concurrent schedule, by K (0: all)
-  double host_lane_step = 0;                 // --host-pairs --switch-map: seconds per host pair of a round
+  std::vector<double> host_lane_rate;        // lanes by switch: per switch, seconds per host pair of its lanes
 };
 struct Calibration {
   std::vector<std::size_t> lengths;          // indices of the lengths calibrated
   std::map<std::size_t, LengthCost> cost;    // by length index
   std::size_t rounds = 0;                    // rounds of --concurrent per length (all repetitions)
   double per_length_io = 0, seconds = 0;     // gather and writes of a length; the calibration's time
+  double barrier = 0;                        // a sleeping barrier (a round of the lanes ends in one)
 };
 // Calibrates c's sweep on every rank (collective): tasks of every class, and when the mode has a
 // concurrent schedule two rounds of each concurrency in `limits` (0: every pair of a round).
@@ -48,7 +49,7 @@ struct LengthPrice {
   std::map<int, double> concurrent;    // per --concurrent=K (0: every pair of a round)
   double host_pairs = 0;               // --retest-hosts: every host pair's pair alone, what it would cost
   double host_schedule = 0;            // --host-pairs: the host pairs and the pairs within the fullest host
-  double host_lanes = 0;               // --host-pairs --switch-map: in lanes by switch (host_lane_steps)
+  double host_lanes = 0;               // --host-pairs --switch-map: in lanes by switch (host_lane_seconds)
   double sampled = 0;                  // --sample-pairs (of the settings' Sampling): its host pairs and the fullest host
 };
 std::vector<LengthPrice> price_sweep(const Ctx& c, const Calibration& cal);

@@ -176,16 +176,29 @@ int Factorisation::partner(int step, int rank) const {
   return r >= P_ ? -1 : r;
 }
 
-std::size_t lane_steps(const Factorisation& rounds, int groups, const std::function<std::size_t(int, int)>& pairs) {
-  std::size_t steps = 0, within = 0;
+namespace {
+// Per round the largest f(X, Y) of its lanes (X < Y, partners in that round), summed, plus the
+// largest f(X, X): what lanes that run at once and then every group at once take.
+template <class T, class F>
+T slowest_lanes(const Factorisation& rounds, int groups, const F& f) {
+  T total = 0, within = 0;
   for (int q = 0; q < rounds.rounds(); ++q) {
-    std::size_t fullest = 0;
+    T slowest = 0;
     for (int X = 0; X < groups; ++X)
-      if (const int Y = rounds.partner(q, X); Y > X) fullest = std::max(fullest, pairs(X, Y));
-    steps += fullest;
+      if (const int Y = rounds.partner(q, X); Y > X) slowest = std::max(slowest, f(X, Y));
+    total += slowest;
   }
-  for (int X = 0; X < groups; ++X) within = std::max(within, pairs(X, X));
-  return steps + within;
+  for (int X = 0; X < groups; ++X) within = std::max(within, f(X, X));
+  return total + within;
+}
+}  // namespace
+
+std::size_t lane_steps(const Factorisation& rounds, int groups, const std::function<std::size_t(int, int)>& pairs) {
+  return slowest_lanes<std::size_t>(rounds, groups, pairs);
+}
+
+double lane_seconds(const Factorisation& rounds, int groups, const std::function<double(int, int)>& seconds) {
+  return slowest_lanes<double>(rounds, groups, seconds);
 }
 
 std::vector<std::vector<std::pair<int, int>>> round_robin(int P) {

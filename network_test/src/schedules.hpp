@@ -129,15 +129,22 @@ std::size_t sampled_tasks(const Ctx& c);
 // With --sample-pairs --switch-map the same lanes run the sampled host pairs (SampledPairList).
 template <class List>
 std::size_t run_host_lanes(Ctx& c, const List& list, std::size_t k, std::int64_t length, const StepHook& on_step = {});
-// The host pairs run_host_lanes measures one after the other at length k (its price): per round
-// its fullest lane's, then the fullest switch's.
-double host_lane_steps(const Ctx& c, std::size_t k);
+// The seconds of run_host_lanes' host pairs at length k (its price, less the barriers) when a host
+// pair of a lane of switch X takes rate[X] (of host_lane_rates): per round its slowest lane, then
+// the fullest switch's own host pairs.
+double host_lane_seconds(const Ctx& c, std::size_t k, const std::vector<double>& rate);
 // The same for the sampled host pairs in those lanes (--sample-pairs --switch-map).
-double sampled_lane_steps(const Ctx& c, std::size_t k);
+double sampled_lane_seconds(const Ctx& c, std::size_t k, const std::vector<double>& rate);
+// The rounds of the switches of length k's host lanes, each ended by a barrier (the barrier after
+// every switch at once is the one that ends any schedule's length, --host-pairs' too).
+int host_lane_rounds(const Ctx& c, std::size_t k);
 // --estimate's calibration of the lanes: the first `rounds` rounds of length k, each lane stopped
-// after a few host pairs (a round lasts as long as its slowest lane: a slow uplink's switch is in
-// a lane of every round); and the host pairs its fullest lanes run one after the other.
-void run_host_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int rounds);
-double host_lane_calibration_steps(const Ctx& c, std::size_t k, int rounds);
+// after a few host pairs. lane_time (rounds x switches): this rank's
+// time from the start of round q to its end of its lane, in slot q x switches + its switch.
+void run_host_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int rounds, std::vector<double>& lane_time);
+// Per switch, the seconds per host pair of its lanes from lane_time taken the largest over the
+// ranks: the least over its calibrated lanes of a lane's time over its host pairs. A lane is as
+// slow as its slower switch (a slow uplink's), so the least is the switch's own rate.
+std::vector<double> host_lane_rates(const Ctx& c, std::size_t k, const std::vector<double>& lane_time);
 
 }  // namespace nt::measure

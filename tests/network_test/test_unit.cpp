@@ -437,3 +437,22 @@ TEST(Schedule, RandomFactorisationIsDeterministicAndDiffersPerRepetition) {
   for (int q = 0; q < rounds_of(P); ++q)
     for (int r = 0; r < P; ++r) EXPECT_EQ(fixed[static_cast<std::size_t>(q)][static_cast<std::size_t>(r)], partner_in_round(P, q, r));
 }
+
+// Lanes by switch that run at once, priced per round at their slowest lane, then the slowest
+// switch's own pairs. 4 switches (3 rounds of 2 lanes), switch 1 behind a slow uplink (4 s per host
+// pair, 1 s elsewhere). With few pairs in the slow switch's lanes (2, as the sampled pairs of a
+// switch without a landmark) every round lasts as long as its other lane (10 pairs); with as many
+// pairs in every lane, as long as the slow switch's.
+TEST(Schedule, LaneSecondsTakeEachRoundsSlowestLaneNotItsFullest) {
+  const int G = 4;
+  const Factorisation f(G, 3, 0, 0, true, false);
+  ASSERT_EQ(f.rounds(), 3);
+  const auto rate = [](int X, int Y) { return X != Y && (X == 1 || Y == 1) ? 4.0 : 1.0; };
+  const auto few = [](int X, int Y) -> std::size_t { return X == Y ? 3 : X == 1 || Y == 1 ? 2 : 10; };
+  const auto alike = [](int X, int Y) -> std::size_t { return X == Y ? 3 : 10; };
+  EXPECT_EQ(lane_steps(f, G, few), 3u * 10u + 3u);  // the fullest lanes: 10 pairs a round
+  EXPECT_DOUBLE_EQ(lane_seconds(f, G, [&](int X, int Y) { return static_cast<double>(few(X, Y)) * rate(X, Y); }),
+                   3 * 10.0 + 3);  // not 33 steps x 4 s
+  EXPECT_DOUBLE_EQ(lane_seconds(f, G, [&](int X, int Y) { return static_cast<double>(alike(X, Y)) * rate(X, Y); }),
+                   3 * 40.0 + 3);
+}

@@ -72,8 +72,13 @@ class Factorisation {
 // The steps of lanes that run at once in the rounds of a 1-factorisation of `groups` groups (the
 // lanes by switch of --host-pairs and --sample-pairs): per round the fullest lane's pairs(X, Y)
 // (X < Y, partners in that round), then the fullest group's own pairs(X, X), every group at once.
-// --estimate prices those lanes by it; bench/network_test's plan counts them at 100,000 hosts.
+// bench/network_test's plan counts them at 100,000 hosts.
 std::size_t lane_steps(const Factorisation& rounds, int groups, const std::function<std::size_t(int, int)>& pairs);
+// The time of the same lanes when lane {X, Y} takes seconds(X, Y) (X == Y: group X's own pairs):
+// per round its slowest lane, then the slowest group. A round lasts as long as its slowest lane,
+// which is not its fullest when the lanes' host pairs differ in speed (a slow uplink's lanes).
+// --estimate prices the lanes by it.
+double lane_seconds(const Factorisation& rounds, int groups, const std::function<double(int, int)>& seconds);
 
 
 // The tasks of one length, in execution order (steps of one task each), computed on demand: task
