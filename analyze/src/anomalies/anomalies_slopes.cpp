@@ -1,5 +1,6 @@
 // Slow links of a direct network (a torus: every node a router, no level above the nodes), read from
-// the time per byte. Under one switch the same read finds only nodes' clusters, which it leaves. A route's time per byte is its narrowest link's; distance adds latency, not
+// the time per byte. Only where no tree is above the nodes and their distances differ: under one
+// switch, pairs slow alike are a load's or a node's, no link between them. A route's time per byte is its narrowest link's; distance adds latency, not
 // time per byte. So every pair whose route crosses a slow link has the same slope of delay over
 // length, that link's, and the pairs of one slow link form one cluster of slopes above the typical
 // one. Of a cluster, the link's ends are the sender of most of its pairs and the receiver of most
@@ -126,6 +127,21 @@ bool held_by(const Anomaly& a, const Level& nodes, const std::set<std::pair<int,
   });
 }
 
+// Whether the node pairs' delays at the shortest length are no one class: fewer than half of them
+// within `floor` of their median (a torus's hops; under one switch every pair is one distance).
+bool distances_differ(const NodeDelays& d, std::size_t n_nodes, std::size_t k0, double floor) {
+  std::vector<double> v;
+  for (std::size_t a = 0; a < n_nodes; ++a)
+    for (std::size_t b = 0; b < n_nodes; ++b)
+      if (a != b && std::isfinite(d.at(k0, static_cast<int>(a), static_cast<int>(b))))
+        v.push_back(d.at(k0, static_cast<int>(a), static_cast<int>(b)));
+  if (v.empty()) return false;
+  auto copy = v;
+  const double mid = lower_median_inplace(copy);
+  const auto near = std::count_if(v.begin(), v.end(), [&](double x) { return x <= floor * mid && x * floor >= mid; });
+  return 2 * static_cast<std::size_t>(near) < v.size();
+}
+
 }  // namespace
 
 void slope_links(const AnomalyScan& scan, std::vector<Anomaly>& out) {
@@ -142,6 +158,7 @@ void slope_links(const AnomalyScan& scan, std::vector<Anomaly>& out) {
   const auto span = static_cast<double>(scan.cube.lengths[k1] - scan.cube.lengths[k0]);
   if (span <= 0) return;
   const NodeDelays d(scan.cube, nodes);
+  if (!t.no_tree_above && !distances_differ(d, N, k0, scan.opt.explain_floor)) return;
   std::vector<double> slopes;
   std::vector<double> slope(N * N, kNaN);
   for (std::size_t a = 0; a < N; ++a)

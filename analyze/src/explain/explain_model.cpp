@@ -106,7 +106,7 @@ void for_claims(const Grid& g, const std::vector<Claim>& claims, const ClaimInde
 std::vector<std::vector<float>> block_bases(const Grid& g, const std::vector<char>& claimed, std::size_t level) {
   const auto& groups = g.t.levels[level].groups;
   const std::size_t G = groups.size(), B = G * G;
-  std::vector<std::vector<double>> med(g.K, std::vector<double>(B, kNaN));
+  std::vector<std::vector<float>> med(g.K, std::vector<float>(B, std::nanf("")));  // float: P x P per length at most
   std::size_t k0 = 0;
   for (std::size_t k = 1; k < g.K; ++k)
     if (g.c.lengths[k] < g.c.lengths[k0]) k0 = k;
@@ -122,7 +122,7 @@ std::vector<std::vector<float>> block_bases(const Grid& g, const std::vector<cha
             const std::size_t x = g.cell(static_cast<std::size_t>(i), static_cast<std::size_t>(j));
             if (!claimed[x] && !std::isnan(g.logv[k][x])) v.push_back(std::exp(static_cast<double>(g.logv[k][x])));
           }
-        if (v.size() >= least && !v.empty()) med[k][a * G + b] = lower_median_inplace(v);
+        if (v.size() >= least && !v.empty()) med[k][a * G + b] = static_cast<float>(lower_median_inplace(v));
       }
     }
   std::vector<std::vector<float>> out(g.K, std::vector<float>(B, std::nanf("")));
@@ -130,10 +130,12 @@ std::vector<std::vector<float>> block_bases(const Grid& g, const std::vector<cha
     const double span = static_cast<double>(g.c.lengths[k] - g.c.lengths[k0]);
     v.clear();
     for (std::size_t b = 0; b < B; ++b)
-      if (std::isfinite(med[k][b]) && std::isfinite(med[k0][b]) && span > 0) v.push_back((med[k][b] - med[k0][b]) / span);
+      if (std::isfinite(med[k][b]) && std::isfinite(med[k0][b]) && span > 0)
+        v.push_back(static_cast<double>(med[k][b] - med[k0][b]) / span);
     const double slope = v.empty() ? 0.0 : lower_median_inplace(v);
     for (std::size_t b = 0; b < B; ++b)
-      if (std::isfinite(med[k0][b])) out[k][b] = static_cast<float>(std::log(med[k0][b] + std::max(0.0, span * slope)));
+      if (std::isfinite(med[k0][b]))
+        out[k][b] = static_cast<float>(std::log(static_cast<double>(med[k0][b]) + std::max(0.0, span * slope)));
   }
   return out;
 }
