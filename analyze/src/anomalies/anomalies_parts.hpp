@@ -159,8 +159,8 @@ std::vector<Anomaly> one_way_slow_blocks(const AnomalyScan& scan, std::vector<Li
 // the slow nodes of a partial uplink (node_delays.hpp, anomalies_routes.cpp).
 void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>& out);
 // anomalies_slopes.cpp: where no level is above the nodes (a torus), the node pairs whose time per
-// byte is alike and above the typical one are one slow link's routes; the nearest of them is the
-// link. The pair findings on those routes are taken into it.
+// byte is alike and above the typical one are one slow link's routes; its ends send and receive the
+// most of them. The pair findings on those routes are taken into it.
 void slope_links(const AnomalyScan& scan, std::vector<Anomaly>& out);
 
 // anomalies_routes.cpp: the one-way pair findings of one bottleneck (the time each adds alike) that

@@ -1,12 +1,13 @@
 // Slow links of a direct network (a torus: every node a router, no level above the nodes), read from
-// the time per byte. Only where no tree is above the nodes and their distances differ: under one
-// switch, pairs slow alike are a load's or a node's, no link between them. A route's time per byte is its narrowest link's; distance adds latency, not
+// the time per byte. A route's time per byte is its narrowest link's; distance adds latency, not
 // time per byte. So every pair whose route crosses a slow link has the same slope of delay over
 // length, that link's, and the pairs of one slow link form one cluster of slopes above the typical
 // one. Of a cluster, the link's ends are the sender of most of its pairs and the receiver of most
 // (every route from one end toward the other's side crosses it), the nearest at the shortest length
-// among equals. Both directions when the cluster holds the reverse of that pair. A cluster one node is in with nearly every other node
-// is that node's (a slow router or cable: the node detectors'), no link's.
+// among equals. Both directions when the cluster holds the reverse of that pair. A cluster one node
+// is in with nearly every other node is that node's (a slow router or cable: the node detectors'),
+// no link's. Only where no tree is above the nodes and their distances differ: under one switch,
+// pairs slow alike are a load's or a node's, no link between them.
 #include "node_delays.hpp"
 
 #include <algorithm>
@@ -62,15 +63,24 @@ std::vector<std::vector<SlowPair>> connected_parts(const std::vector<SlowPair>& 
   return parts;
 }
 
+// Per node, how many of a cluster's pairs it sends and how many it receives.
+struct Tally {
+  std::vector<std::size_t> sends, recvs;
+  Tally(const std::vector<SlowPair>& c, std::size_t n_nodes) : sends(n_nodes, 0), recvs(n_nodes, 0) {
+    for (const auto& p : c) {
+      ++sends[static_cast<std::size_t>(p.a)];
+      ++recvs[static_cast<std::size_t>(p.b)];
+    }
+  }
+};
+
 // Whether a node sends in the cluster to all other nodes but a few, or receives from them: the
 // cluster is the node's (a link's end meets some of the others each way, a small torus's most of
 // them, but not all one way).
 bool a_nodes_cluster(const std::vector<SlowPair>& c, std::size_t n_nodes) {
-  std::vector<std::size_t> sends(n_nodes, 0), recvs(n_nodes, 0);
-  for (const auto& p : c) {
-    ++sends[static_cast<std::size_t>(p.a)];
-    ++recvs[static_cast<std::size_t>(p.b)];
-  }
+  const Tally n_of(c, n_nodes);
+  const auto& sends = n_of.sends;
+  const auto& recvs = n_of.recvs;
   const double most = kTuning.node_cluster_share * static_cast<double>(n_nodes - 1);
   for (std::size_t n = 0; n < n_nodes; ++n)
     if (static_cast<double>(sends[n]) >= most || static_cast<double>(recvs[n]) >= most) return true;
@@ -83,12 +93,10 @@ Anomaly link_of_cluster(const AnomalyScan& scan, const NodeDelays& d, std::size_
   // The ends: the pair whose sender sends and whose receiver receives the most of the cluster's
   // pairs (every route from one end toward the other's side crosses the link, a third party's only
   // some), the nearest at the shortest length among equals.
-  std::vector<std::size_t> sends(nodes.groups.size(), 0), recvs(nodes.groups.size(), 0);
-  for (const auto& p : c) {
-    ++sends[static_cast<std::size_t>(p.a)];
-    ++recvs[static_cast<std::size_t>(p.b)];
-  }
-  const auto weight = [&](const SlowPair& p) { return sends[static_cast<std::size_t>(p.a)] + recvs[static_cast<std::size_t>(p.b)]; };
+  const Tally n_of(c, nodes.groups.size());
+  const auto weight = [&](const SlowPair& p) {
+    return n_of.sends[static_cast<std::size_t>(p.a)] + n_of.recvs[static_cast<std::size_t>(p.b)];
+  };
   const auto ends = *std::min_element(c.begin(), c.end(), [&](const SlowPair& x, const SlowPair& y) {
     if (weight(x) != weight(y)) return weight(x) > weight(y);
     return d.at(k0, x.a, x.b) < d.at(k0, y.a, y.b);

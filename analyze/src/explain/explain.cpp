@@ -55,9 +55,12 @@ bool droppable(const Grid& g, const Claim& q, const std::vector<Anomaly>& found)
   return true;
 }
 
-// A pair finding across nodes (a route detector's): what is left slow may be its routes.
-bool route_claim(const Grid& g, const Claim& q, const std::vector<Anomaly>& found) {
-  return q.finding < found.size() && !q.ends && !droppable(g, q, found);
+// Whether a detector's pair finding across nodes (a route detector's) is among the claims: what is
+// left slow may be its routes.
+bool route_claims(const Grid& g, const std::vector<Claim>& claims, const std::vector<Anomaly>& found) {
+  return std::any_of(claims.begin(), claims.end(), [&](const Claim& q) {
+    return q.finding < found.size() && !q.ends && !droppable(g, q, found);
+  });
 }
 
 // Drops, one at a time and the weakest first, the findings that explain nothing at any length
@@ -91,8 +94,7 @@ void revise(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std
   m = fit_model(g, claims);
   drop_idle(g, m, claims, found, drop, e);
   // Where route findings claim pairs across nodes, what is left slow may be their routes: no search.
-  const bool routes = std::any_of(claims.begin(), claims.end(), [&](const Claim& q) { return route_claim(g, q, found); });
-  if (search && !routes) search_groups(g, m, claims, hosts, found.size(), added);
+  if (search && !route_claims(g, claims, found)) search_groups(g, m, claims, hosts, found.size(), added);
   drop_idle(g, m, claims, found, drop, e);
   drop.resize(found.size() + added.size(), 0);
   merge_siblings(g, m, claims, hosts, found, added, drop);
@@ -176,10 +178,7 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
   const auto whole = count_regions(g, m, claims, slow_cells, false);
   std::size_t left = 0;
   auto rest = leftover(g, slow_cells, hosts, transients, &left);
-  const bool routes = std::any_of(claims.begin(), claims.end(), [&](const Claim& q) {
-    return q.finding < found.size() && route_claim(g, q, found);
-  });
-  const bool could_add = change && levels_fit && !routes && judged;
+  const bool could_add = change && levels_fit && !route_claims(g, claims, found) && judged;
   if (!could_add) rest.reset();
   e.changed_findings = change;
   // The share of cells within the tolerance of their prediction.

@@ -97,8 +97,8 @@ void for_claims(const Grid& g, const std::vector<Claim>& claims, const ClaimInde
   }
 }
 
-// Per length and block (a pair of the groups at g.level, the finest with no tree above them), the
-// log of the block's healthy delay. Distance adds latency, not time per byte: a farther pair of groups
+// Per length and block (a pair of the groups of `level`, with no tree above them), the log of the
+// block's healthy delay. Distance adds latency, not time per byte: a farther pair of groups
 // crosses more links of the same bandwidth, so a block's delay at the shortest length holds its
 // distance, and each longer length adds the time per byte of the blocks' median slope. A block whose
 // slope is steeper is slow, however far it is. From the cells no claim holds, where a block has

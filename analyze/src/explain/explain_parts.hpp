@@ -103,7 +103,7 @@ struct RegionCounts {
   std::uint64_t cells = 0, within = 0, slower = 0;       // every usable cell: within the tolerance, beyond it
 };
 
-// `named`: cells taken as explained (the search's rectangles, which ends_only would leave out).
+// `named`: cells taken as explained (the pair findings the search named, which ends_only leaves out).
 RegionCounts count_regions(const Grid& g, const Model& m, const std::vector<Claim>& claims,
                            std::vector<std::vector<char>>& slow_cells, bool ends_only,
                            const std::vector<char>* named = nullptr);
@@ -119,7 +119,7 @@ void merge_siblings(Grid& g, Model& m, std::vector<Claim>& claims, const std::ve
                     std::vector<Anomaly>& found, std::vector<Anomaly>& added, std::vector<char>& drop);
 // explain_rects.cpp: a rectangle of group pairs of one level whose cells the model leaves slow
 // (the routes between two sets of groups), the one with the most slow cells over the levels, but
-// the cells `named` (per cell: a rectangle named before holds it); a finding on it.
+// the cells `named` (per cell: a pair finding the search named holds it); a finding on it.
 struct Rect {
   std::size_t level = 0;
   std::set<std::size_t> from, to;  // the groups that send slowly, those they send to

@@ -320,16 +320,13 @@ void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vec
       // A group's partial uplink, or the routes between two sets of groups where they cover more.
       const auto b = uplink_block(g, slow_cells, tried);
       const auto r = slow_rectangle(g, slow_cells, named);
+      if (!r && !b) break;
       if (r && (!b || r->cells > b->cells)) {
         added.push_back(rectangle_finding(g, *r, hosts));
-        for (auto [i, j] : added.back().pairs) named[g.cell(static_cast<std::size_t>(i), static_cast<std::size_t>(j))] = 1;
-        claims.push_back(claim_of(g, added.back(), n_found + added.size() - 1));
-        m = fit_model(g, claims);
-        continue;
+      } else {
+        tried[b->level][b->group] = 1;
+        added.push_back(uplink_finding(g, *b, hosts));
       }
-      if (!b) break;
-      tried[b->level][b->group] = 1;
-      added.push_back(uplink_finding(g, *b, hosts));
       for (auto [i, j] : added.back().pairs) named[g.cell(static_cast<std::size_t>(i), static_cast<std::size_t>(j))] = 1;
       claims.push_back(claim_of(g, added.back(), n_found + added.size() - 1));
       m = fit_model(g, claims);
