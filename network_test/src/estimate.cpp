@@ -57,7 +57,7 @@ std::size_t tasks_per_class(int P) { return std::clamp<std::size_t>(static_cast<
 constexpr int kTrials = 3;
 constexpr double kShortWindow = 0.05;  // below this a timing is repeated (kTrials, median)
 
-// What a calibration window needs besides its work: a sleeping barrier's own cost (taken out of
+// What a calibration window needs besides its work: the fastest sleeping barrier (taken out of
 // every timing) and rank 0's deadline on Ctx::now()'s clock (--time-limit: past it no plan fits).
 struct Window {
   double barrier = 0;
@@ -134,13 +134,25 @@ double calibrate_concurrent(Ctx& c, std::size_t k, const Window& w, int limit) {
 
 double lerp(double lo, double hi, double f) { return lo + f * (hi - lo); }
 
-// A sleeping barrier's own cost, to take it out of every timing (before any length: its
-// timeout message names length 0).
-double barrier_cost(Ctx& c) {
+// A sleeping barrier's own cost (before any length: its timeout message names length 0), each of
+// seven timed alone: the fastest is what a timing window surely holds and is taken out of it (one
+// slow barrier in a mean made short windows read 0 s, and a task priced at 0 on a loaded machine
+// left a plan no re-test budget); the median prices the barrier ending each round of the lanes.
+struct BarrierCost {
+  double fastest = 0, median = 0;
+};
+
+BarrierCost barrier_cost(Ctx& c) {
+  constexpr int kBarriers = 7;
   idle_barrier(c, 1, 0);
-  const double t0 = Ctx::now();
-  for (int i = 0; i < 5; ++i) idle_barrier(c, 1, 0);
-  return (Ctx::now() - t0) / 5;
+  std::vector<double> t;
+  for (int i = 0; i < kBarriers; ++i) {
+    const double t0 = Ctx::now();
+    idle_barrier(c, 1, 0);
+    t.push_back(Ctx::now() - t0);
+  }
+  std::sort(t.begin(), t.end());
+  return {t.front(), t[t.size() / 2]};
 }
 
 // The lengths calibrated: every one up to 24, else 16 spread over the sweep and the last.
@@ -387,9 +399,10 @@ Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits, double deadl
   begin_calibration(c);
   const std::vector<char> met = runner(c).met;  // the run's own, not the calibration's (see calibrate)
   const double t_start = Ctx::now();
-  const Window w{barrier_cost(c), deadline};
+  const BarrierCost barrier = barrier_cost(c);
+  const Window w{barrier.fastest, deadline};
   Calibration cal;
-  cal.barrier = w.barrier;
+  cal.barrier = barrier.median;
   cal.lengths = calibrated_lengths(c.lengths.size());
   cal.rounds = static_cast<std::size_t>(concurrent_rounds(c, c.settings.schedule.pairs_at_once)) *
                static_cast<std::size_t>(concurrent_repetitions(c.settings));
@@ -406,7 +419,7 @@ void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& lim
   begin_calibration(c);
   const std::vector<char> met = runner(c).met;
   const double t_start = Ctx::now();
-  const Window w{barrier_cost(c), deadline};
+  const Window w{barrier_cost(c).fastest, deadline};
   for (std::size_t k : cal.lengths) time_concurrency(c, k, w, limits, cal.cost[k]);
   runner(c).calibrating = false;
   runner(c).met = met;
