@@ -325,6 +325,16 @@ def line_of(meta, report):
     return v if isinstance(v, (int, float)) else DEFAULT_LINE["host" if meta["level"] == "host" else "link"]
 
 
+def router_ends(plat, names):
+    """A dragonfly global link's two ends as hosts: those on the routers it joins (the link right
+    after a host's own cable on a route from it, or right before it on a route to it)."""
+    names = set(names)
+    return sorted({a for a in range(plat.H) for b in range(plat.H) if a != b and len(plat.routes[a][b]) > 2
+                   and plat.route(a, b)[1] in names} |
+                  {b for a in range(plat.H) for b in range(plat.H) if a != b and len(plat.routes[a][b]) > 2
+                   and plat.route(a, b)[-2] in names})
+
+
 def truth_meta(out, sc, report):
     """Per fault of raw_truth (same order as random.json): kind, direction, level, slowdown per length,
     the line, visible or not (and why)."""
@@ -363,7 +373,8 @@ def truth_meta(out, sc, report):
             why = ""
         out_meta.append({**{k2: m[k2] for k2 in ("kind", "direction", "level", "where", "bw", "lat")},
                          "slowdown": {str(L): round(s, 3) for L, s in zip(lengths, slow)}, "line": line,
-                         "visible": not why, "invisible_why": why, "npairs": len(pairs), "slowed": slowed})
+                         "visible": not why, "invisible_why": why, "npairs": len(pairs), "slowed": slowed,
+                         "router_ends": router_ends(plat, m["names"]) if m["kind"].startswith("global_link") else []})
     return out_meta
 
 

@@ -12,10 +12,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "nt/analysis/tuning.hpp"
 #include "nt/stats.hpp"
@@ -87,12 +89,28 @@ bool a_nodes_cluster(const std::vector<SlowPair>& c, std::size_t n_nodes) {
   return false;
 }
 
+// The nodes the data cannot tell from an end: as many of the cluster's pairs (count), and their
+// pair with the far end in the cluster and within end_tie of the ends' own delay at the shortest
+// length (delay: NaN where the pair is not in the cluster).
+std::vector<int> tied_with(int end, const std::vector<std::size_t>& count, const std::function<double(int)>& delay) {
+  std::vector<int> out;
+  const double nearest = delay(end);
+  for (std::size_t n = 0; n < count.size(); ++n) {
+    const auto x = static_cast<int>(n);
+    if (x == end || (count[n] == count[static_cast<std::size_t>(end)] &&
+                     std::abs(delay(x) - nearest) <= kTuning.end_tie * nearest))
+      out.push_back(x);
+  }
+  return out;
+}
+
 Anomaly link_of_cluster(const AnomalyScan& scan, const NodeDelays& d, std::size_t k0,
                         const std::vector<SlowPair>& c) {
   const auto& nodes = scan.topo.levels.front();
   // The ends: the pair whose sender sends and whose receiver receives the most of the cluster's
   // pairs (every route from one end toward the other's side crosses the link, a third party's only
-  // some), the nearest at the shortest length among equals.
+  // some), the nearest at the shortest length among equals; with the nodes tied with each end
+  // (the hosts of one router of a dragonfly: the link is their router's).
   const Tally n_of(c, nodes.groups.size());
   const auto weight = [&](const SlowPair& p) {
     return n_of.sends[static_cast<std::size_t>(p.a)] + n_of.recvs[static_cast<std::size_t>(p.b)];
@@ -101,12 +119,19 @@ Anomaly link_of_cluster(const AnomalyScan& scan, const NodeDelays& d, std::size_
     if (weight(x) != weight(y)) return weight(x) > weight(y);
     return d.at(k0, x.a, x.b) < d.at(k0, y.a, y.b);
   });
+  std::set<std::pair<int, int>> in_c;
+  for (const auto& p : c) in_c.emplace(p.a, p.b);
+  const auto at = [&](int a, int b) { return in_c.count({a, b}) ? d.at(k0, a, b) : kNaN; };
+  const std::vector<int> from = tied_with(ends.a, n_of.sends, [&](int x) { return at(x, ends.b); });
+  const std::vector<int> to = tied_with(ends.b, n_of.recvs, [&](int x) { return at(ends.a, x); });
   const bool both = std::any_of(c.begin(), c.end(), [&](const SlowPair& p) { return p.a == ends.b && p.b == ends.a; });
   Anomaly f;
   f.kind = AnomalyKind::slow_link;
-  for (int n : {ends.a, ends.b})
-    for (int r : nodes.groups[static_cast<std::size_t>(n)]) f.ranks.push_back(r);
+  for (const auto* side : {&from, &to})
+    for (int n : *side)
+      for (int r : nodes.groups[static_cast<std::size_t>(n)]) f.ranks.push_back(r);
   std::sort(f.ranks.begin(), f.ranks.end());
+  f.ranks.erase(std::unique(f.ranks.begin(), f.ranks.end()), f.ranks.end());
   f.hosts = hosts_of(f.ranks, scan.hosts);
   f.direction = both ? "both" : "send";
   std::vector<double> ratios;
@@ -118,11 +143,15 @@ Anomaly link_of_cluster(const AnomalyScan& scan, const NodeDelays& d, std::size_
   f.score = std::exp(finite_median(ratios));
   f.lengths.assign(scan.cube.lengths.begin(), scan.cube.lengths.end());
   const std::string word = scan.topo.node_level_identified ? "node group" : "group";
+  const auto names = [&](const std::vector<int>& side) {
+    return side.size() == 1 ? fmt::format("{} {}", word, side.front())
+                            : fmt::format("{}s {} (alike)", word, fmt::join(side, ", "));
+  };
   f.detail = fmt::format(
-      "slow link between {0} {1} and {0} {2}, {3}: {4} node pairs take {5:.2f}x the typical time per byte, alike, "
-      "and these two send and receive the most of them: the link between them, the narrowest link of every route "
-      "that crosses it (a direct network, such as a torus)",
-      word, ends.a, ends.b, both ? "both directions" : "one way (the first sends)", c.size(), f.score);
+      "slow link between {} and {}, {}: {} node pairs take {:.2f}x the typical time per byte, alike, "
+      "and these send and receive the most of them, the nearest among equals: the link between them, the "
+      "narrowest link of every route that crosses it (a direct network, such as a torus)",
+      names(from), names(to), both ? "both directions" : "one way (the first sends)", c.size(), f.score);
   return f;
 }
 

@@ -41,7 +41,7 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
                     {"one_way_keep", f.one_way_keep},
                     {"block_one_node", f.block_one_node},   {"block_margin", f.block_margin},
                     {"slope_gap", f.slope_gap},             {"node_cluster_share", f.node_cluster_share},
-                    {"fastest_share", f.fastest_share},
+                    {"end_tie", f.end_tie},                 {"fastest_share", f.fastest_share},
                     {"lone_row_share", f.lone_row_share},
                     {"lone_min_nodes", f.lone_min_nodes},
                     {"median_se_factor", f.median_se_factor},

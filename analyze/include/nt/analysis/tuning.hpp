@@ -35,6 +35,7 @@ struct Tuning {
   std::size_t block_one_node = 3;    // slow pairs from or to one node are a block when this many (two from one node are none)
   double slope_gap = 0.02;           // time per byte of node pairs (log) further apart than this (or mad_factor sigmas) is another link's ...
   double node_cluster_share = 0.9;   // ... unless one node is with this share of the others in them: the node's
+  double end_tie = 0.002;            // a link's ends tie when as many of its pairs and within this share of the nearest delay
   double block_margin = 0.5;         // a slow node is in a block when slower to its far side than to the others by this share of min_ratio (log)
   // Transients (transients.cpp) and the explanation's leftover region (explain_search.cpp).
   double fastest_share = 0.5;        // a fault's fastest sample shows at least this share of its median's slowdown (log)
