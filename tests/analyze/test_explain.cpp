@@ -316,6 +316,29 @@ TEST(Explain, ASlowGlobalLinkNoDetectorNamedIsNamedByTheCheck) {
   }
 }
 
+// The same slow routes, slow in the medians only: the run's fastest samples (its min file) do not
+// show them, which a stall does and a fault does not. The check leaves the region out and says so;
+// where the fastest samples show it too, it is named.
+TEST(Explain, ARegionTheFastestSamplesDoNotShowIsATransient) {
+  nt::test::Routed n;
+  n.slow_a = 1;
+  n.slow_b = 2;
+  const auto c = nt::test::routed_cube(n);
+  const auto healthy = nt::test::routed_cube(nt::test::Routed{});
+  const auto topo = na::find_topology(c, {}, c.hosts);
+  std::vector<na::Anomaly> found;
+  const auto e = na::explain_and_check(c, topo, c.hosts, {}, found, true, {}, &healthy);
+  EXPECT_TRUE(found.empty()) << found.front().detail;
+  EXPECT_NE(e.note.find("slow region(s) of 512 pairs left out: slow in the medians only"), std::string::npos) << e.note;
+  EXPECT_EQ(e.unexplained_pairs, 0u) << "the transient's pairs are excused, not unexplained";
+  EXPECT_LT(e.explained_share, 1.0) << "but they count as cells the explanation leaves slow";
+  std::vector<na::Anomaly> named;
+  const auto shown = na::explain_and_check(c, topo, c.hosts, {}, named, true, {}, &c);
+  ASSERT_EQ(named.size(), 1u) << shown.note;
+  EXPECT_EQ(named[0].kind, na::AnomalyKind::slow_link);
+  EXPECT_EQ(shown.note.find("left out"), std::string::npos) << shown.note;
+}
+
 TEST(Explain, HostListsCollapseToRanges) {
   RandomTree t{4, 2, 4, 1, {}};
   t.faults.push_back({nt::test::LinkId::pod, 1, "both", 0.5, 1.0});

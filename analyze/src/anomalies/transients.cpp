@@ -234,18 +234,21 @@ std::optional<std::string> drop_lone_pairs(const Cube& values, const Topology& t
       moved.size(), fmt::join(moved, ", "));
 }
 
+bool slow_in_medians_only(const Cube& values, const Cube& fastest, const Topology& t, const Anomaly& a) {
+  if (!pair_kind(a) || fastest.P != values.P || fastest.lengths != values.lengths) return false;
+  if (a.kind == AnomalyKind::asymmetric_pair && !fastest_agree(values, fastest, a)) return true;
+  // A slow link of many node pairs as well (a direct network's link read from its routes' time per
+  // byte, the explanation's routes between two sets of groups): a stall of a cable slows a few
+  // pairs' medians, a fault every sample.
+  return (one_node_pair(t, a) || a.kind == AnomalyKind::slow_link) && !fastest_agree_rows(values, fastest, a);
+}
+
 std::optional<std::string> drop_transient_pairs(const Cube& values, const Cube& fastest, const Topology& t,
                                                 std::vector<Anomaly>& found, std::vector<std::pair<int, int>>& left_out) {
   if (fastest.P != values.P || fastest.lengths != values.lengths) return std::nullopt;
   const auto moved = anomaly_parts::take_out(
       found,
-      [&](const Anomaly& a) {
-        if (!pair_kind(a)) return false;
-        if (a.kind == AnomalyKind::asymmetric_pair && !fastest_agree(values, fastest, a)) return true;
-        // A slow link of many node pairs as well (a direct network's link read from its routes'
-        // time per byte): a stall of a cable slows a few pairs' medians, a fault every sample.
-        return (one_node_pair(t, a) || a.kind == AnomalyKind::slow_link) && !fastest_agree_rows(values, fastest, a);
-      },
+      [&](const Anomaly& a) { return slow_in_medians_only(values, fastest, t, a); },
       first_pair, &left_out);
   if (moved.empty()) return std::nullopt;
   return fmt::format(

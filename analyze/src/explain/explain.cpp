@@ -84,6 +84,21 @@ void drop_idle(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<
   }
 }
 
+// Drops the regions the search added (drop[finding]) that the run's fastest samples do not show
+// (Grid::fastest; slow_in_medians_only): a transient, whose pairs go to g.transient_pairs.
+void drop_transient_regions(Grid& g, Model& m, std::vector<Claim>& claims, std::size_t n_found,
+                            const std::vector<Anomaly>& added, std::vector<char>& drop) {
+  if (!g.fastest) return;
+  for (std::size_t a = 0; a < added.size(); ++a) {
+    if (drop[n_found + a] || !slow_in_medians_only(g.c, *g.fastest, g.t, added[a])) continue;
+    drop[n_found + a] = 1;
+    std::erase_if(claims, [&](const Claim& q) { return q.finding == n_found + a; });
+    g.transient_pairs.insert(g.transient_pairs.end(), added[a].pairs.begin(), added[a].pairs.end());
+    ++g.transient_regions;
+  }
+  if (g.transient_regions > 0) m = fit_model(g, claims);
+}
+
 // The findings revised against the model: their directions read from the delays, the ones that
 // explain nothing dropped (drop[finding]), the groups whose cells the model leaves slow added, and
 // the findings those make idle dropped.
@@ -103,6 +118,7 @@ void revise(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std
     const auto q = std::find_if(claims.begin(), claims.end(), [&](const Claim& x) { return x.finding == found.size() + a; });
     if (q != claims.end()) score_from_factor(g, *q, added[a]);
   }
+  drop_transient_regions(g, m, claims, found.size(), added, drop);
 }
 
 // The warning of cells left slow that no finding names: their share, their pairs, and why the
@@ -133,13 +149,28 @@ void keep_findings(std::vector<Anomaly>& found, std::vector<Anomaly>& added, std
   found = std::move(kept);
 }
 
+// The cells left slow that no finding names (leftover), but the pairs of transients: the report's
+// and the regions the check left out as such (said in e.note).
+std::optional<Anomaly> rest_of(const Grid& g, const std::vector<std::vector<char>>& slow_cells,
+                               const std::vector<std::string>& hosts, const std::vector<std::pair<int, int>>& transients,
+                               std::size_t* left, Explanation& e) {
+  std::vector<std::pair<int, int>> excused = transients;
+  excused.insert(excused.end(), g.transient_pairs.begin(), g.transient_pairs.end());
+  if (g.transient_regions > 0)
+    e.note += fmt::format("{}{} slow region(s) of {} pairs left out: slow in the medians only, their fastest samples "
+                          "(the min file) are not: a transient while their samples ran, not a fault; a fault slows "
+                          "every sample",
+                          e.note.empty() ? "" : "; ", g.transient_regions, g.transient_pairs.size());
+  return leftover(g, slow_cells, hosts, excused, left);
+}
+
 }  // namespace
 
 std::string text_of_ranks(const std::vector<int>& r) { return text::rank_runs_text(r); }
 
 Explanation explain_and_check(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
                               const AnomalyOptions& opt, std::vector<Anomaly>& found, bool change,
-                              const std::vector<std::pair<int, int>>& transients) {
+                              const std::vector<std::pair<int, int>>& transients, const Cube* fastest) {
   Explanation e;
   if (c.P < 3 || c.count() == 0 || t.levels.empty()) return e;
   const auto cells = static_cast<std::uint64_t>(c.P) * static_cast<std::uint64_t>(c.P) * c.count();
@@ -148,6 +179,7 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
     return e;
   }
   Grid g = make_grid(c, t, opt);
+  g.fastest = fastest;
   std::vector<Claim> claims;
   for (std::size_t a = 0; a < found.size(); ++a)
     if (explains_delays(found[a].kind)) claims.push_back(claim_of(g, found[a], a));
@@ -177,7 +209,7 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
   // Every claim's residual once: the slow cells left, and the share explained.
   const auto whole = count_regions(g, m, claims, slow_cells, false);
   std::size_t left = 0;
-  auto rest = leftover(g, slow_cells, hosts, transients, &left);
+  auto rest = rest_of(g, slow_cells, hosts, transients, &left, e);
   const bool could_add = change && levels_fit && !route_claims(g, claims, found) && judged;
   if (!could_add) rest.reset();
   e.changed_findings = change;

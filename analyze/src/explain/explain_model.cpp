@@ -42,8 +42,7 @@ bool ends_kind(AnomalyKind k) {
 }
 
 Grid make_grid(const Cube& c, const Topology& t, const AnomalyOptions& opt) {
-  Grid g{c, t, opt, static_cast<std::size_t>(c.P), c.count(), 1, pair_classes(t),
-         {}, {}, 0};
+  Grid g{c, t, opt, static_cast<std::size_t>(c.P), c.count(), 1, pair_classes(t), {}, {}, 0, nullptr, {}, 0};
   g.need = std::max<std::size_t>(
       1, static_cast<std::size_t>(std::ceil(opt.min_length_fraction * static_cast<double>(g.K) - 1e-9)));
   // No tree above: blocks of node pairs (a dragonfly's or a torus's distance is a pair's own: the

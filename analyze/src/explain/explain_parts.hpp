@@ -50,6 +50,11 @@ struct Grid {
   // block_levels levels (the nodes, the finest switch groups) take the delay of their pair of groups
   // (block_bases).
   std::size_t block_levels = 0;
+  // The min file of the run, when the report has one: a region the search finds that its fastest
+  // samples do not show is a transient (slow_in_medians_only), whose pairs go to `transient_pairs`.
+  const Cube* fastest = nullptr;
+  std::vector<std::pair<int, int>> transient_pairs;
+  std::size_t transient_regions = 0;
   int node_of(std::size_t r) const { return t.levels.front().group_of[r]; }
   std::size_t cell(std::size_t i, std::size_t j) const { return i * P + j; }
 };

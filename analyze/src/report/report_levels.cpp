@@ -121,8 +121,9 @@ void find_findings(const ReportInputs& in, Report& r) {
   const ReportOptions& opt = in.opt;
   r.anomalies = find_anomalies(c, r.topology, r.hosts, opt.anomalies, &r.sensitivity);
   std::vector<std::pair<int, int>> transients;  // the pairs of findings left out as transients
-  if (in.fastest && !in.merged && c.statistic == Statistic::median)
-    if (auto note = drop_transient_pairs(c, *in.fastest, r.topology, r.anomalies, transients)) r.notes.push_back(std::move(*note));
+  const Cube* fastest = in.fastest && !in.merged && c.statistic == Statistic::median ? in.fastest : nullptr;
+  if (fastest)
+    if (auto note = drop_transient_pairs(c, *fastest, r.topology, r.anomalies, transients)) r.notes.push_back(std::move(*note));
   if (in.pairwise)
     if (auto note = drop_lone_pairs(c, r.topology, copied_by_schedule(in.measured), r.anomalies, transients))
       r.notes.push_back(std::move(*note));
@@ -136,7 +137,7 @@ void find_findings(const ReportInputs& in, Report& r) {
   if (measured_under_load(in.measured)) saturated_groups(c, r.hosts, opt.anomalies.min_ratio, r.anomalies);
   if (auto note = review_findings_under_load(in.measured, in.merged, in.deviation, r.topology, opt.anomalies, r.anomalies))
     r.notes.push_back(std::move(*note));
-  r.explanation = explain_and_check(c, r.topology, r.hosts, opt.anomalies, r.anomalies, in.pairwise, transients);
+  r.explanation = explain_and_check(c, r.topology, r.hosts, opt.anomalies, r.anomalies, in.pairwise, transients, fastest);
   if (!r.explanation.note.empty()) r.notes.push_back(r.explanation.note);
   if (!r.explanation.warning.empty()) r.notes.push_back(r.explanation.warning);
 }

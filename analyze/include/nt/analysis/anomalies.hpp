@@ -116,10 +116,12 @@ std::set<std::uint64_t> pair_cells(const Anomaly& a, std::size_t P);
 // drops the findings that explain nothing, adds a finding for each group of a level whose cells the
 // model leaves slow, and one `unexplained` finding for what is left. `change`: false computes the
 // share only (found is left as it is). `transients`: pairs the report left out as transients (a note
-// names them); they count in the shares but not in the `unexplained` finding.
+// names them); they count in the shares but not in the `unexplained` finding. `fastest`: the min
+// file of the run (a median file's), when there is one: a region the search finds that its fastest
+// samples do not show is a transient too (slow_in_medians_only), left out and said in the note.
 Explanation explain_and_check(const Cube& c, const Topology& t, const std::vector<std::string>& hosts,
                               const AnomalyOptions& opt, std::vector<Anomaly>& found, bool change = true,
-                              const std::vector<std::pair<int, int>>& transients = {});
+                              const std::vector<std::pair<int, int>>& transients = {}, const Cube* fastest = nullptr);
 
 // refine_levels.cpp: splits each group of a level above the nodes whose parts (groups of the level
 // below) fall into separate sets of two or more, the cells between the sets more than explain_floor
@@ -136,6 +138,10 @@ std::string text_of_ranks(const std::vector<int>& r);
 // are appended to left_out.
 std::optional<std::string> drop_transient_pairs(const Cube& values, const Cube& fastest, const Topology& t,
                                                 std::vector<Anomaly>& found, std::vector<std::pair<int, int>>& left_out);
+
+// transients.cpp: drop_transient_pairs' rule for one finding: a pair finding (one-way pairs, a slow
+// link) that the fastest samples do not show.
+bool slow_in_medians_only(const Cube& values, const Cube& fastest, const Topology& t, const Anomaly& a);
 
 // transients.cpp: the pair findings whose cells all lie between one pair of t's nodes (4 nodes or
 // more) are removed when they hold less than half of that pair of nodes' rank pairs (the ranks of
