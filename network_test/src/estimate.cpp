@@ -180,13 +180,13 @@ constexpr int kHostLaneRounds = 2;
 // sampled host pairs of a slow uplink's switch are few) and the barrier ending a round is paid
 // per round, not per host pair (the run's rounds hold tens to thousands of host pairs, the
 // calibration's a few).
-std::vector<double> calibrate_host_lane_rates(Ctx& c, std::size_t k, const Window& w) {
+std::vector<double> calibrate_host_lane_rates(Ctx& c, std::size_t k, const Window& w, double alone) {
   const std::int64_t length = c.lengths[k];
   std::vector<double> lane_time;
   calibrate(c, length, 1.0, w, k > 0,
             [&] { run_host_lane_calibration(c, k, length, kHostLaneRounds, lane_time); });
   MPI_Allreduce(MPI_IN_PLACE, lane_time.data(), static_cast<int>(lane_time.size()), MPI_DOUBLE, MPI_MAX, c.comm);
-  return host_lane_rates(c, k, lane_time);
+  return host_lane_rates(c, k, lane_time, alone);
 }
 
 // The cost of each calibrated length: tasks of every class, and two rounds when the mode has
@@ -203,8 +203,12 @@ std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<st
           calibrate(c, length, static_cast<double>(few.size()), w, k > 0, [&] { run_sequential(c, few, length); });
     }
     time_concurrency(c, k, w, limits, lc);
-    if (c.spec.concurrent_ok && c.settings.schedule.by_switch && !c.settings.schedule.switches.empty())
-      lc.host_lane_rate = calibrate_host_lane_rates(c, k, w);
+    if (c.spec.concurrent_ok && c.settings.schedule.by_switch && !c.settings.schedule.switches.empty()) {
+      // a host pair alone: its task each way (one exchange in exchange modes)
+      const double tasks = c.spec.kind == TaskKind::exchange_pairs ? 1.0 : 2.0;
+      lc.host_lane_rate = calibrate_host_lane_rates(
+          c, k, w, lc.per_class.count(kAcrossHosts) ? tasks * lc.per_class.at(kAcrossHosts) : 0.0);
+    }
   }
   return cost;
 }

@@ -270,7 +270,7 @@ void run_host_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int r
   }
 }
 
-std::vector<double> host_lane_rates(const Ctx& c, std::size_t k, const std::vector<double>& lane_time) {
+std::vector<double> host_lane_rates(const Ctx& c, std::size_t k, const std::vector<double>& lane_time, double alone) {
   const Units u(c.hosts);
   const Groups g(c, u, k, 0, c.settings.schedule.switches);
   const std::vector<std::size_t> size = group_sizes(g);
@@ -285,12 +285,13 @@ std::vector<double> host_lane_rates(const Ctx& c, std::size_t k, const std::vect
       const double lane = std::max(lane_time[q * G + X], lane_time[q * G + static_cast<std::size_t>(Y)]);
       rate[X] = std::min(rate[X], lane / static_cast<double>(pairs));
     }
-  // a switch in no calibrated lane (one sits out each round of an odd count): the dearest rate
+  // a switch in no calibrated lane (one sits out each round of an odd count): the dearest rate;
+  // none calibrated (a single switch): a host pair's task alone, not 0
   double dearest = 0;
   for (double r : rate)
     if (std::isfinite(r)) dearest = std::max(dearest, r);
   for (double& r : rate)
-    if (!std::isfinite(r)) r = dearest;
+    if (!std::isfinite(r)) r = dearest > 0 ? dearest : alone;
   return rate;
 }
 

@@ -144,7 +144,9 @@ int host_lane_rounds(const Ctx& c, std::size_t k);
 void run_host_lane_calibration(Ctx& c, std::size_t k, std::int64_t length, int rounds, std::vector<double>& lane_time);
 // Per switch, the seconds per host pair of its lanes from lane_time taken the largest over the
 // ranks: the least over its calibrated lanes of a lane's time over its host pairs. A lane is as
-// slow as its slower switch (a slow uplink's), so the least is the switch's own rate.
-std::vector<double> host_lane_rates(const Ctx& c, std::size_t k, const std::vector<double>& lane_time);
+// slow as its slower switch (a slow uplink's), so the least is the switch's own rate. A switch in
+// no calibrated lane takes the dearest rate; where no lane was calibrated (a map of one switch,
+// whose host pairs all run within it), every switch takes `alone`: a host pair's task measured alone.
+std::vector<double> host_lane_rates(const Ctx& c, std::size_t k, const std::vector<double>& lane_time, double alone);
 
 }  // namespace nt::measure

@@ -410,6 +410,20 @@ ok = worst <= 0.005 and hl_s < hp_s and schedule.startswith("host-pairs switch-m
 sys.exit(0 if ok and order.startswith("host pairs:") and "in lanes by switch (--switch-map " in order else 1)
 EOF
   grep -q "x 4 pair slots" hl.log || { grep "done in" hl.log; fail "the summary does not count the 4 lanes"; }
+  # A map of one switch: every host pair runs within it, one after the other, so the lanes cost
+  # what --host-pairs costs (they were priced at 0 s: no lane was calibrated to take a rate from).
+  small=(--leaves 2 --nodes-per-leaf 4 --ranks-per-node 2)
+  sed -E 's/ [^ ]+$/ leaf0/' "$work/hp/switch_map" > one_switch
+  sim "${small[@]}" --out est -- -t one_to_one --lengths 0,65536 -n 3 --host-pairs --switch-map "$work/one_switch" \
+    --estimate || { tail -20 sim.log; fail "--estimate with a map of one switch failed"; }
+  "$py" - sim.log <<'EOF' || exit 1
+import re, sys
+plan = re.search(r"^plan: .*", open(sys.argv[1]).read(), re.M).group(0)
+v = dict(re.findall(r"(\w+)=([0-9.e+-]+)", plan))
+hp, hl = float(v["host_pairs_s"]), float(v["host_lanes_s"])
+print(f"one switch: host pairs {hp:.4g} s, host lanes {hl:.4g} s")
+sys.exit(0 if hp > 0 and 0.8 <= hl / hp <= 1.25 else 1)
+EOF
   ;;
 truth)
   IFS=x read -r L N K <<< "${SMPI_TRUTH:-8x8x2}"
