@@ -21,6 +21,7 @@
 
 #include "nt/stats.hpp"
 #include "nt/analysis/anomalies.hpp"
+#include "nt/analysis/tuning.hpp"
 #include "explain_parts.hpp"
 #include "common/text_util.hpp"
 
@@ -99,6 +100,24 @@ void drop_transient_regions(Grid& g, Model& m, std::vector<Claim>& claims, std::
   if (g.transient_regions > 0) m = fit_model(g, claims);
 }
 
+// Drops the detectors' group findings (drop[finding]) of which more than overclaim_share of the
+// cells they hold as slow are not: one of a group's uplinks slows half of its routes, a dragonfly's
+// global links into a group some of them; the group as a whole is not slow, and the search names
+// what is (a partial uplink, the routes between two sets of groups).
+void drop_overclaims(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<Anomaly>& found,
+                     std::vector<char>& drop, Explanation& e) {
+  bool any = false;
+  std::erase_if(claims, [&](const Claim& q) {
+    if (!q.ends || q.finding >= found.size() || overclaimed_share(g, m, q) <= kTuning.overclaim_share)
+      return false;
+    const Anomaly& a = found[q.finding];
+    drop[q.finding] = 1;
+    e.dropped.push_back(fmt::format("{} on ranks {} (most of its cells are not slow)", name_of(a.kind), text_of_ranks(a.ranks)));
+    return any = true;
+  });
+  if (any) m = fit_model(g, claims);
+}
+
 // The findings revised against the model: their directions read from the delays, the ones that
 // explain nothing dropped (drop[finding]), the groups whose cells the model leaves slow added, and
 // the findings those make idle dropped.
@@ -108,6 +127,7 @@ void revise(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std
   for (auto& q : claims) read_direction(g, m, claims, q, found[q.finding]);
   m = fit_model(g, claims);
   drop_idle(g, m, claims, found, drop, e);
+  if (search) drop_overclaims(g, m, claims, found, drop, e);
   // Where route findings claim pairs across nodes, what is left slow may be their routes: no search.
   if (search && !route_claims(g, claims, found)) search_groups(g, m, claims, hosts, found.size(), added);
   drop_idle(g, m, claims, found, drop, e);
@@ -185,6 +205,10 @@ Explanation explain_and_check(const Cube& c, const Topology& t, const std::vecto
     if (explains_delays(found[a].kind)) claims.push_back(claim_of(g, found[a], a));
   Model m = fit_model(g, claims);
   e.levels_share = set_tolerances(g, m, claims);
+  if (change && claim_slow_insides(g, m, claims)) {
+    m = fit_model(g, claims);
+    e.levels_share = set_tolerances(g, m, claims);
+  }
   // Where the levels do not describe the distances (a level the clustering missed), a group left
   // slow may be a distance: the check then reads the directions, drops idle findings and merges
   // siblings, but adds none. With no tree above the nodes, the blocks of node pairs hold the

@@ -204,6 +204,49 @@ double lift(const Grid& g, const Model& m, std::size_t k, std::size_t x) {
   return static_cast<double>(g.logv[k][x]) - static_cast<double>(m.base[k][x]);
 }
 
+double overclaimed_share(const Grid& g, const Model& m, const Claim& q) {
+  std::size_t slow = 0, not_slow = 0;
+  const auto count = [&](std::size_t k, std::size_t i, std::size_t j) {
+    const std::size_t x = g.cell(i, j);
+    if (i == j || std::isnan(g.logv[k][x]) || !holds(q, i, j) || q.at(k, g.cls[x]) <= g.tol[k]) return;
+    ++(lift(g, m, k, x) > g.tol[k] ? slow : not_slow);
+  };
+  for (std::size_t k = 0; k < g.K; ++k)
+    for (std::size_t i = 0; i < g.P; ++i) {
+      if (!q.in[i]) continue;
+      for (std::size_t j = 0; j < g.P; ++j) {
+        count(k, i, j);
+        if (!q.in[j]) count(k, j, i);
+      }
+    }
+  return slow + not_slow ? static_cast<double>(not_slow) / static_cast<double>(slow + not_slow) : 0.0;
+}
+
+bool claim_slow_insides(const Grid& g, const Model& m, std::vector<Claim>& claims) {
+  bool any = false;
+  for (auto& q : claims) {
+    if (!q.ends || q.inner) continue;
+    // the ranks of other group findings inside it: a slow node under the switch slows its own
+    // cells there, not the switch's
+    std::vector<char> own(g.P, 0);
+    for (const auto& o : claims)
+      if (&o != &q && o.ends)
+        for (std::size_t r = 0; r < g.P; ++r) own[r] = own[r] || (o.in[r] && q.in[r]);
+    std::size_t lengths = 0;
+    for (std::size_t k = 0; k < g.K; ++k) {
+      std::vector<double> v;
+      for (std::size_t i = 0; i < g.P; ++i)
+        for (std::size_t j = 0; j < g.P; ++j)
+          if (q.in[i] && q.in[j] && !own[i] && !own[j] && g.node_of(i) != g.node_of(j) &&
+              !std::isnan(g.logv[k][g.cell(i, j)]))
+            v.push_back(lift(g, m, k, g.cell(i, j)));
+      if (!v.empty() && lower_median_inplace(v) > g.tol[k]) ++lengths;
+    }
+    if (lengths >= g.need) any = q.inner = true;
+  }
+  return any;
+}
+
 namespace {
 
 std::vector<char> claimed_cells(const Grid& g, const std::vector<Claim>& claims, const ClaimIndex& ix) {

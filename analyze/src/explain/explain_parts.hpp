@@ -84,6 +84,13 @@ Claim claim_of(const Grid& g, const Anomaly& a, std::size_t index);
 // of cell x at length k.
 Model fit_model(const Grid& g, std::vector<Claim>& claims);
 double lift(const Grid& g, const Model& m, std::size_t k, std::size_t x);
+// Of the cells an `ends` claim holds where its factor is beyond the tolerance, the share that the
+// model leaves within the tolerance of their base: cells it says are slow and are not.
+double overclaimed_share(const Grid& g, const Model& m, const Claim& q);
+// Sets `inner` on the `ends` claims whose cells between their own nodes are slow (the median
+// beyond the tolerance at enough lengths): a slow switch slows the pairs under it too, its uplink
+// does not. Whether any changed (the model is to be fitted again).
+bool claim_slow_insides(const Grid& g, const Model& m, std::vector<Claim>& claims);
 // The residual of cell (i, j) at length k, leaving out claim `skip` (npos: none); `ends_only`: the
 // claims of node and switch groups only.
 double residual(const Grid& g, const Model& m, const std::vector<Claim>& claims, std::size_t k, std::size_t i,

@@ -59,7 +59,7 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
                       {"region_fill", f.region_fill},
                       {"stray_share", f.stray_share},
                       {"alike_factor_share", f.alike_factor_share},
-                      {"claim_gain_share", f.claim_gain_share}};
+                      {"claim_gain_share", f.claim_gain_share},   {"overclaim_share", f.overclaim_share}};
   j["fits"] = {{"penalty", b.penalty},
                {"min_jump", b.min_jump},
                {"min_f", b.min_f},
