@@ -377,6 +377,34 @@ TEST(Explain, AGroupFindingWhoseCellsAreMostlyNotSlowGoes) {
   EXPECT_GE(2 * in_named, slow) << "the search names the slow routes: " << na::to_text(r);
 }
 
+// Two global links into one group, slowed by different factors (rnd134 of the random set): one
+// link slows its routes by one factor, so they are two rectangles, each named with exactly its
+// routes, not one over both groups (nor, as a group's row, the group they share).
+TEST(Explain, TwoLinksIntoOneGroupSlowedUnalikeAreTwoFindings) {
+  const int groups = 4, routers = 8, hpr = 2;
+  std::set<std::pair<int, int>> slow[2];
+  const auto c = nt::test::path_cube(groups * routers * hpr, 1, 0.0, 7, [&](int a, int b) {
+    const int ra = a / hpr, rb = b / hpr, ga = ra / routers, gb = rb / routers, xa = ra % routers, xb = rb % routers;
+    const int links = ra == rb ? 2 : ga == gb ? 3 : 3 + (xa != gb ? 1 : 0) + (xb != ga ? 1 : 0);
+    const auto pair_of = [&](int x, int y) { return (ga == x && gb == y) || (ga == y && gb == x); };
+    const int link = pair_of(2, 0) ? 0 : pair_of(2, 3) ? 1 : -1;
+    if (link >= 0) slow[link].emplace(a, b);
+    const double bw = link == 0 ? 1.25e9 / 3 : link == 1 ? 1.25e9 / 6 : 1.25e9;
+    return nt::test::Path{(links + (link >= 0 ? 3 : 0)) * 1e-6, bw};
+  });
+  const auto topo = na::find_topology(c, {}, c.hosts);
+  std::vector<na::Anomaly> found;
+  const auto e = na::explain_and_check(c, topo, c.hosts, {}, found);
+  ASSERT_EQ(found.size(), 2u) << e.note << " " << e.warning;
+  std::set<std::set<std::pair<int, int>>> got;
+  for (const auto& f : found) {
+    EXPECT_EQ(f.kind, na::AnomalyKind::slow_link) << f.detail;
+    EXPECT_EQ(f.direction, "both") << f.detail;
+    got.emplace(f.pairs.begin(), f.pairs.end());
+  }
+  EXPECT_EQ(got, (std::set<std::set<std::pair<int, int>>>{slow[0], slow[1]}));
+}
+
 TEST(Explain, HostListsCollapseToRanges) {
   RandomTree t{4, 2, 4, 1, {}};
   t.faults.push_back({nt::test::LinkId::pod, 1, "both", 0.5, 1.0});

@@ -104,7 +104,7 @@ void drop_transient_regions(Grid& g, Model& m, std::vector<Claim>& claims, std::
 // cells they hold as slow are not: one of a group's uplinks slows half of its routes, a dragonfly's
 // global links into a group some of them; the group as a whole is not slow, and the search names
 // what is (a partial uplink, the routes between two sets of groups).
-void drop_overclaims(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<Anomaly>& found,
+bool drop_overclaims(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<Anomaly>& found,
                      std::vector<char>& drop, Explanation& e) {
   bool any = false;
   std::erase_if(claims, [&](const Claim& q) {
@@ -116,6 +116,7 @@ void drop_overclaims(Grid& g, Model& m, std::vector<Claim>& claims, const std::v
     return any = true;
   });
   if (any) m = fit_model(g, claims);
+  return any;
 }
 
 // The findings revised against the model: their directions read from the delays, the ones that
@@ -127,9 +128,12 @@ void revise(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std
   for (auto& q : claims) read_direction(g, m, claims, q, found[q.finding]);
   m = fit_model(g, claims);
   drop_idle(g, m, claims, found, drop, e);
-  if (search) drop_overclaims(g, m, claims, found, drop, e);
-  // Where route findings claim pairs across nodes, what is left slow may be their routes: no search.
-  if (search && !route_claims(g, claims, found)) search_groups(g, m, claims, hosts, found.size(), added);
+  const bool restated = search && drop_overclaims(g, m, claims, found, drop, e);
+  // Where route findings claim pairs across nodes, what is left slow may be their routes: no search,
+  // but for the routes between two sets of groups where the check dropped a group's finding that
+  // claimed them (the cells it left are to be named, not left to a warning).
+  const bool routes = route_claims(g, claims, found);
+  if (search && (!routes || restated)) search_groups(g, m, claims, hosts, found.size(), added, !routes);
   drop_idle(g, m, claims, found, drop, e);
   drop.resize(found.size() + added.size(), 0);
   merge_siblings(g, m, claims, hosts, found, added, drop);

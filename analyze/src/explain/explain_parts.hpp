@@ -120,9 +120,9 @@ RegionCounts count_regions(const Grid& g, const Model& m, const std::vector<Clai
                            std::vector<std::vector<char>>& slow_cells, bool ends_only,
                            const std::vector<char>* named = nullptr);
 // The groups whose cells the model leaves slow, named (into added, with their claims), at most
-// explain_max_added.
+// explain_max_added; groups false: only the routes between two sets of groups.
 void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,
-                   std::size_t n_found, std::vector<Anomaly>& added);
+                   std::size_t n_found, std::vector<Anomaly>& added, bool groups);
 // Whether two claims slow their cells alike: their largest factors within a quarter (or the
 // tolerance) at every length (siblings, a partial uplink and the nodes it serves).
 bool alike_factors(const Grid& g, const Claim& a, const Claim& b);
@@ -138,7 +138,7 @@ struct Rect {
   bool both = false;               // the cells back as well
   std::size_t cells = 0;           // its cells slow at enough lengths
 };
-std::optional<Rect> slow_rectangle(const Grid& g, const std::vector<std::vector<char>>& slow_cells,
+std::optional<Rect> slow_rectangle(const Grid& g, const Model& m, const std::vector<std::vector<char>>& slow_cells,
                                    const std::vector<char>& named);
 Anomaly rectangle_finding(const Grid& g, const Rect& r, const std::vector<std::string>& hosts);
 // explain_uplinks.cpp: an added partial uplink (its cells to part of the ranks outside its group)

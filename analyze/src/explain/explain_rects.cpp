@@ -4,6 +4,7 @@
 // row. Found at each level as a rectangle of group pairs whose cells the model leaves slow, grown
 // from the slowest pair of groups; both directions where the mirrored rectangle is slow as well.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <set>
 
@@ -11,6 +12,7 @@
 
 #include "nt/analysis/anomalies.hpp"
 #include "nt/analysis/tuning.hpp"
+#include "nt/stats.hpp"
 #include "anomalies/anomalies_parts.hpp"
 #include "explain_parts.hpp"
 #include "common/text_util.hpp"
@@ -25,17 +27,27 @@ struct BlockSlow {
   std::size_t G = 0;
   std::vector<char> slow;            // [a * G + b]
   std::vector<std::uint32_t> cells;  // slow cells at enough lengths
+  std::vector<std::vector<float>> lift;  // [k][a * G + b]: the median of its slow cells' lifts (NaN: none)
   bool at(std::size_t a, std::size_t b) const { return slow[a * G + b] != 0; }
+  // Whether two blocks are slowed alike (within alike_ratio at every length where both are slow):
+  // one link slows its routes by one factor, two links by two.
+  bool alike(std::size_t x, std::size_t y) const {
+    for (const auto& l : lift)
+      if (std::isfinite(l[x]) && std::isfinite(l[y]) && std::fabs(static_cast<double>(l[x] - l[y])) > std::log(kTuning.alike_ratio))
+        return false;
+    return true;
+  }
 };
 
-BlockSlow block_slow(const Grid& g, const std::vector<std::vector<char>>& slow_cells, const std::vector<char>& named,
-                     std::size_t level) {
+BlockSlow block_slow(const Grid& g, const Model& m, const std::vector<std::vector<char>>& slow_cells,
+                     const std::vector<char>& named, std::size_t level) {
   const auto& go = g.t.levels[level].group_of;
   BlockSlow b;
   b.G = g.t.levels[level].groups.size();
   const std::size_t B = b.G * b.G;
   std::vector<std::vector<std::uint32_t>> usable(g.K, std::vector<std::uint32_t>(B, 0)),
       slow(g.K, std::vector<std::uint32_t>(B, 0));
+  std::vector<std::vector<std::vector<double>>> lifts(g.K, std::vector<std::vector<double>>(B));
   b.cells.assign(B, 0);
   for (std::size_t i = 0; i < g.P; ++i)
     for (std::size_t j = 0; j < g.P; ++j) {
@@ -46,10 +58,15 @@ BlockSlow block_slow(const Grid& g, const std::vector<std::vector<char>>& slow_c
         if (std::isnan(g.logv[k][x])) continue;
         ++usable[k][blk];
         slow[k][blk] += slow_cells[k][x];
+        if (slow_cells[k][x]) lifts[k][blk].push_back(lift(g, m, k, x));
         n += slow_cells[k][x];
       }
       b.cells[blk] += n >= g.need ? 1 : 0;
     }
+  b.lift.assign(g.K, std::vector<float>(B, std::nanf("")));
+  for (std::size_t k = 0; k < g.K; ++k)
+    for (std::size_t blk = 0; blk < B; ++blk)
+      if (!lifts[k][blk].empty()) b.lift[k][blk] = static_cast<float>(lower_median_inplace(lifts[k][blk]));
   b.slow.assign(B, 0);
   for (std::size_t blk = 0; blk < B; ++blk) {
     std::size_t at = 0;
@@ -60,36 +77,38 @@ BlockSlow block_slow(const Grid& g, const std::vector<std::vector<char>>& slow_c
 }
 
 // The rectangle grown from the slow block (a, b): a group joins the senders when its blocks to
-// every receiver are slow, and the receivers likewise, until none joins.
+// every receiver are slow, and alike the seed, and the receivers likewise, until none joins.
 Rect grow(const BlockSlow& bs, std::size_t level, std::size_t a, std::size_t b) {
   Rect r{level, {a}, {b}, false, 0};
   for (bool grew = true; grew;) {
     grew = false;
     for (std::size_t x = 0; x < bs.G; ++x) {
       if (r.from.count(x) || r.to.count(x)) continue;
-      if (std::all_of(r.to.begin(), r.to.end(), [&](std::size_t y) { return bs.at(x, y); })) {
+      const std::size_t seed = a * bs.G + b;
+      if (std::all_of(r.to.begin(), r.to.end(), [&](std::size_t y) { return bs.at(x, y) && bs.alike(x * bs.G + y, seed); })) {
         r.from.insert(x);
         grew = true;
-      } else if (std::all_of(r.from.begin(), r.from.end(), [&](std::size_t y) { return bs.at(y, x); })) {
+      } else if (std::all_of(r.from.begin(), r.from.end(),
+                             [&](std::size_t y) { return bs.at(y, x) && bs.alike(y * bs.G + x, seed); })) {
         r.to.insert(x);
         grew = true;
       }
     }
   }
   r.both = std::all_of(r.from.begin(), r.from.end(), [&](std::size_t x) {
-    return std::all_of(r.to.begin(), r.to.end(), [&](std::size_t y) { return bs.at(y, x); });
+    return std::all_of(r.to.begin(), r.to.end(), [&](std::size_t y) { return bs.at(y, x) && bs.alike(y * bs.G + x, a * bs.G + b); });
   });
   for (std::size_t x : r.from)
     for (std::size_t y : r.to) r.cells += bs.cells[x * bs.G + y] + (r.both ? bs.cells[y * bs.G + x] : 0);
   return r;
 }
 
-// The slow cells (at enough lengths, not named) of the rectangle's rows and columns outside it: the
-// cells its senders send to other groups and those its receivers get from others (the mirror as
-// well, both ways). A fault's rectangle leaves none; a region of another shape (a torus link's
+// The slow cells (at enough lengths, not named) of the rectangle's rows and columns outside it, in
+// blocks slowed alike its seed block: the cells its senders send to other groups and those its
+// receivers get from others (the mirror as well, both ways). A fault's rectangle leaves none; a region of another shape (a torus link's
 // routes, noise) leaves many.
 std::size_t stray_cells(const Grid& g, const std::vector<std::vector<char>>& slow_cells, const std::vector<char>& named,
-                        const Rect& r) {
+                        const Rect& r, const BlockSlow& bs, std::size_t seed) {
   const auto& go = g.t.levels[r.level].group_of;
   std::vector<char> from(g.P, 0), to(g.P, 0);
   for (std::size_t i = 0; i < g.P; ++i) {
@@ -102,7 +121,9 @@ std::size_t stray_cells(const Grid& g, const std::vector<std::vector<char>>& slo
       if (go[i] == go[j] || named[g.cell(i, j)]) continue;
       const bool inside = (from[i] && to[j]) || (r.both && to[i] && from[j]);
       const bool row = from[i] || to[j] || (r.both && (to[i] || from[j]));
-      if (inside || !row) continue;
+      // a block slowed by another factor is another link's routes, no stray of this one's
+      if (inside || !row || !bs.alike(static_cast<std::size_t>(go[i]) * bs.G + static_cast<std::size_t>(go[j]), seed))
+        continue;
       std::size_t at = 0;
       for (std::size_t k = 0; k < g.K; ++k) at += slow_cells[k][g.cell(i, j)];
       n += at >= g.need ? 1 : 0;
@@ -112,11 +133,11 @@ std::size_t stray_cells(const Grid& g, const std::vector<std::vector<char>>& slo
 
 }  // namespace
 
-std::optional<Rect> slow_rectangle(const Grid& g, const std::vector<std::vector<char>>& slow_cells,
+std::optional<Rect> slow_rectangle(const Grid& g, const Model& m, const std::vector<std::vector<char>>& slow_cells,
                                    const std::vector<char>& named) {
   std::optional<Rect> best;
   for (std::size_t l = g.t.levels.size(); l-- > 0;) {
-    const auto bs = block_slow(g, slow_cells, named, l);
+    const auto bs = block_slow(g, m, slow_cells, named, l);
     // The seed: the slow block with the most slow cells (the first of equals).
     std::size_t seed = bs.slow.size();
     for (std::size_t blk = 0; blk < bs.slow.size(); ++blk)
@@ -130,7 +151,8 @@ std::optional<Rect> slow_rectangle(const Grid& g, const std::vector<std::vector<
     const std::size_t least = std::max<std::size_t>(
         g.opt.explain_min_cells, static_cast<std::size_t>(g.opt.explain_min_share * static_cast<double>(g.P * (g.P - 1))));
     if (r.cells < least) continue;
-    if (static_cast<double>(stray_cells(g, slow_cells, named, r)) > kTuning.stray_share * static_cast<double>(r.cells))
+    if (static_cast<double>(stray_cells(g, slow_cells, named, r, bs, seed)) >
+        kTuning.stray_share * static_cast<double>(r.cells))
       continue;
     if (!best || r.cells > best->cells) best = std::move(r);  // equal: the coarser level
   }

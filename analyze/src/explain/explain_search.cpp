@@ -79,8 +79,10 @@ RegionCounts count_regions(const Grid& g, const Model& m, const std::vector<Clai
 
 namespace {
 
-// The best region to name: most of its cells slow at enough lengths, the one that covers the most
-// slow cells. Both directions of a group when both qualify.
+// The best region to name: its cells slow at enough lengths but overclaim_share of them at most
+// (the rule a detector's group finding is held to: a group is slow on all of its routes, a link
+// into it on some), the one that covers the most slow cells. Both directions of a group when both
+// qualify.
 struct Pick {
   bool found = false;
   std::size_t level = 0, group = 0;
@@ -104,7 +106,7 @@ Pick best_region(const Grid& g, const RegionCounts& rc, const std::vector<std::v
         for (std::size_t k = 0; k < g.K; ++k) {
           std::size_t u = 0, sl = 0;
           for (std::size_t cl = 0; cl < rc.classes; ++cl) u += rc.usable[k][q + cl], sl += rc.slow[k][q + cl];
-          if (u >= 2 && 2 * sl > u) {
+          if (u >= 2 && static_cast<double>(u - sl) <= kTuning.overclaim_share * static_cast<double>(u)) {
             at.push_back(k);
             c += sl;
           }
@@ -298,9 +300,10 @@ Anomaly uplink_finding(const Grid& g, const UplinkBlock& b, const std::vector<st
 }  // namespace
 
 // Names the groups of a level whose cells the model leaves slow, the one that covers most first,
-// until none is left (at most explain_max_added).
+// until none is left (at most explain_max_added). groups false: the routes between two sets of
+// groups only (rectangles), no group and no partial uplink.
 void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,
-                   std::size_t n_found, std::vector<Anomaly>& added) {
+                   std::size_t n_found, std::vector<Anomaly>& added, bool groups) {
   std::vector<std::vector<char>> tried, slow_cells;
   for (const auto& lev : g.t.levels) tried.emplace_back(lev.groups.size(), 0);
   // A group that holds or is held by a detector's slow group is that finding's to explain (its
@@ -312,14 +315,19 @@ void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vec
         for (int r : g.t.levels[l].groups[grp])
           if (q.in[static_cast<std::size_t>(r)]) tried[l][grp] = 1;
   }
-  std::vector<char> named(g.P * g.P, 0);  // the cells of the pair findings named (ends_only leaves them slow)
+  // The cells of the pair findings, the detectors' and those the search names (ends_only leaves them
+  // slow): explained, neither a region of their own nor strays of one.
+  std::vector<char> named(g.P * g.P, 0);
+  for (const auto& q : claims)
+    if (!q.ends && q.finding < n_found)
+      for (std::uint64_t x : q.cells) named[x] = 1;
   for (std::size_t round = 0; round < g.opt.explain_max_added; ++round) {
     const auto rc = count_regions(g, m, claims, slow_cells, true, &named);
-    const Pick p = best_region(g, rc, tried);
+    const Pick p = groups ? best_region(g, rc, tried) : Pick{};
     if (!p.found) {
       // A group's partial uplink, or the routes between two sets of groups where they cover more.
-      const auto b = uplink_block(g, slow_cells, tried);
-      const auto r = slow_rectangle(g, slow_cells, named);
+      const auto b = groups ? uplink_block(g, slow_cells, tried) : std::nullopt;
+      const auto r = slow_rectangle(g, m, slow_cells, named);
       if (!r && !b) break;
       if (r && (!b || r->cells > b->cells)) {
         added.push_back(rectangle_finding(g, *r, hosts));

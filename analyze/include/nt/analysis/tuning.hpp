@@ -44,7 +44,7 @@ struct Tuning {
   double region_fill = 0.25;         // left-over slow pairs are a region when they fill this share of their senders x receivers
   double stray_share = 0.1;          // an uplink's slow pairs are no block when more than this share of its cells stray
   double alike_factor_share = 0.25;  // two claims' factors are alike when apart by no more than this share (or the tolerance)
-  double overclaim_share = 0.34;      // a group finding whose slow-claimed cells are this share not slow is no group's fault
+  double overclaim_share = 0.25;      // a group is slow on its routes but this share at most: else no group finding (a link into it)
   double claim_gain_share = 0.5;     // a claim explains a length when its best class gains this share of the tolerance
   // Fits: the quality of a Hockney line from its relative rms.
   double fit_good_rms = 0.03;        // good up to this
