@@ -33,7 +33,7 @@ struct Tuning {
   double through_ratio = 1.25;       // a delay within this ratio of a slow node's own, either way, runs through that node
   double one_way_keep = 0.5;         // a one-way link fault adds at least this share of its time at every longer length
   std::size_t block_one_node = 3;    // slow pairs from or to one node are a block when this many (two from one node are none)
-  double slope_gap = 0.02;           // time per byte of node pairs (log) further apart than this (or mad_factor sigmas) is another link's ...
+  double slope_gap = 0.005;          // time per byte of node pairs (log) further apart than this (or mad_factor sigmas) is another link's ...
   double node_cluster_share = 0.9;   // ... unless one node is with this share of the others in them: the node's
   double end_tie = 0.002;            // a link's ends tie when as many of its pairs and within this share of the nearest delay
   double block_margin = 0.5;         // a slow node is in a block when slower to its far side than to the others by this share of min_ratio (log)
