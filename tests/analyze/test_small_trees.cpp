@@ -309,3 +309,31 @@ TEST(SmallTrees, NoisyDragonflyHasNoLevelAboveTheRouters) {
     EXPECT_EQ(t.levels.size(), 1u);
   }
 }
+
+// Noisy leaves at 1 KiB, 64 KiB and 1 MiB (as the random scoreboard's noisy trees of three
+// lengths): 5 leaves of 8 hosts, one rank each, 3 % and 5 % noise per cell. The leaf step is one
+// hop's latency, 70 % at 1 KiB, 3.7 % at 64 KiB and 0.24 % at 1 MiB; one band of the three lengths
+// (their median) read the 64 KiB step, under the noise, and the leaves merged. Above the nodes each
+// length is a band where there are no more lengths than bands (topology.cpp).
+TEST(SmallTrees, NoisyLeavesSeenAtTheShortestLength) {
+  for (const double noise : {0.03, 0.05}) {
+    SCOPED_TRACE(fmt::format("noise {}", noise));
+    Tree t;
+    t.leaves = 5;
+    t.hosts_per_leaf = 8;
+    t.ranks_per_host = 1;
+    t.slow_host = -1;
+    t.slow_leaf = -1;
+    t.noise = noise;
+    t.lengths = {1024, 65536, 1048576};
+    const auto host = placement(t);
+    const auto c = tree_cube(t, host);
+    const auto topo = na::find_topology(c, na::TopologyOptions{}, c.hosts);
+    std::vector<std::vector<int>> leaves(static_cast<std::size_t>(t.leaves));
+    for (std::size_t i = 0; i < host.size(); ++i)
+      leaves[static_cast<std::size_t>(host[i] / t.hosts_per_leaf)].push_back(static_cast<int>(i));
+    std::sort(leaves.begin(), leaves.end());
+    ASSERT_EQ(topo.levels.size(), 2u);
+    EXPECT_EQ(topo.levels[1].groups, leaves);
+  }
+}

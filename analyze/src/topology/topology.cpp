@@ -37,6 +37,18 @@ std::vector<std::vector<int>> ranks_of(const std::vector<std::vector<int>>& fine
   return out;
 }
 
+// The ranks' bands of K lengths. At least 3 lengths per band where there are 3: a profile cell is
+// then a median that one gross outlier does not move (a band of 2 lengths averages it in; with
+// 0.1 % outliers, 8 lengths in 3 bands split 512 ranks into 430 groups).
+// Fewer than 3 lengths: a band each (a median of 2 is their mean, no more robust than either,
+// and it halves a step that only the shorter length shows: the leaves of a 3-level tree, 3.7 %
+// apart at 64 KiB and 0.24 % at 1 MiB, were 1.9 % apart in one band, under the 2 % floor).
+std::size_t rank_bands(std::size_t K, std::size_t bands) {
+  const std::size_t least = kTuning.band_lengths;
+  return K < least ? std::max<std::size_t>(1, std::min(bands, K))
+                   : std::max<std::size_t>(1, std::min<std::size_t>(bands, K / least));
+}
+
 }  // namespace
 
 Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vector<std::string>& hosts) {
@@ -45,16 +57,8 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
   const int P = c.P;
   const auto N = static_cast<std::size_t>(P);
   const std::size_t K = c.count();
-  // At least 3 lengths per band where there are 3: a profile cell is then a median that one gross
-  // outlier does not move (a band of 2 lengths averages it in; with 0.1 % outliers, 8 lengths in 3
-  // bands split 512 ranks into 430 groups).
-  // Fewer than 3 lengths: a band each (a median of 2 is their mean, no more robust than either,
-  // and it halves a step that only the shorter length shows: the leaves of a 3-level tree, 3.7 %
-  // apart at 64 KiB and 0.24 % at 1 MiB, were 1.9 % apart in one band, under the 2 % floor).
   const std::size_t bands = static_cast<std::size_t>(std::max(1, opt.bands));
-  const std::size_t least = kTuning.band_lengths;
-  const std::size_t B = K < least ? std::max<std::size_t>(1, std::min(bands, K))
-                                  : std::max<std::size_t>(1, std::min<std::size_t>(bands, K / least));
+  const std::size_t B = rank_bands(K, bands);
   auto prof = rank_profiles(c, B);
   if (is_sampled(c)) fill_by_measured_paths(prof, N);
   if (P <= 2) t.notes.push_back("2 ranks: too few to tell nodes apart from the delays; both ranks form one group");
@@ -74,6 +78,16 @@ Topology find_topology(const Cube& c, const TopologyOptions& opt, const std::vec
   const double spread_floor = floor_from_cells(opt, kTuning.spread_sigmas, cell_noise);
   t.delay_groups = groups_from_labels(labels);
   add_node_level(t, hosts);
+  // Above the nodes, no more lengths than bands: a band each. A group's profile is a median of its
+  // cells already; the median over a band's lengths would keep the middle length's step and drop
+  // one that only the shortest shows (a 3-level tree's pods, 34 % apart at 1 KiB, under noise 1.2 %
+  // at 64 KiB and 0.6 % at 1 MiB: one band of the three read 1.2 %, under the noise). The ranks'
+  // band is let go first: at most as many bands as a file of 3 bands of 3 lengths holds.
+  if (K <= bands && K > B) {
+    ProfilesOf<float>().swap(prof);
+    prof = rank_profiles(c, K);
+    if (is_sampled(c)) fill_by_measured_paths(prof, N);
+  }
 
   // Upper levels: the same on the groups.
   for (int lev = 1; lev <= opt.max_levels; ++lev) {

@@ -11,7 +11,8 @@
 // each rank's `candidates` nearest ranks by the direct link join (O(B P^2 candidates), not
 // O(B P^3)). The same procedure is applied to the groups (profile = median over the group's cells),
 // leaving out groups offset by a factor on every link (slow nodes), to find switch levels above,
-// while it still merges some but not all groups. Bands hold at least 3 lengths.
+// while it still merges some but not all groups. Bands hold at least 3 lengths
+// (above the nodes, where there are no more lengths than bands, one each).
 #pragma once
 
 #include <cstdint>
