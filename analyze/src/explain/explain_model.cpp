@@ -232,13 +232,15 @@ bool claim_slow_insides(const Grid& g, const Model& m, std::vector<Claim>& claim
     for (const auto& o : claims)
       if (&o != &q && o.ends)
         for (std::size_t r = 0; r < g.P; ++r) own[r] = own[r] || (o.in[r] && q.in[r]);
+    std::vector<std::size_t> mine;  // its ranks but the other findings'
+    for (std::size_t r = 0; r < g.P; ++r)
+      if (q.in[r] && !own[r]) mine.push_back(r);
     std::size_t lengths = 0;
     for (std::size_t k = 0; k < g.K; ++k) {
       std::vector<double> v;
-      for (std::size_t i = 0; i < g.P; ++i)
-        for (std::size_t j = 0; j < g.P; ++j)
-          if (q.in[i] && q.in[j] && !own[i] && !own[j] && g.node_of(i) != g.node_of(j) &&
-              !std::isnan(g.logv[k][g.cell(i, j)]))
+      for (std::size_t i : mine)
+        for (std::size_t j : mine)
+          if (g.node_of(i) != g.node_of(j) && !std::isnan(g.logv[k][g.cell(i, j)]))
             v.push_back(lift(g, m, k, g.cell(i, j)));
       if (!v.empty() && lower_median_inplace(v) > g.tol[k]) ++lengths;
     }

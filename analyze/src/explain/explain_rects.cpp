@@ -47,6 +47,9 @@ BlockSlow block_slow(const Grid& g, const Model& m, const std::vector<std::vecto
   const std::size_t B = b.G * b.G;
   std::vector<std::vector<std::uint32_t>> usable(g.K, std::vector<std::uint32_t>(B, 0)),
       slow(g.K, std::vector<std::uint32_t>(B, 0));
+  // the slow cells' lifts per length and block, the first kLiftSample of each (a bound of memory: a
+  // block's median from a sample, for the alike test only)
+  constexpr std::size_t kLiftSample = 64;
   std::vector<std::vector<std::vector<double>>> lifts(g.K, std::vector<std::vector<double>>(B));
   b.cells.assign(B, 0);
   for (std::size_t i = 0; i < g.P; ++i)
@@ -58,7 +61,7 @@ BlockSlow block_slow(const Grid& g, const Model& m, const std::vector<std::vecto
         if (std::isnan(g.logv[k][x])) continue;
         ++usable[k][blk];
         slow[k][blk] += slow_cells[k][x];
-        if (slow_cells[k][x]) lifts[k][blk].push_back(lift(g, m, k, x));
+        if (slow_cells[k][x] && lifts[k][blk].size() < kLiftSample) lifts[k][blk].push_back(lift(g, m, k, x));
         n += slow_cells[k][x];
       }
       b.cells[blk] += n >= g.need ? 1 : 0;
