@@ -405,6 +405,24 @@ TEST(Explain, TwoLinksIntoOneGroupSlowedUnalikeAreTwoFindings) {
   EXPECT_EQ(got, (std::set<std::set<std::pair<int, int>>>{slow[0], slow[1]}));
 }
 
+// Two hosts of one leaf that send slowly by their own cables, 2x and 4x (rnd200 of the random
+// set): both are slow by the pairs inside the leaf, which a slow switch would slow alike; by unalike
+// factors they are two cables, named as such, and no slow leaf.
+TEST(Explain, TwoSlowCablesUnderOneLeafAreNotTheLeaf) {
+  RandomTree t{2, 3, 2, 3, {}};
+  t.faults.push_back({nt::test::LinkId::host, 6, "send", 0.46, 1.0});
+  t.faults.push_back({nt::test::LinkId::host, 7, "send", 0.23, 1.0});
+  const auto r = na::make_report(nt::test::tree_cube(t), {});
+  std::map<std::vector<int>, std::string> nodes;
+  for (const auto& a : r.anomalies) {
+    EXPECT_NE(a.kind, na::AnomalyKind::slow_switch) << a.detail;
+    if (a.kind == na::AnomalyKind::slow_node) nodes[a.ranks] = a.direction;
+  }
+  EXPECT_EQ(nodes, (std::map<std::vector<int>, std::string>{{t.ranks_of(t.faults[0]), "send"},
+                                                            {t.ranks_of(t.faults[1]), "send"}}))
+      << na::to_text(r);
+}
+
 TEST(Explain, HostListsCollapseToRanges) {
   RandomTree t{4, 2, 4, 1, {}};
   t.faults.push_back({nt::test::LinkId::pod, 1, "both", 0.5, 1.0});

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "nt/analysis/tuning.hpp"
 #include "nt/stats.hpp"
 
 namespace nt::analysis::anomaly_parts {
@@ -66,6 +67,20 @@ std::set<int> slower_across_boundary(const AnomalyScan& scan, const GroupFault& 
   return slower;
 }
 
+// Whether most of the node findings `inside` a group (more than half) are slowed alike its least
+// slowed one (within alike_ratio): a switch slows all of its nodes by its factor at least, a slow
+// cable among them more; two cables under one leaf by their own factors (2x and 4x).
+template <class Inside>
+bool alike_inside(const std::vector<Anomaly>& out, const Inside& inside) {
+  std::vector<double> scores;
+  for (const auto& a : out)
+    if (inside(a)) scores.push_back(a.score);
+  if (scores.empty()) return true;
+  const double least = *std::min_element(scores.begin(), scores.end());
+  const auto alike = std::count_if(scores.begin(), scores.end(), [&](double x) { return x <= kTuning.alike_ratio * least; });
+  return 2 * static_cast<std::size_t>(alike) > scores.size();
+}
+
 }  // namespace
 
 // Slow switch groups, one finding each, and the pairs that cross its boundary are its evidence, not
@@ -86,6 +101,10 @@ void add_slow_switches(const AnomalyScan& scan, const std::vector<GroupFault>& f
     for (const auto& a : out)
       if (inside(a))
         for (int r : a.ranks) slow_nodes.insert(node_of[static_cast<std::size_t>(r)]);
+    // Every node of a first-level group slow by the pairs inside, but by unalike factors (two slow
+    // cables under one leaf, 2x and 4x): a switch slows its nodes alike, so these are the nodes' own
+    // faults, no group's. (Above, a group's nodes differ by the groups inside it.)
+    if (f.level == 1 && slow_nodes == nodes && nodes.size() >= 2 && !alike_inside(out, inside)) continue;
     // Every node slow by the pairs inside: the switch's, unless some of them (not all) are also
     // slower across its boundary than their mates, the nodes the inside pairs go through.
     if (slow_nodes == nodes) {
