@@ -277,18 +277,23 @@ TEST(SmallTrees, ASlowLeafWithOneOddNodeIsStillSlow) {
 // latency, 3.7 % at 64 KiB and 0.24 % at 1 MiB, under the 6 noise sigmas of the second largest
 // third-party difference: the leaves merged into one group. The mean of the most different third
 // parties sees the step in all the mates of two leaves alike (topology_clustering.cpp).
+// 5 healthy leaves of 8 hosts, one rank each, `noise` per cell, at `lengths`.
+Tree noisy_leaves(double noise, std::vector<std::int64_t> lengths) {
+  Tree t;
+  t.leaves = 5;
+  t.hosts_per_leaf = 8;
+  t.ranks_per_host = 1;
+  t.slow_host = -1;
+  t.slow_leaf = -1;
+  t.noise = noise;
+  t.lengths = std::move(lengths);
+  return t;
+}
+
 TEST(SmallTrees, NoisyLeavesAtLongLengths) {
   for (const double noise : {0.006, 0.009}) {
     SCOPED_TRACE(fmt::format("noise {}", noise));
-    Tree t;
-    t.leaves = 5;
-    t.hosts_per_leaf = 8;
-    t.ranks_per_host = 1;
-    t.slow_host = -1;
-    t.slow_leaf = -1;
-    t.noise = noise;
-    t.lengths = {65536, 1048576};
-    expect_exactly_the_faults(t);
+    expect_exactly_the_faults(noisy_leaves(noise, {65536, 1048576}));
   }
 }
 
@@ -318,14 +323,7 @@ TEST(SmallTrees, NoisyDragonflyHasNoLevelAboveTheRouters) {
 TEST(SmallTrees, NoisyLeavesSeenAtTheShortestLength) {
   for (const double noise : {0.03, 0.05}) {
     SCOPED_TRACE(fmt::format("noise {}", noise));
-    Tree t;
-    t.leaves = 5;
-    t.hosts_per_leaf = 8;
-    t.ranks_per_host = 1;
-    t.slow_host = -1;
-    t.slow_leaf = -1;
-    t.noise = noise;
-    t.lengths = {1024, 65536, 1048576};
+    const Tree t = noisy_leaves(noise, {1024, 65536, 1048576});
     const auto host = placement(t);
     const auto c = tree_cube(t, host);
     const auto topo = na::find_topology(c, na::TopologyOptions{}, c.hosts);
