@@ -423,6 +423,34 @@ TEST(Explain, TwoSlowCablesUnderOneLeafAreNotTheLeaf) {
       << na::to_text(r);
 }
 
+// A pair finding whose cells are as fast as their class (rnd181 of the random set: six 2.5x "slow
+// links" between hosts of one leaf, every cell at the leaf's delay) explains nothing and goes; one
+// whose cells are slow stays.
+TEST(Explain, APairFindingItsCellsDoNotShowGoes) {
+  RandomTree t{2, 3, 3, 2, {}};
+  t.faults.push_back({nt::test::LinkId::host, 10, "both", 0.4, 1.0});
+  const auto c = nt::test::tree_cube(t);
+  const auto topo = na::find_topology(c, {}, c.hosts);
+  const auto pair_finding = [&](int a, int b) {  // hosts a and b, both directions
+    na::Anomaly f;
+    f.kind = na::AnomalyKind::slow_link;
+    f.score = 2.5;
+    for (int x = 0; x < c.P; ++x)
+      for (int y = 0; y < c.P; ++y)
+        if ((x / t.rph == a && y / t.rph == b) || (x / t.rph == b && y / t.rph == a)) f.pairs.emplace_back(x, y);
+    for (const auto& [x, y] : f.pairs) f.ranks.push_back(x);
+    std::sort(f.ranks.begin(), f.ranks.end());
+    f.ranks.erase(std::unique(f.ranks.begin(), f.ranks.end()), f.ranks.end());
+    for (std::size_t k = 0; k < c.count(); ++k) f.lengths.push_back(c.lengths[k]);
+    return f;
+  };
+  std::vector<na::Anomaly> found{pair_finding(0, 2), pair_finding(9, 10)};  // healthy; through the slow host 10
+  const auto e = na::explain_and_check(c, topo, c.hosts, {}, found);
+  ASSERT_EQ(e.dropped.size(), 1u) << fmt::format("{}", fmt::join(e.dropped, "; "));
+  EXPECT_NE(e.dropped[0].find("(its cells are as fast as their class)"), std::string::npos) << e.dropped[0];
+  EXPECT_NE(e.dropped[0].find("ranks 0-1,4-5"), std::string::npos) << e.dropped[0];
+}
+
 TEST(Explain, HostListsCollapseToRanges) {
   RandomTree t{4, 2, 4, 1, {}};
   t.faults.push_back({nt::test::LinkId::pod, 1, "both", 0.5, 1.0});

@@ -119,6 +119,23 @@ bool drop_overclaims(Grid& g, Model& m, std::vector<Claim>& claims, const std::v
   return any;
 }
 
+// Drops the detectors' pair findings whose cells are as fast as their class at every length
+// (drop[finding]): their cells' base comes from the cells no finding claims, so a route finding's
+// own slowness is never in it; a finding its cells do not show is no fault (rnd181 of the random
+// set: six "slow links" of 2.5x between hosts of one leaf whose cells were every leaf's).
+void drop_flat_pairs(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<Anomaly>& found,
+                     std::vector<char>& drop, Explanation& e) {
+  bool any = false;
+  std::erase_if(claims, [&](const Claim& q) {
+    if (q.ends || q.finding >= found.size() || !flat_claim(g, m, q)) return false;
+    const Anomaly& a = found[q.finding];
+    drop[q.finding] = 1;
+    e.dropped.push_back(fmt::format("{} on ranks {} (its cells are as fast as their class)", name_of(a.kind), text_of_ranks(a.ranks)));
+    return any = true;
+  });
+  if (any) m = fit_model(g, claims);
+}
+
 // The findings revised against the model: their directions read from the delays, the ones that
 // explain nothing dropped (drop[finding]), the groups whose cells the model leaves slow added, and
 // the findings those make idle dropped.
@@ -128,6 +145,7 @@ void revise(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std
   for (auto& q : claims) read_direction(g, m, claims, q, found[q.finding]);
   m = fit_model(g, claims);
   drop_idle(g, m, claims, found, drop, e);
+  drop_flat_pairs(g, m, claims, found, drop, e);
   const bool restated = search && drop_overclaims(g, m, claims, found, drop, e);
   // Where route findings claim pairs across nodes, what is left slow may be their routes: no search,
   // but for the routes between two sets of groups where the check dropped a group's finding that

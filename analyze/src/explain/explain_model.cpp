@@ -222,6 +222,16 @@ double overclaimed_share(const Grid& g, const Model& m, const Claim& q) {
   return slow + not_slow ? static_cast<double>(not_slow) / static_cast<double>(slow + not_slow) : 0.0;
 }
 
+bool flat_claim(const Grid& g, const Model& m, const Claim& q) {
+  for (std::size_t k = 0; k < g.K; ++k) {
+    std::vector<double> v;
+    for (std::uint64_t x : q.cells)
+      if (!std::isnan(g.logv[k][x])) v.push_back(lift(g, m, k, x));
+    if (v.empty() || lower_median_inplace(v) > g.tol[k]) return false;
+  }
+  return !q.cells.empty();
+}
+
 bool claim_slow_insides(const Grid& g, const Model& m, std::vector<Claim>& claims) {
   bool any = false;
   for (auto& q : claims) {

@@ -87,6 +87,9 @@ double lift(const Grid& g, const Model& m, std::size_t k, std::size_t x);
 // Of the cells an `ends` claim holds where its factor is beyond the tolerance, the share that the
 // model leaves within the tolerance of their base: cells it says are slow and are not.
 double overclaimed_share(const Grid& g, const Model& m, const Claim& q);
+// Whether a pair claim's cells are within the tolerance of their base at every length (the median
+// of its cells' lifts): slow against nothing the matrix holds.
+bool flat_claim(const Grid& g, const Model& m, const Claim& q);
 // Sets `inner` on the `ends` claims whose cells between their own nodes are slow (the median
 // beyond the tolerance at enough lengths): a slow switch slows the pairs under it too, its uplink
 // does not. Whether any changed (the model is to be fitted again).
