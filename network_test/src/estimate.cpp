@@ -9,10 +9,10 @@
 // 10-fold), timed on rank 0 between sleeping barriers minus a barrier's own cost, repeated and the
 // median taken when the window is under 50 ms, each window with its pairs met as the run's. A
 // length then costs the sum over classes of tasks x time per task; --concurrent costs rounds x
-// the time of a round, calibrated on two real rounds of each choice of concurrency (every pair of
-// a round at once, and --concurrent=K's lanes);
-// with random rounds (one sample per repetition of the rounds) two rounds of the first
-// repetition (with the warm-up) and two of the second (one warm-up round), times the samples.
+// the time of a round, calibrated on real rounds of each choice of concurrency (8 of every pair
+// of a round at once: their times differ with the pairs they hold; 2 of --concurrent=K's lanes);
+// with random rounds (one sample per repetition of the rounds) rounds of the first
+// repetition (with the warm-up) and as many of the second (one warm-up round), times the samples.
 // --host-pairs --switch-map costs, per round of the switches, its slowest lane (a round lasts as
 // long as it) and a barrier, then the fullest switch's own host pairs, plus the pairs within the
 // fullest host. A lane costs its host pairs times the time per host pair of its slower switch
@@ -118,17 +118,24 @@ std::vector<int> concurrency_choices(const Settings& s) {
   return out;
 }
 
+// Real rounds calibrated of the first repetition and of the second: with every pair of a round
+// at once, a round lasts as long as its slowest pair, and which pairs a random round holds moves
+// its time by 13 % (sd over a repetition's 255 rounds at 64 hosts x 4 ranks, a slow node and a
+// slow uplink): the mean of 2 rounds came 9 % and 18 % over its repetition's, --concurrent's price
+// 1.14 of the run; the mean of 8 errs by about 5 %. The lanes' rounds stop after a few pairs: 2.
+int calibrated_rounds(int limit) { return limit > 0 ? 2 : 8; }
+
 // The concurrent schedule of length k with at most `limit` pairs at once: rounds x (a round of the
-// first repetition + the later repetitions' rounds), from two real rounds of each.
+// first repetition + the later repetitions' rounds), from real rounds of each (calibrated_rounds).
 double calibrate_concurrent(Ctx& c, std::size_t k, const Window& w, int limit) {
   const std::int64_t length = c.lengths[k];
-  const int reps = concurrent_repetitions(c.settings);
-  const double rounds = concurrent_rounds(c, limit), share = concurrent_round_share(c, limit, 2);
+  const int reps = concurrent_repetitions(c.settings), n = calibrated_rounds(limit);
+  const double rounds = concurrent_rounds(c, limit), share = concurrent_round_share(c, limit, n);
   const double first =
-      calibrate(c, length, share, w, k > 0, [&] { run_concurrent_rounds(c, k, length, 0, 2, limit); });
+      calibrate(c, length, share, w, k > 0, [&] { run_concurrent_rounds(c, k, length, 0, n, limit); });
   if (reps == 1) return rounds * first;
   const double later =
-      calibrate(c, length, share, w, true, [&] { run_concurrent_rounds(c, k, length, 1, 2, limit); });
+      calibrate(c, length, share, w, true, [&] { run_concurrent_rounds(c, k, length, 1, n, limit); });
   return rounds * (first + (reps - 1) * later);
 }
 
@@ -189,8 +196,8 @@ std::vector<double> calibrate_host_lane_rates(Ctx& c, std::size_t k, const Windo
   return host_lane_rates(c, k, lane_time, alone);
 }
 
-// The cost of each calibrated length: tasks of every class, and two rounds when the mode has
-// a concurrent schedule.
+// The cost of each calibrated length: tasks of every class, and rounds when the mode has a
+// concurrent schedule.
 std::map<std::size_t, LengthCost> calibrate_lengths(Ctx& c, const std::vector<std::size_t>& calibrated, const Window& w,
                                                    const std::vector<int>& limits) {
   std::map<std::size_t, LengthCost> cost;
@@ -346,9 +353,9 @@ void print_plan(const Ctx& c, const Calibration& cal, double startup_s) {
       c.spec.name, c.size, hosts.size(), hosts.size() == 1 ? "" : "s", lengths.size(), lengths.front(), lengths.back(),
       samples, stride, warmup,
       s.precision > 0 ? fmt::format("; --precision stops earlier, so this is the upper bound") : "");
+  const std::string rounds = concurrent ? fmt::format(" and {} rounds", calibrated_rounds(0)) : "";
   std::cout << fmt::format("calibration: {} of {} lengths, up to {} tasks of each class{} with every sample, {:.2f} s\n",
-                           cal.lengths.size(), lengths.size(), tasks_per_class(c.size), concurrent ? " and 2 rounds" : "",
-                           cal.seconds);
+                           cal.lengths.size(), lengths.size(), tasks_per_class(c.size), rounds, cal.seconds);
   const std::vector<int> choices = concurrent ? concurrency_choices(s) : std::vector<int>{};
   std::string head;
   for (int limit : choices) head += fmt::format("  {:>12}", limit == 0 ? "concurrent" : fmt::format("K={}", limit));

@@ -29,12 +29,12 @@ struct Calibration {
   double barrier = 0;                        // a sleeping barrier (a round of the lanes ends in one)
 };
 // Calibrates c's sweep on every rank (collective): tasks of every class, and when the mode has a
-// concurrent schedule two rounds of each concurrency in `limits` (0: every pair of a round).
+// concurrent schedule rounds of each concurrency in `limits` (0: every pair of a round).
 // deadline (rank 0's Ctx::now()): once a timing ends past it, every rank throws CalibrationOverrun
 // (--time-limit: a plan's time counts its calibration, so past the usable time none can fit).
 inline constexpr double kNoDeadline = std::numeric_limits<double>::infinity();
 Calibration calibrate_sweep(Ctx& c, const std::vector<int>& limits, double deadline = kNoDeadline);
-// Adds to `cal` (a calibration of c's sweep) two rounds of each concurrency in `limits` it lacks,
+// Adds to `cal` (a calibration of c's sweep) rounds of each concurrency in `limits` it lacks,
 // at the lengths it calibrated (collective); its seconds grow by the time taken.
 void calibrate_concurrency(Ctx& c, Calibration& cal, const std::vector<int>& limits, double deadline = kNoDeadline);
 // The calibration stopped at its deadline, at messages of `length` bytes (thrown on every rank).
