@@ -238,8 +238,9 @@ std::string explanation_text(const Explanation& e) {
       *lo == *hi ? fmt::format("{:.2f}x", *lo) : fmt::format("{:.2f}x-{:.2f}x (the noise per length)", *lo, *hi),
       100 * e.slow_share);
   if (e.changed_findings && (e.added || !e.dropped.empty()))
-    o += fmt::format("; the check added {} finding(s) and dropped {} that explained nothing", e.added,
-                     e.dropped.size());
+    o += fmt::format("; the check added {} finding(s) and dropped {} that its cells do not bear out (the JSON's "
+                     "findings_dropped says why)",
+                     e.added, e.dropped.size());
   return o + "\n";
 }
 
