@@ -100,40 +100,42 @@ void drop_transient_regions(Grid& g, Model& m, std::vector<Claim>& claims, std::
   if (g.transient_regions > 0) m = fit_model(g, claims);
 }
 
-// Drops the detectors' group findings (drop[finding]) of which more than overclaim_share of the
-// cells they hold as slow are not: one of a group's uplinks slows half of its routes, a dragonfly's
-// global links into a group some of them; the group as a whole is not slow, and the search names
-// what is (a partial uplink, the routes between two sets of groups).
-bool drop_overclaims(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<Anomaly>& found,
-                     std::vector<char>& drop, Explanation& e) {
+// Drops the detectors' findings whose claims `rejects` holds for (drop[finding]), each listed with
+// `why`; whether any went (the model is then fitted again).
+template <class Rejects>
+bool drop_claims(const Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<Anomaly>& found,
+                 std::vector<char>& drop, Explanation& e, const char* why, const Rejects& rejects) {
   bool any = false;
   std::erase_if(claims, [&](const Claim& q) {
-    if (!q.ends || q.finding >= found.size() || overclaimed_share(g, m, q) <= kTuning.overclaim_share)
-      return false;
+    if (q.finding >= found.size() || !rejects(q)) return false;
     const Anomaly& a = found[q.finding];
     drop[q.finding] = 1;
-    e.dropped.push_back(fmt::format("{} on ranks {} (most of its cells are not slow)", name_of(a.kind), text_of_ranks(a.ranks)));
+    e.dropped.push_back(fmt::format("{} on ranks {} ({})", name_of(a.kind), text_of_ranks(a.ranks), why));
     return any = true;
   });
   if (any) m = fit_model(g, claims);
   return any;
 }
 
-// Drops the detectors' pair findings whose cells are as fast as their class at every length
-// (drop[finding]): their cells' base comes from the cells no finding claims, so a route finding's
-// own slowness is never in it; a finding its cells do not show is no fault (rnd181 of the random
-// set: six "slow links" of 2.5x between hosts of one leaf whose cells were every leaf's).
+// A detector's group finding of which more than overclaim_share of the cells it holds as slow are
+// not: one of a group's uplinks slows half of its routes, a dragonfly's global links into a group
+// some of them; the group as a whole is not slow, and the search names what is (a partial uplink,
+// the routes between two sets of groups).
+bool drop_overclaims(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<Anomaly>& found,
+                     std::vector<char>& drop, Explanation& e) {
+  return drop_claims(g, m, claims, found, drop, e, "most of its cells are not slow", [&](const Claim& q) {
+    return q.ends && overclaimed_share(g, m, q) > kTuning.overclaim_share;
+  });
+}
+
+// A detector's pair finding whose cells are as fast as their class at every length: their cells'
+// base comes from the cells no finding claims, so a route finding's own slowness is never in it; a
+// finding its cells do not show is no fault (rnd181 of the random set: six "slow links" of 2.5x
+// between hosts of one leaf whose cells were every leaf's).
 void drop_flat_pairs(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<Anomaly>& found,
                      std::vector<char>& drop, Explanation& e) {
-  bool any = false;
-  std::erase_if(claims, [&](const Claim& q) {
-    if (q.ends || q.finding >= found.size() || !flat_claim(g, m, q)) return false;
-    const Anomaly& a = found[q.finding];
-    drop[q.finding] = 1;
-    e.dropped.push_back(fmt::format("{} on ranks {} (its cells are as fast as their class)", name_of(a.kind), text_of_ranks(a.ranks)));
-    return any = true;
-  });
-  if (any) m = fit_model(g, claims);
+  drop_claims(g, m, claims, found, drop, e, "its cells are as fast as their class",
+              [&](const Claim& q) { return !q.ends && flat_claim(g, m, q); });
 }
 
 // The findings revised against the model: their directions read from the delays, the ones that
