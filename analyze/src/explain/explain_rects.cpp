@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -27,14 +28,19 @@ struct BlockSlow {
   std::size_t G = 0;
   std::vector<char> slow;            // [a * G + b]
   std::vector<std::uint32_t> cells;  // slow cells at enough lengths
-  std::vector<std::vector<float>> lift;  // [k][a * G + b]: the median of its slow cells' lifts (NaN: none)
+  // [k]: per block with slow cells (a * G + b), the median of their lifts; memory with the slow
+  // blocks, not G^2 (a level of 4,096 nodes has 16.7 M blocks)
+  std::vector<std::unordered_map<std::size_t, float>> lift;
   bool at(std::size_t a, std::size_t b) const { return slow[a * G + b] != 0; }
   // Whether two blocks are slowed alike (within alike_ratio at every length where both are slow):
   // one link slows its routes by one factor, two links by two.
   bool alike(std::size_t x, std::size_t y) const {
-    for (const auto& l : lift)
-      if (std::isfinite(l[x]) && std::isfinite(l[y]) && std::fabs(static_cast<double>(l[x] - l[y])) > std::log(kTuning.alike_ratio))
+    for (const auto& l : lift) {
+      const auto lx = l.find(x), ly = l.find(y);
+      if (lx != l.end() && ly != l.end() &&
+          std::fabs(static_cast<double>(lx->second - ly->second)) > std::log(kTuning.alike_ratio))
         return false;
+    }
     return true;
   }
 };
@@ -50,7 +56,7 @@ BlockSlow block_slow(const Grid& g, const Model& m, const std::vector<std::vecto
   // the slow cells' lifts per length and block, the first kLiftSample of each (a bound of memory: a
   // block's median from a sample, for the alike test only)
   constexpr std::size_t kLiftSample = 64;
-  std::vector<std::vector<std::vector<double>>> lifts(g.K, std::vector<std::vector<double>>(B));
+  std::vector<std::unordered_map<std::size_t, std::vector<double>>> lifts(g.K);
   b.cells.assign(B, 0);
   for (std::size_t i = 0; i < g.P; ++i)
     for (std::size_t j = 0; j < g.P; ++j) {
@@ -61,15 +67,17 @@ BlockSlow block_slow(const Grid& g, const Model& m, const std::vector<std::vecto
         if (std::isnan(g.logv[k][x])) continue;
         ++usable[k][blk];
         slow[k][blk] += slow_cells[k][x];
-        if (slow_cells[k][x] && lifts[k][blk].size() < kLiftSample) lifts[k][blk].push_back(lift(g, m, k, x));
+        if (slow_cells[k][x]) {
+          auto& v = lifts[k][blk];
+          if (v.size() < kLiftSample) v.push_back(lift(g, m, k, x));
+        }
         n += slow_cells[k][x];
       }
       b.cells[blk] += n >= g.need ? 1 : 0;
     }
-  b.lift.assign(g.K, std::vector<float>(B, std::nanf("")));
+  b.lift.resize(g.K);
   for (std::size_t k = 0; k < g.K; ++k)
-    for (std::size_t blk = 0; blk < B; ++blk)
-      if (!lifts[k][blk].empty()) b.lift[k][blk] = static_cast<float>(lower_median_inplace(lifts[k][blk]));
+    for (auto& [blk, v] : lifts[k]) b.lift[k][blk] = static_cast<float>(lower_median_inplace(v));
   b.slow.assign(B, 0);
   for (std::size_t blk = 0; blk < B; ++blk) {
     std::size_t at = 0;
