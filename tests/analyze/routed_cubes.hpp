@@ -73,36 +73,59 @@ inline nt::analysis::Cube at_lengths(const nt::analysis::Cube& full, std::initia
   return c;
 }
 
-// A torus of X x Y hosts, each a router, 2 ranks per host; dimension-order routing (x first, the
-// shorter way round, + on a tie), as SimGrid's TORUS. Every link 1 us and 1.25 GB/s; the link
-// between hosts slow_a and slow_b at 1/4 bandwidth and 4x latency: both directions, or (both
-// false) the direction slow_a -> slow_b only. `slowed`: the host pairs whose route crosses it slowly.
-// `second`: another link, both ways, at 1/2 bandwidth (its own time per byte).
-inline nt::analysis::Cube torus_cube(int X, int Y, int slow_a, int slow_b, double noise_sigma, bool both = true,
-                                     std::set<std::pair<int, int>>* slowed = nullptr,
-                                     std::pair<int, int> second = {-1, -1}) {
-  const int rph = 2;
+// Walks the route from host ha to host hb of an X x Y torus with dimension-order routing (x first,
+// the shorter way round, + on a tie), as SimGrid's TORUS: hop(from, to) for each link crossed.
+template <class Hop>
+void torus_route(int X, int Y, int ha, int hb, Hop hop) {
   auto step = [](int from, int to, int n) {
     const int d = ((to - from) % n + n) % n;
     return d == 0 ? 0 : (2 * d <= n ? 1 : -1);
   };
+  int x = ha % X, y = ha / X;
+  const int tx = hb % X, ty = hb / X;
+  while (x != tx || y != ty) {
+    const int from = x + X * y;
+    if (x != tx) x = (x + step(x, tx, X) + X) % X;
+    else y = (y + step(y, ty, Y) + Y) % Y;
+    hop(from, x + X * y);
+  }
+}
+
+// A torus of X x Y hosts, each a router, 2 ranks per host, routed by torus_route. Every link 1 us
+// and 1.25 GB/s; the link between hosts slow_a and slow_b at 1/4 bandwidth and 4x latency: both
+// directions, or (both false) the direction slow_a -> slow_b only. `slowed`: the host pairs whose
+// route crosses it slowly. `second`: another link, both ways, at 1/2 bandwidth (its own time per byte).
+inline nt::analysis::Cube torus_cube(int X, int Y, int slow_a, int slow_b, double noise_sigma, bool both = true,
+                                     std::set<std::pair<int, int>>* slowed = nullptr,
+                                     std::pair<int, int> second = {-1, -1}) {
+  const int rph = 2;
   return path_cube(X * Y * rph, rph, noise_sigma, 11, [&](int a, int b) {
     const int ha = a / rph, hb = b / rph;
     if (ha == hb) return Path{2e-7, 2e10};
     Path p{0, 1.25e9};
-    int x = ha % X, y = ha / X;
-    const int tx = hb % X, ty = hb / X;
-    while (x != tx || y != ty) {
-      const int from = x + X * y;
-      if (x != tx) x = (x + step(x, tx, X) + X) % X;
-      else y = (y + step(y, ty, Y) + Y) % Y;
-      const int to = x + X * y;
+    torus_route(X, Y, ha, hb, [&](int from, int to) {
       const bool slow = (from == slow_a && to == slow_b) || (both && from == slow_b && to == slow_a);
       const bool half = (from == second.first && to == second.second) || (from == second.second && to == second.first);
       p.latency += slow ? 4e-6 : 1e-6;
       p.bandwidth = std::min(p.bandwidth, slow ? 1.25e9 / 4 : half ? 1.25e9 / 2 : 1.25e9);
       if (slow && slowed) slowed->emplace(ha, hb);
-    }
+    });
+    return p;
+  });
+}
+
+// The torus of torus_cube, one rank per host, with links slow in latency only (bandwidth full):
+// the link slow_a -> slow_b (and back where both) adds `added` seconds, and so does every link to
+// and from host `router` (none at -1).
+inline nt::analysis::Cube latency_torus_cube(int X, int Y, int slow_a, int slow_b, bool both, int router,
+                                             double added, double noise_sigma) {
+  return path_cube(X * Y, 1, noise_sigma, 13, [&](int a, int b) {
+    Path p{0, 1.25e9};
+    torus_route(X, Y, a, b, [&](int from, int to) {
+      const bool slow = (from == slow_a && to == slow_b) || (both && from == slow_b && to == slow_a) ||
+                        from == router || to == router;
+      p.latency += 1e-6 + (slow ? added : 0.0);
+    });
     return p;
   });
 }

@@ -101,6 +101,42 @@ TEST(Routes, OneDirectionOfATorusLinkIsOneFinding) {
     }
 }
 
+// A torus link slow in latency only (its bandwidth full: no time per byte shows it) adds 3 us to
+// every route across it. Each such route is slower than its fastest detour through a third node
+// of as many hops (anomalies_latency.cpp): one slow_link on the link's two ends, the nodes on every
+// one of those routes, one way or both, at 1 KiB and 1 MiB only as at the four lengths; with 1 %
+// noise the same. The healthy torus has no finding.
+TEST(Routes, ATorusLinkSlowInLatencyOnlyIsNamedOnItsTwoEnds) {
+  for (const double noise : {0.0, 0.01})
+    for (const bool both : {true, false})
+      for (const auto [X, Y, a, b] : {std::array{4, 4, 5, 6}, std::array{6, 5, 8, 14}, std::array{5, 6, 12, 7}}) {
+        SCOPED_TRACE(fmt::format("noise {}, torus {}x{}, link {} {} {}", noise, X, Y, a, both ? "<->" : "->", b));
+        const auto full = nt::test::latency_torus_cube(X, Y, a, b, both, -1, 3e-6, noise);
+        for (const auto& c : {full, nt::test::at_lengths(full, {1, 3})}) {
+          const auto r = report(c);
+          ASSERT_EQ(r.anomalies.size(), 1u) << listed(r);
+          const auto& f = r.anomalies[0];
+          EXPECT_EQ(f.kind, na::AnomalyKind::slow_link) << f.detail;
+          EXPECT_EQ(f.ranks, ranks_of({std::min(a, b), std::max(a, b)}, 1)) << f.detail;
+          if (!both) EXPECT_EQ(f.direction, "send") << f.detail;
+          else EXPECT_NE(f.direction, "send") << f.detail;
+        }
+        EXPECT_TRUE(report(nt::test::latency_torus_cube(X, Y, -1, -1, false, -1, 0.0, noise)).anomalies.empty());
+      }
+}
+
+// A router slow in latency on every link adds its time twice to the routes through it: those are
+// slower than their detours around it, and every one of them runs through it and through two of
+// its slow links. One slow_node on it, no link.
+TEST(Routes, ATorusRouterSlowInLatencyIsOneNode) {
+  for (const auto [X, Y, n] : {std::array{4, 4, 5}, std::array{6, 5, 14}}) {
+    SCOPED_TRACE(fmt::format("torus {}x{}, router {}", X, Y, n));
+    const auto r = report(nt::test::latency_torus_cube(X, Y, -1, -1, false, n, 3e-6, 0.0));
+    ASSERT_FALSE(r.anomalies.empty());
+    for (const auto& f : r.anomalies) EXPECT_EQ(f.ranks, ranks_of({n}, 1)) << name_of(f.kind) << " " << f.detail;
+  }
+}
+
 // Two slow links at one node, each at its own bandwidth (1/4 and 1/2): the routes of each take its
 // time per byte, so each is named on its own two ends, both ways, whichever routes cross both.
 TEST(Routes, TwoSlowLinksAtOneNodeAreBothNamed) {

@@ -120,6 +120,7 @@ std::vector<Anomaly> find_anomalies(const Cube& c, const Topology& t, const std:
   slow_links_between_neighbours(scan, out);
   slope_links(scan, out);
   one_way_blocks(scan, one_way_cut, out);
+  latency_links(scan, out);
   cap_one_way_pairs(t, opt.max_links, one_way_cut, out);
   fold_transit_routes(scan, out);
   if (sensitivity) {

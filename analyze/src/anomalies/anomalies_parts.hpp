@@ -162,6 +162,10 @@ void slow_links_between_neighbours(const AnomalyScan& scan, std::vector<Anomaly>
 // byte is alike and above the typical one are one slow link's routes; its ends send and receive the
 // most of them. The pair findings on those routes are taken into it.
 void slope_links(const AnomalyScan& scan, std::vector<Anomaly>& out);
+// anomalies_latency.cpp: where no level is above the nodes, the node pairs slower than their
+// fastest detour through a third node by min_ratio, alike in the time they add, are one link's
+// routes (a link slow in latency only); its ends are the nodes on every one of them.
+void latency_links(const AnomalyScan& scan, std::vector<Anomaly>& out);
 
 // anomalies_routes.cpp: the one-way pair findings of one bottleneck (the time each adds alike) that
 // form a block, pairs from a set S of two nodes or more to a set R of two or more (or one node and

@@ -24,14 +24,6 @@
 
 namespace nt::analysis::anomaly_parts {
 
-namespace {
-
-struct SlowPair {
-  int a, b;      // node groups, sender and receiver
-  double ratio;  // log of its slope over the typical slope
-};
-
-// The clusters of slow pairs: sorted by ratio, split where the next is further than `gap`.
 std::vector<std::vector<SlowPair>> clusters_of(std::vector<SlowPair> slow, double gap) {
   std::sort(slow.begin(), slow.end(), [](const SlowPair& x, const SlowPair& y) { return x.ratio < y.ratio; });
   std::vector<std::vector<SlowPair>> out;
@@ -42,8 +34,6 @@ std::vector<std::vector<SlowPair>> clusters_of(std::vector<SlowPair> slow, doubl
   return out;
 }
 
-// A cluster's connected parts (nodes joined by its pairs): the routes of one link meet at its two
-// ends, two links slowed alike elsewhere are two parts.
 std::vector<std::vector<SlowPair>> connected_parts(const std::vector<SlowPair>& c, std::size_t n_nodes) {
   std::vector<std::size_t> root(n_nodes);
   for (std::size_t n = 0; n < n_nodes; ++n) root[n] = n;
@@ -65,20 +55,6 @@ std::vector<std::vector<SlowPair>> connected_parts(const std::vector<SlowPair>& 
   return parts;
 }
 
-// Per node, how many of a cluster's pairs it sends and how many it receives.
-struct Tally {
-  std::vector<std::size_t> sends, recvs;
-  Tally(const std::vector<SlowPair>& c, std::size_t n_nodes) : sends(n_nodes, 0), recvs(n_nodes, 0) {
-    for (const auto& p : c) {
-      ++sends[static_cast<std::size_t>(p.a)];
-      ++recvs[static_cast<std::size_t>(p.b)];
-    }
-  }
-};
-
-// Whether a node sends in the cluster to all other nodes but a few, or receives from them: the
-// cluster is the node's (a link's end meets some of the others each way, a small torus's most of
-// them, but not all one way).
 bool a_nodes_cluster(const std::vector<SlowPair>& c, std::size_t n_nodes) {
   const Tally n_of(c, n_nodes);
   const auto& sends = n_of.sends;
@@ -88,6 +64,29 @@ bool a_nodes_cluster(const std::vector<SlowPair>& c, std::size_t n_nodes) {
     if (static_cast<double>(sends[n]) >= most || static_cast<double>(recvs[n]) >= most) return true;
   return false;
 }
+
+bool held_by(const Anomaly& a, const Level& nodes, const std::set<std::pair<int, int>>& named) {
+  if (a.pairs.empty()) return false;
+  return std::all_of(a.pairs.begin(), a.pairs.end(), [&](const auto& p) {
+    const int x = nodes.group_of[static_cast<std::size_t>(p.first)], y = nodes.group_of[static_cast<std::size_t>(p.second)];
+    return x == y || named.count({x, y}) || named.count({y, x});
+  });
+}
+
+bool distances_differ(const NodeDelays& d, std::size_t n_nodes, std::size_t k0, double floor) {
+  std::vector<double> v;
+  for (std::size_t a = 0; a < n_nodes; ++a)
+    for (std::size_t b = 0; b < n_nodes; ++b)
+      if (a != b && std::isfinite(d.at(k0, static_cast<int>(a), static_cast<int>(b))))
+        v.push_back(d.at(k0, static_cast<int>(a), static_cast<int>(b)));
+  if (v.empty()) return false;
+  auto copy = v;
+  const double mid = lower_median_inplace(copy);
+  const auto near = std::count_if(v.begin(), v.end(), [&](double x) { return x <= floor * mid && x * floor >= mid; });
+  return 2 * static_cast<std::size_t>(near) < v.size();
+}
+
+namespace {
 
 // The nodes the data cannot tell from an end: as many of the cluster's pairs (count), and their
 // pair with the far end in the cluster and within end_tie of the ends' own delay at the shortest
@@ -112,9 +111,8 @@ Anomaly link_of_cluster(const AnomalyScan& scan, const NodeDelays& d, std::size_
   // some), the nearest at the shortest length among equals; with the nodes tied with each end
   // (the hosts of one router of a dragonfly: the link is their router's).
   const Tally n_of(c, nodes.groups.size());
-  const auto weight = [&](const SlowPair& p) {
-    return n_of.sends[static_cast<std::size_t>(p.a)] + n_of.recvs[static_cast<std::size_t>(p.b)];
-  };
+  const auto in_pairs = [&](int n) { return n_of.sends[static_cast<std::size_t>(n)] + n_of.recvs[static_cast<std::size_t>(n)]; };
+  const auto weight = [&](const SlowPair& p) { return in_pairs(p.a) + in_pairs(p.b); };
   const auto ends = *std::min_element(c.begin(), c.end(), [&](const SlowPair& x, const SlowPair& y) {
     if (weight(x) != weight(y)) return weight(x) > weight(y);
     return d.at(k0, x.a, x.b) < d.at(k0, y.a, y.b);
@@ -153,30 +151,6 @@ Anomaly link_of_cluster(const AnomalyScan& scan, const NodeDelays& d, std::size_
       "narrowest link of every route that crosses it (a direct network, such as a torus)",
       names(from), names(to), both ? "both directions" : "one way (the first sends)", c.size(), f.score);
   return f;
-}
-
-// Whether every node pair of a finding is among the pairs of the named links.
-bool held_by(const Anomaly& a, const Level& nodes, const std::set<std::pair<int, int>>& named) {
-  if (a.pairs.empty()) return false;
-  return std::all_of(a.pairs.begin(), a.pairs.end(), [&](const auto& p) {
-    const int x = nodes.group_of[static_cast<std::size_t>(p.first)], y = nodes.group_of[static_cast<std::size_t>(p.second)];
-    return x == y || named.count({x, y}) || named.count({y, x});
-  });
-}
-
-// Whether the node pairs' delays at the shortest length are no one class: fewer than half of them
-// within `floor` of their median (a torus's hops; under one switch every pair is one distance).
-bool distances_differ(const NodeDelays& d, std::size_t n_nodes, std::size_t k0, double floor) {
-  std::vector<double> v;
-  for (std::size_t a = 0; a < n_nodes; ++a)
-    for (std::size_t b = 0; b < n_nodes; ++b)
-      if (a != b && std::isfinite(d.at(k0, static_cast<int>(a), static_cast<int>(b))))
-        v.push_back(d.at(k0, static_cast<int>(a), static_cast<int>(b)));
-  if (v.empty()) return false;
-  auto copy = v;
-  const double mid = lower_median_inplace(copy);
-  const auto near = std::count_if(v.begin(), v.end(), [&](double x) { return x <= floor * mid && x * floor >= mid; });
-  return 2 * static_cast<std::size_t>(near) < v.size();
 }
 
 }  // namespace

@@ -65,4 +65,36 @@ std::size_t fold_routes(const AnomalyScan& scan, const NodeDelays& d, const std:
 // routes (a partial uplink), one slow_link on their ranks with the pair findings routed through it.
 void partial_uplinks(const AnomalyScan& scan, const NodeDelays& d, std::vector<Anomaly>& out);
 
+// The node pairs of a direct network's slow links (anomalies_slopes.cpp, anomalies_latency.cpp).
+struct SlowPair {
+  int a, b;      // node groups, sender and receiver
+  double ratio;  // the log of what sets it apart (its time per byte, its added latency)
+};
+
+// Per node, how many of a cluster's pairs it sends and how many it receives.
+struct Tally {
+  std::vector<std::size_t> sends, recvs;
+  Tally(const std::vector<SlowPair>& c, std::size_t n_nodes) : sends(n_nodes, 0), recvs(n_nodes, 0) {
+    for (const auto& p : c) {
+      ++sends[static_cast<std::size_t>(p.a)];
+      ++recvs[static_cast<std::size_t>(p.b)];
+    }
+  }
+};
+
+// The clusters of slow pairs: sorted by ratio, split where the next is further than `gap`.
+std::vector<std::vector<SlowPair>> clusters_of(std::vector<SlowPair> slow, double gap);
+// A cluster's connected parts (nodes joined by its pairs): the routes of one link meet at its two
+// ends, two links slowed alike elsewhere are two parts.
+std::vector<std::vector<SlowPair>> connected_parts(const std::vector<SlowPair>& c, std::size_t n_nodes);
+// Whether a node sends in the cluster to all other nodes but a few, or receives from them: the
+// cluster is the node's (a link's end meets some of the others each way, a small torus's most of
+// them, but not all one way).
+bool a_nodes_cluster(const std::vector<SlowPair>& c, std::size_t n_nodes);
+// Whether every node pair of a finding is among the pairs of the named links.
+bool held_by(const Anomaly& a, const Level& nodes, const std::set<std::pair<int, int>>& named);
+// Whether the node pairs' delays at the shortest length are no one class: fewer than half of them
+// within `floor` of their median (a torus's hops; under one switch every pair is one distance).
+bool distances_differ(const NodeDelays& d, std::size_t n_nodes, std::size_t k0, double floor);
+
 }  // namespace nt::analysis::anomaly_parts

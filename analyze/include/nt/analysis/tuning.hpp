@@ -36,6 +36,7 @@ struct Tuning {
   double slope_gap = 0.005;          // time per byte of node pairs (log) further apart than this (or mad_factor sigmas) is another link's ...
   double node_cluster_share = 0.9;   // ... unless one node is with this share of the others in them: the node's
   double end_tie = 0.002;            // a link's ends tie when as many of its pairs and within this share of the nearest delay
+  double hop_share = 0.5;            // a hop adds a route's latency when its own is above a typical hop's by this share of it
   double block_margin = 0.5;         // a slow node is in a block when slower to its far side than to the others by this share of min_ratio (log)
   // Transients (transients.cpp) and the explanation's leftover region (explain_search.cpp).
   double fastest_share = 0.5;        // a fault's fastest sample shows at least this share of its median's slowdown (log)
