@@ -29,9 +29,8 @@ template <class T>
 class Comparer {
  public:
   Comparer(const ProfilesOf<T>& prof, std::size_t n) : prof_(prof), N_(n), skip_(n, 0), nearest_(n, n) {
-    // One band at a time, each allocated in place: assign(n, vector(N * N)) first built a
-    // temporary P^2 profile and copied it, a third P^2 array at the peak (the report of 20,000
-    // ranks ran out of a 4 GB address space here).
+    // One band at a time, each allocated in place: a temporary P^2 profile copied in would be a
+    // third P^2 array at the peak (20,000 ranks need their 4 GB address space without it).
     tr_.resize(prof.size());
     for (auto& band : tr_) band.resize(N_ * N_);
     parallel_for(N_, [&](std::size_t i0, std::size_t i1) {

@@ -37,6 +37,7 @@ struct Tuning {
   double alike_ratio = 1.25;         // scores within this ratio (highest / lowest) are alike: no one of them stands out
   double through_ratio = 1.25;       // a delay within this ratio of a slow node's own, either way, runs through that node
   double one_way_keep = 0.5;         // a one-way link fault adds at least this share of its time at every longer length
+  std::size_t one_way_time_cells = 65536;  // cells read one by one for the one-way pairs' added times at most (more: judged by their ratios)
   std::size_t block_one_node = 3;    // slow pairs from or to one node are a block when this many (two from one node are none)
   double slope_gap = 0.005;          // time per byte of node pairs (log) further apart than this (or mad_factor sigmas) is another link's ...
   double node_cluster_share = 0.9;   // ... unless one node is with this share of the others in them: the node's
