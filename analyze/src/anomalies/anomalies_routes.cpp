@@ -26,11 +26,6 @@
 
 namespace nt::analysis::anomaly_parts {
 
-namespace {
-// At most so many cells are read one by one for the added times of the one-way findings.
-constexpr std::size_t kMaxAddedTimeCells = std::size_t{1} << 16;
-}  // namespace
-
 bool alike(const std::vector<double>& scores) {
   const auto [lo, hi] = std::minmax_element(scores.begin(), scores.end());
   return lo != scores.end() && *hi <= kTuning.alike_ratio * *lo;
@@ -344,7 +339,7 @@ std::vector<Bottleneck> bottlenecks(const AnomalyScan& scan, const std::vector<A
   std::size_t cells = 0;
   for (const auto& p : pairs) cells += out[std::get<0>(p)].pairs.size();
   std::vector<std::vector<double>> time;
-  if (cells <= kMaxAddedTimeCells)
+  if (cells <= kTuning.one_way_time_cells)
     for (const auto& p : pairs) time.push_back(added_time(scan.cube, out[std::get<0>(p)]));
   const auto largest = [](const std::vector<double>& t) {
     double m = kNaN;

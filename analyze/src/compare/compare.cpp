@@ -62,18 +62,17 @@ Cube restrict_lengths(const Cube& c, const std::vector<std::size_t>& ks) {
   return r;
 }
 
-// Length bands of the comparison: kTuning.compare_bands at most, of band_lengths lengths at least,
-// as the topology's.
-std::vector<std::pair<std::size_t, std::size_t>> bands_of(std::size_t K) {
-  const std::size_t n = std::clamp<std::size_t>(K / kTuning.band_lengths, 1, kTuning.compare_bands);
+}  // namespace
+
+namespace compare_parts {
+
+std::vector<std::pair<std::size_t, std::size_t>> bands_of(std::size_t K, int bands) {
+  const std::size_t most = static_cast<std::size_t>(std::max(1, bands));
+  const std::size_t n = std::clamp<std::size_t>(K / kTuning.band_lengths, 1, most);
   std::vector<std::pair<std::size_t, std::size_t>> b;
   for (std::size_t i = 0; i < n; ++i) b.emplace_back(K * i / n, K * (i + 1) / n);
   return b;
 }
-
-}  // namespace
-
-namespace compare_parts {
 
 Decision decide(const std::vector<double>& effect, const std::vector<double>& z, double min_log, double min_sigmas,
                 const std::vector<std::pair<std::size_t, std::size_t>>& bands) {
@@ -103,11 +102,11 @@ Decision decide(const std::vector<double>& effect, const std::vector<double>& z,
   return best;
 }
 
-int size_change(const std::vector<double>& effect, double min_log) {
+int size_change(const std::vector<double>& effect, double min_log, int bands) {
   std::vector<double> z(effect.size(), kNaN);
   for (std::size_t k = 0; k < effect.size(); ++k)
     if (std::isfinite(effect[k])) z[k] = effect[k] >= 0 ? 1e9 : -1e9;
-  return decide(effect, z, min_log, 1.0, bands_of(effect.size())).sign;
+  return decide(effect, z, min_log, 1.0, bands_of(effect.size(), bands)).sign;
 }
 
 }  // namespace compare_parts
@@ -409,7 +408,7 @@ Comparison compare_cubes(const Cube& B0, const Cube& C0, const CompareOptions& o
   const double min_log = std::log(opt.min_ratio);
   const std::vector<float> log_ratios = host_pair_log_ratios(B, C, out);
   const ChangeModel model = fit_change_model(log_ratios, out, min_log);
-  const CompareScan scan{out, opt, model, min_log, bands_of(out.lengths.size())};
+  const CompareScan scan{out, opt, model, min_log, bands_of(out.lengths.size(), opt.report.topology.bands)};
   find_class_changes(scan);
   note_noise_floor(out);
   find_node_changes(scan);

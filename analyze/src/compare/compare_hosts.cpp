@@ -189,7 +189,8 @@ bool delays_show_move(const Comparison& out, const std::vector<float>& log_ratio
     if (!left.empty()) slower[k] = finite_median(left) - base;
     if (!joined.empty()) faster[k] = base - finite_median(joined);
   }
-  return size_change(slower, min_log) > 0 || size_change(faster, min_log) > 0;
+  const int bands = out.base.options.topology.bands;
+  return size_change(slower, min_log, bands) > 0 || size_change(faster, min_log, bands) > 0;
 }
 
 // The moved hosts as findings: one node_moved each when they are a quarter of the hosts or less,

@@ -30,9 +30,12 @@ std::vector<std::vector<int>> partition_of(const std::vector<int>& labels);
 std::string host_list(const std::vector<std::string>& h, std::size_t max = 8);
 // Adds common host a, with its ranks in both runs, to a finding.
 void add_host(Finding& finding, const Comparison& out, std::size_t a);
+// The comparison's bands of K lengths: as many as the topology's (`bands`, TopologyOptions) at
+// most, of kTuning.band_lengths lengths at least, one band when there are fewer.
+std::vector<std::pair<std::size_t, std::size_t>> bands_of(std::size_t K, int bands);
 // A change judged on its size alone (per length, a log ratio): +1 or -1 when it is at least
 // min_log that way at half of the lengths of one band (the rule of every finding), else 0.
-int size_change(const std::vector<double>& effect, double min_log);
+int size_change(const std::vector<double>& effect, double min_log, int bands);
 
 // compare_hosts.cpp: the common hosts of the two runs with their ranks in each (out.hosts,
 // ranks_baseline, ranks_current; by rank number where names are missing), the hosts of one run

@@ -17,27 +17,20 @@ namespace nt::analysis::topology_parts {
 
 namespace {
 
-// Bounds of cost of the comparisons: samples where comparing everything grows as n^2 or s^2.
-constexpr std::size_t kOffsetAllUpTo = 128;  // up to this many items every cell gives a pair's median offsets ...
-constexpr std::size_t kOffsetCells = 64;     // ... beyond it a regular sample of about this many cells
-constexpr std::size_t kSetSample = 16;       // members of a large set each member is compared with
-constexpr std::size_t kLargeSet = 64;        // a set of more items is taken whole when every member is close to its sample
-
 // Rank-to-rank (or group-to-group) comparison of profiles. The distance of items a and c in band
 // b: their rows and columns after removing the median difference of each (so a uniformly slow
 // item still matches its mates), the cells of a and c themselves and of the `skip` items left out
 // (except the nearest item of a normal a or c: see cluster_profiles);
 // per third party the smaller of the row and column |difference| counted twice when both differ
 // the same way, else 0 (one direction alone when the other is unknown), and of these the second
-// largest (robust to one odd cell). The median offsets come from a sample of about kOffsetCells
-// cells (all cells for up to kOffsetAllUpTo items).
+// largest (robust to one odd cell). The median offsets come from a sample of about
+// kTuning.offset_cells cells (all cells for up to kTuning.offset_all_up_to items).
 template <class T>
 class Comparer {
  public:
   Comparer(const ProfilesOf<T>& prof, std::size_t n) : prof_(prof), N_(n), skip_(n, 0), nearest_(n, n) {
-    // One band at a time, each allocated in place: assign(n, vector(N * N)) first built a
-    // temporary P^2 profile and copied it, a third P^2 array at the peak (the report of 20,000
-    // ranks ran out of a 4 GB address space here).
+    // One band at a time, each allocated in place: a temporary P^2 profile copied in would be a
+    // third P^2 array at the peak (20,000 ranks need their 4 GB address space without it).
     tr_.resize(prof.size());
     for (auto& band : tr_) band.resize(N_ * N_);
     parallel_for(N_, [&](std::size_t i0, std::size_t i1) {
@@ -45,7 +38,7 @@ class Comparer {
         for (std::size_t i = i0; i < i1; ++i)
           for (std::size_t j = 0; j < N_; ++j) tr_[b][j * N_ + i] = prof_[b][i * N_ + j];
     });
-    stride_ = N_ > kOffsetAllUpTo ? N_ / kOffsetCells : 1;
+    stride_ = N_ > kTuning.offset_all_up_to ? N_ / kTuning.offset_cells : 1;
   }
   struct Scratch {
     std::vector<double> x, y, all, parties;
@@ -371,7 +364,7 @@ ScaledDistance band_thresholds(const Comparer<T>& cmp, const CandidateGraph& gra
 }
 
 // A large set (one rank per node: a whole switch) is one group when every member is close, on
-// average, to kSetSample members spread over the set: O(kSetSample s) comparisons instead of all
+// average, to kTuning.set_sample members spread over the set: O(kTuning.set_sample s) comparisons instead of all
 // s^2 / 2.
 template <class T>
 bool every_member_close(const Comparer<T>& cmp, const std::vector<std::size_t>& members, std::size_t B,
@@ -384,8 +377,8 @@ bool every_member_close(const Comparer<T>& cmp, const std::vector<std::size_t>& 
     for (std::size_t q = q0; q < q1; ++q) {
       double sum = 0.0;
       std::size_t compared = 0;
-      for (std::size_t t = 0; t < kSetSample; ++t) {
-        const std::size_t r = (q + 1 + t * (s - 1) / kSetSample) % s;
+      for (std::size_t t = 0; t < kTuning.set_sample; ++t) {
+        const std::size_t r = (q + 1 + t * (s - 1) / kTuning.set_sample) % s;
         if (r == q) continue;
         cmp.distances(members[q], members[r], scratch, dist.data());
         sum += scaled(dist.data());
@@ -445,7 +438,7 @@ std::vector<int> link_sets(const Comparer<T>& cmp, const CandidateGraph& graph, 
     const std::size_t s = members.size();
     if (s == 1) continue;
     // Else (two groups chained by a borderline pair) every pair is compared below.
-    if (s > kLargeSet && every_member_close(cmp, members, B, scaled)) {
+    if (s > kTuning.large_set && every_member_close(cmp, members, B, scaled)) {
       for (std::size_t q = 0; q < s; ++q) label[members[q]] = static_cast<int>(members.front());
       continue;
     }
@@ -537,7 +530,7 @@ void attach_odd_items(const ProfilesOf<T>& prof, std::size_t N, const std::vecto
 // distance is below the threshold are joined, and within each joined set the full average linkage
 // decides (every pair of the set compared). Average linkage never groups items that no chain of
 // close pairs joins, so with all pairs as candidates (n <= candidates + 1) this is exactly average
-// linkage over all items. A set of more than kLargeSet items whose members are all close on
+// linkage over all items. A set of more than kTuning.large_set items whose members are all close on
 // average to a sample of the set is taken whole. Cost O(B n^2 candidates) (plus O(B n s^2) for a
 // set of s items that is not homogeneous).
 //

@@ -28,10 +28,16 @@ struct Tuning {
   double spread_sigmas = 3.0;        // ... when it exceeds this many noise sigmas (the second largest takes noise_factor) ...
   double spread_noise_ratio = 1.1;   // ... where in every band the nearest groups differ by at most this times the two directions of one pair
   std::size_t band_lengths = 3;      // a band of lengths holds this many at least where there are as many (a median one outlier does not move)
+  // Topology: samples where comparing everything grows as n^2 or s^2 (bounds of cost).
+  std::size_t offset_all_up_to = 128;  // up to this many items every cell gives a pair's median offsets ...
+  std::size_t offset_cells = 64;       // ... beyond it a regular sample of about this many cells
+  std::size_t set_sample = 16;         // members of a large set each member is compared with
+  std::size_t large_set = 64;          // a set of more items is taken whole when every member is close to its sample
   // Anomalies.
   double alike_ratio = 1.25;         // scores within this ratio (highest / lowest) are alike: no one of them stands out
   double through_ratio = 1.25;       // a delay within this ratio of a slow node's own, either way, runs through that node
   double one_way_keep = 0.5;         // a one-way link fault adds at least this share of its time at every longer length
+  std::size_t one_way_time_cells = 65536;  // cells read one by one for the one-way pairs' added times at most (more: judged by their ratios)
   std::size_t block_one_node = 3;    // slow pairs from or to one node are a block when this many (two from one node are none)
   double slope_gap = 0.005;          // time per byte of node pairs (log) further apart than this (or mad_factor sigmas) is another link's ...
   double node_cluster_share = 0.9;   // ... unless one node is with this share of the others in them: the node's
@@ -64,7 +70,6 @@ struct Tuning {
   double noise_times = 3.0;          // ... or this many times the re-tested cells' own spread, when larger
   // Comparisons of two runs (compare).
   double compare_noise_floor = 1e-3; // the least noise of a log ratio (a simulator's data has none)
-  std::size_t compare_bands = 3;     // bands of lengths (of band_lengths at least) a change is decided in, at most: short, middle, long
   double link_tolerance = 0.5;       // a link within this share of the smallest change reported is at its class's change
   double changed_share = 0.75;       // a class changed in part: fewer than this share of its links at its change ...
   double unchanged_share = 0.25;     // ... and at least this share unchanged: its change is the unchanged links'
