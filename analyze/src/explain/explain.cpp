@@ -157,6 +157,7 @@ void revise(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std
   drop_idle(g, m, claims, found, drop, e);
   drop.resize(found.size() + added.size(), 0);
   merge_siblings(g, m, claims, hosts, found, added, drop);
+  merge_group_nodes(g, m, claims, hosts, found, added, drop);
   join_partial_uplinks(g, m, claims, hosts, found.size(), added, drop);
   for (std::size_t a = 0; a < added.size(); ++a) {
     const auto q = std::find_if(claims.begin(), claims.end(), [&](const Claim& x) { return x.finding == found.size() + a; });

@@ -130,6 +130,10 @@ void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vec
 // tolerance) at every length (siblings, a partial uplink and the nodes it serves).
 bool alike_factors(const Grid& g, const Claim& a, const Claim& b);
 // Slow switch findings that are one fault of a group the levels lack, merged (drop[finding]: gone).
+// explain_search.cpp: slow node findings on every node of one first-level group, one direction,
+// alike: one slow_switch finding on the group.
+void merge_group_nodes(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,
+                       std::vector<Anomaly>& found, std::vector<Anomaly>& added, std::vector<char>& drop);
 void merge_siblings(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,
                     std::vector<Anomaly>& found, std::vector<Anomaly>& added, std::vector<char>& drop);
 // explain_rects.cpp: a rectangle of group pairs of one level whose cells the model leaves slow

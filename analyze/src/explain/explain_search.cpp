@@ -409,4 +409,59 @@ void merge_siblings(Grid& g, Model& m, std::vector<Claim>& claims, const std::ve
   if (merged) m = fit_model(g, claims);
 }
 
+// Slow node findings on every node of one first-level switch group, two nodes or more, the same
+// direction and alike factors, become one slow_switch finding on the group: a switch slows all of
+// its nodes alike (by its factor at least), cables slow their nodes each by their own. Where the
+// switch's effect is under the group detector's line (a dragonfly's routers differ by their place),
+// the node detector names its nodes one by one.
+void merge_group_nodes(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,
+                       std::vector<Anomaly>& found, std::vector<Anomaly>& added, std::vector<char>& drop) {
+  if (g.t.levels.size() < 2) return;
+  auto finding = [&](std::size_t f) -> Anomaly& { return f < found.size() ? found[f] : added[f - found.size()]; };
+  const auto& nodes = g.t.levels[0];
+  const auto& groups = g.t.levels[1];
+  bool merged = false;
+  for (std::size_t G = 0; G < groups.groups.size(); ++G) {
+    std::set<int> members;
+    for (int r : groups.groups[G]) members.insert(nodes.group_of[static_cast<std::size_t>(r)]);
+    if (members.size() < 2) continue;
+    std::vector<std::size_t> mine;
+    std::set<int> covered;
+    for (std::size_t q = 0; q < claims.size(); ++q) {
+      const Anomaly& a = finding(claims[q].finding);
+      if (!claims[q].ends || a.kind != AnomalyKind::slow_node || a.ranks.empty()) continue;
+      const int n = nodes.group_of[static_cast<std::size_t>(a.ranks.front())];
+      if (!members.count(n) || groups.group_of[static_cast<std::size_t>(a.ranks.front())] != static_cast<int>(G)) continue;
+      mine.push_back(q);
+      covered.insert(n);
+    }
+    if (covered != members || mine.size() != members.size()) continue;
+    const Claim& first = claims[mine.front()];
+    if (!std::all_of(mine.begin(), mine.end(), [&](std::size_t q) {
+          return claims[q].send == first.send && claims[q].recv == first.recv && alike_factors(g, first, claims[q]);
+        }))
+      continue;
+    Anomaly& keep = finding(first.finding);
+    keep.kind = AnomalyKind::slow_switch;
+    keep.ranks = groups.groups[G];
+    std::sort(keep.ranks.begin(), keep.ranks.end());
+    keep.hosts = hosts_of(keep.ranks, hosts);
+    keep.detail = fmt::format("every node of {} group {} is slow alike ({:.2f}x): a switch slows all of its nodes by its "
+                              "factor, a cable only its own; ",
+                              groups.name, G, keep.score) + keep.detail;
+    for (std::size_t i = 1; i < mine.size(); ++i) drop[claims[mine[i]].finding] = 1;
+    const std::size_t index = first.finding;
+    const bool send = first.send, recv = first.recv;
+    std::vector<Claim> kept;
+    for (std::size_t q = 0; q < claims.size(); ++q)
+      if (std::find(mine.begin(), mine.end(), q) == mine.end()) kept.push_back(std::move(claims[q]));
+    kept.push_back(claim_of(g, keep, index));
+    kept.back().send = send;
+    kept.back().recv = recv;
+    claims = std::move(kept);
+    merged = true;
+  }
+  if (merged) m = fit_model(g, claims);
+}
+
 }  // namespace nt::analysis::explain_parts

@@ -64,11 +64,15 @@ std::string levels_text(const Topology& t) {
   return parts.empty() ? std::string("no level above the nodes") : fmt::format("{}", fmt::join(parts, ", "));
 }
 
-// Whether levels `a` keep every level of `b` with at least as many groups, and a tree where b has one.
+// Whether levels `a` keep every level of `b` with at least as many groups, and a tree where b has
+// one, and hold no more groups of a lone node at any level (a group split into its nodes because
+// they are slow alike is their switch's fault, not a level the faults' cells hid).
 bool gives_up_none(const Topology& a, const Topology& b) {
   if (a.levels.size() < b.levels.size() || (a.no_tree_above && !b.no_tree_above)) return false;
   for (std::size_t l = 1; l < b.levels.size(); ++l)
-    if (a.levels[l].groups.size() < b.levels[l].groups.size()) return false;
+    if (a.levels[l].groups.size() < b.levels[l].groups.size() ||
+        lone_node_groups(a, l).size() > lone_node_groups(b, l).size())
+      return false;
   return true;
 }
 
