@@ -64,6 +64,7 @@ struct FatTree {
   double noise = 0.0;
   int pod2 = -1;  // a second pod whose same uplink is slow, at 1/3 bandwidth
   bool latency = false;  // the uplink at 4x latency (3 us more), its bandwidth whole
+  bool send_only = false;  // host slow_host's cable slow on what it sends only, at its whole latency
 };
 
 na::Cube fat_tree_cube(const FatTree& t, std::set<std::pair<int, int>>* slowed) {
@@ -72,10 +73,10 @@ na::Cube fat_tree_cube(const FatTree& t, std::set<std::pair<int, int>>* slowed) 
     const bool via = links == 6 && b % 2 == t.sw && (b / 2) % 2 == t.top;
     const bool uplink = via && (a / 8 == t.pod || b / 8 == t.pod);
     const bool uplink2 = via && (a / 8 == t.pod2 || b / 8 == t.pod2);
-    const bool cable = a == t.slow_host || b == t.slow_host;
+    const bool cable = a == t.slow_host || (b == t.slow_host && !t.send_only);
     if ((uplink || uplink2 || cable) && slowed) slowed->emplace(a, b);
     const double bw = (uplink && !t.latency) || cable ? 1.25e9 / 4 : uplink2 ? 1.25e9 / 3 : 1.25e9;
-    return nt::test::Path{(links + (cable || (uplink && t.latency) ? 3 : 0)) * 1e-6, bw};
+    return nt::test::Path{(links + ((cable && !t.send_only) || (uplink && t.latency) ? 3 : 0)) * 1e-6, bw};
   });
 }
 
@@ -254,6 +255,29 @@ TEST(Routes, TwoPartialUplinksKeepTheirFarEnds) {
       if ((h / 8 == 0 || h / 8 == 2) && h % 2 == 1 && (h / 2) % 2 == 1) want.push_back(h);
     EXPECT_EQ(named, want) << listed(r);
   }
+}
+
+// A partial uplink beside a host's slow cable (1/4 bandwidth, as slow as the uplink): the cable sets
+// the time of its routes across the uplink, so the hosts the uplink serves are not slow from that
+// host, and it is no reason to read them as apart. A host outside the pod, both ways (20), or at a
+// far position sending slowly (11: it receives slowly from the pod as a far end does, but sends
+// slowly to every host): one slow_link on the hosts the uplink serves and the host's slow_node, kept;
+// with 2 % noise the same.
+TEST(Routes, APartialUplinkBesideASlowCableIsStillOneFinding) {
+  for (const double noise : {0.0, 0.02})
+    for (const auto [host, send_only] : {std::pair{20, false}, std::pair{11, true}}) {
+      SCOPED_TRACE(fmt::format("noise {}, cable of host {}{}", noise, host, send_only ? " (sending)" : ""));
+      std::set<std::pair<int, int>> slowed;
+      report(fat_tree_cube({0, 1, 1, -1, noise}, &slowed));
+      FatTree t{0, 1, 1, host, noise};
+      t.send_only = send_only;
+      const auto r = report(fat_tree_cube(t, nullptr));
+      ASSERT_EQ(r.anomalies.size(), 2u) << listed(r);
+      std::map<std::string, std::vector<int>> got;
+      for (const auto& f : r.anomalies) got[std::string(name_of(f.kind))] = f.ranks;
+      EXPECT_EQ(got["slow_link"], fault_core(slowed, 32)) << listed(r);
+      EXPECT_EQ(got["slow_node"], std::vector<int>{host}) << listed(r);
+    }
 }
 
 // Two global links of a dragonfly slowed alike one way, in a chain (group 1 -> 2, group 2 -> 3): the
