@@ -265,7 +265,7 @@ TEST(Routes, TwoPartialUplinksKeepTheirFarEnds) {
 // with 2 % noise the same.
 TEST(Routes, APartialUplinkBesideASlowCableIsStillOneFinding) {
   for (const double noise : {0.0, 0.02})
-    for (const auto [host, send_only] : {std::pair{20, false}, std::pair{11, true}}) {
+    for (const auto& [host, send_only] : {std::pair{20, false}, std::pair{11, true}}) {
       SCOPED_TRACE(fmt::format("noise {}, cable of host {}{}", noise, host, send_only ? " (sending)" : ""));
       std::set<std::pair<int, int>> slowed;
       report(fat_tree_cube({0, 1, 1, -1, noise}, &slowed));

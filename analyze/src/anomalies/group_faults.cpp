@@ -252,6 +252,10 @@ std::vector<GroupFault> judge_groups(const Cube& c, const Topology& t, const Gro
         thr.push_back(std::min(std::max(min_log, opt.mad_factor * peers.out[k].sigma),
                                std::max(min_log, opt.mad_factor * peers.in[k].sigma)));
       (*sensitivity)[l] = std::min(smallest_passing(thr, opt.need), std::exp(thr.back()));
+      if (!t.no_tree_above && K > 0)  // the latency rule: both directions at the shortest length
+        (*sensitivity)[l] = std::min((*sensitivity)[l],
+                                     std::exp(std::max({min_log, opt.mad_factor * peers.out[0].sigma,
+                                                        opt.mad_factor * peers.in[0].sigma})));
     }
     for (std::size_t g = 0; g < t.levels[l].groups.size(); ++g) {
       if (lone.count(g)) continue;  // one node: judged as a node
