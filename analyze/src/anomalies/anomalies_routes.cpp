@@ -133,8 +133,12 @@ Boundaries slow_nodes_at_boundaries(const AnomalyScan& scan, const NodeDelays& d
     if (!is_node_finding(out[f], nodes)) continue;
     const int node = nodes.group_of[static_cast<std::size_t>(out[f].ranks.front())];
     const auto lengths = length_indices(scan.cube, out[f].lengths);
+    // The node is slow (its finding says so); the partners it is slow with are those beyond
+    // boundary_share of its own slowdown (log) where that is under --min-ratio: a node found at
+    // 1.5x, at the line, is not 1.5x with every partner of its slow side under noise.
+    const double cut = std::min(min_ratio, std::exp(kTuning.boundary_share * std::log(out[f].score)));
     for (const bool in : {true, false}) {
-      Side s{f, node, d.slow(node, in, lengths, min_ratio), in};
+      Side s{f, node, d.slow(node, in, lengths, cut), in};
       const std::size_t l = boundary_level(t, first, node, s.slow, found_nodes);
       if (l == 0) continue;
       const int g = t.levels[l].group_of[static_cast<std::size_t>(first[static_cast<std::size_t>(node)])];

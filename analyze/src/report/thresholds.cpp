@@ -40,10 +40,10 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
                     {"through_ratio", f.through_ratio},
                     {"one_way_keep", f.one_way_keep},
                     {"block_one_node", f.block_one_node},   {"block_margin", f.block_margin},
+                    {"boundary_share", f.boundary_share},
                     {"slope_gap", f.slope_gap},             {"node_cluster_share", f.node_cluster_share},
                     {"end_tie", f.end_tie},                 {"fastest_share", f.fastest_share},
-                    {"lone_row_share", f.lone_row_share},
-                    {"lone_min_nodes", f.lone_min_nodes},
+                    {"lone_row_share", f.lone_row_share},   {"lone_min_nodes", f.lone_min_nodes},
                     {"median_se_factor", f.median_se_factor},
                     {"polish_tolerance", f.polish_tolerance},
                     {"polish_sweeps", f.polish_sweeps}};
