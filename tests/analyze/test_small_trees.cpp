@@ -32,6 +32,7 @@ struct Tree {
   int leaves = 4, hosts_per_leaf = 4, ranks_per_host = 2;
   int slow_host = 5, slow_leaf = 3;  // -1: none
   double uplink_slowdown = 8;        // the slow leaf's uplink: 1 / this
+  double uplink_latency = 0.0;       // ... and seconds it adds to every route across it
   double noise = 0.0;
   double jitter = 0.0;  // seconds added to one cell in 20, uniform in [-jitter, jitter]
   unsigned jitter_seed = 1;
@@ -71,6 +72,7 @@ na::Cube tree_cube(const Tree& t, const std::vector<int>& host) {
           lat = 2e-6 + (slow_cable ? 3e-6 : 0.0) + (la != lb ? 2e-6 : 0.0);
           bw = slow_cable ? cable / 4 : cable;
           if (la != lb) bw = std::min(bw, la == t.slow_leaf || lb == t.slow_leaf ? uplink / t.uplink_slowdown : uplink);
+          if (la != lb && (la == t.slow_leaf || lb == t.slow_leaf)) lat += t.uplink_latency;
         }
         double d = lat + static_cast<double>(c.lengths[k]) / bw;
         if (t.noise > 0) d *= noise(rng);
@@ -333,5 +335,25 @@ TEST(SmallTrees, NoisyLeavesSeenAtTheShortestLength) {
     std::sort(leaves.begin(), leaves.end());
     ASSERT_EQ(topo.levels.size(), 2u);
     EXPECT_EQ(topo.levels[1].groups, leaves);
+  }
+}
+
+// A leaf uplink that adds latency only (1 us: 1.21x at 1 KiB, 1.02x at 64 KiB, nothing at 1 MiB)
+// is slow at the shortest length alone, where its effect is largest: a latency limit, the slow
+// leaf's slow_switch (as a bandwidth limit is at the longest length alone); with 1 % noise the same.
+TEST(SmallTrees, ALatencyOnlyUplinkIsTheLeafsSlowSwitch) {
+  for (const double noise : {0.0, 0.01}) {
+    SCOPED_TRACE(fmt::format("noise {}", noise));
+    Tree t;
+    t.leaves = 5;
+    t.hosts_per_leaf = 6;
+    t.ranks_per_host = 1;
+    t.slow_host = -1;
+    t.slow_leaf = 2;
+    t.uplink_slowdown = 1;
+    t.uplink_latency = 1e-6;
+    t.noise = noise;
+    t.lengths = {1024, 65536, 1048576};
+    expect_exactly_the_faults(t);
   }
 }

@@ -44,15 +44,17 @@ bool alike_times(const std::vector<double>& a, const std::vector<double>& b) {
 namespace {
 
 // The finest level above the nodes whose group of `node` holds other nodes, and whose nodes outside
-// are exactly those in `slow` (0: none). first[n] is a rank of node n.
-std::size_t boundary_level(const Topology& t, const std::vector<int>& first, int node, const std::set<int>& slow) {
+// are exactly those in `slow` (0: none), the nodes in `unknown` left out of the comparison. first[n]
+// is a rank of node n.
+std::size_t boundary_level(const Topology& t, const std::vector<int>& first, int node, const std::set<int>& slow,
+                           const std::set<int>& unknown) {
   if (slow.empty()) return 0;
   for (std::size_t l = 1; l < t.levels.size(); ++l) {
     const auto& g = t.levels[l].group_of;
     const int mine = g[static_cast<std::size_t>(first[static_cast<std::size_t>(node)])];
     bool exact = true, mates = false;
     for (std::size_t y = 0; y < first.size() && exact; ++y) {
-      if (static_cast<int>(y) == node) continue;
+      if (static_cast<int>(y) == node || unknown.count(static_cast<int>(y))) continue;
       const bool inside = g[static_cast<std::size_t>(first[y])] == mine;
       mates = mates || inside;
       exact = (slow.count(static_cast<int>(y)) != 0) != inside;
@@ -110,19 +112,29 @@ Anomaly uplink_finding(const AnomalyScan& scan, std::size_t level, int group, co
 // The slow nodes of one switch group read alike, keyed by (level, group, direction).
 using Boundaries = std::map<std::tuple<std::size_t, int, bool>, std::vector<Side>>;
 
+// A node with a slow_node finding of its own is left out of the comparison: where its cable (or
+// port) is as slow as the uplink or slower, it sets the time of its routes across the uplink too,
+// and its typical delay, the measure of "slow", is already slow; the uplink is hidden there.
 Boundaries slow_nodes_at_boundaries(const AnomalyScan& scan, const NodeDelays& d, const std::vector<Anomaly>& out) {
   const auto& t = scan.topo;
   const auto& nodes = t.levels.front();
   const auto first = first_ranks(nodes);
   const double min_ratio = std::exp(scan.min_log);
+  std::set<int> found_nodes;
+  for (const auto& a : out)
+    if (is_node_finding(a, nodes)) found_nodes.insert(nodes.group_of[static_cast<std::size_t>(a.ranks.front())]);
   Boundaries by_group;
   for (std::size_t f = 0; f < out.size(); ++f) {
     if (!is_node_finding(out[f], nodes)) continue;
     const int node = nodes.group_of[static_cast<std::size_t>(out[f].ranks.front())];
     const auto lengths = length_indices(scan.cube, out[f].lengths);
+    // The node is slow (its finding says so); the partners it is slow with are those beyond
+    // boundary_share of its own slowdown (log) where that is under --min-ratio: a node found at
+    // 1.5x, at the line, is not 1.5x with every partner of its slow side under noise.
+    const double cut = std::min(min_ratio, std::exp(kTuning.boundary_share * std::log(out[f].score)));
     for (const bool in : {true, false}) {
-      Side s{f, node, d.slow(node, in, lengths, min_ratio), in};
-      const std::size_t l = boundary_level(t, first, node, s.slow);
+      Side s{f, node, d.slow(node, in, lengths, cut), in};
+      const std::size_t l = boundary_level(t, first, node, s.slow, found_nodes);
       if (l == 0) continue;
       const int g = t.levels[l].group_of[static_cast<std::size_t>(first[static_cast<std::size_t>(node)])];
       by_group[{l, g, in}].push_back(std::move(s));
@@ -165,6 +177,8 @@ void fold_far_ends(const AnomalyScan& scan, const NodeDelays& d, const std::vect
   const double min_ratio = std::exp(scan.min_log);
   const auto switch_of = [&](int n) { return switches.group_of[static_cast<std::size_t>(nodes.groups[static_cast<std::size_t>(n)].front())]; };
   std::vector<std::size_t> folded(found.size(), 0);
+  std::set<int> all_groups;
+  for (const auto& g : uplink_groups) all_groups.insert(g.begin(), g.end());
   for (std::size_t f = 0; f < out.size(); ++f) {
     if (drop[f] || !is_node_finding(out[f], nodes)) continue;
     const int node = nodes.group_of[static_cast<std::size_t>(out[f].ranks.front())];
@@ -184,7 +198,13 @@ void fold_far_ends(const AnomalyScan& scan, const NodeDelays& d, const std::vect
           covered.insert(uplink_groups[u].begin(), uplink_groups[u].end());
           by.push_back(u);
         }
-      if (covered != slow) continue;
+      // A far end is slow on the routes across the uplinks only, both ways (its sends to the near
+      // ends cross them too): a node slow toward others as well has a fault of its own (its cable
+      // sends slowly), kept.
+      const auto back = d.slow(node, !in, lengths, min_ratio);
+      if (covered != slow ||
+          !std::all_of(back.begin(), back.end(), [&](int n) { return all_groups.count(n) != 0; }))
+        continue;
       for (std::size_t u : by) {
         for (int x : uplink_groups[u])
           for (int a : nodes.groups[static_cast<std::size_t>(x)])

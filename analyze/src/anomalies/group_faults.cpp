@@ -124,16 +124,26 @@ Verdict judge(const std::vector<std::vector<double>>& out, const std::vector<std
   return v;
 }
 
+// Whether the effect at length k is slow and the largest of all.
+bool slow_and_largest_at(const Verdict& v, std::size_t k) {
+  if (!v.slow[k]) return false;
+  for (double e : v.effect)
+    if (std::isfinite(e) && e > v.effect[k]) return false;
+  return true;
+}
+
 // Slow at enough lengths, or a bandwidth limit: slow at the longest length, where the effect is
-// the largest of all (short messages do not see a narrow uplink: one was 1.76x at 1 MiB only).
-bool holds(const Verdict& v, std::size_t need) {
+// the largest of all (short messages do not see a narrow uplink: one was 1.76x at 1 MiB only); or
+// on a tree (`tree`), a latency limit: slow leaving and entering at the shortest length, where the
+// effect is the largest of all (an uplink that adds time per message, not per byte, fades as the
+// messages grow, and a link's latency is the same both ways; the groups of a network with no tree
+// above them differ by their hops' latency at the short lengths, and on a dragonfly one way only).
+bool holds(const Verdict& v, std::size_t need, bool tree) {
   const auto n = static_cast<std::size_t>(std::count(v.slow.begin(), v.slow.end(), 1));
   if (n >= need) return true;
-  const std::size_t last = v.slow.size() - 1;
-  if (v.slow.empty() || !v.slow[last]) return false;
-  for (double e : v.effect)
-    if (std::isfinite(e) && e > v.effect[last]) return false;
-  return true;
+  if (v.slow.empty()) return false;
+  const bool latency = tree && v.out_slow.front() && v.in_slow.front() && slow_and_largest_at(v, 0);
+  return slow_and_largest_at(v, v.slow.size() - 1) || latency;
 }
 
 std::string direction(const Verdict& v) {
@@ -242,11 +252,15 @@ std::vector<GroupFault> judge_groups(const Cube& c, const Topology& t, const Gro
         thr.push_back(std::min(std::max(min_log, opt.mad_factor * peers.out[k].sigma),
                                std::max(min_log, opt.mad_factor * peers.in[k].sigma)));
       (*sensitivity)[l] = std::min(smallest_passing(thr, opt.need), std::exp(thr.back()));
+      if (!t.no_tree_above && K > 0)  // the latency rule: both directions at the shortest length
+        (*sensitivity)[l] = std::min((*sensitivity)[l],
+                                     std::exp(std::max({min_log, opt.mad_factor * peers.out[0].sigma,
+                                                        opt.mad_factor * peers.in[0].sigma})));
     }
     for (std::size_t g = 0; g < t.levels[l].groups.size(); ++g) {
       if (lone.count(g)) continue;  // one node: judged as a node
       const Verdict v = judge(e.out[l], e.in[l], peers, g, std::log(opt.min_ratio), opt.mad_factor);
-      if (!holds(v, opt.need)) continue;
+      if (!holds(v, opt.need, !t.no_tree_above)) continue;
       // Groups whose distances form no tree above them (routers of a dragonfly): a group nearer to or
       // farther from the rest differs by its hops' latency, at the short lengths only (on noisy data
       // a router of two hosts "entering 1.17x" at 1 KiB, 1.0x at 64 KiB); a fault of

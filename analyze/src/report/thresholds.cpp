@@ -37,7 +37,8 @@ nlohmann::json thresholds_json(const ReportOptions& opt) {
                     {"fastest_share", f.fastest_share},             {"lone_row_share", f.lone_row_share},
                     {"lone_min_nodes", f.lone_min_nodes},           {"median_se_factor", f.median_se_factor},
                     {"polish_tolerance", f.polish_tolerance},       {"polish_sweeps", f.polish_sweeps},
-                    {"one_way_time_cells", f.one_way_time_cells},   {"hop_share", f.hop_share}};
+                    {"one_way_time_cells", f.one_way_time_cells},   {"hop_share", f.hop_share},
+                    {"boundary_share", f.boundary_share}};
   j["explanation"] = {{"floor", a.explain_floor},                 {"sigmas", a.explain_sigmas},
                       {"judge_max", a.explain_judge_max},         {"warn_share", a.explain_warn_share},
                       {"max_added", a.explain_max_added},         {"min_cells", a.explain_min_cells},

@@ -44,6 +44,7 @@ struct Tuning {
   double end_tie = 0.002;            // a link's ends tie when as many of its pairs and within this share of the nearest delay
   double hop_share = 0.5;            // a hop adds a route's latency when its own is above a typical hop's by this share of it
   double block_margin = 0.5;         // a slow node is in a block when slower to its far side than to the others by this share of min_ratio (log)
+  double boundary_share = 0.5;       // a slow node is slow with the partners beyond this share of its slowdown (log), where under min_ratio
   // Transients (transients.cpp) and the explanation's leftover region (explain_search.cpp).
   double fastest_share = 0.5;        // a fault's fastest sample shows at least this share of its median's slowdown (log)
   double lone_row_share = 0.1;       // a pair is not alone when this share of its sender's row or receiver's column is slow with it
