@@ -472,3 +472,38 @@ TEST(Explain, DISABLED_Print) {
                              f.index, f.direction, f.bw, f.lat, na::text_of_ranks(t.ranks_of(f)));
   std::cout << na::to_text(na::make_report(nt::test::tree_cube(t), {}));
 }
+
+// Every node of one leaf named slow one by one, alike (as where the switch groups' line is above the
+// switch's effect: the routers of a dragonfly differ by their place), is one slow_switch on the leaf:
+// a switch slows all of its nodes by its factor, a cable only its own. Slowed unalike (2.5x and 5x),
+// they stay two nodes. Hosts 6 and 7 are the two of leaf 3, every port of it slow both ways.
+TEST(Explain, EveryNodeOfALeafSlowAlikeIsTheLeaf) {
+  for (const double second : {0.4, 0.2}) {
+    SCOPED_TRACE(fmt::format("host 7 at {} of the bandwidth, host 6 at 0.4", second));
+    RandomTree t{2, 3, 2, 2, {}};
+    t.faults.push_back({nt::test::LinkId::host, 6, "both", 0.4, 1.0});
+    t.faults.push_back({nt::test::LinkId::host, 7, "both", second, 1.0});
+    const auto c = nt::test::tree_cube(t);
+    const auto topo = na::find_topology(c, {}, c.hosts);
+    ASSERT_GE(topo.levels.size(), 2u);
+    std::vector<na::Anomaly> found;
+    for (const auto& f : t.faults) {
+      na::Anomaly a;
+      a.kind = na::AnomalyKind::slow_node;
+      a.ranks = t.ranks_of(f);
+      a.score = 2.0;
+      for (std::size_t k = 0; k < c.count(); ++k) a.lengths.push_back(c.lengths[k]);
+      found.push_back(a);
+    }
+    na::explain_and_check(c, topo, c.hosts, {}, found);
+    std::vector<int> leaf = t.ranks_of(t.faults[0]), other = t.ranks_of(t.faults[1]);
+    leaf.insert(leaf.end(), other.begin(), other.end());
+    std::sort(leaf.begin(), leaf.end());
+    std::map<std::string, std::vector<std::vector<int>>> got;
+    for (const auto& a : found) got[std::string(na::name_of(a.kind))].push_back(a.ranks);
+    if (second == 0.4)
+      EXPECT_EQ(got, (std::map<std::string, std::vector<std::vector<int>>>{{"slow_switch", {leaf}}}));
+    else
+      EXPECT_EQ(got["slow_node"].size(), 2u) << fmt::format("{}", fmt::join(got["slow_switch"], "; "));
+  }
+}

@@ -409,6 +409,21 @@ void merge_siblings(Grid& g, Model& m, std::vector<Claim>& claims, const std::ve
   if (merged) m = fit_model(g, claims);
 }
 
+// Whether two node claims slow the pairs that leave their switch group alike: their factors in
+// every class above the group within a quarter (or the tolerance) at every length. The pairs
+// between the two nodes cross both of their links, so the classes inside say nothing.
+bool alike_outside(const Grid& g, const Claim& a, const Claim& b) {
+  bool any = false;
+  for (std::size_t k = 0; k < g.K; ++k)
+    for (std::size_t c = 2; c < a.factor[k].size() && c < b.factor[k].size(); ++c) {
+      const double fa = a.factor[k][c], fb = b.factor[k][c];
+      if (!std::isfinite(fa) || !std::isfinite(fb)) continue;
+      any = true;
+      if (std::fabs(fa - fb) > std::max(g.tol[k], kTuning.alike_factor_share * std::max(fa, fb))) return false;
+    }
+  return any;
+}
+
 // Slow node findings on every node of one first-level switch group, two nodes or more, the same
 // direction and alike factors, become one slow_switch finding on the group: a switch slows all of
 // its nodes alike (by its factor at least), cables slow their nodes each by their own. Where the
@@ -438,7 +453,7 @@ void merge_group_nodes(Grid& g, Model& m, std::vector<Claim>& claims, const std:
     if (covered != members || mine.size() != members.size()) continue;
     const Claim& first = claims[mine.front()];
     if (!std::all_of(mine.begin(), mine.end(), [&](std::size_t q) {
-          return claims[q].send == first.send && claims[q].recv == first.recv && alike_factors(g, first, claims[q]);
+          return claims[q].send == first.send && claims[q].recv == first.recv && alike_outside(g, first, claims[q]);
         }))
       continue;
     Anomaly& keep = finding(first.finding);
@@ -458,6 +473,7 @@ void merge_group_nodes(Grid& g, Model& m, std::vector<Claim>& claims, const std:
     kept.push_back(claim_of(g, keep, index));
     kept.back().send = send;
     kept.back().recv = recv;
+    kept.back().inner = true;  // the pairs between its nodes cross two of its slow ports
     claims = std::move(kept);
     merged = true;
   }
