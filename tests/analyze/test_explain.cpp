@@ -85,7 +85,6 @@ std::string describe(const RandomTree& t) {
 const std::map<unsigned, const char*> kKnownWrong{
     {2, "a slow pod the topology finds no level for: under 95 % of the cells fit the levels, no search"},
     {8, "a slow leaf inside a slow pod: the leaf's own cells to its pod mates are too few to name it"},
-    {13, "a slow pod one of whose leaves is slower: the other two leaves merged, the pod not named"},
     {18, "a slow pod the topology finds no level for, beside three other faults"},
     {20, "a slow pod one of whose leaves holds a slow host: three of its four leaves named"},
     {27, "a slow pod of three leaves, another leaf's fault beside it: the pod not named"},
