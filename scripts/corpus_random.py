@@ -437,8 +437,6 @@ CTEST_SEEDS = [4, 6, 9, 19, 22, 32, 33, 40, 42, 43, 131, 149]
 KNOWN_FAILURES = {
     19: "torus: two links both ways and a one-way link each split into findings on one end or the other "
         "(slow_link on host19 alone and on host14 with host24), none on the link's two ends",
-    22: "dragonfly: a global link slowed one way (4.3x at 64 KiB) is reported as a slow node and an "
-        "asymmetric pair, not as the link between the two groups",
     32: "2-level tree, 7 ranks per host, --host-pairs: a leaf uplink at 3.05x (64 KiB) is missed while a "
         "host of another leaf that sends slowly is found",
     33: "3-level tree: a pod switch's link to the core at 6.7x is reported as slow nodes and an asymmetric "
