@@ -265,11 +265,7 @@ void latency_links(const AnomalyScan& scan, std::vector<Anomaly>& out) {
   const auto& nodes = t.levels.front();
   const std::size_t N = nodes.groups.size();
   if (N < 4 || N * N * scan.cube.count() > kMaxNodeCells || N * N * N > kMaxDetourWork) return;
-  std::size_t k0 = 0, k1 = 0;
-  for (std::size_t k = 1; k < scan.cube.count(); ++k) {
-    if (scan.cube.lengths[k] < scan.cube.lengths[k0]) k0 = k;
-    if (scan.cube.lengths[k] > scan.cube.lengths[k1]) k1 = k;
-  }
+  const auto [k0, k1] = shortest_and_longest(scan.cube);
   if (scan.cube.lengths[k1] <= scan.cube.lengths[k0]) return;
   const NodeDelays d(scan.cube, nodes);
   if (!t.no_tree_above && !distances_differ(d, N, k0, scan.opt.explain_floor)) return;

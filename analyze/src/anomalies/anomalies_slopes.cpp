@@ -65,6 +65,15 @@ bool a_nodes_cluster(const std::vector<SlowPair>& c, std::size_t n_nodes) {
   return false;
 }
 
+std::pair<std::size_t, std::size_t> shortest_and_longest(const Cube& c) {
+  std::size_t k0 = 0, k1 = 0;
+  for (std::size_t k = 1; k < c.count(); ++k) {
+    if (c.lengths[k] < c.lengths[k0]) k0 = k;
+    if (c.lengths[k] > c.lengths[k1]) k1 = k;
+  }
+  return {k0, k1};
+}
+
 bool held_by(const Anomaly& a, const Level& nodes, const std::set<std::pair<int, int>>& named) {
   if (a.pairs.empty()) return false;
   return std::all_of(a.pairs.begin(), a.pairs.end(), [&](const auto& p) {
@@ -161,11 +170,7 @@ void slope_links(const AnomalyScan& scan, std::vector<Anomaly>& out) {
   const auto& nodes = t.levels.front();
   const std::size_t N = nodes.groups.size();
   if (N < 3 || N * N * scan.cube.count() > kMaxNodeCells) return;
-  std::size_t k0 = 0, k1 = 0;
-  for (std::size_t k = 1; k < scan.cube.count(); ++k) {
-    if (scan.cube.lengths[k] < scan.cube.lengths[k0]) k0 = k;
-    if (scan.cube.lengths[k] > scan.cube.lengths[k1]) k1 = k;
-  }
+  const auto [k0, k1] = shortest_and_longest(scan.cube);
   const auto span = static_cast<double>(scan.cube.lengths[k1] - scan.cube.lengths[k0]);
   if (span <= 0) return;
   const NodeDelays d(scan.cube, nodes);

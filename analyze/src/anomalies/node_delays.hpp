@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "anomalies_parts.hpp"
@@ -91,6 +92,8 @@ std::vector<std::vector<SlowPair>> connected_parts(const std::vector<SlowPair>& 
 // cluster is the node's (a link's end meets some of the others each way, a small torus's most of
 // them, but not all one way).
 bool a_nodes_cluster(const std::vector<SlowPair>& c, std::size_t n_nodes);
+// The indices of the cube's shortest and longest lengths.
+std::pair<std::size_t, std::size_t> shortest_and_longest(const Cube& c);
 // Whether every node pair of a finding is among the pairs of the named links.
 bool held_by(const Anomaly& a, const Level& nodes, const std::set<std::pair<int, int>>& named);
 // Whether the node pairs' delays at the shortest length are no one class: fewer than half of them
