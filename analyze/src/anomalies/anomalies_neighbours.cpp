@@ -150,10 +150,17 @@ bool link_of(const AnomalyScan& scan, const NodeDelays& d, std::size_t f, bool i
   const double min_ratio = std::exp(scan.min_log);
   const int node = nodes.group_of[static_cast<std::size_t>(out[f].ranks.front())];
   const Side a{f, node, d.slow(node, in, lengths, min_ratio), in};
+  // Slow to (from) nearly every other node: its own cable or port, no link's end (a link's end is
+  // slow toward the other end's side only).
+  const auto own = [&](const Side& s) {
+    return static_cast<double>(s.slow.size()) >= kTuning.node_cluster_share * static_cast<double>(nodes.groups.size() - 1);
+  };
+  if (own(a)) return false;
   std::vector<Side> ends;
   for (int b : a.slow) {
     Side s{out.size(), b, d.slow(b, in, lengths, min_ratio), in};
-    if (s.slow.count(node) && std::none_of(s.slow.begin(), s.slow.end(), [&](int y) { return a.slow.count(y) != 0; }))
+    if (s.slow.count(node) && !own(s) &&
+        std::none_of(s.slow.begin(), s.slow.end(), [&](int y) { return a.slow.count(y) != 0; }))
       ends.push_back(std::move(s));
   }
   // Several (a torus routes some of A's pairs through B and on to the next node): the nearest at the
