@@ -5,8 +5,8 @@
 // two legs whose latencies add up to the route's plus one message's overhead c; so on a healthy
 // network no route is slower than its fastest detour through a third node, less c. A route that
 // is slower than that by min_ratio crosses a link that adds time and that the detour avoids. The
-// routes of one such link add the same time (clustered by it, connected), and the link's ends are
-// the nodes on every one of them: the nodes through which a route is as long as itself.
+// routes of one such link add the same time (clustered by it, connected); of the nodes on every one
+// of them (through which a route is as long as itself), the link is the hop that adds the time.
 #include "node_delays.hpp"
 
 #include <algorithm>
@@ -53,7 +53,7 @@ std::vector<int> on_every_route(const Latencies& L, const std::vector<SlowPair>&
 }
 
 // Of the nodes on every route, the hop that adds the time: the one whose own latency (either way)
-// is above a typical hop's by half the time added or more. Two such hops meeting at one node are
+// is above a typical hop's by hop_share of the time added or more. Two such hops meeting at one node are
 // that node's (a router slow on all of its links); none, or more, blame nothing (a detour as long
 // as a slow route by chance puts nodes off the route on it).
 struct Culprit {
