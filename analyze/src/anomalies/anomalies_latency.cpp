@@ -29,7 +29,8 @@ constexpr std::size_t kMaxDetourWork = std::size_t{1} << 30;
 
 struct Latencies {
   std::size_t N;
-  std::vector<double> lat;  // per node pair, NaN where unknown
+  std::vector<double> lat;     // per node pair, NaN where unknown
+  std::vector<double> detour;  // per node pair, its fastest route through a third node (two legs)
   double overhead = 0.0;    // c: a detour's two legs count it twice
   double tol = 0.0;         // a route's share within which a detour is as long as the route
   double at(int a, int b) const { return lat[static_cast<std::size_t>(a) * N + static_cast<std::size_t>(b)]; }
@@ -151,7 +152,7 @@ Anomaly latency_finding(const AnomalyScan& scan, const Latencies& L, const Culpr
   return f;
 }
 
-// The latency of each node pair, the overhead c and the noise of the healthy routes' ratios.
+// The latency of each node pair, its fastest detour through a third node, and the overhead c.
 bool latencies(const AnomalyScan& scan, const NodeDelays& d, std::size_t k0, std::size_t k1, Latencies& L) {
   const std::size_t N = L.N;
   const auto span = static_cast<double>(scan.cube.lengths[k1] - scan.cube.lengths[k0]);
@@ -164,11 +165,12 @@ bool latencies(const AnomalyScan& scan, const NodeDelays& d, std::size_t k0, std
       const double l = d.at(k0, x, y) - len0 * per_byte;
       if (a != b && std::isfinite(l) && l > 0) L.lat[a * N + b] = l;
     }
+  L.detour.assign(N * N, kNaN);
   std::vector<double> slack;
   for (std::size_t a = 0; a < N; ++a)
     for (std::size_t b = 0; b < N; ++b)
       if (std::isfinite(L.lat[a * N + b])) {
-        double best = kNaN;
+        double& best = L.detour[a * N + b];
         for (std::size_t m = 0; m < N; ++m)
           if (m != a && m != b) best = std::fmin(best, L.lat[a * N + m] + L.lat[m * N + b]);
         if (std::isfinite(best)) slack.push_back(best - L.lat[a * N + b]);
@@ -194,10 +196,7 @@ SlowRoutes slow_routes(const AnomalyScan& scan, Latencies& L) {
   for (std::size_t a = 0; a < N; ++a)
     for (std::size_t b = 0; b < N; ++b) {
       if (!std::isfinite(L.lat[a * N + b])) continue;
-      double best = kNaN;
-      for (std::size_t m = 0; m < N; ++m)
-        if (m != a && m != b) best = std::fmin(best, L.lat[a * N + m] + L.lat[m * N + b]);
-      const double base = best - L.overhead;
+      const double base = L.detour[a * N + b] - L.overhead;
       if (!std::isfinite(base) || base <= 0) continue;
       const double r = std::log(L.lat[a * N + b] / base);
       if (r < scan.min_log) {
@@ -269,7 +268,7 @@ void latency_links(const AnomalyScan& scan, std::vector<Anomaly>& out) {
   if (scan.cube.lengths[k1] <= scan.cube.lengths[k0]) return;
   const NodeDelays d(scan.cube, nodes);
   if (!t.no_tree_above && !distances_differ(d, N, k0, scan.opt.explain_floor)) return;
-  Latencies L{N, {}};
+  Latencies L{N, {}, {}};
   if (!latencies(scan, d, k0, k1, L)) return;
   const SlowRoutes s = slow_routes(scan, L);
   if (s.slow.empty()) return;

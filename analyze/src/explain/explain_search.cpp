@@ -349,11 +349,26 @@ void search_groups(Grid& g, Model& m, std::vector<Claim>& claims, const std::vec
   }
 }
 
+namespace {
+
+// Whether two claims' factors (log) at length k are apart: further than alike_factor_share of the
+// larger, and than the tolerance.
+bool apart_at(const Grid& g, std::size_t k, double fa, double fb) {
+  return std::fabs(fa - fb) > std::max(g.tol[k], kTuning.alike_factor_share * std::max(fa, fb));
+}
+
+// The finding of claim index f: a detector's (found), else one the check added.
+Anomaly& finding_of(std::vector<Anomaly>& found, std::vector<Anomaly>& added, std::size_t f) {
+  return f < found.size() ? found[f] : added[f - found.size()];
+}
+
+}  // namespace
+
 bool alike_factors(const Grid& g, const Claim& a, const Claim& b) {
   for (std::size_t k = 0; k < g.K; ++k) {
     const double fa = *std::max_element(a.factor[k].begin(), a.factor[k].end());
     const double fb = *std::max_element(b.factor[k].begin(), b.factor[k].end());
-    if (std::fabs(fa - fb) > std::max(g.tol[k], kTuning.alike_factor_share * std::max(fa, fb))) return false;
+    if (apart_at(g, k, fa, fb)) return false;
   }
   return true;
 }
@@ -383,7 +398,7 @@ bool siblings(const Grid& g, const Model& m, const Claim& a, const Claim& b) {
 // Slow switch findings that are siblings (above) become one finding on the union of their ranks.
 void merge_siblings(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,
                     std::vector<Anomaly>& found, std::vector<Anomaly>& added, std::vector<char>& drop) {
-  auto finding = [&](std::size_t f) -> Anomaly& { return f < found.size() ? found[f] : added[f - found.size()]; };
+  auto finding = [&](std::size_t f) -> Anomaly& { return finding_of(found, added, f); };
   bool merged = false;
   for (std::size_t a = 0; a < claims.size(); ++a) {
     if (!claims[a].ends || finding(claims[a].finding).kind != AnomalyKind::slow_switch) continue;
@@ -409,6 +424,8 @@ void merge_siblings(Grid& g, Model& m, std::vector<Claim>& claims, const std::ve
   if (merged) m = fit_model(g, claims);
 }
 
+namespace {
+
 // Whether two node claims slow the pairs that leave their switch group alike: their factors in
 // every class above the group within a quarter (or the tolerance) at every length. The pairs
 // between the two nodes cross both of their links, so the classes inside say nothing.
@@ -419,10 +436,12 @@ bool alike_outside(const Grid& g, const Claim& a, const Claim& b) {
       const double fa = a.factor[k][c], fb = b.factor[k][c];
       if (!std::isfinite(fa) || !std::isfinite(fb)) continue;
       any = true;
-      if (std::fabs(fa - fb) > std::max(g.tol[k], kTuning.alike_factor_share * std::max(fa, fb))) return false;
+      if (apart_at(g, k, fa, fb)) return false;
     }
   return any;
 }
+
+}  // namespace
 
 // Slow node findings on every node of one first-level switch group, two nodes or more, the same
 // direction and alike factors, become one slow_switch finding on the group: a switch slows all of
@@ -432,7 +451,7 @@ bool alike_outside(const Grid& g, const Claim& a, const Claim& b) {
 void merge_group_nodes(Grid& g, Model& m, std::vector<Claim>& claims, const std::vector<std::string>& hosts,
                        std::vector<Anomaly>& found, std::vector<Anomaly>& added, std::vector<char>& drop) {
   if (g.t.levels.size() < 2) return;
-  auto finding = [&](std::size_t f) -> Anomaly& { return f < found.size() ? found[f] : added[f - found.size()]; };
+  auto finding = [&](std::size_t f) -> Anomaly& { return finding_of(found, added, f); };
   const auto& nodes = g.t.levels[0];
   const auto& groups = g.t.levels[1];
   bool merged = false;
